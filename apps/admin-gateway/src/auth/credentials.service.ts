@@ -1,0 +1,69 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { DomainError, Subjects, type CallerScope } from '@switchboard/contracts';
+import { NatsClient, SERVICE_CONFIG } from '@switchboard/service-kit';
+import { createHash } from 'node:crypto';
+import { createRemoteJWKSet, errors as joseErrors, jwtVerify, type JWTVerifyGetKey } from 'jose';
+import type { GatewayConfig } from '../config.js';
+
+interface CacheEntry {
+  scope: CallerScope | null;
+  expires: number;
+}
+
+const MAX_CACHE_ENTRIES = 10000;
+
+/**
+ * Turns a credential into a caller scope. API keys are verified by management-api over NATS and
+ * remembered briefly (hashed, bounded); Bearer tokens are verified locally against the issuer's JWKS.
+ */
+@Injectable()
+export class CredentialsService {
+  private readonly cache = new Map<string, CacheEntry>();
+  private readonly jwks?: JWTVerifyGetKey;
+
+  constructor(
+    @Inject(SERVICE_CONFIG) private readonly config: GatewayConfig,
+    private readonly nats: NatsClient,
+  ) {
+    if (config.oauthJwksUrl) this.jwks = createRemoteJWKSet(new URL(config.oauthJwksUrl), { cooldownDuration: 30000, timeoutDuration: 5000 });
+  }
+
+  async fromApiKey(value: string): Promise<CallerScope> {
+    if (!/^[\x21-\x7e]{8,256}$/.test(value)) throw new DomainError('Unauthorized', 'The API key is not valid.');
+    const id = createHash('sha256').update(value).digest('base64url');
+    const now = Date.now();
+    const hit = this.cache.get(id);
+    if (hit && hit.expires > now) return this.orReject(hit.scope);
+    const answer = await this.nats.request(Subjects.apiKeyVerify, { apiKey: value });
+    const scope: CallerScope | null = answer.valid ? { organizationId: answer.organizationId, operator: answer.operator, principal: answer.keyId } : null;
+    const ttl = scope ? this.config.apiKeyCacheTtlMs : this.config.apiKeyNegativeCacheTtlMs;
+    if (ttl > 0) {
+      if (this.cache.size >= MAX_CACHE_ENTRIES) this.cache.delete(this.cache.keys().next().value as string);
+      this.cache.set(id, { scope, expires: now + ttl });
+    }
+    return this.orReject(scope);
+  }
+
+  async fromBearer(token: string): Promise<CallerScope> {
+    if (!this.jwks) throw new DomainError('Unauthorized', 'Bearer tokens are not accepted by this deployment.');
+    try {
+      const { payload } = await jwtVerify(token, this.jwks, { issuer: this.config.oauthIssuer, audience: this.config.oauthAudience, algorithms: ['RS256', 'ES256', 'PS256', 'EdDSA'] });
+      const scopes = typeof payload.scope === 'string' ? payload.scope.split(' ') : Array.isArray(payload.scp) ? (payload.scp as string[]) : [];
+      const operator = scopes.includes(this.config.oauthOperatorScope);
+      const org = payload[this.config.oauthOrganizationClaim];
+      if (!operator && typeof org !== 'string') throw new DomainError('Forbidden', 'The token names no organization.');
+      return { organizationId: typeof org === 'string' ? org : null, operator, principal: payload.sub ?? 'oauth2' };
+    } catch (e) {
+      if (e instanceof DomainError) throw e;
+      if (e instanceof joseErrors.JWKSTimeout) {
+        throw new DomainError('Unavailable', 'The token issuer cannot be reached.');
+      }
+      throw new DomainError('Unauthorized', 'The bearer token is not valid.');
+    }
+  }
+
+  private orReject(scope: CallerScope | null): CallerScope {
+    if (!scope) throw new DomainError('Unauthorized', 'The API key is not valid.');
+    return scope;
+  }
+}

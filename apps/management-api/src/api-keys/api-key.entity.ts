@@ -1,0 +1,36 @@
+import { Column, Entity, Index, PrimaryColumn } from 'typeorm';
+import { int64 } from '@switchboard/persistence';
+
+/** An API key; only the SHA-256 of its value is stored. */
+@Entity({ name: 'api_key' })
+export class ApiKeyEntity {
+  @PrimaryColumn({ type: 'uuid' })
+  id!: string;
+
+  @Index()
+  @Column({ name: 'organization_id', type: 'uuid' })
+  organizationId!: string;
+
+  @Index({ unique: true })
+  @Column({ name: 'key_hash', type: 'char', length: 64 })
+  keyHash!: string;
+
+  @Column({ type: 'text', nullable: true })
+  tag!: string | null;
+
+  /** Operator keys reach every organization's runtime (media servers, diagnostics, application list). */
+  @Column({ type: 'boolean', default: false })
+  operator!: boolean;
+
+  @Column({ name: 'created_on', type: 'bigint', transformer: int64 })
+  createdOn!: number;
+
+  @Column({ name: 'created_by', type: 'text', nullable: true })
+  createdBy!: string | null;
+
+  @Column({ name: 'modified_on', type: 'bigint', transformer: int64 })
+  modifiedOn!: number;
+
+  @Column({ name: 'modified_by', type: 'text', nullable: true })
+  modifiedBy!: string | null;
+}

@@ -1,0 +1,16 @@
+import { Controller } from '@nestjs/common';
+import { MessagePattern, Payload } from '@nestjs/microservices';
+import { Subjects, type RequestOf, type ResponseOf } from '@switchboard/contracts';
+import { ApiKeysService } from './api-keys.service.js';
+
+/** Lets the admin gateway authenticate interface A callers with interface B keys. */
+@Controller()
+export class ApiKeysRpc {
+  constructor(private readonly keys: ApiKeysService) {}
+
+  @MessagePattern(Subjects.apiKeyVerify)
+  async verify(@Payload() req: RequestOf<typeof Subjects.apiKeyVerify>): Promise<ResponseOf<typeof Subjects.apiKeyVerify>> {
+    const key = typeof req?.apiKey === 'string' ? await this.keys.verify(req.apiKey) : null;
+    return key ? { valid: true, ...key } : { valid: false };
+  }
+}

@@ -1,0 +1,13 @@
+import { commonSettings, databaseSettings, int, loadConfig, type ConfigOf } from '@switchboard/config';
+
+export const settings = {
+  ...commonSettings(8081),
+  ...databaseSettings(),
+  apiKeyCacheTtlMs: int({ env: 'API_KEY_CACHE_TTL_MS', default: 0, min: 0, max: 300000, description: 'How long a verified API key is remembered (0: look up every time)' }),
+};
+
+export type ManagementConfig = ConfigOf<typeof settings>;
+
+export function loadManagementConfig(env: Record<string, string | undefined> = process.env): ManagementConfig {
+  return loadConfig(settings, env);
+}

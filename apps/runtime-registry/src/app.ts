@@ -1,0 +1,36 @@
+import { Module, type DynamicModule } from '@nestjs/common';
+import { createRedis, createService, ReadinessService, redisReadiness, type HttpErrorRenderer, statusOf } from '@switchboard/service-kit';
+import type { Redis } from 'ioredis';
+import { ApplicationsRpc } from './applications/applications.rpc.js';
+import { ApplicationsStore } from './applications/applications.store.js';
+import type { RegistryConfig } from './config.js';
+import { KEY_PREFIX, REDIS, RedisCloser } from './redis.provider.js';
+
+@Module({})
+class RegistryModule {
+  static forConfig(config: RegistryConfig): DynamicModule {
+    return {
+      module: RegistryModule,
+      controllers: [ApplicationsRpc],
+      providers: [
+        { provide: REDIS, useFactory: () => createRedis(config.redisUrl, 'runtime-registry') },
+        { provide: KEY_PREFIX, useValue: config.redisKeyPrefix },
+        ApplicationsStore,
+        RedisCloser,
+      ],
+      exports: [REDIS],
+    };
+  }
+}
+
+/** runtime-registry has no public HTTP API: only health, readiness and metrics. */
+const renderError: HttpErrorRenderer = (error, _req, reply) => {
+  void reply.status(statusOf(error)).send({ code: error.code, message: error.message });
+};
+
+export async function buildRuntimeRegistry(config: RegistryConfig) {
+  const app = await createService({ name: 'runtime-registry', config, imports: [RegistryModule.forConfig(config)], rpcServer: true, renderHttpError: renderError });
+  const redis = app.get<Redis>(REDIS);
+  app.get(ReadinessService).register('redis', () => redisReadiness(redis));
+  return app;
+}

@@ -1,0 +1,40 @@
+import { bool, int, list, oneOf, str, url } from './settings.js';
+import { parseCidr } from './cidr.js';
+
+/** Settings every service has. */
+export function commonSettings(defaultPort: number) {
+  return {
+    httpHost: str({ env: 'HTTP_HOST', default: '127.0.0.1', description: 'Address the HTTP server binds to (0.0.0.0 in containers)' }),
+    httpPort: int({ env: 'HTTP_PORT', default: defaultPort, min: 0, max: 65535, description: 'HTTP port (API, /healthz, /readyz, /metrics)' }),
+    logLevel: oneOf(['debug', 'info', 'warn', 'error'] as const, { env: 'LOG_LEVEL', default: 'info', description: 'Lowest log level written' }),
+    natsUrl: url({ env: 'NATS_URL', protocols: ['nats', 'tls'], description: 'NATS server URL (JetStream enabled)' }),
+    natsNamespace: str({
+      env: 'NATS_NAMESPACE',
+      default: 'sb',
+      pattern: /^[A-Za-z0-9_-]{1,32}$/,
+      description: 'Prefix of every NATS subject and JetStream stream; separates deployments sharing one NATS',
+    }),
+    natsRequestTimeoutMs: int({ env: 'NATS_REQUEST_TIMEOUT_MS', default: 5000, min: 50, max: 120000, description: 'Timeout of every request over NATS' }),
+    shutdownTimeoutMs: int({ env: 'SHUTDOWN_TIMEOUT_MS', default: 10000, min: 0, max: 300000, description: 'Grace period for in-flight work on SIGTERM' }),
+  };
+}
+
+export function redisSettings() {
+  return {
+    redisUrl: url({ env: 'REDIS_URL', protocols: ['redis', 'rediss'], description: 'Redis URL' }),
+    redisKeyPrefix: str({ env: 'REDIS_KEY_PREFIX', default: 'sb:', pattern: /^[A-Za-z0-9:_-]{0,64}$/, description: 'Prefix of every Redis key this deployment writes' }),
+  };
+}
+
+export function databaseSettings() {
+  return {
+    databaseUrl: url({ env: 'DATABASE_URL', protocols: ['postgres', 'postgresql'], sensitive: true, description: 'PostgreSQL URL' }),
+    databasePoolSize: int({ env: 'DATABASE_POOL_SIZE', default: 10, min: 1, max: 200, description: 'PostgreSQL connection pool size' }),
+  };
+}
+
+export function cidrList(env: string, defaults: readonly string[], description: string) {
+  return list({ env, default: defaults, description, item: (v) => (parseCidr(v) ? undefined : 'is not a CIDR block') });
+}
+
+export { bool };

@@ -1,0 +1,3 @@
+export * from './settings.js';
+export * from './common.js';
+export * from './cidr.js';

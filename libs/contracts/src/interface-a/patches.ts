@@ -1,0 +1,80 @@
+/**
+ * Patch bodies of interface A (service-spec.md 2.A). Every field is optional and nullable; an
+ * absent or null field leaves the current value unchanged.
+ *
+ * Semantics: `recording` enables or disables recording; `recordingTag` tags the recording when it
+ * is being enabled; `audioMuted`/`videoMuted` mute or unmute; `audioUnmuteDisabled`/
+ * `videoUnmuteDisabled` disable or enable unmuting; `excluded...Ids` name entities to exclude.
+ */
+import { Type, type Static } from '@sinclair/typebox';
+import { ChannelClaim } from '../interface-b/channel-claim.js';
+import { DateTime, StringList, patchFields, record } from './schema-kit.js';
+
+/** The level flags shared by every runtime patch (types before `|null`). */
+const levelFlags = {
+  recording: Type.Boolean({ description: 'Enable (true) or disable (false) recording.' }),
+  recordingTag: Type.String({ description: 'Tag of the recording when recording is being enabled.' }),
+  audioMuted: Type.Boolean({ description: 'Mute (true) or unmute (false) audio.' }),
+  videoMuted: Type.Boolean({ description: 'Mute (true) or unmute (false) video.' }),
+  audioUnmuteDisabled: Type.Boolean({ description: 'Disable (true) or enable (false) unmuting audio.' }),
+  videoUnmuteDisabled: Type.Boolean({ description: 'Disable (true) or enable (false) unmuting video.' }),
+};
+const ids = (what: string) => StringList({ description: `Ids of the ${what} to exclude.` });
+
+export const ChannelRecordingPatch = record(
+  'ChannelRecordingPatch',
+  patchFields({ expiryTimestamp: DateTime({ description: 'New expiry time of the recording.' }) }),
+  'Changes the expiry of a channel recording.',
+);
+export type ChannelRecordingPatch = Static<typeof ChannelRecordingPatch>;
+
+export const ChannelPatch = record(
+  'ChannelPatch',
+  patchFields({
+    ...levelFlags,
+    excludedUserIds: ids('users'),
+    excludedDeviceIds: ids('devices'),
+    excludedClientIds: ids('clients'),
+    excludedConnectionIds: ids('connections'),
+  }),
+  'Changes recording and mute settings of a channel.',
+);
+export type ChannelPatch = Static<typeof ChannelPatch>;
+
+export const UserInChannelPatch = record(
+  'UserInChannelPatch',
+  patchFields({ ...levelFlags, excludedDeviceIds: ids('devices'), excludedClientIds: ids('clients'), excludedConnectionIds: ids('connections') }),
+  'Changes recording and mute settings of a user in a channel.',
+);
+export type UserInChannelPatch = Static<typeof UserInChannelPatch>;
+
+export const DeviceInChannelPatch = record(
+  'DeviceInChannelPatch',
+  patchFields({ ...levelFlags, excludedClientIds: ids('clients'), excludedConnectionIds: ids('connections') }),
+  'Changes recording and mute settings of a device in a channel.',
+);
+export type DeviceInChannelPatch = Static<typeof DeviceInChannelPatch>;
+
+export const ClientPatch = record(
+  'ClientPatch',
+  patchFields({ userAlias: Type.String(), deviceAlias: Type.String(), tag: Type.String(), roles: StringList() }),
+  'Changes the aliases, tag and roles of a client.',
+);
+export type ClientPatch = Static<typeof ClientPatch>;
+
+export const ClientInChannelPatch = record(
+  'ClientInChannelPatch',
+  patchFields({ claim: ChannelClaim, ...levelFlags, excludedConnectionIds: ids('connections') }),
+  'Changes the channel claim and the recording and mute settings of a client in a channel.',
+);
+export type ClientInChannelPatch = Static<typeof ClientInChannelPatch>;
+
+export const ConnectionPatch = record('ConnectionPatch', patchFields({ ...levelFlags }), 'Changes recording and mute settings of a connection.');
+export type ConnectionPatch = Static<typeof ConnectionPatch>;
+
+export const MediaServerPatch = record(
+  'MediaServerPatch',
+  patchFields({ active: Type.Boolean({ description: 'true enables the media server, false disables it.' }) }),
+  'Enables or disables a media server.',
+);
+export type MediaServerPatch = Static<typeof MediaServerPatch>;

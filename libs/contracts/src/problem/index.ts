@@ -1,0 +1,102 @@
+/**
+ * Domain errors know nothing of HTTP: services throw DomainError with a code; each transport maps
+ * the code once (Problem body on interface A, OData error on interface B, typed error over NATS).
+ */
+export const ERROR_CODES = [
+  'ValidationFailed',
+  'NotFound',
+  'Conflict',
+  'Unauthorized',
+  'Forbidden',
+  'PayloadTooLarge',
+  'Unavailable',
+  'Timeout',
+  'Internal',
+] as const;
+export type ErrorCode = (typeof ERROR_CODES)[number];
+
+export interface ErrorDetail {
+  field?: string;
+  message: string;
+}
+
+/** The shape an error takes on the wire between services. */
+export interface WireError {
+  code: ErrorCode;
+  message: string;
+  details?: ErrorDetail[];
+}
+
+export class DomainError extends Error {
+  override readonly name = 'DomainError';
+  constructor(
+    readonly code: ErrorCode,
+    message: string,
+    readonly details: ErrorDetail[] = [],
+    /** The offending option or field, when one is to blame. */
+    readonly target?: string,
+  ) {
+    super(message);
+  }
+
+  toWire(): WireError {
+    return this.details.length ? { code: this.code, message: this.message, details: this.details } : { code: this.code, message: this.message };
+  }
+
+  static fromWire(value: unknown): DomainError {
+    if (isWireError(value)) return new DomainError(value.code, value.message, value.details ?? []);
+    return new DomainError('Internal', 'Internal error in a downstream service');
+  }
+}
+
+export function isWireError(value: unknown): value is WireError {
+  return (
+    typeof value === 'object' &&
+    value !== null &&
+    typeof (value as WireError).message === 'string' &&
+    (ERROR_CODES as readonly string[]).includes((value as WireError).code)
+  );
+}
+
+/** HTTP status for each code; used by both HTTP interfaces. */
+export const HTTP_STATUS_OF: Record<ErrorCode, number> = {
+  ValidationFailed: 400,
+  Unauthorized: 401,
+  Forbidden: 403,
+  NotFound: 404,
+  Conflict: 409,
+  PayloadTooLarge: 413,
+  Internal: 500,
+  Unavailable: 503,
+  Timeout: 504,
+};
+
+import { Type } from '@sinclair/typebox';
+
+/** Interface B error body. */
+export const ODataErrorBody = Type.Object(
+  {
+    error: Type.Object({
+      code: Type.Union(ERROR_CODES.map((c) => Type.Literal(c))),
+      message: Type.String(),
+      target: Type.Union([Type.String(), Type.Null()], { description: 'The offending query option or field' }),
+      details: Type.Array(Type.Object({ code: Type.String(), message: Type.String(), target: Type.Union([Type.String(), Type.Null()]) })),
+    }),
+  },
+  { $id: 'ODataError', description: 'Interface B error body' },
+);
+
+/** Interface A error body (RFC 9457 problem details, plus `code` and `correlationId`). */
+export const ProblemDetails = Type.Object(
+  {
+    type: Type.String(),
+    title: Type.String(),
+    status: Type.Integer(),
+    detail: Type.String(),
+    instance: Type.String(),
+    code: Type.Union(ERROR_CODES.map((c) => Type.Literal(c))),
+    correlationId: Type.String(),
+    errors: Type.Optional(Type.Array(Type.Object({ field: Type.Optional(Type.String()), message: Type.String() }))),
+  },
+  { $id: 'ProblemDetails', description: 'Interface A error body (application/problem+json)' },
+);

@@ -1,0 +1,96 @@
+import type { Static, TSchema } from '@sinclair/typebox';
+import { TypeCompiler, type TypeCheck } from '@sinclair/typebox/compiler';
+import { ValueErrorType, type ValueError } from '@sinclair/typebox/errors';
+
+/** One offending field: `field` is a dotted path (`codec.vp8.bitrate`, `videoEncodings[3]`). */
+export interface FieldError {
+  field: string;
+  message: string;
+}
+
+/** Thrown when a value does not match its contract. Carries every offending field. */
+export class ContractViolation extends Error {
+  override readonly name = 'ContractViolation';
+  constructor(
+    readonly contract: string,
+    readonly errors: FieldError[],
+  ) {
+    super(`${contract}: ${errors.map((e) => `${e.field || '(body)'}: ${e.message}`).join('; ')}`);
+  }
+}
+
+export interface Validator<T extends TSchema> {
+  readonly schema: T;
+  readonly name: string;
+  check(value: unknown): value is Static<T>;
+  errors(value: unknown): FieldError[];
+  /** Returns the value typed, or throws ContractViolation naming each offending field. */
+  parse(value: unknown): Static<T>;
+}
+
+const cache = new WeakMap<TSchema, TypeCheck<TSchema>>();
+
+/** Builds (once per schema) a compiled validator. Schemas reject unknown fields (`additionalProperties: false`). */
+export function validator<T extends TSchema>(schema: T, name = schema.$id ?? schema.title ?? 'value'): Validator<T> {
+  let compiled = cache.get(schema) as TypeCheck<T> | undefined;
+  if (!compiled) {
+    compiled = TypeCompiler.Compile(schema);
+    cache.set(schema, compiled);
+  }
+  const check = compiled;
+  return {
+    schema,
+    name,
+    check: (value: unknown): value is Static<T> => check.Check(value),
+    errors: (value: unknown) => collectErrors(check, value),
+    parse(value: unknown): Static<T> {
+      if (check.Check(value)) return value;
+      throw new ContractViolation(name, collectErrors(check, value));
+    },
+  };
+}
+
+function collectErrors(check: TypeCheck<TSchema>, value: unknown): FieldError[] {
+  const out = new Map<string, string>();
+  for (const error of check.Errors(value)) {
+    const field = toFieldPath(error.path);
+    // The first error for a field is the most specific one; unions report each branch after it.
+    if (!out.has(field)) out.set(field, describe(error));
+    if (out.size >= 50) break;
+  }
+  return [...out].map(([field, message]) => ({ field, message }));
+}
+
+/** `/codec/vp8/bitrate` -> `codec.vp8.bitrate`; `/videoEncodings/3` -> `videoEncodings[3]`. */
+export function toFieldPath(pointer: string): string {
+  let out = '';
+  for (const raw of pointer.split('/').slice(1)) {
+    const part = raw.replace(/~1/g, '/').replace(/~0/g, '~');
+    out += /^\d+$/.test(part) ? `[${part}]` : out ? `.${part}` : part;
+  }
+  return out;
+}
+
+function describe(error: ValueError): string {
+  const schema = error.schema as TSchema & { description?: string; errorMessage?: string };
+  if (schema.errorMessage) return schema.errorMessage;
+  switch (error.type) {
+    case ValueErrorType.ObjectAdditionalProperties:
+      return 'unknown field';
+    case ValueErrorType.ObjectRequiredProperty:
+      return 'is required';
+    case ValueErrorType.ArrayMaxItems:
+      return `must have at most ${String(schema.maxItems)} items`;
+    case ValueErrorType.Union:
+      return `must be ${describeUnion(schema)}`;
+    default:
+      return error.message.charAt(0).toLowerCase() + error.message.slice(1);
+  }
+}
+
+function describeUnion(schema: TSchema): string {
+  const parts = ((schema.anyOf ?? []) as TSchema[]).map((s) =>
+    s.const !== undefined ? JSON.stringify(s.const) : s.type === 'array' ? 'array' : String(s.type ?? 'value'),
+  );
+  return parts.length ? [...new Set(parts)].join(' or ') : 'a valid value';
+}

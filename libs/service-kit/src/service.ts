@@ -1,0 +1,142 @@
+import 'reflect-metadata';
+import { Global, Module, type DynamicModule, type INestApplication, type Provider } from '@nestjs/common';
+import { NestFactory, APP_INTERCEPTOR } from '@nestjs/core';
+import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
+import { ConfigError } from '@switchboard/config';
+import { CORRELATION_HEADER, acceptCorrelationId, runWithCorrelation } from './correlation.js';
+import { TransportErrorFilter, type HttpErrorRenderer } from './errors.js';
+import { HealthModule, ReadinessService } from './health.js';
+import { JsonLogger } from './logger.js';
+import { Metrics, MetricsModule } from './metrics.js';
+import { NATS_OPTIONS, NamespacedNatsServer, NatsClient, RpcContextInterceptor, type NatsOptions } from './nats.js';
+
+/** The settings every service has (see `commonSettings` in @switchboard/config). */
+export interface BaseConfig {
+  readonly httpHost: string;
+  readonly httpPort: number;
+  readonly logLevel: 'debug' | 'info' | 'warn' | 'error';
+  readonly natsUrl: string;
+  readonly natsNamespace: string;
+  readonly natsRequestTimeoutMs: number;
+  readonly shutdownTimeoutMs: number;
+}
+
+export const SERVICE_CONFIG = Symbol('SERVICE_CONFIG');
+
+@Global()
+@Module({})
+class CoreModule {}
+
+export interface ServiceOptions {
+  /** Service name: logs, metrics, NATS queue group. */
+  name: string;
+  config: BaseConfig;
+  /** The service's feature module(s). */
+  imports: Array<DynamicModule | (new (...args: never[]) => unknown)>;
+  /** Answers requests over NATS with `@MessagePattern` handlers. */
+  rpcServer: boolean;
+  renderHttpError: HttpErrorRenderer;
+  bodyLimitBytes?: number;
+  logger?: JsonLogger;
+}
+
+/**
+ * Builds a service: Fastify HTTP server with /healthz, /readyz, /metrics, JSON logs with a
+ * correlation id per request, one error filter for HTTP and NATS, the NATS client and (optionally)
+ * the NATS request server. The caller listens (see `runService`) or drives it in tests.
+ */
+export async function createService(options: ServiceOptions): Promise<NestFastifyApplication> {
+  const { config, name } = options;
+  const logger = options.logger ?? new JsonLogger(name, config.logLevel);
+  const natsOptions: NatsOptions = {
+    url: config.natsUrl,
+    namespace: config.natsNamespace,
+    requestTimeoutMs: config.natsRequestTimeoutMs,
+    name: `${name}-${process.pid}`,
+  };
+  const providers: Provider[] = [
+    { provide: SERVICE_CONFIG, useValue: config },
+    { provide: NATS_OPTIONS, useValue: natsOptions },
+    NatsClient,
+    { provide: APP_INTERCEPTOR, useClass: RpcContextInterceptor },
+  ];
+  const root: DynamicModule = {
+    module: CoreModule,
+    global: true,
+    imports: [HealthModule, MetricsModule.forService(name), ...options.imports],
+    providers,
+    exports: [SERVICE_CONFIG, NATS_OPTIONS, NatsClient],
+  };
+  const adapter = new FastifyAdapter({ bodyLimit: options.bodyLimitBytes ?? 1024 * 1024, trustProxy: false, return503OnClosing: true });
+  const app = await NestFactory.create<NestFastifyApplication>(root, adapter, { logger, bufferLogs: false, abortOnError: false });
+  app.useGlobalFilters(new TransportErrorFilter(options.renderHttpError));
+
+  const metrics = app.get(Metrics);
+  const fastify = app.getHttpAdapter().getInstance();
+  fastify.addHook('onRequest', (request, reply, done) => {
+    const id = acceptCorrelationId(request.headers[CORRELATION_HEADER] as string | undefined);
+    void reply.header(CORRELATION_HEADER, id);
+    runWithCorrelation(id, done);
+  });
+  fastify.addHook('onResponse', (request, reply, done) => {
+    const route = request.routeOptions.url ?? 'unmatched';
+    metrics.httpDuration.observe({ method: request.method, route, status: String(reply.statusCode) }, reply.elapsedTime / 1000);
+    done();
+  });
+
+  const nats = app.get(NatsClient);
+  void nats.connection$().catch(() => undefined);
+  app.get(ReadinessService).register('nats', () => nats.ping());
+
+  if (options.rpcServer) {
+    app.connectMicroservice({ strategy: new NamespacedNatsServer({ ...natsOptions, queue: name }) }, { inheritAppConfig: true });
+  }
+  return app;
+}
+
+/**
+ * Entry point of a service process: validates configuration (a bad value stops the process with
+ * a message naming the setting, exit code 78), starts, and shuts down gracefully on SIGTERM/SIGINT:
+ * readiness goes false, in-flight work finishes within SHUTDOWN_TIMEOUT_MS, then the process exits.
+ */
+export async function runService(name: string, loadConfig: () => BaseConfig, build: (config: BaseConfig) => Promise<INestApplication>): Promise<void> {
+  let config: BaseConfig;
+  try {
+    config = loadConfig();
+  } catch (e) {
+    if (e instanceof ConfigError) {
+      process.stderr.write(`${JSON.stringify({ time: new Date().toISOString(), level: 'fatal', service: name, msg: e.message, setting: e.setting })}\n`);
+      process.stderr.write(`${name}: ${e.message}\n`);
+      process.exit(78);
+    }
+    throw e;
+  }
+  const app = await build(config);
+  await app.startAllMicroservices();
+  await app.listen(config.httpPort, config.httpHost);
+  const logger = app.get(JsonLogger, { strict: false }) as JsonLogger | undefined;
+  const log = logger ?? new JsonLogger(name, config.logLevel);
+  log.event('info', `${name} listening`, { url: `http://${config.httpHost}:${config.httpPort}` });
+
+  let stopping = false;
+  const stop = async (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    log.event('info', `${signal} received, shutting down`);
+    app.get(ReadinessService).markDraining();
+    const force = setTimeout(() => {
+      log.event('error', 'shutdown timed out, exiting');
+      process.exit(1);
+    }, config.shutdownTimeoutMs + 2000);
+    force.unref();
+    try {
+      await app.close();
+      process.exit(0);
+    } catch (e) {
+      log.event('error', 'shutdown failed', { error: (e as Error).message });
+      process.exit(1);
+    }
+  };
+  process.once('SIGTERM', () => void stop('SIGTERM'));
+  process.once('SIGINT', () => void stop('SIGINT'));
+}
