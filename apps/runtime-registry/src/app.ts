@@ -1,10 +1,10 @@
 import { Module, type DynamicModule } from '@nestjs/common';
-import { createRedis, createService, ReadinessService, redisReadiness, type HttpErrorRenderer, statusOf } from '@switchboard/service-kit';
+import { createRedis, createService, ReadinessService, REDIS, RedisLifecycle, redisReadiness, renderPlainError } from '@switchboard/service-kit';
 import type { Redis } from 'ioredis';
 import { ApplicationsRpc } from './applications/applications.rpc.js';
 import { ApplicationsStore } from './applications/applications.store.js';
 import type { RegistryConfig } from './config.js';
-import { KEY_PREFIX, REDIS, RedisCloser } from './redis.provider.js';
+import { KEY_PREFIX } from './applications/runtime-keys.js';
 
 @Module({})
 class RegistryModule {
@@ -16,20 +16,15 @@ class RegistryModule {
         { provide: REDIS, useFactory: () => createRedis(config.redisUrl, 'runtime-registry') },
         { provide: KEY_PREFIX, useValue: config.redisKeyPrefix },
         ApplicationsStore,
-        RedisCloser,
+        RedisLifecycle,
       ],
       exports: [REDIS],
     };
   }
 }
 
-/** runtime-registry has no public HTTP API: only health, readiness and metrics. */
-const renderError: HttpErrorRenderer = (error, _req, reply) => {
-  void reply.status(statusOf(error)).send({ code: error.code, message: error.message });
-};
-
 export async function buildRuntimeRegistry(config: RegistryConfig) {
-  const app = await createService({ name: 'runtime-registry', config, imports: [RegistryModule.forConfig(config)], rpcServer: true, renderHttpError: renderError });
+  const app = await createService({ name: 'runtime-registry', config, imports: [RegistryModule.forConfig(config)], rpcServer: true, renderHttpError: renderPlainError });
   const redis = app.get<Redis>(REDIS);
   app.get(ReadinessService).register('redis', () => redisReadiness(redis));
   return app;

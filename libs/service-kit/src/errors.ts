@@ -63,3 +63,8 @@ export class TransportErrorFilter implements ExceptionFilter {
 export function statusOf(error: DomainError): number {
   return HTTP_STATUS_OF[error.code];
 }
+
+/** Error body of services without a public HTTP API (only health, readiness and metrics). */
+export const renderPlainError: HttpErrorRenderer = (error, _request, reply) => {
+  void reply.status(statusOf(error)).send({ code: error.code, message: error.message });
+};

@@ -1,3 +1,4 @@
+import { Inject, Injectable, type OnApplicationShutdown } from '@nestjs/common';
 import { Redis } from 'ioredis';
 
 /**
@@ -17,4 +18,17 @@ export function createRedis(url: string, name: string): Redis {
 export async function redisReadiness(redis: Redis): Promise<void> {
   const pong = await redis.ping();
   if (pong !== 'PONG') throw new Error(`unexpected PING answer ${pong}`);
+}
+
+/** Injection token of the service's Redis connection. */
+export const REDIS = Symbol('REDIS');
+export const InjectRedis = () => Inject(REDIS);
+
+/** Closes the Redis connection after in-flight work finished. */
+@Injectable()
+export class RedisLifecycle implements OnApplicationShutdown {
+  constructor(@Inject(REDIS) private readonly redis: Redis) {}
+  async onApplicationShutdown() {
+    await this.redis.quit().catch(() => this.redis.disconnect());
+  }
 }

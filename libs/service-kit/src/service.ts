@@ -56,6 +56,7 @@ export async function createService(options: ServiceOptions): Promise<NestFastif
   };
   const providers: Provider[] = [
     { provide: SERVICE_CONFIG, useValue: config },
+    { provide: JsonLogger, useValue: logger },
     { provide: NATS_OPTIONS, useValue: natsOptions },
     NatsClient,
     { provide: APP_INTERCEPTOR, useClass: RpcContextInterceptor },
@@ -65,7 +66,7 @@ export async function createService(options: ServiceOptions): Promise<NestFastif
     global: true,
     imports: [HealthModule, MetricsModule.forService(name), ...options.imports],
     providers,
-    exports: [SERVICE_CONFIG, NATS_OPTIONS, NatsClient],
+    exports: [SERVICE_CONFIG, NATS_OPTIONS, NatsClient, JsonLogger],
   };
   const adapter = new FastifyAdapter({ bodyLimit: options.bodyLimitBytes ?? 1024 * 1024, trustProxy: false, return503OnClosing: true });
   const app = await NestFactory.create<NestFastifyApplication>(root, adapter, { logger, bufferLogs: false, abortOnError: false });
@@ -111,11 +112,16 @@ export async function runService(name: string, loadConfig: () => BaseConfig, bui
     }
     throw e;
   }
-  const app = await build(config);
-  await app.startAllMicroservices();
-  await app.listen(config.httpPort, config.httpHost);
-  const logger = app.get(JsonLogger, { strict: false }) as JsonLogger | undefined;
-  const log = logger ?? new JsonLogger(name, config.logLevel);
+  const log = new JsonLogger(name, config.logLevel);
+  let app: INestApplication;
+  try {
+    app = await build(config);
+    await app.startAllMicroservices();
+    await app.listen(config.httpPort, config.httpHost);
+  } catch (e) {
+    log.event('fatal', `${name} failed to start: ${(e as Error).message}`);
+    process.exit(1);
+  }
   log.event('info', `${name} listening`, { url: `http://${config.httpHost}:${config.httpPort}` });
 
   let stopping = false;

@@ -1,8 +1,8 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { DomainError, type ApplicationSnapshot, type CallerScope } from '@switchboard/contracts';
 import type { Redis } from 'ioredis';
-import { KEY_PREFIX, REDIS } from '../redis.provider.js';
-import { RuntimeKeys } from './runtime-keys.js';
+import { REDIS } from '@switchboard/service-kit';
+import { KEY_PREFIX, RuntimeKeys } from './runtime-keys.js';
 
 @Injectable()
 export class ApplicationsStore {

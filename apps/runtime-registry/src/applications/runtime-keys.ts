@@ -1,3 +1,6 @@
+/** Injection token of the deployment's Redis key prefix. */
+export const KEY_PREFIX = Symbol('KEY_PREFIX');
+
 /**
  * Redis key layout of the live model (all under the deployment's REDIS_KEY_PREFIX):
  *   apps                      set of application ids in use

@@ -1,0 +1,28 @@
+import { Module, type DynamicModule } from '@nestjs/common';
+import { TypeOrmModule } from '@nestjs/typeorm';
+import { dataSourceOptions, databaseReadiness } from '@switchboard/persistence';
+import { createRedis, createService, ReadinessService, redisReadiness, RedisLifecycle, REDIS, renderPlainError } from '@switchboard/service-kit';
+import type { Redis } from 'ioredis';
+import { DataSource } from 'typeorm';
+import type { UsageAggregatorConfig } from './config.js';
+import { persistenceOptions } from './persistence.js';
+
+@Module({})
+class UsageAggregatorModule {
+  static forConfig(config: UsageAggregatorConfig): DynamicModule {
+    return {
+      module: UsageAggregatorModule,
+      imports: [TypeOrmModule.forRootAsync({ useFactory: () => dataSourceOptions(persistenceOptions(config.databaseUrl, config.databasePoolSize)) })],
+      providers: [{ provide: REDIS, useFactory: () => createRedis(config.redisUrl, 'usage-aggregator') }, RedisLifecycle],
+    };
+  }
+}
+
+export async function buildUsageAggregator(config: UsageAggregatorConfig) {
+  const app = await createService({ name: 'usage-aggregator', config, imports: [UsageAggregatorModule.forConfig(config)], rpcServer: true, renderHttpError: renderPlainError });
+  const ds = app.get(DataSource);
+  const redis = app.get<Redis>(REDIS);
+  app.get(ReadinessService).register('postgres', () => databaseReadiness(ds));
+  app.get(ReadinessService).register('redis', () => redisReadiness(redis));
+  return app;
+}

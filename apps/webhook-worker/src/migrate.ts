@@ -1,0 +1,5 @@
+import { databaseSettings, loadConfig } from '@switchboard/config';
+import { migrateCli } from '@switchboard/persistence';
+import { persistenceOptions } from './persistence.js';
+
+await migrateCli('webhook-worker', () => persistenceOptions(loadConfig(databaseSettings()).databaseUrl, 1));
