@@ -12,6 +12,7 @@ import { ContractViolation, DomainError, namespaced, type RequestMap, type Reque
 import { Observable, throwError } from 'rxjs';
 import { randomUUID } from 'node:crypto';
 import { CORRELATION_HEADER, currentCorrelationId, runWithCorrelation } from './correlation.js';
+import { JsonLogger } from './logger.js';
 import { Metrics } from './metrics.js';
 
 export interface NatsOptions {
@@ -158,23 +159,31 @@ export class NamespacedNatsServer extends ServerNats {
 /** Runs each NATS handler inside the caller's correlation id and counts outcomes. */
 @Injectable()
 export class RpcContextInterceptor implements NestInterceptor {
-  constructor(private readonly metrics: Metrics) {}
+  constructor(
+    private readonly metrics: Metrics,
+    private readonly logger: JsonLogger,
+  ) {}
 
   intercept(context: ExecutionContext, next: CallHandler): Observable<unknown> {
     if (context.getType() !== 'rpc') return next.handle();
     const ctx = context.switchToRpc().getContext<NatsContext>();
     const correlationId = ctx.getHeaders()?.get(CORRELATION_HEADER);
     const subject = ctx.getSubject();
+    const started = performance.now();
+    const done = (outcome: string) => {
+      this.metrics.natsHandled.inc({ subject, outcome });
+      this.logger.event('debug', 'handled NATS request', { subject, outcome, ms: Math.round((performance.now() - started) * 10) / 10 });
+    };
     return new Observable((subscriber) =>
       runWithCorrelation(correlationId || undefined, () =>
         next.handle().subscribe({
           next: (v) => subscriber.next(v),
           error: (e: unknown) => {
-            this.metrics.natsHandled.inc({ subject, outcome: e instanceof DomainError ? e.code : 'Internal' });
+            done(e instanceof DomainError ? e.code : e instanceof ContractViolation ? 'ValidationFailed' : 'Internal');
             subscriber.error(e);
           },
           complete: () => {
-            this.metrics.natsHandled.inc({ subject, outcome: 'ok' });
+            done('ok');
             subscriber.complete();
           },
         }),
