@@ -35,12 +35,19 @@ import { validator, type Validator } from '../validation/validate.js';
 // ---------------------------------------------------------------------------------------------
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-const DATE_TIME = /^\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}:\d{2}(\.\d+)?([Zz]|[+-]\d{2}:\d{2})$/;
+const DATE_TIME = /^(\d{4})-(\d{2})-(\d{2})[Tt](\d{2}):(\d{2}):(\d{2})(?:\.\d+)?(?:[Zz]|[+-](\d{2}):(\d{2}))$/;
+
+/** RFC 3339 `date-time` (the JSON Schema format): full date, time and offset, each part in range. */
+export function isDateTime(value: string): boolean {
+  const m = DATE_TIME.exec(value);
+  if (!m) return false;
+  const [year, month, day, hour, minute, second, offH = 0, offM = 0] = m.slice(1).map((p) => (p === undefined ? undefined : Number(p))) as number[];
+  const daysInMonth = new Date(Date.UTC(year, month, 0)).getUTCDate();
+  return month >= 1 && month <= 12 && day >= 1 && day <= daysInMonth && hour <= 23 && minute <= 59 && second <= 60 && offH <= 23 && offM <= 59;
+}
 
 if (!FormatRegistry.Has('uuid')) FormatRegistry.Set('uuid', (value) => UUID.test(value));
-if (!FormatRegistry.Has('date-time')) {
-  FormatRegistry.Set('date-time', (value) => DATE_TIME.test(value) && !Number.isNaN(Date.parse(value)));
-}
+if (!FormatRegistry.Has('date-time')) FormatRegistry.Set('date-time', isDateTime);
 
 // ---------------------------------------------------------------------------------------------
 // Field helpers
@@ -67,7 +74,7 @@ export function StringEnum<const T extends readonly [string, ...string[]]>(
   ) as TUnion<TLiteral<T[number]>[]>;
 }
 
-/** Unix timestamp in milliseconds (interface B `int64` timestamps, webhook timestamps). */
+/** An `int64` integer (interface B timestamps are Unix milliseconds; token `iat`/`exp` are Unix seconds). */
 export const Int64 = (options: SchemaOptions = {}) => Type.Integer({ format: 'int64', ...options });
 export const Int32 = (options: SchemaOptions = {}) =>
   Type.Integer({ format: 'int32', minimum: -2147483648, maximum: 2147483647, ...options });
@@ -126,8 +133,8 @@ export const SERVER_MANAGED_KEYWORD = 'x-server-managed';
 
 /**
  * Builds the request bodies of a writable interface B record from the record (the response shape):
- * - `<Name>Create` (POST): the spec's required fields stay required, every other field is optional;
- * - `<Name>Update` (PUT, and PATCH as a partial update): every field optional.
+ * - `<Name>CreateBody` (POST): the spec's required fields stay required, every other field is optional;
+ * - `<Name>UpdateBody` (PUT, and PATCH as a partial update): every field optional.
  * Server-managed fields stay in both with their record types, so a client may send back a record it
  * read; the service ignores them (they are listed under `x-server-managed`). Types and nullability of
  * every field are those of the record, so a body can never carry a value a record could not hold.
@@ -148,7 +155,7 @@ export function writeModels<T extends TObject, const R extends keyof Props<T> & 
     }
     const verb = suffix === 'Create' ? 'create (POST)' : 'update (PUT, or PATCH as a partial update)';
     return Type.Object(props, {
-      $id: `${name}${suffix}`,
+      $id: `${name}${suffix}Body`,
       additionalProperties: false,
       description:
         `Request body to ${verb} a ${name}. ` +

@@ -5,6 +5,7 @@ const Sample = Type.Object(
   {
     name: Type.Union([Type.String(), Type.Null()]),
     nested: Type.Optional(Type.Object({ count: Type.Number() }, { additionalProperties: false })),
+    owner: Type.Optional(Type.Union([Type.Object({ ready: Type.Boolean() }, { additionalProperties: false }), Type.Null()])),
     list: Type.Optional(Type.Array(Type.Object({ x: Type.Integer() }, { additionalProperties: false }), { maxItems: 2 })),
   },
   { additionalProperties: false, $id: 'Sample' },
@@ -25,6 +26,12 @@ describe('validator', () => {
     const errors = v.errors({ name: 1, nested: { count: 'x' }, list: [{ x: 1 }, { x: 1.5 }] });
     expect(errors.map((e) => e.field)).toEqual(expect.arrayContaining(['name', 'nested.count', 'list[1].x']));
     expect(errors.find((e) => e.field === 'name')?.message).toBe('must be string or null');
+  });
+
+  it('names the field inside a nullable object', () => {
+    expect(v.errors({ name: 'a', owner: { ready: 'yes' } })).toEqual([{ field: 'owner.ready', message: 'expected boolean' }]);
+    expect(v.errors({ name: 'a', owner: { ready: true, extra: 1 } })).toEqual([{ field: 'owner.extra', message: 'unknown field' }]);
+    expect(v.errors({ name: 'a', owner: 3 })).toEqual([{ field: 'owner', message: 'must be object or null' }]);
   });
 
   it('reports a max-items violation on the array field', () => {

@@ -52,13 +52,34 @@ export function validator<T extends TSchema>(schema: T, name = schema.$id ?? sch
 
 function collectErrors(check: TypeCheck<TSchema>, value: unknown): FieldError[] {
   const out = new Map<string, string>();
-  for (const error of check.Errors(value)) {
-    const field = toFieldPath(error.path);
-    // The first error for a field is the most specific one; unions report each branch after it.
-    if (!out.has(field)) out.set(field, describe(error));
-    if (out.size >= 50) break;
-  }
+  const add = (errors: Iterable<ValueError>) => {
+    for (const error of errors) {
+      if (out.size >= 50) return;
+      const inner = nonNullBranchErrors(error);
+      if (inner) {
+        add(inner);
+        continue;
+      }
+      const field = toFieldPath(error.path);
+      // The first error for a field is the most specific one.
+      if (!out.has(field)) out.set(field, describe(error));
+    }
+  };
+  add(check.Errors(value));
   return [...out].map(([field, message]) => ({ field, message }));
+}
+
+/**
+ * For `T|null` where the value is a non-null object or array, the useful errors are those of the
+ * `T` branch: they name the field inside (`channelRecording.ready`), not just the union.
+ */
+function nonNullBranchErrors(error: ValueError): ValueError[] | undefined {
+  if (error.type !== ValueErrorType.Union || error.value === null || typeof error.value !== 'object') return undefined;
+  const branches = (error.schema.anyOf ?? []) as TSchema[];
+  const index = branches.findIndex((b) => b.type === (Array.isArray(error.value) ? 'array' : 'object'));
+  if (index < 0 || branches.filter((b) => b.type !== 'null').length !== 1) return undefined;
+  const inner = [...(error.errors[index] ?? [])];
+  return inner.length ? inner : undefined;
 }
 
 /** `/codec/vp8/bitrate` -> `codec.vp8.bitrate`; `/videoEncodings/3` -> `videoEncodings[3]`. */

@@ -1,0 +1,98 @@
+/**
+ * Level config objects, the claims payload and the server message of interface B
+ * (service-spec.md 2.B), used by the action payloads (actions.ts).
+ *
+ * Level configs are the interface B twins of the interface A patch bodies: every field optional
+ * and nullable (absent or null: unchanged; the spec gives the field names but not their
+ * nullability). `recordingMode` is a free string (`AudioVideo` is the documented example; its other
+ * values are not in the spec). The channel client config spells its audio unmute flag
+ * `audioUmuteDisabled` (sic, wire compatibility) and only that object does.
+ */
+import { Type, type Static } from '@sinclair/typebox';
+import { MessageBody } from '../interface-a/runtime.js';
+import { OptionalNullable, StringList, patchFields, record } from '../interface-a/schema-kit.js';
+import { ChannelClaim } from './channel-claim.js';
+
+const common = {
+  recording: Type.Boolean({ description: 'Enable (true) or disable (false) recording.' }),
+  recordingMode: Type.String({ default: 'AudioVideo', examples: ['AudioVideo'], description: 'What is recorded, e.g. `AudioVideo`.' }),
+  recordingTag: Type.String({ description: 'Tag of the recording when recording is being enabled.' }),
+  audioMuted: Type.Boolean({ description: 'Mute (true) or unmute (false) audio.' }),
+  videoMuted: Type.Boolean({ description: 'Mute (true) or unmute (false) video.' }),
+};
+const audioUnmuteDisabled = Type.Boolean({ description: 'Disable (true) or enable (false) unmuting audio.' });
+const videoUnmuteDisabled = Type.Boolean({ description: 'Disable (true) or enable (false) unmuting video.' });
+const ids = (what: string) => StringList({ description: `Ids of the ${what} to exclude.` });
+
+export const ChannelConfigUpdate = record(
+  'ChannelConfigUpdate',
+  patchFields({
+    ...common,
+    audioUnmuteDisabled,
+    videoUnmuteDisabled,
+    excludedUserIds: ids('users'),
+    excludedDeviceIds: ids('devices'),
+    excludedClientIds: ids('clients'),
+    excludedConnectionIds: ids('connections'),
+  }),
+  'Channel-level settings of an UpdateChannel action.',
+);
+export type ChannelConfigUpdate = Static<typeof ChannelConfigUpdate>;
+
+export const ChannelUserConfig = record(
+  'ChannelUserConfig',
+  patchFields({
+    ...common,
+    audioUnmuteDisabled,
+    videoUnmuteDisabled,
+    excludedDeviceIds: ids('devices'),
+    excludedClientIds: ids('clients'),
+    excludedConnectionIds: ids('connections'),
+  }),
+  'Settings of a user in a channel (UpdateUser action).',
+);
+export type ChannelUserConfig = Static<typeof ChannelUserConfig>;
+
+export const ChannelDeviceConfig = record(
+  'ChannelDeviceConfig',
+  patchFields({ ...common, audioUnmuteDisabled, videoUnmuteDisabled, excludedClientIds: ids('clients'), excludedConnectionIds: ids('connections') }),
+  'Settings of a device in a channel (UpdateDevice action).',
+);
+export type ChannelDeviceConfig = Static<typeof ChannelDeviceConfig>;
+
+export const ChannelClientConfig = record(
+  'ChannelClientConfig',
+  patchFields({
+    ...common,
+    audioUmuteDisabled: Type.Boolean({
+      description: 'Disable (true) or enable (false) unmuting audio. Spelled `audioUmuteDisabled` in this object only (wire compatibility).',
+    }),
+    videoUnmuteDisabled,
+    excludedConnectionIds: ids('connections'),
+  }),
+  'Settings of a client in a channel (UpdateClient action).',
+);
+export type ChannelClientConfig = Static<typeof ChannelClientConfig>;
+
+export const ConnectionConfig = record(
+  'ConnectionConfig',
+  patchFields({ ...common, audioUnmuteDisabled, videoUnmuteDisabled }),
+  'Settings of a connection (UpdateConnection action).',
+);
+export type ConnectionConfig = Static<typeof ConnectionConfig>;
+
+export const ClaimsPayload = record(
+  'ClaimsPayload',
+  {
+    userId: OptionalNullable(Type.String()),
+    deviceId: OptionalNullable(Type.String()),
+    clientId: OptionalNullable(Type.String()),
+    clientRoles: OptionalNullable(StringList()),
+    channelClaims: OptionalNullable(Type.Array(ChannelClaim)),
+  },
+  'Claims of a client: the payload of the Token action.',
+);
+export type ClaimsPayload = Static<typeof ClaimsPayload>;
+
+export const ServerMessage = record('ServerMessage', { ...MessageBody.properties }, 'A server message: the same fields as the interface A message body.');
+export type ServerMessage = Static<typeof ServerMessage>;
