@@ -129,16 +129,20 @@ export function runNodeScript(script, { env = process.env, cwd, logFile, timeout
  * In parallel by default; an app whose migration fails in parallel is retried alone, because two
  * apps racing on shared catalog objects is not a real failure. Throws a StackError with the output
  * of the first app that fails on its own. `onResult(app, result)` is told about each success.
+ * A migrate script that is not built throws, or with `unbuilt: 'skip'` is left out; resolves to the
+ * apps left out.
  */
-export async function runMigrations(apps, { root = REPO_ROOT, env, logDir, parallel = true, onResult } = {}) {
-  const withMigrate = apps.filter((a) => a.migrate);
+export async function runMigrations(apps, { root = REPO_ROOT, env, logDir, parallel = true, onResult, unbuilt = 'throw' } = {}) {
+  const declared = apps.filter((a) => a.migrate);
+  const skipped = unbuilt === 'skip' ? declared.filter((a) => !fs.existsSync(a.migrate)) : [];
+  const withMigrate = declared.filter((a) => !skipped.includes(a));
   for (const app of withMigrate) assertBuilt(root, app.migrate, `migrate script of ${app.service}`);
   if (logDir) fs.mkdirSync(logDir, { recursive: true });
   const run = (app) =>
     runNodeScript(app.migrate, { env, cwd: root, logFile: logDir ? path.join(logDir, `${app.service}.migrate.log`) : undefined });
   const fail = (app, result) => {
     const how = result.signal ? `was killed by ${result.signal}` : `exited with code ${result.code}`;
-    return new StackError(`Migration of ${app.service} (${path.relative(root, app.migrate)}) ${how}.`, {
+    return new StackError(`Migration of ${app.service} (${path.relative(root, app.migrate)}) ${how}. Its output:`, {
       logTail: result.output.trimEnd().split('\n').slice(-40).join('\n'),
     });
   };
@@ -157,4 +161,5 @@ export async function runMigrations(apps, { root = REPO_ROOT, env, logDir, paral
     if (result.code !== 0) throw fail(app, result);
     onResult?.(app, result);
   }
+  return skipped;
 }

@@ -3,6 +3,7 @@
 // Plain Node built-ins only: this runs before `npm install`. `pg` is imported lazily, and only to
 // check that PostgreSQL accepts connections (pg_isready is the fallback when it is not installed).
 import { spawn, spawnSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import { once } from 'node:events';
 import fs from 'node:fs';
 import net from 'node:net';
@@ -388,6 +389,30 @@ export function isSameProgram(pid, program) {
   return path.basename(first) === program;
 }
 
+function realpathOrSelf(file) {
+  try {
+    return fs.realpathSync(file);
+  } catch {
+    return file;
+  }
+}
+
+/**
+ * Whether `pid` is the `name` server (nats, redis, postgres) that works on `dataDir`: the same program,
+ * with the directory on its command line (NATS, PostgreSQL) or as its working directory (Redis
+ * rewrites its command line, but runs inside --dir). A pid reused by anything else does not match.
+ */
+export function isServerOf(name, pid, dataDir) {
+  if (!isSameProgram(pid, PROGRAMS[name])) return false;
+  const dir = path.resolve(dataDir);
+  if (processCommandLine(pid)?.includes(dir)) return true;
+  try {
+    return realpathOrSelf(fs.readlinkSync(`/proc/${pid}/cwd`)) === realpathOrSelf(dir);
+  } catch {
+    return false;
+  }
+}
+
 async function waitUntilDead(pid, timeoutMs) {
   const deadline = Date.now() + timeoutMs;
   let delay = 10;
@@ -522,7 +547,7 @@ async function adoptRunning(name, dataDir, port) {
   const file = pidFilePath(name, dataDir);
   const pid = readPidFile(file);
   if (pid === null) return null;
-  if (!isSameProgram(pid, PROGRAMS[name])) {
+  if (!isServerOf(name, pid, dataDir)) {
     fs.rmSync(file, { force: true });
     return null;
   }
@@ -535,7 +560,7 @@ async function adoptRunning(name, dataDir, port) {
 export async function stopRecordedServer(name, dataDir, options = {}) {
   const pid = readPidFile(pidFilePath(name, dataDir));
   if (pid === null) return false;
-  if (!isSameProgram(pid, PROGRAMS[name])) {
+  if (!isServerOf(name, pid, dataDir)) {
     removePidFile(name, dataDir);
     return false;
   }
@@ -723,13 +748,16 @@ function runAs(command, args, { user, logFile }) {
   return { ok: result.status === 0, output: result.error ? result.error.message : output };
 }
 
+function binaryVersionText(binDir) {
+  return spawnSync(path.join(binDir, 'postgres'), ['--version'], { encoding: 'utf8' }).stdout?.trim() ?? '';
+}
+
 function binaryMajorVersion(binDir) {
-  const result = spawnSync(path.join(binDir, 'postgres'), ['--version'], { encoding: 'utf8' });
-  const match = /(\d+)(?:\.\d+)?/.exec(result.stdout ?? '');
+  const match = /(\d+)(?:\.\d+)?/.exec(binaryVersionText(binDir));
   return match ? match[1] : null;
 }
 
-function prepareCluster({ binDir, dataDir, logFile, fsync, user, log }) {
+function prepareCluster({ binDir, dataDir, logFile, fsync, user, log, initdbCache }) {
   const versionFile = path.join(dataDir, 'PG_VERSION');
   fs.mkdirSync(dataDir, { recursive: true, mode: 0o700 });
   if (user) {
@@ -756,8 +784,29 @@ function prepareCluster({ binDir, dataDir, logFile, fsync, user, log }) {
   fs.mkdirSync(path.dirname(logFile), { recursive: true });
   const args = ['-D', dataDir, '-U', 'postgres', '--auth=trust', '-E', 'UTF8', '--no-locale', '--no-instructions'];
   if (!fsync) args.push('--no-sync');
+
+  // initdb is most of a test run's start-up time; a pristine cluster copied from a cache is ~5x faster.
+  const cached = initdbCache ? path.join(initdbCache, `initdb-${createHash('sha1').update(`${binaryVersionText(binDir)}\0${args.slice(2).join('\0')}`).digest('hex').slice(0, 16)}`) : null;
+  if (cached && fs.existsSync(path.join(cached, 'PG_VERSION'))) {
+    fs.cpSync(cached, dataDir, { recursive: true });
+    if (user) chownTree(dataDir, user.uid, user.gid);
+    fs.chmodSync(dataDir, 0o700);
+    return true;
+  }
   const result = runAs(path.join(binDir, 'initdb'), args, { user, logFile });
   if (!result.ok) throw new StackError(`initdb failed for ${dataDir}:`, { logTail: tailText(result.output) });
+  if (cached) {
+    // Copy next to the cache and rename, so concurrent runs never see half a cluster.
+    const tmp = `${cached}.${process.pid}.tmp`;
+    try {
+      fs.cpSync(dataDir, tmp, { recursive: true });
+      fs.renameSync(tmp, cached);
+    } catch {
+      // another run filled the cache first, or the disk is full: the cache is only an optimisation
+    } finally {
+      fs.rmSync(tmp, { recursive: true, force: true });
+    }
+  }
   return true;
 }
 
@@ -766,7 +815,7 @@ function removeStalePostmasterPid(dataDir) {
   const file = path.join(dataDir, 'postmaster.pid');
   const pid = readPidFile(file);
   if (pid === null) return;
-  if (isSameProgram(pid, 'postgres') && processMatches(pid, dataDir)) return;
+  if (isServerOf('postgres', pid, dataDir)) return;
   fs.rmSync(file, { force: true });
 }
 
@@ -823,10 +872,11 @@ async function waitForPostgres({ url, binDir, host, port, timeoutMs, pid, logFil
  * Starts PostgreSQL on host:port with its cluster in `dataDir` (initdb on first use: user `postgres`,
  * trust authentication, UTF8, no locale). As root it runs as `nobody`, owning the data directory.
  * `fsync: false` trades durability for speed (tests). `settings` adds `-c name=value` options.
+ * `initdbCache` names a directory where a pristine cluster is kept and copied instead of running initdb.
  * Resolves to { pid, url, port, reused, initialized } once `select 1` succeeds;
  * url is postgres://postgres@host:port/postgres.
  */
-export async function startPostgres({ port, dataDir, logFile, fsync = true, host = LOOPBACK, settings = {}, timeoutMs = 30000, onSpawn, log } = {}) {
+export async function startPostgres({ port, dataDir, logFile, fsync = true, host = LOOPBACK, settings = {}, timeoutMs = 30000, onSpawn, log, initdbCache } = {}) {
   const binDir = findPostgresBinDir();
   if (!binDir) ensureBinaries({ install: false, servers: ['postgres'], ffmpeg: false });
   dataDir = path.resolve(dataDir);
@@ -848,7 +898,7 @@ export async function startPostgres({ port, dataDir, logFile, fsync = true, host
     command: path.join(binDir, 'postgres'),
     args,
     prepare: () => {
-      initialized = prepareCluster({ binDir, dataDir, logFile, fsync, user, log });
+      initialized = prepareCluster({ binDir, dataDir, logFile, fsync, user, log, initdbCache });
       removeStalePostmasterPid(dataDir);
     },
     // Node switches uid/gid itself right before exec, so the pid we get is the postmaster's

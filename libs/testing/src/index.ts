@@ -1,0 +1,3 @@
+export * from './servers.js';
+export * from './service.js';
+export * from './wait.js';

@@ -1,0 +1,71 @@
+#!/usr/bin/env node
+// Entry point of `npm start`, `npm stop`, `npm run reset` and the `ensure-servers` step of `npm test`.
+// Plain Node built-ins only: it runs before `npm install`.
+import { ensureBinaries } from './servers.mjs';
+import { resetStack, stackStatus, startStack, stopStack } from './stack.mjs';
+
+const USAGE = `Usage: node tools/stack/cli.mjs <command>
+
+Commands:
+  start [--servers-only]  install and build when needed, start NATS, Redis, PostgreSQL and every
+                          service, print the URLs and the admin API key, and stay in the foreground
+                          (Ctrl-C stops everything). --servers-only starts just the three servers.
+  stop                    stop a running stack (from another terminal)
+  reset                   stop, then delete .data/stack (all local data and the admin key)
+  status                  show what runs
+  ensure-servers          install nats-server, redis-server and PostgreSQL with apt-get when missing
+
+Set NATS_URL, REDIS_URL or DATABASE_URL to use an existing server instead of a local one.`;
+
+async function main(argv) {
+  const [command, ...rest] = argv;
+  const flags = new Set(rest);
+  const unknown = rest.filter((a) => !(command === 'start' && a === '--servers-only'));
+  if (unknown.length) return usage(`Unknown option ${unknown[0]}.`);
+  switch (command) {
+    case 'start':
+      await startStack({ serversOnly: flags.has('--servers-only') });
+      return; // stays alive until a signal stops the stack
+    case 'stop':
+      await stopStack();
+      return;
+    case 'reset':
+      await resetStack();
+      return;
+    case 'status':
+      process.exitCode = (await stackStatus()) ? 0 : 3;
+      return;
+    case 'ensure-servers': {
+      const found = ensureBinaries({ install: true });
+      console.log(`nats-server   ${found.nats}`);
+      console.log(`redis-server  ${found.redis}`);
+      console.log(`PostgreSQL    ${found.postgresBinDir}`);
+      console.log(`ffmpeg        ${found.ffmpeg ?? 'not installed (optional)'}`);
+      return;
+    }
+    case undefined:
+    case 'help':
+    case '--help':
+    case '-h':
+      console.log(USAGE);
+      return;
+    default:
+      return usage(`Unknown command ${command}.`);
+  }
+}
+
+function usage(problem) {
+  console.error(`${problem}\n\n${USAGE}`);
+  process.exitCode = 2;
+}
+
+main(process.argv.slice(2)).catch((error) => {
+  if (error?.reported) process.exit(1);
+  if (error?.expected) {
+    console.error(`✖ ${error.message}`);
+    if (error.logTail) console.error(error.logTail.split('\n').map((l) => `  │ ${l}`).join('\n'));
+    process.exit(1);
+  }
+  console.error(error);
+  process.exit(1);
+});
