@@ -1,1 +1,2 @@
 export * from './subjects.js';
+export * from './runtime.js';

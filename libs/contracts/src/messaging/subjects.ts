@@ -7,6 +7,7 @@
  */
 import { Type, type Static } from '@sinclair/typebox';
 import type { ApplicationSnapshot } from '../interface-a/index.js';
+import type { RuntimeRequestMap } from './runtime.js';
 
 /** Who is calling, as established by the gateway or the management API. */
 export const CallerScope = Type.Object(
@@ -37,7 +38,7 @@ export const Subjects = {
 
 export type SubjectName = (typeof Subjects)[keyof typeof Subjects];
 
-export interface RequestMap {
+export interface RequestMap extends RuntimeRequestMap {
   'management-api.v1.api-keys.verify': {
     request: { apiKey: string };
     response: { valid: false } | { valid: true; keyId: string; organizationId: string; operator: boolean };

@@ -1,0 +1,298 @@
+/**
+ * The runtime contract between admin-gateway, management-api and runtime-registry.
+ *
+ * - `runtime-registry.v1.query`   interface A reads: one subject, a `kind` per operation; the
+ *                                 result type of each kind is fixed by `RuntimeQueryResults`.
+ * - `runtime-registry.v1.command` updates, kicks and messages at every level (interface A and the
+ *                                 management API actions); answers `null` or a DomainError
+ *                                 (`NotFound` for an unknown application, channel, user, ...).
+ * - `runtime-registry.v1.edge`    what the client edge reports: register, join, leave, connection
+ *                                 lifecycle, stats, client messages.
+ * - `gateway.v1.push.<gatewayId>` (publish, no reply) what the registry pushes to the clients held
+ *                                 by one gateway replica.
+ * - `runtime-registry.v1.heartbeat` (publish) media servers and connectors announce themselves.
+ * - `management-api.v1.applications.resolve`  the shared secret and owner of an application id.
+ * - `management-api.v1.applications.changed`  (publish) an application config changed; caches drop it.
+ * - JetStream stream `<namespace>-events`, subjects `<namespace>.events.<event type>`: the domain
+ *   events (EventInfo plus owner), each with a unique id sent as `Nats-Msg-Id`.
+ *
+ * Every request carries the caller's `scope`; the registry answers another organization's
+ * application exactly like a missing one.
+ */
+import type {
+  ApplicationEnvironment,
+  ApplicationSnapshot,
+  ChannelPatch,
+  ChannelSnapshot,
+  ClientInChannelPatch,
+  ClientInChannelSnapshot,
+  ClientInfo,
+  ClientPatch,
+  ConnectionInfo,
+  ConnectionPatch,
+  ConnectionState,
+  ConnectionType,
+  DeviceInChannelPatch,
+  DeviceInChannelSnapshot,
+  DeviceInfo,
+  MediaServer,
+  MediaServerPatch,
+  MediaServerStatistics,
+  MessageBody,
+  StreamDirection,
+  UserInChannelPatch,
+  UserInChannelSnapshot,
+  UserInfo,
+  EnvironmentServer,
+} from '../interface-a/index.js';
+import type { ChannelClaim } from '../interface-b/index.js';
+import type { EventInfo } from '../webhooks/index.js';
+import type { CallerScope } from './subjects.js';
+
+export interface AppRef {
+  applicationId: string;
+}
+export interface ChannelRef extends AppRef {
+  channelId: string;
+}
+export interface UserRef extends AppRef {
+  userId: string;
+}
+export interface DeviceRef extends UserRef {
+  deviceId: string;
+}
+export interface ClientRef extends DeviceRef {
+  clientId: string;
+}
+export type ChannelUserRef = ChannelRef & UserRef;
+export type ChannelDeviceRef = ChannelRef & DeviceRef;
+export type ChannelClientRef = ChannelRef & ClientRef;
+export interface ConnectionRef extends ChannelClientRef {
+  connectionId: string;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Queries (interface A reads)
+// ---------------------------------------------------------------------------------------------
+
+export interface DatastorePage {
+  /** Keys and values (secrets never included); values of hashes/sets/lists as JSON. */
+  entries: Array<{ key: string; type: string; value: unknown }>;
+  /** Opaque cursor of the next page; null when done. */
+  next: string | null;
+}
+
+export interface Connector {
+  id: string;
+  type: string;
+  region: string | null;
+  version: string | null;
+  addresses: string[];
+  active: boolean;
+  lastHeartbeat: string;
+}
+
+/** Each query kind: its parameters and its result. */
+export interface RuntimeQueries {
+  'applications.list': { params: Record<string, never>; result: string[] };
+  'application.get': { params: AppRef; result: ApplicationSnapshot };
+  'application.environment': { params: AppRef; result: ApplicationEnvironment };
+  'channels.list': { params: AppRef; result: ChannelSnapshot[] };
+  'channel.get': { params: ChannelRef; result: ChannelSnapshot };
+  'client.channels': { params: ClientRef; result: ChannelSnapshot[] };
+  'users.list': { params: AppRef; result: UserInfo[] };
+  'user.get': { params: UserRef; result: UserInfo };
+  'channel.users': { params: ChannelRef; result: UserInChannelSnapshot[] };
+  'channel.user.get': { params: ChannelUserRef; result: UserInChannelSnapshot };
+  'user.devices': { params: UserRef; result: DeviceInfo[] };
+  'device.get': { params: DeviceRef; result: DeviceInfo };
+  'channel.devices': { params: ChannelRef; result: DeviceInChannelSnapshot[] };
+  'channel.user.devices': { params: ChannelUserRef; result: DeviceInChannelSnapshot[] };
+  'channel.device.get': { params: ChannelDeviceRef; result: DeviceInChannelSnapshot };
+  'device.clients': { params: DeviceRef; result: ClientInfo[] };
+  'client.get': { params: ClientRef; result: ClientInfo };
+  'channel.clients': { params: ChannelRef; result: ClientInChannelSnapshot[] };
+  'channel.device.clients': { params: ChannelDeviceRef; result: ClientInChannelSnapshot[] };
+  'channel.client.get': { params: ChannelClientRef; result: ClientInChannelSnapshot };
+  'channel.connections': { params: ChannelRef; result: ConnectionInfo[] };
+  'channel.client.connections': { params: ChannelClientRef; result: ConnectionInfo[] };
+  'connection.get': { params: ConnectionRef; result: ConnectionInfo };
+  'mediaservers.list': { params: Record<string, never>; result: MediaServer[] };
+  'mediaserver.get': { params: { mediaServerId: string }; result: MediaServer };
+  'mediaserver.stats': { params: { mediaServerId: string }; result: MediaServerStatistics };
+  'mediaservers.stats': { params: Record<string, never>; result: MediaServerStatistics[] };
+  'connectors.list': { params: Record<string, never>; result: Connector[] };
+  'diagnostics.datastore': { params: { cursor?: string; count?: number }; result: DatastorePage };
+}
+export type RuntimeQueryKind = keyof RuntimeQueries;
+/** Queries that span organizations: operator credential only. */
+export const OPERATOR_QUERIES: readonly RuntimeQueryKind[] = ['applications.list', 'mediaservers.list', 'mediaserver.get', 'mediaserver.stats', 'mediaservers.stats', 'connectors.list', 'diagnostics.datastore'];
+
+export type RuntimeQuery = { [K in RuntimeQueryKind]: { kind: K } & RuntimeQueries[K]['params'] }[RuntimeQueryKind];
+export type RuntimeQueryResult<K extends RuntimeQueryKind> = RuntimeQueries[K]['result'];
+
+// ---------------------------------------------------------------------------------------------
+// Commands (updates, kicks, messages)
+// ---------------------------------------------------------------------------------------------
+
+/** The ten message targets. */
+export type MessageTarget =
+  | ({ level: 'application' } & AppRef)
+  | ({ level: 'channel' } & ChannelRef)
+  | ({ level: 'user' } & UserRef)
+  | ({ level: 'channel.user' } & ChannelUserRef)
+  | ({ level: 'device' } & DeviceRef)
+  | ({ level: 'channel.device' } & ChannelDeviceRef)
+  | ({ level: 'client' } & ClientRef)
+  | ({ level: 'channel.client' } & ChannelClientRef);
+
+/** The five kick levels. */
+export type KickTarget =
+  | ({ level: 'channel' } & ChannelRef)
+  | ({ level: 'channel.user' } & ChannelUserRef)
+  | ({ level: 'channel.device' } & ChannelDeviceRef)
+  | ({ level: 'channel.client' } & ChannelClientRef)
+  | ({ level: 'connection' } & ConnectionRef);
+
+/** `recordingMode` comes from the management API's level configs (e.g. `AudioVideo`). */
+export interface RecordingModeExtra {
+  recordingMode?: string | null;
+}
+
+export type UpdateTarget =
+  | ({ level: 'channel'; patch: ChannelPatch & RecordingModeExtra } & ChannelRef)
+  | ({ level: 'channel.user'; patch: UserInChannelPatch & RecordingModeExtra } & ChannelUserRef)
+  | ({ level: 'channel.device'; patch: DeviceInChannelPatch & RecordingModeExtra } & ChannelDeviceRef)
+  | ({ level: 'client'; patch: ClientPatch } & ClientRef)
+  | ({ level: 'channel.client'; patch: ClientInChannelPatch & RecordingModeExtra } & ChannelClientRef)
+  | ({ level: 'connection'; patch: ConnectionPatch & RecordingModeExtra } & ConnectionRef);
+
+export type RuntimeCommand =
+  | { kind: 'message'; target: MessageTarget; message: MessageBody; origin: 'api' }
+  | { kind: 'kick'; target: KickTarget; origin: 'api' }
+  | { kind: 'update'; target: UpdateTarget; origin: 'api' }
+  | { kind: 'mediaserver.update'; mediaServerId: string; patch: MediaServerPatch };
+
+// ---------------------------------------------------------------------------------------------
+// Client edge (gateway -> registry)
+// ---------------------------------------------------------------------------------------------
+
+export interface StreamDescription {
+  audio?: { direction: StreamDirection; muted?: boolean; disabled?: boolean; formats?: string[] } | null;
+  video?: { direction: StreamDirection; muted?: boolean; disabled?: boolean; formats?: string[]; maxPixelCount?: number } | null;
+  data?: { direction: StreamDirection; channelLabels?: string[] } | null;
+}
+
+export type EdgeReport =
+  | {
+      kind: 'client.register';
+      client: ClientRef & { userAlias: string | null; deviceAlias: string | null; tag: string | null; roles: string[]; protocol: string };
+      organizationId: string;
+      gatewayId: string;
+      claims: ChannelClaim[];
+    }
+  | { kind: 'client.unregister'; client: ClientRef; reason: 'left' | 'dropped' | 'kicked' }
+  | { kind: 'client.join'; client: ClientRef; channelId: string; claim: ChannelClaim }
+  | { kind: 'client.leave'; client: ClientRef; channelId: string }
+  | { kind: 'client.update'; client: ClientRef; userAlias?: string | null; deviceAlias?: string | null; tag?: string | null }
+  | { kind: 'client.message'; client: ClientRef; channelId: string | null; message: MessageBody; to?: { userId?: string; deviceId?: string; clientId?: string } }
+  | { kind: 'client.stats'; client: ClientRef; stats: Record<string, unknown> }
+  | { kind: 'connection.open'; client: ClientRef; channelId: string; connectionId: string; type: ConnectionType; tag: string | null; streams: StreamDescription; remoteConnectionId?: string | null }
+  | { kind: 'connection.state'; client: ClientRef; channelId: string; connectionId: string; state: ConnectionState; error?: { code: string; message: string } | null }
+  | { kind: 'connection.update'; client: ClientRef; channelId: string; connectionId: string; localAudioMuted?: boolean; localVideoMuted?: boolean; tag?: string | null; streams?: StreamDescription }
+  | { kind: 'connection.stats'; client: ClientRef; channelId: string; connectionId: string; stats: Record<string, unknown> }
+  | { kind: 'connection.close'; client: ClientRef; channelId: string; connectionId: string };
+
+export interface EdgeResults {
+  'client.register': { ok: true };
+  'client.unregister': { ok: true };
+  'client.join': { channel: ChannelSnapshot; settings: EffectiveSettings };
+  'client.leave': { ok: true };
+  'client.update': { ok: true };
+  'client.message': { delivered: number };
+  'client.stats': { ok: true };
+  'connection.open': { mediaServerId: string | null; settings: EffectiveSettings };
+  'connection.state': { ok: true };
+  'connection.update': { ok: true };
+  'connection.stats': { ok: true };
+  'connection.close': { ok: true };
+}
+
+/** What applies to one connection after the levels above it were combined. */
+export interface EffectiveSettings {
+  recording: boolean;
+  recordingTag: string | null;
+  audioMuted: boolean;
+  videoMuted: boolean;
+  audioUnmuteDisabled: boolean;
+  videoUnmuteDisabled: boolean;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Pushes (registry -> the gateway replica holding the client)
+// ---------------------------------------------------------------------------------------------
+
+export type ServerPush =
+  | { type: 'message'; channelId: string | null; message: MessageBody; from: { userId: string | null; userAlias: string | null; deviceId: string | null; deviceAlias: string | null; clientId: string | null; clientTag: string | null; clientRoles: string[] | null } }
+  | { type: 'kicked'; channelId: string; connectionId?: string | null }
+  | { type: 'settings'; channelId: string; connectionId: string; settings: EffectiveSettings }
+  | { type: 'client.updated'; userAlias: string | null; deviceAlias: string | null; tag: string | null; roles: string[] }
+  | { type: 'claim.updated'; channelId: string; claim: ChannelClaim }
+  | { type: 'unregistered'; reason: string };
+
+export interface PushBatch {
+  deliveries: Array<{ client: ClientRef; push: ServerPush }>;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Heartbeats, application resolution, domain events
+// ---------------------------------------------------------------------------------------------
+
+export interface Heartbeat {
+  role: 'mediaserver' | 'connector' | 'gateway' | 'recording';
+  server: EnvironmentServer & { capacity?: number; computer?: MediaServer['computer'] };
+}
+
+export interface ResolvedApplication {
+  applicationId: string;
+  applicationConfigId: string;
+  organizationId: string;
+  sharedSecret: string;
+  disabled: boolean;
+}
+
+/** What flows through JetStream: the webhook EventInfo plus its owner. */
+export interface DomainEvent {
+  event: EventInfo;
+  applicationId: string;
+  organizationId: string;
+}
+
+export const RuntimeSubjects = {
+  query: 'runtime-registry.v1.query',
+  command: 'runtime-registry.v1.command',
+  edge: 'runtime-registry.v1.edge',
+  heartbeat: 'runtime-registry.v1.heartbeat',
+  resolveApplication: 'management-api.v1.applications.resolve',
+  applicationChanged: 'management-api.v1.applications.changed',
+} as const;
+
+/** Subject a gateway replica listens on for pushes to its clients. */
+export function pushSubject(namespace: string, gatewayId: string): string {
+  return `${namespace}.gateway.v1.push.${gatewayId}`;
+}
+
+/** JetStream stream of domain events, and the subject of one event type. */
+export function eventStreamName(namespace: string): string {
+  return `${namespace}-events`;
+}
+export function eventSubject(namespace: string, type: string): string {
+  return `${namespace}.events.${type}`;
+}
+
+export interface RuntimeRequestMap {
+  'runtime-registry.v1.query': { request: { scope: CallerScope; query: RuntimeQuery }; response: unknown };
+  'runtime-registry.v1.command': { request: { scope: CallerScope; command: RuntimeCommand }; response: null };
+  'runtime-registry.v1.edge': { request: { report: EdgeReport }; response: unknown };
+  'management-api.v1.applications.resolve': { request: { applicationId: string }; response: ResolvedApplication };
+}
