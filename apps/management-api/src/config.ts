@@ -1,9 +1,8 @@
-import { commonSettings, databaseSettings, int, loadConfig, type ConfigOf } from '@switchboard/config';
+import { commonSettings, databaseSettings, loadConfig, type ConfigOf } from '@switchboard/config';
 
 export const settings = {
   ...commonSettings(8081),
   ...databaseSettings(),
-  apiKeyCacheTtlMs: int({ env: 'API_KEY_CACHE_TTL_MS', default: 0, min: 0, max: 300000, description: 'How long a verified API key is remembered (0: look up every time)' }),
 };
 
 export type ManagementConfig = ConfigOf<typeof settings>;
