@@ -1,0 +1,50 @@
+/**
+ * The one error type of the OData query engine. `code` is the OData error code of the interface B
+ * contract, `target` names the offending query option (`$filter`, `$orderby`, ...). Messages name
+ * the offending property or token and the position, never SQL text.
+ */
+export type ODataErrorCode = 'QuerySyntaxError' | 'QueryLimitExceeded' | 'UnknownProperty' | 'ValidationFailed';
+
+export interface ODataErrorDetail {
+  code: string;
+  message: string;
+  target?: string;
+}
+
+export class ODataError extends Error {
+  override readonly name = 'ODataError';
+  readonly code: ODataErrorCode;
+  readonly target: string;
+  readonly details?: ODataErrorDetail[];
+  /** 0-based character offset in the option value where the problem was found, when known. */
+  readonly position?: number;
+
+  constructor(code: ODataErrorCode, target: string, message: string, options: { position?: number; details?: ODataErrorDetail[] } = {}) {
+    super(message);
+    this.code = code;
+    this.target = target;
+    if (options.position !== undefined) this.position = options.position;
+    if (options.details !== undefined) this.details = options.details;
+  }
+
+  /** The OData JSON error body: `{ error: { code, message, target, details } }`. */
+  toJSON(): { error: { code: ODataErrorCode; message: string; target: string; details?: ODataErrorDetail[] } } {
+    const error: { code: ODataErrorCode; message: string; target: string; details?: ODataErrorDetail[] } = {
+      code: this.code,
+      message: this.message,
+      target: this.target,
+    };
+    if (this.details) error.details = this.details;
+    return { error };
+  }
+}
+
+export function isODataError(value: unknown): value is ODataError {
+  return value instanceof ODataError;
+}
+
+/** Shortens user text echoed in messages and makes control characters visible. */
+export function quoteForMessage(text: string, max = 64): string {
+  const cut = text.length > max ? `${text.slice(0, max)}...` : text;
+  return `'${cut.replace(/[\u0000-\u001f\u007f]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`)}'`;
+}
