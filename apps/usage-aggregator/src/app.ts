@@ -6,6 +6,10 @@ import type { Redis } from 'ioredis';
 import { DataSource } from 'typeorm';
 import type { UsageAggregatorConfig } from './config.js';
 import { persistenceOptions } from './persistence.js';
+import { UsageEventConsumer } from './usage/usage-event.consumer.js';
+import { UsageLedger } from './usage/usage-ledger.js';
+import { UsageQueryService } from './usage/usage-query.service.js';
+import { UsageRpc } from './usage/usage.rpc.js';
 
 @Module({})
 class UsageAggregatorModule {
@@ -13,7 +17,8 @@ class UsageAggregatorModule {
     return {
       module: UsageAggregatorModule,
       imports: [TypeOrmModule.forRootAsync({ useFactory: () => dataSourceOptions(persistenceOptions(config.databaseUrl, config.databasePoolSize)) })],
-      providers: [{ provide: REDIS, useFactory: () => createRedis(config.redisUrl, 'usage-aggregator') }, RedisLifecycle],
+      controllers: [UsageRpc],
+      providers: [{ provide: REDIS, useFactory: () => createRedis(config.redisUrl, 'usage-aggregator') }, RedisLifecycle, UsageLedger, UsageQueryService, UsageEventConsumer],
     };
   }
 }
@@ -22,7 +27,10 @@ export async function buildUsageAggregator(config: UsageAggregatorConfig) {
   const app = await createService({ name: 'usage-aggregator', config, imports: [UsageAggregatorModule.forConfig(config)], rpcServer: true, renderHttpError: renderPlainError });
   const ds = app.get(DataSource);
   const redis = app.get<Redis>(REDIS);
-  app.get(ReadinessService).register('postgres', () => databaseReadiness(ds));
-  app.get(ReadinessService).register('redis', () => redisReadiness(redis));
+  const readiness = app.get(ReadinessService);
+  readiness.register('postgres', () => databaseReadiness(ds));
+  readiness.register('redis', () => redisReadiness(redis));
+  const consumer = app.get(UsageEventConsumer);
+  readiness.register('event-stream', () => consumer.ready());
   return app;
 }

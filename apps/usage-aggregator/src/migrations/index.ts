@@ -1,3 +1,4 @@
 import { Initial1763800000000 } from './1763800000000-initial.js';
+import { UsageLedger1764200000000 } from './1764200000000-usage-ledger.js';
 
-export const migrations = [Initial1763800000000];
+export const migrations = [Initial1763800000000, UsageLedger1764200000000];
