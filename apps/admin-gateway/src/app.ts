@@ -1,25 +1,49 @@
 import { Module, type DynamicModule } from '@nestjs/common';
 import { APP_GUARD } from '@nestjs/core';
 import { createService } from '@switchboard/service-kit';
-import { ApplicationsController } from './applications/applications.controller.js';
 import { AdminAuthGuard } from './auth/admin-auth.guard.js';
 import { CredentialsService } from './auth/credentials.service.js';
+import { OperatorGuard } from './auth/operator.guard.js';
 import type { GatewayConfig } from './config.js';
-import { OpenApiController } from './http/openapi.controller.js';
+import { OpenApiController, PUBLISHED_CONTROLLERS } from './http/openapi.controller.js';
 import { renderProblem } from './http/problem.js';
+import { RuntimeClient } from './runtime/runtime.client.js';
+import { ApplicationSecrets } from './sync/application-secrets.service.js';
+import { ClientTokenVerifier } from './sync/client-token.verifier.js';
+import { EdgeClient } from './sync/edge.client.js';
+import { gatewayIdProvider } from './sync/gateway-identity.js';
+import { HeartbeatService } from './sync/heartbeat.service.js';
+import { PushListener } from './sync/push.listener.js';
+import { SessionStore } from './sync/session.store.js';
+import { SyncHandlers } from './sync/sync.handlers.js';
+import { SyncMetrics } from './sync/sync.metrics.js';
+import { SyncServer } from './sync/sync.server.js';
+
+/** Interface A over HTTP: thin controllers forwarding to runtime-registry over NATS. */
+@Module({
+  controllers: [...PUBLISHED_CONTROLLERS, OpenApiController],
+  providers: [CredentialsService, OperatorGuard, RuntimeClient, { provide: APP_GUARD, useClass: AdminAuthGuard }],
+})
+class AdminApiModule {}
+
+/** The client edge: the /sync WebSocket on the same HTTP server, pushes, heartbeats. */
+@Module({
+  providers: [gatewayIdProvider, SyncMetrics, EdgeClient, ApplicationSecrets, ClientTokenVerifier, SessionStore, SyncHandlers, SyncServer, PushListener, HeartbeatService],
+  exports: [SyncServer, SessionStore],
+})
+class ClientEdgeModule {}
 
 @Module({})
 class GatewayModule {
   static forConfig(_config: GatewayConfig): DynamicModule {
-    return {
-      module: GatewayModule,
-      controllers: [ApplicationsController, OpenApiController],
-      providers: [CredentialsService, { provide: APP_GUARD, useClass: AdminAuthGuard }],
-    };
+    return { module: GatewayModule, imports: [AdminApiModule, ClientEdgeModule] };
   }
 }
 
-/** admin-gateway is stateless: every replica answers any request by asking the owning service over NATS. */
+/**
+ * admin-gateway: interface A and the client edge. The HTTP side is stateless (every replica can
+ * answer any request); the client edge holds the sockets of its own clients.
+ */
 export async function buildAdminGateway(config: GatewayConfig) {
   return createService({ name: 'admin-gateway', config, imports: [GatewayModule.forConfig(config)], rpcServer: false, renderHttpError: renderProblem });
 }

@@ -10,6 +10,19 @@ export const settings = {
   oauthJwksUrl: url({ env: 'OAUTH_JWKS_URL', optional: true, protocols: ['https', 'http'], description: 'JWKS URL of the OAuth2 issuer' }),
   oauthOperatorScope: str({ env: 'OAUTH_OPERATOR_SCOPE', default: 'switchboard:operator', description: 'Scope that makes a Bearer token an operator credential' }),
   oauthOrganizationClaim: str({ env: 'OAUTH_ORGANIZATION_CLAIM', default: 'org_id', description: 'Claim of a Bearer token holding the organization id' }),
+  // Client edge (/sync WebSocket), see docs/sync-protocol.md
+  syncGracePeriodMs: int({ env: 'SYNC_GRACE_PERIOD_MS', default: 10000, min: 0, max: 600000, description: 'How long a client whose socket dropped stays registered (and may resume by registering again) before it is unregistered and its connections closed' }),
+  syncRegisterTimeoutMs: int({ env: 'SYNC_REGISTER_TIMEOUT_MS', default: 10000, min: 100, max: 300000, description: 'A socket that has not registered within this time is closed (code 4008)' }),
+  syncMaxFrameBytes: int({ env: 'SYNC_MAX_FRAME_BYTES', default: 65536, min: 1024, max: 1048576, description: 'Largest frame a client may send; a larger one closes the socket (code 1009)' }),
+  syncMaxSendBufferBytes: int({ env: 'SYNC_MAX_SEND_BUFFER_BYTES', default: 1048576, min: 16384, max: 67108864, description: 'Bytes queued for a socket the client does not read; beyond it the socket is closed as a slow consumer (code 4029)' }),
+  syncMaxPendingRequests: int({ env: 'SYNC_MAX_PENDING_REQUESTS', default: 32, min: 1, max: 1024, description: 'Requests of one socket queued or in flight; further requests are refused with TooManyRequests' }),
+  syncMaxDetachedPushes: int({ env: 'SYNC_MAX_DETACHED_PUSHES', default: 100, min: 0, max: 10000, description: 'Pushes kept for a client during its grace period and delivered when it resumes (the oldest are dropped beyond)' }),
+  syncPingIntervalMs: int({ env: 'SYNC_PING_INTERVAL_MS', default: 20000, min: 1000, max: 300000, description: 'WebSocket ping interval; a socket that misses a pong for a whole interval is dropped' }),
+  syncPublicUrl: url({ env: 'SYNC_PUBLIC_URL', optional: true, protocols: ['ws', 'wss'], description: 'URL clients reach this replica\'s /sync at, announced in heartbeats (default ws://HTTP_HOST:HTTP_PORT/sync)' }),
+  clientTokenClockSkewSeconds: int({ env: 'CLIENT_TOKEN_CLOCK_SKEW_SECONDS', default: 30, min: 0, max: 600, description: 'Clock skew tolerated when checking exp and iat of client tokens' }),
+  applicationCacheTtlMs: int({ env: 'APPLICATION_CACHE_TTL_MS', default: 60000, min: 0, max: 3600000, description: 'How long a replica keeps an application\'s shared secret; dropped earlier when management-api announces a change' }),
+  gatewayHeartbeatIntervalMs: int({ env: 'GATEWAY_HEARTBEAT_INTERVAL_MS', default: 5000, min: 200, max: 60000, description: 'Interval of the heartbeats this replica publishes to runtime-registry' }),
+  gatewayRegion: str({ env: 'GATEWAY_REGION', optional: true, description: 'Region announced in heartbeats' }),
 };
 
 export type GatewayConfig = ConfigOf<typeof settings>;

@@ -4,3 +4,4 @@ export * from './interface-b/index.js';
 export * from './webhooks/index.js';
 export * from './problem/index.js';
 export * from './messaging/index.js';
+export * from './edge/index.js';

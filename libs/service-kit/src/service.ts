@@ -68,7 +68,7 @@ export async function createService(options: ServiceOptions): Promise<NestFastif
     providers,
     exports: [SERVICE_CONFIG, NATS_OPTIONS, NatsClient, JsonLogger],
   };
-  const adapter = new FastifyAdapter({ bodyLimit: options.bodyLimitBytes ?? 1024 * 1024, trustProxy: false, return503OnClosing: true });
+  const adapter = new FastifyAdapter({ bodyLimit: options.bodyLimitBytes ?? 1024 * 1024, trustProxy: false, return503OnClosing: true, routerOptions: { maxParamLength: 512 } });
   const app = await NestFactory.create<NestFastifyApplication>(root, adapter, { logger, bufferLogs: false, abortOnError: false });
   app.useGlobalFilters(new TransportErrorFilter(options.renderHttpError));
 

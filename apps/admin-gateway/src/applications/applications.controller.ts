@@ -1,26 +1,49 @@
-import { Controller, Get, Param } from '@nestjs/common';
-import { ApplicationSnapshot, Subjects, type CallerScope } from '@switchboard/contracts';
-import { ApiDoc, NatsClient } from '@switchboard/service-kit';
-import { Type } from '@sinclair/typebox';
-import { requireOperator, Scope } from '../auth/scope.decorator.js';
+import { Controller, Get, HttpCode, Post } from '@nestjs/common';
+import { ApplicationEnvironment, ApplicationSnapshot, MessageBody, type CallerScope } from '@switchboard/contracts';
+import { ApiDoc } from '@switchboard/service-kit';
+import { OperatorOnly } from '../auth/operator.guard.js';
+import { Scope } from '../auth/scope.decorator.js';
+import { ApplicationIdList } from '../http/doc-schemas.js';
+import { IdParam, ValidBody } from '../http/params.js';
 import { ADMIN_PREFIXES } from '../http/prefixes.js';
+import { A, OPERATOR_ERRORS, READ_ERRORS, WRITE_ERRORS } from '../http/routes.js';
+import { RuntimeClient } from '../runtime/runtime.client.js';
 
-const ApplicationIds = Type.Array(Type.String(), { $id: 'ApplicationIdList', description: 'Application ids in use' });
+const tags = ['Applications'];
 
-@Controller(ADMIN_PREFIXES.map((p) => `${p}/applications`))
+@Controller([...ADMIN_PREFIXES])
 export class ApplicationsController {
-  constructor(private readonly nats: NatsClient) {}
+  constructor(private readonly runtime: RuntimeClient) {}
 
-  @Get()
-  @ApiDoc({ summary: 'List application ids in use (operator credential)', tags: ['Applications'], response: ApplicationIds, errors: [403, 503, 504] })
+  @Get('applications')
+  @OperatorOnly()
+  @ApiDoc({ summary: 'List application ids in use (operator credential)', tags, response: ApplicationIdList, errors: OPERATOR_ERRORS })
   list(@Scope() scope: CallerScope) {
-    requireOperator(scope);
-    return this.nats.request(Subjects.applicationsList, { scope });
+    return this.runtime.query(scope, 'applications.list', {});
   }
 
-  @Get(':applicationId')
-  @ApiDoc({ summary: 'Snapshot of an application', tags: ['Applications'], response: ApplicationSnapshot, errors: [403, 404, 503, 504] })
-  get(@Scope() scope: CallerScope, @Param('applicationId') applicationId: string) {
-    return this.nats.request(Subjects.applicationGet, { scope, applicationId });
+  @Get(A)
+  @ApiDoc({ summary: 'Snapshot of an application', tags, response: ApplicationSnapshot, errors: READ_ERRORS })
+  get(@Scope() scope: CallerScope, @IdParam('applicationId') applicationId: string) {
+    return this.runtime.query(scope, 'application.get', { applicationId });
+  }
+
+  @Post(`${A}/message`)
+  @HttpCode(204)
+  @ApiDoc({ summary: 'Send a server message to every client of an application', tags, body: MessageBody, status: 204, errors: WRITE_ERRORS })
+  async message(@Scope() scope: CallerScope, @IdParam('applicationId') applicationId: string, @ValidBody(MessageBody) message: MessageBody) {
+    await this.runtime.command(scope, { kind: 'message', origin: 'api', target: { level: 'application', applicationId }, message });
+  }
+
+  @Get(`${A}/environment`)
+  @ApiDoc({
+    summary: 'Environment of an application: gateways, media servers, connectors and recording services',
+    description: 'Published under `/admin/api/v1` (the path of the specification) and, like every operation, under `/admin/api/v1.0`.',
+    tags,
+    response: ApplicationEnvironment,
+    errors: READ_ERRORS,
+  })
+  environment(@Scope() scope: CallerScope, @IdParam('applicationId') applicationId: string) {
+    return this.runtime.query(scope, 'application.environment', { applicationId });
   }
 }

@@ -2,9 +2,27 @@ import { Controller, Get } from '@nestjs/common';
 import { ProblemDetails } from '@switchboard/contracts';
 import { buildOpenApi } from '@switchboard/service-kit';
 import { ApplicationsController } from '../applications/applications.controller.js';
+import { ChannelsController } from '../channels/channels.controller.js';
+import { ClientsController } from '../clients/clients.controller.js';
+import { ConnectionsController } from '../connections/connections.controller.js';
+import { ConnectorsController } from '../connectors/connectors.controller.js';
+import { DevicesController } from '../devices/devices.controller.js';
+import { DiagnosticsController } from '../diagnostics/diagnostics.controller.js';
+import { MediaServersController } from '../media-servers/media-servers.controller.js';
+import { UsersController } from '../users/users.controller.js';
 
 /** Every interface A controller, in document order. */
-export const PUBLISHED_CONTROLLERS = [ApplicationsController];
+export const PUBLISHED_CONTROLLERS = [
+  ApplicationsController,
+  ChannelsController,
+  UsersController,
+  DevicesController,
+  ClientsController,
+  ConnectionsController,
+  MediaServersController,
+  ConnectorsController,
+  DiagnosticsController,
+];
 
 let document: Record<string, unknown> | undefined;
 
@@ -18,7 +36,9 @@ export class OpenApiController {
         version: '1.0',
         description:
           'Inspect and steer live applications. Every failure answers application/problem+json. Authenticate with `X-API-Key` ' +
-          '(a key issued through the management API) or an OAuth2 Bearer token; the caller address must be inside the admin CIDR allowlist.',
+          '(a key issued through the management API) or an OAuth2 Bearer token; the caller address must be inside the admin CIDR allowlist. ' +
+          'Updates, kicks and sends answer 204 No Content. Media servers, connectors, diagnostics and the application list need an operator credential. ' +
+          'Live clients connect to the WebSocket `/sync` of the same host (frame protocol: docs/sync-protocol.md).',
         security: {
           ApiKey: { type: 'apiKey', in: 'header', name: 'X-API-Key' },
           oauth2: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' },

@@ -1,4 +1,4 @@
-import type { ErrorCode } from '@switchboard/contracts';
+import { DomainError, type ErrorCode } from '@switchboard/contracts';
 import { currentCorrelationId, statusOf, type HttpErrorRenderer } from '@switchboard/service-kit';
 
 const TITLES: Record<ErrorCode, string> = {
@@ -18,6 +18,8 @@ export const PROBLEM_TYPE_BASE = 'https://switchboard.dev/problems/';
 /** RFC 9457 problem details, plus `code`, `correlationId` and, for validation, `errors` naming each field. */
 export const renderProblem: HttpErrorRenderer = (error, request, reply) => {
   const status = statusOf(error);
+  // A downstream service's internal failure is described by that service's logs, never to the caller.
+  if (error.code === 'Internal') error = new DomainError('Internal', 'An internal error occurred.');
   const body: Record<string, unknown> = {
     type: `${PROBLEM_TYPE_BASE}${error.code.replace(/([a-z])([A-Z])/g, '$1-$2').toLowerCase()}`,
     title: TITLES[error.code],

@@ -1,0 +1,112 @@
+import { Controller, Delete, Get, HttpCode, Patch, Post } from '@nestjs/common';
+import { DeviceInChannelPatch, DeviceInChannelSnapshot, DeviceInfo, MessageBody, type CallerScope } from '@switchboard/contracts';
+import { ApiDoc } from '@switchboard/service-kit';
+import { Scope } from '../auth/scope.decorator.js';
+import { DeviceInChannelSnapshotList, DeviceInfoList } from '../http/doc-schemas.js';
+import { IdParam, ValidBody } from '../http/params.js';
+import { ADMIN_PREFIXES } from '../http/prefixes.js';
+import { A, C, READ_ERRORS, WRITE_ERRORS } from '../http/routes.js';
+import { RuntimeClient } from '../runtime/runtime.client.js';
+
+const tags = ['Devices'];
+const D = 'users/:userId/devices/:deviceId';
+
+@Controller([...ADMIN_PREFIXES])
+export class DevicesController {
+  constructor(private readonly runtime: RuntimeClient) {}
+
+  @Get(`${A}/users/:userId/devices`)
+  @ApiDoc({ summary: 'List the devices of a user', tags, response: DeviceInfoList, errors: READ_ERRORS })
+  listOfUser(@Scope() scope: CallerScope, @IdParam('applicationId') applicationId: string, @IdParam('userId') userId: string) {
+    return this.runtime.query(scope, 'user.devices', { applicationId, userId });
+  }
+
+  @Get(`${A}/${D}`)
+  @ApiDoc({ summary: 'Get device info', tags, response: DeviceInfo, errors: READ_ERRORS })
+  get(@Scope() scope: CallerScope, @IdParam('applicationId') applicationId: string, @IdParam('userId') userId: string, @IdParam('deviceId') deviceId: string) {
+    return this.runtime.query(scope, 'device.get', { applicationId, userId, deviceId });
+  }
+
+  @Post(`${A}/${D}/message`)
+  @HttpCode(204)
+  @ApiDoc({ summary: 'Send a server message to a device', tags, body: MessageBody, status: 204, errors: WRITE_ERRORS })
+  async message(
+    @Scope() scope: CallerScope,
+    @IdParam('applicationId') applicationId: string,
+    @IdParam('userId') userId: string,
+    @IdParam('deviceId') deviceId: string,
+    @ValidBody(MessageBody) message: MessageBody,
+  ) {
+    await this.runtime.command(scope, { kind: 'message', origin: 'api', target: { level: 'device', applicationId, userId, deviceId }, message });
+  }
+
+  @Get(`${C}/devices`)
+  @ApiDoc({ summary: 'List the devices in a channel', tags, response: DeviceInChannelSnapshotList, errors: READ_ERRORS })
+  listInChannel(@Scope() scope: CallerScope, @IdParam('applicationId') applicationId: string, @IdParam('channelId') channelId: string) {
+    return this.runtime.query(scope, 'channel.devices', { applicationId, channelId });
+  }
+
+  @Get(`${C}/users/:userId/devices`)
+  @ApiDoc({ summary: 'List the devices in a channel owned by a user', tags, response: DeviceInChannelSnapshotList, errors: READ_ERRORS })
+  listInChannelOfUser(
+    @Scope() scope: CallerScope,
+    @IdParam('applicationId') applicationId: string,
+    @IdParam('channelId') channelId: string,
+    @IdParam('userId') userId: string,
+  ) {
+    return this.runtime.query(scope, 'channel.user.devices', { applicationId, channelId, userId });
+  }
+
+  @Get(`${C}/${D}`)
+  @ApiDoc({ summary: 'Snapshot of a device in a channel', tags, response: DeviceInChannelSnapshot, errors: READ_ERRORS })
+  getInChannel(
+    @Scope() scope: CallerScope,
+    @IdParam('applicationId') applicationId: string,
+    @IdParam('channelId') channelId: string,
+    @IdParam('userId') userId: string,
+    @IdParam('deviceId') deviceId: string,
+  ) {
+    return this.runtime.query(scope, 'channel.device.get', { applicationId, channelId, userId, deviceId });
+  }
+
+  @Patch(`${C}/${D}`)
+  @HttpCode(204)
+  @ApiDoc({ summary: 'Update a device in a channel', tags, body: DeviceInChannelPatch, status: 204, errors: WRITE_ERRORS })
+  async updateInChannel(
+    @Scope() scope: CallerScope,
+    @IdParam('applicationId') applicationId: string,
+    @IdParam('channelId') channelId: string,
+    @IdParam('userId') userId: string,
+    @IdParam('deviceId') deviceId: string,
+    @ValidBody(DeviceInChannelPatch) patch: DeviceInChannelPatch,
+  ) {
+    await this.runtime.command(scope, { kind: 'update', origin: 'api', target: { level: 'channel.device', applicationId, channelId, userId, deviceId, patch } });
+  }
+
+  @Delete(`${C}/${D}`)
+  @HttpCode(204)
+  @ApiDoc({ summary: 'Kick a device out of a channel', tags, status: 204, errors: READ_ERRORS })
+  async kick(
+    @Scope() scope: CallerScope,
+    @IdParam('applicationId') applicationId: string,
+    @IdParam('channelId') channelId: string,
+    @IdParam('userId') userId: string,
+    @IdParam('deviceId') deviceId: string,
+  ) {
+    await this.runtime.command(scope, { kind: 'kick', origin: 'api', target: { level: 'channel.device', applicationId, channelId, userId, deviceId } });
+  }
+
+  @Post(`${C}/${D}/message`)
+  @HttpCode(204)
+  @ApiDoc({ summary: 'Send a server message to a device in a channel', tags, body: MessageBody, status: 204, errors: WRITE_ERRORS })
+  async messageInChannel(
+    @Scope() scope: CallerScope,
+    @IdParam('applicationId') applicationId: string,
+    @IdParam('channelId') channelId: string,
+    @IdParam('userId') userId: string,
+    @IdParam('deviceId') deviceId: string,
+    @ValidBody(MessageBody) message: MessageBody,
+  ) {
+    await this.runtime.command(scope, { kind: 'message', origin: 'api', target: { level: 'channel.device', applicationId, channelId, userId, deviceId }, message });
+  }
+}

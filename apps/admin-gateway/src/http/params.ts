@@ -1,0 +1,63 @@
+import { Body, Injectable, Param, type ArgumentMetadata, type PipeTransform } from '@nestjs/common';
+import { DomainError, validator, type Validator } from '@switchboard/contracts';
+import type { Static, TSchema } from '@sinclair/typebox';
+
+/** Longest entity id accepted in a path (the ids of the runtime contract are bounded the same way). */
+export const MAX_ID_LENGTH = 256;
+const CONTROL = /[\u0000-\u001f\u007f]/;
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+function invalidParam(name: string, message: string): DomainError {
+  return new DomainError('ValidationFailed', `The path parameter ${name} is invalid.`, [{ field: name, message }]);
+}
+
+/** A path id: non-empty, at most MAX_ID_LENGTH characters, no control characters. 400 naming the parameter otherwise. */
+@Injectable()
+export class IdPipe implements PipeTransform<unknown, string> {
+  transform(value: unknown, metadata: ArgumentMetadata): string {
+    const name = metadata.data ?? 'id';
+    if (typeof value !== 'string' || value.length === 0) throw invalidParam(name, 'must not be empty');
+    if (value.length > MAX_ID_LENGTH) throw invalidParam(name, `must be at most ${MAX_ID_LENGTH} characters`);
+    if (CONTROL.test(value)) throw invalidParam(name, 'must not contain control characters');
+    return value;
+  }
+}
+
+/** A path uuid (`{ms}`, `{r}`, `{cr}` of the contract). */
+@Injectable()
+export class UuidPipe implements PipeTransform<unknown, string> {
+  transform(value: unknown, metadata: ArgumentMetadata): string {
+    const name = metadata.data ?? 'id';
+    if (typeof value !== 'string' || !UUID.test(value)) throw invalidParam(name, 'must be a UUID');
+    return value.toLowerCase();
+  }
+}
+
+/** `@IdParam('channelId')`: a validated entity id from the path. */
+export const IdParam = (name: string) => Param(name, IdPipe);
+export const UuidParam = (name: string) => Param(name, UuidPipe);
+
+/** Validates a JSON body against a contract schema: unknown fields and wrong types are 400s naming each field. */
+export class BodyPipe<T extends TSchema> implements PipeTransform<unknown, Static<T>> {
+  private readonly check: Validator<T>;
+  constructor(schema: T) {
+    this.check = validator(schema);
+  }
+  transform(value: unknown): Static<T> {
+    if (value === undefined || value === null || typeof value !== 'object' || Array.isArray(value)) {
+      throw new DomainError('ValidationFailed', 'The request body must be a JSON object.', [{ message: 'expected a JSON object body' }]);
+    }
+    return this.check.parse(value);
+  }
+}
+
+export const ValidBody = <T extends TSchema>(schema: T) => Body(new BodyPipe(schema));
+
+/** Query parameters: an optional integer within bounds (400 naming the parameter otherwise). */
+export function optionalInt(name: string, raw: unknown, min: number, max: number): number | undefined {
+  if (raw === undefined || raw === '') return undefined;
+  if (typeof raw !== 'string' || !/^-?\d+$/.test(raw)) throw new DomainError('ValidationFailed', `The query parameter ${name} is invalid.`, [{ field: name, message: 'must be an integer' }]);
+  const n = Number(raw);
+  if (n < min || n > max) throw new DomainError('ValidationFailed', `The query parameter ${name} is invalid.`, [{ field: name, message: `must be between ${min} and ${max}` }]);
+  return n;
+}

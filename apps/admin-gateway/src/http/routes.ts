@@ -1,0 +1,9 @@
+/** Path building blocks of http-contract.md: `C` = a channel, `UDC` = a client by its owners. */
+export const A = 'applications/:applicationId';
+export const C = `${A}/channels/:channelId`;
+export const UDC = 'users/:userId/devices/:deviceId/clients/:clientId';
+
+/** Error statuses documented on every runtime operation beyond 400/401. */
+export const READ_ERRORS = [403, 404, 503, 504];
+export const WRITE_ERRORS = [403, 404, 413, 503, 504];
+export const OPERATOR_ERRORS = [403, 503, 504];

@@ -1,0 +1,263 @@
+/**
+ * Every interface A runtime route of the gateway against a fake runtime-registry on the real NATS:
+ * which query or command each route sends, 200 vs 204, 400 naming the offending fields and path
+ * parameters, 404 passed through from the registry, 403 for operator routes, the OpenAPI document.
+ */
+import { testNamespace, testServers } from '@switchboard/testing';
+import { startFakeRuntime, OPERATOR_KEY, OPERATOR_SCOPE, TENANT_KEY, WireFailure, type FakeRuntime } from '../testing/fake-runtime.testing.js';
+import { startTestGateway, type TestGateway } from '../testing/gateway.testing.js';
+import { IDS, MESSAGE, ROUTES, type RouteCase } from '../testing/route-table.testing.js';
+
+const PREFIXES = ['/admin/api/v1.0', '/admin/api/v1'];
+
+interface Reply {
+  status: number;
+  type: string | null;
+  body: any;
+  correlationId: string | null;
+}
+
+describe('interface A runtime routes', () => {
+  const servers = testServers();
+  const ns = testNamespace('gw_routes');
+  let fake: FakeRuntime;
+  let gateway: TestGateway;
+
+  async function call(method: string, path: string, options: { key?: string | null; body?: unknown; raw?: string } = {}): Promise<Reply> {
+    const headers: Record<string, string> = {};
+    const key = options.key === undefined ? OPERATOR_KEY : options.key;
+    if (key) headers['x-api-key'] = key;
+    let body: string | undefined = options.raw;
+    if (options.body !== undefined) body = JSON.stringify(options.body);
+    if (body !== undefined) headers['content-type'] = 'application/json';
+    const res = await fetch(`${gateway.url}${path}`, { method, headers, body });
+    const text = await res.text();
+    return { status: res.status, type: res.headers.get('content-type'), body: text ? JSON.parse(text) : undefined, correlationId: res.headers.get('x-correlation-id') };
+  }
+
+  function expectProblem(reply: Reply, status: number, code: string) {
+    expect(reply.status).toBe(status);
+    expect(reply.type).toContain('application/problem+json');
+    expect(reply.body).toEqual(expect.objectContaining({ type: expect.stringContaining('/problems/'), title: expect.any(String), status, detail: expect.any(String), instance: expect.any(String), code, correlationId: reply.correlationId }));
+  }
+
+  beforeAll(async () => {
+    fake = await startFakeRuntime(servers.natsUrl, ns);
+    gateway = await startTestGateway(servers.natsUrl, ns);
+  });
+
+  afterAll(async () => {
+    await gateway?.close();
+    await fake?.close();
+  });
+
+  beforeEach(() => {
+    fake.queries.length = 0;
+    fake.commands.length = 0;
+    fake.onQuery = ({ query }) => ({ answeredKind: query.kind });
+    fake.onCommand = () => null;
+  });
+
+  describe.each(PREFIXES)('under %s', (prefix) => {
+    it.each(ROUTES.map((r) => [`${r.method} ${r.path} (${r.name})`, r] as const))('%s', async (_label, route: RouteCase) => {
+      const reply = await call(route.method, `${prefix}${route.path}`, { body: route.body });
+      if (route.query) {
+        expect(reply.status).toBe(200);
+        expect(reply.body).toEqual({ answeredKind: route.query.kind });
+        expect(fake.queries).toEqual([{ scope: OPERATOR_SCOPE, query: route.query }]);
+        expect(fake.commands).toEqual([]);
+      } else {
+        expect(reply.status).toBe(204);
+        expect(reply.body).toBeUndefined();
+        expect(fake.commands).toEqual([{ scope: OPERATOR_SCOPE, command: route.command }]);
+        expect(fake.queries).toEqual([]);
+      }
+    });
+  });
+
+  it('returns the registry answer as is: records, arrays, empty arrays', async () => {
+    const snapshot = { id: IDS.applicationId, channelCount: 1, userCount: 2, deviceCount: 2, clientCount: 3, connectionCount: 4 };
+    fake.onQuery = ({ query }) => (query.kind === 'application.get' ? snapshot : []);
+    expect((await call('GET', `/admin/api/v1.0/applications/${IDS.applicationId}`)).body).toEqual(snapshot);
+    const list = await call('GET', `/admin/api/v1.0/applications/${IDS.applicationId}/channels`);
+    expect(list.status).toBe(200);
+    expect(list.body).toEqual([]);
+  });
+
+  describe('bodies', () => {
+    const withBodies = ROUTES.filter((r) => r.badBody);
+
+    it.each(withBodies.map((r) => [`${r.method} ${r.path}`, r] as const))('%s refuses a bad body, naming each field', async (_label, route: RouteCase) => {
+      const reply = await call(route.method, `/admin/api/v1.0${route.path}`, { body: route.badBody!.body });
+      expectProblem(reply, 400, 'ValidationFailed');
+      expect((reply.body.errors as Array<{ field: string }>).map((e) => e.field).sort()).toEqual([...route.badBody!.fields].sort());
+      for (const field of route.badBody!.fields) expect(reply.body.detail).toContain(field);
+      expect(fake.commands).toEqual([]);
+    });
+
+    it.each(withBodies.map((r) => [`${r.method} ${r.path}`, r] as const))('%s refuses a missing or non-object body', async (_label, route: RouteCase) => {
+      expectProblem(await call(route.method, `/admin/api/v1.0${route.path}`), 400, 'ValidationFailed');
+      expectProblem(await call(route.method, `/admin/api/v1.0${route.path}`, { body: [MESSAGE] }), 400, 'ValidationFailed');
+      expectProblem(await call(route.method, `/admin/api/v1.0${route.path}`, { raw: '{"message":' }), 400, 'ValidationFailed');
+      expect(fake.commands).toEqual([]);
+    });
+
+    it('accepts null for every patch field (null leaves a value unchanged)', async () => {
+      const reply = await call('PATCH', `/admin/api/v1.0/applications/a/channels/c`, { body: { recording: null, excludedUserIds: null } });
+      expect(reply.status).toBe(204);
+    });
+
+    it('answers 413 Problem for a body over 1 MiB', async () => {
+      const reply = await call('POST', `/admin/api/v1.0/applications/${IDS.applicationId}/message`, { body: { message: 'x'.repeat(1024 * 1024 + 10) } });
+      expectProblem(reply, 413, 'PayloadTooLarge');
+      expect(fake.commands).toEqual([]);
+    });
+  });
+
+  describe('path parameters', () => {
+    it('refuses a media server id that is not a UUID, naming the parameter', async () => {
+      for (const path of ['/mediaservers/not-a-uuid', '/mediaservers/not-a-uuid/stats']) {
+        const reply = await call('GET', `/admin/api/v1.0${path}`);
+        expectProblem(reply, 400, 'ValidationFailed');
+        expect(reply.body.errors).toEqual([{ field: 'mediaServerId', message: 'must be a UUID' }]);
+      }
+      expectProblem(await call('PATCH', '/admin/api/v1.0/mediaservers/123', { body: { active: true } }), 400, 'ValidationFailed');
+      expect(fake.queries).toEqual([]);
+      expect(fake.commands).toEqual([]);
+    });
+
+    it('refuses ids with control characters, naming the parameter; an empty segment matches no route', async () => {
+      expectProblem(await call('GET', '/admin/api/v1.0/applications//channels'), 404, 'NotFound');
+      const control = await call('GET', `/admin/api/v1.0/applications/${IDS.applicationId}/channels/bad%01id/users`);
+      expectProblem(control, 400, 'ValidationFailed');
+      expect(control.body.errors).toEqual([{ field: 'channelId', message: 'must not contain control characters' }]);
+      expect(fake.queries).toEqual([]);
+    });
+
+    it('passes percent-encoded ids decoded', async () => {
+      await call('GET', '/admin/api/v1.0/applications/my%20app/users/ann%40example.com');
+      expect(fake.queries.map((r) => r.query)).toEqual([{ kind: 'user.get', applicationId: 'my app', userId: 'ann@example.com' }]);
+    });
+  });
+
+  describe('errors of the registry', () => {
+    it('passes NotFound through as a 404 Problem', async () => {
+      fake.onQuery = () => {
+        throw new WireFailure('NotFound', 'No such channel.');
+      };
+      fake.onCommand = () => {
+        throw new WireFailure('NotFound', 'No such user.');
+      };
+      const read = await call('GET', `/admin/api/v1.0/applications/${IDS.applicationId}/channels/${IDS.channelId}`);
+      expectProblem(read, 404, 'NotFound');
+      expect(read.body.detail).toBe('No such channel.');
+      expectProblem(await call('DELETE', `/admin/api/v1.0/applications/${IDS.applicationId}/channels/${IDS.channelId}/users/${IDS.userId}`), 404, 'NotFound');
+      expectProblem(await call('PATCH', `/admin/api/v1.0/applications/${IDS.applicationId}/channels/${IDS.channelId}`, { body: { audioMuted: true } }), 404, 'NotFound');
+    });
+
+    it('maps the other registry codes: Conflict 409, ValidationFailed 400, Internal 500 without details', async () => {
+      fake.onCommand = () => {
+        throw new WireFailure('Conflict', 'busy');
+      };
+      expectProblem(await call('PATCH', `/admin/api/v1.0/mediaservers/${IDS.mediaServerId}`, { body: { active: true } }), 409, 'Conflict');
+      fake.onQuery = () => {
+        throw new WireFailure('ValidationFailed', 'bad cursor');
+      };
+      expectProblem(await call('GET', '/admin/api/v1.0/diagnostics/datastore?cursor=zzz'), 400, 'ValidationFailed');
+      fake.onQuery = () => {
+        throw new Error('boom at registry.ts:12');
+      };
+      const internal = await call('GET', `/admin/api/v1.0/applications/${IDS.applicationId}`);
+      expectProblem(internal, 500, 'Internal');
+      expect(JSON.stringify(internal.body)).not.toContain('registry.ts');
+    });
+  });
+
+  describe('credentials', () => {
+    const operatorRoutes = ROUTES.filter((r) => r.operator);
+
+    it('has the operator routes of the contract', () => {
+      expect(operatorRoutes.map((r) => `${r.method} ${r.path}`).sort()).toEqual(
+        [
+          'GET /applications',
+          'GET /connectors',
+          'GET /diagnostics/datastore',
+          'GET /mediaservers',
+          'GET /mediaservers/stats',
+          `GET /mediaservers/${IDS.mediaServerId}`,
+          `GET /mediaservers/${IDS.mediaServerId}/stats`,
+          `PATCH /mediaservers/${IDS.mediaServerId}`,
+          'GET /sipconnectors',
+        ].sort(),
+      );
+    });
+
+    it.each(operatorRoutes.map((r) => [`${r.method} ${r.path}`, r] as const))('%s answers 403 to a non-operator key, asking nothing', async (_label, route: RouteCase) => {
+      expectProblem(await call(route.method, `/admin/api/v1.0${route.path}`, { key: TENANT_KEY, body: route.body }), 403, 'Forbidden');
+      expect(fake.queries).toEqual([]);
+      expect(fake.commands).toEqual([]);
+    });
+
+    it('lets a non-operator key use the organization routes, with its own scope', async () => {
+      const reply = await call('GET', `/admin/api/v1.0/applications/${IDS.applicationId}`, { key: TENANT_KEY });
+      expect(reply.status).toBe(200);
+      expect(fake.queries[0]!.scope).toEqual({ organizationId: 'org-1', operator: false, principal: 'key-tenant' });
+    });
+
+    it('answers 401 without a key or with an unknown one', async () => {
+      expectProblem(await call('GET', `/admin/api/v1.0/applications/${IDS.applicationId}`, { key: null }), 401, 'Unauthorized');
+      expectProblem(await call('GET', `/admin/api/v1.0/mediaservers`, { key: 'sb_unknown-key-0000' }), 401, 'Unauthorized');
+      expect(fake.queries).toEqual([]);
+    });
+  });
+
+  describe('diagnostics paging', () => {
+    it('forwards cursor and count', async () => {
+      await call('GET', '/admin/api/v1.0/diagnostics/datastore?cursor=42&count=500');
+      expect(fake.queries.map((r) => r.query)).toEqual([{ kind: 'diagnostics.datastore', cursor: '42', count: 500 }]);
+    });
+
+    it.each([
+      ['count=0', 'count'],
+      ['count=1001', 'count'],
+      ['count=ten', 'count'],
+      ['count=1.5', 'count'],
+      ['cursor=%20', 'cursor'],
+    ])('refuses %s, naming %s', async (queryString, field) => {
+      const reply = await call('GET', `/admin/api/v1.0/diagnostics/datastore?${queryString}`);
+      expectProblem(reply, 400, 'ValidationFailed');
+      expect(reply.body.errors).toEqual([expect.objectContaining({ field })]);
+      expect(fake.queries).toEqual([]);
+    });
+  });
+
+  describe('OpenAPI document', () => {
+    let doc: { paths: Record<string, Record<string, any>>; components: { schemas: Record<string, unknown> } };
+    beforeAll(async () => {
+      doc = (await call('GET', '/admin/api/v1.0/openapi.json', { key: null })).body;
+    });
+
+    it.each(PREFIXES.flatMap((p) => ROUTES.map((r) => [`${r.method} ${p}${r.doc}`, p, r] as const)))('lists %s', (_label, prefix, route: RouteCase) => {
+      const operation = doc.paths[`${prefix}${route.doc}`]?.[route.method.toLowerCase()];
+      expect(operation).toEqual(expect.objectContaining({ summary: expect.any(String), responses: expect.any(Object) }));
+      const success = route.query ? '200' : '204';
+      expect(Object.keys(operation.responses)).toEqual(expect.arrayContaining([success, '400', '401']));
+      if (route.body) expect(operation.requestBody.content['application/json'].schema).toEqual(expect.objectContaining({ $ref: expect.stringContaining('#/components/schemas/') }));
+      for (const name of [...route.doc.matchAll(/\{([^}]+)\}/g)].map((m) => m[1])) {
+        expect(operation.parameters).toEqual(expect.arrayContaining([expect.objectContaining({ name, in: 'path', required: true })]));
+      }
+    });
+
+    it('publishes no other runtime route (recordings are not served yet)', () => {
+      const documented = Object.entries(doc.paths).flatMap(([path, ops]) => Object.keys(ops).map((m) => `${m.toUpperCase()} ${path}`));
+      const expected = PREFIXES.flatMap((p) => ROUTES.map((r) => `${r.method} ${p}${r.doc}`));
+      expect(documented.sort()).toEqual([...new Set(expected)].sort());
+    });
+
+    it('carries the record, patch and error schemas', () => {
+      for (const name of ['ApplicationSnapshot', 'ChannelSnapshot', 'ConnectionInfo', 'MediaServer', 'MediaServerStatistics', 'ChannelPatch', 'ClientInChannelPatch', 'MessageBody', 'ProblemDetails', 'Connector', 'DatastorePage']) {
+        expect(doc.components.schemas).toHaveProperty(name);
+      }
+    });
+  });
+});

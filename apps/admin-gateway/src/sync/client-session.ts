@@ -1,0 +1,96 @@
+import type { ChannelClaim, ClientRef, ConnectionState, ConnectionType, EffectiveSettings, ServerPush, SyncConnectionState } from '@switchboard/contracts';
+import type { SyncSocket } from './sync-socket.js';
+
+export interface EdgeConnection {
+  connectionId: string;
+  channelId: string;
+  type: ConnectionType;
+  state: ConnectionState;
+  localAudioMuted: boolean;
+  localVideoMuted: boolean;
+  mediaServerId: string | null;
+  settings: EffectiveSettings | null;
+}
+
+/** The identity of a client across sockets: application, user, device and client ids. */
+export function clientKey(ref: ClientRef): string {
+  return JSON.stringify([ref.applicationId, ref.userId, ref.deviceId, ref.clientId]);
+}
+
+/**
+ * A registered client as this gateway replica holds it: identity, claims, joined channels, open
+ * connections and the socket it is attached to (none during its grace period after a drop).
+ */
+export class ClientSession {
+  readonly key: string;
+  readonly channels = new Map<string, ChannelClaim>();
+  readonly connections = new Map<string, EdgeConnection>();
+  socket: SyncSocket | null = null;
+  graceTimer?: NodeJS.Timeout;
+  /** Pushes kept while no socket is attached (delivered on resume). */
+  detached: ServerPush[] = [];
+  droppedPushes = 0;
+  /** Unregistered (by the client, the grace period or the server): nothing more is reported for it. */
+  ended = false;
+
+  constructor(
+    readonly ref: ClientRef,
+    readonly organizationId: string,
+    public claims: ChannelClaim[],
+    public roles: string[],
+    public userAlias: string | null,
+    public deviceAlias: string | null,
+    public tag: string | null,
+    readonly protocol: string,
+  ) {
+    this.key = clientKey(ref);
+  }
+
+  claimFor(channelId: string): ChannelClaim | undefined {
+    return this.claims.find((c) => c.id === channelId);
+  }
+
+  connectionsIn(channelId: string): EdgeConnection[] {
+    return [...this.connections.values()].filter((c) => c.channelId === channelId);
+  }
+
+  leaveLocally(channelId: string): void {
+    this.channels.delete(channelId);
+    for (const c of this.connectionsIn(channelId)) this.connections.delete(c.connectionId);
+  }
+
+  /** Applies what a push changes in the client's state at the edge (kicks, settings, claims, identity). */
+  apply(push: ServerPush): void {
+    switch (push.type) {
+      case 'kicked':
+        if (push.connectionId) this.connections.delete(push.connectionId);
+        else this.leaveLocally(push.channelId);
+        return;
+      case 'settings': {
+        const connection = this.connections.get(push.connectionId);
+        if (connection) connection.settings = push.settings;
+        return;
+      }
+      case 'claim.updated':
+        this.claims = [...this.claims.filter((c) => c.id !== push.channelId), { ...push.claim, id: push.channelId }];
+        if (this.channels.has(push.channelId)) this.channels.set(push.channelId, push.claim);
+        return;
+      case 'client.updated':
+        this.userAlias = push.userAlias;
+        this.deviceAlias = push.deviceAlias;
+        this.tag = push.tag;
+        this.roles = push.roles;
+        return;
+      default:
+        return;
+    }
+  }
+
+  describeChannels(): Array<{ channelId: string; claim: ChannelClaim }> {
+    return [...this.channels].map(([channelId, claim]) => ({ channelId, claim }));
+  }
+
+  describeConnections(): SyncConnectionState[] {
+    return [...this.connections.values()].map((c) => ({ ...c }));
+  }
+}

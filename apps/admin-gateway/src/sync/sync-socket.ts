@@ -1,0 +1,84 @@
+import type { SyncErrorBody, ServerPush, SyncServerFrame } from '@switchboard/contracts';
+import { randomUUID } from 'node:crypto';
+import WebSocket from 'ws';
+import type { ClientSession } from './client-session.js';
+
+export interface SocketLimits {
+  maxSendBufferBytes: number;
+  maxPendingRequests: number;
+}
+
+/** Why the gateway closed a socket: decides what happens to its session. */
+export type CloseIntent = 'replaced' | 'unregistered' | 'left' | 'shutdown' | 'refused' | 'slow' | 'timeout';
+
+/**
+ * One `/sync` WebSocket: the JSON frames it sends (bounded by the send buffer: a client that does
+ * not read is closed as a slow consumer, code 4029), its request queue (requests run one after the
+ * other, in order, at most `maxPendingRequests` queued), and the session it is attached to.
+ */
+export class SyncSocket {
+  readonly id = randomUUID();
+  session: ClientSession | null = null;
+  /** A register request is being handled. */
+  registering = false;
+  /** Pushes are delivered only once the register result went out (they are kept until then). */
+  ready = false;
+  /** Seen a pong or a frame since the last ping. */
+  alive = true;
+  closeIntent: CloseIntent | null = null;
+  registerTimer?: NodeJS.Timeout;
+  private pending = 0;
+  private chain: Promise<void> = Promise.resolve();
+
+  constructor(
+    readonly ws: WebSocket,
+    private readonly limits: SocketLimits,
+    private readonly onSlowConsumer: (socket: SyncSocket) => void,
+  ) {}
+
+  get open(): boolean {
+    return this.ws.readyState === WebSocket.OPEN;
+  }
+
+  /** Sends one frame; false when the socket is not open or was just closed as a slow consumer. */
+  send(frame: SyncServerFrame): boolean {
+    if (!this.open || this.closeIntent === 'slow') return false;
+    const text = JSON.stringify(frame);
+    if (this.ws.bufferedAmount + Buffer.byteLength(text) > this.limits.maxSendBufferBytes) {
+      this.onSlowConsumer(this);
+      return false;
+    }
+    this.ws.send(text);
+    return true;
+  }
+
+  sendResult(id: string | number, data: unknown): boolean {
+    return this.send({ type: 'result', id, data });
+  }
+
+  sendError(id: string | number | null, error: SyncErrorBody): boolean {
+    return this.send({ type: 'error', id, error });
+  }
+
+  sendPush(push: ServerPush): boolean {
+    return this.send({ type: 'push', push });
+  }
+
+  close(code: number, reason: string, intent: CloseIntent): void {
+    if (this.closeIntent === null) this.closeIntent = intent;
+    if (this.ws.readyState === WebSocket.OPEN || this.ws.readyState === WebSocket.CONNECTING) {
+      // The reason of a close frame is at most 123 bytes.
+      this.ws.close(code, Buffer.from(reason, 'utf8').subarray(0, 123).toString('utf8').replace(/\uFFFD$/, ''));
+    }
+  }
+
+  /** Queues a request behind the ones before it; false when the queue is full. */
+  enqueue(run: () => Promise<void>): boolean {
+    if (this.pending >= this.limits.maxPendingRequests) return false;
+    this.pending++;
+    this.chain = this.chain.then(run).finally(() => {
+      this.pending--;
+    });
+    return true;
+  }
+}

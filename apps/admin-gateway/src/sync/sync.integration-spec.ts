@@ -1,0 +1,590 @@
+/**
+ * The /sync client edge against a fake runtime-registry and a fake management-api on the real NATS:
+ * token checks (standard Base64 and base64url, tampered, expired, foreign), the secret cache,
+ * channel claims, the connection state machine, unmute refusal, pushes to the right socket, drops
+ * with their grace period, resumes, takeovers and frame errors.
+ */
+import { encodeClientToken, SYNC_CLOSE_CODES, type ChannelClaim, type ClientTokenPayload, type EdgeReport, type ServerPush } from '@switchboard/contracts';
+import { testNamespace, testServers, waitFor } from '@switchboard/testing';
+import { randomUUID } from 'node:crypto';
+import WebSocket from 'ws';
+import { DEFAULT_SETTINGS, startFakeRuntime, type FakeRuntime } from '../testing/fake-runtime.testing.js';
+import { startTestGateway, type TestGateway } from '../testing/gateway.testing.js';
+import { TestSyncClient } from '../testing/sync-client.testing.js';
+
+const APP = 'app-sync';
+const SECRET = 'shared-secret-ü-1';
+const now = () => Math.floor(Date.now() / 1000);
+
+interface Identity {
+  userId: string;
+  deviceId: string;
+  clientId: string;
+}
+
+function identity(): Identity {
+  return { userId: `u-${randomUUID()}`, deviceId: `d-${randomUUID()}`, clientId: `c-${randomUUID()}` };
+}
+
+function token(id: Identity, options: { channels?: ChannelClaim[]; type?: 'register' | 'join'; app?: string; secret?: string; encoding?: 'base64' | 'base64url'; iat?: number; exp?: number; roles?: string[] } = {}) {
+  const payload: ClientTokenPayload = {
+    iat: options.iat ?? now(),
+    exp: options.exp ?? now() + 600,
+    type: options.type ?? 'register',
+    applicationId: options.app ?? APP,
+    ...id,
+    clientRoles: options.roles ?? ['participant'],
+    channels: options.channels ?? [{ id: 'room-1' }, { id: 'room-2' }],
+  };
+  return encodeClientToken(payload, options.secret ?? SECRET, options.encoding ?? 'base64');
+}
+
+describe('/sync client edge', () => {
+  const servers = testServers();
+  const ns = testNamespace('gw_sync');
+  let fake: FakeRuntime;
+  let gateway: TestGateway;
+  let shortGrace: TestGateway;
+  const clients: TestSyncClient[] = [];
+
+  async function open(gw: TestGateway = gateway): Promise<TestSyncClient> {
+    const client = await TestSyncClient.open(gw.syncUrl);
+    clients.push(client);
+    return client;
+  }
+
+  async function registered(id: Identity = identity(), options: Parameters<typeof token>[1] = {}, gw: TestGateway = gateway) {
+    const client = await open(gw);
+    const result = await client.ok('register', { token: token(id, options), userAlias: 'Ann' });
+    return { client, id, result };
+  }
+
+  const reportsOf = (id: Identity) => fake.reportsOf(id.clientId);
+  const kinds = (id: Identity) => reportsOf(id).map((r) => r.kind);
+  const ref = (id: Identity) => ({ applicationId: APP, ...id });
+
+  beforeAll(async () => {
+    fake = await startFakeRuntime(servers.natsUrl, ns);
+    fake.applications.set(APP, { applicationId: APP, applicationConfigId: 'cfg-1', organizationId: 'org-sync', sharedSecret: SECRET, disabled: false });
+    fake.applications.set('app-off', { applicationId: 'app-off', applicationConfigId: 'cfg-2', organizationId: 'org-sync', sharedSecret: SECRET, disabled: true });
+    fake.applications.set('app-other', { applicationId: 'app-other', applicationConfigId: 'cfg-3', organizationId: 'org-2', sharedSecret: 'other-secret', disabled: false });
+    [gateway, shortGrace] = await Promise.all([
+      startTestGateway(servers.natsUrl, ns, { SYNC_GRACE_PERIOD_MS: '600000', SYNC_REGISTER_TIMEOUT_MS: '30000', SYNC_MAX_SEND_BUFFER_BYTES: '65536' }),
+      startTestGateway(servers.natsUrl, ns, { SYNC_GRACE_PERIOD_MS: '100', SYNC_REGISTER_TIMEOUT_MS: '300', SYNC_MAX_FRAME_BYTES: '2048', SYNC_MAX_PENDING_REQUESTS: '2' }),
+    ]);
+  });
+
+  afterEach(() => {
+    fake.onEdge = (report) => defaultAnswer(report);
+    for (const c of clients.splice(0)) c.terminate();
+  });
+
+  afterAll(async () => {
+    await Promise.all([gateway?.close(), shortGrace?.close()]);
+    await fake?.close();
+  });
+
+  let defaultAnswer: (r: EdgeReport) => unknown;
+  beforeAll(() => {
+    defaultAnswer = fake.onEdge;
+  });
+
+  describe('register', () => {
+    it('accepts a token in standard padded Base64 and reports the client to the registry', async () => {
+      const id = identity();
+      const tk = token(id);
+      // Standard alphabet, padded: the 32-byte HMAC is 44 characters ending in '='.
+      expect(tk).toMatch(/^[A-Za-z0-9+/]+=*\.[A-Za-z0-9+/]+=*\.[A-Za-z0-9+/]{43}=$/);
+      const client = await open();
+      const result = await client.ok('register', { token: tk, userAlias: 'Ann', deviceAlias: 'laptop', tag: 't1' });
+      expect(result).toEqual({
+        protocolVersion: 1,
+        ...ref(id),
+        gatewayId: gateway.gatewayId,
+        resumed: false,
+        channels: [],
+        connections: [],
+        droppedPushes: 0,
+      });
+      expect(reportsOf(id)).toEqual([
+        {
+          kind: 'client.register',
+          client: { ...ref(id), userAlias: 'Ann', deviceAlias: 'laptop', tag: 't1', roles: ['participant'], protocol: 'websocket' },
+          organizationId: 'org-sync',
+          gatewayId: gateway.gatewayId,
+          claims: [{ id: 'room-1' }, { id: 'room-2' }],
+        },
+      ]);
+    });
+
+    it('accepts a token in base64url', async () => {
+      const id = identity();
+      const client = await open();
+      const tk = token(id, { encoding: 'base64url', channels: [{ id: 'room-ü?>>' }] });
+      expect(tk).not.toMatch(/[+/=]/);
+      expect((await client.ok('register', { token: tk })).clientId).toBe(id.clientId);
+    });
+
+    it('makes ids the token does not carry', async () => {
+      const client = await open();
+      const tk = encodeClientToken({ iat: now(), exp: now() + 60, type: 'register', applicationId: APP }, SECRET);
+      const result = await client.ok('register', { token: tk });
+      expect(result).toEqual(expect.objectContaining({ userId: expect.any(String), deviceId: expect.any(String), clientId: expect.any(String) }));
+    });
+
+    async function refused(tk: string, code: string, closeCode: number, extra: Record<string, unknown> = {}) {
+      const client = await open();
+      const before = fake.reports.length;
+      const answer = await client.request('register', { token: tk, ...extra });
+      expect(answer).toEqual({ type: 'error', id: expect.anything(), error: expect.objectContaining({ code, message: expect.any(String) }) });
+      expect((await client.closed).code).toBe(closeCode);
+      expect(fake.reports.slice(before).filter((r) => r.kind === 'client.register')).toEqual([]);
+      return answer;
+    }
+
+    it('refuses a tampered token (payload changed, signature kept) with TokenInvalid and closes 4001', async () => {
+      const id = identity();
+      const [header, , signature] = token(id).split('.');
+      const forged = Buffer.from(JSON.stringify({ iat: now(), exp: now() + 600, type: 'register', applicationId: APP, ...id, channels: [{ id: 'vip' }] })).toString('base64');
+      await refused(`${header}.${forged}.${signature}`, 'TokenInvalid', SYNC_CLOSE_CODES.tokenInvalid);
+    });
+
+    it('refuses a token signed with another secret, or garbage, with 4001', async () => {
+      await refused(token(identity(), { secret: 'not-the-secret' }), 'TokenInvalid', SYNC_CLOSE_CODES.tokenInvalid);
+      await refused('not.a.token!', 'TokenInvalid', SYNC_CLOSE_CODES.tokenInvalid);
+      const wrongAlg = `${Buffer.from('{"alg":"none"}').toString('base64')}.${token(identity()).split('.')[1]}.AAAA`;
+      await refused(wrongAlg, 'TokenInvalid', SYNC_CLOSE_CODES.tokenInvalid);
+    });
+
+    it('refuses a token whose payload breaks the contract, naming the field', async () => {
+      const tk = encodeClientToken({ iat: now(), exp: now() + 60, type: 'register', applicationId: APP, channels: [{ id: 'a', colour: 'red' }] } as never, SECRET);
+      const answer = await refused(tk, 'TokenInvalid', SYNC_CLOSE_CODES.tokenInvalid);
+      expect(answer.type === 'error' && answer.error.details).toEqual([expect.objectContaining({ field: 'channels[0].colour' })]);
+    });
+
+    it('refuses a join token at register', async () => {
+      await refused(token(identity(), { type: 'join' }), 'TokenInvalid', SYNC_CLOSE_CODES.tokenInvalid);
+    });
+
+    it('refuses an expired token with TokenExpired and closes 4002, within the clock skew it still accepts', async () => {
+      await refused(token(identity(), { iat: now() - 3600, exp: now() - 120 }), 'TokenExpired', SYNC_CLOSE_CODES.tokenExpired);
+      await refused(token(identity(), { iat: now() + 3600, exp: now() + 7200 }), 'TokenExpired', SYNC_CLOSE_CODES.tokenExpired);
+      const client = await open();
+      await client.ok('register', { token: token(identity(), { iat: now() - 60, exp: now() - 5 }) });
+    });
+
+    it('refuses an unknown, a disabled or another application with ApplicationRefused and closes 4003', async () => {
+      await refused(token(identity(), { app: 'no-such-app' }), 'ApplicationRefused', SYNC_CLOSE_CODES.applicationRefused);
+      await refused(token(identity(), { app: 'app-off' }), 'ApplicationRefused', SYNC_CLOSE_CODES.applicationRefused);
+      await refused(token(identity()), 'ApplicationRefused', SYNC_CLOSE_CODES.applicationRefused, { applicationId: 'app-other' });
+      // Signed by the other application's secret but claiming this one: the signature does not match.
+      await refused(token(identity(), { secret: 'other-secret' }), 'TokenInvalid', SYNC_CLOSE_CODES.tokenInvalid);
+    });
+
+    it('keeps the shared secret per replica and drops it when management-api announces a change', async () => {
+      await registered();
+      const before = fake.resolves.filter((a) => a === APP).length;
+      await registered();
+      expect(fake.resolves.filter((a) => a === APP).length).toBe(before);
+      await fake.applicationChanged(APP);
+      await waitFor(async () => {
+        await registered();
+        return fake.resolves.filter((a) => a === APP).length > before;
+      });
+    });
+
+    it('answers NotRegistered to anything before register, and AlreadyRegistered to a second register', async () => {
+      const client = await open();
+      expect(await client.request('join', { channelId: 'room-1' })).toEqual({ type: 'error', id: 1, error: expect.objectContaining({ code: 'NotRegistered' }) });
+      expect((await client.request('ping')).type).toBe('result');
+      const id = identity();
+      await client.ok('register', { token: token(id) });
+      expect(await client.request('register', { token: token(id) })).toEqual(expect.objectContaining({ error: expect.objectContaining({ code: 'AlreadyRegistered' }) }));
+    });
+
+    it('closes a socket that does not register in time with 4008', async () => {
+      const client = await open(shortGrace);
+      expect((await client.closed).code).toBe(SYNC_CLOSE_CODES.registerTimeout);
+      expect(client.unsolicitedErrors).toEqual([expect.objectContaining({ code: 'NotRegistered' })]);
+    });
+  });
+
+  describe('channels and claims', () => {
+    it('joins a claimed channel and reports the claim; refuses an unclaimed one', async () => {
+      const { client, id } = await registered(identity(), { channels: [{ id: 'room-1', disableSendVideo: true }] });
+      const joined = await client.ok('join', { channelId: 'room-1' });
+      expect(joined).toEqual({
+        channelId: 'room-1',
+        channel: expect.objectContaining({ id: 'room-1' }),
+        settings: DEFAULT_SETTINGS,
+        claim: { id: 'room-1', disableSendVideo: true },
+      });
+      expect(reportsOf(id).at(-1)).toEqual({ kind: 'client.join', client: ref(id), channelId: 'room-1', claim: { id: 'room-1', disableSendVideo: true } });
+      const refused = await client.request('join', { channelId: 'room-9' });
+      expect(refused).toEqual(expect.objectContaining({ type: 'error', error: expect.objectContaining({ code: 'Forbidden', details: [expect.objectContaining({ field: 'channelId' })] }) }));
+      expect(await client.request('join', { channelId: 'room-1' })).toEqual(expect.objectContaining({ error: expect.objectContaining({ code: 'AlreadyJoined' }) }));
+      expect(kinds(id)).toEqual(['client.register', 'client.join']);
+    });
+
+    it('takes a fresh claim set from a join token of the same client, and refuses one of another client', async () => {
+      const { client, id } = await registered(identity(), { channels: [] });
+      expect((await client.request('join', { channelId: 'late-room' })).type).toBe('error');
+      const other = identity();
+      const foreign = await client.request('join', { channelId: 'late-room', token: token(other, { type: 'join', channels: [{ id: 'late-room' }] }) });
+      expect(foreign).toEqual(expect.objectContaining({ error: expect.objectContaining({ code: 'TokenInvalid' }) }));
+      const expired = await client.request('join', { channelId: 'late-room', token: token(id, { type: 'join', channels: [{ id: 'late-room' }], iat: now() - 999, exp: now() - 500 }) });
+      expect(expired).toEqual(expect.objectContaining({ error: expect.objectContaining({ code: 'TokenExpired' }) }));
+      expect(client.ws.readyState).toBe(WebSocket.OPEN);
+      const joined = await client.ok('join', { channelId: 'late-room', token: token(id, { type: 'join', channels: [{ id: 'late-room' }] }) });
+      expect(joined.claim).toEqual({ id: 'late-room' });
+    });
+
+    it('leaves a joined channel; leaving one not joined is NotJoined', async () => {
+      const { client, id } = await registered();
+      await client.ok('join', { channelId: 'room-1' });
+      expect(await client.ok('leave', { channelId: 'room-1' })).toEqual({ channelId: 'room-1' });
+      expect(reportsOf(id).at(-1)).toEqual({ kind: 'client.leave', client: ref(id), channelId: 'room-1' });
+      expect(await client.request('leave', { channelId: 'room-1' })).toEqual(expect.objectContaining({ error: expect.objectContaining({ code: 'NotJoined' }) }));
+    });
+
+    it('passes a registry refusal through as an error frame', async () => {
+      const { client } = await registered();
+      fake.onEdge = (report) => {
+        if (report.kind === 'client.join') throw new (class extends Error {})('x');
+        return defaultAnswer(report);
+      };
+      expect(await client.request('join', { channelId: 'room-1' })).toEqual(expect.objectContaining({ error: { code: 'Internal', message: expect.any(String) } }));
+      expect(await client.request('leave', { channelId: 'room-1' })).toEqual(expect.objectContaining({ error: expect.objectContaining({ code: 'NotJoined' }) }));
+    });
+  });
+
+  describe('connections', () => {
+    async function joinedClient(claim: ChannelClaim = { id: 'room-1' }) {
+      const r = await registered(identity(), { channels: [claim] });
+      await r.client.ok('join', { channelId: claim.id });
+      return r;
+    }
+
+    it('opens an sfu connection and walks it new → initializing → connecting → connected', async () => {
+      const { client, id } = await joinedClient();
+      const opened = await client.ok('connection.open', { channelId: 'room-1', connectionId: 'cn-1', type: 'sfu', tag: 'cam', streams: { audio: { direction: 'sendrecv' }, video: { direction: 'sendrecv', maxPixelCount: 921600 } } });
+      expect(opened).toEqual({ connectionId: 'cn-1', channelId: 'room-1', state: 'new', mediaServerId: '00000000-0000-4000-8000-000000000001', settings: DEFAULT_SETTINGS });
+      for (const state of ['initializing', 'connecting', 'connected']) expect(await client.ok('connection.state', { connectionId: 'cn-1', state })).toEqual({ connectionId: 'cn-1', state });
+      expect(reportsOf(id).slice(2)).toEqual([
+        {
+          kind: 'connection.open',
+          client: ref(id),
+          channelId: 'room-1',
+          connectionId: 'cn-1',
+          type: 'sfu',
+          tag: 'cam',
+          streams: { audio: { direction: 'sendrecv' }, video: { direction: 'sendrecv', maxPixelCount: 921600 }, data: null },
+          remoteConnectionId: null,
+        },
+        ...['initializing', 'connecting', 'connected'].map((state) => ({ kind: 'connection.state', client: ref(id), channelId: 'room-1', connectionId: 'cn-1', state, error: null })),
+      ]);
+    });
+
+    it('enforces the state machine: invalid transitions are refused and not reported; final states end the connection', async () => {
+      const { client, id } = await joinedClient();
+      const { connectionId } = await client.ok('connection.open', { channelId: 'room-1', type: 'mcu', streams: { audio: { direction: 'recvonly' } } });
+      expect(connectionId).toMatch(/^[0-9a-f-]{36}$/);
+      const skip = await client.request('connection.state', { connectionId, state: 'connected' });
+      expect(skip).toEqual(expect.objectContaining({ error: expect.objectContaining({ code: 'InvalidTransition', details: [{ field: 'state', message: expect.stringContaining('initializing') }] }) }));
+      await client.ok('connection.state', { connectionId, state: 'initializing' });
+      expect((await client.request('connection.state', { connectionId, state: 'new' })).type).toBe('error');
+      await client.ok('connection.state', { connectionId, state: 'failing' });
+      expect((await client.request('connection.state', { connectionId, state: 'connected' })).type).toBe('error');
+      await client.ok('connection.state', { connectionId, state: 'failed', error: { code: 'ice', message: 'no candidates' } });
+      expect(await client.request('connection.state', { connectionId, state: 'closing' })).toEqual(expect.objectContaining({ error: expect.objectContaining({ code: 'UnknownConnection' }) }));
+      expect(reportsOf(id).filter((r) => r.kind === 'connection.state').map((r) => (r as { state: string }).state)).toEqual(['initializing', 'failing', 'failed']);
+      expect(await client.request('connection.state', { connectionId, state: 'flying' })).toEqual(expect.objectContaining({ error: expect.objectContaining({ code: 'ValidationFailed', details: [expect.objectContaining({ field: 'data.state' })] }) }));
+    });
+
+    it('closes a connection through closing → closed, or at once with connection.close', async () => {
+      const { client, id } = await joinedClient();
+      await client.ok('connection.open', { channelId: 'room-1', connectionId: 'a', type: 'sfu', streams: {} });
+      await client.ok('connection.state', { connectionId: 'a', state: 'closing' });
+      await client.ok('connection.state', { connectionId: 'a', state: 'closed' });
+      await client.ok('connection.open', { channelId: 'room-1', connectionId: 'b', type: 'peer', streams: { data: { direction: 'sendrecv' } }, remoteConnectionId: 'a' });
+      expect(await client.ok('connection.close', { connectionId: 'b' })).toEqual({ connectionId: 'b' });
+      expect(reportsOf(id).at(-1)).toEqual({ kind: 'connection.close', client: ref(id), channelId: 'room-1', connectionId: 'b' });
+      expect((await client.request('connection.close', { connectionId: 'b' })).type).toBe('error');
+    });
+
+    it('refuses connections and streams the claim disables, and connections outside joined channels', async () => {
+      const { client } = await joinedClient({ id: 'room-1', disableSfu: true, disableSendAudio: true });
+      expect(await client.request('connection.open', { channelId: 'room-1', type: 'sfu', streams: {} })).toEqual(expect.objectContaining({ error: expect.objectContaining({ code: 'Forbidden', details: [expect.objectContaining({ field: 'type' })] }) }));
+      expect(await client.request('connection.open', { channelId: 'room-1', type: 'mcu', streams: { audio: { direction: 'sendonly' } } })).toEqual(
+        expect.objectContaining({ error: expect.objectContaining({ code: 'Forbidden', details: [expect.objectContaining({ field: 'streams.audio.direction' })] }) }),
+      );
+      expect((await client.request('connection.open', { channelId: 'room-1', type: 'mcu', streams: { audio: { direction: 'recvonly' } } })).type).toBe('result');
+      expect(await client.request('connection.open', { channelId: 'room-2', type: 'mcu', streams: {} })).toEqual(expect.objectContaining({ error: expect.objectContaining({ code: 'NotJoined' }) }));
+    });
+
+    it('mutes and unmutes, and refuses unmuting while the settings disable it', async () => {
+      const { client, id } = await joinedClient();
+      await client.ok('connection.open', { channelId: 'room-1', connectionId: 'm', type: 'sfu', streams: { audio: { direction: 'sendrecv' }, video: { direction: 'sendrecv' } } });
+      expect(await client.ok('connection.update', { connectionId: 'm', localAudioMuted: true, localVideoMuted: true })).toEqual({ connectionId: 'm', localAudioMuted: true, localVideoMuted: true });
+      await fake.push(gateway.gatewayId, { deliveries: [{ client: ref(id), push: { type: 'settings', channelId: 'room-1', connectionId: 'm', settings: { ...DEFAULT_SETTINGS, audioMuted: true, audioUnmuteDisabled: true } } }] });
+      expect(await client.push(0)).toEqual(expect.objectContaining({ type: 'settings', connectionId: 'm' }));
+      const refused = await client.request('connection.update', { connectionId: 'm', localAudioMuted: false });
+      expect(refused).toEqual(expect.objectContaining({ error: expect.objectContaining({ code: 'UnmuteDisabled', details: [expect.objectContaining({ field: 'localAudioMuted' })] }) }));
+      expect(await client.ok('connection.update', { connectionId: 'm', localVideoMuted: false })).toEqual({ connectionId: 'm', localAudioMuted: true, localVideoMuted: false });
+      const updates = reportsOf(id).filter((r) => r.kind === 'connection.update');
+      expect(updates).toEqual([
+        { kind: 'connection.update', client: ref(id), channelId: 'room-1', connectionId: 'm', localAudioMuted: true, localVideoMuted: true },
+        { kind: 'connection.update', client: ref(id), channelId: 'room-1', connectionId: 'm', localVideoMuted: false },
+      ]);
+    });
+
+    it('reports client and connection stats', async () => {
+      const { client, id } = await joinedClient();
+      await client.ok('connection.open', { channelId: 'room-1', connectionId: 's', type: 'sfu', streams: {} });
+      await client.ok('stats', { stats: { cpu: 0.5 } });
+      await client.ok('stats', { connectionId: 's', stats: { rtt: 20 } });
+      expect(reportsOf(id).slice(-2)).toEqual([
+        { kind: 'client.stats', client: ref(id), stats: { cpu: 0.5 } },
+        { kind: 'connection.stats', client: ref(id), channelId: 'room-1', connectionId: 's', stats: { rtt: 20 } },
+      ]);
+    });
+  });
+
+  describe('messages', () => {
+    it('sends a client message with the registered identity as sender; the claim may forbid it', async () => {
+      const { client, id } = await registered(identity(), { channels: [{ id: 'room-1' }, { id: 'quiet', disableSendMessage: true }], roles: ['host'] });
+      await client.ok('join', { channelId: 'room-1' });
+      await client.ok('join', { channelId: 'quiet' });
+      expect(await client.ok('message', { channelId: 'room-1', message: 'hi', to: { userId: 'u-x' } })).toEqual({ delivered: 1 });
+      expect(reportsOf(id).at(-1)).toEqual({
+        kind: 'client.message',
+        client: ref(id),
+        channelId: 'room-1',
+        message: { message: 'hi', userId: id.userId, userAlias: 'Ann', deviceId: id.deviceId, deviceAlias: null, clientTag: null, clientRoles: ['host'] },
+        to: { userId: 'u-x' },
+      });
+      expect(await client.request('message', { channelId: 'quiet', message: 'hi' })).toEqual(expect.objectContaining({ error: expect.objectContaining({ code: 'Forbidden' }) }));
+      expect(await client.request('message', { channelId: 'room-2', message: 'hi' })).toEqual(expect.objectContaining({ error: expect.objectContaining({ code: 'NotJoined' }) }));
+    });
+  });
+
+  describe('pushes', () => {
+    it('delivers each push to the socket of its client only', async () => {
+      const a = await registered();
+      const b = await registered();
+      const message: ServerPush = { type: 'message', channelId: null, message: { message: 'for b' }, from: { userId: null, userAlias: null, deviceId: null, deviceAlias: null, clientId: null, clientTag: null, clientRoles: null } };
+      await fake.push(gateway.gatewayId, { deliveries: [{ client: ref(b.id), push: message }] });
+      expect(await b.client.push(0)).toEqual(message);
+      const forA: ServerPush = { ...message, message: { message: 'for a' } };
+      await fake.push(gateway.gatewayId, { deliveries: [{ client: ref(a.id), push: forA }] }, true);
+      expect(await a.client.push(0)).toEqual(forA);
+      expect(b.client.pushes).toHaveLength(1);
+    });
+
+    it('applies kicks to the edge state: a kicked channel is left, a kicked connection is gone', async () => {
+      const { client, id } = await registered();
+      await client.ok('join', { channelId: 'room-1' });
+      await client.ok('join', { channelId: 'room-2' });
+      await client.ok('connection.open', { channelId: 'room-1', connectionId: 'k1', type: 'sfu', streams: {} });
+      await client.ok('connection.open', { channelId: 'room-2', connectionId: 'k2', type: 'sfu', streams: {} });
+      await fake.push(gateway.gatewayId, {
+        deliveries: [
+          { client: ref(id), push: { type: 'kicked', channelId: 'room-1' } },
+          { client: ref(id), push: { type: 'kicked', channelId: 'room-2', connectionId: 'k2' } },
+        ],
+      });
+      expect(await client.push(1)).toEqual({ type: 'kicked', channelId: 'room-2', connectionId: 'k2' });
+      expect(await client.request('connection.state', { connectionId: 'k1', state: 'initializing' })).toEqual(expect.objectContaining({ error: expect.objectContaining({ code: 'UnknownConnection' }) }));
+      expect(await client.request('connection.state', { connectionId: 'k2', state: 'initializing' })).toEqual(expect.objectContaining({ error: expect.objectContaining({ code: 'UnknownConnection' }) }));
+      expect(await client.request('leave', { channelId: 'room-1' })).toEqual(expect.objectContaining({ error: expect.objectContaining({ code: 'NotJoined' }) }));
+      await client.ok('leave', { channelId: 'room-2' });
+      // A rejoin after a kick is the client's decision, within its claims.
+      await client.ok('join', { channelId: 'room-1' });
+    });
+
+    it('applies claim updates: a claim granted by an admin lets the client join', async () => {
+      const { client, id } = await registered(identity(), { channels: [] });
+      await fake.push(gateway.gatewayId, { deliveries: [{ client: ref(id), push: { type: 'claim.updated', channelId: 'granted', claim: { id: 'granted' } } }] });
+      await client.push(0);
+      await client.ok('join', { channelId: 'granted' });
+    });
+
+    it('closes the socket with 4010 when the registry unregisters the client, reporting nothing back', async () => {
+      const { client, id } = await registered();
+      await fake.push(gateway.gatewayId, { deliveries: [{ client: ref(id), push: { type: 'unregistered', reason: 'kicked' } }] });
+      expect(await client.push(0)).toEqual({ type: 'unregistered', reason: 'kicked' });
+      expect((await client.closed).code).toBe(SYNC_CLOSE_CODES.unregistered);
+      expect(kinds(id)).toEqual(['client.register']);
+    });
+  });
+
+  describe('backpressure', () => {
+    async function counter(gw: TestGateway, outcome: string): Promise<number> {
+      const text = await (await fetch(`${gw.url}/metrics`)).text();
+      const match = new RegExp(`^sync_pushes_total\\{[^}]*outcome="${outcome}"[^}]*\\} (\\d+)`, 'm').exec(text);
+      return match ? Number(match[1]) : 0;
+    }
+
+    it('closes a client that does not read (4029) and keeps its pushes for a resume', async () => {
+      const id = identity();
+      const { client } = await registered(id);
+      const raw = (client.ws as unknown as { _socket: { pause(): void; resume(): void } })._socket;
+      raw.pause();
+      const big: ServerPush = {
+        type: 'message',
+        channelId: null,
+        message: { message: 'x'.repeat(50000) },
+        from: { userId: null, userAlias: null, deviceId: null, deviceAlias: null, clientId: null, clientTag: null, clientRoles: null },
+      };
+      const keptBefore = await counter(gateway, 'kept');
+      await waitFor(
+        async () => {
+          for (let i = 0; i < 20; i++) await fake.push(gateway.gatewayId, { deliveries: [{ client: ref(id), push: big }] });
+          return (await counter(gateway, 'kept')) > keptBefore;
+        },
+        { timeoutMs: 30000, description: 'pushes kept instead of sent to the slow socket' },
+      );
+      raw.resume();
+      expect([SYNC_CLOSE_CODES.slowConsumer, 1006]).toContain((await client.closed).code);
+      const again = await open();
+      expect((await again.ok('register', { token: token(id) })).resumed).toBe(true);
+      expect(await again.push(0)).toEqual(big);
+    });
+  });
+
+  describe('drops, grace period and resume', () => {
+    it('unregisters a dropped client after the grace period and closes its connections', async () => {
+      const { client, id } = await registered(identity(), {}, shortGrace);
+      await client.ok('join', { channelId: 'room-1' });
+      await client.ok('connection.open', { channelId: 'room-1', connectionId: 'g1', type: 'sfu', streams: {} });
+      client.terminate();
+      await waitFor(() => kinds(id).includes('client.unregister'), { description: 'the unregister report' });
+      expect(reportsOf(id).slice(-2)).toEqual([
+        { kind: 'connection.close', client: ref(id), channelId: 'room-1', connectionId: 'g1' },
+        { kind: 'client.unregister', client: ref(id), reason: 'dropped' },
+      ]);
+    });
+
+    it('resumes a client that registers again within the grace period, with its state and the pushes it missed', async () => {
+      const id = identity();
+      const first = await registered(id);
+      await first.client.ok('join', { channelId: 'room-1' });
+      await first.client.ok('connection.open', { channelId: 'room-1', connectionId: 'r1', type: 'sfu', streams: {} });
+      await first.client.ok('connection.state', { connectionId: 'r1', state: 'initializing' });
+      first.client.terminate();
+      await first.client.closed;
+      const missed: ServerPush = { type: 'kicked', channelId: 'room-9' };
+      await fake.push(gateway.gatewayId, { deliveries: [{ client: ref(id), push: missed }] });
+      // Kept while detached, or delivered live if it arrives after the resume: the client gets it either way.
+      const second = await open();
+      const result = await second.ok('register', { token: token(id) });
+      expect(result).toEqual(
+        expect.objectContaining({
+          resumed: true,
+          channels: [{ channelId: 'room-1', claim: { id: 'room-1' } }],
+          connections: [expect.objectContaining({ connectionId: 'r1', channelId: 'room-1', state: 'initializing', type: 'sfu' })],
+        }),
+      );
+      expect(await second.push(0)).toEqual(missed);
+      await second.ok('connection.state', { connectionId: 'r1', state: 'connecting' });
+      expect(kinds(id).filter((k) => k === 'client.register' || k === 'client.unregister')).toEqual(['client.register']);
+    });
+
+    it('hands a client over to its new socket, closing the old one with 4009', async () => {
+      const id = identity();
+      const first = await registered(id);
+      const second = await open();
+      expect((await second.ok('register', { token: token(id) })).resumed).toBe(true);
+      expect((await first.client.closed).code).toBe(SYNC_CLOSE_CODES.replaced);
+      await fake.push(gateway.gatewayId, { deliveries: [{ client: ref(id), push: { type: 'kicked', channelId: 'x' } }] });
+      expect(await second.push(0)).toEqual({ type: 'kicked', channelId: 'x' });
+      expect(kinds(id)).toEqual(['client.register']);
+    });
+
+    it('unregisters at once on an unregister request and closes normally', async () => {
+      const { client, id } = await registered();
+      await client.ok('join', { channelId: 'room-1' });
+      await client.ok('connection.open', { channelId: 'room-1', connectionId: 'u1', type: 'sfu', streams: {} });
+      expect(await client.ok('unregister')).toEqual({});
+      expect((await client.closed).code).toBe(1000);
+      expect(reportsOf(id).slice(-2)).toEqual([
+        { kind: 'connection.close', client: ref(id), channelId: 'room-1', connectionId: 'u1' },
+        { kind: 'client.unregister', client: ref(id), reason: 'left' },
+      ]);
+    });
+  });
+
+  describe('frames', () => {
+    it('answers unreadable frames with an error frame and keeps the socket', async () => {
+      const client = await open();
+      client.sendRaw('{not json');
+      client.sendRaw(Buffer.from([1, 2, 3]), true);
+      await waitFor(() => client.unsolicitedErrors.length === 2);
+      expect(client.unsolicitedErrors.map((e) => e.code)).toEqual(['InvalidFrame', 'InvalidFrame']);
+      expect(await client.request('teleport', {}, 'x1')).toEqual({ type: 'error', id: 'x1', error: expect.objectContaining({ code: 'InvalidFrame', details: [expect.objectContaining({ field: 'type' })] }) });
+      expect(await client.request('register', { token: 5, extra: true }, 'x2')).toEqual({
+        type: 'error',
+        id: 'x2',
+        error: expect.objectContaining({ code: 'ValidationFailed', details: expect.arrayContaining([expect.objectContaining({ field: 'data.token' }), expect.objectContaining({ field: 'data.extra' })]) }),
+      });
+      expect(client.ws.readyState).toBe(WebSocket.OPEN);
+    });
+
+    it('closes a socket that sends a frame over the maximum size with 1009', async () => {
+      const client = await open(shortGrace);
+      client.sendRaw(JSON.stringify({ id: 1, type: 'ping', data: { pad: 'x'.repeat(4096) } }));
+      expect((await client.closed).code).toBe(1009);
+    });
+
+    it('refuses requests beyond the pending limit with TooManyRequests', async () => {
+      const { client } = await registered(identity(), {}, shortGrace);
+      let release!: () => void;
+      const gate = new Promise<void>((r) => (release = r));
+      fake.onEdge = async (report) => {
+        if (report.kind === 'client.stats') await gate;
+        return defaultAnswer(report);
+      };
+      const answers = [1, 2, 3].map(() => client.request('stats', { stats: {} }));
+      const third = await answers[2];
+      expect(third).toEqual(expect.objectContaining({ error: expect.objectContaining({ code: 'TooManyRequests' }) }));
+      release();
+      expect((await answers[0])!.type).toBe('result');
+      expect((await answers[1])!.type).toBe('result');
+    });
+
+    it('answers 404 to a WebSocket upgrade on another path', async () => {
+      const ws = new WebSocket(gateway.syncUrl.replace('/sync', '/elsewhere'));
+      const status = await new Promise<number>((resolve) => ws.once('unexpected-response', (_req, res) => resolve(res.statusCode ?? 0)).once('error', () => resolve(-1)));
+      expect(status).toBe(404);
+    });
+  });
+
+  describe('shutdown', () => {
+    it('unregisters its clients, then closes their sockets with 1012, and refuses new sockets', async () => {
+      const leaving = await startTestGateway(servers.natsUrl, ns);
+      try {
+        const { client, id } = await registered(identity(), {}, leaving);
+        await client.ok('join', { channelId: 'room-1' });
+        await client.ok('connection.open', { channelId: 'room-1', connectionId: 'z1', type: 'sfu', streams: {} });
+        const closing = leaving.close();
+        expect((await client.closed).code).toBe(SYNC_CLOSE_CODES.serviceRestart);
+        await closing;
+        expect(reportsOf(id).slice(-2)).toEqual([
+          { kind: 'connection.close', client: ref(id), channelId: 'room-1', connectionId: 'z1' },
+          { kind: 'client.unregister', client: ref(id), reason: 'dropped' },
+        ]);
+        await waitFor(() => fake.heartbeats.filter((h) => h.server.id === leaving.gatewayId).at(-1)?.server.active === false, { description: 'the last heartbeat' });
+      } finally {
+        await leaving.close().catch(() => undefined);
+      }
+    });
+  });
+
+  describe('heartbeats', () => {
+    it('publishes gateway heartbeats with the replica id and its /sync address', async () => {
+      await waitFor(() => fake.heartbeats.some((h) => h.server.id === gateway.gatewayId));
+      const beat = fake.heartbeats.find((h) => h.server.id === gateway.gatewayId)!;
+      expect(beat).toEqual({ role: 'gateway', server: expect.objectContaining({ id: gateway.gatewayId, active: true, addresses: [`${gateway.syncUrl}`], lastHeartbeat: expect.any(String) }) });
+    });
+  });
+});

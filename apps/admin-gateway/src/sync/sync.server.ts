@@ -1,0 +1,208 @@
+import { Inject, Injectable, type BeforeApplicationShutdown, type OnApplicationBootstrap } from '@nestjs/common';
+import { HttpAdapterHost } from '@nestjs/core';
+import {
+  EdgeValidators,
+  SYNC_CLOSE_CODES,
+  SYNC_PATH,
+  SYNC_REQUEST_DATA,
+  validator,
+  type FieldError,
+  type SyncRequestFrame,
+  type SyncRequestType,
+  type Validator,
+} from '@switchboard/contracts';
+import { JsonLogger, runWithCorrelation, SERVICE_CONFIG } from '@switchboard/service-kit';
+import type { TSchema } from '@sinclair/typebox';
+import type { IncomingMessage, Server } from 'node:http';
+import type { Duplex } from 'node:stream';
+import { WebSocketServer, type RawData, type WebSocket } from 'ws';
+import type { GatewayConfig } from '../config.js';
+import { SessionStore } from './session.store.js';
+import { SyncError } from './sync.errors.js';
+import { SyncHandlers } from './sync.handlers.js';
+import { SyncMetrics } from './sync.metrics.js';
+import { SyncSocket } from './sync-socket.js';
+
+const SLOW_CONSUMER_TERMINATE_MS = 2000;
+const SHUTDOWN_CLOSE_WAIT_MS = 1000;
+
+/**
+ * The `/sync` WebSocket endpoint on the gateway's HTTP server (same port). Reads frames, checks
+ * them against the frame schemas, runs them through SyncHandlers one at a time per socket, writes
+ * result and error frames, pings sockets, times out sockets that never register, and hands dropped
+ * sockets to the SessionStore (grace period). Protocol: docs/sync-protocol.md.
+ */
+@Injectable()
+export class SyncServer implements OnApplicationBootstrap, BeforeApplicationShutdown {
+  private wss?: WebSocketServer;
+  private readonly sockets = new Set<SyncSocket>();
+  private accepting = true;
+  private pingTimer?: NodeJS.Timeout;
+  private readonly dataValidators: Record<SyncRequestType, Validator<TSchema>>;
+  private server?: Server;
+
+  constructor(
+    @Inject(SERVICE_CONFIG) private readonly config: GatewayConfig,
+    private readonly adapterHost: HttpAdapterHost,
+    private readonly handlers: SyncHandlers,
+    private readonly store: SessionStore,
+    private readonly metrics: SyncMetrics,
+    private readonly logger: JsonLogger,
+  ) {
+    this.dataValidators = Object.fromEntries(Object.entries(SYNC_REQUEST_DATA).map(([type, schema]) => [type, validator(schema as TSchema)])) as Record<
+      SyncRequestType,
+      Validator<TSchema>
+    >;
+  }
+
+  get socketCount(): number {
+    return this.sockets.size;
+  }
+
+  onApplicationBootstrap() {
+    this.wss = new WebSocketServer({ noServer: true, maxPayload: this.config.syncMaxFrameBytes, perMessageDeflate: false, clientTracking: false });
+    this.server = this.adapterHost.httpAdapter.getHttpServer() as Server;
+    this.server.on('upgrade', this.onUpgrade);
+    this.pingTimer = setInterval(() => this.pingAll(), this.config.syncPingIntervalMs);
+    this.pingTimer.unref();
+  }
+
+  async beforeApplicationShutdown() {
+    this.accepting = false;
+    if (this.pingTimer) clearInterval(this.pingTimer);
+    this.server?.off('upgrade', this.onUpgrade);
+    // Unregister first, then close: a client reconnecting to another replica must not be
+    // unregistered by this one after it registered there.
+    await this.store.endAll();
+    for (const socket of this.sockets) socket.close(SYNC_CLOSE_CODES.serviceRestart, 'gateway shutting down', 'shutdown');
+    const deadline = Date.now() + SHUTDOWN_CLOSE_WAIT_MS;
+    while (this.sockets.size > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+    for (const socket of this.sockets) socket.ws.terminate();
+  }
+
+  private readonly onUpgrade = (request: IncomingMessage, stream: Duplex, head: Buffer) => {
+    const path = (request.url ?? '').split('?')[0];
+    if (path !== SYNC_PATH) return refuseUpgrade(stream, 404, 'Not Found');
+    if (!this.accepting || !this.wss) return refuseUpgrade(stream, 503, 'Service Unavailable');
+    this.wss.handleUpgrade(request, stream, head, (ws) => this.accept(ws));
+  };
+
+  private accept(ws: WebSocket) {
+    const socket = new SyncSocket(ws, { maxSendBufferBytes: this.config.syncMaxSendBufferBytes, maxPendingRequests: this.config.syncMaxPendingRequests }, (s) =>
+      this.closeSlowConsumer(s),
+    );
+    this.sockets.add(socket);
+    this.metrics.sockets.set(this.sockets.size);
+    socket.registerTimer = setTimeout(() => {
+      if (socket.session || socket.registering) return;
+      socket.sendError(null, { code: 'NotRegistered', message: `No register request within ${this.config.syncRegisterTimeoutMs} ms.` });
+      socket.close(SYNC_CLOSE_CODES.registerTimeout, 'register timeout', 'timeout');
+    }, this.config.syncRegisterTimeoutMs);
+    ws.on('message', (raw, isBinary) => this.onFrame(socket, raw, isBinary));
+    ws.on('pong', () => {
+      socket.alive = true;
+    });
+    ws.on('error', (e) => this.logger.event('debug', 'sync socket error', { socketId: socket.id, error: e.message }));
+    ws.on('close', (code) => this.onClose(socket, code));
+  }
+
+  private onClose(socket: SyncSocket, code: number) {
+    this.sockets.delete(socket);
+    this.metrics.sockets.set(this.sockets.size);
+    this.metrics.closes.inc({ code: String(code) });
+    if (socket.registerTimer) clearTimeout(socket.registerTimer);
+    this.store.detach(socket);
+  }
+
+  private onFrame(socket: SyncSocket, raw: RawData, isBinary: boolean) {
+    socket.alive = true;
+    if (isBinary) {
+      socket.sendError(null, { code: 'InvalidFrame', message: 'Frames are JSON text messages; binary frames are not accepted.' });
+      return;
+    }
+    let value: unknown;
+    try {
+      value = JSON.parse(rawText(raw));
+    } catch {
+      socket.sendError(null, { code: 'InvalidFrame', message: 'The frame is not JSON.' });
+      return;
+    }
+    // check() is the compiled fast path; errors() walks the value and runs only for refusals.
+    const envelope = EdgeValidators.SyncRequestFrame.check(value) ? [] : EdgeValidators.SyncRequestFrame.errors(value);
+    if (envelope.length) {
+      const id = (value as { id?: unknown } | null)?.id;
+      const echo = (typeof id === 'string' && id.length > 0 && id.length <= 64) || (Number.isSafeInteger(id) && (id as number) >= 0) ? (id as string | number) : null;
+      socket.sendError(echo, { code: 'InvalidFrame', message: 'The frame is not a request frame.', details: envelope });
+      this.metrics.requests.inc({ type: 'invalid', outcome: 'InvalidFrame' });
+      return;
+    }
+    const frame = value as SyncRequestFrame;
+    const data = frame.data ?? {};
+    const check = this.dataValidators[frame.type];
+    const invalid = check.check(data) ? [] : check.errors(data);
+    if (invalid.length) {
+      socket.sendError(frame.id, { code: 'ValidationFailed', message: `The data of the ${frame.type} request is invalid.`, details: prefixed(invalid) });
+      this.metrics.requests.inc({ type: frame.type, outcome: 'ValidationFailed' });
+      return;
+    }
+    if (!socket.enqueue(() => this.run(socket, frame.id, frame.type, data))) {
+      socket.sendError(frame.id, { code: 'TooManyRequests', message: `At most ${this.config.syncMaxPendingRequests} requests may wait for their answer.` });
+      this.metrics.requests.inc({ type: frame.type, outcome: 'TooManyRequests' });
+    }
+  }
+
+  private async run(socket: SyncSocket, id: string | number, type: SyncRequestType, data: unknown): Promise<void> {
+    try {
+      const result = await runWithCorrelation(undefined, () => this.handlers.handle(socket, type, data as never));
+      socket.sendResult(id, result);
+      this.metrics.requests.inc({ type, outcome: 'ok' });
+      if (type === 'register') {
+        if (socket.registerTimer) clearTimeout(socket.registerTimer);
+        // The socket may have closed while the registry answered: its session then starts its grace period.
+        if (!socket.open) this.store.detach(socket);
+        else this.store.markReady(socket);
+      } else if (type === 'unregister') {
+        socket.close(SYNC_CLOSE_CODES.normal, 'unregistered', 'left');
+      }
+    } catch (e) {
+      const error = SyncError.from(e);
+      if (error.code === 'Internal') this.logger.event('error', 'sync request failed', { type, error: e instanceof Error ? e.message : String(e) });
+      socket.sendError(id, error.toBody());
+      this.metrics.requests.inc({ type, outcome: error.code });
+      if (error.closeCode) socket.close(error.closeCode, error.message, 'refused');
+    }
+  }
+
+  private closeSlowConsumer(socket: SyncSocket) {
+    if (socket.closeIntent === 'slow') return;
+    this.logger.event('warn', 'closing a slow /sync consumer', { socketId: socket.id, bufferedBytes: socket.ws.bufferedAmount });
+    socket.close(SYNC_CLOSE_CODES.slowConsumer, 'slow consumer: send buffer full', 'slow');
+    setTimeout(() => socket.ws.terminate(), SLOW_CONSUMER_TERMINATE_MS).unref();
+  }
+
+  private pingAll() {
+    for (const socket of this.sockets) {
+      if (!socket.alive) {
+        socket.ws.terminate();
+        continue;
+      }
+      socket.alive = false;
+      socket.ws.ping();
+    }
+  }
+}
+
+function rawText(raw: RawData): string {
+  if (Buffer.isBuffer(raw)) return raw.toString('utf8');
+  if (Array.isArray(raw)) return Buffer.concat(raw).toString('utf8');
+  return Buffer.from(raw).toString('utf8');
+}
+
+function prefixed(errors: FieldError[]): FieldError[] {
+  return errors.map((e) => ({ field: e.field ? `data.${e.field}` : 'data', message: e.message }));
+}
+
+function refuseUpgrade(stream: Duplex, status: number, text: string) {
+  stream.end(`HTTP/1.1 ${status} ${text}\r\nConnection: close\r\nContent-Length: 0\r\n\r\n`);
+  stream.destroy();
+}

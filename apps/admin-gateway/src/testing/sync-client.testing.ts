@@ -1,0 +1,75 @@
+/** A bare /sync client for tests: send request frames, await their answers, collect pushes, see the close. */
+import type { ServerPush, SyncErrorBody, SyncRequestType } from '@switchboard/contracts';
+import WebSocket from 'ws';
+
+export type Answer = { type: 'result'; id: string | number; data: any } | { type: 'error'; id: string | number | null; error: SyncErrorBody };
+
+export class TestSyncClient {
+  readonly pushes: ServerPush[] = [];
+  readonly unsolicitedErrors: SyncErrorBody[] = [];
+  readonly closed: Promise<{ code: number; reason: string }>;
+  private readonly waiting = new Map<string | number, (answer: Answer) => void>();
+  private pushWaiters: Array<() => void> = [];
+  private next = 1;
+
+  private constructor(readonly ws: WebSocket) {
+    this.closed = new Promise((resolve) => ws.once('close', (code, reason) => resolve({ code, reason: reason.toString('utf8') })));
+    ws.on('message', (raw) => {
+      const frame = JSON.parse(raw.toString()) as Answer | { type: 'push'; push: ServerPush };
+      if (frame.type === 'push') {
+        this.pushes.push(frame.push);
+        for (const w of this.pushWaiters.splice(0)) w();
+        return;
+      }
+      if (frame.id === null) {
+        if (frame.type === 'error') this.unsolicitedErrors.push(frame.error);
+        for (const w of this.pushWaiters.splice(0)) w();
+        return;
+      }
+      this.waiting.get(frame.id)?.(frame);
+      this.waiting.delete(frame.id);
+    });
+  }
+
+  static async open(url: string): Promise<TestSyncClient> {
+    const ws = new WebSocket(url);
+    await new Promise<void>((resolve, reject) => {
+      ws.once('open', () => resolve());
+      ws.once('error', reject);
+    });
+    return new TestSyncClient(ws);
+  }
+
+  /** Sends a request frame and resolves with its result or error frame. */
+  request(type: SyncRequestType | string, data?: unknown, id: string | number = this.next++): Promise<Answer> {
+    return new Promise((resolve) => {
+      this.waiting.set(id, resolve);
+      this.ws.send(JSON.stringify(data === undefined ? { id, type } : { id, type, data }));
+    });
+  }
+
+  /** Like request, but fails the test unless the answer is a result. */
+  async ok(type: SyncRequestType, data?: unknown): Promise<any> {
+    const answer = await this.request(type, data);
+    if (answer.type !== 'result') throw new Error(`${type} failed: ${JSON.stringify(answer.error)}`);
+    return answer.data;
+  }
+
+  /** Resolves with the next push (by position: the n-th push this client received, from 0). */
+  async push(index: number): Promise<ServerPush> {
+    while (this.pushes.length <= index) await new Promise<void>((resolve) => this.pushWaiters.push(resolve));
+    return this.pushes[index]!;
+  }
+
+  sendRaw(data: string | Buffer, binary = false) {
+    this.ws.send(data, { binary });
+  }
+
+  close() {
+    if (this.ws.readyState === WebSocket.OPEN || this.ws.readyState === WebSocket.CONNECTING) this.ws.close(1000);
+  }
+
+  terminate() {
+    this.ws.terminate();
+  }
+}

@@ -1,0 +1,116 @@
+/**
+ * The client token codec (http-contract.md, "Client edge"): `header.payload.signature`, HS256 —
+ * HMAC-SHA256 over the ASCII bytes of `header.payload` as sent, keyed with the UTF-8 bytes of the
+ * application's `sharedSecret`. Header and payload are JSON in Base64: the standard alphabet with
+ * padding is what LiveSwitch writes and what `encodeClientToken` writes by default; base64url (with
+ * or without padding) is accepted too. The alphabets are not mixed inside one segment.
+ *
+ * Node built-ins only, so every service and tool can share it: management-api issues tokens, the
+ * gateway verifies them, tests and the simulator sign their own.
+ */
+import { createHmac, timingSafeEqual } from 'node:crypto';
+import { validator, type FieldError } from '../validation/validate.js';
+import { ClientTokenPayload } from '../webhooks/client-token.js';
+
+export type ClientTokenEncoding = 'base64' | 'base64url';
+
+export const CLIENT_TOKEN_HEADER = { alg: 'HS256', typ: 'JWT' } as const;
+/** Longest token accepted (a generous bound: a token carries at most a few hundred claims). */
+export const CLIENT_TOKEN_MAX_LENGTH = 16384;
+
+export type ClientTokenFailure = 'malformed' | 'unsupported-algorithm' | 'invalid-payload' | 'bad-signature' | 'expired' | 'not-yet-valid';
+
+export class ClientTokenError extends Error {
+  override readonly name = 'ClientTokenError';
+  constructor(
+    readonly reason: ClientTokenFailure,
+    message: string,
+    readonly details: FieldError[] = [],
+  ) {
+    super(message);
+  }
+}
+
+export interface DecodedClientToken {
+  /** `header.payload` exactly as sent: the bytes the signature covers. */
+  signingInput: string;
+  signature: Buffer;
+  header: Record<string, unknown>;
+  payload: ClientTokenPayload;
+}
+
+const STANDARD = /^[A-Za-z0-9+/]+={0,2}$/;
+const URL_SAFE = /^[A-Za-z0-9_-]+={0,2}$/;
+const payloadValidator = validator(ClientTokenPayload);
+
+function encodeSegment(bytes: Buffer, encoding: ClientTokenEncoding): string {
+  return bytes.toString(encoding);
+}
+
+/** Strict Base64 / base64url decoding: anything `Buffer.from` would silently skip is refused. */
+export function decodeBase64Segment(segment: string): Buffer | undefined {
+  if (!STANDARD.test(segment) && !URL_SAFE.test(segment)) return undefined;
+  const unpadded = segment.replace(/=+$/, '');
+  const padding = segment.length - unpadded.length;
+  if (unpadded.length % 4 === 1) return undefined;
+  if (padding > 0 && segment.length % 4 !== 0) return undefined;
+  return Buffer.from(unpadded, STANDARD.test(segment) ? 'base64' : 'base64url');
+}
+
+export function signClientTokenInput(signingInput: string, sharedSecret: string): Buffer {
+  return createHmac('sha256', Buffer.from(sharedSecret, 'utf8')).update(signingInput, 'ascii').digest();
+}
+
+/** Builds a token (standard padded Base64 unless `encoding` says base64url). */
+export function encodeClientToken(payload: ClientTokenPayload, sharedSecret: string, encoding: ClientTokenEncoding = 'base64'): string {
+  const header = encodeSegment(Buffer.from(JSON.stringify(CLIENT_TOKEN_HEADER), 'utf8'), encoding);
+  const body = encodeSegment(Buffer.from(JSON.stringify(payload), 'utf8'), encoding);
+  const signingInput = `${header}.${body}`;
+  return `${signingInput}.${encodeSegment(signClientTokenInput(signingInput, sharedSecret), encoding)}`;
+}
+
+function parseJsonObject(bytes: Buffer, what: string): Record<string, unknown> {
+  let value: unknown;
+  try {
+    value = JSON.parse(bytes.toString('utf8'));
+  } catch {
+    throw new ClientTokenError('malformed', `The token ${what} is not JSON.`);
+  }
+  if (!value || typeof value !== 'object' || Array.isArray(value)) throw new ClientTokenError('malformed', `The token ${what} is not a JSON object.`);
+  return value as Record<string, unknown>;
+}
+
+/**
+ * Splits and decodes a token without checking its signature (the key depends on the payload's
+ * `applicationId`). Throws ClientTokenError: `malformed`, `unsupported-algorithm`, `invalid-payload`.
+ */
+export function decodeClientToken(token: string, maxLength = CLIENT_TOKEN_MAX_LENGTH): DecodedClientToken {
+  if (typeof token !== 'string' || token.length === 0) throw new ClientTokenError('malformed', 'The token is empty.');
+  if (token.length > maxLength) throw new ClientTokenError('malformed', `The token is longer than ${maxLength} characters.`);
+  const parts = token.split('.');
+  if (parts.length !== 3 || parts.some((p) => p.length === 0)) throw new ClientTokenError('malformed', 'The token is not of the form header.payload.signature.');
+  const [headerPart, payloadPart, signaturePart] = parts as [string, string, string];
+  const headerBytes = decodeBase64Segment(headerPart);
+  const payloadBytes = decodeBase64Segment(payloadPart);
+  const signature = decodeBase64Segment(signaturePart);
+  if (!headerBytes || !payloadBytes || !signature) throw new ClientTokenError('malformed', 'A token segment is not Base64.');
+  const header = parseJsonObject(headerBytes, 'header');
+  if (header.alg !== 'HS256') throw new ClientTokenError('unsupported-algorithm', 'The token must be signed with HS256.');
+  const payload = parseJsonObject(payloadBytes, 'payload');
+  const errors = payloadValidator.check(payload) ? [] : payloadValidator.errors(payload);
+  if (errors.length) throw new ClientTokenError('invalid-payload', 'The token payload is invalid.', errors);
+  return { signingInput: `${headerPart}.${payloadPart}`, signature, header, payload: payload as ClientTokenPayload };
+}
+
+/** Constant-time check of the HS256 signature with the application's shared secret. */
+export function clientTokenSignatureValid(decoded: DecodedClientToken, sharedSecret: string): boolean {
+  const expected = signClientTokenInput(decoded.signingInput, sharedSecret);
+  return decoded.signature.length === expected.length && timingSafeEqual(decoded.signature, expected);
+}
+
+/** `exp` in the past or `iat` in the future (beyond `skewSeconds`), or `exp` before `iat`: throws. */
+export function checkClientTokenTimes(payload: ClientTokenPayload, nowSeconds: number, skewSeconds: number): void {
+  if (payload.exp < payload.iat) throw new ClientTokenError('invalid-payload', 'The token expires before it was issued.', [{ field: 'exp', message: 'must not be before iat' }]);
+  if (nowSeconds > payload.exp + skewSeconds) throw new ClientTokenError('expired', 'The token has expired.');
+  if (payload.iat > nowSeconds + skewSeconds) throw new ClientTokenError('not-yet-valid', 'The token is not valid yet (iat is in the future).');
+}

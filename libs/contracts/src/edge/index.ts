@@ -1,0 +1,60 @@
+/**
+ * Client edge contracts: the `/sync` frame protocol, the connection state machine and the client
+ * token codec. Export pattern as in interface-a/: `EdgeSchemas` names every object schema of this
+ * folder, `EdgeValidators.<Name>` is its validator (compiled on first use).
+ */
+import { validatorsFor } from '../interface-a/schema-kit.js';
+import {
+  SyncAudioStream,
+  SyncClientUpdateData,
+  SyncConnectionCloseData,
+  SyncConnectionOpenData,
+  SyncConnectionStateData,
+  SyncConnectionUpdateData,
+  SyncDataStream,
+  SyncEmptyData,
+  SyncErrorBody,
+  SyncErrorFrame,
+  SyncJoinData,
+  SyncLeaveData,
+  SyncMessageData,
+  SyncMessageRecipient,
+  SyncPushFrame,
+  SyncRegisterData,
+  SyncRequestFrame,
+  SyncResultFrame,
+  SyncStatsData,
+  SyncStreams,
+  SyncVideoStream,
+} from './sync-frames.js';
+
+export * from './sync-frames.js';
+export * from './connection-states.js';
+export * from './client-token-codec.js';
+
+export const EdgeSchemas = {
+  SyncRequestFrame,
+  SyncRegisterData,
+  SyncJoinData,
+  SyncLeaveData,
+  SyncAudioStream,
+  SyncVideoStream,
+  SyncDataStream,
+  SyncStreams,
+  SyncConnectionOpenData,
+  SyncConnectionStateData,
+  SyncConnectionUpdateData,
+  SyncConnectionCloseData,
+  SyncStatsData,
+  SyncMessageRecipient,
+  SyncMessageData,
+  SyncClientUpdateData,
+  SyncEmptyData,
+  SyncErrorBody,
+  SyncResultFrame,
+  SyncErrorFrame,
+  SyncPushFrame,
+} as const;
+export type EdgeSchemaName = keyof typeof EdgeSchemas;
+
+export const EdgeValidators = validatorsFor(EdgeSchemas);

@@ -1,0 +1,381 @@
+// The simulator's core: an application, M fake media servers, N clients over the real /sync
+// socket across K channels, each joining and walking an sfu connection to `connected`, then
+// join / leave / mute churn at a given rate, and a JSON report of what happened.
+import { connect as connectNats } from '@nats-io/transport-node';
+import { randomBytes } from 'node:crypto';
+import { OperationStats } from './latency.mjs';
+import { FakeMediaServer } from './media-server.mjs';
+import { SyncClient } from './sync-client.mjs';
+import { ManagementClient, TokenSource } from './tokens.mjs';
+
+export const DEFAULTS = Object.freeze({
+  clients: 10,
+  channels: 2,
+  mediaServers: 0,
+  churnPerSecond: 0,
+  durationMs: 0,
+  namespace: 'sb',
+  connectionType: 'sfu',
+  concurrency: 50,
+  requestTimeoutMs: 10000,
+  heartbeatIntervalMs: 2000,
+  channelPrefix: 'sim-ch',
+  region: null,
+});
+
+const CONNECT_PATH = ['initializing', 'connecting', 'connected'];
+const MAX_ERROR_SAMPLES = 20;
+
+/** `ws://host:port/sync` from `ws://host:port`, `http://host:port` or a full /sync URL. */
+export function syncUrlOf(gateway) {
+  const url = new URL(gateway);
+  if (url.protocol === 'http:') url.protocol = 'ws:';
+  if (url.protocol === 'https:') url.protocol = 'wss:';
+  if (url.pathname === '/' || url.pathname === '') url.pathname = '/sync';
+  return url.toString();
+}
+
+/** Resolves when `promise` settles or after `ms`, whichever is first (the timer does not outlive it). */
+function within(promise, ms) {
+  let timer;
+  return Promise.race([promise, new Promise((resolve) => (timer = setTimeout(resolve, ms)))]).finally(() => clearTimeout(timer));
+}
+
+async function pool(items, concurrency, fn) {
+  const queue = [...items];
+  const workers = Array.from({ length: Math.max(1, Math.min(concurrency, queue.length)) }, async () => {
+    for (let item = queue.shift(); item !== undefined; item = queue.shift()) await fn(item);
+  });
+  await Promise.all(workers);
+}
+
+export class Simulation {
+  /** @param {import('./index.mjs').SimulationOptions} options */
+  constructor(options) {
+    this.options = { ...DEFAULTS, ...options };
+    if (!this.options.gatewayUrl) throw new Error('gatewayUrl is required');
+    if (!this.options.managementUrl && !this.options.sharedSecret) throw new Error('either managementUrl (with apiKey) or sharedSecret (with applicationId) is required');
+    if (this.options.managementUrl && !this.options.apiKey) throw new Error('apiKey is required with managementUrl');
+    if (this.options.mediaServers > 0 && !this.options.natsUrl) throw new Error('natsUrl is required to start media servers');
+    if (!['sfu', 'mcu', 'peer'].includes(this.options.connectionType)) throw new Error('connectionType must be sfu, mcu or peer');
+    this.runId = randomBytes(4).toString('hex');
+    this.syncUrl = syncUrlOf(this.options.gatewayUrl);
+    this.stats = new OperationStats();
+    this.log = this.options.log ?? (() => {});
+    this.clients = [];
+    this.mediaServers = [];
+    this.application = null;
+    this.nc = null;
+    this.errors = { total: 0, byCode: {}, samples: [] };
+    this.pushes = { received: 0, byType: {} };
+    this.closes = {};
+    this.churnCounts = { requested: 0, performed: 0, failed: 0, skipped: 0, byAction: { join: 0, leave: 0, mute: 0 } };
+    this.timeline = { startedAt: null, connectedAt: null, churnStartedAt: null, churnEndedAt: null, finishedAt: null };
+    this.setupMs = 0;
+    this.stopped = false;
+  }
+
+  get channelIds() {
+    return Array.from({ length: this.options.channels }, (_, k) => `${this.options.channelPrefix}-${k}`);
+  }
+
+  error(op, e) {
+    const code = e?.code ?? e?.name ?? 'Error';
+    this.errors.total++;
+    this.errors.byCode[code] = (this.errors.byCode[code] ?? 0) + 1;
+    if (this.errors.samples.length < MAX_ERROR_SAMPLES) this.errors.samples.push({ op, code, message: String(e?.message ?? e) });
+  }
+
+  // -------------------------------------------------------------------------------------------
+  // Set-up
+  // -------------------------------------------------------------------------------------------
+
+  async setUpApplication() {
+    const o = this.options;
+    const applicationId = o.applicationId ?? `sim-${this.runId}`;
+    if (o.managementUrl) {
+      const management = new ManagementClient({ url: o.managementUrl, apiKey: o.apiKey, timeoutMs: o.requestTimeoutMs });
+      const app = o.applicationConfigId
+        ? { applicationConfigId: o.applicationConfigId, applicationId, created: false }
+        : await this.stats.time('application.ensure', () => management.ensureApplication(applicationId));
+      this.application = app;
+      this.tokens = new TokenSource({ management, applicationConfigId: app.applicationConfigId, applicationId });
+    } else {
+      this.application = { applicationConfigId: null, applicationId, created: false };
+      this.tokens = new TokenSource({ applicationId, sharedSecret: o.sharedSecret });
+    }
+    this.log({ event: 'application', ...this.application });
+  }
+
+  async startMediaServers() {
+    const o = this.options;
+    if (o.mediaServers <= 0) return;
+    this.nc = await connectNats({ servers: o.natsUrl, name: `simulator-${this.runId}` });
+    for (let i = 0; i < o.mediaServers; i++) {
+      this.mediaServers.push(
+        new FakeMediaServer({ nc: this.nc, namespace: o.namespace, index: i, region: o.region, heartbeatIntervalMs: o.heartbeatIntervalMs, capacity: o.mediaServerCapacity ?? 1000 }).start(),
+      );
+    }
+    await this.nc.flush();
+    this.log({ event: 'media-servers', ids: this.mediaServers.map((m) => m.id) });
+  }
+
+  newClient(index) {
+    const channels = this.channelIds;
+    return {
+      index,
+      userId: `sim-u-${this.runId}-${index}`,
+      deviceId: `sim-d-${this.runId}-${index}`,
+      clientId: `sim-c-${this.runId}-${index}`,
+      home: channels[index % channels.length],
+      sync: null,
+      state: 'new',
+      busy: false,
+      /** channelId -> connectionId */
+      channels: new Map(),
+      /** connectionId -> { channelId, audioMuted } */
+      connections: new Map(),
+    };
+  }
+
+  async connectClient(c) {
+    const started = performance.now();
+    try {
+      const token = await this.stats.time('token', () =>
+        this.tokens.token({ userId: c.userId, deviceId: c.deviceId, clientId: c.clientId, clientRoles: ['simulated'], channelIds: this.channelIds }),
+      );
+      c.sync = await this.stats.time('socket.open', () => SyncClient.connect(this.syncUrl, { requestTimeoutMs: this.options.requestTimeoutMs }));
+      this.watch(c);
+      await this.stats.time('register', () => c.sync.request('register', { token, userAlias: `Simulated ${c.index}`, deviceAlias: 'simulator', tag: 'simulator' }));
+      c.state = 'registered';
+      await this.joinAndConnect(c, c.home);
+      c.state = 'connected';
+      this.stats.record('client.connect', performance.now() - started);
+    } catch (e) {
+      c.state = 'failed';
+      this.error('client.connect', e);
+      // A refused register is followed by the gateway's close (4001, 4002, 4003): let it arrive.
+      if (c.sync) {
+        await within(c.sync.closed, 2000);
+        c.sync.terminate();
+      }
+    }
+  }
+
+  watch(c) {
+    c.sync.onPush((push) => {
+      this.pushes.received++;
+      this.pushes.byType[push.type] = (this.pushes.byType[push.type] ?? 0) + 1;
+      if (push.type === 'kicked') {
+        if (push.connectionId) c.connections.delete(push.connectionId);
+        else {
+          c.channels.delete(push.channelId);
+          for (const [id, conn] of c.connections) if (conn.channelId === push.channelId) c.connections.delete(id);
+        }
+      }
+      if (push.type === 'unregistered') c.state = 'unregistered';
+    });
+    void c.sync.closed.then(({ code }) => {
+      this.closes[code] = (this.closes[code] ?? 0) + 1;
+      if (c.state !== 'unregistered' && c.state !== 'failed') c.state = code === 1000 ? 'unregistered' : 'closed';
+    });
+  }
+
+  async joinAndConnect(c, channelId) {
+    await this.stats.time('join', () => c.sync.request('join', { channelId }));
+    c.channels.set(channelId, null);
+    const opened = await this.stats.time('connection.open', () =>
+      c.sync.request('connection.open', {
+        channelId,
+        type: this.options.connectionType,
+        tag: 'simulator',
+        streams: {
+          audio: { direction: 'sendrecv', formats: ['opus/48000/2'] },
+          video: { direction: 'sendrecv', formats: ['VP8/90000'], maxPixelCount: 640 * 480 },
+        },
+      }),
+    );
+    c.channels.set(channelId, opened.connectionId);
+    c.connections.set(opened.connectionId, { channelId, audioMuted: false });
+    for (const state of CONNECT_PATH) await this.stats.time('connection.state', () => c.sync.request('connection.state', { connectionId: opened.connectionId, state }));
+  }
+
+  /** Creates the application, starts the media servers and connects every client. */
+  async start() {
+    this.timeline.startedAt = new Date().toISOString();
+    const started = performance.now();
+    await this.setUpApplication();
+    await this.startMediaServers();
+    this.clients = Array.from({ length: this.options.clients }, (_, i) => this.newClient(i));
+    await pool(this.clients, this.options.concurrency, (c) => this.connectClient(c));
+    this.setupMs = performance.now() - started;
+    this.connectMs = this.setupMs;
+    this.timeline.connectedAt = new Date().toISOString();
+    this.log({ event: 'connected', clients: this.clients.filter((c) => c.state === 'connected').length, ms: Math.round(this.setupMs) });
+    return this;
+  }
+
+  // -------------------------------------------------------------------------------------------
+  // Churn
+  // -------------------------------------------------------------------------------------------
+
+  pickClient() {
+    const live = this.clients.filter((c) => !c.busy && c.sync?.open && (c.state === 'connected' || c.state === 'registered'));
+    return live.length ? live[Math.floor(Math.random() * live.length)] : undefined;
+  }
+
+  chooseAction(c) {
+    const roll = Math.random();
+    const all = this.channelIds;
+    const canJoin = c.channels.size < all.length;
+    const canLeave = c.channels.size > 0;
+    const canMute = c.connections.size > 0;
+    if (roll < 1 / 3 && canMute) return 'mute';
+    if (roll < 2 / 3 && canLeave) return 'leave';
+    if (canJoin) return 'join';
+    return canLeave ? 'leave' : canMute ? 'mute' : undefined;
+  }
+
+  async churnOnce() {
+    this.churnCounts.requested++;
+    const c = this.pickClient();
+    const action = c && this.chooseAction(c);
+    if (!c || !action) {
+      this.churnCounts.skipped++;
+      return;
+    }
+    c.busy = true;
+    try {
+      if (action === 'mute') {
+        const [connectionId, conn] = [...c.connections][Math.floor(Math.random() * c.connections.size)];
+        const muted = !conn.audioMuted;
+        await this.stats.time('connection.update', () => c.sync.request('connection.update', { connectionId, localAudioMuted: muted }));
+        conn.audioMuted = muted;
+      } else if (action === 'leave') {
+        const channels = [...c.channels.keys()];
+        const channelId = channels[Math.floor(Math.random() * channels.length)];
+        await this.stats.time('leave', () => c.sync.request('leave', { channelId }));
+        const connectionId = c.channels.get(channelId);
+        c.channels.delete(channelId);
+        if (connectionId) c.connections.delete(connectionId);
+      } else {
+        const free = this.channelIds.filter((id) => !c.channels.has(id));
+        await this.joinAndConnect(c, free[Math.floor(Math.random() * free.length)]);
+      }
+      this.churnCounts.performed++;
+      this.churnCounts.byAction[action]++;
+    } catch (e) {
+      this.churnCounts.failed++;
+      this.error(`churn.${action}`, e);
+    } finally {
+      c.busy = false;
+    }
+  }
+
+  /** Applies churn at `churnPerSecond` for `durationMs` (or until `signal` aborts); waits for the operations in flight. */
+  async churn(durationMs = this.options.durationMs) {
+    this.timeline.churnStartedAt = new Date().toISOString();
+    const rate = this.options.churnPerSecond;
+    const inFlight = new Set();
+    const started = performance.now();
+    let last = started;
+    let budget = 0;
+    const signal = this.options.signal;
+    while (performance.now() - started < durationMs && !signal?.aborted) {
+      await new Promise((r) => setTimeout(r, Math.min(50, Math.max(1, durationMs - (performance.now() - started)))));
+      const now = performance.now();
+      budget += (rate * (now - last)) / 1000;
+      last = now;
+      while (budget >= 1) {
+        budget--;
+        const op = this.churnOnce().finally(() => inFlight.delete(op));
+        inFlight.add(op);
+      }
+    }
+    await Promise.all(inFlight);
+    this.churnMs = performance.now() - started;
+    this.timeline.churnEndedAt = new Date().toISOString();
+  }
+
+  // -------------------------------------------------------------------------------------------
+  // Tear-down and report
+  // -------------------------------------------------------------------------------------------
+
+  /** Unregisters every client (closing its socket), stops the media servers. */
+  async stop() {
+    if (this.stopped) return;
+    this.stopped = true;
+    await pool(
+      this.clients.filter((c) => c.sync?.open),
+      this.options.concurrency,
+      async (c) => {
+        try {
+          await this.stats.time('unregister', () => c.sync.request('unregister'));
+          c.state = 'unregistered';
+        } catch (e) {
+          this.error('unregister', e);
+        }
+        await within(c.sync.closed, 2000);
+        c.sync.terminate();
+      },
+    );
+    for (const m of this.mediaServers) m.stop();
+    if (this.nc) await this.nc.drain().catch(() => {});
+    this.timeline.finishedAt = new Date().toISOString();
+  }
+
+  report() {
+    const o = this.options;
+    const states = {};
+    for (const c of this.clients) states[c.state] = (states[c.state] ?? 0) + 1;
+    const connected = this.clients.filter((c) => c.channels.size > 0 || c.state === 'connected').length;
+    const everConnected = this.stats.summary()['client.connect']?.count ?? 0;
+    return {
+      runId: this.runId,
+      timeline: this.timeline,
+      config: {
+        gateway: this.syncUrl,
+        management: o.managementUrl ?? null,
+        nats: o.natsUrl ?? null,
+        namespace: o.namespace,
+        clients: o.clients,
+        channels: o.channels,
+        mediaServers: o.mediaServers,
+        churnPerSecond: o.churnPerSecond,
+        durationMs: o.durationMs,
+        connectionType: o.connectionType,
+        concurrency: o.concurrency,
+      },
+      application: this.application,
+      mediaServers: this.mediaServers.map((m) => ({ id: m.id, region: m.region, capacity: m.capacity, heartbeats: m.heartbeats })),
+      clients: {
+        requested: o.clients,
+        connected: everConnected,
+        failed: this.clients.filter((c) => c.state === 'failed').length,
+        inChannelsAtEnd: connected,
+        finalStates: states,
+      },
+      connect: {
+        setupMs: Math.round(this.setupMs ?? 0),
+        clientsPerSecond: this.setupMs ? Math.round((everConnected / (this.setupMs / 1000)) * 10) / 10 : 0,
+      },
+      churn: { ...this.churnCounts, durationMs: Math.round(this.churnMs ?? 0), achievedPerSecond: this.churnMs ? Math.round((this.churnCounts.performed / (this.churnMs / 1000)) * 10) / 10 : 0 },
+      operations: this.stats.summary(),
+      pushes: this.pushes,
+      closes: this.closes,
+      errors: this.errors,
+    };
+  }
+}
+
+/** Runs a whole simulation (start, churn for `durationMs`, stop) and resolves with its report. */
+export async function runSimulation(options) {
+  const simulation = new Simulation(options);
+  try {
+    await simulation.start();
+    await simulation.churn();
+  } finally {
+    await simulation.stop();
+  }
+  return simulation.report();
+}
