@@ -1,8 +1,16 @@
-import { commonSettings, databaseSettings, loadConfig, type ConfigOf } from '@switchboard/config';
+import { commonSettings, databaseSettings, int, loadConfig, type ConfigOf } from '@switchboard/config';
 
 export const settings = {
   ...commonSettings(8081),
   ...databaseSettings(),
+  apiKeyCacheTtlMs: int({ env: 'API_KEY_CACHE_TTL_MS', default: 0, min: 0, max: 300000, description: 'How long a verified API key is remembered (0: look up every time)' }),
+  clientTokenTtlSeconds: int({
+    env: 'CLIENT_TOKEN_TTL_SECONDS',
+    default: 120,
+    min: 1,
+    max: 86400,
+    description: 'Lifetime of the client tokens issued by the Token action (exp - iat), in seconds',
+  }),
 };
 
 export type ManagementConfig = ConfigOf<typeof settings>;

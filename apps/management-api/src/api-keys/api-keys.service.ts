@@ -1,21 +1,17 @@
-import { Injectable } from '@nestjs/common';
+import { Inject, Injectable, Optional } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { DomainError } from '@switchboard/contracts';
+import { ApiKeyUpdateBody } from '@switchboard/contracts';
+import { SERVICE_CONFIG } from '@switchboard/service-kit';
+import type { ODataQuery } from '@switchboard/odata';
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import type { DataSource } from 'typeorm';
 import type { Caller } from '../auth/caller.js';
+import { nextState, type WriteMode } from '../common/bodies.js';
+import { REDACTED, writeChanges } from '../common/change-log.js';
+import { RecordReader, type ListAnswer, type Rec } from '../common/record-reader.js';
 import { OrganizationEntity } from '../organizations/organization.entity.js';
 import { ApiKeyEntity } from './api-key.entity.js';
-
-export interface ApiKeyRecord {
-  id: string;
-  key: string | null;
-  tag: string | null;
-  createdOn: number;
-  createdBy: string | null;
-  modifiedOn: number;
-  modifiedBy: string | null;
-}
+import { API_KEYS } from './api-key.model.js';
 
 export interface VerifiedKey {
   keyId: string;
@@ -32,56 +28,79 @@ export function hashKey(value: string): string {
   return createHash('sha256').update(value, 'utf8').digest('hex');
 }
 
-export function toRecord(e: ApiKeyEntity, key: string | null = null): ApiKeyRecord {
-  return { id: e.id, key, tag: e.tag, createdOn: e.createdOn, createdBy: e.createdBy, modifiedOn: e.modifiedOn, modifiedBy: e.modifiedBy };
-}
+const TRACKED = ['key', 'tag'] as const;
+const CACHE_LIMIT = 10_000;
 
 @Injectable()
 export class ApiKeysService {
-  constructor(@InjectDataSource() private readonly ds: DataSource) {}
+  readonly reader = new RecordReader(API_KEYS);
+  /** Verified keys by hash (API_KEY_CACHE_TTL_MS; keys are never deleted nor change owner, so only expiry matters). */
+  private readonly verified = new Map<string, { key: VerifiedKey; expires: number }>();
+  private readonly cacheTtlMs: number;
+
+  constructor(
+    @InjectDataSource() private readonly ds: DataSource,
+    @Optional() @Inject(SERVICE_CONFIG) config?: { apiKeyCacheTtlMs?: number },
+  ) {
+    this.cacheTtlMs = config?.apiKeyCacheTtlMs ?? 0;
+  }
 
   async verify(value: string): Promise<VerifiedKey | null> {
     if (!/^[\x21-\x7e]{8,256}$/.test(value)) return null;
-    const row = await this.ds.getRepository(ApiKeyEntity).findOne({ where: { keyHash: hashKey(value) } });
-    return row ? { keyId: row.id, organizationId: row.organizationId, operator: row.operator } : null;
-  }
-
-  async list(caller: Caller): Promise<ApiKeyRecord[]> {
-    const rows = await this.ds.getRepository(ApiKeyEntity).find({ where: { organizationId: caller.organizationId }, order: { createdOn: 'ASC', id: 'ASC' } });
-    return rows.map((r) => toRecord(r));
-  }
-
-  async get(caller: Caller, id: string): Promise<ApiKeyRecord> {
-    return toRecord(await this.find(caller, id));
-  }
-
-  /** The only time the key value leaves the service. */
-  async create(caller: Caller, tag: string | null): Promise<ApiKeyRecord> {
-    const value = newKeyValue();
+    const hash = hashKey(value);
     const now = Date.now();
-    const entity = this.ds.getRepository(ApiKeyEntity).create({
-      id: randomUUID(),
-      organizationId: caller.organizationId,
-      keyHash: hashKey(value),
-      tag,
-      operator: false,
-      createdOn: now,
-      createdBy: caller.principal,
-      modifiedOn: now,
-      modifiedBy: caller.principal,
-    });
-    await this.ds.getRepository(ApiKeyEntity).insert(entity);
-    return toRecord(entity, value);
+    const cached = this.cacheTtlMs > 0 ? this.verified.get(hash) : undefined;
+    if (cached && cached.expires > now) return cached.key;
+    const row = await this.ds.getRepository(ApiKeyEntity).findOne({ where: { keyHash: hash } });
+    if (!row) return null;
+    const key = { keyId: row.id, organizationId: row.organizationId, operator: row.operator };
+    if (this.cacheTtlMs > 0) {
+      this.verified.delete(hash);
+      if (this.verified.size >= CACHE_LIMIT) this.verified.delete(this.verified.keys().next().value as string);
+      this.verified.set(hash, { key, expires: now + this.cacheTtlMs });
+    }
+    return key;
   }
 
-  async update(caller: Caller, id: string, tag: string | null): Promise<ApiKeyRecord> {
+  list(caller: Caller, query: ODataQuery): Promise<ListAnswer> {
+    return this.reader.list(this.ds, caller, query);
+  }
+
+  get(caller: Caller, id: string, query?: ODataQuery): Promise<Rec> {
+    return this.reader.one(this.ds, caller, id, query);
+  }
+
+  /** The only time the key value leaves the service; the change log reads `<redacted>` for it. */
+  async create(caller: Caller, tag: string | null): Promise<Rec> {
+    const value = newKeyValue();
     return this.ds.transaction(async (m) => {
-      const entity = await this.find(caller, id, m.getRepository(ApiKeyEntity));
-      entity.tag = tag;
-      entity.modifiedOn = Date.now();
-      entity.modifiedBy = caller.principal;
-      await m.getRepository(ApiKeyEntity).save(entity);
-      return toRecord(entity);
+      const now = Date.now();
+      const id = randomUUID();
+      await m.getRepository(ApiKeyEntity).insert({
+        id,
+        organizationId: caller.organizationId,
+        keyHash: hashKey(value),
+        tag,
+        operator: false,
+        createdOn: now,
+        createdBy: caller.principal,
+        modifiedOn: now,
+        modifiedBy: caller.principal,
+      });
+      const after = await this.reader.one(m, caller, id);
+      await writeChanges(m, caller, { entityType: 'ApiKey', entityId: id, type: 'Create', before: null, after: { ...after, key: REDACTED }, properties: TRACKED });
+      return { ...after, key: value };
+    });
+  }
+
+  async update(caller: Caller, id: string, body: ApiKeyUpdateBody, mode: WriteMode): Promise<Rec> {
+    return this.ds.transaction(async (m) => {
+      const before = await this.reader.lock(m, caller, id);
+      const next = nextState({ tag: before.tag as string | null }, body as Rec, mode, { tag: null });
+      await m.getRepository(ApiKeyEntity).update({ id, organizationId: caller.organizationId }, { tag: next.tag, modifiedOn: Date.now(), modifiedBy: caller.principal });
+      const after = await this.reader.one(m, caller, id);
+      await writeChanges(m, caller, { entityType: 'ApiKey', entityId: id, type: 'Update', before, after, properties: TRACKED });
+      return after;
     });
   }
 
@@ -95,7 +114,7 @@ export class ApiKeysService {
       const existing = await m.getRepository(ApiKeyEntity).findOne({ where: { operator: true }, order: { createdOn: 'ASC' } });
       if (existing) return { organizationId: existing.organizationId, apiKey: null };
       const now = Date.now();
-      const org = m.getRepository(OrganizationEntity).create({ id: randomUUID(), name, createdOn: now, modifiedOn: now });
+      const org = m.getRepository(OrganizationEntity).create({ id: randomUUID(), name, createdOn: now, modifiedOn: now, address: {}, primaryContact: {}, additionalContacts: null });
       await m.getRepository(OrganizationEntity).insert(org);
       const value = newKeyValue();
       await m.getRepository(ApiKeyEntity).insert({
@@ -112,15 +131,4 @@ export class ApiKeysService {
       return { organizationId: org.id, apiKey: value };
     });
   }
-
-  private async find(caller: Caller, id: string, repo = this.ds.getRepository(ApiKeyEntity)): Promise<ApiKeyEntity> {
-    // Another organization's key answers exactly like a missing one.
-    const row = isUuid(id) ? await repo.findOne({ where: { id, organizationId: caller.organizationId } }) : null;
-    if (!row) throw new DomainError('NotFound', `No API key with id '${id}'.`);
-    return row;
-  }
-}
-
-export function isUuid(v: string): boolean {
-  return /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(v);
 }

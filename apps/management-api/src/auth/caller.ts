@@ -1,4 +1,5 @@
 import { createParamDecorator, SetMetadata, type ExecutionContext } from '@nestjs/common';
+import type { CallerScope } from '@switchboard/contracts';
 
 /** Who is calling interface B; every query is scoped to `organizationId`. */
 export interface Caller {
@@ -6,6 +7,15 @@ export interface Caller {
   /** Key id or user id, written to createdBy/modifiedBy and the change log. */
   principal: string;
   operator: boolean;
+}
+
+/**
+ * The caller as the scope of a request to another service. Interface B is always scoped to the
+ * caller's organization, so `operator` is false even for an operator key: an operator key reaches
+ * across organizations on interface A only.
+ */
+export function toScope(caller: Caller): CallerScope {
+  return { organizationId: caller.organizationId, operator: false, principal: caller.principal };
 }
 
 export const PUBLIC_ROUTE = 'switchboard:public';

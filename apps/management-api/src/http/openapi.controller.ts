@@ -2,10 +2,40 @@ import { Controller, Get } from '@nestjs/common';
 import { ODataErrorBody } from '@switchboard/contracts';
 import { buildOpenApi } from '@switchboard/service-kit';
 import { ApiKeysController } from '../api-keys/api-keys.controller.js';
+import { ApplicationActionsController } from '../application-configs/application-actions.controller.js';
+import { ApplicationConfigsController } from '../application-configs/application-configs.controller.js';
+import { ApplicationWebhooksController } from '../application-webhooks/application-webhooks.controller.js';
 import { Public } from '../auth/caller.js';
+import { ChangeRecordsController } from '../change-records/change-records.controller.js';
+import { ChannelConfigsController } from '../channel-configs/channel-configs.controller.js';
+import { ChannelWebhooksController } from '../channel-webhooks/channel-webhooks.controller.js';
+import { ChannelRecordingsController, ConnectionRecordingsController, RecordingStorageController } from '../forwarded/recordings.controller.js';
+import { UsageController } from '../forwarded/usage.controller.js';
+import { WebhookDeliveriesController } from '../forwarded/webhook-deliveries.controller.js';
+import { OrganizationsController } from '../organizations/organizations.controller.js';
+import { PaymentMethodsController } from '../payment-methods/payment-methods.controller.js';
+import { SubscriptionsController } from '../subscriptions/subscriptions.controller.js';
+import { UserAccountsController } from '../user-accounts/user-accounts.controller.js';
 
 /** Every interface B controller, in document order. */
-export const PUBLISHED_CONTROLLERS = [ApiKeysController];
+export const PUBLISHED_CONTROLLERS = [
+  ApiKeysController,
+  ApplicationConfigsController,
+  ApplicationActionsController,
+  ApplicationWebhooksController,
+  ChannelConfigsController,
+  ChannelWebhooksController,
+  ChangeRecordsController,
+  UsageController,
+  ChannelRecordingsController,
+  ConnectionRecordingsController,
+  RecordingStorageController,
+  OrganizationsController,
+  PaymentMethodsController,
+  SubscriptionsController,
+  UserAccountsController,
+  WebhookDeliveriesController,
+];
 
 let document: Record<string, unknown> | undefined;
 
@@ -19,7 +49,10 @@ export class OpenApiController {
         title: 'Switchboard management API (interface B)',
         version: '1.0',
         description:
-          'OData-style management API. Lists answer `{ "value": [...] }`; errors answer `{ "error": { code, message, target, details } }`. ' +
+          'OData-style management API. Lists answer `{ "value": [...] }` (plus `@odata.count` with `$count=true`) and take `$filter`, `$orderby`, `$top` (at most 1000, default 100), `$skip`, `$count`, `$select` and `$expand` (depth at most 2); ' +
+          'single reads take `$select` and `$expand`. Creates answer 201, updates 200 (PUT replaces the writable fields, PATCH changes the given ones); server-managed fields in bodies are ignored. ' +
+          'Errors answer `{ "error": { code, message, target, details } }` with code `QuerySyntaxError`, `QueryLimitExceeded`, `UnknownProperty`, `ValidationFailed`, `NotFound`, `Unauthorized`, `Forbidden`, `Conflict`, `Unavailable` or `Timeout`, and `target` naming the offending option or field. ' +
+          'Every record belongs to the caller\'s organization; another organization\'s record answers 404 like a missing one. Every change writes change records (secrets `<redacted>`). ' +
           'Authenticate with `X-API-Key`. Every operation accepts the optional query parameter `api-version` (only `1.0`).',
         security: { ApiKey: { type: 'apiKey', in: 'header', name: 'X-API-Key' } },
         errorSchema: ODataErrorBody,

@@ -17,6 +17,7 @@ import * as actions from './actions.js';
 import { ChannelClaim } from './channel-claim.js';
 import * as channelConfig from './channel-config.js';
 import * as levels from './level-configs.js';
+import * as messaging from './management-messaging.js';
 import * as records from './records.js';
 import * as responses from './responses.js';
 
@@ -26,6 +27,7 @@ export * from './channel-config.js';
 export * from './level-configs.js';
 export * from './records.js';
 export * from './responses.js';
+export * from './management-messaging.js';
 
 export const InterfaceBSchemas = {
   // records
@@ -121,6 +123,16 @@ export const InterfaceBSchemas = {
   UserAccountList: responses.UserAccountList,
   StringValueResponse: responses.StringValueResponse,
   NumberValueResponse: responses.NumberValueResponse,
+  // NATS requests of the reads management-api forwards (management-messaging.ts)
+  ForwardedQueryOptions: messaging.ForwardedQueryOptions,
+  UsageListRequest: messaging.UsageListRequest,
+  ChannelRecordingsListRequest: messaging.ChannelRecordingsListRequest,
+  ChannelRecordingRef: messaging.ChannelRecordingRef,
+  ChannelRecordingReadRequest: messaging.ChannelRecordingReadRequest,
+  ConnectionRecordingsListRequest: messaging.ConnectionRecordingsListRequest,
+  ConnectionRecordingRef: messaging.ConnectionRecordingRef,
+  ConnectionRecordingReadRequest: messaging.ConnectionRecordingReadRequest,
+  StorageUsedSizeRequest: messaging.StorageUsedSizeRequest,
 } as const;
 export type InterfaceBSchemaName = keyof typeof InterfaceBSchemas;
 

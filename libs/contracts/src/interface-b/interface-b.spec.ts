@@ -195,6 +195,9 @@ const records = {
   ConnectionRecording: { valid: connectionRecordingSample, wrong: { field: 'updates[0].audioMuted', value: 'no' } },
 } satisfies Record<string, ContractCase>;
 
+/** The caller scope of a NATS request made by management-api (interface B: never an operator scope). */
+const natsScope = { organizationId: 'org-1', operator: false, principal: 'key-1' };
+
 /** A list envelope case derived from its record case. */
 const listCase = (c: ContractCase): ContractCase => ({
   valid: { value: [c.valid], '@odata.count': 1 },
@@ -309,6 +312,22 @@ const table: ContractTable<typeof InterfaceBSchemas> = {
   UserAccountList: listCase(records.UserAccount),
   StringValueResponse: { valid: { value: 'https://files.example.test/room-1.mkv' }, wrong: { field: 'value', value: 1 } },
   NumberValueResponse: { valid: { value: 1048576 }, wrong: { field: 'value', value: '1 MiB' } },
+  // NATS requests of the forwarded reads (management-messaging.ts)
+  ForwardedQueryOptions: { valid: { $filter: "ready eq true", $top: '10', $count: 'true' }, wrong: { field: '$top', value: 10 } },
+  UsageListRequest: {
+    valid: { scope: natsScope, applicationId: 'app-1', startTimestamp: NOW, endTimestamp: null, query: { $orderby: 'startTimestamp desc' } },
+    wrong: { field: 'startTimestamp', value: '2030-01-01' },
+  },
+  ChannelRecordingsListRequest: { valid: { scope: natsScope, applicationId: 'app-1', query: {} }, wrong: { field: 'applicationId', value: '' } },
+  ChannelRecordingRef: { valid: { scope: natsScope, applicationId: 'app-1', channelId: 'room-1', channelRecordingId: UUID_A }, wrong: { field: 'channelRecordingId', value: 'not-a-uuid' } },
+  ChannelRecordingReadRequest: {
+    valid: { scope: natsScope, applicationId: 'app-1', channelId: 'room-1', channelRecordingId: UUID_A, what: 'MuxJson' },
+    wrong: { field: 'what', value: 'Json' },
+  },
+  ConnectionRecordingsListRequest: { valid: { scope: natsScope, applicationId: 'app-1', query: { $select: 'id' } }, wrong: { field: 'query', value: '$select=id' } },
+  ConnectionRecordingRef: { valid: { scope: natsScope, applicationId: 'app-1', connectionRecordingId: UUID_A }, wrong: { field: 'scope.operator', value: 'no' } },
+  ConnectionRecordingReadRequest: { valid: { scope: natsScope, applicationId: 'app-1', connectionRecordingId: UUID_A, what: 'AudioUrl' }, wrong: { field: 'what', value: 'MuxJson' } },
+  StorageUsedSizeRequest: { valid: { scope: natsScope, applicationIds: ['app-1', 'app-2'] }, wrong: { field: 'applicationIds', value: 'app-1' } },
 };
 
 describeContracts('interface B', InterfaceBSchemas, InterfaceBValidators, table, interfaceB);

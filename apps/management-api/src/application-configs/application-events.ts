@@ -1,0 +1,38 @@
+import { Injectable, Logger } from '@nestjs/common';
+import { headers as natsHeaders } from '@nats-io/transport-node';
+import { RuntimeSubjects, type ApplicationChangedEvent } from '@switchboard/contracts';
+import { CORRELATION_HEADER, currentCorrelationId, NatsClient } from '@switchboard/service-kit';
+import { randomUUID } from 'node:crypto';
+
+/**
+ * Publishes `management-api.v1.applications.changed` (core NATS, namespaced, no reply) after a
+ * change under an application config committed, so that services caching the resolved application
+ * (shared secret, owner, webhooks, channel configs) drop it. The packet has the shape of every
+ * message of this project: `{ pattern, data: { applicationId } }`.
+ *
+ * Fire and forget: the change is committed whatever happens here; while NATS is down the publish
+ * waits for the reconnection (the client buffers), and a failure is logged.
+ */
+@Injectable()
+export class ApplicationEvents {
+  private readonly logger = new Logger('ApplicationEvents');
+
+  constructor(private readonly nats: NatsClient) {}
+
+  changed(applicationIds: Iterable<string | null | undefined>): void {
+    for (const applicationId of new Set(applicationIds)) {
+      if (applicationId) void this.publish({ applicationId });
+    }
+  }
+
+  private async publish(event: ApplicationChangedEvent): Promise<void> {
+    try {
+      const nc = await this.nats.connection$();
+      const h = natsHeaders();
+      h.set(CORRELATION_HEADER, currentCorrelationId() ?? randomUUID());
+      nc.publish(this.nats.subject(RuntimeSubjects.applicationChanged), JSON.stringify({ pattern: RuntimeSubjects.applicationChanged, data: event }), { headers: h });
+    } catch (e) {
+      this.logger.warn(`could not publish ${RuntimeSubjects.applicationChanged} for ${event.applicationId}: ${(e as Error).message}`);
+    }
+  }
+}

@@ -1,0 +1,64 @@
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DomainError, type ApplicationWebhookCreateBody, type ApplicationWebhookUpdateBody } from '@switchboard/contracts';
+import type { ODataQuery } from '@switchboard/odata';
+import type { DataSource, EntityManager } from 'typeorm';
+import { APPLICATION_CONFIGS } from '../application-configs/application-config.model.js';
+import { ApplicationEvents } from '../application-configs/application-events.js';
+import type { Caller } from '../auth/caller.js';
+import { invalid, type WriteMode } from '../common/bodies.js';
+import { RecordReader, type ListAnswer, type Rec } from '../common/record-reader.js';
+import { insertWebhook, updateWebhook } from '../common/webhook-kit.js';
+import { APPLICATION_WEBHOOK_KIND } from './application-webhook.model.js';
+
+@Injectable()
+export class ApplicationWebhooksService {
+  readonly reader = APPLICATION_WEBHOOK_KIND.reader;
+  private readonly parents = new RecordReader(APPLICATION_CONFIGS);
+
+  constructor(
+    @InjectDataSource() private readonly ds: DataSource,
+    private readonly events: ApplicationEvents,
+  ) {}
+
+  /** With `applicationConfigId`, the webhooks of that config (404 when it is not the organization's). */
+  async list(caller: Caller, query: ODataQuery, applicationConfigId?: string): Promise<ListAnswer> {
+    if (applicationConfigId === undefined) return this.reader.list(this.ds, caller, query);
+    const parent = await this.parents.find(this.ds, caller, applicationConfigId);
+    if (!parent) throw new DomainError('NotFound', `No ApplicationConfig with id '${applicationConfigId.slice(0, 100)}'.`, [], 'applicationConfigId');
+    return this.reader.list(this.ds, caller, query, { sql: '"e"."application_config_id" = :sb_parent', params: { sb_parent: parent.id } });
+  }
+
+  get(caller: Caller, id: string, query?: ODataQuery): Promise<Rec> {
+    return this.reader.one(this.ds, caller, id, query);
+  }
+
+  async create(caller: Caller, body: Partial<ApplicationWebhookCreateBody>): Promise<Rec> {
+    const { record, applicationId } = await this.ds.transaction(async (m) => {
+      const parent = await this.parent(m, caller, body.applicationConfigId);
+      const record = await insertWebhook(m, caller, APPLICATION_WEBHOOK_KIND, parent.id as string, body as Rec);
+      return { record, applicationId: parent.applicationId as string };
+    });
+    this.events.changed([applicationId]);
+    return record;
+  }
+
+  async update(caller: Caller, id: string, body: Partial<ApplicationWebhookUpdateBody>, mode: WriteMode): Promise<Rec> {
+    const { record, applicationIds } = await this.ds.transaction(async (m) => {
+      const before = await this.reader.lock(m, caller, id);
+      const oldParent = (await this.parents.find(m, caller, before.applicationConfigId as string))!;
+      const parent = body.applicationConfigId === undefined || body.applicationConfigId === null ? oldParent : await this.parent(m, caller, body.applicationConfigId);
+      const record = await updateWebhook(m, caller, APPLICATION_WEBHOOK_KIND, before, body as Rec, mode, parent.id as string);
+      return { record, applicationIds: [oldParent.applicationId as string, parent.applicationId as string] };
+    });
+    this.events.changed(applicationIds);
+    return record;
+  }
+
+  private async parent(m: EntityManager, caller: Caller, applicationConfigId: string | null | undefined): Promise<Rec> {
+    if (typeof applicationConfigId !== 'string') throw invalid('applicationConfigId', 'is required');
+    const parent = await this.parents.find(m, caller, applicationConfigId);
+    if (!parent) throw invalid('applicationConfigId', 'is not an application config of the organization');
+    return parent;
+  }
+}

@@ -1,0 +1,71 @@
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DomainError, type ChannelWebhookCreateBody, type ChannelWebhookUpdateBody } from '@switchboard/contracts';
+import type { ODataQuery } from '@switchboard/odata';
+import type { DataSource, EntityManager } from 'typeorm';
+import { ApplicationEvents } from '../application-configs/application-events.js';
+import type { Caller } from '../auth/caller.js';
+import { CHANNEL_CONFIGS } from '../channel-configs/channel-config.model.js';
+import { invalid, type WriteMode } from '../common/bodies.js';
+import { RecordReader, type ListAnswer, type Rec } from '../common/record-reader.js';
+import { insertWebhook, updateWebhook } from '../common/webhook-kit.js';
+import { CHANNEL_WEBHOOK_KIND } from './channel-webhook.model.js';
+
+interface Parent {
+  id: string;
+  applicationId: string;
+}
+
+@Injectable()
+export class ChannelWebhooksService {
+  readonly reader = CHANNEL_WEBHOOK_KIND.reader;
+  private readonly parents = new RecordReader(CHANNEL_CONFIGS);
+
+  constructor(
+    @InjectDataSource() private readonly ds: DataSource,
+    private readonly events: ApplicationEvents,
+  ) {}
+
+  /** With `channelConfigId`, the webhooks of that channel config (404 when it is not the organization's). */
+  async list(caller: Caller, query: ODataQuery, channelConfigId?: string): Promise<ListAnswer> {
+    if (channelConfigId === undefined) return this.reader.list(this.ds, caller, query);
+    const parent = await this.parents.find(this.ds, caller, channelConfigId);
+    if (!parent) throw new DomainError('NotFound', `No ChannelConfig with id '${channelConfigId.slice(0, 100)}'.`, [], 'channelConfigId');
+    return this.reader.list(this.ds, caller, query, { sql: '"e"."channel_config_id" = :sb_parent', params: { sb_parent: parent.id } });
+  }
+
+  get(caller: Caller, id: string, query?: ODataQuery): Promise<Rec> {
+    return this.reader.one(this.ds, caller, id, query);
+  }
+
+  async create(caller: Caller, body: Partial<ChannelWebhookCreateBody>): Promise<Rec> {
+    const { record, applicationId } = await this.ds.transaction(async (m) => {
+      const parent = await this.parent(m, caller, body.channelConfigId);
+      const record = await insertWebhook(m, caller, CHANNEL_WEBHOOK_KIND, parent.id, body as Rec);
+      return { record, applicationId: parent.applicationId };
+    });
+    this.events.changed([applicationId]);
+    return record;
+  }
+
+  async update(caller: Caller, id: string, body: Partial<ChannelWebhookUpdateBody>, mode: WriteMode): Promise<Rec> {
+    const { record, applicationIds } = await this.ds.transaction(async (m) => {
+      const before = await this.reader.lock(m, caller, id);
+      const oldParent = await this.parent(m, caller, before.channelConfigId as string);
+      const parent = body.channelConfigId === undefined || body.channelConfigId === null ? oldParent : await this.parent(m, caller, body.channelConfigId);
+      const record = await updateWebhook(m, caller, CHANNEL_WEBHOOK_KIND, before, body as Rec, mode, parent.id);
+      return { record, applicationIds: [oldParent.applicationId, parent.applicationId] };
+    });
+    this.events.changed(applicationIds);
+    return record;
+  }
+
+  /** The channel config and the application id it belongs to; a 400 when it is not the organization's. */
+  private async parent(m: EntityManager, caller: Caller, channelConfigId: string | null | undefined): Promise<Parent> {
+    if (typeof channelConfigId !== 'string') throw invalid('channelConfigId', 'is required');
+    const parent = await this.parents.find(m, caller, channelConfigId);
+    if (!parent) throw invalid('channelConfigId', 'is not a channel config of the organization');
+    const rows = (await m.query('SELECT application_id FROM management.application_config WHERE id = $1', [parent.applicationConfigId])) as Array<{ application_id: string }>;
+    return { id: parent.id as string, applicationId: rows[0]?.application_id ?? '' };
+  }
+}

@@ -1,0 +1,53 @@
+import type { Static, TObject } from '@sinclair/typebox';
+import { DomainError, serverManagedFields, validator } from '@switchboard/contracts';
+import type { Rec } from './record-reader.js';
+
+/** PUT replaces every writable field (absent ones take their default); PATCH changes the given ones. */
+export type WriteMode = 'replace' | 'merge';
+
+/**
+ * Validates a request body against its contract schema (unknown fields and wrong types answer 400
+ * naming each field) and drops the server-managed fields, which are accepted and ignored.
+ */
+export function readBody<T extends TObject>(schema: T, body: unknown): Partial<Static<T>> {
+  const value = body === undefined || body === null || body === '' ? {} : body;
+  if (typeof value !== 'object' || Array.isArray(value)) throw new DomainError('ValidationFailed', 'The request body must be a JSON object.');
+  const parsed = validator(schema).parse(value) as Rec;
+  const out: Rec = { ...parsed };
+  for (const field of serverManagedFields(schema as unknown as Rec)) delete out[field];
+  return out as Partial<Static<T>>;
+}
+
+/**
+ * The writable state after a PUT or PATCH. `defaults` lists every writable field with the value a
+ * PUT gives it when absent; `keep` names fields kept when absent or null (identity and secrets).
+ */
+export function nextState<S extends Rec>(current: S, body: Rec, mode: WriteMode, defaults: Partial<S>, keep: readonly (keyof S & string)[] = []): S {
+  const next: Rec = { ...current };
+  if (mode === 'replace') {
+    for (const [field, value] of Object.entries(defaults)) next[field] = keep.includes(field) ? current[field] : value;
+  }
+  for (const [field, value] of Object.entries(body)) {
+    if (value === undefined) continue;
+    if (value === null && keep.includes(field)) continue;
+    next[field] = value;
+  }
+  return next as S;
+}
+
+/** `http` and `https` URLs only (webhook targets). */
+export function checkHttpUrl(value: string | null | undefined, field: string): void {
+  if (value === null || value === undefined) return;
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    throw invalid(field, 'must be an absolute http or https URL');
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw invalid(field, 'must be an absolute http or https URL');
+  if (value.length > 2048) throw invalid(field, 'must be at most 2048 characters');
+}
+
+export function invalid(field: string, message: string): DomainError {
+  return new DomainError('ValidationFailed', `${field} ${message}.`, [{ field, message }], field);
+}

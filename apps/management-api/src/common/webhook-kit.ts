@@ -1,0 +1,198 @@
+/**
+ * What application webhooks and channel webhooks share: columns, model, writable state, defaults,
+ * and the "inline webhooks" of a parent's body (`webhooks` of an application or channel config).
+ */
+import { DomainError } from '@switchboard/contracts';
+import { defineEntityModel, type EntityModel } from '@switchboard/odata';
+import { int64 } from '@switchboard/persistence';
+import { randomUUID } from 'node:crypto';
+import { Column, PrimaryColumn, type EntityManager, type EntityTarget } from 'typeorm';
+import type { Caller } from '../auth/caller.js';
+import { checkHttpUrl, nextState, type WriteMode } from './bodies.js';
+import { writeChanges } from './change-log.js';
+import { auditProperties, BY_CREATION } from './model-kit.js';
+import type { EntitySetSpec, Rec, RecordReader } from './record-reader.js';
+
+/** Columns of both webhook tables (each entity adds its parent column). */
+export abstract class WebhookColumns {
+  @PrimaryColumn({ type: 'uuid' })
+  id!: string;
+
+  @Column({ name: 'organization_id', type: 'uuid' })
+  organizationId!: string;
+
+  @Column({ type: 'text', nullable: true })
+  name!: string | null;
+
+  @Column({ type: 'text', nullable: true })
+  url!: string | null;
+
+  @Column({ type: 'boolean' })
+  disabled!: boolean;
+
+  @Column({ type: 'boolean' })
+  batch!: boolean;
+
+  @Column({ type: 'boolean' })
+  reliable!: boolean;
+
+  @Column({ type: 'jsonb', nullable: true })
+  events!: string[] | null;
+
+  @Column({ name: 'created_on', type: 'bigint', transformer: int64 })
+  createdOn!: number;
+
+  @Column({ name: 'created_by', type: 'text', nullable: true })
+  createdBy!: string | null;
+
+  @Column({ name: 'modified_on', type: 'bigint', transformer: int64 })
+  modifiedOn!: number;
+
+  @Column({ name: 'modified_by', type: 'text', nullable: true })
+  modifiedBy!: string | null;
+}
+
+/** The writable fields of a webhook and their values when a PUT leaves them out. */
+export interface WebhookState extends Rec {
+  name: string | null;
+  url: string | null;
+  disabled: boolean;
+  batch: boolean;
+  reliable: boolean;
+  events: string[] | null;
+}
+export const WEBHOOK_DEFAULTS: WebhookState = { name: null, url: null, disabled: false, batch: false, reliable: false, events: null };
+const WEBHOOK_FIELDS = Object.keys(WEBHOOK_DEFAULTS);
+
+export function webhookModel(name: string, table: string, parentProperty: string, parentColumn: string): EntityModel {
+  return defineEntityModel({
+    name,
+    key: 'id',
+    table,
+    properties: [
+      { name: parentProperty, kind: 'guid', column: parentColumn },
+      { name: 'name', kind: 'string' },
+      { name: 'url', kind: 'string' },
+      { name: 'disabled', kind: 'boolean' },
+      { name: 'batch', kind: 'boolean' },
+      { name: 'reliable', kind: 'boolean' },
+      { name: 'events', kind: 'string-array' },
+      { name: 'id', kind: 'guid' },
+      ...auditProperties(),
+    ],
+  });
+}
+
+export function webhookSet(model: EntityModel): EntitySetSpec {
+  return { name: model.name, model, tenantColumn: 'organization_id', defaultOrder: BY_CREATION };
+}
+
+/** The kind of webhook: its entity, reader, parent property and column. */
+export interface WebhookKind {
+  entityType: 'ApplicationWebhook' | 'ChannelWebhook';
+  entity: EntityTarget<WebhookColumns>;
+  reader: RecordReader;
+  parentProperty: 'applicationConfigId' | 'channelConfigId';
+  parentColumn: string;
+}
+
+export function trackedWebhookProperties(kind: WebhookKind): string[] {
+  return [kind.parentProperty, ...WEBHOOK_FIELDS];
+}
+
+export function checkWebhook(state: WebhookState, field = 'url'): void {
+  checkHttpUrl(state.url, field);
+}
+
+/** Inserts one webhook of `parentId` and writes its change records; returns the new record. */
+export async function insertWebhook(m: EntityManager, caller: Caller, kind: WebhookKind, parentId: string, body: Rec, fieldPrefix = ''): Promise<Rec> {
+  const state = nextState(WEBHOOK_DEFAULTS, pickWebhookFields(body), 'replace', WEBHOOK_DEFAULTS);
+  checkWebhook(state, `${fieldPrefix}url`);
+  const now = Date.now();
+  const id = randomUUID();
+  await m.getRepository(kind.entity).insert({
+    ...state,
+    id,
+    organizationId: caller.organizationId,
+    [kind.parentProperty]: parentId,
+    createdOn: now,
+    createdBy: caller.principal,
+    modifiedOn: now,
+    modifiedBy: caller.principal,
+  } as Rec);
+  const after = await kind.reader.one(m, caller, id);
+  await writeChanges(m, caller, { entityType: kind.entityType, entityId: id, type: 'Create', before: null, after, properties: trackedWebhookProperties(kind) });
+  return after;
+}
+
+/** Updates one webhook (already locked, `before`), optionally moving it to another parent. */
+export async function updateWebhook(
+  m: EntityManager,
+  caller: Caller,
+  kind: WebhookKind,
+  before: Rec,
+  body: Rec,
+  mode: WriteMode,
+  parentId: string,
+  fieldPrefix = '',
+): Promise<Rec> {
+  const current = Object.fromEntries(WEBHOOK_FIELDS.map((f) => [f, before[f]])) as WebhookState;
+  const state = nextState(current, pickWebhookFields(body), mode, WEBHOOK_DEFAULTS);
+  checkWebhook(state, `${fieldPrefix}url`);
+  const id = before.id as string;
+  await m
+    .getRepository(kind.entity)
+    .update({ id, organizationId: caller.organizationId } as Rec, { ...state, [kind.parentProperty]: parentId, modifiedOn: Date.now(), modifiedBy: caller.principal } as Rec);
+  const after = await kind.reader.one(m, caller, id);
+  await writeChanges(m, caller, { entityType: kind.entityType, entityId: id, type: 'Update', before, after, properties: trackedWebhookProperties(kind) });
+  return after;
+}
+
+/**
+ * The `webhooks` of a parent's body: null or absent leaves the parent's webhooks alone; a list
+ * becomes the parent's webhooks: items with the `id` of one of them update it, items without `id`
+ * are created, and the parent's webhooks not in the list are deleted (change records of type
+ * `Delete`). An `id` that is not one of the parent's webhooks is a 400 naming the item.
+ */
+export async function syncInlineWebhooks(m: EntityManager, caller: Caller, kind: WebhookKind, parentId: string, items: Rec[] | null | undefined): Promise<boolean> {
+  if (items === null || items === undefined) return false;
+  const existing = (await m.query(`SELECT id FROM ${kind.reader.model.table} WHERE "${kind.parentColumn}" = $1 AND organization_id = $2 ORDER BY created_on, id FOR UPDATE`, [
+    parentId,
+    caller.organizationId,
+  ])) as Array<{ id: string }>;
+  const ids = new Set(existing.map((r) => r.id));
+  const seen = new Set<string>();
+  for (const [i, item] of items.entries()) {
+    const id = typeof item.id === 'string' ? item.id.toLowerCase() : null;
+    if (id !== null && (!ids.has(id) || seen.has(id))) {
+      const field = `webhooks[${i}].id`;
+      throw new DomainError('ValidationFailed', `${field} is not a webhook of this config (leave it out to create one).`, [{ field, message: 'is not a webhook of this config' }], field);
+    }
+    if (id !== null) seen.add(id);
+  }
+  const kept = new Set<string>();
+  let changed = false;
+  for (const [i, item] of items.entries()) {
+    const id = typeof item.id === 'string' ? item.id.toLowerCase() : null;
+    if (id === null) {
+      await insertWebhook(m, caller, kind, parentId, item, `webhooks[${i}].`);
+    } else {
+      kept.add(id);
+      const before = (await kind.reader.find(m, caller, id))!;
+      await updateWebhook(m, caller, kind, before, item, 'replace', parentId, `webhooks[${i}].`);
+    }
+    changed = true;
+  }
+  for (const id of ids) {
+    if (kept.has(id)) continue;
+    const before = (await kind.reader.find(m, caller, id))!;
+    await m.getRepository(kind.entity).delete({ id, organizationId: caller.organizationId } as Rec);
+    await writeChanges(m, caller, { entityType: kind.entityType, entityId: id, type: 'Delete', before, after: null, properties: trackedWebhookProperties(kind) });
+    changed = true;
+  }
+  return changed;
+}
+
+function pickWebhookFields(body: Rec): Rec {
+  return Object.fromEntries(Object.entries(body).filter(([k]) => WEBHOOK_FIELDS.includes(k)));
+}

@@ -1,0 +1,115 @@
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DomainError, type ForwardedQueryOptions, type RequestMap, type RequestOf, type ResponseOf } from '@switchboard/contracts';
+import { projectRecord, type QueryParams } from '@switchboard/odata';
+import { NatsClient } from '@switchboard/service-kit';
+import type { DataSource } from 'typeorm';
+import { toScope, type Caller } from '../auth/caller.js';
+import { invalid } from '../common/bodies.js';
+import { checkForwardedQuery, ODataQueryError } from '../common/odata-query.js';
+import { isUuid } from '../common/record-reader.js';
+
+/** Options a forwarded list takes (grammar and limits checked here; names bound by the answering service). */
+export const FORWARDED_LIST_OPTIONS = ['$filter', '$orderby', '$top', '$skip', '$count', '$select'] as const;
+export const FORWARDED_SINGLE_OPTIONS = ['$select'] as const;
+export const FORWARDED_SCALAR_OPTIONS = ['$select', '$expand'] as const;
+
+/**
+ * Interface B reads served by other services over NATS: `usage-aggregator` and `recording-service`
+ * (`ManagementReadSubjects`), `webhook-worker` (`WebhookSubjects.deliveries*`). Tenancy is settled here: the application must be one of the caller's
+ * organization (404 otherwise, exactly like a missing one) before anything is asked. Nobody
+ * answering is a 503, a late answer a 504 (`NatsClient`).
+ */
+@Injectable()
+export class ForwardedReadsService {
+  constructor(
+    @InjectDataSource() private readonly ds: DataSource,
+    private readonly nats: NatsClient,
+  ) {}
+
+  /** Throws NotFound unless `applicationId` is an application of the caller's organization. */
+  async ownApplication(caller: Caller, applicationId: string): Promise<void> {
+    const rows = (await this.ds.query('SELECT 1 FROM management.application_config WHERE application_id = $1 AND organization_id = $2', [
+      applicationId,
+      caller.organizationId,
+    ])) as unknown[];
+    if (rows.length === 0) throw new DomainError('NotFound', `No application '${applicationId.slice(0, 128)}'.`);
+  }
+
+  async applicationIds(caller: Caller): Promise<string[]> {
+    const rows = (await this.ds.query('SELECT application_id FROM management.application_config WHERE organization_id = $1 ORDER BY application_id', [caller.organizationId])) as Array<{
+      application_id: string;
+    }>;
+    return rows.map((r) => r.application_id);
+  }
+
+  /** The list options to pass through, grammar and limits checked. */
+  listOptions(query: QueryParams | undefined, what: string): ForwardedQueryOptions {
+    return checkForwardedQuery(query, FORWARDED_LIST_OPTIONS, what).options as ForwardedQueryOptions;
+  }
+
+  /** `$select` of a single-record read, applied here to the record the answering service returns. */
+  selection(query: QueryParams | undefined, what: string): <T>(record: T) => T {
+    const { query: parsed } = checkForwardedQuery(query, FORWARDED_SINGLE_OPTIONS, what);
+    if (!parsed.select) return (record) => record;
+    return <T>(record: T) => projectRecord(record as Record<string, unknown>, { select: parsed.select, expand: [] }) as T;
+  }
+
+  /** `$select` of a single-record read, passed through to the answering service. */
+  singleQueryOptions(query: QueryParams | undefined, what: string): ForwardedQueryOptions {
+    return checkForwardedQuery(query, FORWARDED_SINGLE_OPTIONS, what).options as ForwardedQueryOptions;
+  }
+
+  /** Scalar reads take `$select` and `$expand` (4.B "numeric reads"); they have nothing to select: checked, then ignored. */
+  scalarOptions(query: QueryParams | undefined, what: string): void {
+    checkForwardedQuery(query, FORWARDED_SCALAR_OPTIONS, what);
+  }
+
+  scope(caller: Caller) {
+    return toScope(caller);
+  }
+
+  /** Sends one request; an OData option the answering service refused becomes the OData error of that option. */
+  request<S extends keyof RequestMap>(subject: S, payload: RequestOf<S>): Promise<ResponseOf<S>> {
+    return this.nats.request(subject, payload).catch((e: unknown) => {
+      throw downstreamQueryError(e);
+    });
+  }
+}
+
+const ODATA_CODE = /^(QuerySyntaxError|QueryLimitExceeded|UnknownProperty|ValidationFailed): /;
+
+/**
+ * Services that bind forwarded options answer a refused one as `ValidationFailed` with one detail
+ * naming the option (`field: '$filter'`), the OData code leading the message (`UnknownProperty: ...`).
+ */
+export function downstreamQueryError(e: unknown): unknown {
+  if (!(e instanceof DomainError) || e.code !== 'ValidationFailed') return e;
+  const detail = e.details.find((d) => typeof d.field === 'string' && d.field.startsWith('$'));
+  if (!detail?.field) return e;
+  const text = ODATA_CODE.test(detail.message) ? detail.message : ODATA_CODE.test(e.message) ? e.message : detail.message;
+  const m = ODATA_CODE.exec(text);
+  return new ODataQueryError(m?.[1] ?? 'ValidationFailed', m ? text.slice(m[0].length) : text, detail.field);
+}
+
+/** Only the list envelope crosses to the client: `{ value }` plus `@odata.count` when the answer has one. */
+export function listEnvelope<T>(answer: { value: T[]; '@odata.count'?: number }): { value: T[]; '@odata.count'?: number } {
+  const value = Array.isArray(answer?.value) ? answer.value : [];
+  return typeof answer?.['@odata.count'] === 'number' ? { '@odata.count': answer['@odata.count'], value } : { value };
+}
+
+/** A uuid path parameter; anything else names no record (404). */
+export function uuidParam(value: string, what: string): string {
+  if (!isUuid(value)) throw new DomainError('NotFound', `No ${what} with id '${value.slice(0, 100)}'.`);
+  return value.toLowerCase();
+}
+
+/** An optional int64 Unix-ms query parameter. */
+export function timestampParam(query: QueryParams | undefined, name: string): number | null {
+  const raw = query?.[name];
+  if (raw === undefined || raw === '') return null;
+  if (typeof raw !== 'string' || !/^\d{1,16}$/.test(raw)) throw invalid(name, 'must be a Unix time in milliseconds (a non-negative integer)');
+  const n = Number(raw);
+  if (!Number.isSafeInteger(n)) throw invalid(name, 'is out of range');
+  return n;
+}

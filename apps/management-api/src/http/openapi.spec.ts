@@ -1,0 +1,88 @@
+import { HTTP_CONTROLLERS } from '../app.js';
+import { OpenApiController, PUBLISHED_CONTROLLERS } from './openapi.controller.js';
+
+const ROUTE_METHOD = 'method';
+const API_DOC = 'switchboard:api-doc';
+
+describe('OpenAPI document', () => {
+  it('publishes every HTTP controller of the service', () => {
+    expect(new Set(PUBLISHED_CONTROLLERS)).toEqual(new Set(HTTP_CONTROLLERS));
+  });
+
+  it('documents every route with @ApiDoc', () => {
+    const undocumented: string[] = [];
+    for (const controller of HTTP_CONTROLLERS) {
+      for (const name of Object.getOwnPropertyNames(controller.prototype)) {
+        const handler = (controller.prototype as unknown as Record<string, unknown>)[name];
+        if (typeof handler !== 'function' || name === 'constructor') continue;
+        if (Reflect.getMetadata(ROUTE_METHOD, handler) === undefined) continue;
+        if (!Reflect.getMetadata(API_DOC, handler)) undocumented.push(`${controller.name}.${name}`);
+      }
+    }
+    expect(undocumented).toEqual([]);
+  });
+
+  it('covers every operation of http-contract.md interface B', () => {
+    const doc = new OpenApiController().openapi() as { paths: Record<string, Record<string, unknown>>; components: { schemas: Record<string, unknown> } };
+    const methods = (path: string) => Object.keys(doc.paths[path] ?? {}).sort();
+    expect(methods('/ApiKeys')).toEqual(['get', 'post']);
+    expect(methods('/ApiKeys/{id}')).toEqual(['get', 'patch', 'put']);
+    expect(methods('/ApplicationConfigs')).toEqual(['get', 'post']);
+    expect(methods('/ApplicationConfigs/{id}')).toEqual(['get', 'patch', 'put']);
+    expect(methods('/ApplicationWebhooks')).toEqual(['get', 'post']);
+    expect(methods('/ApplicationWebhooks/{id}')).toEqual(['get', 'patch', 'put']);
+    expect(methods('/ChannelConfigs')).toEqual(['get', 'post']);
+    expect(methods('/ChannelConfigs/{id}')).toEqual(['get', 'patch', 'put']);
+    expect(methods('/ChannelWebhooks')).toEqual(['get', 'post']);
+    expect(methods('/ChannelWebhooks/{id}')).toEqual(['get', 'patch', 'put']);
+    expect(methods('/ChangeRecords')).toEqual(['get']);
+    expect(methods('/ChangeRecords/{id}')).toEqual(['get']);
+    expect(methods('/Usage')).toEqual(['get']);
+    expect(methods('/ChannelRecordings/{applicationId}')).toEqual(['get']);
+    expect(methods('/ChannelRecordings/{applicationId}/{channelId}/{channelRecordingId}')).toEqual(['delete', 'get']);
+    for (const read of ['MuxJson', 'Url', 'AudioUrl', 'VideoUrl']) expect(methods(`/ChannelRecordings/{applicationId}/{channelId}/{channelRecordingId}/${read}`)).toEqual(['get']);
+    expect(methods('/ConnectionRecordings/{applicationId}')).toEqual(['get']);
+    expect(methods('/ConnectionRecordings/{applicationId}/{connectionRecordingId}')).toEqual(['get']);
+    for (const read of ['Url', 'AudioUrl', 'VideoUrl']) expect(methods(`/ConnectionRecordings/{applicationId}/{connectionRecordingId}/${read}`)).toEqual(['get']);
+    expect(methods('/Organizations')).toEqual(['get']);
+    expect(methods('/Organizations/{id}')).toEqual(['get', 'patch', 'put']);
+    expect(methods('/PaymentMethods')).toEqual(['get', 'post']);
+    expect(methods('/PaymentMethods/{id}')).toEqual(['get', 'patch', 'put']);
+    expect(methods('/RecordingStorage/UsedSize')).toEqual(['get']);
+    expect(methods('/RecordingStorage/UsedSize/{applicationId}')).toEqual(['get']);
+    expect(methods('/Subscriptions')).toEqual(['get']);
+    expect(methods('/Subscriptions/{id}')).toEqual(['get', 'patch', 'put']);
+    expect(methods('/UserAccounts')).toEqual(['get']);
+    expect(methods('/UserAccounts/{id}')).toEqual(['get', 'patch', 'put']);
+    const actions = [
+      'Token',
+      'SendMessage',
+      'SendUserMessage',
+      'SendDeviceMessage',
+      'SendClientMessage',
+      'SendChannelMessage',
+      'SendChannelUserMessage',
+      'SendChannelDeviceMessage',
+      'SendChannelClientMessage',
+      'KickChannel',
+      'KickUser',
+      'KickDevice',
+      'KickClient',
+      'KickConnection',
+      'UpdateChannel',
+      'UpdateUser',
+      'UpdateDevice',
+      'UpdateClient',
+      'UpdateConnection',
+    ];
+    for (const action of actions) expect(methods(`/ApplicationConfigs/{id}/${action}`)).toEqual(['post']);
+    const kick = doc.paths['/ApplicationConfigs/{id}/KickUser']!.post as { responses: Record<string, unknown>; requestBody: unknown };
+    expect(Object.keys(kick.responses)).toEqual(expect.arrayContaining(['204', '404', '503', '504']));
+    expect(JSON.stringify(kick.requestBody)).toContain('KickUserPayload');
+    const list = doc.paths['/ApplicationConfigs']!.get as { parameters: Array<{ name: string }> };
+    expect(list.parameters.map((p) => p.name)).toEqual(['$filter', '$orderby', '$top', '$skip', '$count', '$select', '$expand', 'api-version']);
+    for (const schema of ['ApplicationConfig', 'ApplicationConfigList', 'ChannelConfig', 'ODataError', 'ClaimsPayload', 'StringValueResponse', 'ManagementChannelRecording']) {
+      expect(doc.components.schemas).toHaveProperty(schema);
+    }
+  });
+});

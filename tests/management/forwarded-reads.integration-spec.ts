@@ -1,0 +1,191 @@
+/**
+ * Reads interface B serves from other services (usage-aggregator, recording-service) over NATS:
+ * 503 while nobody answers, the OData options passed through, tenancy settled before any request.
+ * The answering services are faked here on the real NATS with the contract's subjects.
+ */
+import { connect, type Msg, type NatsConnection, type Subscription } from '@nats-io/transport-node';
+import { testServers } from '@switchboard/testing';
+import { randomUUID } from 'node:crypto';
+import { expectODataError } from '../e2e/http.js';
+import { insertOrganizationWithKey, q, startManagement, type Harness } from './support.js';
+
+interface Packet {
+  pattern: string;
+  data: any;
+  id: string;
+}
+
+describe('forwarded reads', () => {
+  let h: Harness;
+  let nc: NatsConnection;
+  let applicationId: string;
+  let foreignApplicationId: string;
+  const recordingId = randomUUID();
+  const subs: Subscription[] = [];
+  const seen: Packet[] = [];
+
+  beforeAll(async () => {
+    h = await startManagement('forwarded');
+    nc = await connect({ servers: testServers().natsUrl });
+    applicationId = `${h.ns}-rec`.replace(/_/g, '-');
+    foreignApplicationId = `${h.ns}-theirs`.replace(/_/g, '-');
+    expect((await h.api('POST', '/ApplicationConfigs', { body: { applicationId } })).status).toBe(201);
+    expect((await h.api('POST', '/ApplicationConfigs', { body: { applicationId: `${applicationId}-2` } })).status).toBe(201);
+    expect((await h.api('POST', '/ApplicationConfigs', { key: h.keyB, body: { applicationId: foreignApplicationId } })).status).toBe(201);
+  });
+  afterAll(async () => {
+    await nc?.close();
+    await h?.stop();
+  });
+  afterEach(async () => {
+    for (const s of subs.splice(0)) s.unsubscribe();
+    seen.length = 0;
+    await nc.flush();
+  });
+
+  async function fake(name: string, answer: (data: any) => unknown) {
+    subs.push(
+      nc.subscribe(`${h.ns}.${name}`, {
+        callback: (_e, msg: Msg) => {
+          const packet = JSON.parse(new TextDecoder().decode(msg.data)) as Packet;
+          seen.push(packet);
+          const result = answer(packet.data);
+          const reply = result && typeof result === 'object' && 'err' in result ? { id: packet.id, err: (result as { err: unknown }).err, isDisposed: true } : { id: packet.id, response: result, isDisposed: true };
+          msg.respond(JSON.stringify(reply));
+        },
+      }),
+    );
+    await nc.flush();
+  }
+
+  it('answers 503 Unavailable (OData error body) while usage-aggregator and recording-service do not answer', async () => {
+    const paths = [
+      `/Usage${q({ applicationId })}`,
+      `/ChannelRecordings/${applicationId}`,
+      `/ChannelRecordings/${applicationId}/lobby/${recordingId}`,
+      `/ChannelRecordings/${applicationId}/lobby/${recordingId}/MuxJson`,
+      `/ChannelRecordings/${applicationId}/lobby/${recordingId}/Url`,
+      `/ChannelRecordings/${applicationId}/lobby/${recordingId}/AudioUrl`,
+      `/ChannelRecordings/${applicationId}/lobby/${recordingId}/VideoUrl`,
+      `/ConnectionRecordings/${applicationId}`,
+      `/ConnectionRecordings/${applicationId}/${recordingId}`,
+      `/ConnectionRecordings/${applicationId}/${recordingId}/Url`,
+      `/ConnectionRecordings/${applicationId}/${recordingId}/AudioUrl`,
+      `/ConnectionRecordings/${applicationId}/${recordingId}/VideoUrl`,
+      '/RecordingStorage/UsedSize',
+      `/RecordingStorage/UsedSize/${applicationId}`,
+    ];
+    for (const path of paths) expectODataError(await h.api('GET', path), 503, 'Unavailable', null);
+    expectODataError(await h.api('DELETE', `/ChannelRecordings/${applicationId}/lobby/${recordingId}`), 503, 'Unavailable', null);
+  });
+
+  it('passes the usage query and its OData options through to usage-aggregator', async () => {
+    const record = { id: randomUUID(), applicationId, startTimestamp: '2030-01-01T00:00:00Z', endTimestamp: '2030-01-02T00:00:00Z', participantMessages: 3, participantMinutes: [] };
+    await fake('usage-aggregator.v1.usage.list', () => ({ '@odata.count': 1, value: [record] }));
+    const answer = await h.api('GET', `/Usage${q({ applicationId, startTimestamp: 1000, endTimestamp: 2000, $filter: 'participantMessages gt 1', $orderby: 'startTimestamp desc', $top: 5, $skip: 1, $count: true, $select: 'id' })}`);
+    expect(answer.status).toBe(200);
+    expect(answer.body).toEqual({ '@odata.count': 1, value: [record] });
+    expect(seen[0]!.pattern).toBe('usage-aggregator.v1.usage.list');
+    expect(seen[0]!.data).toEqual({
+      scope: { organizationId: h.orgA, operator: false, principal: expect.any(String) },
+      applicationId,
+      startTimestamp: 1000,
+      endTimestamp: 2000,
+      query: { $filter: 'participantMessages gt 1', $orderby: 'startTimestamp desc', $top: '5', $skip: '1', $count: 'true', $select: 'id' },
+    });
+    expectODataError(await h.api('GET', '/Usage'), 400, 'ValidationFailed', 'applicationId');
+    expectODataError(await h.api('GET', `/Usage${q({ applicationId, startTimestamp: 'yesterday' })}`), 400, 'ValidationFailed', 'startTimestamp');
+    expectODataError(await h.api('GET', `/Usage${q({ applicationId, startTimestamp: 5, endTimestamp: 4 })}`), 400, 'ValidationFailed', 'endTimestamp');
+    expect(seen).toHaveLength(1);
+  });
+
+  it('serves channel and connection recordings from recording-service, with $select applied to single reads', async () => {
+    const recording = { id: recordingId, applicationId, channelId: 'lobby', ready: true, url: 'https://files.example.com/r.mp4' };
+    await fake('recording-service.v1.channel-recordings.list', (data) => ({ value: [recording], '@odata.count': 1, echo: data.query }));
+    await fake('recording-service.v1.channel-recordings.get', (data) => (data.channelRecordingId === recordingId ? recording : { err: { code: 'NotFound', message: 'No such recording' } }));
+    await fake('recording-service.v1.channel-recordings.delete', () => null);
+    await fake('recording-service.v1.channel-recordings.read', (data) => `${data.what}:${data.channelRecordingId}`);
+    await fake('recording-service.v1.connection-recordings.list', () => ({ value: [] }));
+    await fake('recording-service.v1.connection-recordings.get', () => ({ id: recordingId, connectionId: 'cn', audioUrl: 'a' }));
+    await fake('recording-service.v1.connection-recordings.read', (data) => `${data.what}`);
+    await fake('recording-service.v1.storage.used-size', (data) => data.applicationIds.length * 1000);
+
+    const list = await h.api('GET', `/ChannelRecordings/${applicationId}${q({ $filter: 'ready eq true', $top: 10, $count: true })}`);
+    expect(list.status).toBe(200);
+    expect(list.body).toEqual({ '@odata.count': 1, value: [recording] });
+    expect(seen.at(-1)!.data).toEqual({ scope: expect.objectContaining({ organizationId: h.orgA }), applicationId, query: { $filter: 'ready eq true', $top: '10', $count: 'true' } });
+
+    const one = await h.api('GET', `/ChannelRecordings/${applicationId}/lobby/${recordingId}${q({ $select: 'id,url' })}`);
+    expect(one.body).toEqual({ id: recordingId, url: recording.url });
+    expect(seen.at(-1)!.data).toEqual({ scope: expect.any(Object), applicationId, channelId: 'lobby', channelRecordingId: recordingId });
+    expectODataError(await h.api('GET', `/ChannelRecordings/${applicationId}/lobby/${randomUUID()}`), 404, 'NotFound');
+    expectODataError(await h.api('GET', `/ChannelRecordings/${applicationId}/lobby/not-a-uuid`), 404, 'NotFound');
+    const removed = await h.api('DELETE', `/ChannelRecordings/${applicationId}/lobby/${recordingId}`);
+    expect(removed.status).toBe(200);
+    expect(removed.body).toEqual({});
+    for (const what of ['MuxJson', 'Url', 'AudioUrl', 'VideoUrl']) {
+      expect((await h.api('GET', `/ChannelRecordings/${applicationId}/lobby/${recordingId}/${what}`)).body).toEqual({ value: `${what}:${recordingId}` });
+    }
+
+    expect((await h.api('GET', `/ConnectionRecordings/${applicationId}`)).body).toEqual({ value: [] });
+    expect((await h.api('GET', `/ConnectionRecordings/${applicationId}/${recordingId}${q({ $select: 'connectionId' })}`)).body).toEqual({ connectionId: 'cn' });
+    for (const what of ['Url', 'AudioUrl', 'VideoUrl']) expect((await h.api('GET', `/ConnectionRecordings/${applicationId}/${recordingId}/${what}`)).body).toEqual({ value: what });
+
+    expect((await h.api('GET', '/RecordingStorage/UsedSize')).body).toEqual({ value: 2000 });
+    expect(seen.at(-1)!.data.applicationIds.sort()).toEqual([applicationId, `${applicationId}-2`].sort());
+    expect((await h.api('GET', `/RecordingStorage/UsedSize/${applicationId}${q({ $select: 'value' })}`)).body).toEqual({ value: 1000 });
+    // An organization without applications uses nothing; nobody needs asking.
+    const { key } = await insertOrganizationWithKey(h.sql, 'no applications');
+    const before = seen.length;
+    expect((await h.api('GET', '/RecordingStorage/UsedSize', { key })).body).toEqual({ value: 0 });
+    expect(seen).toHaveLength(before);
+  });
+
+  it("settles tenancy first: another organization's application is 404 and nothing is forwarded", async () => {
+    await fake('recording-service.v1.channel-recordings.list', () => ({ value: [] }));
+    await fake('usage-aggregator.v1.usage.list', () => ({ value: [] }));
+    await fake('recording-service.v1.storage.used-size', () => 1);
+    expectODataError(await h.api('GET', `/ChannelRecordings/${foreignApplicationId}`), 404, 'NotFound');
+    expectODataError(await h.api('GET', `/Usage${q({ applicationId: foreignApplicationId })}`), 404, 'NotFound');
+    expectODataError(await h.api('GET', `/RecordingStorage/UsedSize/${foreignApplicationId}`), 404, 'NotFound');
+    expectODataError(await h.api('GET', `/ChannelRecordings/${applicationId}`, { key: h.keyB }), 404, 'NotFound');
+    expect(seen).toEqual([]);
+    expect((await h.api('GET', `/ChannelRecordings/${foreignApplicationId}`, { key: h.keyB })).status).toBe(200);
+  });
+
+  it('checks the grammar and limits of the options here, and maps the answering service\'s errors', async () => {
+    await fake('recording-service.v1.channel-recordings.list', (data) =>
+      data.query.$filter?.includes('colour') ? { err: { code: 'ValidationFailed', message: "Unknown property 'colour'", details: [{ field: '$filter', message: "Unknown property 'colour'" }] } } : { value: [] },
+    );
+    expectODataError(await h.api('GET', `/ChannelRecordings/${applicationId}${q({ $filter: "ready eq 'x" })}`), 400, 'QuerySyntaxError', '$filter');
+    expectODataError(await h.api('GET', `/ChannelRecordings/${applicationId}${q({ $top: 1001 })}`), 400, 'QueryLimitExceeded', '$top');
+    expectODataError(await h.api('GET', `/ChannelRecordings/${applicationId}${q({ $search: 'x' })}`), 400, 'QuerySyntaxError', '$search');
+    expect(seen).toEqual([]);
+    expectODataError(await h.api('GET', `/ChannelRecordings/${applicationId}${q({ $filter: 'colour eq 1' })}`), 400, 'ValidationFailed', '$filter');
+    // The answering services put the OData code first in the detail message: it becomes the code.
+    await fake('usage-aggregator.v1.usage.list', () => ({ err: { code: 'ValidationFailed', message: 'Invalid query', details: [{ field: '$orderby', message: "UnknownProperty: Unknown property 'colour'" }] } }));
+    const unknown = await h.api('GET', `/Usage${q({ applicationId, $orderby: 'colour' })}`);
+    expectODataError(unknown, 400, 'UnknownProperty', '$orderby');
+    expect(unknown.body.error.message).toBe("Unknown property 'colour'");
+  });
+
+  it('serves the webhook delivery log from webhook-worker (list, one attempt, replay)', async () => {
+    const attempt = { id: randomUUID(), deliveryId: randomUUID(), attempt: 1, success: false, final: true };
+    await fake('webhook-worker.v1.deliveries.list', () => ({ value: [attempt], '@odata.count': 1 }));
+    await fake('webhook-worker.v1.deliveries.get', (data) => (data.id === attempt.id ? { id: attempt.id } : { err: { code: 'NotFound', message: 'No such delivery' } }));
+    await fake('webhook-worker.v1.deliveries.replay', (data) => ({ deliveryId: randomUUID(), replayOf: data.id }));
+    const list = await h.api('GET', `/WebhookDeliveries${q({ $filter: 'success eq false', $count: true })}`);
+    expect(list.body).toEqual({ '@odata.count': 1, value: [attempt] });
+    expect(seen.at(-1)!.data).toEqual({ scope: { organizationId: h.orgA, operator: false, principal: expect.any(String) }, query: { $filter: 'success eq false', $count: 'true' } });
+    const one = await h.api('GET', `/WebhookDeliveries/${attempt.id}${q({ $select: 'id' })}`);
+    expect(one.body).toEqual({ id: attempt.id });
+    expect(seen.at(-1)!.data.query).toEqual({ $select: 'id' });
+    expectODataError(await h.api('GET', `/WebhookDeliveries/${randomUUID()}`), 404, 'NotFound');
+    const replay = await h.api('POST', `/WebhookDeliveries/${attempt.id}/Replay`);
+    expect(replay.status).toBe(202);
+    expect(replay.body).toEqual({ deliveryId: expect.any(String), replayOf: attempt.id });
+    for (const s of subs.splice(0)) s.unsubscribe();
+    await nc.flush();
+    expectODataError(await h.api('GET', '/WebhookDeliveries'), 503, 'Unavailable');
+  });
+});
