@@ -62,6 +62,12 @@ describe('module boundaries', () => {
       ]);
     });
 
+    it('lets the contracts library\'s tests use test tools, but not its code', () => {
+      const spec = [{ path: join(contracts.root, 'src/x.spec.ts'), text: `import fc from 'fast-check';` }];
+      expect(checkProject(contracts, projects, spec)).toEqual([]);
+      expect(checkProject(contracts, projects, file(contracts, `import fc from 'fast-check';`))).toHaveLength(1);
+    });
+
     it('flags a library importing an app', () => {
       expect(checkProject(kit, projects, file(kit, `import { X } from '@switchboard/a';`))).toEqual([expect.objectContaining({ rule: 'a library imports an app' })]);
     });
