@@ -29,10 +29,23 @@ describe('walking skeleton', () => {
   const admin = (path: string) => `${gateway.url}/admin/api/v1.0${path}`;
   const mgmt = (path: string) => `${management.url}${path}`;
 
-  async function registerApplication(applicationId: string, orgId: string) {
-    const msg = await nc.request(`${ns}.runtime-registry.v1.applications.register`, JSON.stringify({ pattern: 'runtime-registry.v1.applications.register', id: randomUUID(), data: { applicationId, organizationId: orgId } }), { timeout: 5000 });
-    const reply = JSON.parse(new TextDecoder().decode(msg.data)) as { err?: unknown };
+  /**
+   * Puts an application in use the way the client edge does: a client registers through
+   * `runtime-registry.v1.edge` (here reported directly over NATS in the Nest packet format, by a
+   * gateway id that never heartbeats, so the registry never drops the client).
+   */
+  async function registerClient(applicationId: string, orgId: string) {
+    const report = {
+      kind: 'client.register',
+      client: { applicationId, userId: 'e2e-user', deviceId: 'e2e-device', clientId: 'e2e-client', userAlias: null, deviceAlias: null, tag: null, roles: [], protocol: 'websocket' },
+      organizationId: orgId,
+      gatewayId: `e2e-gateway-${ns}`,
+      claims: [],
+    };
+    const msg = await nc.request(`${ns}.runtime-registry.v1.edge`, JSON.stringify({ pattern: 'runtime-registry.v1.edge', id: randomUUID(), data: { report } }), { timeout: 5000 });
+    const reply = JSON.parse(new TextDecoder().decode(msg.data)) as { err?: unknown; response?: unknown };
     expect(reply.err ?? null).toBeNull();
+    expect(reply.response).toEqual({ ok: true });
   }
 
   beforeAll(async () => {
@@ -95,18 +108,18 @@ describe('walking skeleton', () => {
 
     it('returns an application snapshot read from Redis, and 404 Problem for an unknown one', async () => {
       const applicationId = `app-${ns}`;
-      await registerApplication(applicationId, organizationId);
+      await registerClient(applicationId, organizationId);
       const list = await call('GET', admin('/applications'), { headers: { 'X-API-Key': operatorKey } });
       expect(list.body).toEqual([applicationId]);
       const snapshot = await call('GET', admin(`/applications/${applicationId}`), { headers: { 'X-API-Key': operatorKey } });
       expect(snapshot.status).toBe(200);
-      expect(snapshot.body).toEqual({ id: applicationId, channelCount: 0, userCount: 0, deviceCount: 0, clientCount: 0, connectionCount: 0 });
+      expect(snapshot.body).toEqual({ id: applicationId, channelCount: 0, userCount: 1, deviceCount: 1, clientCount: 1, connectionCount: 0 });
       expectProblem(await call('GET', admin('/applications/no-such-app'), { headers: { 'X-API-Key': operatorKey } }), 404, 'NotFound');
     });
 
     it('keeps organizations apart: another organization gets 404, a non-operator key gets 403 on the list', async () => {
       const applicationId = `mine-${ns}`;
-      await registerApplication(applicationId, organizationId);
+      await registerClient(applicationId, organizationId);
       const created = await call<{ key: string }>('POST', mgmt('/ApiKeys'), { headers: { 'X-API-Key': operatorKey }, body: { tag: 'tenant key' } });
       expect(created.status).toBe(201);
       const tenantKey = created.body.key;

@@ -1,22 +1,44 @@
 import { Module, type DynamicModule } from '@nestjs/common';
 import { createRedis, createService, ReadinessService, REDIS, RedisLifecycle, redisReadiness, renderPlainError } from '@switchboard/service-kit';
 import type { Redis } from 'ioredis';
-import { ApplicationsRpc } from './applications/applications.rpc.js';
-import { ApplicationsStore } from './applications/applications.store.js';
 import type { RegistryConfig } from './config.js';
-import { KEY_PREFIX } from './applications/runtime-keys.js';
+import { EventPublisher } from './events/event-publisher.js';
+import { Pusher } from './events/pusher.js';
+import { RuntimeRpc } from './rpc/runtime.rpc.js';
+import { CommandService } from './runtime/command.service.js';
+import { RuntimeContext } from './runtime/context.js';
+import { Diagnostics } from './runtime/diagnostics.js';
+import { EdgeService } from './runtime/edge.service.js';
+import { QueryService } from './runtime/query.service.js';
+import { Recipients } from './runtime/recipients.js';
+import { Heartbeats } from './servers/heartbeats.js';
+import { Sweeper } from './servers/sweeper.js';
+import { KEY_PREFIX } from './store/keys.js';
+import { LiveStore } from './store/live-store.js';
+import { ServersStore } from './store/servers-store.js';
 
 @Module({})
 class RegistryModule {
   static forConfig(config: RegistryConfig): DynamicModule {
     return {
       module: RegistryModule,
-      controllers: [ApplicationsRpc],
+      controllers: [RuntimeRpc],
       providers: [
         { provide: REDIS, useFactory: () => createRedis(config.redisUrl, 'runtime-registry') },
         { provide: KEY_PREFIX, useValue: config.redisKeyPrefix },
-        ApplicationsStore,
         RedisLifecycle,
+        LiveStore,
+        ServersStore,
+        EventPublisher,
+        Pusher,
+        RuntimeContext,
+        Recipients,
+        EdgeService,
+        CommandService,
+        QueryService,
+        Diagnostics,
+        Heartbeats,
+        Sweeper,
       ],
       exports: [REDIS],
     };

@@ -1,8 +1,78 @@
-import { commonSettings, loadConfig, redisSettings, type ConfigOf } from '@switchboard/config';
+import { commonSettings, int, loadConfig, redisSettings, str, url, type ConfigOf } from '@switchboard/config';
 
 export const settings = {
   ...commonSettings(8082),
   ...redisSettings(),
+  // Media servers, connectors, gateways and recording services (heartbeats)
+  serverHeartbeatTimeoutSeconds: int({
+    env: 'SERVER_HEARTBEAT_TIMEOUT_SECONDS',
+    default: 15,
+    min: 1,
+    max: 3600,
+    description: 'A media server, connector, gateway or recording service without a heartbeat for this long is gone: listed with active=false and given no new connections',
+  }),
+  serverRetentionSeconds: int({
+    env: 'SERVER_RETENTION_SECONDS',
+    default: 3600,
+    min: 1,
+    max: 2592000,
+    description: 'A gone server is removed from the lists (and its statistics dropped) after this long without a heartbeat',
+  }),
+  clientDropGraceSeconds: int({
+    env: 'CLIENT_DROP_GRACE_SECONDS',
+    default: 30,
+    min: 0,
+    max: 86400,
+    description: 'Clients held by a gateway replica that is gone (no heartbeat) are unregistered and their connections closed this long after it went gone',
+  }),
+  sweepIntervalMs: int({
+    env: 'REGISTRY_SWEEP_INTERVAL_MS',
+    default: 5000,
+    min: 100,
+    max: 600000,
+    description: 'Interval of the housekeeping pass (stale servers, clients of gone gateways, parked events); one replica runs it at a time',
+  }),
+  applicationIdleTtlSeconds: int({
+    env: 'APPLICATION_IDLE_TTL_SECONDS',
+    default: 86400,
+    min: 60,
+    max: 31536000,
+    description: 'How long the bookkeeping of an application no longer in use (owner, ordering counters) stays in Redis',
+  }),
+  // Domain events (JetStream)
+  eventStreamMaxAgeSeconds: int({
+    env: 'EVENT_STREAM_MAX_AGE_SECONDS',
+    default: 604800,
+    min: 60,
+    max: 31536000,
+    description: 'Events older than this are dropped from the JetStream stream <NATS_NAMESPACE>-events',
+  }),
+  eventStreamDuplicateWindowSeconds: int({
+    env: 'EVENT_STREAM_DUPLICATE_WINDOW_SECONDS',
+    default: 120,
+    min: 1,
+    max: 86400,
+    description: 'Duplicate window of the event stream: a re-published event id within it is stored once',
+  }),
+  eventStreamReplicas: int({ env: 'EVENT_STREAM_REPLICAS', default: 1, min: 1, max: 5, description: 'Replicas of the event stream in a clustered NATS' }),
+  eventPublishTimeoutMs: int({
+    env: 'EVENT_PUBLISH_TIMEOUT_MS',
+    default: 3000,
+    min: 100,
+    max: 60000,
+    description: 'Time budget to publish the events of one operation, retries with backoff included; past it the events are parked in Redis for later relay and the caller gets Unavailable',
+  }),
+  // Application environment
+  externalAdminUrl: url({ env: 'EXTERNAL_ADMIN_URL', default: 'http://127.0.0.1:8080/admin', protocols: ['http', 'https'], description: 'Admin URL announced by the application environment operation' }),
+  externalSyncUrl: url({ env: 'EXTERNAL_SYNC_URL', default: 'ws://127.0.0.1:8080/sync', protocols: ['ws', 'wss'], description: 'Client edge (/sync) URL announced by the application environment operation' }),
+  externalSipAuthority: str({ env: 'EXTERNAL_SIP_AUTHORITY', optional: true, description: 'SIP authority announced by the application environment operation (null when unset)' }),
+  datastoreDumpMaxCount: int({
+    env: 'DATASTORE_DUMP_MAX_COUNT',
+    default: 1000,
+    min: 10,
+    max: 10000,
+    description: 'Largest page of the diagnostics datastore dump (keys per page)',
+  }),
 };
 
 export type RegistryConfig = ConfigOf<typeof settings>;

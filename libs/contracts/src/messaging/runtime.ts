@@ -7,7 +7,12 @@
  *                                 management API actions); answers `null` or a DomainError
  *                                 (`NotFound` for an unknown application, channel, user, ...).
  * - `runtime-registry.v1.edge`    what the client edge reports: register, join, leave, connection
- *                                 lifecycle, stats, client messages.
+ *                                 lifecycle, stats, client messages. An application is "in use"
+ *                                 (listed, readable) from its first `client.register` until its
+ *                                 last client unregisters; a channel is active while it has members.
+ *                                 Reports are idempotent where a retry is plausible (register,
+ *                                 join, leave, close); `connection.open` of `sfu`/`mcu` answers
+ *                                 Unavailable when no media server can take it.
  * - `gateway.v1.push.<gatewayId>` (publish, no reply) what the registry pushes to the clients held
  *                                 by one gateway replica.
  * - `runtime-registry.v1.heartbeat` (publish) media servers and connectors announce themselves.
@@ -218,7 +223,12 @@ export interface EdgeResults {
   'connection.close': { ok: true };
 }
 
-/** What applies to one connection after the levels above it were combined. */
+/**
+ * What applies to one connection after the levels above it were combined: channel > user in
+ * channel > device in channel > client in channel > connection. A level reaches every connection
+ * below it except those its excluded id lists name; among the levels that reach a connection, the
+ * most recent write of each setting wins (whatever its level). Unset: false / null.
+ */
 export interface EffectiveSettings {
   recording: boolean;
   recordingTag: string | null;
@@ -235,9 +245,21 @@ export interface EffectiveSettings {
 export type ServerPush =
   | { type: 'message'; channelId: string | null; message: MessageBody; from: { userId: string | null; userAlias: string | null; deviceId: string | null; deviceAlias: string | null; clientId: string | null; clientTag: string | null; clientRoles: string[] | null } }
   | { type: 'kicked'; channelId: string; connectionId?: string | null }
-  | { type: 'settings'; channelId: string; connectionId: string; settings: EffectiveSettings }
+  | {
+      type: 'settings';
+      channelId: string;
+      connectionId: string;
+      settings: EffectiveSettings;
+      /**
+       * Order of settings changes within the application (increasing). Two updates handled by two
+       * registry replicas may push out of order: a push with a lower version than one already
+       * applied to the connection is stale and may be ignored.
+       */
+      version?: number;
+    }
   | { type: 'client.updated'; userAlias: string | null; deviceAlias: string | null; tag: string | null; roles: string[] }
   | { type: 'claim.updated'; channelId: string; claim: ChannelClaim }
+  /** The client registered again through another gateway replica: the old session ends. */
   | { type: 'unregistered'; reason: string };
 
 export interface PushBatch {
@@ -248,9 +270,18 @@ export interface PushBatch {
 // Heartbeats, application resolution, domain events
 // ---------------------------------------------------------------------------------------------
 
+/**
+ * Published (core NATS, no reply) on `<ns>.runtime-registry.v1.heartbeat`, as this body or as a
+ * Nest event packet `{ pattern, data: Heartbeat }`, every few seconds. A server without a heartbeat
+ * for SERVER_HEARTBEAT_TIMEOUT_SECONDS is gone (active=false, no new placements); `server.active:
+ * false` announces a shutdown (gone at once). `active` and `lastHeartbeat` of the listed servers
+ * are computed by the registry. `capacity` (media servers): most connections placed on it;
+ * `type` (connectors): e.g. `sip`, `rtmp` (default `sip`).
+ */
 export interface Heartbeat {
   role: 'mediaserver' | 'connector' | 'gateway' | 'recording';
   server: EnvironmentServer & { capacity?: number; computer?: MediaServer['computer'] };
+  type?: string;
 }
 
 export interface ResolvedApplication {

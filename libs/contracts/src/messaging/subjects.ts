@@ -6,7 +6,6 @@
  * disagree.
  */
 import { Type, type Static } from '@sinclair/typebox';
-import type { ApplicationSnapshot } from '../interface-a/index.js';
 import type { RuntimeRequestMap } from './runtime.js';
 
 /** Who is calling, as established by the gateway or the management API. */
@@ -23,17 +22,13 @@ export const CallerScope = Type.Object(
 );
 export type CallerScope = Static<typeof CallerScope>;
 
-const Id = Type.String({ minLength: 1, maxLength: 256 });
-
-export const ApplicationsListRequest = Type.Object({ scope: CallerScope }, { additionalProperties: false });
-export const ApplicationGetRequest = Type.Object({ scope: CallerScope, applicationId: Id }, { additionalProperties: false });
-export const ApplicationRegisterRequest = Type.Object({ applicationId: Id, organizationId: Id }, { additionalProperties: false });
-
+/**
+ * Request subjects outside the runtime contract. The runtime-registry subjects (query, command,
+ * edge, heartbeat) are in `RuntimeSubjects` (runtime.ts); an application is in use while a client
+ * of it is registered through the edge (`client.register`), there is no separate registration.
+ */
 export const Subjects = {
   apiKeyVerify: 'management-api.v1.api-keys.verify',
-  applicationsList: 'runtime-registry.v1.applications.list',
-  applicationGet: 'runtime-registry.v1.applications.get',
-  applicationRegister: 'runtime-registry.v1.applications.register',
 } as const;
 
 export type SubjectName = (typeof Subjects)[keyof typeof Subjects];
@@ -42,18 +37,6 @@ export interface RequestMap extends RuntimeRequestMap {
   'management-api.v1.api-keys.verify': {
     request: { apiKey: string };
     response: { valid: false } | { valid: true; keyId: string; organizationId: string; operator: boolean };
-  };
-  'runtime-registry.v1.applications.list': {
-    request: { scope: CallerScope };
-    response: string[];
-  };
-  'runtime-registry.v1.applications.get': {
-    request: { scope: CallerScope; applicationId: string };
-    response: ApplicationSnapshot;
-  };
-  'runtime-registry.v1.applications.register': {
-    request: { applicationId: string; organizationId: string };
-    response: { applicationId: string; organizationId: string };
   };
 }
 

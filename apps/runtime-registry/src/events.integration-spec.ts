@@ -1,0 +1,146 @@
+/**
+ * Domain events on JetStream: one per lifecycle change, each a valid EventInfo with a unique id
+ * sent as Nats-Msg-Id; a re-published id is stored once; when the stream is unavailable the caller
+ * hears Unavailable and the events are relayed once it is back, none lost.
+ */
+import { jetstream } from '@nats-io/jetstream';
+import type { NatsConnection } from '@nats-io/transport-node';
+import type { INestApplication } from '@nestjs/common';
+import { eventSubject, WebhookValidators, type DomainEvent, type WebhookEventName } from '@switchboard/contracts';
+import { flushRedisPrefix, testNamespace, testServers, waitFor } from '@switchboard/testing';
+import { EventPublisher } from './events/event-publisher.js';
+import { LiveStore } from './store/live-store.js';
+import { claim, EventReader, FakeGateway, natsConnection, OPERATOR, RegistryClient, registerReport, registryEnv, scopeOf, startRegistry } from './testing/harness.testing.js';
+
+const ORG = 'org-e';
+
+describe('domain events', () => {
+  const ns = testNamespace('events');
+  let registry: { app: INestApplication };
+  let nc: NatsConnection;
+  let rt: RegistryClient;
+  let reader: EventReader;
+  let gw: FakeGateway;
+
+  beforeAll(async () => {
+    registry = await startRegistry(registryEnv(ns, { EVENT_PUBLISH_TIMEOUT_MS: '300', REGISTRY_SWEEP_INTERVAL_MS: '100' }));
+    nc = await natsConnection();
+    rt = new RegistryClient(nc, ns);
+    reader = await EventReader.open(nc, ns);
+    gw = await new FakeGateway('gw-e', nc, ns).start();
+  });
+
+  afterAll(async () => {
+    gw?.stop();
+    await reader?.manager.streams.delete(reader.stream).catch(() => undefined);
+    await nc?.close();
+    await registry?.app.close();
+    await flushRedisPrefix(testServers().redisUrl, `${ns}:`);
+  });
+
+  it('every lifecycle change is one valid EventInfo with a unique id, on the subject of its type', async () => {
+    const a = 'app-events';
+    const c1 = { applicationId: a, userId: 'u1', deviceId: 'd1', clientId: 'c1' };
+    const c2 = { applicationId: a, userId: 'u2', deviceId: 'd2', clientId: 'c2' };
+    const ref = { client: c1, channelId: 'ch', connectionId: 'cn' };
+    await rt.edge(registerReport(c1, ORG, 'gw-e'));
+    await rt.edge(registerReport(c2, ORG, 'gw-e'));
+    await rt.edge({ kind: 'client.join', client: c1, channelId: 'ch', claim: claim('ch') });
+    await rt.edge({ kind: 'client.join', client: c2, channelId: 'ch', claim: claim('ch') });
+    await rt.edge({ kind: 'client.update', client: c1, userAlias: 'Ann' });
+    await rt.edge({ kind: 'client.stats', client: c1, stats: { bytesSent: 1200, roundTripTime: 20 } });
+    await rt.edge({ kind: 'client.message', client: c1, channelId: 'ch', message: { message: 'hi' } });
+    await rt.edge({ kind: 'client.message', client: c1, channelId: null, message: { message: 'to the server' } });
+    await rt.edge({ kind: 'connection.open', ...ref, type: 'peer', tag: 'cam', streams: { audio: { direction: 'sendrecv' } } });
+    for (const state of ['initializing', 'connecting', 'connected'] as const) await rt.edge({ kind: 'connection.state', ...ref, state });
+    await rt.edge({ kind: 'connection.update', ...ref, localAudioMuted: true });
+    await rt.edge({ kind: 'connection.stats', ...ref, stats: { bytesReceived: 99, frameWidth: 1280 } });
+    await rt.command(scopeOf(ORG), { kind: 'update', origin: 'api', target: { level: 'channel', applicationId: a, channelId: 'ch', patch: { recording: true, recordingTag: 'r' } } });
+    await rt.command(scopeOf(ORG), { kind: 'message', origin: 'api', target: { level: 'channel', applicationId: a, channelId: 'ch' }, message: { message: 'from ops' } });
+    await rt.command(scopeOf(ORG), { kind: 'message', origin: 'api', target: { level: 'user', applicationId: a, userId: 'u2' }, message: { message: 'to you' } });
+    await rt.edge({ kind: 'connection.state', ...ref, state: 'closing' });
+    await rt.edge({ kind: 'connection.state', ...ref, state: 'closed' });
+    await rt.edge({ kind: 'client.leave', client: c1, channelId: 'ch' });
+    await rt.command(scopeOf(ORG), { kind: 'kick', origin: 'api', target: { level: 'channel', applicationId: a, channelId: 'ch' } });
+    await rt.edge({ kind: 'client.unregister', client: c1, reason: 'left' });
+
+    const stored = (await reader.all()).filter((e) => e.event.applicationId === a);
+    const types = stored.map((e) => e.event.event.type);
+    const expected: WebhookEventName[] = [
+      'client.registered',
+      'client.registered',
+      'channel.activated',
+      'channel.client.joined',
+      'channel.client.joined',
+      'client.updated',
+      'client.stats',
+      'channel.client.message',
+      'client.message',
+      'connection.initializing',
+      'connection.connecting',
+      'connection.connected',
+      'connection.updated',
+      'connection.stats',
+      'connection.updated', // the recording setting reached the connection
+      'channel.server.message',
+      'server.message',
+      'connection.closing',
+      'connection.closed',
+      'channel.client.left',
+      'channel.client.left', // the kick
+      'channel.deactivated',
+      'client.unregistered',
+    ];
+    expect(types).toEqual(expected);
+    const ids = new Set<string>();
+    for (const { subject, msgId, event } of stored) {
+      const e: DomainEvent = event;
+      expect({ type: e.event.type, errors: WebhookValidators.EventInfo.errors(e.event) }).toEqual({ type: e.event.type, errors: [] });
+      expect(subject).toBe(eventSubject(ns, e.event.type));
+      expect(msgId).toBe(e.event.id);
+      expect(e.organizationId).toBe(ORG);
+      ids.add(e.event.id);
+    }
+    expect(ids.size).toBe(stored.length);
+
+    const of = (type: string) => stored.map((s) => s.event.event).filter((e) => e.type === type);
+    expect(of('connection.updated')[1]!.connection).toEqual(expect.objectContaining({ recording: true, recordingTag: 'r', localAudioMuted: true }));
+    expect(of('connection.stats')[0]!.connection!.stats).toEqual(expect.objectContaining({ bytesReceived: 99, frameWidth: 1280 }));
+    expect(of('client.stats')[0]!.client!.stats).toEqual(expect.objectContaining({ bytesSent: 1200, roundTripTime: 20 }));
+    expect(of('channel.client.message')[0]).toEqual(expect.objectContaining({ origin: 'client', forced: false, channel: expect.objectContaining({ id: 'ch' }), message: expect.objectContaining({ message: 'hi', userId: 'u1', userAlias: 'Ann' }) }));
+    expect(of('channel.server.message')[0]).toEqual(expect.objectContaining({ origin: 'api', forced: true, message: expect.objectContaining({ message: 'from ops' }) }));
+    expect(of('channel.client.left')[1]).toEqual(expect.objectContaining({ origin: 'api', forced: true, client: expect.objectContaining({ id: 'c2' }) }));
+    expect(of('client.unregistered')[0]!.client).toEqual(expect.objectContaining({ id: 'c1', userAlias: 'Ann', applicationId: a }));
+  });
+
+  it('a re-published event id is stored once (duplicate window)', async () => {
+    const before = (await reader.manager.streams.info(reader.stream)).state.messages;
+    const js = jetstream(nc);
+    const id = 'dup-test-id';
+    const body = new TextEncoder().encode('{}');
+    const first = await js.publish(eventSubject(ns, 'server.message'), body, { msgID: id });
+    const second = await js.publish(eventSubject(ns, 'server.message'), body, { msgID: id });
+    expect([first.duplicate, second.duplicate]).toEqual([false, true]);
+    expect((await reader.manager.streams.info(reader.stream)).state.messages).toBe(before + 1);
+    await reader.manager.streams.deleteMessage(reader.stream, first.seq);
+  });
+
+  it('while the stream is unavailable the caller hears Unavailable; the change stays and its events arrive later', async () => {
+    const a = 'app-outage';
+    const c = { applicationId: a, userId: 'u', deviceId: 'd', clientId: 'c' };
+    await reader.manager.streams.delete(reader.stream);
+    await expect(rt.edge(registerReport(c, ORG, 'gw-e'))).rejects.toMatchObject({ code: 'Unavailable' });
+    await expect(rt.edge({ kind: 'client.join', client: c, channelId: 'ch', claim: claim('ch') })).rejects.toMatchObject({ code: 'Unavailable' });
+    // The changes were applied.
+    expect(await rt.query(OPERATOR, 'channel.get', { applicationId: a, channelId: 'ch' })).toEqual({ id: 'ch', userCount: 1, deviceCount: 1, clientCount: 1, connectionCount: 0 });
+    const store = registry.app.get(LiveStore);
+    expect(await store.redis.llen(store.keys.outbox())).toBe(3);
+    // A retried report is idempotent: no second registration, no second join.
+    await expect(rt.edge({ kind: 'client.join', client: c, channelId: 'ch', claim: claim('ch') })).resolves.toEqual(expect.objectContaining({ channel: expect.objectContaining({ clientCount: 1 }) }));
+    // The stream comes back; the housekeeping pass relays what was parked, in order.
+    await registry.app.get(EventPublisher).ensureStream();
+    await waitFor(async () => (await store.redis.llen(store.keys.outbox())) === 0, { timeoutMs: 10000, description: 'the parked events to be relayed' });
+    const relayed = (await reader.all()).filter((e) => e.event.applicationId === a).map((e) => e.event.event.type);
+    expect(relayed).toEqual(['client.registered', 'channel.activated', 'channel.client.joined']);
+  });
+});

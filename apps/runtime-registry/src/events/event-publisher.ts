@@ -1,0 +1,211 @@
+import { Inject, Injectable, type BeforeApplicationShutdown, type OnApplicationBootstrap } from '@nestjs/common';
+import { DiscardPolicy, jetstream, jetstreamManager, RetentionPolicy, StorageType, type JetStreamClient, type StreamConfig } from '@nats-io/jetstream';
+import type { NatsConnection } from '@nats-io/transport-node';
+import { DomainError, eventStreamName, eventSubject, type DomainEvent } from '@switchboard/contracts';
+import { JsonLogger, NatsClient, ReadinessService, SERVICE_CONFIG } from '@switchboard/service-kit';
+import type { RegistryConfig } from '../config.js';
+import { LiveStore } from '../store/live-store.js';
+
+const encoder = new TextEncoder();
+const NANOS_PER_SECOND = 1_000_000_000;
+
+/**
+ * Domain events to JetStream. Every event has a unique id (uuid) sent as `Nats-Msg-Id`, so the
+ * stream stores it once even when it is published again (retries, relays) within the duplicate
+ * window.
+ *
+ * - The stream `<ns>-events` (subjects `<ns>.events.>`, file storage, limits retention, max age and
+ *   duplicate window from the configuration) is created at start-up, idempotently: replicas racing
+ *   to create it both succeed, and a changed max age or window updates it.
+ * - `publish` awaits the stream's acknowledgement of every event, retrying with backoff within
+ *   EVENT_PUBLISH_TIMEOUT_MS. Events still unacknowledged then are parked in Redis (`P rt:outbox`)
+ *   and the caller gets Unavailable: the change it asked for is applied, its events are late, not
+ *   lost. The housekeeping pass relays parked events once the stream is back.
+ */
+@Injectable()
+export class EventPublisher implements OnApplicationBootstrap, BeforeApplicationShutdown {
+  private js?: JetStreamClient;
+  private ensured = false;
+  private stopping = false;
+  private ensureLoop?: Promise<void>;
+
+  constructor(
+    private readonly nats: NatsClient,
+    private readonly store: LiveStore,
+    private readonly logger: JsonLogger,
+    private readonly readiness: ReadinessService,
+    @Inject(SERVICE_CONFIG) private readonly config: RegistryConfig,
+  ) {}
+
+  get streamName(): string {
+    return eventStreamName(this.config.natsNamespace);
+  }
+
+  onApplicationBootstrap() {
+    this.readiness.register('event-stream', async () => {
+      if (!this.ensured) throw new Error(`stream ${this.streamName} is not ensured yet`);
+    });
+    this.ensureLoop = this.keepEnsuring();
+  }
+
+  async beforeApplicationShutdown() {
+    this.stopping = true;
+    await this.ensureLoop?.catch(() => undefined);
+  }
+
+  /** Retries creating the stream until it exists (NATS may come up after the registry). */
+  private async keepEnsuring(): Promise<void> {
+    for (let attempt = 0; !this.stopping && !this.ensured; attempt++) {
+      try {
+        await this.ensureStream();
+      } catch (e) {
+        if (attempt % 10 === 0) this.logger.event('warn', 'event stream not ensured yet, retrying', { stream: this.streamName, error: (e as Error).message });
+        await sleep(Math.min(2000, 100 * 2 ** Math.min(attempt, 5)));
+      }
+    }
+  }
+
+  streamConfig(): Partial<StreamConfig> & { name: string; subjects: string[] } {
+    return {
+      name: this.streamName,
+      subjects: [`${this.config.natsNamespace}.events.>`],
+      storage: StorageType.File,
+      retention: RetentionPolicy.Limits,
+      discard: DiscardPolicy.Old,
+      max_age: this.config.eventStreamMaxAgeSeconds * NANOS_PER_SECOND,
+      duplicate_window: this.config.eventStreamDuplicateWindowSeconds * NANOS_PER_SECOND,
+      num_replicas: this.config.eventStreamReplicas,
+    };
+  }
+
+  /** Creates the stream, or brings its limits to the configured ones. Safe to call from every replica at once. */
+  async ensureStream(): Promise<void> {
+    const nc = await this.nats.connection$();
+    const jsm = await jetstreamManager(nc, { timeout: 5000 });
+    const wanted = this.streamConfig();
+    let info;
+    try {
+      info = await jsm.streams.info(wanted.name);
+    } catch (e) {
+      if (!isNotFound(e)) throw e;
+      try {
+        await jsm.streams.add(wanted);
+        this.markEnsured(nc);
+        this.logger.event('info', 'event stream created', { stream: wanted.name });
+        return;
+      } catch (addError) {
+        // Another replica created it first (with possibly different limits): fall through to update.
+        info = await jsm.streams.info(wanted.name).catch(() => {
+          throw addError;
+        });
+      }
+    }
+    const c = info.config;
+    const subjectsDiffer = wanted.subjects.some((s) => !(c.subjects ?? []).includes(s));
+    if (c.max_age !== wanted.max_age || c.duplicate_window !== wanted.duplicate_window || subjectsDiffer) {
+      await jsm.streams.update(wanted.name, {
+        subjects: [...new Set([...(c.subjects ?? []), ...wanted.subjects])],
+        max_age: wanted.max_age,
+        duplicate_window: wanted.duplicate_window,
+      });
+      this.logger.event('info', 'event stream limits updated', { stream: wanted.name });
+    }
+    this.markEnsured(nc);
+  }
+
+  private markEnsured(nc: NatsConnection) {
+    this.js = jetstream(nc, { timeout: 5000 });
+    this.ensured = true;
+  }
+
+  private async client(): Promise<JetStreamClient> {
+    if (this.js) return this.js;
+    const nc = await this.nats.connection$();
+    this.js = jetstream(nc, { timeout: 5000 });
+    return this.js;
+  }
+
+  /** Publishes one event (its id as `Nats-Msg-Id`) and waits for the stream to store it (or to report it a duplicate). */
+  private async publishOne(event: DomainEvent, timeoutMs: number): Promise<void> {
+    const js = await this.client();
+    await js.publish(eventSubject(this.config.natsNamespace, event.event.type), encoder.encode(JSON.stringify(event)), {
+      msgID: event.event.id,
+      timeout: Math.max(50, Math.round(timeoutMs)),
+    });
+  }
+
+  /** Publishes with retries and backoff until `deadline`; throws the last error when it passes. */
+  private async publishWithRetry(event: DomainEvent, deadline: number): Promise<void> {
+    let delay = 25;
+    for (;;) {
+      const remaining = deadline - Date.now();
+      try {
+        await this.publishOne(event, Math.min(1000, Math.max(50, remaining)));
+        return;
+      } catch (e) {
+        if (Date.now() + delay >= deadline) throw e;
+        await sleep(delay);
+        delay = Math.min(delay * 2, 500);
+      }
+    }
+  }
+
+  /**
+   * Publishes the events of one operation (concurrently, so the stream keeps their order unless a
+   * retry intervenes) and waits for every acknowledgement. On failure, parks the unacknowledged ones
+   * for the relay and throws Unavailable.
+   */
+  async publish(events: DomainEvent[]): Promise<void> {
+    if (events.length === 0) return;
+    const deadline = Date.now() + this.config.eventPublishTimeoutMs;
+    const outcomes = await Promise.allSettled(events.map((e) => this.publishWithRetry(e, deadline)));
+    const failed = events.filter((_, i) => outcomes[i]!.status === 'rejected');
+    if (failed.length === 0) return;
+    const reason = (outcomes.find((o) => o.status === 'rejected') as PromiseRejectedResult).reason as Error;
+    try {
+      await this.store.redis.rpush(this.store.keys.outbox(), ...failed.map((e) => JSON.stringify(e)));
+      this.logger.event('error', 'event stream unavailable: events parked for relay', { count: failed.length, ids: failed.map((e) => e.event.id), error: reason?.message });
+    } catch (parkError) {
+      this.logger.event('error', 'event stream unavailable and events could not be parked: events lost', {
+        ids: failed.map((e) => e.event.id),
+        error: reason?.message,
+        parkError: (parkError as Error).message,
+      });
+    }
+    throw new DomainError('Unavailable', 'The event stream is unavailable: the change was applied and its events are queued for delivery.');
+  }
+
+  /** Relays parked events (oldest first); returns how many reached the stream. */
+  async relayOutbox(batch = 100): Promise<number> {
+    const key = this.store.keys.outbox();
+    const raw = await this.store.redis.lrange(key, 0, batch - 1);
+    let relayed = 0;
+    for (const item of raw) {
+      let event: DomainEvent;
+      try {
+        event = JSON.parse(item) as DomainEvent;
+      } catch {
+        await this.store.redis.lrem(key, 1, item);
+        continue;
+      }
+      try {
+        await this.publishOne(event, 2000);
+      } catch {
+        break; // still unavailable: keep the rest in order for the next pass
+      }
+      await this.store.redis.lrem(key, 1, item);
+      relayed++;
+    }
+    if (relayed) this.logger.event('info', 'relayed parked events', { count: relayed });
+    return relayed;
+  }
+}
+
+function isNotFound(e: unknown): boolean {
+  const err = e as { code?: number; message?: string; name?: string };
+  return err?.code === 10059 || err?.name === 'StreamNotFoundError' || /stream not found/i.test(err?.message ?? '');
+}
+
+function sleep(ms: number) {
+  return new Promise<void>((resolve) => setTimeout(resolve, ms));
+}

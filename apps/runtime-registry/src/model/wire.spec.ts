@@ -1,0 +1,49 @@
+import { ContractViolation } from '@switchboard/contracts';
+import { parseCommand, parseEdge, parseHeartbeat, parseQuery } from './wire.js';
+
+const scope = { organizationId: 'o', operator: false, principal: 'p' };
+
+function violation(fn: () => unknown): Array<{ field: string; message: string }> {
+  try {
+    fn();
+  } catch (e) {
+    if (e instanceof ContractViolation) return e.errors;
+    throw e;
+  }
+  throw new Error('no violation');
+}
+
+describe('wire validation', () => {
+  it('accepts every query kind with its parameters', () => {
+    expect(parseQuery({ scope, query: { kind: 'connection.get', applicationId: 'a', channelId: 'c', userId: 'u', deviceId: 'd', clientId: 'cl', connectionId: 'cn' } }).query.kind).toBe('connection.get');
+    expect(parseQuery({ scope, query: { kind: 'diagnostics.datastore', cursor: '0', count: 10 } }).query.kind).toBe('diagnostics.datastore');
+  });
+
+  it('names the offending field of a query', () => {
+    expect(violation(() => parseQuery({ scope, query: { kind: 'channel.get', applicationId: 'a' } }))).toEqual([{ field: 'query.channelId', message: 'is required' }]);
+    expect(violation(() => parseQuery({ scope, query: { kind: 'nope' } }))[0]!.field).toBe('query.kind');
+    expect(violation(() => parseQuery({ scope, query: { kind: 'application.get', applicationId: 'a', extra: 1 } }))[0]).toEqual({ field: 'query.extra', message: 'unknown field' });
+    expect(violation(() => parseQuery({ query: { kind: 'applications.list' } }))[0]!.field).toBe('scope');
+  });
+
+  it('checks commands down to the patch fields', () => {
+    const target = { level: 'channel', applicationId: 'a', channelId: 'c', patch: { audioMuted: 'yes' } };
+    expect(violation(() => parseCommand({ scope, command: { kind: 'update', origin: 'api', target } }))[0]!.field).toBe('command.target.patch.audioMuted');
+    const ok = parseCommand({ scope, command: { kind: 'update', origin: 'api', target: { ...target, patch: { audioMuted: true, recordingMode: 'AudioVideo', excludedUserIds: ['u'] } } } });
+    expect(ok.command.kind).toBe('update');
+    expect(violation(() => parseCommand({ scope, command: { kind: 'kick', origin: 'api', target: { level: 'connection', applicationId: 'a', channelId: 'c' } } }))[0]!.field).toMatch(/^command\.target\./);
+  });
+
+  it('checks edge reports', () => {
+    const client = { applicationId: 'a', userId: 'u', deviceId: 'd', clientId: 'c' };
+    expect(parseEdge({ report: { kind: 'connection.state', client, channelId: 'ch', connectionId: 'cn', state: 'connected' } }).report.kind).toBe('connection.state');
+    expect(violation(() => parseEdge({ report: { kind: 'connection.state', client, channelId: 'ch', connectionId: 'cn', state: 'dancing' } }))[0]!.field).toBe('report.state');
+    expect(violation(() => parseEdge({ report: { kind: 'client.join', client: { ...client, userId: '' }, channelId: 'ch', claim: {} } }))[0]!.field).toBe('report.client.userId');
+  });
+
+  it('accepts heartbeats with the fields senders echo', () => {
+    const hb = parseHeartbeat({ role: 'gateway', server: { id: 'g', region: null, version: '1', addresses: ['ws://x/sync'], active: true, lastHeartbeat: new Date().toISOString() } });
+    expect(hb.server.id).toBe('g');
+    expect(violation(() => parseHeartbeat({ role: 'toaster', server: { id: 'g' } }))[0]!.field).toBe('role');
+  });
+});

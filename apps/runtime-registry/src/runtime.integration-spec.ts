@@ -1,0 +1,539 @@
+/**
+ * runtime-registry against the real NATS and Redis, driven over NATS exactly as the gateway and
+ * management-api drive it: edge reports build live state, queries read it, commands change it;
+ * two fake gateway replicas collect the pushes.
+ */
+import type { NatsConnection } from '@nats-io/transport-node';
+import type { INestApplication } from '@nestjs/common';
+import { InterfaceAValidators, type DatastorePage, type InterfaceASchemaName, type KickTarget, type MessageTarget } from '@switchboard/contracts';
+import { flushRedisPrefix, testNamespace, testServers } from '@switchboard/testing';
+import {
+  claim,
+  EventReader,
+  FakeGateway,
+  natsConnection,
+  OPERATOR,
+  RegistryClient,
+  registerReport,
+  registryEnv,
+  scopeOf,
+  startRegistry,
+  WireError,
+  type TestClient,
+} from './testing/harness.testing.js';
+
+const ORG = 'org-a';
+const TENANT = scopeOf(ORG);
+
+/**
+ * The world of one application:
+ *   u1: d1 (c1, c2), d2 (c3)     u2: d3 (c4)     u3: d4 (c5)
+ *   gw-1 holds c1, c3, c5; gw-2 holds c2, c4
+ *   ch1: c1, c2, c3, c4, one connection each     ch2: c1 (no connection), c5 (one connection)
+ */
+function world(applicationId: string) {
+  const c = (userId: string, deviceId: string, clientId: string): TestClient => ({ applicationId, userId, deviceId, clientId });
+  const clients = { c1: c('u1', 'd1', 'c1'), c2: c('u1', 'd1', 'c2'), c3: c('u1', 'd2', 'c3'), c4: c('u2', 'd3', 'c4'), c5: c('u3', 'd4', 'c5') };
+  const gateway: Record<keyof typeof clients, string> = { c1: 'gw-1', c2: 'gw-2', c3: 'gw-1', c4: 'gw-2', c5: 'gw-1' };
+  const ch1 = ['c1', 'c2', 'c3', 'c4'] as const;
+  const ch2 = ['c1', 'c5'] as const;
+  return { applicationId, clients, gateway, ch1, ch2 };
+}
+type World = ReturnType<typeof world>;
+type ClientName = keyof World['clients'];
+
+describe('runtime-registry live model', () => {
+  const ns = testNamespace('registry');
+  let registry: { app: INestApplication };
+  let nc: NatsConnection;
+  let rt: RegistryClient;
+  let gw1: FakeGateway;
+  let gw2: FakeGateway;
+  let events: EventReader;
+
+  async function build(applicationId: string, organizationId = ORG): Promise<World> {
+    const w = world(applicationId);
+    for (const [name, c] of Object.entries(w.clients) as Array<[ClientName, TestClient]>) {
+      await rt.edge(registerReport(c, organizationId, w.gateway[name], { tag: `tag-${name}`, roles: [`role-${name}`] }));
+    }
+    for (const name of w.ch1) {
+      await rt.edge({ kind: 'client.join', client: w.clients[name], channelId: 'ch1', claim: claim('ch1') });
+      await rt.edge({ kind: 'connection.open', client: w.clients[name], channelId: 'ch1', connectionId: `cn-${name}`, type: 'peer', tag: null, streams: { audio: { direction: 'sendrecv' }, video: { direction: 'sendrecv' } } });
+    }
+    for (const name of w.ch2) await rt.edge({ kind: 'client.join', client: w.clients[name], channelId: 'ch2', claim: claim('ch2') });
+    await rt.edge({ kind: 'connection.open', client: w.clients.c5, channelId: 'ch2', connectionId: 'cn-c5', type: 'peer', tag: 'screen', streams: { video: { direction: 'sendonly' } } });
+    return w;
+  }
+
+  const names = (received: Array<{ clientId: string }>) => received.map((r) => r.clientId).sort();
+
+  async function expectWire(promise: Promise<unknown>, code: string) {
+    await expect(promise).rejects.toBeInstanceOf(WireError);
+    await expect(promise).rejects.toMatchObject({ code });
+  }
+
+  function valid(schema: InterfaceASchemaName, value: unknown) {
+    expect({ schema, errors: InterfaceAValidators[schema].errors(value) }).toEqual({ schema, errors: [] });
+  }
+
+  beforeAll(async () => {
+    registry = await startRegistry(registryEnv(ns));
+    nc = await natsConnection();
+    rt = new RegistryClient(nc, ns);
+    gw1 = await new FakeGateway('gw-1', nc, ns).start();
+    gw2 = await new FakeGateway('gw-2', nc, ns).start();
+    events = await EventReader.open(nc, ns);
+  });
+
+  afterAll(async () => {
+    gw1?.stop();
+    gw2?.stop();
+    await events?.manager.streams.delete(events.stream).catch(() => undefined);
+    await nc?.close();
+    await registry?.app.close();
+    await flushRedisPrefix(testServers().redisUrl, `${ns}:`);
+  });
+
+  beforeEach(() => {
+    gw1.clear();
+    gw2.clear();
+  });
+
+  describe('reads', () => {
+    let w: World;
+    const a = 'app-reads';
+    beforeAll(async () => {
+      w = await build(a);
+    });
+
+    it('lists the application in use and counts it at the application level', async () => {
+      expect(await rt.query(OPERATOR, 'applications.list', {})).toContain(a);
+      const snapshot = await rt.query(TENANT, 'application.get', { applicationId: a });
+      valid('ApplicationSnapshot', snapshot);
+      expect(snapshot).toEqual({ id: a, channelCount: 2, userCount: 3, deviceCount: 4, clientCount: 5, connectionCount: 5 });
+    });
+
+    it('counts channels', async () => {
+      const channels = await rt.query(TENANT, 'channels.list', { applicationId: a });
+      for (const ch of channels) valid('ChannelSnapshot', ch);
+      expect(channels).toEqual([
+        { id: 'ch1', userCount: 2, deviceCount: 3, clientCount: 4, connectionCount: 4 },
+        { id: 'ch2', userCount: 2, deviceCount: 2, clientCount: 2, connectionCount: 1 },
+      ]);
+      expect(await rt.query(TENANT, 'channel.get', { applicationId: a, channelId: 'ch2' })).toEqual(channels[1]);
+      expect((await rt.query(TENANT, 'client.channels', { ...w.clients.c1 })).map((c) => c.id)).toEqual(['ch1', 'ch2']);
+      expect((await rt.query(TENANT, 'client.channels', { ...w.clients.c4 })).map((c) => c.id)).toEqual(['ch1']);
+    });
+
+    it('counts users, in the application and in a channel', async () => {
+      const users = await rt.query(TENANT, 'users.list', { applicationId: a });
+      for (const u of users) valid('UserInfo', u);
+      expect(users).toEqual([
+        { id: 'u1', alias: 'alias-u1', deviceCount: 2, clientCount: 3, channelCount: 2 },
+        { id: 'u2', alias: 'alias-u2', deviceCount: 1, clientCount: 1, channelCount: 1 },
+        { id: 'u3', alias: 'alias-u3', deviceCount: 1, clientCount: 1, channelCount: 1 },
+      ]);
+      expect(await rt.query(TENANT, 'user.get', { applicationId: a, userId: 'u2' })).toEqual(users[1]);
+      const inCh1 = await rt.query(TENANT, 'channel.users', { applicationId: a, channelId: 'ch1' });
+      for (const u of inCh1) valid('UserInChannelSnapshot', u);
+      expect(inCh1).toEqual([
+        { id: 'u1', alias: 'alias-u1', deviceCount: 2, clientCount: 3, connectionCount: 3 },
+        { id: 'u2', alias: 'alias-u2', deviceCount: 1, clientCount: 1, connectionCount: 1 },
+      ]);
+      expect(await rt.query(TENANT, 'channel.user.get', { applicationId: a, channelId: 'ch2', userId: 'u1' })).toEqual({ id: 'u1', alias: 'alias-u1', deviceCount: 1, clientCount: 1, connectionCount: 0 });
+    });
+
+    it('counts devices, of a user and in a channel', async () => {
+      const devices = await rt.query(TENANT, 'user.devices', { applicationId: a, userId: 'u1' });
+      for (const d of devices) valid('DeviceInfo', d);
+      expect(devices).toEqual([
+        { id: 'd1', userId: 'u1', alias: 'dev-d1', clientCount: 2, channelCount: 2 },
+        { id: 'd2', userId: 'u1', alias: 'dev-d2', clientCount: 1, channelCount: 1 },
+      ]);
+      expect(await rt.query(TENANT, 'device.get', { applicationId: a, userId: 'u1', deviceId: 'd2' })).toEqual(devices[1]);
+      const inCh1 = await rt.query(TENANT, 'channel.devices', { applicationId: a, channelId: 'ch1' });
+      for (const d of inCh1) valid('DeviceInChannelSnapshot', d);
+      expect(inCh1).toEqual([
+        { id: 'd1', userId: 'u1', alias: 'dev-d1', clientCount: 2, connectionCount: 2 },
+        { id: 'd2', userId: 'u1', alias: 'dev-d2', clientCount: 1, connectionCount: 1 },
+        { id: 'd3', userId: 'u2', alias: 'dev-d3', clientCount: 1, connectionCount: 1 },
+      ]);
+      expect(await rt.query(TENANT, 'channel.user.devices', { applicationId: a, channelId: 'ch1', userId: 'u1' })).toEqual(inCh1.slice(0, 2));
+      expect(await rt.query(TENANT, 'channel.device.get', { applicationId: a, channelId: 'ch2', userId: 'u1', deviceId: 'd1' })).toEqual({ id: 'd1', userId: 'u1', alias: 'dev-d1', clientCount: 1, connectionCount: 0 });
+    });
+
+    it('counts clients, of a device and in a channel', async () => {
+      const clients = await rt.query(TENANT, 'device.clients', { applicationId: a, userId: 'u1', deviceId: 'd1' });
+      for (const c of clients) valid('ClientInfo', c);
+      expect(clients).toEqual([
+        { id: 'c1', tag: 'tag-c1', userId: 'u1', userAlias: 'alias-u1', deviceId: 'd1', deviceAlias: 'dev-d1', roles: ['role-c1'], channelCount: 2 },
+        { id: 'c2', tag: 'tag-c2', userId: 'u1', userAlias: 'alias-u1', deviceId: 'd1', deviceAlias: 'dev-d1', roles: ['role-c2'], channelCount: 1 },
+      ]);
+      expect(await rt.query(TENANT, 'client.get', { ...w.clients.c2 })).toEqual(clients[1]);
+      const inCh1 = await rt.query(TENANT, 'channel.clients', { applicationId: a, channelId: 'ch1' });
+      for (const c of inCh1) valid('ClientInChannelSnapshot', c);
+      expect(inCh1.map((c) => [c.userId, c.deviceId, c.id, c.connectionCount])).toEqual([
+        ['u1', 'd1', 'c1', 1],
+        ['u1', 'd1', 'c2', 1],
+        ['u1', 'd2', 'c3', 1],
+        ['u2', 'd3', 'c4', 1],
+      ]);
+      expect(await rt.query(TENANT, 'channel.device.clients', { applicationId: a, channelId: 'ch1', userId: 'u1', deviceId: 'd1' })).toEqual(inCh1.slice(0, 2));
+      expect(await rt.query(TENANT, 'channel.client.get', { ...w.clients.c1, channelId: 'ch2' })).toEqual({ id: 'c1', userId: 'u1', deviceId: 'd1', roles: ['role-c1'], connectionCount: 0 });
+    });
+
+    it('reads connections with every field of connection info', async () => {
+      const all = await rt.query(TENANT, 'channel.connections', { applicationId: a, channelId: 'ch1' });
+      expect(all.map((c) => c.id)).toEqual(['cn-c1', 'cn-c2', 'cn-c3', 'cn-c4']);
+      for (const c of all) valid('ConnectionInfo', c);
+      const one = await rt.query(TENANT, 'connection.get', { ...w.clients.c5, channelId: 'ch2', connectionId: 'cn-c5' });
+      valid('ConnectionInfo', one);
+      expect(one).toEqual(
+        expect.objectContaining({ id: 'cn-c5', applicationId: a, channelId: 'ch2', userId: 'u3', userAlias: 'alias-u3', clientTag: 'tag-c5', clientRoles: ['role-c5'], state: 'new', type: 'peer', tag: 'screen', hasVideo: true, hasAudio: false, videoDirection: 'sendonly' }),
+      );
+      expect(await rt.query(TENANT, 'channel.client.connections', { ...w.clients.c3, channelId: 'ch1' })).toEqual([all[2]]);
+      expect(await rt.query(TENANT, 'channel.client.connections', { ...w.clients.c1, channelId: 'ch2' })).toEqual([]);
+    });
+
+    it('follows a connection through its states', async () => {
+      const ref = { client: w.clients.c4, channelId: 'ch1', connectionId: 'cn-c4' };
+      for (const state of ['initializing', 'connecting', 'connected'] as const) await rt.edge({ kind: 'connection.state', ...ref, state });
+      await rt.edge({ kind: 'connection.update', ...ref, localAudioMuted: true, tag: 'camera' });
+      const info = await rt.query(TENANT, 'connection.get', { ...w.clients.c4, channelId: 'ch1', connectionId: 'cn-c4' });
+      expect(info).toEqual(expect.objectContaining({ state: 'connected', localAudioMuted: true, tag: 'camera' }));
+      // A repeated state changes nothing; a jump backwards is refused.
+      await rt.edge({ kind: 'connection.state', ...ref, state: 'connected' });
+      await expectWire(rt.edge({ kind: 'connection.state', ...ref, state: 'connecting' }), 'Conflict');
+    });
+
+    it('answers NotFound for unknown entities at every level', async () => {
+      await expectWire(rt.query(TENANT, 'application.get', { applicationId: 'no-such-app' }), 'NotFound');
+      await expectWire(rt.query(TENANT, 'channel.get', { applicationId: a, channelId: 'nope' }), 'NotFound');
+      await expectWire(rt.query(TENANT, 'channel.users', { applicationId: a, channelId: 'nope' }), 'NotFound');
+      await expectWire(rt.query(TENANT, 'user.get', { applicationId: a, userId: 'nope' }), 'NotFound');
+      await expectWire(rt.query(TENANT, 'user.devices', { applicationId: a, userId: 'nope' }), 'NotFound');
+      await expectWire(rt.query(TENANT, 'channel.user.get', { applicationId: a, channelId: 'ch2', userId: 'u2' }), 'NotFound');
+      await expectWire(rt.query(TENANT, 'device.get', { applicationId: a, userId: 'u1', deviceId: 'd9' }), 'NotFound');
+      await expectWire(rt.query(TENANT, 'client.get', { ...w.clients.c1, clientId: 'c9' }), 'NotFound');
+      await expectWire(rt.query(TENANT, 'channel.client.get', { ...w.clients.c4, channelId: 'ch2' }), 'NotFound');
+      await expectWire(rt.query(TENANT, 'connection.get', { ...w.clients.c1, channelId: 'ch1', connectionId: 'nope' }), 'NotFound');
+    });
+
+    it('keeps organizations apart and operator queries to operators', async () => {
+      const other = scopeOf('org-b');
+      for (const kind of ['application.get', 'channels.list', 'users.list', 'application.environment'] as const) {
+        await expectWire(rt.query(other, kind, { applicationId: a }), 'NotFound');
+      }
+      await expectWire(rt.query(other, 'channel.connections', { applicationId: a, channelId: 'ch1' }), 'NotFound');
+      await expectWire(rt.command(other, { kind: 'message', origin: 'api', target: { level: 'application', applicationId: a }, message: { message: 'x' } }), 'NotFound');
+      await expectWire(rt.command(other, { kind: 'kick', origin: 'api', target: { level: 'channel', applicationId: a, channelId: 'ch1' } }), 'NotFound');
+      expect(gw1.received.length + gw2.received.length).toBe(0);
+      for (const kind of ['applications.list', 'mediaservers.list', 'mediaservers.stats', 'connectors.list', 'diagnostics.datastore'] as const) {
+        await expectWire(rt.query(TENANT, kind, {}), 'Forbidden');
+      }
+      await expectWire(rt.query(TENANT, 'mediaserver.get', { mediaServerId: 'x' }), 'Forbidden');
+      await expectWire(rt.command(TENANT, { kind: 'mediaserver.update', mediaServerId: 'x', patch: { active: false } }), 'Forbidden');
+      // Operators see every organization's applications.
+      expect((await rt.query(OPERATOR, 'application.get', { applicationId: a })).clientCount).toBe(5);
+    });
+
+    it('refuses malformed requests naming the field', async () => {
+      await expect(rt.raw('runtime-registry.v1.query', { scope: TENANT, query: { kind: 'channel.get', applicationId: a } })).rejects.toMatchObject({
+        code: 'ValidationFailed',
+      });
+      await expect(rt.raw('runtime-registry.v1.edge', { report: { kind: 'client.join' } })).rejects.toMatchObject({ code: 'ValidationFailed' });
+    });
+
+    it('dumps the datastore page by page, without secrets', async () => {
+      const keys = new Set<string>();
+      let cursor: string | undefined = '0';
+      let pages = 0;
+      let text = '';
+      while (cursor !== undefined) {
+        const page: DatastorePage = await rt.query(OPERATOR, 'diagnostics.datastore', { cursor, count: 10 });
+        pages++;
+        for (const e of page.entries) {
+          keys.add(e.key);
+          expect(['string', 'hash', 'set', 'zset', 'list']).toContain(e.type);
+        }
+        text += JSON.stringify(page);
+        cursor = page.next ?? undefined;
+      }
+      expect(pages).toBeGreaterThan(1);
+      expect([...keys].every((k) => k.startsWith(`${ns}:rt:`))).toBe(true);
+      expect(keys).toContain(`${ns}:rt:app:{${a}}:clients`);
+      expect(keys).toContain(`${ns}:rt:app:{${a}}:ch:ch1:conns`);
+      expect(text).not.toMatch(/secret|password|sharedSecret/i);
+    });
+  });
+
+  describe('messages', () => {
+    let w: World;
+    const a = 'app-messages';
+    beforeAll(async () => {
+      w = await build(a);
+    });
+
+    const cases: Array<[string, MessageTarget, ClientName[]]> = [
+      ['application', { level: 'application', applicationId: a }, ['c1', 'c2', 'c3', 'c4', 'c5']],
+      ['channel', { level: 'channel', applicationId: a, channelId: 'ch1' }, ['c1', 'c2', 'c3', 'c4']],
+      ['user', { level: 'user', applicationId: a, userId: 'u1' }, ['c1', 'c2', 'c3']],
+      ['user in channel', { level: 'channel.user', applicationId: a, channelId: 'ch2', userId: 'u1' }, ['c1']],
+      ['device', { level: 'device', applicationId: a, userId: 'u1', deviceId: 'd1' }, ['c1', 'c2']],
+      ['device in channel', { level: 'channel.device', applicationId: a, channelId: 'ch1', userId: 'u1', deviceId: 'd1' }, ['c1', 'c2']],
+      ['client', { level: 'client', applicationId: a, userId: 'u1', deviceId: 'd2', clientId: 'c3' }, ['c3']],
+      ['client in channel', { level: 'channel.client', applicationId: a, channelId: 'ch2', userId: 'u3', deviceId: 'd4', clientId: 'c5' }, ['c5']],
+    ];
+
+    it.each(cases)('to a %s reaches exactly the intended clients, through the gateway holding each', async (_, target, expected) => {
+      const message = { message: `hello ${target.level}`, userId: 'ops', userAlias: 'Operations', clientTag: 'admin', clientRoles: ['moderator'] };
+      await rt.command(TENANT, { kind: 'message', origin: 'api', target, message });
+      const received = [...gw1.received, ...gw2.received];
+      expect(names(received)).toEqual([...expected].sort());
+      for (const r of received) {
+        expect(r.gatewayId).toBe(w.gateway[r.clientId as ClientName]);
+        expect(r.applicationId).toBe(a);
+        expect(r.push).toEqual({
+          type: 'message',
+          channelId: 'channelId' in target ? target.channelId : null,
+          message,
+          from: { userId: 'ops', userAlias: 'Operations', deviceId: null, deviceAlias: null, clientId: null, clientTag: 'admin', clientRoles: ['moderator'] },
+        });
+      }
+    });
+
+    it('to someone not there answers NotFound and reaches nobody', async () => {
+      await expectWire(rt.command(TENANT, { kind: 'message', origin: 'api', target: { level: 'channel.user', applicationId: a, channelId: 'ch2', userId: 'u2' }, message: { message: 'x' } }), 'NotFound');
+      await expectWire(rt.command(TENANT, { kind: 'message', origin: 'api', target: { level: 'channel', applicationId: a, channelId: 'ch9' }, message: { message: 'x' } }), 'NotFound');
+      await expectWire(rt.command(TENANT, { kind: 'message', origin: 'api', target: { level: 'user', applicationId: a, userId: 'u9' }, message: { message: 'x' } }), 'NotFound');
+      expect(gw1.received.length + gw2.received.length).toBe(0);
+    });
+
+    it('from a client reaches the channel (or the named member) but not the sender, with the sender identity', async () => {
+      const answer = await rt.edge({ kind: 'client.message', client: w.clients.c2, channelId: 'ch1', message: { message: 'hi all' } });
+      expect(answer).toEqual({ delivered: 3 });
+      expect(names([...gw1.received, ...gw2.received])).toEqual(['c1', 'c3', 'c4']);
+      expect(gw1.received[0]!.push).toEqual({
+        type: 'message',
+        channelId: 'ch1',
+        message: { message: 'hi all' },
+        from: { userId: 'u1', userAlias: 'alias-u1', deviceId: 'd1', deviceAlias: 'dev-d1', clientId: 'c2', clientTag: 'tag-c2', clientRoles: ['role-c2'] },
+      });
+      gw1.clear();
+      gw2.clear();
+      expect(await rt.edge({ kind: 'client.message', client: w.clients.c2, channelId: 'ch1', message: { message: 'psst' }, to: { userId: 'u2' } })).toEqual({ delivered: 1 });
+      expect(names(gw2.received)).toEqual(['c4']);
+      expect(gw1.received).toEqual([]);
+    });
+
+    it('from a client outside channels reaches the named user, device or client; without one it is for the server only', async () => {
+      expect(await rt.edge({ kind: 'client.message', client: w.clients.c5, channelId: null, message: { message: 'u1?' }, to: { userId: 'u1' } })).toEqual({ delivered: 3 });
+      expect(names([...gw1.received, ...gw2.received])).toEqual(['c1', 'c2', 'c3']);
+      expect([...gw1.received, ...gw2.received].every((r) => r.push.type === 'message' && r.push.channelId === null && r.push.from.clientId === 'c5')).toBe(true);
+      gw1.clear();
+      gw2.clear();
+      expect(await rt.edge({ kind: 'client.message', client: w.clients.c5, channelId: null, message: { message: 'd1?' }, to: { userId: 'u1', deviceId: 'd1' } })).toEqual({ delivered: 2 });
+      expect(await rt.edge({ kind: 'client.message', client: w.clients.c5, channelId: null, message: { message: 'c3?' }, to: { userId: 'u1', deviceId: 'd2', clientId: 'c3' } })).toEqual({ delivered: 1 });
+      expect(names([...gw1.received, ...gw2.received])).toEqual(['c1', 'c2', 'c3']);
+      gw1.clear();
+      gw2.clear();
+      expect(await rt.edge({ kind: 'client.message', client: w.clients.c5, channelId: null, message: { message: 'server?' } })).toEqual({ delivered: 0 });
+      expect([...gw1.received, ...gw2.received]).toEqual([]);
+    });
+
+    it('from a client whose claim forbids sending is refused', async () => {
+      await rt.edge({ kind: 'client.join', client: w.clients.c4, channelId: 'ch1', claim: claim('ch1', { disableSendMessage: true }) });
+      await expectWire(rt.edge({ kind: 'client.message', client: w.clients.c4, channelId: 'ch1', message: { message: 'no' } }), 'Forbidden');
+      await expectWire(rt.edge({ kind: 'client.message', client: w.clients.c4, channelId: 'ch2', message: { message: 'no' } }), 'NotFound');
+      expect(gw1.received.length + gw2.received.length).toBe(0);
+    });
+  });
+
+  describe('kicks', () => {
+    // level, target, removed members (channel, client), closed connections
+    const kicks: Array<[string, (a: string) => KickTarget, Array<[string, ClientName]>, string[]]> = [
+      ['channel', (a) => ({ level: 'channel', applicationId: a, channelId: 'ch1' }), [['ch1', 'c1'], ['ch1', 'c2'], ['ch1', 'c3'], ['ch1', 'c4']], ['cn-c1', 'cn-c2', 'cn-c3', 'cn-c4']],
+      ['user in channel', (a) => ({ level: 'channel.user', applicationId: a, channelId: 'ch1', userId: 'u1' }), [['ch1', 'c1'], ['ch1', 'c2'], ['ch1', 'c3']], ['cn-c1', 'cn-c2', 'cn-c3']],
+      ['device in channel', (a) => ({ level: 'channel.device', applicationId: a, channelId: 'ch1', userId: 'u1', deviceId: 'd1' }), [['ch1', 'c1'], ['ch1', 'c2']], ['cn-c1', 'cn-c2']],
+      ['client in channel', (a) => ({ level: 'channel.client', applicationId: a, channelId: 'ch2', userId: 'u3', deviceId: 'd4', clientId: 'c5' }), [['ch2', 'c5']], ['cn-c5']],
+      ['connection', (a) => ({ level: 'connection', applicationId: a, channelId: 'ch1', userId: 'u1', deviceId: 'd2', clientId: 'c3', connectionId: 'cn-c3' }), [], ['cn-c3']],
+    ];
+
+    it.each(kicks)('at %s level removes exactly the intended members and closes their connections', async (level, targetOf, removed, closedConns) => {
+      const a = `app-kick-${level.replace(/ /g, '-')}`;
+      const w = await build(a);
+      const before = await membership(a);
+      const conns = async () => [
+        ...(await rt.query(TENANT, 'channel.connections', { applicationId: a, channelId: 'ch1' }).catch(() => [])),
+        ...(await rt.query(TENANT, 'channel.connections', { applicationId: a, channelId: 'ch2' }).catch(() => [])),
+      ].map((c) => c.id).sort();
+      const connsBefore = await conns();
+      gw1.clear();
+      gw2.clear();
+
+      await rt.command(TENANT, { kind: 'kick', origin: 'api', target: targetOf(a) });
+
+      const after = await membership(a);
+      const gone = before.filter((m) => !after.includes(m));
+      expect(gone.sort()).toEqual(removed.map(([ch, c]) => `${ch}/${c}`).sort());
+      const awaitedConns = await conns();
+      expect(connsBefore.filter((c) => !awaitedConns.includes(c)).sort()).toEqual([...closedConns].sort());
+      // Every kicked client, and only those, is told (through its gateway).
+      const kicked = [...gw1.received, ...gw2.received].filter((r) => r.push.type === 'kicked');
+      if (level === 'connection') {
+        expect(kicked.map((k) => [k.clientId, k.push])).toEqual([['c3', { type: 'kicked', channelId: 'ch1', connectionId: 'cn-c3' }]]);
+      } else {
+        expect(names(kicked)).toEqual(removed.map(([, c]) => c).sort());
+        for (const k of kicked) expect(k.gatewayId).toBe(w.gateway[k.clientId as ClientName]);
+      }
+      // Kicked clients stay registered; counts follow.
+      expect((await rt.query(TENANT, 'application.get', { applicationId: a })).clientCount).toBe(5);
+      // The closure is visible in the events, forced, from the API.
+      const closed = (await events.all()).filter((e) => e.event.applicationId === a && e.event.event.type === 'connection.closed');
+      expect(closed.map((e) => e.event.event.connection!.id).sort()).toEqual([...closedConns].sort());
+      expect(closed.every((e) => e.event.event.forced && e.event.event.origin === 'api')).toBe(true);
+    });
+
+    it('of someone not in the channel answers NotFound and changes nothing', async () => {
+      const a = 'app-kick-missing';
+      await build(a);
+      const before = await membership(a);
+      await expectWire(rt.command(TENANT, { kind: 'kick', origin: 'api', target: { level: 'channel.user', applicationId: a, channelId: 'ch2', userId: 'u2' } }), 'NotFound');
+      await expectWire(rt.command(TENANT, { kind: 'kick', origin: 'api', target: { level: 'connection', applicationId: a, channelId: 'ch2', userId: 'u1', deviceId: 'd1', clientId: 'c1', connectionId: 'x' } }), 'NotFound');
+      expect(await membership(a)).toEqual(before);
+    });
+
+    /** `channel/client` of every membership of the application. */
+    async function membership(a: string): Promise<string[]> {
+      const out: string[] = [];
+      for (const ch of await rt.query(TENANT, 'channels.list', { applicationId: a })) {
+        for (const c of await rt.query(TENANT, 'channel.clients', { applicationId: a, channelId: ch.id })) out.push(`${ch.id}/${c.id}`);
+      }
+      return out.sort();
+    }
+  });
+
+  describe('updates', () => {
+    let w: World;
+    const a = 'app-updates';
+    const info = (name: ClientName, channelId = 'ch1') => rt.query(TENANT, 'connection.get', { ...w.clients[name], channelId, connectionId: `cn-${name}` });
+    beforeAll(async () => {
+      w = await build(a);
+    });
+
+    it('a mute at channel level with one excluded user mutes everyone else and pushes the settings to them', async () => {
+      await rt.command(TENANT, { kind: 'update', origin: 'api', target: { level: 'channel', applicationId: a, channelId: 'ch1', patch: { audioMuted: true, excludedUserIds: ['u2'] } } });
+      const settings = [...gw1.of('settings'), ...gw2.of('settings')];
+      expect(names(settings)).toEqual(['c1', 'c2', 'c3']);
+      for (const s of settings) {
+        expect(s.push).toEqual(expect.objectContaining({ type: 'settings', channelId: 'ch1', connectionId: `cn-${s.clientId}`, settings: expect.objectContaining({ audioMuted: true, videoMuted: false }) }));
+        expect(s.gatewayId).toBe(w.gateway[s.clientId as ClientName]);
+      }
+      for (const name of ['c1', 'c2', 'c3'] as const) expect(await info(name)).toEqual(expect.objectContaining({ localAudioMuted: true, localVideoMuted: false }));
+      expect((await info('c4')).localAudioMuted).toBe(false);
+      expect((await info('c5', 'ch2')).localAudioMuted).toBe(false);
+      // A connection opened later in the channel is muted too.
+      await rt.edge({ kind: 'connection.open', client: w.clients.c2, channelId: 'ch1', connectionId: 'cn-c2-late', type: 'peer', tag: null, streams: { audio: { direction: 'sendrecv' } } });
+      expect((await rt.query(TENANT, 'connection.get', { ...w.clients.c2, channelId: 'ch1', connectionId: 'cn-c2-late' })).localAudioMuted).toBe(true);
+    });
+
+    it('the latest command wins across levels and only changed connections are told', async () => {
+      await rt.command(TENANT, { kind: 'update', origin: 'api', target: { level: 'channel.device', applicationId: a, channelId: 'ch1', userId: 'u1', deviceId: 'd1', patch: { audioMuted: false, excludedClientIds: ['c2'] } } });
+      expect(names([...gw1.of('settings'), ...gw2.of('settings')])).toEqual(['c1']);
+      expect((await info('c1')).localAudioMuted).toBe(false);
+      expect((await info('c2')).localAudioMuted).toBe(true);
+      gw1.clear();
+      gw2.clear();
+      // Setting again what is already in effect tells nobody.
+      await rt.command(TENANT, { kind: 'update', origin: 'api', target: { level: 'channel.user', applicationId: a, channelId: 'ch1', userId: 'u2', patch: { audioMuted: false } } });
+      expect([...gw1.received, ...gw2.received]).toEqual([]);
+    });
+
+    it('recording, unmute-disabled and video at client, connection and user levels', async () => {
+      await rt.command(TENANT, { kind: 'update', origin: 'api', target: { level: 'connection', applicationId: a, channelId: 'ch1', ...pick(w.clients.c4), connectionId: 'cn-c4', patch: { recording: true, recordingTag: 'interview' } } });
+      expect(await info('c4')).toEqual(expect.objectContaining({ recording: true, recordingTag: 'interview' }));
+      await rt.command(TENANT, { kind: 'update', origin: 'api', target: { level: 'channel.client', applicationId: a, channelId: 'ch1', ...pick(w.clients.c3), patch: { videoMuted: true, videoUnmuteDisabled: true } } });
+      expect(await info('c3')).toEqual(expect.objectContaining({ localVideoMuted: true, localVideoUnmuteDisabled: true }));
+      expect(gw1.of('settings').map((s) => [s.clientId, s.push])).toContainEqual(['c3', expect.objectContaining({ settings: expect.objectContaining({ videoMuted: true, videoUnmuteDisabled: true }) })]);
+      await rt.command(TENANT, { kind: 'update', origin: 'api', target: { level: 'channel.user', applicationId: a, channelId: 'ch1', userId: 'u1', patch: { audioUnmuteDisabled: true, excludedDeviceIds: ['d2'] } } });
+      expect((await info('c1')).localAudioUnmuteDisabled).toBe(true);
+      expect((await info('c3')).localAudioUnmuteDisabled).toBe(false);
+    });
+
+    it('a join answers the settings in effect for the client', async () => {
+      const answer = await rt.edge({ kind: 'client.join', client: w.clients.c5, channelId: 'ch1', claim: claim('ch1') });
+      expect(answer.channel).toEqual({ id: 'ch1', userCount: 3, deviceCount: 4, clientCount: 5, connectionCount: 5 });
+      expect(answer.settings).toEqual(expect.objectContaining({ audioMuted: true }));
+    });
+
+    it('a client patch changes aliases, tag and roles and is pushed to the client', async () => {
+      await rt.command(TENANT, { kind: 'update', origin: 'api', target: { level: 'client', ...w.clients.c2, patch: { userAlias: 'Ann', tag: 'vip', roles: ['host', 'speaker'] } } });
+      expect(gw2.received.map((r) => [r.clientId, r.push])).toEqual([['c2', { type: 'client.updated', userAlias: 'Ann', deviceAlias: 'dev-d1', tag: 'vip', roles: ['host', 'speaker'] }]]);
+      expect(await rt.query(TENANT, 'client.get', { ...w.clients.c2 })).toEqual(expect.objectContaining({ userAlias: 'Ann', tag: 'vip', roles: ['host', 'speaker'] }));
+      expect((await info('c2')).clientRoles).toEqual(['host', 'speaker']);
+      expect((await rt.query(TENANT, 'user.get', { applicationId: a, userId: 'u1' })).alias).toBe('Ann');
+    });
+
+    it('a claim patch replaces the claim and is pushed as claim.updated', async () => {
+      const newClaim = { id: 'ch1', disableSendMessage: true, canKick: true };
+      await rt.command(TENANT, { kind: 'update', origin: 'api', target: { level: 'channel.client', applicationId: a, channelId: 'ch1', ...pick(w.clients.c1), patch: { claim: newClaim } } });
+      expect(gw1.received.map((r) => [r.clientId, r.push])).toEqual([['c1', { type: 'claim.updated', channelId: 'ch1', claim: newClaim }]]);
+      await expectWire(rt.edge({ kind: 'client.message', client: w.clients.c1, channelId: 'ch1', message: { message: 'x' } }), 'Forbidden');
+    });
+
+    it('updates of what is not there answer NotFound', async () => {
+      await expectWire(rt.command(TENANT, { kind: 'update', origin: 'api', target: { level: 'channel', applicationId: a, channelId: 'nope', patch: { audioMuted: true } } }), 'NotFound');
+      await expectWire(rt.command(TENANT, { kind: 'update', origin: 'api', target: { level: 'channel.user', applicationId: a, channelId: 'ch2', userId: 'u2', patch: { audioMuted: true } } }), 'NotFound');
+      await expectWire(rt.command(TENANT, { kind: 'update', origin: 'api', target: { level: 'client', ...w.clients.c1, clientId: 'c9', patch: { tag: 'x' } } }), 'NotFound');
+    });
+  });
+
+  describe('lifecycle', () => {
+    it('an application is in use from its first registration to its last unregistration; channels while they have members', async () => {
+      const a = 'app-lifecycle';
+      const c1 = { applicationId: a, userId: 'u', deviceId: 'd', clientId: 'c1' };
+      const c2 = { ...c1, clientId: 'c2' };
+      expect(await rt.query(OPERATOR, 'applications.list', {})).not.toContain(a);
+      await rt.edge(registerReport(c1, ORG, 'gw-1'));
+      await rt.edge(registerReport(c1, ORG, 'gw-1')); // a repeated registration changes nothing
+      await rt.edge(registerReport(c2, ORG, 'gw-2'));
+      expect(await rt.query(OPERATOR, 'applications.list', {})).toContain(a);
+      expect((await rt.query(TENANT, 'application.get', { applicationId: a })).clientCount).toBe(2);
+      await rt.edge({ kind: 'client.join', client: c1, channelId: 'room', claim: claim('room') });
+      await rt.edge({ kind: 'client.join', client: c1, channelId: 'room', claim: claim('room') }); // idempotent
+      await rt.edge({ kind: 'client.join', client: c2, channelId: 'room', claim: claim('room') });
+      expect(await rt.query(TENANT, 'channel.get', { applicationId: a, channelId: 'room' })).toEqual({ id: 'room', userCount: 1, deviceCount: 1, clientCount: 2, connectionCount: 0 });
+      await rt.edge({ kind: 'client.leave', client: c1, channelId: 'room' });
+      await rt.edge({ kind: 'client.leave', client: c1, channelId: 'room' }); // idempotent
+      expect((await rt.query(TENANT, 'channel.get', { applicationId: a, channelId: 'room' })).clientCount).toBe(1);
+      await rt.edge({ kind: 'client.unregister', client: c2, reason: 'dropped' });
+      await expectWire(rt.query(TENANT, 'channel.get', { applicationId: a, channelId: 'room' }), 'NotFound');
+      await rt.edge({ kind: 'client.unregister', client: c1, reason: 'left' });
+      expect(await rt.query(OPERATOR, 'applications.list', {})).not.toContain(a);
+      await expectWire(rt.query(OPERATOR, 'application.get', { applicationId: a }), 'NotFound');
+      // Nothing of the application's live state is left behind.
+      const page = await rt.query(OPERATOR, 'diagnostics.datastore', { count: 1000 });
+      let all = page.entries.map((e) => e.key);
+      for (let next: string | null = page.next; next; ) {
+        const more: { entries: Array<{ key: string }>; next: string | null } = await rt.query(OPERATOR, 'diagnostics.datastore', { cursor: next, count: 1000 });
+        all = all.concat(more.entries.map((e) => e.key));
+        next = more.next;
+      }
+      expect(all.filter((k) => k.includes(`{${a}}`))).toEqual([`${ns}:rt:app:{${a}}`]);
+    });
+
+    it('a client registering again through another gateway ends its session on the old one', async () => {
+      const c = { applicationId: 'app-move', userId: 'u', deviceId: 'd', clientId: 'c' };
+      await rt.edge(registerReport(c, ORG, 'gw-1'));
+      await rt.edge(registerReport(c, ORG, 'gw-2'));
+      expect(gw1.received.map((r) => r.push.type)).toEqual(['unregistered']);
+      await rt.command(TENANT, { kind: 'message', origin: 'api', target: { level: 'client', ...c }, message: { message: 'where?' } });
+      expect(gw2.of('message')).toHaveLength(1);
+      expect(gw1.of('message')).toHaveLength(0);
+    });
+  });
+});
+
+function pick(c: TestClient) {
+  return { userId: c.userId, deviceId: c.deviceId, clientId: c.clientId };
+}

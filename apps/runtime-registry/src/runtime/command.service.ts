@@ -1,0 +1,179 @@
+import { Injectable } from '@nestjs/common';
+import { DomainError, type CallerScope, type DomainEvent, type KickTarget, type MessageBody, type MessageTarget, type RuntimeCommand, type UpdateTarget } from '@switchboard/contracts';
+import type { Delivery } from '../events/pusher.js';
+import { domainEvent, messagePart, type EventOwner } from '../model/events.js';
+import { effectiveSettings, levelWrites, publicSettings, sameSettings, type LevelSnapshot, type SettingsLevel } from '../model/settings.js';
+import { targetChannel } from '../model/targets.js';
+import { splitMember } from '../store/keys.js';
+import type { UpdateLevel } from '../store/live-store.js';
+import { API_CAUSE, RuntimeContext } from './context.js';
+import { EdgeService, fromBody, LIVE_STATES } from './edge.service.js';
+import { Recipients } from './recipients.js';
+
+const LEVEL_KEY: Record<UpdateLevel, keyof LevelSnapshot> = { channel: 'ch', user: 'u', device: 'd', client: 'c', connection: 'n' };
+
+/**
+ * Commands of interface A and the management API actions (`runtime-registry.v1.command`):
+ * messages to the eight targets, kicks at the five levels, updates at the six levels, and media
+ * server enable/disable. Answers null, or a DomainError (NotFound for unknown or foreign entities).
+ */
+@Injectable()
+export class CommandService {
+  constructor(
+    private readonly ctx: RuntimeContext,
+    private readonly recipients: Recipients,
+    private readonly edge: EdgeService,
+  ) {}
+
+  async handle(scope: CallerScope, command: RuntimeCommand): Promise<null> {
+    switch (command.kind) {
+      case 'message':
+        await this.message(scope, command.target, command.message);
+        return null;
+      case 'kick':
+        await this.kick(scope, command.target);
+        return null;
+      case 'update':
+        await this.update(scope, command.target);
+        return null;
+      case 'mediaserver.update':
+        this.ctx.requireOperator(scope);
+        if (command.patch.active !== undefined && command.patch.active !== null) {
+          if (!(await this.ctx.servers.setActive(command.mediaServerId, command.patch.active))) {
+            throw new DomainError('NotFound', `No media server '${command.mediaServerId}' is registered.`);
+          }
+        } else if (!(await this.ctx.servers.mediaServers(command.mediaServerId)).length) {
+          throw new DomainError('NotFound', `No media server '${command.mediaServerId}' is registered.`);
+        }
+        return null;
+    }
+  }
+
+  /** Delivers a server message to exactly the clients the target names, with the sender identity of the body. */
+  async message(scope: CallerScope, target: MessageTarget, message: MessageBody): Promise<number> {
+    const owner = await this.ctx.authorize(scope, target.applicationId);
+    const recipients = await this.recipients.resolve(target);
+    const channelId = targetChannel(target);
+    const from = fromBody(message);
+    const deliveries: Delivery[] = recipients.map((c) => ({
+      gatewayId: c.gatewayId,
+      client: { applicationId: target.applicationId, userId: c.userId, deviceId: c.deviceId, clientId: c.clientId },
+      push: { type: 'message', channelId, message, from },
+    }));
+    const event = domainEvent(owner, channelId ? 'channel.server.message' : 'server.message', API_CAUSE, { channelId, message: messagePart(message) });
+    await this.ctx.deliver(deliveries, [event]);
+    return deliveries.length;
+  }
+
+  /** Removes exactly the intended members from a channel and closes their connections there. */
+  async kick(scope: CallerScope, target: KickTarget): Promise<void> {
+    const a = target.applicationId;
+    await this.ctx.authorize(scope, a);
+    if (target.level === 'connection') {
+      const ref = { userId: target.userId, deviceId: target.deviceId, clientId: target.clientId, channelId: target.channelId, connectionId: target.connectionId };
+      const gatewayId = await this.ctx.store.redis.hget(this.ctx.store.keys.client(a, target.userId, target.deviceId, target.clientId), 'gatewayId');
+      const events = await this.edge.moveState(a, ref, 'closed', LIVE_STATES, null, API_CAUSE);
+      await this.ctx.deliver(
+        [
+          {
+            gatewayId,
+            client: { applicationId: a, userId: target.userId, deviceId: target.deviceId, clientId: target.clientId },
+            push: { type: 'kicked', channelId: target.channelId, connectionId: target.connectionId },
+          },
+        ],
+        events,
+      );
+      return;
+    }
+    const level = target.level === 'channel' ? 'channel' : target.level === 'channel.user' ? 'user' : target.level === 'channel.device' ? 'device' : 'client';
+    const who = {
+      userId: 'userId' in target ? target.userId : undefined,
+      deviceId: 'deviceId' in target ? target.deviceId : undefined,
+      clientId: 'clientId' in target ? target.clientId : undefined,
+    };
+    const result = await this.ctx.store.removeMembers(a, target.channelId, level, who);
+    const owner: EventOwner = { applicationId: a, organizationId: result.organizationId };
+    const events: DomainEvent[] = [];
+    const deliveries: Delivery[] = [];
+    for (const left of result.lefts) {
+      const member = [...result.clients.keys()].find((m) => sameClient(m, left));
+      const client = this.ctx.client(left, (member && result.clients.get(member)) || {});
+      await this.ctx.leftChannel(owner, left, client, API_CAUSE, events);
+      deliveries.push({
+        gatewayId: client.gatewayId,
+        client: { applicationId: a, userId: left.userId, deviceId: left.deviceId, clientId: left.clientId },
+        push: { type: 'kicked', channelId: left.channelId, connectionId: null },
+      });
+    }
+    await this.ctx.deliver(deliveries, events);
+  }
+
+  async update(scope: CallerScope, target: UpdateTarget): Promise<void> {
+    const a = target.applicationId;
+    const owner = await this.ctx.authorize(scope, a);
+    if (target.level === 'client') {
+      const set: Record<string, string> = {};
+      const p = target.patch;
+      if (typeof p.userAlias === 'string') set.userAlias = p.userAlias;
+      if (typeof p.deviceAlias === 'string') set.deviceAlias = p.deviceAlias;
+      if (typeof p.tag === 'string') set.tag = p.tag;
+      if (Array.isArray(p.roles)) set.roles = JSON.stringify(p.roles);
+      const result = await this.ctx.store.clientPatch(a, target, set, []);
+      const client = this.ctx.client(target, result.client);
+      await this.ctx.deliver(
+        [
+          {
+            gatewayId: client.gatewayId,
+            client: { applicationId: a, userId: target.userId, deviceId: target.deviceId, clientId: target.clientId },
+            push: { type: 'client.updated', userAlias: client.userAlias, deviceAlias: client.deviceAlias, tag: client.tag, roles: [...client.roles] },
+          },
+        ],
+        [domainEvent(owner, 'client.updated', API_CAUSE, { client })],
+      );
+      return;
+    }
+    const level: UpdateLevel & SettingsLevel =
+      target.level === 'channel' ? 'channel' : target.level === 'channel.user' ? 'user' : target.level === 'channel.device' ? 'device' : target.level === 'channel.client' ? 'client' : 'connection';
+    const { set, lists } = levelWrites(level, target.patch);
+    const claim = target.level === 'channel.client' ? (target.patch.claim ?? null) : null;
+    const ref = {
+      channelId: target.channelId,
+      userId: 'userId' in target ? target.userId : undefined,
+      deviceId: 'deviceId' in target ? target.deviceId : undefined,
+      clientId: 'clientId' in target ? target.clientId : undefined,
+      connectionId: 'connectionId' in target ? target.connectionId : undefined,
+    };
+    const result = await this.ctx.store.levelUpdate(a, level, ref, set, lists, claim);
+    const events: DomainEvent[] = [];
+    const deliveries: Delivery[] = [];
+    const key = LEVEL_KEY[level];
+    for (const t of result.targets) {
+      const who = { userId: t.userId, deviceId: t.deviceId, clientId: t.clientId, connectionId: t.connectionId };
+      const before = publicSettings(effectiveSettings({ ...t.levels, [key]: result.old }, who));
+      const after = publicSettings(effectiveSettings(t.levels, who));
+      if (sameSettings(before, after)) continue;
+      const client = this.ctx.client(t, t.client);
+      deliveries.push({
+        gatewayId: client.gatewayId,
+        client: { applicationId: a, userId: t.userId, deviceId: t.deviceId, clientId: t.clientId },
+        push: { type: 'settings', channelId: target.channelId, connectionId: t.connectionId, settings: after, version: result.seq },
+      });
+      const info = this.ctx.info(a, target.channelId, t.connectionId, client, t.conn, t.levels);
+      events.push(domainEvent(owner, 'connection.updated', API_CAUSE, { channelId: target.channelId, client, connection: info }));
+    }
+    if (claim && result.client && target.level === 'channel.client') {
+      const client = this.ctx.client(target, result.client);
+      deliveries.push({
+        gatewayId: client.gatewayId,
+        client: { applicationId: a, userId: target.userId, deviceId: target.deviceId, clientId: target.clientId },
+        push: { type: 'claim.updated', channelId: target.channelId, claim },
+      });
+    }
+    await this.ctx.deliver(deliveries, events);
+  }
+}
+
+function sameClient(member: string, c: { userId: string; deviceId: string; clientId: string }): boolean {
+  const [u, d, cl] = splitMember(member);
+  return u === c.userId && d === c.deviceId && cl === c.clientId;
+}

@@ -1,0 +1,99 @@
+/**
+ * Shared plumbing of the runtime services: tenancy, turning store answers into records, events of
+ * closed connections and departures, and media server bookkeeping of connection lifecycles.
+ */
+import { Inject, Injectable } from '@nestjs/common';
+import { DomainError, type CallerScope, type ConnectionInfo, type DomainEvent } from '@switchboard/contracts';
+import { JsonLogger, SERVICE_CONFIG } from '@switchboard/service-kit';
+import type { RegistryConfig } from '../config.js';
+import { EventPublisher } from '../events/event-publisher.js';
+import { Pusher, type Delivery } from '../events/pusher.js';
+import { domainEvent, connectionStateEvent, type EventCause, type EventOwner } from '../model/events.js';
+import { clientRecord, connectionInfo, storedConnection, type ClientRecord } from '../model/records.js';
+import { effectiveSettings, type LevelSnapshot } from '../model/settings.js';
+import { LiveStore, type ClientIds, type ClosedConnection, type IndexTransition, type LeftChannel } from '../store/live-store.js';
+import { phaseOf, ServersStore } from '../store/servers-store.js';
+
+export const CLIENT_CAUSE: EventCause = { origin: 'client', forced: false };
+export const API_CAUSE: EventCause = { origin: 'api', forced: true };
+export const SERVER_CAUSE: EventCause = { origin: 'server', forced: true };
+
+@Injectable()
+export class RuntimeContext {
+  constructor(
+    readonly store: LiveStore,
+    readonly servers: ServersStore,
+    readonly events: EventPublisher,
+    readonly pusher: Pusher,
+    readonly logger: JsonLogger,
+    @Inject(SERVICE_CONFIG) readonly config: RegistryConfig,
+  ) {}
+
+  /**
+   * Tenancy: the application must be in use, and belong to the caller's organization unless the
+   * caller is an operator. Another organization's application answers exactly like a missing one.
+   */
+  async authorize(scope: CallerScope, applicationId: string): Promise<EventOwner> {
+    return this.checkOwner(scope, applicationId, await this.store.appOwner(applicationId));
+  }
+
+  checkOwner(scope: CallerScope, applicationId: string, owner: { organizationId: string | null; inUse: boolean }): EventOwner {
+    if (!owner.inUse || owner.organizationId === null || (!scope.operator && owner.organizationId !== scope.organizationId)) {
+      throw new DomainError('NotFound', `No application '${applicationId}' is in use.`);
+    }
+    return { applicationId, organizationId: owner.organizationId };
+  }
+
+  requireOperator(scope: CallerScope): void {
+    if (!scope.operator) throw new DomainError('Forbidden', 'This operation needs an operator credential.');
+  }
+
+  client(ids: ClientIds, hash: Record<string, string>): ClientRecord {
+    return clientRecord({ userId: ids.userId, deviceId: ids.deviceId, clientId: ids.clientId }, hash);
+  }
+
+  info(applicationId: string, channelId: string, connectionId: string, client: ClientRecord, conn: Record<string, string>, levels: LevelSnapshot, state?: string): ConnectionInfo {
+    const stored = storedConnection(conn);
+    if (state) stored.state = state as typeof stored.state;
+    const settings = effectiveSettings(levels, { userId: client.userId, deviceId: client.deviceId, clientId: client.clientId, connectionId });
+    return connectionInfo({ applicationId, channelId, connectionId, client, conn: stored, settings });
+  }
+
+  /** Keeps the applications index in step with an in-use transition. */
+  async index(applicationId: string, transition: IndexTransition | null): Promise<void> {
+    if (transition) await this.store.indexApply(applicationId, transition);
+  }
+
+  /** Events and media server bookkeeping of a connection that left the live model. */
+  async closedConnection(owner: EventOwner, closed: ClosedConnection, client: ClientRecord, cause: EventCause, events: DomainEvent[]): Promise<void> {
+    const info = this.info(owner.applicationId, closed.channelId, closed.connectionId, client, closed.conn, closed.levels, closed.final);
+    const type = connectionStateEvent(closed.final);
+    if (type) events.push(domainEvent(owner, type, cause, { channelId: closed.channelId, client, connection: info }, closed.at));
+    const stored = storedConnection(closed.conn);
+    if (stored.mediaServerId) {
+      await this.servers.transition(stored.mediaServerId, owner.applicationId, phaseOf(stored.state), phaseOf(closed.final), closed.at - stored.openedAt).catch((e: unknown) =>
+        this.logger.event('error', 'media server statistics not updated', { mediaServerId: stored.mediaServerId, error: (e as Error).message }),
+      );
+    }
+  }
+
+  /** Events of a client leaving a channel (its connections closed first). */
+  async leftChannel(owner: EventOwner, left: LeftChannel, client: ClientRecord, cause: EventCause, events: DomainEvent[]): Promise<void> {
+    for (const closed of left.closed) await this.closedConnection(owner, closed, client, cause, events);
+    events.push(domainEvent(owner, 'channel.client.left', cause, { channelId: left.channelId, client }, left.at));
+    if (left.deactivated) events.push(domainEvent(owner, 'channel.deactivated', cause, { channelId: left.channelId, client }, left.at));
+  }
+
+  /** Sends pushes and publishes events; the pushes go out even when the events must be parked. */
+  async deliver(deliveries: Delivery[], events: DomainEvent[]): Promise<void> {
+    const pushed = this.pusher.send(deliveries).catch((e: unknown) => {
+      this.logger.event('error', 'pushes not sent', { error: (e as Error).message });
+      return 0;
+    });
+    try {
+      await this.events.publish(events);
+    } finally {
+      await pushed;
+    }
+  }
+}

@@ -1,0 +1,328 @@
+import { Injectable } from '@nestjs/common';
+import { DomainError, type ConnectionState, type DomainEvent, type EdgeReport, type EdgeResults, type MessageBody } from '@switchboard/contracts';
+import type { Delivery } from '../events/pusher.js';
+import { domainEvent, connectionStateEvent, messagePart, type EventCause, type EventOwner } from '../model/events.js';
+import { connectionFields, mediaStats, parseJson, storedConnection, type ClientRecord } from '../model/records.js';
+import { effectiveSettings, publicSettings } from '../model/settings.js';
+import { clientMessageTarget } from '../model/targets.js';
+import { clientMember } from '../store/keys.js';
+import type { ClientIds, ConnectionIds } from '../store/live-store.js';
+import { phaseOf } from '../store/servers-store.js';
+import { CLIENT_CAUSE, RuntimeContext, SERVER_CAUSE } from './context.js';
+import { Recipients } from './recipients.js';
+
+type Report<K extends EdgeReport['kind']> = Extract<EdgeReport, { kind: K }>;
+
+/**
+ * The connection state machine the client edge enforces (mirrors `CONNECTION_TRANSITIONS` of the
+ * edge contract): for each state, the states a connection may come from.
+ */
+const ALLOWED_FROM: Record<ConnectionState, readonly ConnectionState[]> = {
+  new: [],
+  initializing: ['new'],
+  connecting: ['initializing'],
+  connected: ['connecting'],
+  failing: ['new', 'initializing', 'connecting', 'connected'],
+  failed: ['failing'],
+  closing: ['new', 'initializing', 'connecting', 'connected', 'failing'],
+  closed: ['closing'],
+};
+export const LIVE_STATES: readonly ConnectionState[] = ['new', 'initializing', 'connecting', 'connected', 'failing', 'closing'];
+const CLAIM_FLAG = { sfu: 'disableSfu', mcu: 'disableMcu', peer: 'disablePeer' } as const;
+
+/**
+ * What the client edge reports (`runtime-registry.v1.edge`): registrations, channel membership,
+ * connection lifecycles, stats and client messages. Each report is one atomic script; then the
+ * events are published (awaited) and pushes sent.
+ */
+@Injectable()
+export class EdgeService {
+  constructor(
+    private readonly ctx: RuntimeContext,
+    private readonly recipients: Recipients,
+  ) {}
+
+  async handle(report: EdgeReport): Promise<EdgeResults[EdgeReport['kind']]> {
+    switch (report.kind) {
+      case 'client.register':
+        return this.register(report);
+      case 'client.unregister':
+        return this.unregister(report);
+      case 'client.join':
+        return this.join(report);
+      case 'client.leave':
+        return this.leave(report);
+      case 'client.update':
+        return this.update(report);
+      case 'client.message':
+        return this.message(report);
+      case 'client.stats':
+        return this.clientStats(report);
+      case 'connection.open':
+        return this.open(report);
+      case 'connection.state':
+        return this.state(report);
+      case 'connection.update':
+        return this.connectionUpdate(report);
+      case 'connection.stats':
+        return this.connectionStats(report);
+      case 'connection.close':
+        return this.close(report);
+    }
+  }
+
+  private get store() {
+    return this.ctx.store;
+  }
+
+  async register(r: Report<'client.register'>): Promise<EdgeResults['client.register']> {
+    const a = r.client.applicationId;
+    const result = await this.store.register(a, r.client, r.organizationId, r.gatewayId, r.claims);
+    await this.ctx.index(a, result.index);
+    await this.store.trackGateway(a, r.client, r.gatewayId, result.previousGatewayId);
+    const owner = { applicationId: a, organizationId: r.organizationId };
+    const events = result.created ? [domainEvent(owner, 'client.registered', CLIENT_CAUSE, { client: this.ctx.client(r.client, result.client) })] : [];
+    // Registered again through another gateway replica: the session held by the old one ends.
+    const moved: Delivery[] =
+      result.previousGatewayId && result.previousGatewayId !== r.gatewayId
+        ? [
+            {
+              gatewayId: result.previousGatewayId,
+              client: { applicationId: a, userId: r.client.userId, deviceId: r.client.deviceId, clientId: r.client.clientId },
+              push: { type: 'unregistered', reason: 'The client registered again through another gateway.' },
+            },
+          ]
+        : [];
+    await this.ctx.deliver(moved, events);
+    return { ok: true };
+  }
+
+  async unregister(r: Report<'client.unregister'>): Promise<EdgeResults['client.unregister']> {
+    const cause: EventCause = r.reason === 'left' ? CLIENT_CAUSE : SERVER_CAUSE;
+    await this.unregisterClient(r.client.applicationId, r.client, cause);
+    return { ok: true };
+  }
+
+  /** Unregisters a client (also used for the clients of a gateway that is gone); false when it was not registered. */
+  async unregisterClient(a: string, c: ClientIds, cause: EventCause, onlyIfGateway?: string): Promise<boolean> {
+    const result = await this.store.unregister(a, c, this.ctx.config.applicationIdleTtlSeconds * 1000, onlyIfGateway);
+    if (!result) return false;
+    await this.ctx.index(a, result.index);
+    const client = this.ctx.client(c, result.client);
+    await this.store.untrackGateway(a, c, client.gatewayId);
+    const owner = { applicationId: a, organizationId: result.organizationId };
+    const events: DomainEvent[] = [];
+    for (const left of result.lefts) await this.ctx.leftChannel(owner, left, client, cause, events);
+    events.push(domainEvent(owner, 'client.unregistered', cause, { client }));
+    await this.ctx.events.publish(events);
+    return true;
+  }
+
+  async join(r: Report<'client.join'>): Promise<EdgeResults['client.join']> {
+    const a = r.client.applicationId;
+    const result = await this.store.join(a, r.client, r.channelId, r.claim);
+    const owner = { applicationId: a, organizationId: result.organizationId };
+    const client = this.ctx.client(r.client, result.client);
+    const events: DomainEvent[] = [];
+    if (result.activated) events.push(domainEvent(owner, 'channel.activated', CLIENT_CAUSE, { channelId: r.channelId, client }));
+    if (!result.already) events.push(domainEvent(owner, 'channel.client.joined', CLIENT_CAUSE, { channelId: r.channelId, client }));
+    await this.ctx.events.publish(events);
+    const [userCount, deviceCount, clientCount, connectionCount] = result.counts;
+    const settings = effectiveSettings(result.levels, { ...r.client, connectionId: null });
+    return { channel: { id: r.channelId, userCount, deviceCount, clientCount, connectionCount }, settings: publicSettings(settings) };
+  }
+
+  async leave(r: Report<'client.leave'>): Promise<EdgeResults['client.leave']> {
+    const a = r.client.applicationId;
+    let result;
+    try {
+      result = await this.store.removeMembers(a, r.channelId, 'client', r.client);
+    } catch (e) {
+      // Leaving a channel one is not in (a retried report) changes nothing.
+      if (e instanceof DomainError && e.code === 'NotFound') return { ok: true };
+      throw e;
+    }
+    const owner = { applicationId: a, organizationId: result.organizationId };
+    const events: DomainEvent[] = [];
+    for (const left of result.lefts) {
+      const hash = [...result.clients.values()][0] ?? {};
+      await this.ctx.leftChannel(owner, left, this.ctx.client(left, hash), CLIENT_CAUSE, events);
+    }
+    await this.ctx.events.publish(events);
+    return { ok: true };
+  }
+
+  async update(r: Report<'client.update'>): Promise<EdgeResults['client.update']> {
+    const set: Record<string, string> = {};
+    const del: string[] = [];
+    for (const field of ['userAlias', 'deviceAlias', 'tag'] as const) {
+      const v = r[field];
+      if (v === undefined) continue;
+      if (v === null) del.push(field);
+      else set[field] = v;
+    }
+    const a = r.client.applicationId;
+    const result = await this.store.clientPatch(a, r.client, set, del);
+    const owner = { applicationId: a, organizationId: result.organizationId };
+    await this.ctx.events.publish([domainEvent(owner, 'client.updated', CLIENT_CAUSE, { client: this.ctx.client(r.client, result.client) })]);
+    return { ok: true };
+  }
+
+  /** A message from a client: inside a channel (to all, or a user, device or client of it) or to a user, device or client. */
+  async message(r: Report<'client.message'>): Promise<EdgeResults['client.message']> {
+    const a = r.client.applicationId;
+    const sender = await this.senderOf(a, r.client, r.channelId);
+    const owner = { applicationId: a, organizationId: sender.organizationId };
+    const target = clientMessageTarget(a, r.channelId, r.to);
+    let deliveries: Delivery[] = [];
+    if (target) {
+      const recipients = await this.recipients.resolve(target, { allowEmpty: true });
+      deliveries = recipients
+        .filter((c) => !(c.userId === r.client.userId && c.deviceId === r.client.deviceId && c.clientId === r.client.clientId))
+        .map((c) => ({
+          gatewayId: c.gatewayId,
+          client: { applicationId: a, userId: c.userId, deviceId: c.deviceId, clientId: c.clientId },
+          push: { type: 'message', channelId: r.channelId, message: r.message, from: fromClient(sender.client) },
+        }));
+    }
+    const type = r.channelId ? 'channel.client.message' : 'client.message';
+    const event = domainEvent(owner, type, CLIENT_CAUSE, { channelId: r.channelId, client: sender.client, message: messagePart(r.message, sender.client) });
+    await this.ctx.deliver(deliveries, [event]);
+    return { delivered: deliveries.length };
+  }
+
+  private async senderOf(a: string, c: ClientIds, channelId: string | null): Promise<{ client: ClientRecord; organizationId: string }> {
+    const k = this.store.keys;
+    const commands: Array<[string, ...string[]]> = [
+      ['hgetall', k.client(a, c.userId, c.deviceId, c.clientId)],
+      ['hget', k.app(a), 'organizationId'],
+    ];
+    if (channelId !== null) commands.push(['hget', k.channelPart(a, channelId, 'clients'), clientMember(c.userId, c.deviceId, c.clientId)]);
+    const [hash, org, claim] = (await this.store.read(commands)) as [Record<string, string>, string | null, string | null | undefined];
+    if (!hash || Object.keys(hash).length === 0) throw new DomainError('NotFound', `Client '${c.clientId}' is not registered.`);
+    if (channelId !== null) {
+      if (!claim) throw new DomainError('NotFound', `Client '${c.clientId}' has not joined channel '${channelId}'.`);
+      if (parseJson<{ disableSendMessage?: boolean }>(claim, {}).disableSendMessage === true) {
+        throw new DomainError('Forbidden', `The channel claim of client '${c.clientId}' does not allow sending messages in channel '${channelId}'.`);
+      }
+    }
+    return { client: this.ctx.client(c, hash), organizationId: org ?? '' };
+  }
+
+  async clientStats(r: Report<'client.stats'>): Promise<EdgeResults['client.stats']> {
+    const a = r.client.applicationId;
+    const sender = await this.senderOf(a, r.client, null);
+    const owner = { applicationId: a, organizationId: sender.organizationId };
+    const now = Date.now();
+    await this.ctx.events.publish([domainEvent(owner, 'client.stats', CLIENT_CAUSE, { client: sender.client, clientStats: mediaStats(r.stats, now, true) }, now)]);
+    return { ok: true };
+  }
+
+  async open(r: Report<'connection.open'>): Promise<EdgeResults['connection.open']> {
+    const a = r.client.applicationId;
+    const ref = connRef(r);
+    let mediaServerId: string | null = null;
+    if (r.type === 'sfu' || r.type === 'mcu') {
+      mediaServerId = await this.ctx.servers.place(a);
+      if (!mediaServerId) throw new DomainError('Unavailable', `No media server is available for a new ${r.type} connection.`);
+    }
+    const { set } = connectionFields({ tag: r.tag, streams: r.streams, remoteConnectionId: r.remoteConnectionId ?? null, mediaServerId });
+    let snapshot;
+    try {
+      snapshot = await this.store.open(a, ref, r.type, set, CLAIM_FLAG[r.type]);
+    } catch (e) {
+      if (mediaServerId) await this.ctx.servers.transition(mediaServerId, a, 'pending', 'released').catch(() => undefined);
+      throw e;
+    }
+    const settings = effectiveSettings(snapshot.levels, { ...r.client, connectionId: r.connectionId });
+    return { mediaServerId, settings: publicSettings(settings) };
+  }
+
+  async state(r: Report<'connection.state'>): Promise<EdgeResults['connection.state']> {
+    await this.ctx.events.publish(await this.moveState(r.client.applicationId, connRef(r), r.state, ALLOWED_FROM[r.state], r.error ?? null, CLIENT_CAUSE));
+    return { ok: true };
+  }
+
+  async close(r: Report<'connection.close'>): Promise<EdgeResults['connection.close']> {
+    let events: DomainEvent[];
+    try {
+      events = await this.moveState(r.client.applicationId, connRef(r), 'closed', LIVE_STATES, null, CLIENT_CAUSE);
+    } catch (e) {
+      // Closing a connection that is already gone (a retried report, or it failed) changes nothing.
+      if (e instanceof DomainError && e.code === 'NotFound') return { ok: true };
+      throw e;
+    }
+    await this.ctx.events.publish(events);
+    return { ok: true };
+  }
+
+  /** Moves a connection to a state and keeps media server statistics; returns the events to publish. */
+  async moveState(a: string, ref: ConnectionIds, state: ConnectionState, from: readonly string[], error: { code: string; message: string } | null, cause: EventCause): Promise<DomainEvent[]> {
+    const terminal = state === 'closed' || state === 'failed';
+    const result = await this.store.connState(a, ref, state, from, terminal, error ? JSON.stringify(error) : null);
+    if (result.same) return [];
+    const owner: EventOwner = { applicationId: a, organizationId: result.organizationId };
+    const client = this.ctx.client(ref, result.client);
+    const events: DomainEvent[] = [];
+    if (result.closed) {
+      await this.ctx.closedConnection(owner, result.closed, client, cause, events);
+    } else if (result.snapshot) {
+      const s = result.snapshot;
+      const info = this.ctx.info(a, ref.channelId, ref.connectionId, client, s.conn, s.levels);
+      const type = connectionStateEvent(state);
+      if (type) events.push(domainEvent(owner, type, cause, { channelId: ref.channelId, client, connection: info }));
+      const stored = storedConnection(s.conn);
+      if (stored.mediaServerId && result.old) {
+        await this.ctx.servers.transition(stored.mediaServerId, a, phaseOf(result.old), phaseOf(state));
+      }
+    }
+    return events;
+  }
+
+  async connectionUpdate(r: Report<'connection.update'>): Promise<EdgeResults['connection.update']> {
+    const a = r.client.applicationId;
+    const ref = connRef(r);
+    const { set, del } = connectionFields({ tag: r.tag, streams: r.streams, localAudioMuted: r.localAudioMuted, localVideoMuted: r.localVideoMuted });
+    const s = await this.store.connPatch(a, ref, set, del);
+    const client = this.ctx.client(ref, s.client);
+    const info = this.ctx.info(a, ref.channelId, ref.connectionId, client, s.conn, s.levels);
+    const owner = { applicationId: a, organizationId: s.organizationId };
+    await this.ctx.events.publish([domainEvent(owner, 'connection.updated', CLIENT_CAUSE, { channelId: ref.channelId, client, connection: info })]);
+    return { ok: true };
+  }
+
+  async connectionStats(r: Report<'connection.stats'>): Promise<EdgeResults['connection.stats']> {
+    const a = r.client.applicationId;
+    const ref = connRef(r);
+    const now = Date.now();
+    const stats = mediaStats(r.stats, now);
+    const s = await this.store.connPatch(a, ref, { stats: JSON.stringify(stats) }, []);
+    const client = this.ctx.client(ref, s.client);
+    const info = this.ctx.info(a, ref.channelId, ref.connectionId, client, s.conn, s.levels);
+    const owner = { applicationId: a, organizationId: s.organizationId };
+    await this.ctx.events.publish([domainEvent(owner, 'connection.stats', CLIENT_CAUSE, { channelId: ref.channelId, client, connection: info, connectionStats: stats }, now)]);
+    return { ok: true };
+  }
+}
+
+function connRef(r: { client: ClientIds; channelId: string; connectionId: string }): ConnectionIds {
+  return { userId: r.client.userId, deviceId: r.client.deviceId, clientId: r.client.clientId, channelId: r.channelId, connectionId: r.connectionId };
+}
+
+/** The sender identity of a client's message. */
+export function fromClient(c: ClientRecord) {
+  return { userId: c.userId, userAlias: c.userAlias, deviceId: c.deviceId, deviceAlias: c.deviceAlias, clientId: c.clientId, clientTag: c.tag, clientRoles: [...c.roles] };
+}
+
+/** The sender identity of an admin message: the identity fields of the message body. */
+export function fromBody(m: MessageBody) {
+  return {
+    userId: m.userId ?? null,
+    userAlias: m.userAlias ?? null,
+    deviceId: m.deviceId ?? null,
+    deviceAlias: m.deviceAlias ?? null,
+    clientId: null,
+    clientTag: m.clientTag ?? null,
+    clientRoles: m.clientRoles ?? null,
+  };
+}

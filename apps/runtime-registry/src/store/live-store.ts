@@ -1,0 +1,470 @@
+import { Inject, Injectable, type OnModuleInit } from '@nestjs/common';
+import { DomainError, type ChannelClaim } from '@switchboard/contracts';
+import { REDIS } from '@switchboard/service-kit';
+import type { Redis } from 'ioredis';
+import { asHash, asList } from '../model/records.js';
+import type { LevelHash, LevelSnapshot } from '../model/settings.js';
+import { clientMember, esc, KEY_PREFIX, RegistryKeys, splitMember, unesc } from './keys.js';
+import { scriptDefinitions } from './scripts.js';
+
+type Hash = Record<string, string>;
+
+export interface ClientIds {
+  userId: string;
+  deviceId: string;
+  clientId: string;
+}
+export interface ConnectionIds extends ClientIds {
+  channelId: string;
+  connectionId: string;
+}
+
+export interface IndexTransition {
+  gen: string;
+  state: 0 | 1;
+  org: string;
+}
+
+/** A connection as it was when it left the live model. */
+export interface ClosedConnection extends ConnectionIds {
+  conn: Hash;
+  levels: LevelSnapshot;
+  final: string;
+  at: number;
+}
+
+/** A client leaving a channel (kick, leave, unregister). */
+export interface LeftChannel extends ClientIds {
+  channelId: string;
+  closed: ClosedConnection[];
+  deactivated: boolean;
+  at: number;
+}
+
+export interface RegisterResult {
+  created: boolean;
+  previousGatewayId: string | null;
+  client: Hash;
+  index: IndexTransition | null;
+}
+export interface UnregisterResult {
+  client: Hash;
+  lefts: LeftChannel[];
+  index: IndexTransition | null;
+  organizationId: string;
+}
+export interface JoinResult {
+  already: boolean;
+  activated: boolean;
+  client: Hash;
+  counts: [number, number, number, number];
+  levels: LevelSnapshot;
+  organizationId: string;
+}
+export interface RemoveResult {
+  lefts: LeftChannel[];
+  /** Client hashes of the removed members, by member (`u/d/cl` escaped). */
+  clients: Map<string, Hash>;
+  organizationId: string;
+}
+export interface ConnectionSnapshot {
+  conn: Hash;
+  client: Hash;
+  levels: LevelSnapshot;
+  organizationId: string;
+}
+export interface StateResult {
+  same: boolean;
+  old: string | null;
+  /** Set when the state was terminal: the connection left the live model. */
+  closed: ClosedConnection | null;
+  snapshot: ConnectionSnapshot | null;
+  client: Hash;
+  organizationId: string;
+}
+export interface LevelTarget extends ConnectionIds {
+  conn: Hash;
+  client: Hash;
+  levels: LevelSnapshot;
+}
+export interface LevelUpdateResult {
+  old: LevelHash;
+  /** The application's settings sequence number of this write (orders settings pushes). */
+  seq: number;
+  targets: LevelTarget[];
+  claimChanged: boolean;
+  client: Hash | null;
+  organizationId: string;
+}
+
+export type RemoveLevel = 'channel' | 'user' | 'device' | 'client';
+export type UpdateLevel = 'channel' | 'user' | 'device' | 'client' | 'connection';
+
+type ScriptCaller = (key: string, args: string) => Promise<string>;
+
+interface Failure {
+  fail?: string;
+  detail?: string;
+}
+
+/**
+ * The live model of the applications in Redis: every change is one Lua script (see scripts.ts),
+ * reads are MULTI pipelines. Failures of a script (unknown client, channel, ...) become NotFound,
+ * Conflict or Forbidden DomainErrors here.
+ */
+@Injectable()
+export class LiveStore implements OnModuleInit {
+  readonly keys: RegistryKeys;
+
+  constructor(
+    @Inject(REDIS) readonly redis: Redis,
+    @Inject(KEY_PREFIX) prefix: string,
+  ) {
+    this.keys = new RegistryKeys(prefix);
+  }
+
+  onModuleInit() {
+    for (const [name, def] of Object.entries(scriptDefinitions())) {
+      if (!(name in this.redis)) this.redis.defineCommand(name, def);
+    }
+  }
+
+  /** Runs a script against the slot of `key`; returns its JSON answer. */
+  async run<T>(script: string, key: string, args: unknown): Promise<T & Failure> {
+    const fn = (this.redis as unknown as Record<string, ScriptCaller>)[script];
+    if (!fn) throw new Error(`script ${script} is not defined`);
+    const raw = await fn.call(this.redis, key, JSON.stringify(args));
+    return JSON.parse(raw) as T & Failure;
+  }
+
+  // -------------------------------------------------------------------------------------------
+  // Writes
+  // -------------------------------------------------------------------------------------------
+
+  async register(
+    a: string,
+    c: ClientIds & { userAlias: string | null; deviceAlias: string | null; tag: string | null; roles: string[]; protocol: string },
+    organizationId: string,
+    gatewayId: string,
+    claims: ChannelClaim[],
+  ): Promise<RegisterResult> {
+    const r = await this.run<{ new: boolean; prevGatewayId: string | false; client: unknown; index?: IndexTransition }>('rtRegister', this.keys.app(a), {
+      ...ids(c),
+      org: organizationId,
+      gw: gatewayId,
+      userAlias: c.userAlias,
+      deviceAlias: c.deviceAlias,
+      tag: c.tag,
+      roles: JSON.stringify(c.roles),
+      protocol: c.protocol,
+      claims: JSON.stringify(claims),
+    });
+    return { created: r.new, previousGatewayId: r.prevGatewayId || null, client: asHash(r.client), index: r.index ?? null };
+  }
+
+  /** Unregisters a client; `onlyIfGateway`: only while that gateway still holds it. Null when it was not registered. */
+  async unregister(a: string, c: ClientIds, idleTtlMs: number, onlyIfGateway?: string): Promise<UnregisterResult | null> {
+    const r = await this.run<{ client: unknown; lefts: unknown; index?: IndexTransition; org: string }>('rtUnregister', this.keys.app(a), {
+      ...ids(c),
+      gw: onlyIfGateway,
+      idleTtlMs,
+    });
+    if (r.fail) return null;
+    return { client: asHash(r.client), lefts: asList<RawLeft>(r.lefts).map(left), index: r.index ?? null, organizationId: r.org };
+  }
+
+  async join(a: string, c: ClientIds, channelId: string, claim: ChannelClaim): Promise<JoinResult> {
+    const r = await this.run<{ already: boolean; activated: boolean; client: unknown; counts: number[]; levels: RawLevels; org: string }>('rtJoin', this.keys.app(a), {
+      ...ids(c),
+      ch: esc(channelId),
+      claim: JSON.stringify(claim),
+    });
+    if (r.fail) throw notFound('client', c);
+    const counts = asList<number>(r.counts);
+    return {
+      already: r.already,
+      activated: r.activated,
+      client: asHash(r.client),
+      counts: [counts[0] ?? 0, counts[1] ?? 0, counts[2] ?? 0, counts[3] ?? 0],
+      levels: levelSnapshot(r.levels),
+      organizationId: r.org,
+    };
+  }
+
+  async removeMembers(a: string, channelId: string, level: RemoveLevel, who: Partial<ClientIds>): Promise<RemoveResult> {
+    const r = await this.run<{ lefts: unknown; clients: unknown; org: string }>('rtRemoveMembers', this.keys.app(a), {
+      ch: esc(channelId),
+      level,
+      ...partialIds(who),
+    });
+    if (r.fail) throw notFoundInChannel(r.fail, channelId, who);
+    const clients = new Map<string, Hash>();
+    for (const [member, hash] of Object.entries(asHash(r.clients) as unknown as Record<string, unknown>)) clients.set(member, asHash(hash));
+    return { lefts: asList<RawLeft>(r.lefts).map(left), clients, organizationId: r.org };
+  }
+
+  async open(
+    a: string,
+    ref: ConnectionIds,
+    type: string,
+    fields: Record<string, string>,
+    claimFlag: string | null,
+  ): Promise<ConnectionSnapshot> {
+    const r = await this.run<RawSnapshot>('rtOpen', this.keys.app(a), {
+      ...connIds(ref),
+      type,
+      fields,
+      claimFlag: claimFlag ?? undefined,
+    });
+    if (r.fail === 'client') throw notFound('client', ref);
+    if (r.fail === 'membership') throw new DomainError('NotFound', `Client '${ref.clientId}' has not joined channel '${ref.channelId}'.`);
+    if (r.fail === 'claim') throw new DomainError('Forbidden', `The channel claim of client '${ref.clientId}' does not allow ${type} connections (${r.detail}).`);
+    if (r.fail === 'exists') throw new DomainError('Conflict', `Connection '${ref.connectionId}' already exists.`);
+    return snapshot(r);
+  }
+
+  async connState(a: string, ref: ConnectionIds, state: string, from: readonly string[], terminal: boolean, error: string | null): Promise<StateResult> {
+    const r = await this.run<RawSnapshot & { same?: boolean; old?: string; closed?: RawClosed | false }>('rtConnState', this.keys.app(a), {
+      ...connIds(ref),
+      state,
+      from,
+      terminal,
+      error: error ?? undefined,
+    });
+    if (r.fail === 'connection') throw notFoundConnection(ref);
+    if (r.fail === 'transition') throw new DomainError('Conflict', `Connection '${ref.connectionId}' cannot go from ${r.detail} to ${state}.`);
+    if (r.same) return { same: true, old: state, closed: null, snapshot: null, client: {}, organizationId: '' };
+    return {
+      same: false,
+      old: r.old ?? null,
+      closed: r.closed ? closedConnection(r.closed) : null,
+      snapshot: r.closed ? null : snapshot(r),
+      client: asHash(r.client),
+      organizationId: r.org,
+    };
+  }
+
+  async connPatch(a: string, ref: ConnectionIds, set: Record<string, string>, del: string[]): Promise<ConnectionSnapshot> {
+    const r = await this.run<RawSnapshot>('rtConnPatch', this.keys.app(a), { ...connIds(ref), set, del });
+    if (r.fail) throw notFoundConnection(ref);
+    return snapshot(r);
+  }
+
+  async clientPatch(a: string, c: ClientIds, set: Record<string, string>, del: string[]): Promise<{ client: Hash; channels: string[]; organizationId: string }> {
+    const r = await this.run<{ client: unknown; channels: unknown; org: string }>('rtClientPatch', this.keys.app(a), { ...ids(c), set, del });
+    if (r.fail) throw notFound('client', c);
+    return { client: asHash(r.client), channels: asList<string>(r.channels).map(unesc), organizationId: r.org };
+  }
+
+  async levelUpdate(
+    a: string,
+    level: UpdateLevel,
+    ref: { channelId: string } & Partial<ClientIds> & { connectionId?: string },
+    set: Record<string, string>,
+    lists: Record<string, string>,
+    claim: ChannelClaim | null,
+  ): Promise<LevelUpdateResult> {
+    const r = await this.run<{ old: unknown; seq: number; targets: unknown; claim: boolean; client: unknown; org: string }>('rtLevelUpdate', this.keys.app(a), {
+      level,
+      ch: esc(ref.channelId),
+      ...partialIds(ref),
+      cn: ref.connectionId === undefined ? undefined : esc(ref.connectionId),
+      set,
+      lists,
+      claim: claim ? JSON.stringify(claim) : undefined,
+    });
+    if (r.fail) {
+      if (r.fail === 'connection') throw notFoundConnection(ref as ConnectionIds);
+      throw notFoundInChannel(r.fail, ref.channelId, ref);
+    }
+    const targets = asList<RawTarget>(r.targets).map((t) => ({
+      channelId: ref.channelId,
+      ...rawIds(t),
+      connectionId: unesc(t.cn),
+      conn: asHash(t.conn),
+      client: asHash(t.client),
+      levels: levelSnapshot(t.levels),
+    }));
+    return { old: asHash(r.old), seq: Number(r.seq), targets, claimChanged: r.claim, client: r.client ? asHash(r.client) : null, organizationId: r.org };
+  }
+
+  /** Applies an in-use transition to the applications index (ordered by generation). */
+  async indexApply(a: string, t: IndexTransition): Promise<void> {
+    await this.run('rtIndexApply', this.keys.appsIndex(), { a, gen: t.gen, state: t.state, org: t.org });
+  }
+
+  // -------------------------------------------------------------------------------------------
+  // Reads
+  // -------------------------------------------------------------------------------------------
+
+  /** Runs read commands in one MULTI (a consistent snapshot). */
+  async read(commands: Array<[string, ...Array<string | number>]>): Promise<unknown[]> {
+    if (commands.length === 0) return [];
+    const results = (await this.redis.multi(commands as unknown as string[][]).exec()) ?? [];
+    return results.map(([err, value]) => {
+      if (err) throw err;
+      return value;
+    });
+  }
+
+  /** Owner, in-use flag and counts of an application, in one atomic read. */
+  async appSnapshot(a: string): Promise<{ organizationId: string | null; inUse: boolean; counts: number[] }> {
+    const r = await this.run<{ org: string | false; inUse: boolean; counts: number[] }>('rtAppSnapshot', this.keys.app(a), {});
+    return { organizationId: r.org || null, inUse: r.inUse, counts: asList<number>(r.counts) };
+  }
+
+  /** The owner and in-use flag of an application. */
+  async appOwner(a: string): Promise<{ organizationId: string | null; inUse: boolean }> {
+    const [org, inUse] = await this.redis.hmget(this.keys.app(a), 'organizationId', 'inUse');
+    return { organizationId: org ?? null, inUse: inUse === '1' };
+  }
+
+  async appsIndex(): Promise<Map<string, { gen: number; inUse: boolean; organizationId: string }>> {
+    const all = await this.redis.hgetall(this.keys.appsIndex());
+    const out = new Map<string, { gen: number; inUse: boolean; organizationId: string }>();
+    for (const [a, v] of Object.entries(all)) {
+      const m = /^(\d+):([01]):(.*)$/.exec(v);
+      if (m) out.set(a, { gen: Number(m[1]), inUse: m[2] === '1', organizationId: m[3]! });
+    }
+    return out;
+  }
+
+  // -------------------------------------------------------------------------------------------
+  // Gateway -> clients index (the slot of the servers; updated after each register/unregister)
+  // -------------------------------------------------------------------------------------------
+
+  gatewayMember(a: string, c: ClientIds): string {
+    return `${esc(a)}/${clientMember(c.userId, c.deviceId, c.clientId)}`;
+  }
+
+  parseGatewayMember(member: string): { applicationId: string } & ClientIds {
+    const [applicationId = '', userId = '', deviceId = '', clientId = ''] = splitMember(member);
+    return { applicationId, userId, deviceId, clientId };
+  }
+
+  async trackGateway(a: string, c: ClientIds, gatewayId: string, previous: string | null): Promise<void> {
+    const member = this.gatewayMember(a, c);
+    if (previous && previous !== gatewayId) await this.redis.srem(this.keys.gatewayClients(previous), member);
+    await this.redis.sadd(this.keys.gatewayClients(gatewayId), member);
+  }
+
+  async untrackGateway(a: string, c: ClientIds, gatewayId: string | null): Promise<void> {
+    if (gatewayId) await this.redis.srem(this.keys.gatewayClients(gatewayId), this.gatewayMember(a, c));
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Raw script answers -> typed results
+// ---------------------------------------------------------------------------------------------
+
+interface RawLevels {
+  ch: unknown;
+  u: unknown;
+  d: unknown;
+  c: unknown;
+  n: unknown;
+}
+interface RawClosed {
+  ch: string;
+  u: string;
+  d: string;
+  cl: string;
+  cn: string;
+  conn: unknown;
+  levels: RawLevels;
+  final: string;
+  at: string;
+}
+interface RawLeft {
+  ch: string;
+  u: string;
+  d: string;
+  cl: string;
+  closed: unknown;
+  deactivated: boolean;
+  at: string;
+}
+interface RawSnapshot {
+  conn: unknown;
+  client: unknown;
+  levels: RawLevels;
+  org: string;
+}
+interface RawTarget {
+  u: string;
+  d: string;
+  cl: string;
+  cn: string;
+  conn: unknown;
+  client: unknown;
+  levels: RawLevels;
+}
+
+function ids(c: ClientIds) {
+  return { u: esc(c.userId), d: esc(c.deviceId), cl: esc(c.clientId) };
+}
+function partialIds(c: Partial<ClientIds>) {
+  return {
+    u: c.userId === undefined ? undefined : esc(c.userId),
+    d: c.deviceId === undefined ? undefined : esc(c.deviceId),
+    cl: c.clientId === undefined ? undefined : esc(c.clientId),
+  };
+}
+function connIds(ref: ConnectionIds) {
+  return { ...ids(ref), ch: esc(ref.channelId), cn: esc(ref.connectionId) };
+}
+function rawIds(r: { u: string; d: string; cl: string }): ClientIds {
+  const [userId = '', deviceId = '', clientId = ''] = splitMember(`${r.u}/${r.d}/${r.cl}`);
+  return { userId, deviceId, clientId };
+}
+
+export function levelSnapshot(raw: RawLevels | undefined): LevelSnapshot {
+  return { ch: asHash(raw?.ch), u: asHash(raw?.u), d: asHash(raw?.d), c: asHash(raw?.c), n: asHash(raw?.n) };
+}
+
+function snapshot(r: RawSnapshot): ConnectionSnapshot {
+  return { conn: asHash(r.conn), client: asHash(r.client), levels: levelSnapshot(r.levels), organizationId: r.org };
+}
+
+function closedConnection(r: RawClosed): ClosedConnection {
+  return {
+    ...rawIds(r),
+    channelId: unesc(r.ch),
+    connectionId: unesc(r.cn),
+    conn: asHash(r.conn),
+    levels: levelSnapshot(r.levels),
+    final: r.final,
+    at: Number(r.at),
+  };
+}
+
+function left(r: RawLeft): LeftChannel {
+  return {
+    ...rawIds(r),
+    channelId: unesc(r.ch),
+    closed: asList<RawClosed>(r.closed).map(closedConnection),
+    deactivated: r.deactivated,
+    at: Number(r.at),
+  };
+}
+
+function notFound(what: 'client', c: Partial<ClientIds>): DomainError {
+  return new DomainError('NotFound', `No ${what} '${c.clientId}' of user '${c.userId}', device '${c.deviceId}' is registered.`);
+}
+
+function notFoundConnection(ref: ConnectionIds): DomainError {
+  return new DomainError('NotFound', `No connection '${ref.connectionId}' of client '${ref.clientId}' in channel '${ref.channelId}'.`);
+}
+
+function notFoundInChannel(what: string, channelId: string, who: Partial<ClientIds>): DomainError {
+  switch (what) {
+    case 'channel':
+      return new DomainError('NotFound', `Channel '${channelId}' is not active.`);
+    case 'user':
+      return new DomainError('NotFound', `User '${who.userId}' is not in channel '${channelId}'.`);
+    case 'device':
+      return new DomainError('NotFound', `Device '${who.deviceId}' of user '${who.userId}' is not in channel '${channelId}'.`);
+    default:
+      return new DomainError('NotFound', `Client '${who.clientId}' is not in channel '${channelId}'.`);
+  }
+}

@@ -1,0 +1,553 @@
+/**
+ * The Lua scripts of the live model. Every change of one application is ONE script run (atomic,
+ * no read-modify-write across round trips), touching only keys that carry the application's hash
+ * tag: KEYS[1] is the application's base key (`P rt:app:{a}`), every other key is derived from it.
+ * Arguments come as one JSON object in ARGV[1] (ids already escaped, see keys.ts); results go back
+ * as JSON. Timestamps come from the Redis clock (`TIME`), so every replica agrees on them.
+ *
+ * The scripts return raw facts (hashes as read, transitions that happened); the TypeScript side
+ * derives effective settings, events and pushes from them.
+ */
+
+/** Helpers shared by the application scripts. */
+const APP_PRELUDE = `
+local B = KEYS[1]
+local P = cjson.decode(ARGV[1])
+local NULL = cjson.null
+
+local function nowms()
+  local t = redis.call('TIME')
+  return tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+end
+local function str(n) return string.format('%.0f', n) end
+local function hgetall(key)
+  local flat = redis.call('HGETALL', key)
+  local out = {}
+  for i = 1, #flat, 2 do out[flat[i]] = flat[i + 1] end
+  return out
+end
+local function given(v) return v ~= nil and v ~= NULL end
+local function decr(key, field)
+  if redis.call('HINCRBY', key, field, -1) <= 0 then
+    redis.call('HDEL', key, field)
+    return true
+  end
+  return false
+end
+local function split(s)
+  local out = {}
+  for part in string.gmatch(s, '[^/]+') do out[#out + 1] = part end
+  return out
+end
+local function startswith(s, prefix) return string.sub(s, 1, #prefix) == prefix end
+
+local function kcl(udc) return B .. ':c:' .. udc end
+local function kch(ch) return B .. ':ch:' .. ch end
+local function kconn(ch, udc, cn) return B .. ':cn:' .. ch .. '/' .. udc .. '/' .. cn end
+
+-- Bumps the in-use generation: time based (ms) and strictly increasing, so the applications index
+-- can order updates from different replicas and the bookkeeping may expire while unused.
+local function bump_gen(t)
+  local g = tonumber(redis.call('HGET', B, 'gen') or '0')
+  local n = math.max(g + 1, t)
+  redis.call('HSET', B, 'gen', str(n))
+  return str(n)
+end
+
+-- The five settings levels that reach one connection (cn may be false: no connection level).
+local function levels(ch, u, ud, udc, cn)
+  local c = kch(ch)
+  local n = {}
+  if cn then n = hgetall(kconn(ch, udc, cn) .. ':cfg') end
+  return { ch = hgetall(c .. ':cfg'), u = hgetall(c .. ':ucfg:' .. u), d = hgetall(c .. ':dcfg:' .. ud), c = hgetall(c .. ':ccfg:' .. udc), n = n }
+end
+
+-- Removes one connection from the live model; returns what it was.
+local function close_conn(ch, u, d, cl, cn, final, t)
+  local ud = u .. '/' .. d
+  local udc = ud .. '/' .. cl
+  local key = kconn(ch, udc, cn)
+  if redis.call('EXISTS', key) == 0 then return false end
+  local conn = hgetall(key)
+  local lv = levels(ch, u, ud, udc, cn)
+  local c = kch(ch)
+  redis.call('SREM', c .. ':conns', udc .. '/' .. cn)
+  redis.call('SREM', B .. ':conns', ch .. '/' .. udc .. '/' .. cn)
+  redis.call('SREM', c .. ':cconn:' .. udc, cn)
+  decr(c .. ':uconns', u)
+  decr(c .. ':dconns', ud)
+  redis.call('DEL', key, key .. ':cfg')
+  return { ch = ch, u = u, d = d, cl = cl, cn = cn, conn = conn, levels = lv, final = final, at = str(t) }
+end
+
+-- Removes a client from a channel, closing its connections there; returns what happened.
+local function leave(ch, u, d, cl, t)
+  local ud = u .. '/' .. d
+  local udc = ud .. '/' .. cl
+  local c = kch(ch)
+  local claim = redis.call('HGET', c .. ':clients', udc)
+  if not claim then return false end
+  local closed = {}
+  for _, cn in ipairs(redis.call('SMEMBERS', c .. ':cconn:' .. udc)) do
+    local r = close_conn(ch, u, d, cl, cn, 'closed', t)
+    if r then closed[#closed + 1] = r end
+  end
+  redis.call('DEL', c .. ':cconn:' .. udc, c .. ':ccfg:' .. udc)
+  redis.call('HDEL', c .. ':clients', udc)
+  redis.call('SREM', kcl(udc) .. ':channels', ch)
+  if decr(c .. ':devices', ud) then
+    redis.call('DEL', c .. ':dcfg:' .. ud)
+    decr(c .. ':udev', u)
+  end
+  if decr(c .. ':users', u) then
+    redis.call('DEL', c .. ':ucfg:' .. u)
+  end
+  decr(B .. ':u:' .. u .. ':channels', ch)
+  decr(B .. ':d:' .. ud .. ':channels', ch)
+  local deactivated = false
+  if decr(B .. ':channels', ch) then
+    deactivated = true
+    redis.call('DEL', c, c .. ':cfg', c .. ':clients', c .. ':users', c .. ':devices', c .. ':udev', c .. ':conns', c .. ':uconns', c .. ':dconns')
+  end
+  return { ch = ch, u = u, d = d, cl = cl, claim = claim, closed = closed, deactivated = deactivated, at = str(t) }
+end
+
+local function fail(what, detail) return cjson.encode({ fail = what, detail = detail }) end
+local function org() return redis.call('HGET', B, 'organizationId') or '' end
+`;
+
+/** Registers (or re-registers) a client. */
+const REGISTER = `
+local u, d, cl = P.u, P.d, P.cl
+local ud = u .. '/' .. d
+local udc = ud .. '/' .. cl
+local key = kcl(udc)
+local t = nowms()
+local existed = redis.call('EXISTS', key) == 1
+local prevGw = false
+if existed then prevGw = redis.call('HGET', key, 'gatewayId') or false end
+redis.call('HSET', key, 'gatewayId', P.gw, 'roles', P.roles, 'protocol', P.protocol, 'claims', P.claims)
+for _, f in ipairs({ 'userAlias', 'deviceAlias', 'tag' }) do
+  if given(P[f]) then redis.call('HSET', key, f, P[f]) else redis.call('HDEL', key, f) end
+end
+if given(P.userAlias) then redis.call('HSET', B .. ':u:' .. u, 'alias', P.userAlias) end
+if given(P.deviceAlias) then redis.call('HSET', B .. ':d:' .. ud, 'alias', P.deviceAlias) end
+if not existed then
+  redis.call('HSET', key, 'registeredAt', str(t))
+  redis.call('SADD', B .. ':clients', udc)
+  redis.call('HINCRBY', B .. ':users', u, 1)
+  redis.call('HINCRBY', B .. ':devices', ud, 1)
+  redis.call('HINCRBY', B .. ':u:' .. u .. ':devices', d, 1)
+  redis.call('SADD', B .. ':d:' .. ud .. ':clients', cl)
+end
+redis.call('HSET', B, 'organizationId', P.org)
+local result = { new = not existed, prevGatewayId = prevGw, client = hgetall(key) }
+if redis.call('HGET', B, 'inUse') ~= '1' then
+  redis.call('HSET', B, 'inUse', '1')
+  redis.call('PERSIST', B)
+  result.index = { gen = bump_gen(t), state = 1, org = P.org }
+end
+return cjson.encode(result)
+`;
+
+/** Unregisters a client: leaves every channel (closing its connections) and forgets it. */
+const UNREGISTER = `
+local u, d, cl = P.u, P.d, P.cl
+local ud = u .. '/' .. d
+local udc = ud .. '/' .. cl
+local key = kcl(udc)
+if redis.call('EXISTS', key) == 0 then return fail('client') end
+local client = hgetall(key)
+if given(P.gw) and client.gatewayId ~= P.gw then return fail('moved') end
+local t = nowms()
+local lefts = {}
+for _, ch in ipairs(redis.call('SMEMBERS', key .. ':channels')) do
+  local r = leave(ch, u, d, cl, t)
+  if r then lefts[#lefts + 1] = r end
+end
+redis.call('SREM', B .. ':clients', udc)
+redis.call('SREM', B .. ':d:' .. ud .. ':clients', cl)
+decr(B .. ':u:' .. u .. ':devices', d)
+if decr(B .. ':devices', ud) then
+  redis.call('DEL', B .. ':d:' .. ud, B .. ':d:' .. ud .. ':clients', B .. ':d:' .. ud .. ':channels')
+end
+if decr(B .. ':users', u) then
+  redis.call('DEL', B .. ':u:' .. u, B .. ':u:' .. u .. ':devices', B .. ':u:' .. u .. ':channels')
+end
+redis.call('DEL', key, key .. ':channels')
+local result = { client = client, lefts = lefts, org = org() }
+if redis.call('SCARD', B .. ':clients') == 0 then
+  redis.call('HSET', B, 'inUse', '0')
+  result.index = { gen = bump_gen(t), state = 0, org = redis.call('HGET', B, 'organizationId') or '' }
+  redis.call('PEXPIRE', B, P.idleTtlMs)
+end
+return cjson.encode(result)
+`;
+
+/** A registered client joins a channel with its claim (a repeated join replaces the claim). */
+const JOIN = `
+local u, d, cl, ch = P.u, P.d, P.cl, P.ch
+local ud = u .. '/' .. d
+local udc = ud .. '/' .. cl
+local key = kcl(udc)
+if redis.call('EXISTS', key) == 0 then return fail('client') end
+local c = kch(ch)
+local t = nowms()
+local already = redis.call('HEXISTS', c .. ':clients', udc) == 1
+redis.call('HSET', c .. ':clients', udc, P.claim)
+local activated = false
+if not already then
+  redis.call('SADD', key .. ':channels', ch)
+  if redis.call('HINCRBY', B .. ':channels', ch, 1) == 1 then
+    activated = true
+    redis.call('HSET', c, 'activatedAt', str(t))
+  end
+  redis.call('HINCRBY', c .. ':users', u, 1)
+  if redis.call('HINCRBY', c .. ':devices', ud, 1) == 1 then redis.call('HINCRBY', c .. ':udev', u, 1) end
+  redis.call('HINCRBY', B .. ':u:' .. u .. ':channels', ch, 1)
+  redis.call('HINCRBY', B .. ':d:' .. ud .. ':channels', ch, 1)
+end
+return cjson.encode({
+  already = already, activated = activated, client = hgetall(key), org = org(),
+  counts = { redis.call('HLEN', c .. ':users'), redis.call('HLEN', c .. ':devices'), redis.call('HLEN', c .. ':clients'), redis.call('SCARD', c .. ':conns') },
+  levels = levels(ch, u, ud, udc, false),
+})
+`;
+
+/**
+ * Removes members of a channel: everyone (level channel), a user's or a device's clients, or one
+ * client. Used by kicks and by a client leaving.
+ */
+const REMOVE_MEMBERS = `
+local ch, level = P.ch, P.level
+local c = kch(ch)
+local sel
+if level == 'channel' then
+  if redis.call('HEXISTS', B .. ':channels', ch) == 0 then return fail('channel') end
+elseif level == 'user' then
+  if redis.call('HEXISTS', c .. ':users', P.u) == 0 then return fail('user') end
+  sel = P.u .. '/'
+elseif level == 'device' then
+  if redis.call('HEXISTS', c .. ':devices', P.u .. '/' .. P.d) == 0 then return fail('device') end
+  sel = P.u .. '/' .. P.d .. '/'
+else
+  sel = P.u .. '/' .. P.d .. '/' .. P.cl
+  if redis.call('HEXISTS', c .. ':clients', sel) == 0 then return fail('client') end
+end
+local t = nowms()
+local lefts = {}
+local clients = {}
+for _, m in ipairs(redis.call('HKEYS', c .. ':clients')) do
+  local pick = (level == 'channel') or (level == 'client' and m == sel) or (level ~= 'client' and startswith(m, sel))
+  if pick then
+    local p = split(m)
+    clients[m] = hgetall(kcl(m))
+    local r = leave(ch, p[1], p[2], p[3], t)
+    if r then lefts[#lefts + 1] = r end
+  end
+end
+return cjson.encode({ lefts = lefts, clients = clients, org = org() })
+`;
+
+/** Opens a connection of a member client in a channel (placement already done by the caller). */
+const OPEN = `
+local u, d, cl, ch, cn = P.u, P.d, P.cl, P.ch, P.cn
+local ud = u .. '/' .. d
+local udc = ud .. '/' .. cl
+local key = kcl(udc)
+if redis.call('EXISTS', key) == 0 then return fail('client') end
+local c = kch(ch)
+local claim = redis.call('HGET', c .. ':clients', udc)
+if not claim then return fail('membership') end
+if given(P.claimFlag) then
+  local ok, decoded = pcall(cjson.decode, claim)
+  if ok and type(decoded) == 'table' and decoded[P.claimFlag] == true then return fail('claim', P.claimFlag) end
+end
+local ck = kconn(ch, udc, cn)
+if redis.call('EXISTS', ck) == 1 then return fail('exists') end
+local t = nowms()
+redis.call('HSET', ck, 'state', 'new', 'type', P.type, 'openedAt', str(t))
+for f, v in pairs(P.fields) do redis.call('HSET', ck, f, v) end
+redis.call('SADD', c .. ':conns', udc .. '/' .. cn)
+redis.call('SADD', B .. ':conns', ch .. '/' .. udc .. '/' .. cn)
+redis.call('SADD', c .. ':cconn:' .. udc, cn)
+redis.call('HINCRBY', c .. ':uconns', u, 1)
+redis.call('HINCRBY', c .. ':dconns', ud, 1)
+return cjson.encode({ conn = hgetall(ck), client = hgetall(key), levels = levels(ch, u, ud, udc, cn), org = org() })
+`;
+
+/** Moves a connection to a new state; a terminal state removes it from the live model. */
+const CONN_STATE = `
+local u, d, cl, ch, cn = P.u, P.d, P.cl, P.ch, P.cn
+local ud = u .. '/' .. d
+local udc = ud .. '/' .. cl
+local ck = kconn(ch, udc, cn)
+if redis.call('EXISTS', ck) == 0 then return fail('connection') end
+local old = redis.call('HGET', ck, 'state')
+if old == P.state then return cjson.encode({ same = true }) end
+local allowed = false
+for _, s in ipairs(P.from) do if s == old then allowed = true end end
+if not allowed then return fail('transition', old) end
+local t = nowms()
+if given(P.error) then redis.call('HSET', ck, 'error', P.error) end
+if P.terminal then
+  -- close_conn returns the record with its last live state; the final state travels beside it.
+  local r = close_conn(ch, u, d, cl, cn, P.state, t)
+  return cjson.encode({ old = old, closed = r, client = hgetall(kcl(udc)), org = org() })
+end
+redis.call('HSET', ck, 'state', P.state)
+if P.state == 'connected' then redis.call('HSETNX', ck, 'connectedAt', str(t)) end
+return cjson.encode({ old = old, conn = hgetall(ck), client = hgetall(kcl(udc)), levels = levels(ch, u, ud, udc, cn), org = org() })
+`;
+
+/** Writes fields of a connection record (client-reported changes, last stats). */
+const CONN_PATCH = `
+local u, d, cl, ch, cn = P.u, P.d, P.cl, P.ch, P.cn
+local ud = u .. '/' .. d
+local udc = ud .. '/' .. cl
+local ck = kconn(ch, udc, cn)
+if redis.call('EXISTS', ck) == 0 then return fail('connection') end
+for f, v in pairs(P.set) do redis.call('HSET', ck, f, v) end
+for _, f in ipairs(P.del) do redis.call('HDEL', ck, f) end
+return cjson.encode({ conn = hgetall(ck), client = hgetall(kcl(udc)), levels = levels(ch, u, ud, udc, cn), org = org() })
+`;
+
+/** Changes a client's aliases, tag or roles (admin client patch, or the client itself). */
+const CLIENT_PATCH = `
+local u, d, cl = P.u, P.d, P.cl
+local ud = u .. '/' .. d
+local key = kcl(ud .. '/' .. cl)
+if redis.call('EXISTS', key) == 0 then return fail('client') end
+for f, v in pairs(P.set) do redis.call('HSET', key, f, v) end
+for _, f in ipairs(P.del) do redis.call('HDEL', key, f) end
+if given(P.set.userAlias) then redis.call('HSET', B .. ':u:' .. u, 'alias', P.set.userAlias) end
+if given(P.set.deviceAlias) then redis.call('HSET', B .. ':d:' .. ud, 'alias', P.set.deviceAlias) end
+return cjson.encode({ client = hgetall(key), channels = redis.call('SMEMBERS', key .. ':channels'), org = org() })
+`;
+
+/**
+ * Writes settings at one level (channel, user, device or client in a channel, or a connection) and
+ * returns, for every connection below that level, its five settings levels as they now are, plus
+ * the level's settings before the write: the caller derives the old and new effective settings.
+ */
+const LEVEL_UPDATE = `
+local ch, level = P.ch, P.level
+local c = kch(ch)
+local ud, udc
+if P.u and P.d then ud = P.u .. '/' .. P.d end
+if ud and P.cl then udc = ud .. '/' .. P.cl end
+local cfg
+if level == 'channel' then
+  if redis.call('HEXISTS', B .. ':channels', ch) == 0 then return fail('channel') end
+  cfg = c .. ':cfg'
+elseif level == 'user' then
+  if redis.call('HEXISTS', c .. ':users', P.u) == 0 then return fail('user') end
+  cfg = c .. ':ucfg:' .. P.u
+elseif level == 'device' then
+  if redis.call('HEXISTS', c .. ':devices', ud) == 0 then return fail('device') end
+  cfg = c .. ':dcfg:' .. ud
+elseif level == 'client' then
+  if redis.call('HEXISTS', c .. ':clients', udc) == 0 then return fail('client') end
+  cfg = c .. ':ccfg:' .. udc
+else
+  if redis.call('EXISTS', kconn(ch, udc, P.cn)) == 0 then return fail('connection') end
+  cfg = kconn(ch, udc, P.cn) .. ':cfg'
+end
+local old = hgetall(cfg)
+local seq = redis.call('HINCRBY', B, 'seq', 1)
+for f, v in pairs(P.set) do redis.call('HSET', cfg, f, v, f .. '@', seq) end
+for f, v in pairs(P.lists) do redis.call('HSET', cfg, f, v) end
+local claim = false
+if given(P.claim) then
+  redis.call('HSET', c .. ':clients', udc, P.claim)
+  claim = true
+end
+local members = {}
+if level == 'client' then
+  for _, cn in ipairs(redis.call('SMEMBERS', c .. ':cconn:' .. udc)) do members[#members + 1] = udc .. '/' .. cn end
+elseif level == 'connection' then
+  members[1] = udc .. '/' .. P.cn
+else
+  local sel = false
+  if level == 'user' then sel = P.u .. '/' elseif level == 'device' then sel = ud .. '/' end
+  for _, m in ipairs(redis.call('SMEMBERS', c .. ':conns')) do
+    if not sel or startswith(m, sel) then members[#members + 1] = m end
+  end
+end
+local targets = {}
+for _, m in ipairs(members) do
+  local p = split(m)
+  local mud = p[1] .. '/' .. p[2]
+  local mudc = mud .. '/' .. p[3]
+  targets[#targets + 1] = {
+    u = p[1], d = p[2], cl = p[3], cn = p[4],
+    conn = hgetall(kconn(ch, mudc, p[4])), client = hgetall(kcl(mudc)),
+    levels = levels(ch, p[1], mud, mudc, p[4]),
+  }
+end
+local client = false
+if udc then client = hgetall(kcl(udc)) end
+return cjson.encode({ old = old, seq = seq, targets = targets, claim = claim, client = client, org = org() })
+`;
+
+/** Owner, in-use flag and the application snapshot counts (the hot read of interface A). */
+const APP_SNAPSHOT = `
+return cjson.encode({
+  org = redis.call('HGET', B, 'organizationId') or false,
+  inUse = redis.call('HGET', B, 'inUse') == '1',
+  counts = { redis.call('HLEN', B .. ':channels'), redis.call('HLEN', B .. ':users'), redis.call('HLEN', B .. ':devices'), redis.call('SCARD', B .. ':clients'), redis.call('SCARD', B .. ':conns') },
+})
+`;
+
+/** Applies an in-use transition to the applications index unless a newer one is already there. */
+export const INDEX_APPLY = `
+local P = cjson.decode(ARGV[1])
+local cur = redis.call('HGET', KEYS[1], P.a)
+if cur then
+  local g = tonumber(string.match(cur, '^(%d+)'))
+  if g and g >= tonumber(P.gen) then return 0 end
+end
+redis.call('HSET', KEYS[1], P.a, P.gen .. ':' .. P.state .. ':' .. P.org)
+return 1
+`;
+
+// ---------------------------------------------------------------------------------------------
+// Servers (slot {servers}); KEYS[1] = `P rt:srv:{servers}`
+// ---------------------------------------------------------------------------------------------
+
+const SERVERS_PRELUDE = `
+local S = KEYS[1]
+local P = cjson.decode(ARGV[1])
+local NULL = cjson.null
+local function nowms()
+  local t = redis.call('TIME')
+  return tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+end
+local function str(n) return string.format('%.0f', n) end
+local function given(v) return v ~= nil and v ~= NULL end
+local function ms(id) return S .. ':mediaserver:' .. id end
+`;
+
+/** Records a heartbeat (idempotent). */
+const HEARTBEAT = `
+local t = nowms()
+redis.call('HSET', S .. ':' .. P.role, P.id, P.info)
+redis.call('ZADD', S .. ':' .. P.role .. ':seen', t, P.id)
+if P.role == 'mediaserver' then redis.call('ZADD', S .. ':mediaserver:load', 'NX', 0, P.id) end
+return str(t)
+`;
+
+/**
+ * Places a connection on the least-loaded media server that is enabled, has heartbeated within the
+ * timeout and is below its capacity; counts it as pending there. Returns the id or false.
+ */
+const PLACE = `
+local t = nowms()
+local cutoff = t - P.timeoutMs
+local ranked = redis.call('ZRANGE', S .. ':mediaserver:load', 0, -1, 'WITHSCORES')
+for i = 1, #ranked, 2 do
+  local id, load = ranked[i], tonumber(ranked[i + 1])
+  local seen = tonumber(redis.call('ZSCORE', S .. ':mediaserver:seen', id) or '0')
+  if seen >= cutoff and redis.call('SISMEMBER', S .. ':mediaserver:disabled', id) == 0 then
+    local info = redis.call('HGET', S .. ':mediaserver', id)
+    local ok, decoded = false, nil
+    if info then ok, decoded = pcall(cjson.decode, info) end
+    if ok and type(decoded) == 'table' and decoded.stopping ~= true then
+      local capacity = decoded.capacity
+      if type(capacity) ~= 'number' or load < capacity then
+        redis.call('ZINCRBY', S .. ':mediaserver:load', 1, id)
+        redis.call('HINCRBY', ms('stats:' .. id), 'pending', 1)
+        redis.call('HINCRBY', ms('apps:' .. id), P.app, 1)
+        return cjson.encode({ id = id })
+      end
+    end
+  end
+end
+return cjson.encode({ id = false })
+`;
+
+/**
+ * Moves one connection's count on a media server: from phase (pending/active/none) to phase
+ * (pending/active/closed/failed/released). Terminal phases free the load and add to the totals.
+ */
+const TRANSITION = `
+local id = P.id
+if redis.call('HEXISTS', S .. ':mediaserver', id) == 0 then return 0 end
+local stats = ms('stats:' .. id)
+if P.from == P.to then return 0 end
+if given(P.from) and (P.from == 'pending' or P.from == 'active') then
+  if redis.call('HINCRBY', stats, P.from, -1) < 0 then redis.call('HSET', stats, P.from, 0) end
+end
+if P.to == 'pending' or P.to == 'active' then
+  redis.call('HINCRBY', stats, P.to, 1)
+  return 1
+end
+if tonumber(redis.call('ZSCORE', S .. ':mediaserver:load', id) or '0') > 0 then redis.call('ZINCRBY', S .. ':mediaserver:load', -1, id) end
+if redis.call('HINCRBY', ms('apps:' .. id), P.app, -1) <= 0 then redis.call('HDEL', ms('apps:' .. id), P.app) end
+if P.to == 'closed' or P.to == 'failed' then
+  redis.call('HINCRBY', stats, P.to, 1)
+  redis.call('HINCRBY', stats, 'durationMs', P.durationMs)
+  if P.to == 'failed' then redis.call('HINCRBY', stats, 'failedDurationMs', P.durationMs) end
+end
+return 1
+`;
+
+/** Enables or disables a media server (PATCH active). */
+const SET_ACTIVE = `
+if redis.call('HEXISTS', S .. ':mediaserver', P.id) == 0 then return 0 end
+if P.active then redis.call('SREM', S .. ':mediaserver:disabled', P.id) else redis.call('SADD', S .. ':mediaserver:disabled', P.id) end
+return 1
+`;
+
+/** Forgets servers of a role whose last heartbeat is older than the retention; returns their ids. */
+const EXPIRE_SERVERS = `
+local t = nowms()
+local ids = redis.call('ZRANGEBYSCORE', S .. ':' .. P.role .. ':seen', '-inf', '(' .. str(t - P.retentionMs))
+for _, id in ipairs(ids) do
+  redis.call('HDEL', S .. ':' .. P.role, id)
+  redis.call('ZREM', S .. ':' .. P.role .. ':seen', id)
+  if P.role == 'mediaserver' then
+    redis.call('SREM', S .. ':mediaserver:disabled', id)
+    redis.call('ZREM', S .. ':mediaserver:load', id)
+    redis.call('DEL', ms('stats:' .. id), ms('apps:' .. id))
+  end
+end
+return cjson.encode(ids)
+`;
+
+export interface ScriptDef {
+  numberOfKeys: number;
+  lua: string;
+}
+
+export const APP_SCRIPTS = {
+  rtRegister: REGISTER,
+  rtUnregister: UNREGISTER,
+  rtJoin: JOIN,
+  rtRemoveMembers: REMOVE_MEMBERS,
+  rtOpen: OPEN,
+  rtConnState: CONN_STATE,
+  rtConnPatch: CONN_PATCH,
+  rtClientPatch: CLIENT_PATCH,
+  rtLevelUpdate: LEVEL_UPDATE,
+  rtAppSnapshot: APP_SNAPSHOT,
+} as const;
+
+export const SERVER_SCRIPTS = {
+  rtHeartbeat: HEARTBEAT,
+  rtPlace: PLACE,
+  rtTransition: TRANSITION,
+  rtSetActive: SET_ACTIVE,
+  rtExpireServers: EXPIRE_SERVERS,
+} as const;
+
+export type AppScript = keyof typeof APP_SCRIPTS;
+export type ServerScript = keyof typeof SERVER_SCRIPTS;
+
+/** Every script with its full source (prelude included), ready for `defineCommand`. */
+export function scriptDefinitions(): Record<string, ScriptDef> {
+  const out: Record<string, ScriptDef> = { rtIndexApply: { numberOfKeys: 1, lua: INDEX_APPLY } };
+  for (const [name, body] of Object.entries(APP_SCRIPTS)) out[name] = { numberOfKeys: 1, lua: APP_PRELUDE + body };
+  for (const [name, body] of Object.entries(SERVER_SCRIPTS)) out[name] = { numberOfKeys: 1, lua: SERVERS_PRELUDE + body };
+  return out;
+}
