@@ -265,8 +265,13 @@ export function matches(filter: ExprNode | undefined, row: Row): boolean {
 
 /**
  * Sorts records like the SQL translator orders rows: each item ascending or descending, nulls
- * first when ascending and last when descending, then by `key` ascending. Returns a new array.
+ * first when ascending and last when descending, then by `key` in the direction of the last item. Returns a new array.
  */
+/** The key tiebreak follows the direction of the last `$orderby` item (ascending without one). */
+export function tiebreakDescending(orderBy: readonly OrderByItem[]): boolean {
+  return orderBy.at(-1)?.direction === 'desc';
+}
+
 export function sortRecords<T extends Row>(records: readonly T[], orderBy: readonly OrderByItem[], key?: (row: T) => EvalValue): T[] {
   const decorated = records.map((row, index) => ({
     row,
@@ -288,7 +293,7 @@ export function sortRecords<T extends Row>(records: readonly T[], orderBy: reado
       const c = cmp(x.keys[i]!, y.keys[i]!, orderBy[i]!.direction === 'desc');
       if (c !== 0) return c;
     }
-    const t = cmp(x.tiebreak, y.tiebreak, false);
+    const t = cmp(x.tiebreak, y.tiebreak, tiebreakDescending(orderBy));
     return t !== 0 ? t : x.index - y.index;
   });
   return decorated.map((d) => d.row);

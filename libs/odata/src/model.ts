@@ -35,6 +35,11 @@ export interface PropertySpec {
   properties?: PropertySpec[];
   /** Complex properties: `jsonb` (default: one JSONB column holds the object) or `columns`. */
   storage?: 'jsonb' | 'columns';
+  /**
+   * Whether the value can be null (default true). A top-level NOT NULL column declared
+   * `nullable: false` sorts without a NULLS clause, so ORDER BY can follow a plain index.
+   */
+  nullable?: boolean;
 }
 
 export interface PropertyModel {
@@ -45,6 +50,7 @@ export interface PropertyModel {
   readonly filterable: boolean;
   readonly sortable: boolean;
   readonly storage: 'jsonb' | 'columns';
+  readonly nullable: boolean;
   readonly properties: readonly PropertyModel[];
   property(name: string): PropertyModel | undefined;
 }
@@ -123,6 +129,7 @@ function buildProperty(spec: PropertySpec, owner: string, nestedIn: PropertyMode
     filterable: scalar && (spec.filterable ?? true),
     sortable: scalar && (spec.sortable ?? true),
     storage: spec.storage ?? 'jsonb',
+    nullable: nestedIn !== undefined || (spec.nullable ?? true),
     properties: [],
     property: () => undefined,
   };

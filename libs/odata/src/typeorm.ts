@@ -19,7 +19,7 @@ import type { DataSource, EntityManager, ObjectLiteral, SelectQueryBuilder } fro
 import type { ExpandItem, ExpandOptions, ExprNode, LiteralNode, ODataQuery, OrderByItem, ValueType } from './ast.js';
 import { isNumeric } from './binder.js';
 import { ODataError } from './errors.js';
-import { TRIM_CHARACTERS, fromStored, matches, sortRecords } from './evaluate.js';
+import { TRIM_CHARACTERS, fromStored, matches, sortRecords, tiebreakDescending } from './evaluate.js';
 import type { EntityModel, PropertyModel } from './model.js';
 
 export interface TranslateOptions {
@@ -474,7 +474,12 @@ export function applyODataFilter<T extends ObjectLiteral>(
   return qb;
 }
 
-/** Adds ORDER BY for the items, then the key ascending as a stable tiebreak. */
+/**
+ * Adds ORDER BY for the items, then the key as a stable tiebreak in the direction of the last item
+ * (so `changedOn desc` can walk an index on `(…, changed_on, id)` backwards). Nulls sort first
+ * ascending and last descending (OData); NOT NULL properties get no NULLS clause, which PostgreSQL
+ * needs to use a plain index for the order.
+ */
 export function applyODataOrderBy<T extends ObjectLiteral>(
   qb: SelectQueryBuilder<T>,
   orderBy: readonly OrderByItem[],
@@ -484,19 +489,19 @@ export function applyODataOrderBy<T extends ObjectLiteral>(
 ): SelectQueryBuilder<T> {
   const compiler = newCompiler(qb, alias, options);
   const seen = new Set<string>();
-  const add = (sql: string, desc: boolean) => {
+  const add = (sql: string, desc: boolean, nullable: boolean) => {
     if (seen.has(sql)) return;
     seen.add(sql);
-    // OData: nulls sort first ascending and last descending.
-    qb.addOrderBy(sql, desc ? 'DESC' : 'ASC', desc ? 'NULLS LAST' : 'NULLS FIRST');
+    qb.addOrderBy(sql, desc ? 'DESC' : 'ASC', nullable ? (desc ? 'NULLS LAST' : 'NULLS FIRST') : undefined);
   };
   for (const item of orderBy) {
     const sql = compiler.orderExpression(item.expr);
-    if (sql) add(sql, item.direction === 'desc');
+    const nonNull = item.expr.kind === 'property' && item.expr.resolved?.chain.length === 1 && !item.expr.resolved.leaf.nullable;
+    if (sql) add(sql, item.direction === 'desc', !nonNull);
   }
   qb.setParameters(compiler.parameters);
   const key = compiler.propertyColumn(model.key);
-  add(model.key.kind === 'string' ? `(${key} COLLATE "C")` : key, false);
+  add(model.key.kind === 'string' ? `(${key} COLLATE "C")` : key, tiebreakDescending(orderBy), false);
   return qb;
 }
 

@@ -1,25 +1,25 @@
 import { defineEntityModel } from '@switchboard/odata';
 import type { EntitySetSpec } from '../common/record-reader.js';
 
-/** The change log. A change record is never modified: its audit fields are the change's time and author. */
+/** The change log (NOT NULL columns declared so `$orderby` can follow the indexes). A change record is never modified: its audit fields are the change's time and author. */
 export const changeRecordModel = defineEntityModel({
   name: 'ChangeRecord',
   key: 'id',
   table: 'management.change_record',
   properties: [
-    { name: 'type', kind: 'string' },
-    { name: 'entityType', kind: 'string', column: 'entity_type' },
-    { name: 'entityId', kind: 'string', column: 'entity_id' },
-    { name: 'propertyName', kind: 'string', column: 'property_name' },
+    { name: 'type', kind: 'string', nullable: false },
+    { name: 'entityType', kind: 'string', column: 'entity_type', nullable: false },
+    { name: 'entityId', kind: 'string', column: 'entity_id', nullable: false },
+    { name: 'propertyName', kind: 'string', column: 'property_name', nullable: false },
     { name: 'oldValue', kind: 'string', column: 'old_value' },
     { name: 'newValue', kind: 'string', column: 'new_value' },
-    { name: 'changedOn', kind: 'datetime-ms', column: 'changed_on' },
-    { name: 'changedBy', kind: 'string', column: 'changed_by' },
-    { name: 'id', kind: 'guid' },
-    { name: 'createdOn', kind: 'datetime-ms', column: 'changed_on' },
-    { name: 'createdBy', kind: 'string', column: 'changed_by' },
-    { name: 'modifiedOn', kind: 'datetime-ms', column: 'changed_on' },
-    { name: 'modifiedBy', kind: 'string', column: 'changed_by' },
+    { name: 'changedOn', kind: 'datetime-ms', column: 'changed_on', nullable: false },
+    { name: 'changedBy', kind: 'string', column: 'changed_by', nullable: false },
+    { name: 'id', kind: 'guid', nullable: false },
+    { name: 'createdOn', kind: 'datetime-ms', column: 'changed_on', nullable: false },
+    { name: 'createdBy', kind: 'string', column: 'changed_by', nullable: false },
+    { name: 'modifiedOn', kind: 'datetime-ms', column: 'changed_on', nullable: false },
+    { name: 'modifiedBy', kind: 'string', column: 'changed_by', nullable: false },
   ],
 });
 

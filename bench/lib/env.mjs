@@ -1,0 +1,76 @@
+// Shared scaffolding of the benchmarks: real NATS, Redis and PostgreSQL on free loopback ports
+// (data under .data/bench-<pid>), the built services as processes, and teardown by PID.
+import { spawn } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { discoverApps, REPO_ROOT, runMigrations, runNodeScript } from '../../tools/stack/apps.mjs';
+import { ensureBinaries, ensureDatabase, freePort, startNats, startPostgres, startRedis, stopPid, withDatabase } from '../../tools/stack/servers.mjs';
+
+export { freePort };
+
+export async function startBenchEnvironment({ postgres = true, redis = true } = {}) {
+  ensureBinaries({ install: true, ffmpeg: false, log: () => {} });
+  const dir = path.join(REPO_ROOT, '.data', `bench-${process.pid}`);
+  fs.mkdirSync(dir, { recursive: true });
+  const stops = [];
+  const env = { NATS_NAMESPACE: 'bench', LOG_LEVEL: 'warn' };
+  const nats = await startNats({ port: await freePort(), dataDir: path.join(dir, 'nats'), logFile: path.join(dir, 'nats.log') });
+  stops.push(() => stopPid(nats.pid));
+  env.NATS_URL = nats.url;
+  if (redis) {
+    const r = await startRedis({ port: await freePort(), dataDir: path.join(dir, 'redis'), logFile: path.join(dir, 'redis.log'), persist: false });
+    stops.push(() => stopPid(r.pid));
+    env.REDIS_URL = r.url;
+  }
+  if (postgres) {
+    const pg = await startPostgres({ port: await freePort(), dataDir: path.join(dir, 'pg'), logFile: path.join(dir, 'pg.log'), fsync: false });
+    stops.push(() => stopPid(pg.pid, { signal: 'SIGINT' }));
+    await ensureDatabase(pg.url, 'bench');
+    env.DATABASE_URL = withDatabase(pg.url, 'bench');
+    env.PG_ADMIN_URL = pg.url;
+    await runMigrations(discoverApps(), { env: { ...process.env, ...env }, logDir: dir, unbuilt: 'throw' });
+  }
+  const services = [];
+  const urls = {};
+  return {
+    env,
+    dir,
+    /** Base URL of each started service, by name. */
+    services: urls,
+    /** Starts `apps/<name>` built entry point; resolves when /readyz answers 200. */
+    async startService(name, extraEnv = {}) {
+      const app = discoverApps().find((a) => a.service === name);
+      if (!app) throw new Error(`unknown service ${name}`);
+      const port = await freePort();
+      const child = spawn(process.execPath, [app.main], {
+        env: { ...process.env, ...env, HTTP_HOST: '127.0.0.1', HTTP_PORT: String(port), ...extraEnv },
+        stdio: ['ignore', fs.openSync(path.join(dir, `${name}-${port}.log`), 'a'), fs.openSync(path.join(dir, `${name}-${port}.log`), 'a')],
+      });
+      services.push(child);
+      const url = `http://127.0.0.1:${port}`;
+      for (let i = 0; i < 300; i++) {
+        try {
+          if ((await fetch(`${url}/readyz`)).status === 200) {
+            urls[name] = url;
+            return { url, pid: child.pid };
+          }
+        } catch {}
+        await new Promise((r) => setTimeout(r, 100));
+      }
+      throw new Error(`${name} did not become ready; see ${dir}/${name}-${port}.log`);
+    },
+    async bootstrap() {
+      const app = discoverApps().find((a) => a.service === 'management-api');
+      const out = await runNodeScript(app.bootstrap, { env: { ...process.env, ...env } });
+      return JSON.parse(out.stdout.trim().split('\n').at(-1));
+    },
+    async stop() {
+      for (const child of services.reverse()) {
+        child.kill('SIGTERM');
+        await new Promise((r) => (child.exitCode !== null ? r() : child.once('exit', r)));
+      }
+      for (const stop of stops.reverse()) await stop().catch(() => {});
+      fs.rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
