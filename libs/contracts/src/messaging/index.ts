@@ -1,2 +1,5 @@
 export * from './subjects.js';
 export * from './runtime.js';
+export * from './recordings.js';
+export * from './usage.js';
+export * from './webhooks.js';
