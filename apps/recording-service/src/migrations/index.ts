@@ -1,3 +1,4 @@
 import { Initial1763800000000 } from './1763800000000-initial.js';
+import { Recordings1764100000000 } from './1764100000000-recordings.js';
 
-export const migrations = [Initial1763800000000];
+export const migrations = [Initial1763800000000, Recordings1764100000000];

@@ -1,0 +1,288 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { randomUUID } from 'node:crypto';
+import type { RecordingDomainEvent, WebhookEventConnection } from '@switchboard/contracts';
+import { SERVICE_CONFIG } from '@switchboard/service-kit';
+import { DataSource, type EntityManager } from 'typeorm';
+import type { RecordingServiceConfig } from '../config.js';
+import { RecordingPaths, audioBase, videoBase } from '../files/paths.js';
+import { CNR, CR, RU } from '../recordings/recordings.store.js';
+import type { ChannelRecordingRow, ConnectionRecordingRow } from '../recordings/rows.js';
+
+export interface Flags {
+  audioMuted: boolean;
+  videoMuted: boolean;
+  audioDisabled: boolean;
+  videoDisabled: boolean;
+}
+
+/** What a committed transaction asks for afterwards: channel recordings that stopped (ingest them). */
+export interface Outcome {
+  stoppedChannelRecordings: string[];
+  /** The event type concerns recordings. */
+  relevant?: boolean;
+  /** It was applied now (false: its id had been applied before). */
+  applied?: boolean;
+}
+
+const TERMINAL_STATES = new Set(['closed', 'failed']);
+const TERMINAL_TYPES = new Set(['connection.closed', 'connection.failed']);
+
+/** Serializes everything that happens in one channel across replicas (transaction-scoped). */
+export async function lockChannel(m: EntityManager, applicationId: string, channelId: string): Promise<void> {
+  await m.query('SELECT pg_advisory_xact_lock(hashtextextended($1, 7305))', [JSON.stringify(['recording', applicationId, channelId])]);
+}
+
+export function flagsOf(c: WebhookEventConnection): Flags {
+  return {
+    audioMuted: Boolean(c.localAudioMuted),
+    videoMuted: Boolean(c.localVideoMuted),
+    audioDisabled: Boolean(c.localAudioDisabled || c.remoteAudioDisabled),
+    videoDisabled: Boolean(c.localVideoDisabled || c.remoteVideoDisabled),
+  };
+}
+
+/**
+ * The recording lifecycle, driven by domain events. Each event is applied in one transaction that
+ * also records its id (`processed_event`), so a redelivered event changes nothing; the consumer acks
+ * after the commit.
+ *
+ * - A `connection.*` event whose connection has `recording: true` (and audio or video to record)
+ *   starts a connection recording when none is open for that connection; the first one in a channel
+ *   opens the channel recording.
+ * - While open, a change of the mute/disable flags or of the connection tag appends an update.
+ * - `recording: false`, `connection.closed`/`failed` (or state closed/failed), `client.unregistered`
+ *   and `channel.deactivated` stop it; the last one to stop in a channel closes the channel recording.
+ * Events older than what a recording already applied are ignored (replicas may see them out of order).
+ */
+@Injectable()
+export class LifecycleService {
+  constructor(
+    private readonly ds: DataSource,
+    @Inject(SERVICE_CONFIG) private readonly config: RecordingServiceConfig,
+    @Inject(RecordingPaths) private readonly paths: RecordingPaths,
+  ) {}
+
+  static isRelevant(type: string): boolean {
+    if (type.startsWith('connection.recording') || type.startsWith('channel.recording')) return false;
+    return type.startsWith('connection.') || type === 'client.unregistered' || type === 'channel.deactivated';
+  }
+
+  async apply(de: RecordingDomainEvent): Promise<Outcome> {
+    const outcome: Outcome = { stoppedChannelRecordings: [] };
+    const e = de.event;
+    if (!LifecycleService.isRelevant(e.type)) return outcome;
+    outcome.relevant = true;
+    await this.ds.transaction(async (m) => {
+      const fresh = (await m.query(`INSERT INTO recording.processed_event (event_id, processed_on) VALUES ($1, $2) ON CONFLICT DO NOTHING RETURNING event_id`, [e.id, Date.now()])) as unknown[];
+      if (fresh.length === 0) return;
+      outcome.applied = true;
+      if (e.type.startsWith('connection.') && e.connection) await this.onConnection(m, de, e.connection, outcome);
+      else if (e.type === 'client.unregistered' && e.client) {
+        const c = e.client;
+        await this.stopWhere(m, { applicationId: c.applicationId, userId: c.userId, deviceId: c.deviceId, clientId: c.id }, e.timestamp, 'client unregistered', outcome);
+      } else if (e.type === 'channel.deactivated' && e.channel) {
+        await this.stopWhere(m, { applicationId: e.channel.applicationId, channelId: e.channel.id }, e.timestamp, 'channel deactivated', outcome);
+      }
+    });
+    return outcome;
+  }
+
+  private async onConnection(m: EntityManager, de: RecordingDomainEvent, c: WebhookEventConnection, outcome: Outcome): Promise<void> {
+    const ts = de.event.timestamp;
+    await lockChannel(m, c.applicationId, c.channelId);
+    const key = [c.applicationId, c.channelId, c.userId, c.deviceId, c.clientId, c.id];
+    const keySql = 'application_id = $1 AND channel_id = $2 AND user_id = $3 AND device_id = $4 AND client_id = $5 AND connection_id = $6';
+    const [open] = (await m.query(`SELECT * FROM ${CNR} WHERE ${keySql} AND stop_timestamp IS NULL FOR UPDATE`, key)) as ConnectionRecordingRow[];
+    const terminal = TERMINAL_TYPES.has(de.event.type) || TERMINAL_STATES.has(c.state);
+    const mode = de.recording?.recordingMode ?? null;
+    const hasAudio = Boolean(c.hasAudio) && mode !== 'Video';
+    const hasVideo = Boolean(c.hasVideo) && mode !== 'Audio';
+    const wanted = Boolean(c.recording) && !terminal && (hasAudio || hasVideo);
+    const flags = flagsOf(c);
+
+    if (open) {
+      if (!wanted) {
+        const reason = terminal ? `connection ${TERMINAL_TYPES.has(de.event.type) ? de.event.type.slice('connection.'.length) : c.state}` : 'recording disabled';
+        await this.stopConnection(m, open, ts, reason, false, outcome);
+        return;
+      }
+      if (ts < Number(open.last_event_on)) {
+        // Older than what this recording already reflects: only proves the connection is alive.
+        await m.query(`UPDATE ${CNR} SET last_seen_on = GREATEST(last_seen_on, $2) WHERE id = $1`, [open.id, Date.now()]);
+        return;
+      }
+      const changed =
+        flags.audioMuted !== open.audio_muted ||
+        flags.videoMuted !== open.video_muted ||
+        flags.audioDisabled !== open.audio_disabled ||
+        flags.videoDisabled !== open.video_disabled ||
+        (c.tag ?? null) !== open.connection_tag;
+      if (changed) {
+        await m.query(
+          `INSERT INTO ${RU} (connection_recording_id, index, timestamp, connection_tag, audio_muted, video_muted, audio_disabled, video_disabled)
+           SELECT $1, COALESCE(max(index) + 1, 0), $2, $3, $4, $5, $6, $7 FROM ${RU} WHERE connection_recording_id = $1`,
+          [open.id, ts, c.tag ?? null, flags.audioMuted, flags.videoMuted, flags.audioDisabled, flags.videoDisabled],
+        );
+      }
+      await m.query(
+        `UPDATE ${CNR} SET last_event_on = $2, last_seen_on = $10, connection = $3, audio_muted = $4, video_muted = $5, audio_disabled = $6, video_disabled = $7, connection_tag = $8,
+           modified_on = CASE WHEN $9 THEN $10 ELSE modified_on END WHERE id = $1`,
+        [open.id, ts, JSON.stringify(c), flags.audioMuted, flags.videoMuted, flags.audioDisabled, flags.videoDisabled, c.tag ?? null, changed, Date.now()],
+      );
+      return;
+    }
+    if (!wanted) return;
+    // Out of order: a recording of this connection already stopped after this event happened.
+    const later = (await m.query(`SELECT 1 FROM ${CNR} WHERE ${keySql} AND stop_timestamp > $7 LIMIT 1`, [...key, ts])) as unknown[];
+    if (later.length > 0) return;
+    await this.startConnection(m, de, c, { hasAudio, hasVideo, flags });
+  }
+
+  private async startConnection(m: EntityManager, de: RecordingDomainEvent, c: WebhookEventConnection, o: { hasAudio: boolean; hasVideo: boolean; flags: Flags }): Promise<void> {
+    const ts = de.event.timestamp;
+    const now = Date.now();
+    let [channel] = (await m.query(`SELECT * FROM ${CR} WHERE application_id = $1 AND channel_id = $2 AND stop_timestamp IS NULL FOR UPDATE`, [c.applicationId, c.channelId])) as ChannelRecordingRow[];
+    if (!channel) {
+      const id = randomUUID();
+      const expiry = this.config.recordingsRetentionSeconds > 0 ? ts + this.config.recordingsRetentionSeconds * 1000 : null;
+      [channel] = (await m.query(
+        `INSERT INTO ${CR} (id, organization_id, application_id, channel_id, created_on, modified_on, tag, start_timestamp, expiry_timestamp, has_audio, has_video,
+           recording_path, mux_enabled, move_enabled, delete_files, stage, stage_changed_on)
+         VALUES ($1, $2, $3, $4, $5, $5, $6, $7, $8, $9, $10, $11, $12, true, $13, 'recording', $5) RETURNING *`,
+        [
+          id,
+          de.organizationId,
+          c.applicationId,
+          c.channelId,
+          now,
+          c.recordingTag ?? null,
+          ts,
+          expiry,
+          o.hasAudio,
+          o.hasVideo,
+          this.paths.workDir(c.applicationId, c.channelId, id),
+          this.config.recordingsMuxEnabled,
+          this.config.recordingsDeleteFiles,
+        ],
+      )) as ChannelRecordingRow[];
+    } else if ((o.hasAudio && !channel.has_audio) || (o.hasVideo && !channel.has_video)) {
+      await m.query(`UPDATE ${CR} SET has_audio = has_audio OR $2, has_video = has_video OR $3, modified_on = $4 WHERE id = $1`, [channel.id, o.hasAudio, o.hasVideo, now]);
+    }
+    const id = randomUUID();
+    await m.query(
+      `INSERT INTO ${CNR} (id, channel_recording_id, organization_id, application_id, channel_id, user_id, device_id, client_id, connection_id, client_protocol,
+         connection_type, connection_tag, tag, audio_id, video_id, created_on, modified_on, start_timestamp, has_audio, has_video, audio_muted, video_muted,
+         audio_disabled, video_disabled, last_event_on, last_seen_on, connection)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $16, $17, $18, $19, $20, $21, $22, $23, $17, $16, $24)`,
+      [
+        id,
+        channel!.id,
+        de.organizationId,
+        c.applicationId,
+        c.channelId,
+        c.userId,
+        c.deviceId,
+        c.clientId,
+        c.id,
+        de.recording?.clientProtocol ?? null,
+        c.type ?? null,
+        c.tag ?? null,
+        c.recordingTag ?? null,
+        o.hasAudio ? randomUUID() : null,
+        o.hasVideo ? randomUUID() : null,
+        now,
+        ts,
+        o.hasAudio,
+        o.hasVideo,
+        o.flags.audioMuted,
+        o.flags.videoMuted,
+        o.flags.audioDisabled,
+        o.flags.videoDisabled,
+        JSON.stringify(c),
+      ],
+    );
+    // The timeline starts with the state the connection is recorded in.
+    await m.query(
+      `INSERT INTO ${RU} (connection_recording_id, index, timestamp, connection_tag, audio_muted, video_muted, audio_disabled, video_disabled) VALUES ($1, 0, $2, $3, $4, $5, $6, $7)`,
+      [id, ts, c.tag ?? null, o.flags.audioMuted, o.flags.videoMuted, o.flags.audioDisabled, o.flags.videoDisabled],
+    );
+  }
+
+  /**
+   * Stops one open connection recording at `ts` (never before its start): fills the first/last frame
+   * timestamps and the expected file names (ingest replaces them with what the media server wrote),
+   * then closes the channel recording when no connection recording in it is open any more.
+   */
+  async stopConnection(m: EntityManager, row: ConnectionRecordingRow, ts: number, reason: string, orphaned: boolean, outcome: Outcome): Promise<void> {
+    const now = Date.now();
+    const stop = Math.max(ts, Number(row.start_timestamp));
+    const metadata = orphaned ? JSON.stringify({ orphaned: true, reason, closedOn: new Date(now).toISOString(), lastEventOn: new Date(Number(row.last_event_on)).toISOString() }) : row.metadata;
+    await m.query(
+      `UPDATE ${CNR} SET stop_timestamp = $2, closed_reason = $3, orphaned = $4, metadata = $5, modified_on = $6, last_event_on = GREATEST(last_event_on, $2),
+         audio_first_frame_timestamp = CASE WHEN has_audio THEN start_timestamp END, audio_last_frame_timestamp = CASE WHEN has_audio THEN $2::bigint END,
+         video_first_frame_timestamp = CASE WHEN has_video THEN start_timestamp END, video_last_frame_timestamp = CASE WHEN has_video THEN $2::bigint END,
+         audio_file_name = CASE WHEN has_audio THEN $7 END, video_file_name = CASE WHEN has_video THEN $8 END
+       WHERE id = $1 AND stop_timestamp IS NULL`,
+      [row.id, stop, reason, orphaned, metadata, now, audioBase(row.id), videoBase(row.id)],
+    );
+    const [open] = (await m.query(`SELECT count(*)::int AS n FROM ${CNR} WHERE channel_recording_id = $1 AND stop_timestamp IS NULL`, [row.channel_recording_id])) as Array<{ n: number }>;
+    if ((open?.n ?? 0) > 0) return;
+    // TypeORM answers an UPDATE ... RETURNING with [rows, affected].
+    const [closed] = (await m.query(
+      `UPDATE ${CR} SET stop_timestamp = GREATEST(start_timestamp, (SELECT max(stop_timestamp) FROM ${CNR} WHERE channel_recording_id = $1)),
+         stage = 'ingesting', stage_changed_on = $2, mux_pending = mux_enabled, modified_on = $2
+       WHERE id = $1 AND stop_timestamp IS NULL RETURNING id`,
+      [row.channel_recording_id, now],
+    )) as [Array<{ id: string }>, number];
+    for (const c of closed) outcome.stoppedChannelRecordings.push(c.id);
+  }
+
+  private async stopWhere(
+    m: EntityManager,
+    f: { applicationId: string; channelId?: string; userId?: string; deviceId?: string; clientId?: string },
+    ts: number,
+    reason: string,
+    outcome: Outcome,
+  ): Promise<void> {
+    const conditions = ['application_id = $1', 'stop_timestamp IS NULL'];
+    const params: unknown[] = [f.applicationId];
+    for (const [column, value] of [
+      ['channel_id', f.channelId],
+      ['user_id', f.userId],
+      ['device_id', f.deviceId],
+      ['client_id', f.clientId],
+    ] as const) {
+      if (value === undefined) continue;
+      params.push(value);
+      conditions.push(`${column} = $${params.length}`);
+    }
+    const channels = (await m.query(`SELECT DISTINCT channel_id FROM ${CNR} WHERE ${conditions.join(' AND ')} ORDER BY channel_id`, params)) as Array<{ channel_id: string }>;
+    for (const { channel_id } of channels) {
+      await lockChannel(m, f.applicationId, channel_id);
+      const rows = (await m.query(`SELECT * FROM ${CNR} WHERE ${conditions.join(' AND ')} AND channel_id = $${params.length + 1} FOR UPDATE`, [...params, channel_id])) as ConnectionRecordingRow[];
+      for (const row of rows) if (ts >= Number(row.start_timestamp)) await this.stopConnection(m, row, ts, reason, false, outcome);
+    }
+  }
+
+  /**
+   * Closes an open connection recording whose connection is gone (orphan): stop time = its last
+   * event, marked `orphaned` (and in `metadata`). Returns false when it was no longer open.
+   */
+  async closeOrphan(connectionRecordingId: string, reason: string): Promise<Outcome> {
+    const outcome: Outcome = { stoppedChannelRecordings: [] };
+    await this.ds.transaction(async (m) => {
+      const [peek] = (await m.query(`SELECT application_id, channel_id FROM ${CNR} WHERE id = $1`, [connectionRecordingId])) as Array<{ application_id: string; channel_id: string }>;
+      if (!peek) return;
+      await lockChannel(m, peek.application_id, peek.channel_id);
+      const [row] = (await m.query(`SELECT * FROM ${CNR} WHERE id = $1 AND stop_timestamp IS NULL FOR UPDATE`, [connectionRecordingId])) as ConnectionRecordingRow[];
+      if (!row) return;
+      await this.stopConnection(m, row, Number(row.last_event_on), reason, true, outcome);
+    });
+    return outcome;
+  }
+
+  /** The runtime still knows the connection and records it: it is not an orphan; remember we checked. */
+  async touch(connectionRecordingId: string): Promise<void> {
+    await this.ds.query(`UPDATE ${CNR} SET last_seen_on = GREATEST(last_seen_on, $2) WHERE id = $1 AND stop_timestamp IS NULL`, [connectionRecordingId, Date.now()]);
+  }
+}

@@ -1,0 +1,45 @@
+import { describeContent, planMux } from './ffmpeg.js';
+
+describe('planMux', () => {
+  it('tiles every video, delays and mixes every audio, and cuts at the channel duration', () => {
+    const plan = planMux(
+      [
+        { offsetSeconds: 0, audioFile: '/w/a.audio.ogg', videoFile: '/w/a.video.webm' },
+        { offsetSeconds: 0.5, audioFile: '/w/b.audio.ogg', videoFile: '/w/b.video.webm' },
+        { offsetSeconds: 1.25, audioFile: '/w/c.audio.ogg', videoFile: null },
+      ],
+      4,
+      '/w/out.part',
+    );
+    expect(plan).toMatchObject({ hasAudio: true, hasVideo: true, extension: '.webm' });
+    const inputs = plan.args.filter((_, i) => plan.args[i - 1] === '-i');
+    expect(inputs).toEqual(['/w/a.video.webm', '/w/a.audio.ogg', '/w/b.video.webm', '/w/b.audio.ogg', '/w/c.audio.ogg']);
+    const graph = plan.args[plan.args.indexOf('-filter_complex') + 1]!;
+    expect(graph).toContain('tpad=start_duration=0.500');
+    expect(graph).toContain('adelay=1250|1250');
+    expect(graph).toContain('xstack=inputs=2:layout=0_0|320_0');
+    expect(graph).toContain('amix=inputs=3');
+    expect(plan.args.slice(-5)).toEqual(['-t', '4.000', '-f', 'webm', '/w/out.part']);
+  });
+
+  it('makes an Ogg file when nobody sent video, and refuses to mux nothing', () => {
+    const plan = planMux([{ offsetSeconds: 0, audioFile: '/w/a.ogg', videoFile: null }], 2, '/w/o');
+    expect(plan).toMatchObject({ hasVideo: false, extension: '.ogg' });
+    expect(plan.args).not.toContain('libvpx');
+    expect(() => planMux([{ offsetSeconds: 0, audioFile: null, videoFile: null }], 2, '/w/o')).toThrow(/nothing to mux/);
+  });
+
+  it('lays out a grid of up to four tiles per row of two', () => {
+    const four = Array.from({ length: 4 }, (_, i) => ({ offsetSeconds: 0, audioFile: null, videoFile: `/w/${i}.webm` }));
+    const graph = planMux(four, 1, '/w/o').args.find((a) => a.includes('xstack'))!;
+    expect(graph).toContain('layout=0_0|320_0|0_240|320_240');
+  });
+});
+
+describe('describeContent', () => {
+  it('names the container, codec and size', () => {
+    const probe = { formatName: 'matroska,webm', durationSeconds: 1, startSeconds: 0, streams: [{ index: 0, codecType: 'video', codecName: 'vp8', width: 320, height: 240 }] };
+    expect(describeContent(probe, 'video')).toBe('video/webm; codecs=vp8; width=320; height=240');
+    expect(describeContent(probe, 'audio')).toBeNull();
+  });
+});
