@@ -36,7 +36,7 @@ async function main(argv) {
       process.exitCode = (await stackStatus()) ? 0 : 3;
       return;
     case 'ensure-servers': {
-      const found = ensureBinaries({ install: true, ffmpeg: false });
+      const found = ensureBinaries({ install: true });
       console.log(`nats-server   ${found.nats}`);
       console.log(`redis-server  ${found.redis}`);
       console.log(`PostgreSQL    ${found.postgresBinDir}`);

@@ -1,6 +1,7 @@
 // The local stack: NATS, Redis and PostgreSQL under .data/stack plus every service in apps/, run in the
 // foreground by `npm start` and stopped in order on Ctrl-C or `npm stop`. Plain Node built-ins only.
 import { spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -41,9 +42,27 @@ export function stackPaths(root = REPO_ROOT) {
     root,
     dir,
     stackFile: path.join(dir, 'stack.json'),
+    secretsFile: path.join(dir, 'secrets.json'),
+    recordings: path.join(dir, 'recordings'),
     logs: path.join(dir, 'logs'),
     dataDirs: { nats: path.join(dir, 'nats'), redis: path.join(dir, 'redis'), postgres: path.join(dir, 'pg') },
   };
+}
+
+/**
+ * Secrets the local stack generates once and keeps (mode 0600), so that a second `npm start`
+ * reuses them: signed recording URLs stay valid across restarts.
+ */
+export function localSecrets(paths) {
+  try {
+    return JSON.parse(fs.readFileSync(paths.secretsFile, 'utf8'));
+  } catch (error) {
+    if (error.code !== 'ENOENT') throw new StackError(`${paths.secretsFile} is unreadable (${error.message}); \`npm run reset\` starts over.`);
+  }
+  const secrets = { RECORDINGS_URL_SECRET: randomBytes(48).toString('base64url') };
+  fs.mkdirSync(path.dirname(paths.secretsFile), { recursive: true });
+  fs.writeFileSync(paths.secretsFile, `${JSON.stringify(secrets, null, 2)}\n`, { mode: 0o600 });
+  return secrets;
 }
 
 export function readStackFile(paths) {
@@ -290,6 +309,9 @@ class Launcher {
     return {
       NODE_ENV: 'development',
       LOG_LEVEL: 'info',
+      RECORDINGS_DIR: path.join(this.paths.recordings, 'work'),
+      RECORDINGS_STORAGE_DIR: path.join(this.paths.recordings, 'storage'),
+      ...localSecrets(this.paths),
       ...process.env,
       HTTP_HOST: '127.0.0.1',
       HTTP_PORT: String(app.port),
