@@ -9,16 +9,18 @@ import { ConnectorsController } from '../connectors/connectors.controller.js';
 import { DevicesController } from '../devices/devices.controller.js';
 import { DiagnosticsController } from '../diagnostics/diagnostics.controller.js';
 import { MediaServersController } from '../media-servers/media-servers.controller.js';
+import { RecordingsController } from '../recordings/recordings.controller.js';
 import { UsersController } from '../users/users.controller.js';
 
 /** Every interface A controller, in document order. */
-export const PUBLISHED_CONTROLLERS = [
+export const PUBLISHED_CONTROLLERS: Array<new (...args: never[]) => unknown> = [
   ApplicationsController,
   ChannelsController,
   UsersController,
   DevicesController,
   ClientsController,
   ConnectionsController,
+  RecordingsController,
   MediaServersController,
   ConnectorsController,
   DiagnosticsController,

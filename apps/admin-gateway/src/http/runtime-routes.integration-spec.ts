@@ -248,8 +248,10 @@ describe('interface A runtime routes', () => {
       }
     });
 
-    it('publishes no other runtime route (recordings are not served yet)', () => {
-      const documented = Object.entries(doc.paths).flatMap(([path, ops]) => Object.keys(ops).map((m) => `${m.toUpperCase()} ${path}`));
+    it('publishes no other runtime route (recording routes are covered by recordings.integration-spec)', () => {
+      const documented = Object.entries(doc.paths)
+        .filter(([path]) => !/\/(recordings|connectionrecordings)(\/|$)/.test(path))
+        .flatMap(([path, ops]) => Object.keys(ops).map((m) => `${m.toUpperCase()} ${path}`));
       const expected = PREFIXES.flatMap((p) => ROUTES.map((r) => `${r.method} ${p}${r.doc}`));
       expect(documented.sort()).toEqual([...new Set(expected)].sort());
     });
