@@ -1,4 +1,4 @@
-import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Query, type Type as NestType } from '@nestjs/common';
+import { Body, Controller, Delete, Get, Header, HttpCode, Param, Patch, Query, type Type as NestType } from '@nestjs/common';
 import { DomainError, RecordingSubjects, type CallerScope } from '@switchboard/contracts';
 import { ApiDoc, NatsClient } from '@switchboard/service-kit';
 import { Scope } from '../auth/scope.decorator.js';
@@ -67,7 +67,9 @@ function buildController(): NestType<unknown> {
         await this.nats.request(RecordingSubjects.command, { scope, command: fields } as never);
         return undefined;
       }
-      return this.nats.request(RecordingSubjects.query, { scope, query: fields } as never);
+      const result = await this.nats.request(RecordingSubjects.query, { scope, query: fields } as never);
+      // String reads answer a JSON string (http-contract.md), not bare text.
+      return route.response?.type === 'string' ? JSON.stringify(result) : result;
     };
     const descriptor = Object.getOwnPropertyDescriptor(proto, name)!;
     const verb = route.method === 'get' ? Get : route.method === 'patch' ? Patch : Delete;
@@ -84,6 +86,7 @@ function buildController(): NestType<unknown> {
       }),
     ];
     if (isCommand) decorators.push(HttpCode(204));
+    if (route.response?.type === 'string') decorators.push(Header('Content-Type', 'application/json; charset=utf-8'));
     Reflect.decorate(decorators, proto, name, descriptor);
     Scope()(proto, name, 0);
     Param()(proto, name, 1);

@@ -81,6 +81,13 @@ describe('interface A recording routes', () => {
     }
   });
 
+  it('answers string reads as a JSON string', async () => {
+    answer = 'https://files.example/x?sig=1';
+    const res = await fetch(`${gateway.url}/admin/api/v1.0/${concrete('applications/:applicationId/channels/:channelId/recordings/:channelRecordingId/url')}`, { headers: { 'x-api-key': OPERATOR_KEY } });
+    expect(res.headers.get('content-type')).toContain('application/json');
+    expect(await res.text()).toBe('"https://files.example/x?sig=1"');
+  });
+
   it('passes the window and paging parameters as integers', async () => {
     answer = [];
     const reply = await call('GET', 'applications/app-1/recordings?timestampMin=100&timestampMax=200&skip=5&take=10');
