@@ -1,9 +1,81 @@
-import { commonSettings, databaseSettings, loadConfig, redisSettings, type ConfigOf } from '@switchboard/config';
+import { bool, commonSettings, databaseSettings, int, loadConfig, redisSettings, type ConfigOf } from '@switchboard/config';
+
+const SECOND = 1000;
+const HOUR = 3600 * SECOND;
 
 export const settings = {
   ...commonSettings(8084),
   ...databaseSettings(),
   ...redisSettings(),
+
+  // ---- consumption of the domain event stream (JetStream) ----
+  eventAckWaitMs: int({
+    env: 'WEBHOOK_EVENT_ACK_WAIT_MS',
+    default: 30 * SECOND,
+    min: 1000,
+    max: 10 * 60 * SECOND,
+    description: 'JetStream ack wait of the webhook-worker consumer: an event not acknowledged within it is delivered again (to any replica)',
+  }),
+  eventMaxDeliver: int({
+    env: 'WEBHOOK_EVENT_MAX_DELIVER',
+    default: -1,
+    min: -1,
+    max: 1_000_000,
+    description: 'JetStream max deliver of the consumer; -1 (unlimited) never drops an event the worker could not queue (bad payloads are terminated, not retried)',
+  }),
+  eventMaxAckPending: int({ env: 'WEBHOOK_EVENT_MAX_ACK_PENDING', default: 5000, min: 1, max: 1_000_000, description: 'Events handed to the worker replicas and not yet acknowledged, at most' }),
+  eventBatchSize: int({ env: 'WEBHOOK_EVENT_BATCH_SIZE', default: 500, min: 1, max: 10000, description: 'Events queued together (one PostgreSQL transaction, one BullMQ round trip), at most' }),
+  batchWindowMs: int({
+    env: 'WEBHOOK_BATCH_WINDOW_MS',
+    default: 20,
+    min: 0,
+    max: 5000,
+    description: 'Coalescing window: events read within it of the first one are planned together; for a batch webhook those with the same application and timestamp go in one call',
+  }),
+  configCacheMs: int({ env: 'WEBHOOK_CONFIG_CACHE_MS', default: 2000, min: 0, max: 5000, description: 'How long a resolved webhook configuration is reused (also dropped on applications.changed)' }),
+
+  // ---- delivery (BullMQ) ----
+  concurrency: int({ env: 'WEBHOOK_CONCURRENCY', default: 100, min: 1, max: 5000, description: 'Deliveries in progress at once per replica' }),
+  timeoutMs: int({ env: 'WEBHOOK_TIMEOUT_MS', default: 10 * SECOND, min: 100, max: 120 * SECOND, description: 'Timeout of one delivery attempt (connect, send, answer)' }),
+  retryDelayMs: int({
+    env: 'WEBHOOK_RETRY_DELAY_MS',
+    default: 5 * SECOND,
+    min: 0,
+    max: HOUR,
+    description: 'Backoff of reliable webhooks: attempt n+1 waits this times 2^(n-1) after attempt n fails',
+  }),
+  jobLockMs: int({
+    env: 'WEBHOOK_JOB_LOCK_MS',
+    default: 30 * SECOND,
+    min: 1000,
+    max: 10 * 60 * SECOND,
+    description: 'BullMQ lock of a delivery in progress; a replica that dies holding it hands the delivery back after this long',
+  }),
+  maxSocketsPerOrigin: int({ env: 'WEBHOOK_MAX_SOCKETS_PER_ORIGIN', default: 32, min: 1, max: 1024, description: 'Keep-alive connections per receiving origin and replica, at most' }),
+  allowPrivateTargets: bool({
+    env: 'WEBHOOK_ALLOW_PRIVATE_TARGETS',
+    default: false,
+    description: 'Deliver to URLs resolving to loopback, private (RFC 1918, fc00::/7), link-local, CGNAT or reserved addresses; cloud metadata addresses stay refused',
+  }),
+  allowLoopback: bool({ env: 'WEBHOOK_ALLOW_LOOPBACK', default: false, description: 'Deliver to URLs resolving to loopback addresses (127.0.0.0/8, ::1) only; for tests and local development' }),
+
+  // ---- delivery log, recovery, retention ----
+  logRetentionDays: int({ env: 'WEBHOOK_LOG_RETENTION_DAYS', default: 7, min: 1, max: 3650, description: 'Deliveries, their logged attempts and processed event ids older than this are pruned' }),
+  pruneIntervalMs: int({ env: 'WEBHOOK_PRUNE_INTERVAL_MS', default: HOUR, min: 1000, max: 24 * HOUR, description: 'How often one replica prunes the delivery log' }),
+  reconcileIntervalMs: int({
+    env: 'WEBHOOK_RECONCILE_INTERVAL_MS',
+    default: 10 * SECOND,
+    min: 100,
+    max: HOUR,
+    description: 'How often one replica looks for pending deliveries whose BullMQ job is missing (crash, Redis data loss) and queues them again',
+  }),
+  reconcileAfterMs: int({
+    env: 'WEBHOOK_RECONCILE_AFTER_MS',
+    default: 30 * SECOND,
+    min: 500,
+    max: 24 * HOUR,
+    description: 'A pending delivery is checked by the reconciler only once it is this old',
+  }),
 };
 
 export type WebhookWorkerConfig = ConfigOf<typeof settings>;

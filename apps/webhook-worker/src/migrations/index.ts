@@ -1,3 +1,4 @@
 import { Initial1763800000000 } from './1763800000000-initial.js';
+import { DeliveryLog1764100000000 } from './1764100000000-delivery-log.js';
 
-export const migrations = [Initial1763800000000];
+export const migrations = [Initial1763800000000, DeliveryLog1764100000000];

@@ -1,0 +1,178 @@
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { Metrics } from '@switchboard/service-kit';
+import { DelayedError, UnrecoverableError, type Job } from 'bullmq';
+import { loadWebhookWorkerConfig } from '../config.js';
+import type { DeliveryLogWriter } from '../log/delivery-log.writer.js';
+import type { AttemptRow, DeliveryRepository, DeliveryState } from '../log/delivery.repository.js';
+import type { WebhookResolver } from '../matching/webhook-resolver.js';
+import { WebhookMetrics } from '../metrics/webhook-metrics.js';
+import { DeliverWebhook, deliveryBody, orderingKey, retryable } from './deliver-webhook.js';
+import type { DeliveryJobData, DeliveryQueue } from './delivery-queue.js';
+
+describe('DeliverWebhook', () => {
+  let server: http.Server;
+  let url: string;
+  let status = 200;
+  let requests: http.IncomingHttpHeaders[] = [];
+  const states = new Map<string, DeliveryState>();
+  const rows: AttemptRow[] = [];
+  let resolve: WebhookResolver['resolve'];
+
+  const config = loadWebhookWorkerConfig({
+    NATS_URL: 'nats://127.0.0.1:4222',
+    REDIS_URL: 'redis://127.0.0.1:6379',
+    DATABASE_URL: 'postgres://u@127.0.0.1/db',
+    WEBHOOK_ALLOW_LOOPBACK: 'true',
+    WEBHOOK_TIMEOUT_MS: '1000',
+  });
+  const repository = { state: async (id: string) => states.get(id) ?? 'pending' } as unknown as DeliveryRepository;
+  const log = {
+    record: async (row: AttemptRow) => {
+      rows.push(row);
+      if (row.final) states.set(row.deliveryId, row.success ? 'succeeded' : 'failed');
+    },
+  } as unknown as DeliveryLogWriter;
+  const resolver = { resolve: (a: string, c: string | null) => resolve(a, c) } as unknown as WebhookResolver;
+  const queue = { inProgress: async () => false } as unknown as DeliveryQueue;
+  const deliver = new DeliverWebhook(config, resolver, repository, log, new WebhookMetrics(new Metrics('test')), queue);
+
+  beforeAll(async () => {
+    server = http.createServer((req, res) => {
+      req.resume();
+      req.on('end', () => {
+        requests.push(req.headers);
+        res.writeHead(status);
+        res.end();
+      });
+    });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`;
+  });
+  afterAll(async () => {
+    deliver.sender.close();
+    server.closeAllConnections();
+    await new Promise((r) => server.close(r));
+  });
+  let n = 0;
+  beforeEach(() => {
+    status = 200;
+    requests = [];
+    rows.length = 0;
+    resolve = async () => ({ organizationId: 'org-1', sharedSecret: 's3cret', channelConfigId: null, webhooks: [] });
+  });
+
+  const data = (over: Partial<DeliveryJobData> = {}): DeliveryJobData => ({
+    deliveryId: `00000000-0000-4000-8000-${String(++n).padStart(12, '0')}`,
+    webhookId: 'w1',
+    source: 'application',
+    url,
+    batch: false,
+    reliable: true,
+    organizationId: 'org-1',
+    applicationId: 'app-1',
+    channelId: 'room-1',
+    events: [{ id: `e${n}`, timestamp: Date.now(), origin: 'client', type: 'channel.activated', forced: false, channel: null, client: null, connection: null, message: null }],
+    order: n,
+    prev: 0,
+    prevDeliveryId: null,
+    attemptOffset: 0,
+    replayOf: null,
+    ...over,
+  });
+  const job = (d: DeliveryJobData, over: { attemptsMade?: number; stalledCounter?: number; attempts?: number } = {}) => {
+    const delayed: unknown[][] = [];
+    const moveToDelayed = async (...args: unknown[]) => {
+      delayed.push(args);
+    };
+    const j = { data: d, attemptsMade: over.attemptsMade ?? 0, stalledCounter: over.stalledCounter ?? 0, opts: { attempts: over.attempts ?? (d.reliable ? 3 : 1) }, moveToDelayed, delayed };
+    return j as unknown as Job<DeliveryJobData> & { delayed: unknown[][] };
+  };
+
+  it('a 2xx is delivered and logged as the final, successful attempt 1, with the signature headers', async () => {
+    const d = data();
+    await expect(deliver.run(job(d), 'token')).resolves.toBe('delivered');
+    expect(rows).toEqual([expect.objectContaining({ deliveryId: d.deliveryId, attempt: 1, statusCode: 200, success: true, final: true, error: null, eventIds: [d.events[0]!.id], eventCount: 1 })]);
+    expect(requests[0]).toEqual(expect.objectContaining({ 'content-type': 'application/json', 'webhook-id': d.deliveryId, 'x-applicationsignature': expect.any(String), 'webhook-signature': expect.stringMatching(/^v1,/) }));
+  });
+
+  it('a 5xx of a reliable webhook throws a plain error while attempts are left, then an unrecoverable one', async () => {
+    status = 503;
+    const d = data();
+    await expect(deliver.run(job(d), 't')).rejects.not.toBeInstanceOf(UnrecoverableError);
+    await expect(deliver.run(job(d, { attemptsMade: 1 }), 't')).rejects.toThrow(/attempt 2 .* HTTP 503/);
+    await expect(deliver.run(job(d, { attemptsMade: 2 }), 't')).rejects.toBeInstanceOf(UnrecoverableError);
+    expect(rows.map((r) => [r.attempt, r.final])).toEqual([
+      [1, false],
+      [2, false],
+      [3, true],
+    ]);
+    // Once failed for good, a late run of the job sends nothing.
+    await expect(deliver.run(job(d, { stalledCounter: 1 }), 't')).resolves.toBe('skipped');
+    expect(requests).toHaveLength(3);
+  });
+
+  it('a 4xx, or any failure of a webhook that is not reliable, is final at once', async () => {
+    status = 404;
+    await expect(deliver.run(job(data()), 't')).rejects.toBeInstanceOf(UnrecoverableError);
+    status = 500;
+    await expect(deliver.run(job(data({ reliable: false })), 't')).rejects.toBeInstanceOf(UnrecoverableError);
+    expect(rows.map((r) => [r.statusCode, r.final])).toEqual([
+      [404, true],
+      [500, true],
+    ]);
+  });
+
+  it('a job queued again continues the attempt count of its delivery', async () => {
+    status = 502;
+    const d = data({ attemptOffset: 2, recovered: true });
+    await expect(deliver.run(job(d, { attempts: 1 }), 't')).rejects.toBeInstanceOf(UnrecoverableError);
+    expect(rows).toEqual([expect.objectContaining({ attempt: 3, final: true })]);
+  });
+
+  it('a job run again after its delivery succeeded sends nothing', async () => {
+    const d = data();
+    await deliver.run(job(d), 't');
+    await expect(deliver.run(job(d, { stalledCounter: 1 }), 't')).resolves.toBe('skipped');
+    states.set('elsewhere', 'succeeded');
+    await expect(deliver.run(job({ ...data(), deliveryId: 'elsewhere', recovered: true }), 't')).resolves.toBe('skipped');
+    expect(requests).toHaveLength(1);
+  });
+
+  it('waits without using an attempt while the secret cannot be read; an unknown application is a final failure', async () => {
+    resolve = async () => {
+      throw new Error('no responders');
+    };
+    const j = job(data());
+    await expect(deliver.run(j, 'tok')).rejects.toBeInstanceOf(DelayedError);
+    expect(j.delayed).toEqual([[expect.any(Number), 'tok']]);
+    expect(rows).toEqual([]);
+    resolve = async () => null;
+    await expect(deliver.run(job(data()), 't')).rejects.toBeInstanceOf(UnrecoverableError);
+    expect(rows).toEqual([expect.objectContaining({ success: false, final: true, error: 'application app-1 is unknown' })]);
+    expect(requests).toHaveLength(0);
+  });
+});
+
+describe('delivery helpers', () => {
+  const ev = (id: string, client: string | null) => ({ id, client: client ? { id: client } : null }) as never;
+  it('orders by webhook and channel, else client, else not at all', () => {
+    expect(orderingKey({ webhookId: 'w', channelId: 'c', events: [ev('e', 'k')] })).toBe('w\u0000channel:c');
+    expect(orderingKey({ webhookId: 'w', channelId: null, events: [ev('e', 'k')] })).toBe('w\u0000client:k');
+    expect(orderingKey({ webhookId: 'w', channelId: null, events: [ev('e', null)] })).toBe('w\u0000event:e');
+  });
+  it('retries network errors, timeouts and 5xx only', () => {
+    expect(retryable({ kind: 'network-error', error: 'x', durationMs: 1 })).toBe(true);
+    expect(retryable({ kind: 'timeout', error: 'x', durationMs: 1 })).toBe(true);
+    expect(retryable({ kind: 'response', statusCode: 500, durationMs: 1 })).toBe(true);
+    expect(retryable({ kind: 'response', statusCode: 599, durationMs: 1 })).toBe(true);
+    expect(retryable({ kind: 'response', statusCode: 429, durationMs: 1 })).toBe(false);
+    expect(retryable({ kind: 'response', statusCode: 404, durationMs: 1 })).toBe(false);
+    expect(retryable({ kind: 'refused', error: 'x', durationMs: 1 })).toBe(false);
+  });
+  it('the body is the event, or { batch } for a batch webhook', () => {
+    const e = { id: 'e1' } as never;
+    expect(deliveryBody({ batch: false, events: [e] })).toBe('{"id":"e1"}');
+    expect(deliveryBody({ batch: true, events: [e] })).toBe('{"batch":[{"id":"e1"}]}');
+  });
+});

@@ -1,0 +1,40 @@
+import { createHmac } from 'node:crypto';
+
+/**
+ * The signature headers of a delivery (http-contract.md "Webhooks"), all keyed with the UTF-8 bytes
+ * of the application's shared secret:
+ * - `X-ApplicationSignature`: Base64(HMAC-SHA256(raw body)), LiveSwitch's header;
+ * - Standard Webhooks: `webhook-id` (the delivery id, the same on every retry), `webhook-timestamp`
+ *   (Unix seconds of this attempt) and `webhook-signature` = `v1,` + Base64(HMAC-SHA256 of
+ *   `${id}.${timestamp}.${body}`). A Standard Webhooks verifier given `whsec_` + Base64(UTF-8 secret)
+ *   derives the same key, so it accepts the delivery.
+ */
+export interface SignatureHeaders {
+  'x-applicationsignature': string;
+  'webhook-id': string;
+  'webhook-timestamp': string;
+  'webhook-signature': string;
+}
+
+export function applicationSignature(secret: string, body: string): string {
+  return createHmac('sha256', Buffer.from(secret, 'utf8')).update(body, 'utf8').digest('base64');
+}
+
+export function standardWebhookSignature(secret: string, id: string, timestampSeconds: number, body: string): string {
+  const mac = createHmac('sha256', Buffer.from(secret, 'utf8')).update(`${id}.${timestampSeconds}.${body}`, 'utf8').digest('base64');
+  return `v1,${mac}`;
+}
+
+export function signatureHeaders(secret: string, deliveryId: string, timestampSeconds: number, body: string): SignatureHeaders {
+  return {
+    'x-applicationsignature': applicationSignature(secret, body),
+    'webhook-id': deliveryId,
+    'webhook-timestamp': String(timestampSeconds),
+    'webhook-signature': standardWebhookSignature(secret, deliveryId, timestampSeconds, body),
+  };
+}
+
+/** The secret a Standard Webhooks library expects for an application's shared secret. */
+export function standardWebhooksSecret(sharedSecret: string): string {
+  return `whsec_${Buffer.from(sharedSecret, 'utf8').toString('base64')}`;
+}

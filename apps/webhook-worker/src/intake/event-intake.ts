@@ -1,0 +1,210 @@
+import { Injectable, Logger } from '@nestjs/common';
+import type { JsMsg } from '@nats-io/jetstream';
+import type { DomainEvent } from '@switchboard/contracts';
+import { DeliveryQueue, orderingKey, type DeliveryJobData } from '../delivery/delivery-queue.js';
+import { DeliveryRepository } from '../log/delivery.repository.js';
+import { channelOf, webhooksFor } from '../matching/matching.js';
+import { WebhookResolver, type Resolution } from '../matching/webhook-resolver.js';
+import { WebhookMetrics } from '../metrics/webhook-metrics.js';
+import { decodeDomainEvent } from './event-stream.js';
+import { planDeliveries, type MatchedEvent, type PlannedDelivery } from './delivery-planner.js';
+
+/** How long an event whose configuration could not be read waits before JetStream hands it over again. */
+const DEFER_MS = 1000;
+
+export function jobOf(d: PlannedDelivery, replayOf: string | null = null, attemptOffset = 0): DeliveryJobData {
+  return {
+    deliveryId: d.id,
+    webhookId: d.webhook.id,
+    source: d.webhook.source,
+    url: d.webhook.url,
+    batch: d.webhook.batch,
+    reliable: d.webhook.reliable,
+    organizationId: d.organizationId,
+    applicationId: d.applicationId,
+    channelId: d.channelId,
+    events: d.events,
+    order: d.order,
+    prev: 0,
+    prevDeliveryId: null,
+    attemptOffset,
+    replayOf,
+  };
+}
+
+export interface IntakeResult {
+  acked: number;
+  deliveries: number;
+}
+
+/** Decoded, resolved and matched messages, not yet committed. */
+export interface PreparedGroup {
+  ready: Array<{ msg: JsMsg; matched: MatchedEvent }>;
+  /** Some event goes to a batch webhook: the consumer waits for the rest of its moment. */
+  batching: boolean;
+}
+
+export function mergeGroups(a: PreparedGroup, b: PreparedGroup): PreparedGroup {
+  return { ready: [...a.ready, ...b.ready], batching: a.batching || b.batching };
+}
+
+/**
+ * Turns a group of stream messages into queued deliveries, then acknowledges them:
+ *
+ * 1. decode (an unusable message is terminated: redelivering it would not help);
+ * 2. resolve the webhooks of each (application, channel) (cached); when management-api cannot
+ *    answer, the events concerned are NAKed with a delay and nothing else happens to them;
+ * 3. one PostgreSQL transaction marks the events processed and writes the deliveries of the events
+ *    that were not processed before (see DeliveryRepository.commitIntake);
+ * 4. the jobs go to BullMQ in one round trip (job id = delivery id);
+ * 5. only then the messages are acknowledged.
+ *
+ * A crash between 3 and 4 leaves pending deliveries without jobs: the reconciler queues them.
+ * A crash between 4 and 5 makes JetStream hand the events over again: they are already processed,
+ * so nothing is queued twice.
+ */
+/** A previous delivery of the same ordering key older than this is surely finished (or retrying). */
+const PREDECESSOR_MEMORY_MS = 5000;
+const MAX_ORDERING_KEYS = 100_000;
+
+@Injectable()
+export class EventIntake {
+  private readonly logger = new Logger('EventIntake');
+  /** Per ordering key, the last delivery this replica queued (for the `prev` of the next one). */
+  private readonly lastQueued = new Map<string, { order: number; id: string; at: number }>();
+
+  constructor(
+    private readonly resolver: WebhookResolver,
+    private readonly repository: DeliveryRepository,
+    private readonly queue: DeliveryQueue,
+    private readonly metrics: WebhookMetrics,
+  ) {}
+
+  async handle(messages: readonly JsMsg[], stopping: () => boolean): Promise<IntakeResult> {
+    return this.commit(await this.prepare(messages), stopping);
+  }
+
+  /** Steps 1 and 2. Unusable messages are terminated and deferred ones NAKed here. */
+  async prepare(messages: readonly JsMsg[]): Promise<PreparedGroup> {
+    const events: Array<{ msg: JsMsg; domain: DomainEvent; channelId: string | null }> = [];
+    for (const msg of messages) {
+      const decoded = decodeDomainEvent(msg.data);
+      if (!decoded.ok) {
+        this.logger.warn(`dropping unusable event message (stream seq ${msg.seq}): ${decoded.reason}`);
+        this.metrics.events.inc({ outcome: 'invalid' });
+        msg.term(decoded.reason);
+        continue;
+      }
+      events.push({ msg, domain: decoded.value, channelId: channelOf(decoded.value.event) });
+    }
+
+    // Resolve each (application, channel) once.
+    const lookups = new Map<string, Promise<Resolution | Error>>();
+    for (const e of events) {
+      const key = `${e.domain.applicationId}\u0000${e.channelId ?? ''}`;
+      if (!lookups.has(key)) {
+        lookups.set(
+          key,
+          this.resolver.resolve(e.domain.applicationId, e.channelId).catch((err: unknown) => (err instanceof Error ? err : new Error(String(err)))),
+        );
+      }
+    }
+    const resolved = new Map<string, Resolution | Error>();
+    await Promise.all([...lookups].map(async ([key, p]) => resolved.set(key, await p)));
+
+    const deferred: JsMsg[] = [];
+    const ready: PreparedGroup['ready'] = [];
+    let batching = false;
+    for (const e of events) {
+      const r = resolved.get(`${e.domain.applicationId}\u0000${e.channelId ?? ''}`);
+      if (r instanceof Error) {
+        deferred.push(e.msg);
+        continue;
+      }
+      const webhooks = r ? webhooksFor(r.webhooks, e.domain.event.type) : [];
+      if (webhooks.some((w) => w.batch)) batching = true;
+      ready.push({
+        msg: e.msg,
+        matched: { event: e.domain.event, seq: e.msg.seq, applicationId: e.domain.applicationId, organizationId: r?.organizationId ?? e.domain.organizationId, channelId: e.channelId, webhooks },
+      });
+    }
+    if (deferred.length > 0) {
+      const reasons = new Set([...resolved.values()].filter((v): v is Error => v instanceof Error).map((v) => v.message));
+      this.logger.warn(`${deferred.length} events wait: webhook configuration unavailable (${[...reasons].join('; ')})`);
+      this.metrics.events.inc({ outcome: 'deferred' }, deferred.length);
+      for (const msg of deferred) msg.nak(DEFER_MS);
+    }
+    return { ready, batching };
+  }
+
+  /** Steps 3 to 5. */
+  async commit(group: PreparedGroup, stopping: () => boolean): Promise<IntakeResult> {
+    const ack: JsMsg[] = [];
+    const ready: PreparedGroup['ready'] = [];
+    const seen = new Set<string>();
+    for (const r of group.ready) {
+      if (seen.has(r.matched.event.id)) {
+        // The same event twice in one group (published twice outside the duplicate window).
+        ack.push(r.msg);
+        this.metrics.events.inc({ outcome: 'duplicate' });
+        continue;
+      }
+      seen.add(r.matched.event.id);
+      ready.push(r);
+    }
+    let deliveries: PlannedDelivery[] = [];
+    if (ready.length > 0) {
+      const committed = await this.repository.commitIntake(
+        ready.map((r) => r.matched.event.id),
+        (fresh) => planDeliveries(ready.filter((r) => fresh.has(r.matched.event.id)).map((r) => r.matched)),
+        Date.now(),
+      );
+      deliveries = committed.deliveries;
+      let queued = 0;
+      let unmatched = 0;
+      for (const r of ready) {
+        if (!committed.fresh.has(r.matched.event.id)) continue;
+        if (r.matched.webhooks.length > 0) queued++;
+        else unmatched++;
+      }
+      this.metrics.events.inc({ outcome: 'queued' }, queued);
+      this.metrics.events.inc({ outcome: 'unmatched' }, unmatched);
+      this.metrics.events.inc({ outcome: 'duplicate' }, ready.length - committed.fresh.size);
+      if (deliveries.length > 0) {
+        const added = await this.queue.addAllPersistently(this.withPredecessors(deliveries), stopping);
+        if (!added) {
+          // Shutting down: leave the messages unacknowledged; the deliveries are committed and the
+          // reconciler (of any replica) queues them.
+          return { acked: 0, deliveries: 0 };
+        }
+      }
+      for (const r of ready) ack.push(r.msg);
+    }
+    for (const msg of ack) msg.ack();
+    return { acked: ack.length, deliveries: deliveries.length };
+  }
+
+  /** Jobs of the deliveries (in stream order), each naming the recent delivery before it on its ordering key. */
+  private withPredecessors(deliveries: readonly PlannedDelivery[]): DeliveryJobData[] {
+    const now = Date.now();
+    const jobs = deliveries.map((d) => {
+      const job = jobOf(d);
+      const key = orderingKey(job);
+      const last = this.lastQueued.get(key);
+      if (last && now - last.at < PREDECESSOR_MEMORY_MS && last.order < job.order) {
+        job.prev = last.order;
+        job.prevDeliveryId = last.id;
+      }
+      this.lastQueued.delete(key);
+      this.lastQueued.set(key, { order: job.order, id: job.deliveryId, at: now });
+      return job;
+    });
+    if (this.lastQueued.size > MAX_ORDERING_KEYS) {
+      for (const key of this.lastQueued.keys()) {
+        if (this.lastQueued.size <= MAX_ORDERING_KEYS * 0.9) break;
+        this.lastQueued.delete(key);
+      }
+    }
+    return jobs;
+  }
+}

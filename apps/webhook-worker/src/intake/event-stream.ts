@@ -1,0 +1,123 @@
+import { AckPolicy, DeliverPolicy, DiscardPolicy, JetStreamApiError, ReplayPolicy, RetentionPolicy, StorageType, type JetStreamManager } from '@nats-io/jetstream';
+import { nanos } from '@nats-io/transport-node';
+import { eventStreamName, eventSubject, type DomainEvent } from '@switchboard/contracts';
+
+/** Durable name of the webhook-worker consumer on the domain event stream (shared by every replica). */
+export const CONSUMER_NAME = 'webhook-worker';
+
+const DAY_MS = 24 * 3600 * 1000;
+
+/**
+ * The stream this worker creates when it finds none (runtime-registry owns it; whoever starts
+ * first creates it, and an existing stream is used as it is): every `<ns>.events.>` subject, file
+ * storage, limits retention for 7 days (each consumer keeps its own position), duplicates by
+ * `Nats-Msg-Id` (the event id) dropped within 2 minutes.
+ */
+export function eventStreamConfig(namespace: string) {
+  return {
+    name: eventStreamName(namespace),
+    subjects: [eventSubject(namespace, '>')],
+    retention: RetentionPolicy.Limits,
+    storage: StorageType.File,
+    discard: DiscardPolicy.Old,
+    max_age: nanos(7 * DAY_MS),
+    duplicate_window: nanos(2 * 60 * 1000),
+    num_replicas: 1,
+  };
+}
+
+function isCode(e: unknown, code: number): boolean {
+  return e instanceof JetStreamApiError && e.code === code;
+}
+
+const STREAM_NOT_FOUND = 10059;
+const CONSUMER_NOT_FOUND = 10014;
+
+/** Makes sure the event stream exists (idempotent; several replicas may race). */
+export async function ensureEventStream(jsm: JetStreamManager, namespace: string): Promise<void> {
+  const config = eventStreamConfig(namespace);
+  try {
+    await jsm.streams.info(config.name);
+    return;
+  } catch (e) {
+    if (!isCode(e, STREAM_NOT_FOUND)) throw e;
+  }
+  try {
+    await jsm.streams.add(config);
+  } catch (e) {
+    // Another replica (or runtime-registry) created it in between: use theirs.
+    await jsm.streams.info(config.name).catch(() => {
+      throw e;
+    });
+  }
+}
+
+export interface ConsumerSettings {
+  ackWaitMs: number;
+  maxDeliver: number;
+  maxAckPending: number;
+}
+
+/**
+ * Makes sure the durable pull consumer exists with the configured ack wait, max deliver and max
+ * ack pending (updated in place when they changed). New consumers start at the beginning of the
+ * stream (`deliver_policy: all`), so events produced before the worker first ran are delivered
+ * too; already processed ones are skipped by event id.
+ */
+export async function ensureConsumer(jsm: JetStreamManager, namespace: string, s: ConsumerSettings): Promise<void> {
+  const stream = eventStreamName(namespace);
+  const mutable = { ack_wait: nanos(s.ackWaitMs), max_deliver: s.maxDeliver, max_ack_pending: s.maxAckPending };
+  try {
+    const info = await jsm.consumers.info(stream, CONSUMER_NAME);
+    const c = info.config;
+    if (c.ack_wait !== mutable.ack_wait || c.max_deliver !== mutable.max_deliver || c.max_ack_pending !== mutable.max_ack_pending) {
+      await jsm.consumers.update(stream, CONSUMER_NAME, mutable);
+    }
+    return;
+  } catch (e) {
+    if (!isCode(e, CONSUMER_NOT_FOUND)) throw e;
+  }
+  try {
+    await jsm.consumers.add(stream, {
+      durable_name: CONSUMER_NAME,
+      ack_policy: AckPolicy.Explicit,
+      deliver_policy: DeliverPolicy.All,
+      replay_policy: ReplayPolicy.Instant,
+      filter_subject: eventSubject(namespace, '>'),
+      ...mutable,
+    });
+  } catch (e) {
+    // Another replica created it in between.
+    await jsm.consumers.info(stream, CONSUMER_NAME).catch(() => {
+      throw e;
+    });
+  }
+}
+
+/** A stream message decoded: the DomainEvent, or why it cannot be used. */
+export type DecodedEvent = { ok: true; value: DomainEvent } | { ok: false; reason: string };
+
+const decoder = new TextDecoder();
+
+/**
+ * Checks what the worker relies on (event id, type, timestamp; owner ids) and nothing more: the
+ * rest of the EventInfo is delivered as the runtime wrote it.
+ */
+export function decodeDomainEvent(data: Uint8Array): DecodedEvent {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(decoder.decode(data));
+  } catch {
+    return { ok: false, reason: 'not JSON' };
+  }
+  const d = parsed as Partial<DomainEvent> | null;
+  if (!d || typeof d !== 'object') return { ok: false, reason: 'not an object' };
+  if (typeof d.applicationId !== 'string' || d.applicationId === '') return { ok: false, reason: 'applicationId missing' };
+  if (typeof d.organizationId !== 'string' || d.organizationId === '') return { ok: false, reason: 'organizationId missing' };
+  const e = d.event;
+  if (!e || typeof e !== 'object') return { ok: false, reason: 'event missing' };
+  if (typeof e.id !== 'string' || e.id === '') return { ok: false, reason: 'event.id missing' };
+  if (typeof e.type !== 'string' || (e.type as string) === '') return { ok: false, reason: 'event.type missing' };
+  if (typeof e.timestamp !== 'number' || !Number.isFinite(e.timestamp)) return { ok: false, reason: 'event.timestamp missing' };
+  return { ok: true, value: d as DomainEvent };
+}

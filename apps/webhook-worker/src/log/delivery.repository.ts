@@ -1,0 +1,254 @@
+import { Injectable } from '@nestjs/common';
+import type { EventInfo, WebhookSource } from '@switchboard/contracts';
+import { DataSource, type EntityManager } from 'typeorm';
+import type { PlannedDelivery } from '../intake/delivery-planner.js';
+
+export type DeliveryState = 'pending' | 'succeeded' | 'failed';
+
+/** A delivery row as the reconciler and replays need it. */
+export interface StoredDelivery {
+  id: string;
+  webhookId: string;
+  webhookSource: WebhookSource;
+  url: string;
+  organizationId: string;
+  applicationId: string;
+  channelId: string | null;
+  batch: boolean;
+  reliable: boolean;
+  events: EventInfo[];
+  state: DeliveryState;
+  attempts: number;
+  replayOf: string | null;
+  createdOn: number;
+}
+
+/** One logged attempt (a row of `webhook.delivery_attempt`, the `/WebhookDeliveries` entity). */
+export interface AttemptRow {
+  id: string;
+  deliveryId: string;
+  webhookId: string;
+  webhookSource: WebhookSource;
+  organizationId: string;
+  applicationId: string;
+  channelId: string | null;
+  eventId: string;
+  eventType: string;
+  eventIds: string[];
+  eventCount: number;
+  batch: boolean;
+  url: string;
+  attempt: number;
+  statusCode: number | null;
+  error: string | null;
+  success: boolean;
+  final: boolean;
+  durationMs: number;
+  attemptedOn: number;
+  replayOf: string | null;
+}
+
+const DELIVERY_COLUMNS = `x(id uuid, webhook_id text, webhook_source text, url text, organization_id text, application_id text, channel_id text,
+  batch boolean, reliable boolean, event_ids text[], event_types text[], events jsonb, replay_of uuid, created_on bigint)`;
+
+const INSERT_DELIVERIES = `INSERT INTO webhook.delivery
+    (id, webhook_id, webhook_source, url, organization_id, application_id, channel_id, batch, reliable, event_ids, event_types, events, replay_of, state, attempts, created_on)
+  SELECT id, webhook_id, webhook_source, url, organization_id, application_id, channel_id, batch, reliable, event_ids, event_types, events, replay_of, 'pending', 0, created_on
+  FROM jsonb_to_recordset($1::jsonb) AS ${DELIVERY_COLUMNS}
+  ON CONFLICT (id) DO NOTHING`;
+
+const ATTEMPT_COLUMNS = `x(id uuid, delivery_id uuid, webhook_id text, webhook_source text, organization_id text, application_id text, channel_id text,
+  event_id text, event_type text, event_ids text[], event_count integer, batch boolean, url text, attempt integer, status_code integer, error text,
+  success boolean, final boolean, duration_ms integer, attempted_on bigint, replay_of uuid)`;
+
+/**
+ * One statement (so one implicit transaction): log the attempts, then move each delivery's attempt
+ * count and state forward (a succeeded delivery never goes back). Attempts of a delivery that was
+ * pruned meanwhile are dropped.
+ */
+const WRITE_ATTEMPTS = `WITH x AS (SELECT * FROM jsonb_to_recordset($1::jsonb) AS ${ATTEMPT_COLUMNS}),
+  ins AS (
+    INSERT INTO webhook.delivery_attempt
+      (id, delivery_id, webhook_id, webhook_source, organization_id, application_id, channel_id, event_id, event_type, event_ids, event_count,
+       batch, url, attempt, status_code, error, success, final, duration_ms, attempted_on, replay_of)
+    SELECT id, delivery_id, webhook_id, webhook_source, organization_id, application_id, channel_id, event_id, event_type, event_ids, event_count,
+       batch, url, attempt, status_code, error, success, final, duration_ms, attempted_on, replay_of
+    FROM x WHERE EXISTS (SELECT 1 FROM webhook.delivery d WHERE d.id = x.delivery_id)
+    ON CONFLICT (id) DO NOTHING
+  )
+  UPDATE webhook.delivery d SET
+    attempts = GREATEST(d.attempts, l.attempt),
+    state = CASE WHEN d.state = 'succeeded' OR NOT l.final THEN d.state WHEN l.success THEN 'succeeded' ELSE 'failed' END,
+    finished_on = CASE WHEN l.final THEN l.attempted_on + l.duration_ms ELSE d.finished_on END
+  FROM (SELECT DISTINCT ON (delivery_id) delivery_id, attempt, final, success, attempted_on, duration_ms FROM x ORDER BY delivery_id, attempt DESC) l
+  WHERE d.id = l.delivery_id`;
+
+interface DeliveryDbRow {
+  id: string;
+  webhook_id: string;
+  webhook_source: WebhookSource;
+  url: string;
+  organization_id: string;
+  application_id: string;
+  channel_id: string | null;
+  batch: boolean;
+  reliable: boolean;
+  events: EventInfo[];
+  state: DeliveryState;
+  attempts: number;
+  replay_of: string | null;
+  created_on: string;
+}
+
+function fromDb(r: DeliveryDbRow): StoredDelivery {
+  return {
+    id: r.id,
+    webhookId: r.webhook_id,
+    webhookSource: r.webhook_source,
+    url: r.url,
+    organizationId: r.organization_id,
+    applicationId: r.application_id,
+    channelId: r.channel_id,
+    batch: r.batch,
+    reliable: r.reliable,
+    events: r.events,
+    state: r.state,
+    attempts: r.attempts,
+    replayOf: r.replay_of,
+    createdOn: Number(r.created_on),
+  };
+}
+
+function deliveryRow(d: PlannedDelivery, createdOn: number, replayOf: string | null = null) {
+  return {
+    id: d.id,
+    webhook_id: d.webhook.id,
+    webhook_source: d.webhook.source,
+    url: d.webhook.url,
+    organization_id: d.organizationId,
+    application_id: d.applicationId,
+    channel_id: d.channelId,
+    batch: d.webhook.batch,
+    reliable: d.webhook.reliable,
+    event_ids: d.events.map((e) => e.id),
+    event_types: d.events.map((e) => e.type),
+    events: d.events,
+    replay_of: replayOf,
+    created_on: createdOn,
+  };
+}
+
+function attemptDbRow(a: AttemptRow) {
+  return {
+    id: a.id,
+    delivery_id: a.deliveryId,
+    webhook_id: a.webhookId,
+    webhook_source: a.webhookSource,
+    organization_id: a.organizationId,
+    application_id: a.applicationId,
+    channel_id: a.channelId,
+    event_id: a.eventId,
+    event_type: a.eventType,
+    event_ids: a.eventIds,
+    event_count: a.eventCount,
+    batch: a.batch,
+    url: a.url,
+    attempt: a.attempt,
+    status_code: a.statusCode,
+    error: a.error,
+    success: a.success,
+    final: a.final,
+    duration_ms: a.durationMs,
+    attempted_on: a.attemptedOn,
+    replay_of: a.replayOf,
+  };
+}
+
+/** SQL of the `webhook` schema (the repository is the seam unit tests replace). */
+@Injectable()
+export class DeliveryRepository {
+  constructor(readonly ds: DataSource) {}
+
+  /**
+   * The intake transaction: records the event ids as processed and, for the ids not processed
+   * before (`fresh`), writes the deliveries `plan` makes. Either both happen or neither, so an
+   * event is planned exactly once however often JetStream hands it over (two replicas holding the
+   * same redelivered event serialize on the `processed_event` key). Ids are inserted sorted, so
+   * concurrent intakes lock in the same order.
+   */
+  async commitIntake(eventIds: readonly string[], plan: (fresh: ReadonlySet<string>) => PlannedDelivery[], now: number): Promise<{ fresh: Set<string>; deliveries: PlannedDelivery[] }> {
+    const sorted = [...new Set(eventIds)].sort();
+    return this.ds.transaction(async (m: EntityManager) => {
+      const rows = (await m.query(
+        `INSERT INTO webhook.processed_event (event_id, processed_on) SELECT unnest($1::text[]), $2 ON CONFLICT (event_id) DO NOTHING RETURNING event_id`,
+        [sorted, now],
+      )) as Array<{ event_id: string }>;
+      const fresh = new Set(rows.map((r) => r.event_id));
+      const deliveries = fresh.size > 0 ? plan(fresh) : [];
+      if (deliveries.length > 0) await m.query(INSERT_DELIVERIES, [JSON.stringify(deliveries.map((d) => deliveryRow(d, now)))]);
+      return { fresh, deliveries };
+    });
+  }
+
+  /** Writes a new delivery (a replay). */
+  async insertDelivery(d: PlannedDelivery, createdOn: number, replayOf: string | null): Promise<void> {
+    await this.ds.query(INSERT_DELIVERIES, [JSON.stringify([deliveryRow(d, createdOn, replayOf)])]);
+  }
+
+  async writeAttempts(rows: readonly AttemptRow[]): Promise<void> {
+    if (rows.length === 0) return;
+    await this.ds.query(WRITE_ATTEMPTS, [JSON.stringify(rows.map(attemptDbRow))]);
+  }
+
+  async state(deliveryId: string): Promise<DeliveryState | null> {
+    const rows = (await this.ds.query(`SELECT state FROM webhook.delivery WHERE id = $1`, [deliveryId])) as Array<{ state: DeliveryState }>;
+    return rows[0]?.state ?? null;
+  }
+
+  /** Which of `ids` are still pending. */
+  async stillPending(ids: readonly string[]): Promise<Set<string>> {
+    if (ids.length === 0) return new Set();
+    const rows = (await this.ds.query(`SELECT id FROM webhook.delivery WHERE id = ANY($1::uuid[]) AND state = 'pending'`, [ids])) as Array<{ id: string }>;
+    return new Set(rows.map((r) => r.id));
+  }
+
+  /** Pending deliveries created before `createdBefore`, after the cursor, oldest first. */
+  async pending(createdBefore: number, after: { createdOn: number; id: string } | null, limit: number): Promise<StoredDelivery[]> {
+    const rows = (await this.ds.query(
+      `SELECT * FROM webhook.delivery
+       WHERE state = 'pending' AND created_on < $1 AND (created_on, id) > ($2, $3::uuid)
+       ORDER BY created_on, id LIMIT $4`,
+      [createdBefore, after?.createdOn ?? -1, after?.id ?? '00000000-0000-0000-0000-000000000000', limit],
+    )) as DeliveryDbRow[];
+    return rows.map(fromDb);
+  }
+
+  /** The delivery an attempt belongs to, with the organization of the attempt. */
+  async deliveryOfAttempt(attemptId: string): Promise<StoredDelivery | null> {
+    const rows = (await this.ds.query(`SELECT d.* FROM webhook.delivery_attempt a JOIN webhook.delivery d ON d.id = a.delivery_id WHERE a.id = $1`, [attemptId])) as DeliveryDbRow[];
+    return rows[0] ? fromDb(rows[0]) : null;
+  }
+
+  /** Deletes deliveries (their attempts go with them) and processed event ids older than `before`, in chunks. */
+  async prune(before: number, chunk = 5000): Promise<{ deliveries: number; events: number }> {
+    let deliveries = 0;
+    let events = 0;
+    for (;;) {
+      const [, n] = (await this.ds.query(
+        `DELETE FROM webhook.delivery WHERE id IN (SELECT id FROM webhook.delivery WHERE created_on < $1 LIMIT $2)`,
+        [before, chunk],
+      )) as [unknown, number];
+      deliveries += n;
+      if (n < chunk) break;
+    }
+    for (;;) {
+      const [, n] = (await this.ds.query(
+        `DELETE FROM webhook.processed_event WHERE event_id IN (SELECT event_id FROM webhook.processed_event WHERE processed_on < $1 LIMIT $2)`,
+        [before, chunk],
+      )) as [unknown, number];
+      events += n;
+      if (n < chunk) break;
+    }
+    return { deliveries, events };
+  }
+}

@@ -1,0 +1,39 @@
+import type { ResolvedWebhook } from '@switchboard/contracts';
+import { channelOf, webhooksFor } from './matching.js';
+import { changedApplicationId } from './webhook-resolver.js';
+
+const hook = (id: string, over: Partial<ResolvedWebhook> = {}): ResolvedWebhook => ({ id, source: 'application', url: 'https://x.test/', events: null, batch: false, reliable: false, disabled: false, ...over });
+
+describe('webhooksFor', () => {
+  it('keeps enabled webhooks with a URL that want the event type', () => {
+    const hooks = [
+      hook('all-null'),
+      hook('all-empty', { events: [] }),
+      hook('all-star', { events: ['*'] }),
+      hook('joined', { events: ['channel.client.joined'] }),
+      hook('left', { events: ['channel.client.left'] }),
+      hook('disabled', { disabled: true }),
+      hook('no-url', { url: null }),
+      hook('empty-url', { url: '' }),
+    ];
+    expect(webhooksFor(hooks, 'channel.client.joined').map((h) => h.id)).toEqual(['all-null', 'all-empty', 'all-star', 'joined']);
+    expect(webhooksFor(hooks, 'client.registered').map((h) => h.id)).toEqual(['all-null', 'all-empty', 'all-star']);
+  });
+});
+
+describe('channelOf', () => {
+  it('is the channel part, else the connection channel, else null', () => {
+    expect(channelOf({ channel: { id: 'c1', applicationId: 'a', channelRecording: null }, connection: null })).toBe('c1');
+    expect(channelOf({ channel: null, connection: { channelId: 'c2' } as never })).toBe('c2');
+    expect(channelOf({ channel: null, connection: null })).toBeNull();
+  });
+});
+
+describe('changedApplicationId', () => {
+  it('reads the packet shape and the bare shape', () => {
+    expect(changedApplicationId(JSON.stringify({ pattern: 'management-api.v1.applications.changed', data: { applicationId: 'a1' } }))).toBe('a1');
+    expect(changedApplicationId(JSON.stringify({ applicationId: 'a2' }))).toBe('a2');
+    expect(changedApplicationId('nope')).toBeUndefined();
+    expect(changedApplicationId(JSON.stringify({ data: {} }))).toBeUndefined();
+  });
+});

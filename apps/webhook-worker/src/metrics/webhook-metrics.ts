@@ -1,0 +1,68 @@
+import { Injectable } from '@nestjs/common';
+import { Metrics } from '@switchboard/service-kit';
+import { Counter, Gauge, Histogram } from 'prom-client';
+
+export type AttemptOutcome = 'success' | 'http_error' | 'network_error' | 'timeout' | 'refused' | 'unresolved';
+export type EventOutcome = 'queued' | 'unmatched' | 'duplicate' | 'invalid' | 'deferred';
+
+/**
+ * The worker's own metrics, registered on the service registry (served at /metrics):
+ * - `webhook_events_total{outcome}`: events read from the stream (queued: at least one delivery;
+ *   unmatched: no webhook wants it; duplicate: already processed; invalid: unreadable, dropped;
+ *   deferred: configuration unavailable, handed back to JetStream);
+ * - `webhook_delivery_attempts_total{source,outcome}`: every attempt;
+ * - `webhook_deliveries_total{source,result}`: finished deliveries (`succeeded` / `failed`);
+ * - `webhook_delivery_retries_total{source}`: attempts after the first (retries of reliable webhooks);
+ * - `webhook_delivery_attempt_duration_seconds{source}`: one attempt;
+ * - `webhook_event_to_delivery_seconds`: from the event's timestamp to the answer of its
+ *   successful delivery (every event of a batch);
+ * - `webhook_queue_jobs{state}`: BullMQ jobs per state, read when /metrics is scraped.
+ */
+@Injectable()
+export class WebhookMetrics {
+  readonly events: Counter<'outcome'>;
+  readonly attempts: Counter<'source' | 'outcome'>;
+  readonly deliveries: Counter<'source' | 'result'>;
+  readonly retries: Counter<'source'>;
+  readonly attemptDuration: Histogram<'source'>;
+  readonly eventToDelivery: Histogram<never>;
+  private queueDepthSource: (() => Promise<Record<string, number>>) | undefined;
+
+  constructor(metrics: Metrics) {
+    const registers = [metrics.registry];
+    this.events = new Counter({ name: 'webhook_events_total', help: 'Domain events read by the webhook worker', labelNames: ['outcome'], registers });
+    this.attempts = new Counter({ name: 'webhook_delivery_attempts_total', help: 'Webhook delivery attempts', labelNames: ['source', 'outcome'], registers });
+    this.deliveries = new Counter({ name: 'webhook_deliveries_total', help: 'Webhook deliveries finished', labelNames: ['source', 'result'], registers });
+    this.retries = new Counter({ name: 'webhook_delivery_retries_total', help: 'Webhook delivery attempts after the first', labelNames: ['source'], registers });
+    this.attemptDuration = new Histogram({
+      name: 'webhook_delivery_attempt_duration_seconds',
+      help: 'Duration of one webhook delivery attempt',
+      labelNames: ['source'],
+      buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
+      registers,
+    });
+    this.eventToDelivery = new Histogram({
+      name: 'webhook_event_to_delivery_seconds',
+      help: 'From the event timestamp to the successful delivery of the event',
+      buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300],
+      registers,
+    });
+    const self = this;
+    new Gauge({
+      name: 'webhook_queue_jobs',
+      help: 'BullMQ delivery jobs per state (read at scrape time)',
+      labelNames: ['state'],
+      registers,
+      async collect() {
+        const counts = await self.queueDepthSource?.().catch(() => undefined);
+        if (!counts) return;
+        for (const [state, n] of Object.entries(counts)) this.set({ state }, n);
+      },
+    });
+  }
+
+  /** The queue depth gauge reads its numbers from here (set by the delivery queue). */
+  setQueueDepthSource(source: () => Promise<Record<string, number>>): void {
+    this.queueDepthSource = source;
+  }
+}

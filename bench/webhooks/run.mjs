@@ -1,0 +1,287 @@
+// bench/webhooks: domain events -> JetStream -> webhook-worker (PostgreSQL outbox, BullMQ, signed
+// HTTP POST) -> a local receiver, against a raw BullMQ job round trip on the same Redis in the same
+// run. See bench/webhooks/README.md.
+//
+//   npm run build && node bench/webhooks/run.mjs [--rate 1000] [--seconds 20] [--burst 20000] [--raw 20000] [--concurrency 100] [--json]
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import http from 'node:http';
+import { randomUUID } from 'node:crypto';
+import { jetstream, jetstreamManager } from '@nats-io/jetstream';
+import { connect, headers as natsHeaders, nanos } from '@nats-io/transport-node';
+import { Queue, Worker } from 'bullmq';
+import { Redis } from 'ioredis';
+import { startBenchEnvironment } from '../lib/env.mjs';
+import { cpuMeter } from '../lib/cpu.mjs';
+
+const arg = (name, fallback) => {
+  const i = process.argv.indexOf(`--${name}`);
+  return i > 0 ? Number(process.argv[i + 1]) : fallback;
+};
+const RATE = arg('rate', 1000);
+const SECONDS = arg('seconds', 20);
+const WARMUP_SECONDS = arg('warmup', 3);
+const BURST = arg('burst', 20000);
+const RAW = arg('raw', 20000);
+const CONCURRENCY = arg('concurrency', 100);
+const JSON_OUT = process.argv.includes('--json');
+
+const NS = 'bench';
+const APP = 'bench-app';
+const ORG = 'bench-org';
+const CHANNELS = 100;
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+const log = (...a) => (JSON_OUT ? undefined : console.log(...a));
+
+function percentile(sorted, p) {
+  if (sorted.length === 0) return NaN;
+  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))];
+}
+
+/** PIDs whose parent is `pid` (PostgreSQL backends of the postmaster), from /proc. */
+function childrenOf(pid) {
+  const out = [];
+  for (const entry of fs.readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = fs.readFileSync(`/proc/${entry}/stat`, 'utf8');
+      const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+      if (ppid === pid) out.push(Number(entry));
+    } catch {
+      // gone
+    }
+  }
+  return out;
+}
+
+function eventInfo(i) {
+  const channelId = `room-${i % CHANNELS}`;
+  return {
+    id: randomUUID(),
+    timestamp: Date.now(),
+    origin: 'client',
+    type: 'channel.client.joined',
+    forced: false,
+    channel: { id: channelId, applicationId: APP, channelRecording: null },
+    client: { id: `client-${i}`, userId: `user-${i % 1000}`, userAlias: null, deviceId: 'device-1', deviceAlias: null, tag: null, roles: [], applicationId: APP, stats: null },
+    connection: null,
+    message: null,
+  };
+}
+
+// ---- receiver: records when each event arrived ----------------------------------------------
+const received = new Map(); // event id -> { at, latency }
+let requests = 0;
+const receiver = http.createServer((req, res) => {
+  const chunks = [];
+  req.on('data', (c) => chunks.push(c));
+  req.on('end', () => {
+    const at = Date.now();
+    requests++;
+    const body = JSON.parse(Buffer.concat(chunks).toString('utf8'));
+    for (const e of body.batch ?? [body]) if (!received.has(e.id)) received.set(e.id, { at, latency: at - e.timestamp });
+    res.writeHead(200);
+    res.end();
+  });
+});
+receiver.keepAliveTimeout = 60_000;
+await new Promise((r) => receiver.listen(0, '127.0.0.1', r));
+const receiverUrl = `http://127.0.0.1:${receiver.address().port}/hook`;
+
+const env = await startBenchEnvironment();
+const results = {};
+try {
+  const nc = await connect({ servers: env.env.NATS_URL });
+  // ---- fake management-api: one application with one reliable webhook ----
+  const enc = new TextEncoder();
+  const dec = new TextDecoder();
+  nc.subscribe(`${NS}.management-api.v1.webhooks.resolve`, {
+    queue: 'management-api',
+    callback: (_e, msg) => {
+      const packet = JSON.parse(dec.decode(msg.data));
+      const response = {
+        organizationId: ORG,
+        sharedSecret: 'bench-secret',
+        channelConfigId: null,
+        webhooks: [{ id: 'bench-hook', source: 'application', url: receiverUrl, events: null, batch: false, reliable: true, disabled: false }],
+      };
+      msg.respond(enc.encode(JSON.stringify({ id: packet.id, response, isDisposed: true })));
+    },
+  });
+  const jsm = await jetstreamManager(nc);
+  await jsm.streams.add({ name: `${NS}-events`, subjects: [`${NS}.events.>`], max_age: nanos(3600_000), duplicate_window: nanos(120_000) });
+  const js = jetstream(nc);
+  const publish = (event) => {
+    const h = natsHeaders();
+    h.set('Nats-Msg-Id', event.id);
+    return js.publish(`${NS}.events.${event.type}`, JSON.stringify({ event, applicationId: APP, organizationId: ORG }), { headers: h });
+  };
+
+  const worker = await env.startService('webhook-worker', { WEBHOOK_ALLOW_LOOPBACK: 'true', WEBHOOK_CONCURRENCY: String(CONCURRENCY), LOG_LEVEL: 'warn' });
+
+  // ---- 1. raw BullMQ job round trip on the same Redis (measured again at the end: noisy machines) --
+  async function rawBullmq(label) {
+    const connection = () => new Redis(env.env.REDIS_URL, { maxRetriesPerRequest: null });
+    const qc = connection();
+    const wc = connection();
+    const name = `bench-raw-${label}`;
+    const queue = new Queue(name, { connection: qc, prefix: 'rawbench' });
+    const payload = eventInfo(0);
+    let done = 0;
+    let finished;
+    const all = new Promise((r) => (finished = r));
+    const rawWorker = new Worker(name, async () => 'ok', { connection: wc, prefix: 'rawbench', concurrency: CONCURRENCY, removeOnComplete: { count: 0 } });
+    rawWorker.on('completed', () => {
+      if (++done === RAW) finished();
+    });
+    await rawWorker.waitUntilReady();
+    const started = performance.now();
+    for (let i = 0; i < RAW; i += 500) {
+      await queue.addBulk(Array.from({ length: Math.min(500, RAW - i) }, (_, k) => ({ name: 'job', data: { ...payload, n: i + k }, opts: { jobId: `raw-${i + k}`, removeOnComplete: true } })));
+    }
+    await all;
+    const seconds = (performance.now() - started) / 1000;
+    await rawWorker.close();
+    await queue.obliterate({ force: true }).catch(() => {});
+    await queue.close();
+    qc.disconnect();
+    wc.disconnect();
+    const jobsPerSecond = Math.round(RAW / seconds);
+    log(`raw BullMQ round trip (${label}): ${RAW} jobs in ${seconds.toFixed(2)} s = ${jobsPerSecond} jobs/s (concurrency ${CONCURRENCY})`);
+    return { jobs: RAW, seconds: +seconds.toFixed(2), jobsPerSecond };
+  }
+  const rawBefore = await rawBullmq('before');
+
+  // ---- 2. steady load: RATE events/s for SECONDS (after a warm-up) -------------------------
+  /** CPU cores used per process (all PostgreSQL processes as one) between start and stop(). */
+  function meter() {
+    const postmaster = Number(fs.readFileSync(path.join(env.dir, 'pg', 'postmaster.pid'), 'utf8').split('\n')[0]);
+    const pgBackends = [postmaster, ...childrenOf(postmaster)];
+    const m = cpuMeter({
+      'webhook-worker': worker.pid,
+      'redis-server': env.pids['redis-server'],
+      'nats-server': env.pids['nats-server'],
+      'bench (publisher + receiver)': process.pid,
+      ...Object.fromEntries(pgBackends.map((pid) => [`postgres-${pid}`, pid])),
+    });
+    return {
+      stop() {
+        const use = m.stop(1);
+        let pgCores = 0;
+        for (const [k, v] of Object.entries(use)) {
+          if (!k.startsWith('postgres-')) continue;
+          if (Number.isFinite(v.cores)) pgCores += v.cores;
+          delete use[k];
+        }
+        use.postgres = { cores: pgCores };
+        return use;
+      },
+    };
+  }
+
+  async function paced(seconds, rate, onEvent) {
+    const tickMs = 10;
+    const perTick = rate / (1000 / tickMs);
+    const started = performance.now();
+    let sent = 0;
+    const pending = [];
+    let i = 0;
+    while (performance.now() - started < seconds * 1000) {
+      const due = Math.floor(((performance.now() - started) / tickMs + 1) * perTick);
+      while (sent < due) {
+        const e = eventInfo(i++);
+        onEvent(e);
+        pending.push(publish(e));
+        sent++;
+      }
+      if (pending.length > 5000) await Promise.all(pending.splice(0));
+      await sleep(tickMs);
+    }
+    await Promise.all(pending);
+    return sent;
+  }
+  async function waitReceived(ids, timeoutMs) {
+    const deadline = Date.now() + timeoutMs;
+    while (Date.now() < deadline) {
+      if (ids.every((id) => received.has(id))) return true;
+      await sleep(20);
+    }
+    return false;
+  }
+
+  log(`warm-up: ${WARMUP_SECONDS} s at ${RATE} events/s`);
+  const warm = [];
+  await paced(WARMUP_SECONDS, RATE, (e) => warm.push(e.id));
+  await waitReceived(warm, 30000);
+
+  log(`steady: ${SECONDS} s at ${RATE} events/s`);
+  const steady = [];
+  const cpu = meter();
+  const steadyStart = Date.now();
+  const sent = await paced(SECONDS, RATE, (e) => steady.push(e.id));
+  const all = await waitReceived(steady, 60000);
+  const lastAt = Math.max(...steady.filter((id) => received.has(id)).map((id) => received.get(id).at));
+  const latencies = steady.filter((id) => received.has(id)).map((id) => received.get(id).latency).sort((a, b) => a - b);
+  const cpuUse = cpu.stop();
+  results.steady = {
+    offeredPerSecond: RATE,
+    seconds: SECONDS,
+    published: sent,
+    delivered: latencies.length,
+    allDelivered: all,
+    deliveredPerSecond: Math.round(latencies.length / ((lastAt - steadyStart) / 1000)),
+    latencyMs: { p50: percentile(latencies, 50), p90: percentile(latencies, 90), p99: percentile(latencies, 99), max: latencies.at(-1) },
+    cpuCores: Object.fromEntries(Object.entries(cpuUse).map(([k, v]) => [k, +v.cores.toFixed(2)])),
+  };
+  log(`steady: CPU cores used: ${Object.entries(results.steady.cpuCores).map(([k, v]) => `${k} ${v}`).join(', ')} (of ${os.cpus().length})`);
+  log(
+    `steady: ${latencies.length}/${sent} delivered, ${results.steady.deliveredPerSecond} events/s; event-to-delivery p50 ${results.steady.latencyMs.p50} ms, ` +
+      `p90 ${results.steady.latencyMs.p90} ms, p99 ${results.steady.latencyMs.p99} ms, max ${results.steady.latencyMs.max} ms`,
+  );
+
+  // ---- 3. saturation: BURST events published at once, delivered as fast as it goes --------
+  {
+    log(`burst: ${BURST} events at once`);
+    const events = Array.from({ length: BURST }, (_, i) => eventInfo(i));
+    const burstCpu = meter();
+    const started = Date.now();
+    let next = 0;
+    await Promise.all(
+      Array.from({ length: 512 }, async () => {
+        while (next < events.length) await publish(events[next++]);
+      }),
+    );
+    const publishedIn = (Date.now() - started) / 1000;
+    const ok = await waitReceived(
+      events.map((e) => e.id),
+      180000,
+    );
+    const last = Math.max(...events.filter((e) => received.has(e.id)).map((e) => received.get(e.id).at));
+    const seconds = (last - started) / 1000;
+    const delivered = events.filter((e) => received.has(e.id)).length;
+    const cores = Object.fromEntries(Object.entries(burstCpu.stop()).map(([k, v]) => [k, +v.cores.toFixed(2)]));
+    results.burst = { events: BURST, delivered, allDelivered: ok, publishSeconds: +publishedIn.toFixed(2), seconds: +seconds.toFixed(2), eventsPerSecond: Math.round(delivered / seconds), cpuCores: cores };
+    log(`burst: CPU cores used: ${Object.entries(cores).map(([k, v]) => `${k} ${v}`).join(', ')} (of ${os.cpus().length})`);
+    log(`burst: ${delivered}/${BURST} delivered in ${seconds.toFixed(2)} s = ${results.burst.eventsPerSecond} events/s (published in ${publishedIn.toFixed(2)} s)`);
+  }
+
+  const rawAfter = await rawBullmq('after');
+  results.rawBullmq = { before: rawBefore, after: rawAfter, jobsPerSecond: Math.round((rawBefore.jobsPerSecond + rawAfter.jobsPerSecond) / 2) };
+  results.ratio = {
+    burstToRawBullmq: +(results.burst.eventsPerSecond / results.rawBullmq.jobsPerSecond).toFixed(2),
+    steadyToRawBullmq: +(results.steady.deliveredPerSecond / results.rawBullmq.jobsPerSecond).toFixed(2),
+  };
+  results.goals = { p99Under100ms: results.steady.latencyMs.p99 < 100, atLeastHalfOfRawBullmq: results.ratio.burstToRawBullmq >= 0.5 };
+  results.receiverRequests = requests;
+  const metrics = await (await fetch(`${worker.url}/metrics`)).text();
+  const line = (name) => metrics.split('\n').find((l) => l.startsWith(name))?.split(' ').at(-1);
+  results.workerMetrics = { attempts: Number(line('webhook_delivery_attempts_total')), retries: Number(line('webhook_delivery_retries_total') ?? 0) };
+  log(`ratio: burst ${results.ratio.burstToRawBullmq}x of the raw BullMQ round trip rate; goals: p99 < 100 ms ${results.goals.p99Under100ms ? 'met' : 'MISSED'}, >= 0.5x raw ${results.goals.atLeastHalfOfRawBullmq ? 'met' : 'MISSED'}`);
+  if (JSON_OUT) console.log(JSON.stringify(results, null, 2));
+  await nc.close();
+} finally {
+  await env.stop();
+  receiver.closeAllConnections();
+  receiver.close();
+}
