@@ -1,8 +1,9 @@
-import { commonSettings, databaseSettings, int, loadConfig, type ConfigOf } from '@switchboard/config';
+import { checkOAuthSettings, commonSettings, databaseSettings, int, loadConfig, oauthSettings, type ConfigOf } from '@switchboard/config';
 
 export const settings = {
   ...commonSettings(8081),
   ...databaseSettings(),
+  ...oauthSettings(),
   apiKeyCacheTtlMs: int({ env: 'API_KEY_CACHE_TTL_MS', default: 0, min: 0, max: 300000, description: 'How long a verified API key is remembered (0: look up every time)' }),
   clientTokenTtlSeconds: int({
     env: 'CLIENT_TOKEN_TTL_SECONDS',
@@ -16,5 +17,7 @@ export const settings = {
 export type ManagementConfig = ConfigOf<typeof settings>;
 
 export function loadManagementConfig(env: Record<string, string | undefined> = process.env): ManagementConfig {
-  return loadConfig(settings, env);
+  const config = loadConfig(settings, env);
+  checkOAuthSettings(config);
+  return config;
 }

@@ -1,4 +1,4 @@
-import { bool, int, list, oneOf, str, url } from './settings.js';
+import { bool, ConfigError, int, list, oneOf, str, url } from './settings.js';
 import { parseCidr } from './cidr.js';
 
 /** Settings every service has. */
@@ -38,3 +38,23 @@ export function cidrList(env: string, defaults: readonly string[], description: 
 }
 
 export { bool };
+
+/** OAuth2 bearer tokens (JWT verified against the issuer's JWKS): all of issuer, audience and JWKS URL, or none. */
+export function oauthSettings() {
+  return {
+    oauthIssuer: str({ env: 'OAUTH_ISSUER', optional: true, description: 'Issuer (iss) of accepted OAuth2 access tokens; set with OAUTH_AUDIENCE and OAUTH_JWKS_URL to enable Bearer tokens' }),
+    oauthAudience: str({ env: 'OAUTH_AUDIENCE', optional: true, description: 'Audience (aud) accepted OAuth2 access tokens must carry' }),
+    oauthJwksUrl: url({ env: 'OAUTH_JWKS_URL', optional: true, protocols: ['https', 'http'], description: 'JWKS URL of the OAuth2 issuer' }),
+    oauthOperatorScope: str({ env: 'OAUTH_OPERATOR_SCOPE', default: 'switchboard:operator', description: 'Scope that makes a Bearer token an operator credential' }),
+    oauthOrganizationClaim: str({ env: 'OAUTH_ORGANIZATION_CLAIM', default: 'org_id', description: 'Claim of a Bearer token holding the organization id' }),
+  };
+}
+
+/** The three OAuth2 settings go together: one without the others stops the service, naming what is missing. */
+export function checkOAuthSettings(config: { oauthIssuer?: string | undefined; oauthAudience?: string | undefined; oauthJwksUrl?: string | undefined }): void {
+  const values = [config.oauthIssuer, config.oauthAudience, config.oauthJwksUrl];
+  if (values.some(Boolean) && !values.every(Boolean)) {
+    const missing = (['OAUTH_ISSUER', 'OAUTH_AUDIENCE', 'OAUTH_JWKS_URL'] as const).filter((_, i) => !values[i]);
+    throw new ConfigError(missing[0] ?? 'OAUTH_ISSUER', 'is required when any OAuth2 setting is set (OAUTH_ISSUER, OAUTH_AUDIENCE, OAUTH_JWKS_URL go together)');
+  }
+}

@@ -7,3 +7,4 @@ export * from './errors.js';
 export * from './service.js';
 export * from './openapi.js';
 export * from './redis.js';
+export * from './bearer.js';

@@ -1,18 +1,28 @@
-import { Injectable, type CanActivate, type ExecutionContext } from '@nestjs/common';
+import { Inject, Injectable, type CanActivate, type ExecutionContext } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import { DomainError } from '@switchboard/contracts';
+import { BearerVerifier, SERVICE_CONFIG } from '@switchboard/service-kit';
+import type { ManagementConfig } from '../config.js';
 import { ApiKeysService } from '../api-keys/api-keys.service.js';
 import { PUBLIC_ROUTE, type Caller } from './caller.js';
 
 const OPEN_PATHS = new Set(['/healthz', '/readyz', '/metrics']);
 
-/** Every interface B route needs an `X-API-Key`; the key's organization scopes everything after. */
+/**
+ * Every interface B route needs an `X-API-Key`, or `Authorization: Bearer <JWT>` for user accounts
+ * (when OAUTH_* is configured); the credential's organization scopes everything after.
+ */
 @Injectable()
 export class AuthGuard implements CanActivate {
+  private readonly bearer: BearerVerifier;
+
   constructor(
     private readonly keys: ApiKeysService,
     private readonly reflector: Reflector,
-  ) {}
+    @Inject(SERVICE_CONFIG) config: ManagementConfig,
+  ) {
+    this.bearer = new BearerVerifier(config);
+  }
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
     if (context.getType() !== 'http') return true;
@@ -21,7 +31,15 @@ export class AuthGuard implements CanActivate {
     if (this.reflector.getAllAndOverride<boolean>(PUBLIC_ROUTE, [context.getHandler(), context.getClass()])) return true;
     const header = request.headers['x-api-key'];
     const value = Array.isArray(header) ? header[0] : header;
-    if (!value) throw new DomainError('Unauthorized', 'An X-API-Key header is required.');
+    const authorization = request.headers.authorization;
+    if (!value && typeof authorization === 'string' && authorization.startsWith('Bearer ')) {
+      const scope = await this.bearer.verify(authorization.slice(7).trim());
+      // Interface B records all belong to an organization: a token must name one.
+      if (!scope.organizationId) throw new DomainError('Forbidden', 'The token names no organization.');
+      request.caller = { organizationId: scope.organizationId, principal: scope.principal, operator: false };
+      return true;
+    }
+    if (!value) throw new DomainError('Unauthorized', 'An X-API-Key header or a Bearer token is required.');
     const key = await this.keys.verify(value);
     if (!key) throw new DomainError('Unauthorized', 'The API key is not valid.');
     request.caller = { organizationId: key.organizationId, principal: key.keyId, operator: key.operator };

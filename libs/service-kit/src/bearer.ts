@@ -1,0 +1,47 @@
+import { DomainError, type CallerScope } from '@switchboard/contracts';
+import { createRemoteJWKSet, errors as joseErrors, jwtVerify, type JWTVerifyGetKey } from 'jose';
+
+export interface BearerSettings {
+  readonly oauthIssuer?: string | undefined;
+  readonly oauthAudience?: string | undefined;
+  readonly oauthJwksUrl?: string | undefined;
+  readonly oauthOperatorScope: string;
+  readonly oauthOrganizationClaim: string;
+}
+
+/**
+ * OAuth2 access tokens (JWT) checked against the configured issuer's JWKS, audience and expiry.
+ * The organization comes from a configurable claim; the operator scope makes an operator credential.
+ * The JWKS is fetched once and refreshed on an unknown key id (jose's remote key set).
+ */
+export class BearerVerifier {
+  private readonly jwks?: JWTVerifyGetKey;
+
+  constructor(private readonly settings: BearerSettings) {
+    if (settings.oauthJwksUrl) this.jwks = createRemoteJWKSet(new URL(settings.oauthJwksUrl), { cooldownDuration: 30000, timeoutDuration: 5000 });
+  }
+
+  get enabled(): boolean {
+    return this.jwks !== undefined;
+  }
+
+  async verify(token: string): Promise<CallerScope> {
+    if (!this.jwks) throw new DomainError('Unauthorized', 'Bearer tokens are not accepted by this deployment.');
+    try {
+      const { payload } = await jwtVerify(token, this.jwks, {
+        issuer: this.settings.oauthIssuer,
+        audience: this.settings.oauthAudience,
+        algorithms: ['RS256', 'ES256', 'PS256', 'EdDSA'],
+      });
+      const scopes = typeof payload.scope === 'string' ? payload.scope.split(' ') : Array.isArray(payload.scp) ? (payload.scp as string[]) : [];
+      const operator = scopes.includes(this.settings.oauthOperatorScope);
+      const org = payload[this.settings.oauthOrganizationClaim];
+      if (!operator && typeof org !== 'string') throw new DomainError('Forbidden', 'The token names no organization.');
+      return { organizationId: typeof org === 'string' ? org : null, operator, principal: payload.sub ?? 'oauth2' };
+    } catch (e) {
+      if (e instanceof DomainError) throw e;
+      if (e instanceof joseErrors.JWKSTimeout) throw new DomainError('Unavailable', 'The token issuer cannot be reached.');
+      throw new DomainError('Unauthorized', 'The bearer token is not valid.');
+    }
+  }
+}

@@ -1,0 +1,103 @@
+/**
+ * OAuth2 bearer tokens on both interfaces: JWTs signed by a test issuer whose JWKS is served on
+ * loopback, checked for signature, issuer, audience and expiry; the organization claim scopes the
+ * caller; the operator scope makes an operator credential on interface A.
+ */
+import { execFile } from 'node:child_process';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { promisify } from 'node:util';
+import { exportJWK, generateKeyPair, SignJWT, type CryptoKey, type KeyObject } from 'jose';
+import { createTestDatabase, findApp, freePort, spawnService, testNamespace, testServers, type SpawnedService, type TestDatabase } from '@switchboard/testing';
+import { call, expectODataError, expectProblem } from './http.js';
+
+const run = promisify(execFile);
+const ISSUER = 'https://issuer.test';
+const AUDIENCE = 'switchboard';
+
+describe('bearer tokens', () => {
+  const servers = testServers();
+  const ns = testNamespace('bearer');
+  let db: TestDatabase;
+  let jwks: http.Server;
+  let privateKey: CryptoKey | KeyObject;
+  let otherKey: CryptoKey | KeyObject;
+  let management: SpawnedService;
+  let gateway: SpawnedService;
+  let organizationId: string;
+
+  const sign = (claims: Record<string, unknown>, options: { key?: CryptoKey | KeyObject; issuer?: string; audience?: string; expiresIn?: string | number } = {}) =>
+    new SignJWT(claims)
+      .setProtectedHeader({ alg: 'RS256', kid: 'test-key' })
+      .setIssuer(options.issuer ?? ISSUER)
+      .setAudience(options.audience ?? AUDIENCE)
+      .setSubject('user-42')
+      .setIssuedAt()
+      .setExpirationTime(options.expiresIn ?? '5m')
+      .sign(options.key ?? privateKey);
+
+  beforeAll(async () => {
+    const pair = await generateKeyPair('RS256');
+    privateKey = pair.privateKey;
+    otherKey = (await generateKeyPair('RS256')).privateKey;
+    const jwk = { ...(await exportJWK(pair.publicKey)), kid: 'test-key', alg: 'RS256', use: 'sig' };
+    jwks = http.createServer((_req, res) => res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ keys: [jwk] })));
+    await new Promise<void>((r) => jwks.listen(0, '127.0.0.1', r));
+    const oauth = { OAUTH_ISSUER: ISSUER, OAUTH_AUDIENCE: AUDIENCE, OAUTH_JWKS_URL: `http://127.0.0.1:${(jwks.address() as AddressInfo).port}/jwks.json` };
+
+    db = await createTestDatabase('bearer');
+    const env = { NATS_URL: servers.natsUrl, NATS_NAMESPACE: ns, REDIS_URL: servers.redisUrl, REDIS_KEY_PREFIX: `${ns}:`, DATABASE_URL: db.url, LOG_LEVEL: 'warn', ...oauth };
+    const boot = await run(process.execPath, [findApp('management-api').bootstrap!], { env: { ...process.env, ...env } });
+    organizationId = (JSON.parse(boot.stdout) as { organizationId: string }).organizationId;
+    const started = await Promise.all([
+      spawnService('management-api', { ...env, HTTP_PORT: String(await freePort()) }),
+      spawnService('admin-gateway', { ...env, HTTP_PORT: String(await freePort()) }),
+      spawnService('runtime-registry', { ...env, HTTP_PORT: String(await freePort()) }),
+    ]);
+    [management, gateway, registry] = started as [SpawnedService, SpawnedService, SpawnedService];
+  });
+  let registry: SpawnedService | undefined;
+
+  afterAll(async () => {
+    await Promise.all([management?.stop(), gateway?.stop(), registry?.stop()]);
+    await new Promise((r) => jwks?.close(r));
+    await db?.drop();
+  });
+
+  it('interface B: a user token of the organization reads its records; bad tokens are 401', async () => {
+    const good = await sign({ org_id: organizationId });
+    const list = await call<{ value: unknown[] }>('GET', `${management.url}/ApiKeys`, { headers: { Authorization: `Bearer ${good}` } });
+    expect(list.status).toBe(200);
+    expect(list.body.value.length).toBeGreaterThanOrEqual(1);
+    const created = await call<{ createdBy: string }>('POST', `${management.url}/ApiKeys`, { headers: { Authorization: `Bearer ${good}` }, body: { tag: 'made by a user' } });
+    expect(created.status).toBe(201);
+    expect(created.body.createdBy).toBe('user-42');
+
+    for (const bad of [
+      await sign({ org_id: organizationId }, { key: otherKey }),
+      await sign({ org_id: organizationId }, { audience: 'someone-else' }),
+      await sign({ org_id: organizationId }, { issuer: 'https://evil.test' }),
+      await sign({ org_id: organizationId }, { expiresIn: Math.floor(Date.now() / 1000) - 60 }),
+      'not.a.jwt',
+    ]) {
+      expectODataError(await call('GET', `${management.url}/ApiKeys`, { headers: { Authorization: `Bearer ${bad}` } }), 401, 'Unauthorized');
+    }
+    expectODataError(await call('GET', `${management.url}/ApiKeys`, { headers: { Authorization: `Bearer ${await sign({})}` } }), 403, 'Forbidden');
+  });
+
+  it('interface B: a token of another organization sees none of its rows', async () => {
+    const other = await sign({ org_id: '00000000-0000-4000-8000-000000000000' });
+    const list = await call<{ value: unknown[] }>('GET', `${management.url}/ApiKeys`, { headers: { Authorization: `Bearer ${other}` } });
+    expect(list.status).toBe(200);
+    expect(list.body.value).toEqual([]);
+  });
+
+  it('interface A: the operator scope lists applications; an organization token may not; bad tokens are 401', async () => {
+    const operator = await sign({ scope: 'switchboard:operator' });
+    expect((await call('GET', `${gateway.url}/admin/api/v1.0/applications`, { headers: { Authorization: `Bearer ${operator}` } })).status).toBe(200);
+    const tenant = await sign({ org_id: organizationId });
+    expectProblem(await call('GET', `${gateway.url}/admin/api/v1.0/applications`, { headers: { Authorization: `Bearer ${tenant}` } }), 403, 'Forbidden');
+    expectProblem(await call('GET', `${gateway.url}/admin/api/v1.0/applications/anything`, { headers: { Authorization: `Bearer ${tenant}` } }), 404, 'NotFound');
+    expectProblem(await call('GET', `${gateway.url}/admin/api/v1.0/applications`, { headers: { Authorization: `Bearer ${await sign({ scope: 'switchboard:operator' }, { key: otherKey })}` } }), 401, 'Unauthorized');
+  });
+});
