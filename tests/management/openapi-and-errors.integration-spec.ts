@@ -36,7 +36,10 @@ describe('OpenAPI document and shared HTTP behaviour', () => {
       expect(paths).toContain(path);
     }
     expect(paths.filter((p) => p.startsWith('/ApplicationConfigs/{id}/'))).toHaveLength(19);
-    expect(doc.body.components.securitySchemes).toEqual({ ApiKey: { type: 'apiKey', in: 'header', name: 'X-API-Key' } });
+    expect(doc.body.components.securitySchemes).toEqual({
+      ApiKey: { type: 'apiKey', in: 'header', name: 'X-API-Key' },
+      oauth2: expect.objectContaining({ type: 'http', scheme: 'bearer', bearerFormat: 'JWT' }),
+    });
   });
 
   it('requires a key on every entity set and action, and checks api-version everywhere', async () => {
