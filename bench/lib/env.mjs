@@ -13,13 +13,17 @@ export async function startBenchEnvironment({ postgres = true, redis = true } = 
   const dir = path.join(REPO_ROOT, '.data', `bench-${process.pid}`);
   fs.mkdirSync(dir, { recursive: true });
   const stops = [];
+  /** PIDs of the servers and services, by name (CPU accounting, see cpu.mjs). */
+  const pids = {};
   const env = { NATS_NAMESPACE: 'bench', LOG_LEVEL: 'warn' };
   const nats = await startNats({ port: await freePort(), dataDir: path.join(dir, 'nats'), logFile: path.join(dir, 'nats.log') });
   stops.push(() => stopPid(nats.pid));
+  pids['nats-server'] = nats.pid;
   env.NATS_URL = nats.url;
   if (redis) {
     const r = await startRedis({ port: await freePort(), dataDir: path.join(dir, 'redis'), logFile: path.join(dir, 'redis.log'), persist: false });
     stops.push(() => stopPid(r.pid));
+    pids['redis-server'] = r.pid;
     env.REDIS_URL = r.url;
   }
   if (postgres) {
@@ -35,6 +39,7 @@ export async function startBenchEnvironment({ postgres = true, redis = true } = 
   return {
     env,
     dir,
+    pids,
     /** Base URL of each started service, by name. */
     services: urls,
     /** Starts `apps/<name>` built entry point; resolves when /readyz answers 200. */
@@ -42,7 +47,11 @@ export async function startBenchEnvironment({ postgres = true, redis = true } = 
       const app = discoverApps().find((a) => a.service === name);
       if (!app) throw new Error(`unknown service ${name}`);
       const port = await freePort();
-      const child = spawn(process.execPath, [app.main], {
+      // BENCH_CPU_PROF=<dir>: each service writes a V8 CPU profile there when it stops (read them
+      // with `node bench/lib/cpuprofile-top.mjs <file>`).
+      const profDir = process.env.BENCH_CPU_PROF;
+      const nodeArgs = profDir ? ['--cpu-prof', `--cpu-prof-dir=${path.resolve(profDir)}`, `--cpu-prof-name=${name}-${port}.cpuprofile`] : [];
+      const child = spawn(process.execPath, [...nodeArgs, app.main], {
         env: { ...process.env, ...env, HTTP_HOST: '127.0.0.1', HTTP_PORT: String(port), ...extraEnv },
         stdio: ['ignore', fs.openSync(path.join(dir, `${name}-${port}.log`), 'a'), fs.openSync(path.join(dir, `${name}-${port}.log`), 'a')],
       });
@@ -52,6 +61,7 @@ export async function startBenchEnvironment({ postgres = true, redis = true } = 
         try {
           if ((await fetch(`${url}/readyz`)).status === 200) {
             urls[name] = url;
+            pids[pids[name] ? `${name}-${port}` : name] = child.pid;
             return { url, pid: child.pid };
           }
         } catch {}
@@ -70,6 +80,11 @@ export async function startBenchEnvironment({ postgres = true, redis = true } = 
         await new Promise((r) => (child.exitCode !== null ? r() : child.once('exit', r)));
       }
       for (const stop of stops.reverse()) await stop().catch(() => {});
+      // BENCH_KEEP_LOGS=<dir>: the services' logs are copied there before the data goes.
+      if (process.env.BENCH_KEEP_LOGS) {
+        fs.mkdirSync(process.env.BENCH_KEEP_LOGS, { recursive: true });
+        for (const f of fs.readdirSync(dir)) if (f.endsWith('.log')) fs.copyFileSync(path.join(dir, f), path.join(process.env.BENCH_KEEP_LOGS, f));
+      }
       fs.rmSync(dir, { recursive: true, force: true });
     },
   };

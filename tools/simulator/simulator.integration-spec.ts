@@ -166,6 +166,30 @@ describe('simulator', () => {
     expect(report.application).toEqual({ applicationId: 'sim-local', applicationConfigId: null, created: false });
   });
 
+  it('pipelines each client\'s register, join, connection.open and states, which the gateway runs in order', async () => {
+    fake.applications.set('sim-pipe', { applicationId: 'sim-pipe', applicationConfigId: 'cfg-pipe', organizationId: 'org-sim', sharedSecret: 'pipe-secret', disabled: false });
+    const report = await runSimulation({ gatewayUrl: gateway.url, sharedSecret: 'pipe-secret', applicationId: 'sim-pipe', clients: 6, channels: 2, pipeline: true });
+    expect(report.clients).toEqual(expect.objectContaining({ connected: 6, failed: 0 }));
+    expect(report.errors.total).toBe(0);
+    expect(report.connect.clientsPerSecond).toBeGreaterThan(0);
+    expect(report.connect.connectMs).toBeLessThanOrEqual(report.connect.setupMs);
+    const kinds = new Map<string, string[]>();
+    for (const r of fake.reports.filter((x) => x.client.applicationId === 'sim-pipe')) {
+      const list = kinds.get(r.client.clientId) ?? [];
+      kinds.set(r.client.clientId, [...list, r.kind === 'connection.state' ? `state:${r.state}` : r.kind]);
+    }
+    expect(kinds.size).toBe(6);
+    for (const list of kinds.values()) {
+      expect(list.slice(0, 6)).toEqual(['client.register', 'client.join', 'connection.open', 'state:initializing', 'state:connecting', 'state:connected']);
+    }
+
+    // A refused register fails the client once, with the register's code; the socket closes 4001.
+    const refused = await runSimulation({ gatewayUrl: gateway.url, sharedSecret: 'wrong-secret', applicationId: 'sim-pipe', clients: 2, channels: 1, pipeline: true });
+    expect(refused.clients).toEqual(expect.objectContaining({ connected: 0, failed: 2 }));
+    expect(refused.errors.byCode).toEqual({ TokenInvalid: 2 });
+    expect(refused.closes).toEqual({ '4001': 2 });
+  });
+
   it('reports clients the gateway refuses, with the error codes', async () => {
     const report = await runSimulation({ gatewayUrl: gateway.url, sharedSecret: 'wrong-secret', applicationId: 'sim-local', clients: 2, channels: 1 });
     expect(report.clients).toEqual(expect.objectContaining({ connected: 0, failed: 2 }));

@@ -24,7 +24,7 @@ class RegistryModule {
       module: RegistryModule,
       controllers: [RuntimeRpc],
       providers: [
-        { provide: REDIS, useFactory: () => createRedis(config.redisUrl, 'runtime-registry') },
+        { provide: REDIS, useFactory: () => createRedis(config.redisUrl, 'runtime-registry', { autoPipelining: true }) },
         { provide: KEY_PREFIX, useValue: config.redisKeyPrefix },
         RedisLifecycle,
         LiveStore,

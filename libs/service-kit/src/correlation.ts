@@ -9,6 +9,7 @@ export interface RequestContext {
 const storage = new AsyncLocalStorage<RequestContext>();
 
 export const CORRELATION_HEADER = 'x-correlation-id';
+const SANE = /^[\x21-\x7e]{1,128}$/;
 
 export function currentCorrelationId(): string | undefined {
   return storage.getStore()?.correlationId;
@@ -18,7 +19,12 @@ export function runWithCorrelation<T>(correlationId: string | undefined, fn: () 
   return storage.run({ correlationId: acceptCorrelationId(correlationId) }, fn);
 }
 
+/** Runs `fn` with an id that went through `acceptCorrelationId` already. */
+export function runWithAcceptedCorrelation<T>(correlationId: string, fn: () => T): T {
+  return storage.run({ correlationId }, fn);
+}
+
 /** Uses the caller's id when it is sane (printable, bounded), otherwise makes a new one. */
 export function acceptCorrelationId(value: string | undefined | null): string {
-  return value && /^[\x21-\x7e]{1,128}$/.test(value) ? value : randomUUID();
+  return value && SANE.test(value) ? value : randomUUID();
 }

@@ -1,14 +1,14 @@
 import 'reflect-metadata';
 import { Global, Module, type DynamicModule, type INestApplication, type Provider } from '@nestjs/common';
-import { NestFactory, APP_INTERCEPTOR } from '@nestjs/core';
+import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
 import { ConfigError } from '@switchboard/config';
-import { CORRELATION_HEADER, acceptCorrelationId, runWithCorrelation } from './correlation.js';
+import { CORRELATION_HEADER, acceptCorrelationId, runWithAcceptedCorrelation } from './correlation.js';
 import { TransportErrorFilter, type HttpErrorRenderer } from './errors.js';
 import { HealthModule, ReadinessService } from './health.js';
 import { JsonLogger } from './logger.js';
 import { Metrics, MetricsModule } from './metrics.js';
-import { NATS_OPTIONS, NamespacedNatsServer, NatsClient, RpcContextInterceptor, type NatsOptions } from './nats.js';
+import { NATS_OPTIONS, NamespacedNatsServer, NatsClient, type NatsOptions } from './nats.js';
 
 /** The settings every service has (see `commonSettings` in @switchboard/config). */
 export interface BaseConfig {
@@ -59,7 +59,9 @@ export async function createService(options: ServiceOptions): Promise<NestFastif
     { provide: JsonLogger, useValue: logger },
     { provide: NATS_OPTIONS, useValue: natsOptions },
     NatsClient,
-    { provide: APP_INTERCEPTOR, useClass: RpcContextInterceptor },
+    // No global interceptor: the correlation id and the handled-request metrics of NATS handlers
+    // are the NATS server's (NamespacedNatsServer), so HTTP requests skip Nest's interceptor
+    // (Observable) pipeline altogether.
   ];
   const root: DynamicModule = {
     module: CoreModule,
@@ -77,7 +79,7 @@ export async function createService(options: ServiceOptions): Promise<NestFastif
   fastify.addHook('onRequest', (request, reply, done) => {
     const id = acceptCorrelationId(request.headers[CORRELATION_HEADER] as string | undefined);
     void reply.header(CORRELATION_HEADER, id);
-    runWithCorrelation(id, done);
+    runWithAcceptedCorrelation(id, done);
   });
   fastify.addHook('onResponse', (request, reply, done) => {
     const route = request.routeOptions.url ?? 'unmatched';
@@ -90,7 +92,7 @@ export async function createService(options: ServiceOptions): Promise<NestFastif
   app.get(ReadinessService).register('nats', () => nats.ping());
 
   if (options.rpcServer) {
-    app.connectMicroservice({ strategy: new NamespacedNatsServer({ ...natsOptions, queue: name }) }, { inheritAppConfig: true });
+    app.connectMicroservice({ strategy: new NamespacedNatsServer({ ...natsOptions, queue: name }, metrics, logger) }, { inheritAppConfig: true });
   }
   return app;
 }

@@ -28,6 +28,8 @@ Load:
   --connection-type <t>     sfu, mcu or peer (default sfu)
   --concurrency <n>         clients connecting at the same time (default 50)
   --request-timeout <time>  timeout of every request (default 10s)
+  --pipeline                each client sends register, join, connection.open and its states at
+                            once instead of waiting for each answer (the gateway runs them in order)
   --quiet                   no progress on stderr
   --help`;
 
@@ -76,6 +78,9 @@ export function parseArgs(argv, env = process.env) {
         break;
       case 'quiet':
         flags.quiet = true;
+        break;
+      case 'pipeline':
+        options.pipeline = true;
         break;
       case 'gateway':
         options.gatewayUrl = value();

@@ -23,6 +23,8 @@ export interface SimulationOptions {
   durationMs?: number;
   connectionType?: 'sfu' | 'mcu' | 'peer';
   concurrency?: number;
+  /** Send register, join, connection.open and the states to `connected` at once (default false: one after the other). */
+  pipeline?: boolean;
   requestTimeoutMs?: number;
   heartbeatIntervalMs?: number;
   /** Channels are `<channelPrefix>-<k>` (default `sim-ch`). */
@@ -58,7 +60,12 @@ export interface SimulationReport {
   application: { applicationId: string; applicationConfigId: string | null; created: boolean } | null;
   mediaServers: Array<{ id: string; region: string | null; capacity: number; heartbeats: number }>;
   clients: { requested: number; connected: number; failed: number; inChannelsAtEnd: number; finalStates: Record<string, number> };
-  connect: { setupMs: number; clientsPerSecond: number };
+  /**
+   * `setupMs`: the whole start (application, media servers, tokens, connecting); `tokensMs`: getting
+   * every client's token; `connectMs`: connecting every client (socket, register, join, connection
+   * to `connected`); `clientsPerSecond`: clients connected per second of `connectMs`.
+   */
+  connect: { setupMs: number; tokensMs: number; connectMs: number; clientsPerSecond: number };
   churn: {
     requested: number;
     performed: number;
@@ -81,6 +88,8 @@ export interface SimulatedClient {
   clientId: string;
   home: string;
   sync: SyncClient | null;
+  /** The client's token, from minting until it registers. */
+  token: string | null;
   state: 'new' | 'registered' | 'connected' | 'failed' | 'closed' | 'unregistered';
   busy: boolean;
   channels: Map<string, string | null>;
@@ -122,6 +131,8 @@ export declare class SyncClient {
   readonly ws: WebSocket;
   readonly open: boolean;
   readonly closed: Promise<{ code: number; reason: string }>;
+  /** Runs `fn` with the socket corked, so the requests it sends leave in one write. */
+  batch<T>(fn: () => T): T;
   closeInfo: { code: number; reason: string } | null;
   pushes: number;
   frameErrors: Array<{ code: string; message: string }>;

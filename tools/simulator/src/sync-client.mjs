@@ -97,6 +97,22 @@ export class SyncClient {
     });
   }
 
+  /**
+   * Runs `fn` (which sends requests) with the socket corked: what it sends leaves in one write
+   * rather than one per frame (pipelined requests; see Simulation#connectPipelined).
+   */
+  batch(fn) {
+    // ws keeps its net.Socket as `_socket`; without it, frames simply go out one by one.
+    const socket = this.ws._socket;
+    if (typeof socket?.cork !== 'function') return fn();
+    socket.cork();
+    try {
+      return fn();
+    } finally {
+      socket.uncork();
+    }
+  }
+
   close(code = 1000) {
     if (this.ws.readyState === WebSocket.OPEN || this.ws.readyState === WebSocket.CONNECTING) this.ws.close(code);
     return this.closed;

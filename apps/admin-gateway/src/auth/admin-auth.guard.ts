@@ -15,6 +15,8 @@ export type AuthenticatedRequest = FastifyRequest & { scope?: CallerScope };
 @Injectable()
 export class AdminAuthGuard implements CanActivate {
   private readonly allow: Cidr[];
+  /** Allowlist decisions by caller address (few distinct callers; bounded). */
+  private readonly decided = new Map<string, boolean>();
 
   constructor(
     @Inject(SERVICE_CONFIG) config: GatewayConfig,
@@ -23,17 +25,44 @@ export class AdminAuthGuard implements CanActivate {
     this.allow = config.adminCidrAllowlist.map((c) => parseCidr(c)!);
   }
 
-  async canActivate(context: ExecutionContext): Promise<boolean> {
+  /** Synchronous for an API key whose verification is remembered (the common case); a promise otherwise. */
+  canActivate(context: ExecutionContext): boolean | Promise<boolean> {
     if (context.getType() !== 'http') return true;
     const request = context.switchToHttp().getRequest<AuthenticatedRequest>();
     const path = request.url.split('?')[0] ?? '';
     if (!path.startsWith('/admin/') || path.endsWith('/openapi.json')) return true;
-    if (!addressInCidrs(request.ip, this.allow)) throw new DomainError('Forbidden', 'The admin API is not reachable from this address.');
+    if (!this.allowed(request.ip)) throw new DomainError('Forbidden', 'The admin API is not reachable from this address.');
     const key = request.headers['x-api-key'];
     const authorization = request.headers.authorization;
-    if (typeof key === 'string' && key) request.scope = await this.credentials.fromApiKey(key);
-    else if (authorization?.startsWith('Bearer ')) request.scope = await this.credentials.fromBearer(authorization.slice(7).trim());
-    else throw new DomainError('Unauthorized', 'An X-API-Key header or a Bearer token is required.');
-    return true;
+    if (typeof key === 'string' && key) {
+      const cached = this.credentials.cachedApiKey(key, request.raw.socket);
+      if (cached) {
+        request.scope = cached;
+        return true;
+      }
+      return this.credentials.fromApiKey(key).then((scope) => {
+        request.scope = scope;
+        return true;
+      });
+    }
+    if (authorization?.startsWith('Bearer ')) {
+      return this.credentials.fromBearer(authorization.slice(7).trim()).then((scope) => {
+        request.scope = scope;
+        return true;
+      });
+    }
+    throw new DomainError('Unauthorized', 'An X-API-Key header or a Bearer token is required.');
+  }
+
+  private allowed(ip: string): boolean {
+    let ok = this.decided.get(ip);
+    if (ok === undefined) {
+      ok = addressInCidrs(ip, this.allow);
+      if (this.decided.size >= MAX_DECISIONS) this.decided.clear();
+      this.decided.set(ip, ok);
+    }
+    return ok;
   }
 }
+
+const MAX_DECISIONS = 4096;

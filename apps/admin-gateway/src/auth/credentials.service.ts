@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { DomainError, Subjects, type CallerScope } from '@switchboard/contracts';
 import { NatsClient, SERVICE_CONFIG } from '@switchboard/service-kit';
-import { createHash } from 'node:crypto';
+import { createHash, hash } from 'node:crypto';
 import { createRemoteJWKSet, errors as joseErrors, jwtVerify, type JWTVerifyGetKey } from 'jose';
 import type { GatewayConfig } from '../config.js';
 
@@ -11,6 +11,11 @@ interface CacheEntry {
 }
 
 const MAX_CACHE_ENTRIES = 10000;
+const API_KEY = /^[\x21-\x7e]{8,256}$/;
+
+/** SHA-256 (base64url) of a key: the one-shot `crypto.hash` where the runtime has it. */
+const sha256: (value: string) => string =
+  typeof hash === 'function' ? (value) => hash('sha256', value, 'base64url') : (value) => createHash('sha256').update(value).digest('base64url');
 
 /**
  * Turns a credential into a caller scope. API keys are verified by management-api over NATS and
@@ -19,6 +24,7 @@ const MAX_CACHE_ENTRIES = 10000;
 @Injectable()
 export class CredentialsService {
   private readonly cache = new Map<string, CacheEntry>();
+  private readonly lastKeyOf = new WeakMap<object, { key: string; id: string }>();
   private readonly jwks?: JWTVerifyGetKey;
 
   constructor(
@@ -28,9 +34,33 @@ export class CredentialsService {
     if (config.oauthJwksUrl) this.jwks = createRemoteJWKSet(new URL(config.oauthJwksUrl), { cooldownDuration: 30000, timeoutDuration: 5000 });
   }
 
+  /**
+   * The scope of an API key while its verification is remembered (no await: the hot path of every
+   * interface A request); undefined when management-api must be asked (`fromApiKey`).
+   */
+  cachedApiKey(value: string, connection?: object): CallerScope | undefined {
+    if (!API_KEY.test(value)) throw new DomainError('Unauthorized', 'The API key is not valid.');
+    const hit = this.cache.get(this.idOf(value, connection));
+    return hit && hit.expires > Date.now() ? this.orReject(hit.scope) : undefined;
+  }
+
+  /**
+   * The cache id (SHA-256) of a key. A keep-alive connection sends the same key request after
+   * request: its last key and id are remembered with the connection (and go with it), so the
+   * digest is computed once per connection and key rather than once per request.
+   */
+  private idOf(value: string, connection?: object): string {
+    if (!connection) return sha256(value);
+    const last = this.lastKeyOf.get(connection);
+    if (last?.key === value) return last.id;
+    const id = sha256(value);
+    this.lastKeyOf.set(connection, { key: value, id });
+    return id;
+  }
+
   async fromApiKey(value: string): Promise<CallerScope> {
-    if (!/^[\x21-\x7e]{8,256}$/.test(value)) throw new DomainError('Unauthorized', 'The API key is not valid.');
-    const id = createHash('sha256').update(value).digest('base64url');
+    if (!API_KEY.test(value)) throw new DomainError('Unauthorized', 'The API key is not valid.');
+    const id = sha256(value);
     const now = Date.now();
     const hit = this.cache.get(id);
     if (hit && hit.expires > now) return this.orReject(hit.scope);

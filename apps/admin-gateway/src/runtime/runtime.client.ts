@@ -21,10 +21,14 @@ import { requireOperator } from '../auth/scope.decorator.js';
 export class RuntimeClient {
   constructor(private readonly nats: NatsClient) {}
 
-  async query<K extends RuntimeQueryKind>(scope: CallerScope, kind: K, params: RuntimeQueries[K]['params']): Promise<RuntimeQueryResult<K>> {
-    if ((OPERATOR_QUERIES as readonly string[]).includes(kind)) requireOperator(scope);
+  query<K extends RuntimeQueryKind>(scope: CallerScope, kind: K, params: RuntimeQueries[K]['params']): Promise<RuntimeQueryResult<K>> {
+    try {
+      if ((OPERATOR_QUERIES as readonly string[]).includes(kind)) requireOperator(scope);
+    } catch (e) {
+      return Promise.reject(e);
+    }
     const query = { kind, ...params } as RuntimeQuery;
-    return (await this.nats.request(RuntimeSubjects.query, { scope, query })) as RuntimeQueryResult<K>;
+    return this.nats.request(RuntimeSubjects.query, { scope, query }) as Promise<RuntimeQueryResult<K>>;
   }
 
   async command(scope: CallerScope, command: RuntimeCommand): Promise<void> {

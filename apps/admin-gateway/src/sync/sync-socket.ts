@@ -43,12 +43,13 @@ export class SyncSocket {
   /** Sends one frame; false when the socket is not open or was just closed as a slow consumer. */
   send(frame: SyncServerFrame): boolean {
     if (!this.open || this.closeIntent === 'slow') return false;
-    const text = JSON.stringify(frame);
-    if (this.ws.bufferedAmount + Buffer.byteLength(text) > this.limits.maxSendBufferBytes) {
+    // Encoded once: the length check and the frame use the same bytes.
+    const data = Buffer.from(JSON.stringify(frame), 'utf8');
+    if (this.ws.bufferedAmount + data.length > this.limits.maxSendBufferBytes) {
       this.onSlowConsumer(this);
       return false;
     }
-    this.ws.send(text);
+    this.ws.send(data, { binary: false });
     return true;
   }
 

@@ -1,12 +1,13 @@
 import { Inject, Injectable, type BeforeApplicationShutdown, type OnApplicationBootstrap } from '@nestjs/common';
-import { DiscardPolicy, jetstream, jetstreamManager, RetentionPolicy, StorageType, type JetStreamClient, type StreamConfig } from '@nats-io/jetstream';
-import type { NatsConnection } from '@nats-io/transport-node';
+import { DiscardPolicy, jetstreamManager, RetentionPolicy, StorageType, type StreamConfig } from '@nats-io/jetstream';
+import { headers as natsHeaders } from '@nats-io/transport-node';
 import { DomainError, eventStreamName, eventSubject, type DomainEvent } from '@switchboard/contracts';
 import { JsonLogger, NatsClient, ReadinessService, SERVICE_CONFIG } from '@switchboard/service-kit';
 import type { RegistryConfig } from '../config.js';
 import { LiveStore } from '../store/live-store.js';
 
 const encoder = new TextEncoder();
+const decoder = new TextDecoder();
 const NANOS_PER_SECOND = 1_000_000_000;
 
 /**
@@ -24,7 +25,6 @@ const NANOS_PER_SECOND = 1_000_000_000;
  */
 @Injectable()
 export class EventPublisher implements OnApplicationBootstrap, BeforeApplicationShutdown {
-  private js?: JetStreamClient;
   private ensured = false;
   private stopping = false;
   private ensureLoop?: Promise<void>;
@@ -90,7 +90,7 @@ export class EventPublisher implements OnApplicationBootstrap, BeforeApplication
       if (!isNotFound(e)) throw e;
       try {
         await jsm.streams.add(wanted);
-        this.markEnsured(nc);
+        this.ensured = true;
         this.logger.event('info', 'event stream created', { stream: wanted.name });
         return;
       } catch (addError) {
@@ -110,28 +110,27 @@ export class EventPublisher implements OnApplicationBootstrap, BeforeApplication
       });
       this.logger.event('info', 'event stream limits updated', { stream: wanted.name });
     }
-    this.markEnsured(nc);
-  }
-
-  private markEnsured(nc: NatsConnection) {
-    this.js = jetstream(nc, { timeout: 5000 });
     this.ensured = true;
   }
 
-  private async client(): Promise<JetStreamClient> {
-    if (this.js) return this.js;
-    const nc = await this.nats.connection$();
-    this.js = jetstream(nc, { timeout: 5000 });
-    return this.js;
-  }
-
-  /** Publishes one event (its id as `Nats-Msg-Id`) and waits for the stream to store it (or to report it a duplicate). */
+  /**
+   * Publishes one event (its id as `Nats-Msg-Id`) and waits for the stream to store it (or to report
+   * it a duplicate): a JetStream publish is a request on the event's subject answered with a PubAck
+   * (`{ stream, seq, duplicate }`) or `{ error }`; nobody answering (no stream) is a NoResponders
+   * error. Sent through the service's NatsClient (one shared reply inbox, no per-publish error
+   * object or timer race) rather than the JetStream client's publish.
+   */
   private async publishOne(event: DomainEvent, timeoutMs: number): Promise<void> {
-    const js = await this.client();
-    await js.publish(eventSubject(this.config.natsNamespace, event.event.type), encoder.encode(JSON.stringify(event)), {
-      msgID: event.event.id,
-      timeout: Math.max(50, Math.round(timeoutMs)),
+    const nc = await this.nats.connection$();
+    const h = natsHeaders();
+    h.set('Nats-Msg-Id', event.event.id);
+    const msg = await this.nats.requestRaw(nc, eventSubject(this.config.natsNamespace, event.event.type), encoder.encode(JSON.stringify(event)), {
+      timeoutMs: Math.max(50, Math.round(timeoutMs)),
+      headers: h,
     });
+    const ack = JSON.parse(decoder.decode(msg.data)) as { stream?: string; error?: { code?: number; err_code?: number; description?: string } };
+    if (ack.error) throw new Error(`the event stream refused the event: ${ack.error.description ?? ack.error.err_code ?? ack.error.code}`);
+    if (!ack.stream) throw new Error('the event stream answered no acknowledgement');
   }
 
   /** Publishes with retries and backoff until `deadline`; throws the last error when it passes. */

@@ -78,8 +78,8 @@ export class EdgeService {
   async register(r: Report<'client.register'>): Promise<EdgeResults['client.register']> {
     const a = r.client.applicationId;
     const result = await this.store.register(a, r.client, r.organizationId, r.gatewayId, r.claims);
-    await this.ctx.index(a, result.index);
-    await this.store.trackGateway(a, r.client, r.gatewayId, result.previousGatewayId);
+    // Independent keys (applications index, the gateway's client set): one round trip for both.
+    await Promise.all([this.ctx.index(a, result.index), this.store.trackGateway(a, r.client, r.gatewayId, result.previousGatewayId)]);
     const owner = { applicationId: a, organizationId: r.organizationId };
     const events = result.created ? [domainEvent(owner, 'client.registered', CLIENT_CAUSE, { client: this.ctx.client(r.client, result.client) })] : [];
     // Registered again through another gateway replica: the session held by the old one ends.

@@ -26,6 +26,16 @@ local function hgetall(key)
   for i = 1, #flat, 2 do out[flat[i]] = flat[i + 1] end
   return out
 end
+-- A client hash as the TypeScript side reads it: every field but \`claims\` (the token's channel
+-- claims, kept for diagnostics; with many claims it is the longest field by far, and no caller reads it).
+local function clienth(key)
+  local flat = redis.call('HGETALL', key)
+  local out = {}
+  for i = 1, #flat, 2 do
+    if flat[i] ~= 'claims' then out[flat[i]] = flat[i + 1] end
+  end
+  return out
+end
 local function given(v) return v ~= nil and v ~= NULL end
 local function decr(key, field)
   if redis.call('HINCRBY', key, field, -1) <= 0 then
@@ -141,7 +151,7 @@ if not existed then
   redis.call('SADD', B .. ':d:' .. ud .. ':clients', cl)
 end
 redis.call('HSET', B, 'organizationId', P.org)
-local result = { new = not existed, prevGatewayId = prevGw, client = hgetall(key) }
+local result = { new = not existed, prevGatewayId = prevGw, client = clienth(key) }
 if redis.call('HGET', B, 'inUse') ~= '1' then
   redis.call('HSET', B, 'inUse', '1')
   redis.call('PERSIST', B)
@@ -157,7 +167,7 @@ local ud = u .. '/' .. d
 local udc = ud .. '/' .. cl
 local key = kcl(udc)
 if redis.call('EXISTS', key) == 0 then return fail('client') end
-local client = hgetall(key)
+local client = clienth(key)
 if given(P.gw) and client.gatewayId ~= P.gw then return fail('moved') end
 local t = nowms()
 local lefts = {}
@@ -208,7 +218,7 @@ if not already then
   redis.call('HINCRBY', B .. ':d:' .. ud .. ':channels', ch, 1)
 end
 return cjson.encode({
-  already = already, activated = activated, client = hgetall(key), org = org(),
+  already = already, activated = activated, client = clienth(key), org = org(),
   counts = { redis.call('HLEN', c .. ':users'), redis.call('HLEN', c .. ':devices'), redis.call('HLEN', c .. ':clients'), redis.call('SCARD', c .. ':conns') },
   levels = levels(ch, u, ud, udc, false),
 })
@@ -241,7 +251,7 @@ for _, m in ipairs(redis.call('HKEYS', c .. ':clients')) do
   local pick = (level == 'channel') or (level == 'client' and m == sel) or (level ~= 'client' and startswith(m, sel))
   if pick then
     local p = split(m)
-    clients[m] = hgetall(kcl(m))
+    clients[m] = clienth(kcl(m))
     local r = leave(ch, p[1], p[2], p[3], t)
     if r then lefts[#lefts + 1] = r end
   end
@@ -273,7 +283,7 @@ redis.call('SADD', B .. ':conns', ch .. '/' .. udc .. '/' .. cn)
 redis.call('SADD', c .. ':cconn:' .. udc, cn)
 redis.call('HINCRBY', c .. ':uconns', u, 1)
 redis.call('HINCRBY', c .. ':dconns', ud, 1)
-return cjson.encode({ conn = hgetall(ck), client = hgetall(key), levels = levels(ch, u, ud, udc, cn), org = org() })
+return cjson.encode({ conn = hgetall(ck), client = clienth(key), levels = levels(ch, u, ud, udc, cn), org = org() })
 `;
 
 /** Moves a connection to a new state; a terminal state removes it from the live model. */
@@ -293,11 +303,11 @@ if given(P.error) then redis.call('HSET', ck, 'error', P.error) end
 if P.terminal then
   -- close_conn returns the record with its last live state; the final state travels beside it.
   local r = close_conn(ch, u, d, cl, cn, P.state, t)
-  return cjson.encode({ old = old, closed = r, client = hgetall(kcl(udc)), org = org() })
+  return cjson.encode({ old = old, closed = r, client = clienth(kcl(udc)), org = org() })
 end
 redis.call('HSET', ck, 'state', P.state)
 if P.state == 'connected' then redis.call('HSETNX', ck, 'connectedAt', str(t)) end
-return cjson.encode({ old = old, conn = hgetall(ck), client = hgetall(kcl(udc)), levels = levels(ch, u, ud, udc, cn), org = org() })
+return cjson.encode({ old = old, conn = hgetall(ck), client = clienth(kcl(udc)), levels = levels(ch, u, ud, udc, cn), org = org() })
 `;
 
 /** Writes fields of a connection record (client-reported changes, last stats). */
@@ -309,7 +319,7 @@ local ck = kconn(ch, udc, cn)
 if redis.call('EXISTS', ck) == 0 then return fail('connection') end
 for f, v in pairs(P.set) do redis.call('HSET', ck, f, v) end
 for _, f in ipairs(P.del) do redis.call('HDEL', ck, f) end
-return cjson.encode({ conn = hgetall(ck), client = hgetall(kcl(udc)), levels = levels(ch, u, ud, udc, cn), org = org() })
+return cjson.encode({ conn = hgetall(ck), client = clienth(kcl(udc)), levels = levels(ch, u, ud, udc, cn), org = org() })
 `;
 
 /** Changes a client's aliases, tag or roles (admin client patch, or the client itself). */
@@ -322,7 +332,7 @@ for f, v in pairs(P.set) do redis.call('HSET', key, f, v) end
 for _, f in ipairs(P.del) do redis.call('HDEL', key, f) end
 if given(P.set.userAlias) then redis.call('HSET', B .. ':u:' .. u, 'alias', P.set.userAlias) end
 if given(P.set.deviceAlias) then redis.call('HSET', B .. ':d:' .. ud, 'alias', P.set.deviceAlias) end
-return cjson.encode({ client = hgetall(key), channels = redis.call('SMEMBERS', key .. ':channels'), org = org() })
+return cjson.encode({ client = clienth(key), channels = redis.call('SMEMBERS', key .. ':channels'), org = org() })
 `;
 
 /**
@@ -381,12 +391,12 @@ for _, m in ipairs(members) do
   local mudc = mud .. '/' .. p[3]
   targets[#targets + 1] = {
     u = p[1], d = p[2], cl = p[3], cn = p[4],
-    conn = hgetall(kconn(ch, mudc, p[4])), client = hgetall(kcl(mudc)),
+    conn = hgetall(kconn(ch, mudc, p[4])), client = clienth(kcl(mudc)),
     levels = levels(ch, p[1], mud, mudc, p[4]),
   }
 end
 local client = false
-if udc then client = hgetall(kcl(udc)) end
+if udc then client = clienth(kcl(udc)) end
 return cjson.encode({ old = old, seq = seq, targets = targets, claim = claim, client = client, org = org() })
 `;
 

@@ -1,0 +1,112 @@
+/**
+ * NatsClient and NamespacedNatsServer on the jest run's real NATS: request/reply in Nest's packet
+ * format, the caller's correlation id inside handlers, typed errors, Unavailable and Timeout,
+ * handled-request metrics, events, and many concurrent requests (writes are coalesced per event
+ * loop turn).
+ */
+import { Controller, type INestApplication } from '@nestjs/common';
+import { EventPattern, MessagePattern, Payload } from '@nestjs/microservices';
+import { DomainError } from '@switchboard/contracts';
+import { testNamespace, testServers, waitFor } from '@switchboard/testing';
+import { currentCorrelationId, runWithCorrelation } from './correlation.js';
+import { renderPlainError } from './errors.js';
+import { JsonLogger } from './logger.js';
+import { Metrics } from './metrics.js';
+import { NatsClient } from './nats.js';
+import { createService } from './service.js';
+
+const events: Array<{ value: unknown; correlationId: string | undefined }> = [];
+
+@Controller()
+class TestRpc {
+  @MessagePattern('kit-test.v1.echo')
+  async echo(@Payload() body: { value: unknown; delayMs?: number }) {
+    if (body.delayMs) await new Promise((r) => setTimeout(r, body.delayMs));
+    return { value: body.value, correlationId: currentCorrelationId() };
+  }
+
+  @MessagePattern('kit-test.v1.refuse')
+  refuse(): never {
+    throw new DomainError('Conflict', 'refused on purpose', [{ field: 'x', message: 'taken' }]);
+  }
+
+  @MessagePattern('kit-test.v1.crash')
+  crash(): never {
+    throw new Error('a secret detail');
+  }
+
+  @EventPattern('kit-test.v1.event')
+  event(@Payload() body: { value: unknown }) {
+    events.push({ value: body.value, correlationId: currentCorrelationId() });
+  }
+}
+
+/** The test subjects are not in the contracts' request map. */
+type Untyped = (subject: string, payload: unknown, opts?: { timeoutMs?: number }) => Promise<unknown>;
+
+describe('NatsClient and NamespacedNatsServer', () => {
+  const servers = testServers();
+  const ns = testNamespace('kit');
+  let app: INestApplication;
+  let request: Untyped;
+  let client: NatsClient;
+
+  beforeAll(async () => {
+    const config = { httpHost: '127.0.0.1', httpPort: 0, logLevel: 'error' as const, natsUrl: servers.natsUrl, natsNamespace: ns, natsRequestTimeoutMs: 3000, shutdownTimeoutMs: 1000 };
+    app = await createService({ name: 'kit-test', config, imports: [{ module: class TestModule {}, controllers: [TestRpc] }], rpcServer: true, renderHttpError: renderPlainError, logger: new JsonLogger('kit-test', 'error', () => undefined) });
+    await app.startAllMicroservices();
+    await app.init();
+    client = app.get(NatsClient);
+    request = client.request.bind(client) as unknown as Untyped;
+  });
+
+  afterAll(async () => {
+    await app?.close();
+  });
+
+  it('answers in the caller correlation id, and makes one when there is none', async () => {
+    const answer = (await runWithCorrelation('corr-kit-1', () => request('kit-test.v1.echo', { value: 42 }))) as { value: number; correlationId: string };
+    expect(answer).toEqual({ value: 42, correlationId: 'corr-kit-1' });
+    const other = (await request('kit-test.v1.echo', { value: 'x' })) as { correlationId: string };
+    expect(other.correlationId).toMatch(/^[0-9a-f-]{36}$/);
+  });
+
+  it('carries domain errors with their code and details; hides unexpected ones', async () => {
+    await expect(request('kit-test.v1.refuse', {})).rejects.toEqual(expect.objectContaining({ code: 'Conflict', message: 'refused on purpose', details: [{ field: 'x', message: 'taken' }] }));
+    const crash = request('kit-test.v1.crash', {});
+    await expect(crash).rejects.toEqual(expect.objectContaining({ code: 'Internal' }));
+    await expect(crash).rejects.not.toEqual(expect.objectContaining({ message: expect.stringContaining('secret') }));
+  });
+
+  it('answers Unavailable when nobody serves the subject, Timeout when the answer is late', async () => {
+    await expect(request('kit-test.v1.nobody', {})).rejects.toEqual(expect.objectContaining({ code: 'Unavailable' }));
+    const started = Date.now();
+    await expect(request('kit-test.v1.echo', { value: 1, delayMs: 1000 }, { timeoutMs: 150 })).rejects.toEqual(expect.objectContaining({ code: 'Timeout' }));
+    expect(Date.now() - started).toBeLessThan(900);
+  });
+
+  it('answers many concurrent requests, each its own', async () => {
+    const values = Array.from({ length: 500 }, (_, i) => i);
+    const answers = (await Promise.all(values.map((value) => runWithCorrelation(`corr-many-${value}`, () => request('kit-test.v1.echo', { value }))))) as Array<{ value: number; correlationId: string }>;
+    expect(answers).toEqual(values.map((value) => ({ value, correlationId: `corr-many-${value}` })));
+  });
+
+  it('handles events in the sender correlation id', async () => {
+    const nc = await client.connection$();
+    const { headers } = await import('@nats-io/transport-node');
+    const h = headers();
+    h.set('x-correlation-id', 'corr-event');
+    nc.publish(client.subject('kit-test.v1.event'), JSON.stringify({ pattern: 'kit-test.v1.event', data: { value: 'e1' } }), { headers: h });
+    await waitFor(() => events.length === 1);
+    expect(events).toEqual([{ value: 'e1', correlationId: 'corr-event' }]);
+  });
+
+  it('counts handled requests by subject and outcome', async () => {
+    const text = await app.get(Metrics).registry.getSingleMetricAsString('nats_requests_handled_total');
+    const count = (name: string, outcome: string) => Number(new RegExp(`subject="${ns}\\.kit-test\\.v1\\.${name}",outcome="${outcome}"[^}]*\\} (\\d+)`).exec(text)?.[1] ?? 0);
+    expect(count('echo', 'ok')).toBeGreaterThanOrEqual(502);
+    expect(count('refuse', 'Conflict')).toBe(1);
+    expect(count('crash', 'Internal')).toBe(1);
+    expect(count('event', 'ok')).toBe(1);
+  });
+});
