@@ -80,7 +80,7 @@ describe('recording-service killed mid-recording', () => {
         const list = await query(h, scope, { kind: 'channel.connectionRecordings.list', applicationId: APP, channelId: CH });
         return list.length === 2 && list.every((c) => c.stopTimestamp !== null) ? list : null;
       },
-      { timeoutMs: 30000, description: 'every connection recording to be closed' },
+      { timeoutMs: 90000, description: 'every connection recording to be closed (unacknowledged events of the killed consumer come back after the 60 s ack wait)' },
     );
     const x = stopped.find((c) => c.userId === 'xavier')!;
     const y = stopped.find((c) => c.userId === 'yolanda')!;
@@ -125,5 +125,5 @@ describe('recording-service killed mid-recording', () => {
     const duplicates = Number(/recording_domain_events_total\{outcome="duplicate"[^}]*\} (\d+)/.exec(metrics)?.[1] ?? 0);
     expect(duplicates).toBeGreaterThanOrEqual(sent.length);
     expect(metrics).toMatch(/recording_sweeper_actions_total\{what="orphaned"[^}]*\} 1/);
-  }, 120_000);
+  }, 180_000);
 });
