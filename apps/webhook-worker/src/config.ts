@@ -30,7 +30,7 @@ export const settings = {
     default: 20,
     min: 0,
     max: 5000,
-    description: 'Coalescing window: events read within it of the first one are planned together; for a batch webhook those with the same application and timestamp go in one call',
+    description: 'Coalescing window of batch webhooks: events of one application with the same timestamp read within it of the first one go in one call (other events are not held)',
   }),
   configCacheMs: int({ env: 'WEBHOOK_CONFIG_CACHE_MS', default: 2000, min: 0, max: 5000, description: 'How long a resolved webhook configuration is reused (also dropped on applications.changed)' }),
 
@@ -51,7 +51,7 @@ export const settings = {
     max: 10 * 60 * SECOND,
     description: 'BullMQ lock of a delivery in progress; a replica that dies holding it hands the delivery back after this long',
   }),
-  maxSocketsPerOrigin: int({ env: 'WEBHOOK_MAX_SOCKETS_PER_ORIGIN', default: 32, min: 1, max: 1024, description: 'Keep-alive connections per receiving origin and replica, at most' }),
+  maxSocketsPerOrigin: int({ env: 'WEBHOOK_MAX_SOCKETS_PER_ORIGIN', default: 100, min: 1, max: 5000, description: 'Connections (kept alive) per receiving origin and replica, at most' }),
   allowPrivateTargets: bool({
     env: 'WEBHOOK_ALLOW_PRIVATE_TARGETS',
     default: false,

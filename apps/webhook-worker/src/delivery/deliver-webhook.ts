@@ -8,12 +8,12 @@ import { WebhookResolver } from '../matching/webhook-resolver.js';
 import { WebhookMetrics, type AttemptOutcome } from '../metrics/webhook-metrics.js';
 import { InjectWebhookConfig } from '../tokens.js';
 import { DeliveryQueue, RELIABLE_ATTEMPTS, orderingKey, type DeliveryJobData } from './delivery-queue.js';
-
-export { orderingKey };
 import { HttpSender, type SendOutcome } from './http-sender.js';
 import { KeySequencer } from './key-sequencer.js';
 import { signatureHeaders } from './signatures.js';
 import { TargetGuard } from './ssrf-guard.js';
+
+export { orderingKey };
 
 export type DeliveryResult = 'delivered' | 'skipped';
 
@@ -48,7 +48,7 @@ function outcomeLabel(outcome: SendOutcome): AttemptOutcome {
 /** How long a delivery waits when its application's secret cannot be read (management-api down). */
 const SECRET_RETRY_MS = 2000;
 
-/** Deliveries this process finished recently (delivery id), remembered before their log is written. */
+/** Deliveries this process finished recently (delivery id), remembered from the answer on, before their log is committed. */
 const SETTLED_MEMORY = 20_000;
 
 interface Sent {
@@ -70,11 +70,11 @@ interface Sent {
  *    in PostgreSQL. Once a success (or a final failure) is known, nothing is sent again.
  * 3. The application's secret comes from the resolver (cached); when management-api cannot answer,
  *    the job waits `SECRET_RETRY_MS` without using up an attempt.
- * 4. The POST (see HttpSender). Then, outside the sequence, the attempt is logged (and the
- *    delivery's state with it) before the job finishes: success completes the job; a failure that
- *    may be retried (network error, timeout, 5xx) of a reliable webhook with attempts left throws
- *    (BullMQ retries with exponential backoff); anything else fails the job for good
- *    (UnrecoverableError).
+ * 4. The POST (see HttpSender). Then, outside the sequence, the attempt is logged with the
+ *    delivery's state (DeliveryLogWriter groups rows from concurrent jobs into one statement) and
+ *    only then the job finishes: success completes it; a failure that may be retried (network
+ *    error, timeout, 5xx) of a reliable webhook with attempts left throws (BullMQ retries with
+ *    exponential backoff); anything else fails the job for good (UnrecoverableError).
  */
 @Injectable()
 export class DeliverWebhook {
@@ -97,6 +97,15 @@ export class DeliverWebhook {
   }
 
   async run(job: Job<DeliveryJobData>, token: string | undefined): Promise<DeliveryResult> {
+    const started = performance.now();
+    try {
+      return await this.process(job, token);
+    } finally {
+      this.metrics.jobDuration.observe((performance.now() - started) / 1000);
+    }
+  }
+
+  private async process(job: Job<DeliveryJobData>, token: string | undefined): Promise<DeliveryResult> {
     const data = job.data;
     const predecessor = data.prevDeliveryId;
     const sent = await this.sequencer.run(
@@ -184,12 +193,13 @@ export class DeliverWebhook {
       attemptedOn,
       replayOf: data.replayOf,
     };
-    try {
-      await this.recordPersistently(row);
-    } catch (e) {
-      this.settled.delete(data.deliveryId);
-      throw e;
-    }
+    // The job finishes only once its attempt is logged (DeliveryLogWriter retries until PostgreSQL
+    // takes it): a delivery whose job is done is never pending in PostgreSQL, so the reconciler
+    // cannot send it again, and a second run of this job (lock lost, Redis restarted) finds it
+    // finished, in `settled` or in PostgreSQL.
+    const logStarted = performance.now();
+    await this.log.record(row);
+    this.metrics.logWrite.observe((performance.now() - logStarted) / 1000);
 
     const source = data.source;
     this.metrics.attempts.inc({ source, outcome: outcomeLabel(outcome) });
@@ -204,21 +214,5 @@ export class DeliverWebhook {
     const message = `delivery ${data.deliveryId} attempt ${attempt} to ${data.webhookId} failed: ${error}`;
     if (again) throw new Error(message);
     throw new UnrecoverableError(message);
-  }
-
-  /**
-   * Logs the attempt, trying again for up to 30 s while PostgreSQL fails: after a success, a job
-   * that failed here would send the event again.
-   */
-  private async recordPersistently(row: AttemptRow): Promise<void> {
-    const deadline = Date.now() + 30_000;
-    for (let n = 1; ; n++) {
-      try {
-        return await this.log.record(row);
-      } catch (e) {
-        if (Date.now() > deadline) throw e;
-        await new Promise((r) => setTimeout(r, Math.min(100 * n, 2000)));
-      }
-    }
   }
 }

@@ -54,7 +54,8 @@ export class EventConsumer {
     this.stopping = true;
     this.wake?.();
     await this.messages?.close().catch(() => undefined);
-    await this.loop;
+    // The group in progress finishes; a loop stuck attaching (NATS down) is not waited for long.
+    await Promise.race([this.loop, sleep(Math.max(1000, this.config.shutdownTimeoutMs - 2000))]);
     for (const msg of this.buffer.splice(0)) msg.nak();
     this.arrivals = [];
   }

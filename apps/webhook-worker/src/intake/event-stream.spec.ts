@@ -1,3 +1,4 @@
+import { eventStreamName, eventSubject } from '@switchboard/contracts';
 import { decodeDomainEvent, eventStreamConfig } from './event-stream.js';
 
 const enc = (v: unknown) => new TextEncoder().encode(typeof v === 'string' ? v : JSON.stringify(v));
@@ -22,10 +23,12 @@ describe('decodeDomainEvent', () => {
 });
 
 describe('eventStreamConfig', () => {
-  it('covers every event subject of the namespace and dedupes by message id', () => {
+  it('is the contract stream: every event subject of the namespace, 7 days, dedupe by message id for 2 minutes', () => {
     const c = eventStreamConfig('sb');
-    expect(c.name).toBe('sb-events');
-    expect(c.subjects).toEqual(['sb.events.>']);
-    expect(c.duplicate_window).toBeGreaterThan(0);
+    expect(c.name).toBe(eventStreamName('sb'));
+    expect(c.subjects).toEqual([eventSubject('sb', '>')]);
+    expect(c.max_age).toBe(7 * 24 * 3600 * 1000 * 1_000_000);
+    expect(c.duplicate_window).toBe(120_000 * 1_000_000);
+    expect([c.retention, c.storage, c.discard]).toEqual(['limits', 'file', 'old']);
   });
 });

@@ -1,28 +1,25 @@
 import { AckPolicy, DeliverPolicy, DiscardPolicy, JetStreamApiError, ReplayPolicy, RetentionPolicy, StorageType, type JetStreamManager } from '@nats-io/jetstream';
 import { nanos } from '@nats-io/transport-node';
-import { eventStreamName, eventSubject, type DomainEvent } from '@switchboard/contracts';
+import { eventStreamName, eventStreamSettings, eventSubject, type DomainEvent } from '@switchboard/contracts';
 
 /** Durable name of the webhook-worker consumer on the domain event stream (shared by every replica). */
 export const CONSUMER_NAME = 'webhook-worker';
 
-const DAY_MS = 24 * 3600 * 1000;
-
 /**
- * The stream this worker creates when it finds none (runtime-registry owns it; whoever starts
- * first creates it, and an existing stream is used as it is): every `<ns>.events.>` subject, file
- * storage, limits retention for 7 days (each consumer keeps its own position), duplicates by
- * `Nats-Msg-Id` (the event id) dropped within 2 minutes.
+ * The stream as the contract describes it (`eventStreamSettings`), in JetStream's terms. Created
+ * when missing; an existing stream (runtime-registry's) is used as it is.
  */
 export function eventStreamConfig(namespace: string) {
+  const s = eventStreamSettings(namespace);
   return {
-    name: eventStreamName(namespace),
-    subjects: [eventSubject(namespace, '>')],
+    name: s.name,
+    subjects: [...s.subjects],
     retention: RetentionPolicy.Limits,
     storage: StorageType.File,
     discard: DiscardPolicy.Old,
-    max_age: nanos(7 * DAY_MS),
-    duplicate_window: nanos(2 * 60 * 1000),
-    num_replicas: 1,
+    max_age: nanos(s.maxAgeMs),
+    duplicate_window: nanos(s.duplicateWindowMs),
+    num_replicas: s.replicas,
   };
 }
 

@@ -4,13 +4,17 @@ import { DeliveryRepository, type AttemptRow } from './delivery.repository.js';
 interface Waiting {
   row: AttemptRow;
   resolve: () => void;
-  reject: (e: Error) => void;
 }
 
 /**
- * Writes logged attempts in groups: `record` resolves once the attempt (and the delivery's new
- * state) is committed. Rows wait at most `delayMs` (or until `maxRows` are waiting) and several
- * groups may be written at once, so a thousand attempts a second cost a few statements.
+ * Writes logged attempts in groups ("natural batching"): a row recorded while fewer than
+ * `maxConcurrent` statements are in flight is written on the next turn of the event loop, with
+ * every row recorded in the same turn; otherwise it waits for a statement to finish and goes with
+ * the rows that gathered meanwhile (at most `maxRows` per statement). Low load: one row, no added
+ * delay; high load: few statements. `record` resolves once the row (and the delivery's new state)
+ * is committed; it never rejects: a group that fails goes back to the front and is written again
+ * after a pause (100 ms, doubling up to 2 s) until PostgreSQL takes it. `drain` waits for
+ * everything recorded so far.
  */
 @Injectable()
 export class DeliveryLogWriter {
@@ -18,39 +22,43 @@ export class DeliveryLogWriter {
   private waiting: Waiting[] = [];
   private timer: NodeJS.Timeout | undefined;
   private inFlight = 0;
+  private failures = 0;
   private idle: Array<() => void> = [];
   readonly maxRows = 500;
-  readonly delayMs = 5;
   readonly maxConcurrent = 4;
 
   constructor(private readonly repository: DeliveryRepository) {}
 
   record(row: AttemptRow): Promise<void> {
-    return new Promise<void>((resolve, reject) => {
-      this.waiting.push({ row, resolve, reject });
-      this.schedule();
+    return new Promise<void>((resolve) => {
+      this.waiting.push({ row, resolve });
+      if (this.failures === 0 && this.inFlight < this.maxConcurrent) this.flushSoon(0);
     });
   }
 
-  /** Resolves when everything recorded so far is written (or failed). */
-  drain(): Promise<void> {
+  /** Resolves when everything recorded so far is committed, or after `timeoutMs`. */
+  drain(timeoutMs = 10_000): Promise<void> {
     if (this.waiting.length === 0 && this.inFlight === 0) return Promise.resolve();
-    this.flushSoon(0);
-    return new Promise((resolve) => this.idle.push(resolve));
-  }
-
-  private schedule(): void {
-    if (this.waiting.length >= this.maxRows) this.flushSoon(0);
-    else this.flushSoon(this.delayMs);
+    if (this.failures === 0) this.flushSoon(0);
+    return new Promise((resolve) => {
+      const t = setTimeout(() => {
+        this.logger.error(`${this.waiting.length} delivery attempts could not be logged before shutdown`);
+        resolve();
+      }, timeoutMs);
+      this.idle.push(() => {
+        clearTimeout(t);
+        resolve();
+      });
+    });
   }
 
   private flushSoon(delay: number): void {
-    if (this.timer && delay > 0) return;
-    if (this.timer) clearTimeout(this.timer);
-    this.timer = setTimeout(() => {
+    if (this.timer) return;
+    const run = () => {
       this.timer = undefined;
       this.flush();
-    }, delay);
+    };
+    this.timer = delay > 0 ? setTimeout(run, delay) : (setImmediate(run) as unknown as NodeJS.Timeout);
   }
 
   private flush(): void {
@@ -60,18 +68,24 @@ export class DeliveryLogWriter {
       this.repository
         .writeAttempts(group.map((w) => w.row))
         .then(
-          () => group.forEach((w) => w.resolve()),
+          () => {
+            this.failures = 0;
+            group.forEach((w) => w.resolve());
+          },
           (e: unknown) => {
-            const error = e instanceof Error ? e : new Error(String(e));
-            this.logger.warn(`writing ${group.length} delivery attempts failed: ${error.message}`);
-            group.forEach((w) => w.reject(error));
+            this.failures++;
+            if (this.failures === 1 || this.failures % 20 === 0) {
+              this.logger.warn(`writing ${group.length} delivery attempts failed (${this.failures} times), trying again: ${(e as Error).message}`);
+            }
+            this.waiting.unshift(...group);
           },
         )
         .finally(() => {
           this.inFlight--;
-          if (this.waiting.length > 0) this.flushSoon(0);
+          if (this.waiting.length > 0) this.flushSoon(this.failures > 0 ? Math.min(100 * 2 ** (this.failures - 1), 2000) : 0);
           else if (this.inFlight === 0) this.idle.splice(0).forEach((r) => r());
         });
+      if (this.failures > 0) break;
     }
   }
 }

@@ -64,6 +64,14 @@ describe('WebhookResolver', () => {
     expect((await r.resolve('x', null))?.sharedSecret).toBe('fresh');
   });
 
+  it('an answer off the contract is a failure naming the field, and is not cached', async () => {
+    const r = make(5000);
+    reply = async () => ({ ...answer('s'), webhooks: [{ id: 'w', source: 'organization' }] }) as unknown as WebhooksResolveResponse;
+    await expect(r.resolve('bad', null)).rejects.toThrow(/webhooks\[0\]/);
+    reply = async () => answer('good');
+    expect((await r.resolve('bad', null))?.sharedSecret).toBe('good');
+  });
+
   it('an unknown application is an answer (null, cached); other failures are thrown and not cached', async () => {
     const r = make(5000);
     reply = async () => {

@@ -1,6 +1,6 @@
 import { Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
 import type { Subscription } from '@nats-io/transport-node';
-import { DomainError, RuntimeSubjects, WebhookSubjects, type WebhooksResolveResponse } from '@switchboard/contracts';
+import { DomainError, RuntimeSubjects, WebhookMessagingValidators, WebhookSubjects, type WebhooksResolveResponse } from '@switchboard/contracts';
 import { NatsClient } from '@switchboard/service-kit';
 import type { WebhookWorkerConfig } from '../config.js';
 import { InjectWebhookConfig } from '../tokens.js';
@@ -95,7 +95,8 @@ export class WebhookResolver implements OnApplicationBootstrap, OnApplicationShu
 
   private async request(applicationId: string, channelId: string | null): Promise<Resolution> {
     try {
-      return await this.nats.request(WebhookSubjects.resolve, { applicationId, channelId });
+      // An answer off the contract is a failure (not cached; the events wait), named in the logs.
+      return WebhookMessagingValidators.WebhooksResolveResponse.parse(await this.nats.request(WebhookSubjects.resolve, { applicationId, channelId }));
     } catch (e) {
       if (e instanceof DomainError && e.code === 'NotFound') return null;
       throw e;

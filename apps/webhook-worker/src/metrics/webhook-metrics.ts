@@ -16,6 +16,8 @@ export type EventOutcome = 'queued' | 'unmatched' | 'duplicate' | 'invalid' | 'd
  * - `webhook_delivery_attempt_duration_seconds{source}`: one attempt;
  * - `webhook_event_to_delivery_seconds`: from the event's timestamp to the answer of its
  *   successful delivery (every event of a batch);
+ * - `webhook_delivery_job_seconds`: a job's time in the processor (ordering wait, attempt, log);
+ * - `webhook_delivery_log_write_seconds`: an attempt's log row waiting to be committed;
  * - `webhook_queue_jobs{state}`: BullMQ jobs per state, read when /metrics is scraped.
  */
 @Injectable()
@@ -26,6 +28,8 @@ export class WebhookMetrics {
   readonly retries: Counter<'source'>;
   readonly attemptDuration: Histogram<'source'>;
   readonly eventToDelivery: Histogram<never>;
+  readonly jobDuration: Histogram<never>;
+  readonly logWrite: Histogram<never>;
   private queueDepthSource: (() => Promise<Record<string, number>>) | undefined;
 
   constructor(metrics: Metrics) {
@@ -45,6 +49,18 @@ export class WebhookMetrics {
       name: 'webhook_event_to_delivery_seconds',
       help: 'From the event timestamp to the successful delivery of the event',
       buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300],
+      registers,
+    });
+    this.jobDuration = new Histogram({
+      name: 'webhook_delivery_job_seconds',
+      help: 'Time a delivery job spends in the processor: ordering wait, attempt, logging',
+      buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
+      registers,
+    });
+    this.logWrite = new Histogram({
+      name: 'webhook_delivery_log_write_seconds',
+      help: 'From an attempt ending to its log row (and the delivery state) committed',
+      buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5],
       registers,
     });
     const self = this;
