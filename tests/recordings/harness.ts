@@ -7,9 +7,8 @@ import { randomUUID } from 'node:crypto';
 import path from 'node:path';
 import pg from 'pg';
 import { connect, headers as natsHeaders, type NatsConnection, type Subscription } from '@nats-io/transport-node';
-import { jetstream, jetstreamManager, RetentionPolicy, StorageType } from '@nats-io/jetstream';
+import { jetstream, jetstreamManager } from '@nats-io/jetstream';
 import {
-  eventStreamName,
   eventSubject,
   RecordingSubjects,
   type CallerScope,
@@ -22,6 +21,7 @@ import {
   type WebhookEventConnection,
   type WebhookEventName,
 } from '@switchboard/contracts';
+import { ensureEventStream } from '@switchboard/service-kit';
 import { createTestDatabase, flushRedisPrefix, freePort, spawnService, testNamespace, testServers, type SpawnedService, type TestDatabase } from '@switchboard/testing';
 import { writeConnectionMedia, type WrittenMedia } from '../../tools/media/media.mjs';
 
@@ -59,7 +59,7 @@ export async function startHarness(label: string, extra: Record<string, string> 
     RECORDINGS_INGEST_TIMEOUT_MS: '30000',
     ...extra,
   };
-  await ensureStream(nc, ns);
+  await ensureEventStream(await jetstreamManager(nc), ns);
   const h: Harness = {
     ns,
     db,
@@ -89,18 +89,6 @@ export async function startHarness(label: string, extra: Record<string, string> 
     },
   };
   return h;
-}
-
-/** The stream as the runtime-registry creates it (the service would create it too). */
-async function ensureStream(nc: NatsConnection, ns: string): Promise<void> {
-  const jsm = await jetstreamManager(nc);
-  await jsm.streams.add({
-    name: eventStreamName(ns),
-    subjects: [`${ns}.events.>`],
-    retention: RetentionPolicy.Limits,
-    storage: StorageType.File,
-    duplicate_window: 120 * 1e9,
-  });
 }
 
 const decoder = new TextDecoder();

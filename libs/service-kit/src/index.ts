@@ -8,3 +8,4 @@ export * from './service.js';
 export * from './openapi.js';
 export * from './redis.js';
 export * from './bearer.js';
+export * from './event-stream.js';

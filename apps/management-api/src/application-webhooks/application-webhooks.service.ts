@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { DomainError, type ApplicationWebhookCreateBody, type ApplicationWebhookUpdateBody } from '@switchboard/contracts';
+import { type ApplicationWebhookCreateBody, type ApplicationWebhookUpdateBody } from '@switchboard/contracts';
 import type { ODataQuery } from '@switchboard/odata';
 import type { DataSource, EntityManager } from 'typeorm';
 import { APPLICATION_CONFIGS } from '../application-configs/application-config.model.js';
@@ -22,11 +22,8 @@ export class ApplicationWebhooksService {
   ) {}
 
   /** With `applicationConfigId`, the webhooks of that config (404 when it is not the organization's). */
-  async list(caller: Caller, query: ODataQuery, applicationConfigId?: string): Promise<ListAnswer> {
-    if (applicationConfigId === undefined) return this.reader.list(this.ds, caller, query);
-    const parent = await this.parents.find(this.ds, caller, applicationConfigId);
-    if (!parent) throw new DomainError('NotFound', `No ApplicationConfig with id '${applicationConfigId.slice(0, 100)}'.`, [], 'applicationConfigId');
-    return this.reader.list(this.ds, caller, query, { sql: '"e"."application_config_id" = :sb_parent', params: { sb_parent: parent.id } });
+  list(caller: Caller, query: ODataQuery, applicationConfigId?: string): Promise<ListAnswer> {
+    return this.reader.listUnder(this.ds, caller, query, { reader: this.parents, id: applicationConfigId, column: 'application_config_id', param: 'applicationConfigId' });
   }
 
   get(caller: Caller, id: string, query?: ODataQuery): Promise<Rec> {

@@ -64,11 +64,8 @@ export class ChannelConfigsService {
   ) {}
 
   /** With `applicationConfigId`, the channel configs of that application config (404 when it is not the organization's). */
-  async list(caller: Caller, query: ODataQuery, applicationConfigId?: string): Promise<ListAnswer> {
-    if (applicationConfigId === undefined) return this.reader.list(this.ds, caller, query);
-    const parent = await this.parents.find(this.ds, caller, applicationConfigId);
-    if (!parent) throw new DomainError('NotFound', `No ApplicationConfig with id '${applicationConfigId.slice(0, 100)}'.`, [], 'applicationConfigId');
-    return this.reader.list(this.ds, caller, query, { sql: '"e"."application_config_id" = :sb_parent', params: { sb_parent: parent.id } });
+  list(caller: Caller, query: ODataQuery, applicationConfigId?: string): Promise<ListAnswer> {
+    return this.reader.listUnder(this.ds, caller, query, { reader: this.parents, id: applicationConfigId, column: 'application_config_id', param: 'applicationConfigId' });
   }
 
   get(caller: Caller, id: string, query?: ODataQuery): Promise<Rec> {

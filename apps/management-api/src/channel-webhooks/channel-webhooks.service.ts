@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { DomainError, type ChannelWebhookCreateBody, type ChannelWebhookUpdateBody } from '@switchboard/contracts';
+import { type ChannelWebhookCreateBody, type ChannelWebhookUpdateBody } from '@switchboard/contracts';
 import type { ODataQuery } from '@switchboard/odata';
 import type { DataSource, EntityManager } from 'typeorm';
 import { ApplicationEvents } from '../application-configs/application-events.js';
@@ -27,11 +27,8 @@ export class ChannelWebhooksService {
   ) {}
 
   /** With `channelConfigId`, the webhooks of that channel config (404 when it is not the organization's). */
-  async list(caller: Caller, query: ODataQuery, channelConfigId?: string): Promise<ListAnswer> {
-    if (channelConfigId === undefined) return this.reader.list(this.ds, caller, query);
-    const parent = await this.parents.find(this.ds, caller, channelConfigId);
-    if (!parent) throw new DomainError('NotFound', `No ChannelConfig with id '${channelConfigId.slice(0, 100)}'.`, [], 'channelConfigId');
-    return this.reader.list(this.ds, caller, query, { sql: '"e"."channel_config_id" = :sb_parent', params: { sb_parent: parent.id } });
+  list(caller: Caller, query: ODataQuery, channelConfigId?: string): Promise<ListAnswer> {
+    return this.reader.listUnder(this.ds, caller, query, { reader: this.parents, id: channelConfigId, column: 'channel_config_id', param: 'channelConfigId' });
   }
 
   get(caller: Caller, id: string, query?: ODataQuery): Promise<Rec> {

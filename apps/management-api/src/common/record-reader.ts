@@ -88,6 +88,17 @@ export class RecordReader {
     return count === undefined ? { value } : { '@odata.count': count, value };
   }
 
+  /**
+   * The records under one parent record (`column` holds the parent's id), or all of them without
+   * a parent id; a parent that is missing or another organization's is NotFound, naming `param`.
+   */
+  async listUnder(source: Source, caller: Caller, query: ODataQuery, parent: { reader: RecordReader; id: string | undefined; column: string; param: string }): Promise<ListAnswer> {
+    if (parent.id === undefined) return this.list(source, caller, query);
+    const found = await parent.reader.find(source, caller, parent.id);
+    if (!found) throw parent.reader.notFound(parent.id, parent.param);
+    return this.list(source, caller, query, { sql: `${QUOTED}."${parent.column}" = :sb_parent`, params: { sb_parent: found.id } });
+  }
+
   /** One record with `$select`/`$expand` applied; another organization's record is NotFound. */
   async one(source: Source, caller: Caller, id: string, query?: ODataQuery): Promise<Rec> {
     const record = await this.find(source, caller, id);
@@ -120,8 +131,8 @@ export class RecordReader {
     return record;
   }
 
-  notFound(id: string): DomainError {
-    return new DomainError('NotFound', `No ${this.spec.name} with id '${id.slice(0, 100)}'.`);
+  notFound(id: string, target?: string): DomainError {
+    return new DomainError('NotFound', `No ${this.spec.name} with id '${id.slice(0, 100)}'.`, [], target);
   }
 
   private async expand(source: Source, records: Rec[], query: ODataQuery): Promise<void> {

@@ -1,29 +1,12 @@
 import { Inject, Injectable, type OnApplicationShutdown } from '@nestjs/common';
-import { AckPolicy, DeliverPolicy, DiscardPolicy, JetStreamApiCodes, JetStreamApiError, jetstream, jetstreamManager, RetentionPolicy, StorageType, type ConsumerMessages, type JetStreamManager, type JsMsg } from '@nats-io/jetstream';
+import { AckPolicy, DeliverPolicy, JetStreamApiCodes, JetStreamApiError, jetstream, jetstreamManager, type ConsumerMessages, type JetStreamManager, type JsMsg } from '@nats-io/jetstream';
 import { eventStreamName, eventSubject, type DomainEvent } from '@switchboard/contracts';
-import { JsonLogger, NatsClient, SERVICE_CONFIG } from '@switchboard/service-kit';
+import { ensureEventStream, JsonLogger, NatsClient, SERVICE_CONFIG } from '@switchboard/service-kit';
 import type { RecordingServiceConfig } from '../config.js';
 
 const NS_PER_MS = 1_000_000;
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
-
-/**
- * The configuration the domain event stream is created with when it does not exist yet (the
- * runtime-registry creates it the same way; whoever comes first wins, nobody changes it).
- */
-export function eventStreamConfig(namespace: string) {
-  return {
-    name: eventStreamName(namespace),
-    subjects: [`${namespace}.events.>`],
-    retention: RetentionPolicy.Limits,
-    storage: StorageType.File,
-    discard: DiscardPolicy.Old,
-    num_replicas: 1,
-    max_age: 7 * 24 * 3600 * 1000 * NS_PER_MS,
-    duplicate_window: 2 * 60 * 1000 * NS_PER_MS,
-  };
-}
 
 export type EventHandler = (event: DomainEvent, msg: JsMsg) => Promise<void>;
 
@@ -56,22 +39,7 @@ export class EventBus implements OnApplicationShutdown {
 
   /** Creates the stream when missing (idempotent; an existing stream is left as it is). */
   async ensureStream(): Promise<void> {
-    const jsm = await this.manager();
-    const config = eventStreamConfig(this.config.natsNamespace);
-    try {
-      await jsm.streams.info(config.name);
-      return;
-    } catch (e) {
-      if (!(e instanceof JetStreamApiError) || e.code !== JetStreamApiCodes.StreamNotFound) throw e;
-    }
-    try {
-      await jsm.streams.add(config);
-    } catch (e) {
-      // Created concurrently by another replica or the registry: fine when it exists now.
-      await jsm.streams.info(config.name).catch(() => {
-        throw e;
-      });
-    }
+    await ensureEventStream(await this.manager(), this.config.natsNamespace);
   }
 
   async ensureConsumer(): Promise<void> {

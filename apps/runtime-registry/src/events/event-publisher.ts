@@ -1,14 +1,13 @@
 import { Inject, Injectable, type BeforeApplicationShutdown, type OnApplicationBootstrap } from '@nestjs/common';
-import { DiscardPolicy, jetstreamManager, RetentionPolicy, StorageType, type StreamConfig } from '@nats-io/jetstream';
+import { jetstreamManager } from '@nats-io/jetstream';
 import { headers as natsHeaders } from '@nats-io/transport-node';
 import { DomainError, eventStreamName, eventSubject, type DomainEvent } from '@switchboard/contracts';
-import { JsonLogger, NatsClient, ReadinessService, SERVICE_CONFIG } from '@switchboard/service-kit';
+import { ensureEventStream, JsonLogger, NatsClient, ReadinessService, SERVICE_CONFIG } from '@switchboard/service-kit';
 import type { RegistryConfig } from '../config.js';
 import { LiveStore } from '../store/live-store.js';
 
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
-const NANOS_PER_SECOND = 1_000_000_000;
 
 /**
  * Domain events to JetStream. Every event has a unique id (uuid) sent as `Nats-Msg-Id`, so the
@@ -65,51 +64,18 @@ export class EventPublisher implements OnApplicationBootstrap, BeforeApplication
     }
   }
 
-  streamConfig(): Partial<StreamConfig> & { name: string; subjects: string[] } {
-    return {
-      name: this.streamName,
-      subjects: [`${this.config.natsNamespace}.events.>`],
-      storage: StorageType.File,
-      retention: RetentionPolicy.Limits,
-      discard: DiscardPolicy.Old,
-      max_age: this.config.eventStreamMaxAgeSeconds * NANOS_PER_SECOND,
-      duplicate_window: this.config.eventStreamDuplicateWindowSeconds * NANOS_PER_SECOND,
-      num_replicas: this.config.eventStreamReplicas,
-    };
-  }
-
   /** Creates the stream, or brings its limits to the configured ones. Safe to call from every replica at once. */
   async ensureStream(): Promise<void> {
-    const nc = await this.nats.connection$();
-    const jsm = await jetstreamManager(nc, { timeout: 5000 });
-    const wanted = this.streamConfig();
-    let info;
-    try {
-      info = await jsm.streams.info(wanted.name);
-    } catch (e) {
-      if (!isNotFound(e)) throw e;
-      try {
-        await jsm.streams.add(wanted);
-        this.ensured = true;
-        this.logger.event('info', 'event stream created', { stream: wanted.name });
-        return;
-      } catch (addError) {
-        // Another replica created it first (with possibly different limits): fall through to update.
-        info = await jsm.streams.info(wanted.name).catch(() => {
-          throw addError;
-        });
-      }
-    }
-    const c = info.config;
-    const subjectsDiffer = wanted.subjects.some((s) => !(c.subjects ?? []).includes(s));
-    if (c.max_age !== wanted.max_age || c.duplicate_window !== wanted.duplicate_window || subjectsDiffer) {
-      await jsm.streams.update(wanted.name, {
-        subjects: [...new Set([...(c.subjects ?? []), ...wanted.subjects])],
-        max_age: wanted.max_age,
-        duplicate_window: wanted.duplicate_window,
-      });
-      this.logger.event('info', 'event stream limits updated', { stream: wanted.name });
-    }
+    const jsm = await jetstreamManager(await this.nats.connection$(), { timeout: 5000 });
+    const outcome = await ensureEventStream(jsm, this.config.natsNamespace, {
+      enforce: true,
+      limits: {
+        maxAgeMs: this.config.eventStreamMaxAgeSeconds * 1000,
+        duplicateWindowMs: this.config.eventStreamDuplicateWindowSeconds * 1000,
+        replicas: this.config.eventStreamReplicas,
+      },
+    });
+    if (outcome !== 'existing') this.logger.event('info', `event stream ${outcome}`, { stream: this.streamName });
     this.ensured = true;
   }
 
@@ -198,11 +164,6 @@ export class EventPublisher implements OnApplicationBootstrap, BeforeApplication
     if (relayed) this.logger.event('info', 'relayed parked events', { count: relayed });
     return relayed;
   }
-}
-
-function isNotFound(e: unknown): boolean {
-  const err = e as { code?: number; message?: string; name?: string };
-  return err?.code === 10059 || err?.name === 'StreamNotFoundError' || /stream not found/i.test(err?.message ?? '');
 }
 
 function sleep(ms: number) {

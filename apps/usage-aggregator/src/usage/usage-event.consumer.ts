@@ -2,10 +2,10 @@ import { Inject, Injectable, type OnApplicationBootstrap, type OnApplicationShut
 import { jetstream, jetstreamManager, type ConsumerMessages, type JsMsg } from '@nats-io/jetstream';
 import { connect, type NatsConnection } from '@nats-io/transport-node';
 import { eventStreamName } from '@switchboard/contracts';
-import { JsonLogger, Metrics, SERVICE_CONFIG, type BaseConfig } from '@switchboard/service-kit';
+import { ensureEventStream, JsonLogger, Metrics, SERVICE_CONFIG, type BaseConfig } from '@switchboard/service-kit';
 import { Counter } from 'prom-client';
 import { readUsageEvent } from './event-reader.js';
-import { ensureEventStream, ensureUsageConsumer, USAGE_CONSUMER } from './event-stream.js';
+import { ensureUsageConsumer, USAGE_CONSUMER } from './event-stream.js';
 import { UsageLedger } from './usage-ledger.js';
 
 const RETRY_MS = 1000;

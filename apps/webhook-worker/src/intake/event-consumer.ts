@@ -1,11 +1,11 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { jetstream, jetstreamManager, type ConsumerMessages, type JsMsg } from '@nats-io/jetstream';
 import { eventStreamName } from '@switchboard/contracts';
-import { NatsClient } from '@switchboard/service-kit';
+import { ensureEventStream, NatsClient } from '@switchboard/service-kit';
 import type { WebhookWorkerConfig } from '../config.js';
 import { InjectWebhookConfig } from '../tokens.js';
 import { EventIntake, mergeGroups } from './event-intake.js';
-import { CONSUMER_NAME, ensureConsumer, ensureEventStream } from './event-stream.js';
+import { CONSUMER_NAME, ensureConsumer } from './event-stream.js';
 
 const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 

@@ -1,52 +1,12 @@
-import { AckPolicy, DeliverPolicy, DiscardPolicy, JetStreamApiError, ReplayPolicy, RetentionPolicy, StorageType, type JetStreamManager } from '@nats-io/jetstream';
+import { AckPolicy, DeliverPolicy, JetStreamApiCodes, JetStreamApiError, ReplayPolicy, type JetStreamManager } from '@nats-io/jetstream';
 import { nanos } from '@nats-io/transport-node';
-import { eventStreamName, eventStreamSettings, eventSubject, type DomainEvent } from '@switchboard/contracts';
+import { eventStreamName, eventSubject, type DomainEvent } from '@switchboard/contracts';
 
 /** Durable name of the webhook-worker consumer on the domain event stream (shared by every replica). */
 export const CONSUMER_NAME = 'webhook-worker';
 
-/**
- * The stream as the contract describes it (`eventStreamSettings`), in JetStream's terms. Created
- * when missing; an existing stream (runtime-registry's) is used as it is.
- */
-export function eventStreamConfig(namespace: string) {
-  const s = eventStreamSettings(namespace);
-  return {
-    name: s.name,
-    subjects: [...s.subjects],
-    retention: RetentionPolicy.Limits,
-    storage: StorageType.File,
-    discard: DiscardPolicy.Old,
-    max_age: nanos(s.maxAgeMs),
-    duplicate_window: nanos(s.duplicateWindowMs),
-    num_replicas: s.replicas,
-  };
-}
-
 function isCode(e: unknown, code: number): boolean {
   return e instanceof JetStreamApiError && e.code === code;
-}
-
-const STREAM_NOT_FOUND = 10059;
-const CONSUMER_NOT_FOUND = 10014;
-
-/** Makes sure the event stream exists (idempotent; several replicas may race). */
-export async function ensureEventStream(jsm: JetStreamManager, namespace: string): Promise<void> {
-  const config = eventStreamConfig(namespace);
-  try {
-    await jsm.streams.info(config.name);
-    return;
-  } catch (e) {
-    if (!isCode(e, STREAM_NOT_FOUND)) throw e;
-  }
-  try {
-    await jsm.streams.add(config);
-  } catch (e) {
-    // Another replica (or runtime-registry) created it in between: use theirs.
-    await jsm.streams.info(config.name).catch(() => {
-      throw e;
-    });
-  }
 }
 
 export interface ConsumerSettings {
@@ -72,7 +32,7 @@ export async function ensureConsumer(jsm: JetStreamManager, namespace: string, s
     }
     return;
   } catch (e) {
-    if (!isCode(e, CONSUMER_NOT_FOUND)) throw e;
+    if (!isCode(e, JetStreamApiCodes.ConsumerNotFound)) throw e;
   }
   try {
     await jsm.consumers.add(stream, {

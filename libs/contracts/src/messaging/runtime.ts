@@ -321,6 +321,24 @@ export function eventSubject(namespace: string, type: string): string {
   return `${namespace}.events.${type}`;
 }
 
+/**
+ * The domain event stream as whoever starts first creates it: runtime-registry (its owner, which
+ * may configure other limits) or a consumer (webhook-worker, usage-aggregator, recording-service),
+ * none of which waits for the owner. Limits retention (every consumer keeps its own position), file
+ * storage, 7 days, duplicates by `Nats-Msg-Id` (= event id) dropped within 2 minutes. Durations in
+ * milliseconds (JetStream takes nanoseconds). A consumer's idempotency records of an event may be
+ * forgotten once the event is older than `maxAgeMs`: the stream cannot deliver it again.
+ */
+export function eventStreamSettings(namespace: string) {
+  return {
+    name: eventStreamName(namespace),
+    subjects: [eventSubject(namespace, '>')],
+    maxAgeMs: 7 * 24 * 3600 * 1000,
+    duplicateWindowMs: 2 * 60 * 1000,
+    replicas: 1,
+  };
+}
+
 export interface RuntimeRequestMap {
   'runtime-registry.v1.query': { request: { scope: CallerScope; query: RuntimeQuery }; response: unknown };
   'runtime-registry.v1.command': { request: { scope: CallerScope; command: RuntimeCommand }; response: null };

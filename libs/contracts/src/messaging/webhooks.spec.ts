@@ -1,9 +1,7 @@
 import fc from 'fast-check';
 import { describeContracts, type ContractTable } from '../interface-a/contract-table.testing.js';
 import * as webhookMessaging from './webhooks.js';
-import { eventStreamName, eventSubject } from './runtime.js';
 import {
-  eventStreamSettings,
   WebhookMessagingSchemas,
   WebhookMessagingValidators,
   channelPatternMatches,
@@ -134,14 +132,5 @@ describe('selectChannelConfig', () => {
         expect(Math.max(...matching.map((c) => c.priority))).toBe(chosen!.priority);
       }),
     );
-  });
-});
-
-describe('eventStreamSettings', () => {
-  it('names the stream and subjects of runtime.ts', () => {
-    const s = eventStreamSettings('sb');
-    expect(s.name).toBe(eventStreamName('sb'));
-    expect(s.subjects).toEqual([eventSubject('sb', '>')]);
-    expect(s.duplicateWindowMs).toBeGreaterThan(0);
   });
 });

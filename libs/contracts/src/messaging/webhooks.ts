@@ -79,27 +79,6 @@ import { Int32, Int64, Nullable, StringEnum, StringList, Uuid, record, validator
 import { ForwardedQueryOptions, type ODataListResponse } from '../interface-b/management-messaging.js';
 import { CallerScope } from './subjects.js';
 
-/**
- * The domain event stream (`eventStreamName`, subjects `eventSubject(ns, '>')`), as whoever starts
- * first creates it: runtime-registry (its owner) or webhook-worker, which must not wait for it.
- * Creation is idempotent (an existing stream is used as it is). JetStream StreamConfig fields, with
- * durations in milliseconds (JetStream takes nanoseconds): limits retention (every consumer keeps
- * its own position), file storage, 7 days, duplicates by `Nats-Msg-Id` (= event id) dropped
- * within 2 minutes. (Belongs next to `eventStreamName` in runtime.ts; kept here until moved.)
- */
-export function eventStreamSettings(namespace: string) {
-  return {
-    name: `${namespace}-events`,
-    subjects: [`${namespace}.events.>`],
-    retention: 'limits',
-    storage: 'file',
-    discard: 'old',
-    maxAgeMs: 7 * 24 * 3600 * 1000,
-    duplicateWindowMs: 2 * 60 * 1000,
-    replicas: 1,
-  } as const;
-}
-
 export const WebhookSubjects = {
   /** management-api answers: the webhooks an event of (application, channel) goes to. */
   resolve: 'management-api.v1.webhooks.resolve',

@@ -1,10 +1,11 @@
-import { jetstreamManager, RetentionPolicy, StorageType } from '@nats-io/jetstream';
+import { jetstreamManager } from '@nats-io/jetstream';
 import { connect, type NatsConnection } from '@nats-io/transport-node';
 import { eventStreamName } from '@switchboard/contracts';
 import { testNamespace, testServers } from '@switchboard/testing';
-import { ensureEventStream, ensureUsageConsumer, eventStreamConfig, USAGE_CONSUMER } from './event-stream.js';
+import { ensureEventStream } from '@switchboard/service-kit';
+import { ensureUsageConsumer, USAGE_CONSUMER } from './event-stream.js';
 
-describe('ensuring the event stream and the usage consumer', () => {
+describe('ensuring the usage consumer', () => {
   let nc: NatsConnection;
   const created: string[] = [];
 
@@ -18,7 +19,7 @@ describe('ensuring the event stream and the usage consumer', () => {
     await nc.close();
   });
 
-  it('creates a missing stream and consumer once; calling again (also concurrently) changes nothing', async () => {
+  it('creates a missing consumer once; calling again (also concurrently) changes nothing', async () => {
     const ns = testNamespace('stream');
     created.push(eventStreamName(ns));
     const jsm = await jetstreamManager(nc);
@@ -32,16 +33,5 @@ describe('ensuring the event stream and the usage consumer', () => {
     await ensureUsageConsumer(jsm, ns);
     expect((await jsm.streams.info(eventStreamName(ns))).created).toBe(stream.created);
     expect((await jsm.consumers.info(eventStreamName(ns), USAGE_CONSUMER)).created).toBe(consumer.created);
-  });
-
-  it("uses a stream the producer created with its own limits as it is", async () => {
-    const ns = testNamespace('producer');
-    created.push(eventStreamName(ns));
-    const jsm = await jetstreamManager(nc);
-    const producers = { ...eventStreamConfig(ns), max_age: 3600 * 1e9, storage: StorageType.Memory, retention: RetentionPolicy.Limits };
-    await jsm.streams.add(producers);
-    await ensureEventStream(jsm, ns);
-    const info = await jsm.streams.info(eventStreamName(ns));
-    expect(info.config).toMatchObject({ max_age: 3600 * 1e9, storage: 'memory' });
   });
 });

@@ -1,0 +1,72 @@
+import { DiscardPolicy, JetStreamApiCodes, JetStreamApiError, RetentionPolicy, StorageType, type JetStreamManager, type StreamConfig } from '@nats-io/jetstream';
+import { nanos } from '@nats-io/transport-node';
+import { eventStreamSettings } from '@switchboard/contracts';
+
+/** Limits of the domain event stream; defaults from the contract's `eventStreamSettings`. */
+export interface EventStreamLimits {
+  maxAgeMs: number;
+  duplicateWindowMs: number;
+  replicas: number;
+}
+
+/** The domain event stream in JetStream's terms (durations in nanoseconds). */
+export function eventStreamConfig(namespace: string, limits: EventStreamLimits = eventStreamSettings(namespace)): Partial<StreamConfig> & { name: string; subjects: string[] } {
+  const s = eventStreamSettings(namespace);
+  return {
+    name: s.name,
+    subjects: [...s.subjects],
+    retention: RetentionPolicy.Limits,
+    storage: StorageType.File,
+    discard: DiscardPolicy.Old,
+    max_age: nanos(limits.maxAgeMs),
+    duplicate_window: nanos(limits.duplicateWindowMs),
+    num_replicas: limits.replicas,
+  };
+}
+
+function isStreamNotFound(e: unknown): boolean {
+  return e instanceof JetStreamApiError && e.code === JetStreamApiCodes.StreamNotFound;
+}
+
+export interface EnsureEventStreamOptions {
+  /** Limits to create the stream with (default: the contract's). */
+  limits?: EventStreamLimits;
+  /**
+   * The stream's owner (runtime-registry) brings an existing stream to `limits` and adds missing
+   * subjects; consumers use an existing stream as it is, so a difference in limits never stops them.
+   */
+  enforce?: boolean;
+}
+
+/**
+ * Makes sure the domain event stream exists: whoever starts first creates it, so no service waits
+ * for another. Idempotent and race-safe: replicas creating it at the same moment all succeed.
+ */
+export async function ensureEventStream(jsm: JetStreamManager, namespace: string, options: EnsureEventStreamOptions = {}): Promise<'created' | 'existing' | 'updated'> {
+  const wanted = eventStreamConfig(namespace, options.limits);
+  let info;
+  try {
+    info = await jsm.streams.info(wanted.name);
+  } catch (e) {
+    if (!isStreamNotFound(e)) throw e;
+    try {
+      await jsm.streams.add(wanted);
+      return 'created';
+    } catch (addError) {
+      // Another replica or service created it in between: use theirs.
+      info = await jsm.streams.info(wanted.name).catch(() => {
+        throw addError;
+      });
+    }
+  }
+  if (!options.enforce) return 'existing';
+  const c = info.config;
+  const subjectsDiffer = wanted.subjects.some((s) => !(c.subjects ?? []).includes(s));
+  if (c.max_age === wanted.max_age && c.duplicate_window === wanted.duplicate_window && !subjectsDiffer) return 'existing';
+  await jsm.streams.update(wanted.name, {
+    subjects: [...new Set([...(c.subjects ?? []), ...wanted.subjects])],
+    max_age: wanted.max_age,
+    duplicate_window: wanted.duplicate_window,
+  });
+  return 'updated';
+}
