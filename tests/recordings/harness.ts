@@ -39,9 +39,9 @@ export interface Harness {
   close(): Promise<void>;
 }
 
-export async function startHarness(label: string, extra: Record<string, string> = {}): Promise<Harness> {
+/** `ns`: join a namespace other services of the test already use (default: a fresh one). */
+export async function startHarness(label: string, extra: Record<string, string> = {}, ns = testNamespace(label)): Promise<Harness> {
   const servers = testServers();
-  const ns = testNamespace(label);
   const db = await createTestDatabase(label);
   const nc = await connect({ servers: servers.natsUrl });
   const root = path.join(servers.dataDir, 'recordings', ns);

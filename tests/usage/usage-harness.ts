@@ -13,8 +13,9 @@ import {
   validator,
   type CallerScope,
   type DomainEvent,
-  type UsageQueryOptions,
-  type UsageQueryResponse,
+  type ForwardedQueryOptions,
+  type ODataListResponse,
+  type UsageRecord,
   type WebhookEventConnection,
   type WebhookEventName,
 } from '@switchboard/contracts';
@@ -154,12 +155,15 @@ export function clientLeftEvent(p: Participant, at: number): DomainEvent {
   return owned(p, { id: randomUUID(), timestamp: at, origin: 'client', type: 'channel.client.left', forced: false, channel: channelPart(p), client: clientPart(p), connection: null, message: null });
 }
 
+/** What the usage list answers. */
+export type UsageAnswer = ODataListResponse<Partial<UsageRecord>>;
+
 export interface MinutesByBucket {
   [maxPixelCount: number]: number;
 }
 
 /** `{ hour ISO: { messages, minutes: { bucket: minutes } } }` of an answer, for whole-answer comparisons. */
-export function summarize(answer: UsageQueryResponse): Record<string, { messages: number; minutes: MinutesByBucket }> {
+export function summarize(answer: UsageAnswer): Record<string, { messages: number; minutes: MinutesByBucket }> {
   const out: Record<string, { messages: number; minutes: MinutesByBucket }> = {};
   for (const r of answer.value) {
     const minutes: MinutesByBucket = {};
@@ -198,25 +202,15 @@ export class UsageHarness {
     for (const e of events) await this.publish(e, msgIdOf ? msgIdOf(e) : e.event.id);
   }
 
-  /** The raw NATS answer of the usage query: `{ response }` or `{ err }`. */
-  async ask(request: { scope: CallerScope; applicationId: string; startTimestamp: number; endTimestamp: number; options?: UsageQueryOptions } | Record<string, unknown>) {
-    const subject = 'usage-aggregator.v1.usage.query';
-    const msg = await this.nc.request(`${this.ns}.${subject}`, JSON.stringify({ pattern: subject, id: randomUUID(), data: request }), { timeout: 10000 });
-    return JSON.parse(decoder.decode(msg.data)) as { response?: UsageQueryResponse; err?: { code: string; message: string; details?: Array<{ field?: string; message: string }> } };
-  }
-
-  /** The same list through management-api's envelope (`usage-aggregator.v1.usage.list`). */
-  async askList(request: Record<string, unknown>) {
+  /** The raw NATS answer of the usage list (`usage-aggregator.v1.usage.list`, management-api's envelope): `{ response }` or `{ err }`. */
+  async ask(request: Record<string, unknown>) {
     const subject = 'usage-aggregator.v1.usage.list';
     const msg = await this.nc.request(`${this.ns}.${subject}`, JSON.stringify({ pattern: subject, id: randomUUID(), data: request }), { timeout: 10000 });
-    return JSON.parse(decoder.decode(msg.data)) as {
-      response?: { value: UsageQueryResponse['value']; '@odata.count'?: number };
-      err?: { code: string; message: string; details?: Array<{ field?: string; message: string }> };
-    };
+    return JSON.parse(decoder.decode(msg.data)) as { response?: UsageAnswer; err?: { code: string; message: string; details?: Array<{ field?: string; message: string }> } };
   }
 
-  async query(scope: CallerScope, applicationId: string, startTimestamp: number, endTimestamp: number, options?: UsageQueryOptions): Promise<UsageQueryResponse> {
-    const answer = await this.ask({ scope, applicationId, startTimestamp, endTimestamp, ...(options ? { options } : {}) });
+  async query(scope: CallerScope, applicationId: string, startTimestamp: number | null, endTimestamp: number | null, options: ForwardedQueryOptions = {}): Promise<UsageAnswer> {
+    const answer = await this.ask({ scope, applicationId, startTimestamp, endTimestamp, query: options });
     if (answer.err) throw new Error(`usage query failed: ${JSON.stringify(answer.err)}`);
     return answer.response!;
   }

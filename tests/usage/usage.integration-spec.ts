@@ -1,7 +1,7 @@
 /**
  * Usage from real events: usage-aggregator runs as its own process on real NATS (JetStream),
  * PostgreSQL and Redis; the tests publish EventInfo-shaped domain events to the stream with
- * timestamps they choose, and read usage back through `usage-aggregator.v1.usage.query`.
+ * timestamps they choose, and read usage back through `usage-aggregator.v1.usage.list` (management-api's `GET /Usage`).
  */
 import { connect, type NatsConnection } from '@nats-io/transport-node';
 import { eventStreamName, usageQueryErrorCode, type CallerScope, type DomainEvent } from '@switchboard/contracts';
@@ -147,7 +147,7 @@ describe('usage-aggregator', () => {
         [APP, iso(11), iso(12)],
         [APP, iso(12), iso(13)],
       ]);
-      expect(answer.count).toBeUndefined();
+      expect(answer['@odata.count']).toBeUndefined();
       // Buckets come sorted by key; ids are UUIDs, the same in every answer.
       expect(answer.value[1]!.participantMinutes!.map((e) => e.key)).toEqual([0, 921600, 2073600]);
       for (const r of answer.value) expect(r.id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/);
@@ -194,8 +194,8 @@ describe('usage-aggregator', () => {
       const filtered = await h.query(scope, APP, at(0), at(13), { $filter: 'participantMessages gt 0', $orderby: 'startTimestamp desc' });
       expect(filtered.value.map((r) => r.startTimestamp)).toEqual([iso(11), iso(10)]);
 
-      const page = await h.query(scope, APP, at(0), at(13), { $top: 1, $skip: '1', $count: true });
-      expect(page.count).toBe(3);
+      const page = await h.query(scope, APP, at(0), at(13), { $top: '1', $skip: '1', $count: 'true' });
+      expect(page['@odata.count']).toBe(3);
       expect(page.value.map((r) => r.startTimestamp)).toEqual([iso(11)]);
 
       const byTime = await h.query(scope, APP, at(0), at(13), { $filter: 'startTimestamp ge 2025-03-01T11:00:00Z and endTimestamp le 2025-03-01T12:00:00Z' });
@@ -215,31 +215,31 @@ describe('usage-aggregator', () => {
     });
 
     it('refuses unknown properties and unsupported options with the OData code in the detail', async () => {
-      const unknown = await h.ask({ scope, applicationId: APP, startTimestamp: at(10), endTimestamp: at(13), options: { $filter: 'nope eq 1' } });
+      const unknown = await h.ask({ scope, applicationId: APP, startTimestamp: at(10), endTimestamp: at(13), query: { $filter: 'nope eq 1' } });
       expect(unknown.err).toMatchObject({ code: 'ValidationFailed', details: [{ field: '$filter' }] });
       expect(usageQueryErrorCode(unknown.err!.details![0]!.message)).toBe('UnknownProperty');
 
-      const notFilterable = await h.ask({ scope, applicationId: APP, startTimestamp: at(10), endTimestamp: at(13), options: { $orderby: 'participantMinutes' } });
+      const notFilterable = await h.ask({ scope, applicationId: APP, startTimestamp: at(10), endTimestamp: at(13), query: { $orderby: 'participantMinutes' } });
       expect(notFilterable.err).toMatchObject({ code: 'ValidationFailed', details: [{ field: '$orderby' }] });
 
-      const expand = await h.ask({ scope, applicationId: APP, startTimestamp: at(10), endTimestamp: at(13), options: { $expand: 'x' } });
+      const expand = await h.ask({ scope, applicationId: APP, startTimestamp: at(10), endTimestamp: at(13), query: { $expand: 'x' } });
       expect(expand.err).toMatchObject({ code: 'ValidationFailed' });
 
-      const backwards = await h.ask({ scope, applicationId: APP, startTimestamp: at(13), endTimestamp: at(10) });
+      const backwards = await h.ask({ scope, applicationId: APP, startTimestamp: at(13), endTimestamp: at(10), query: {} });
       expect(backwards.err).toMatchObject({ code: 'ValidationFailed' });
-      const noScope = await h.ask({ applicationId: APP, startTimestamp: at(10), endTimestamp: at(13) });
+      const noScope = await h.ask({ applicationId: APP, startTimestamp: at(10), endTimestamp: at(13), query: {} });
       expect(noScope.err).toMatchObject({ code: 'ValidationFailed' });
     });
   });
 
-  describe("management-api's envelope (usage-aggregator.v1.usage.list)", () => {
+  describe('open-ended and empty windows', () => {
     it('answers the same records, with @odata.count, open-ended windows and the OData refusals', async () => {
-      const same = await h.askList({ scope, applicationId: APP, startTimestamp: at(10), endTimestamp: at(13), query: {} });
+      const same = await h.ask({ scope, applicationId: APP, startTimestamp: at(10), endTimestamp: at(13), query: {} });
       expect(summarize({ value: same.response!.value })).toEqual(EXPECTED_10_TO_13);
       expect(same.response!['@odata.count']).toBeUndefined();
 
       // No start: from the beginning; no end: up to now (eve is still connected, so every hour since 13:00 has usage).
-      const open = await h.askList({
+      const open = await h.ask({
         scope,
         applicationId: APP,
         startTimestamp: null,
@@ -248,13 +248,13 @@ describe('usage-aggregator', () => {
       });
       expect(open.response!['@odata.count']).toBe(3);
       expect(summarize({ value: open.response!.value })).toEqual(EXPECTED_10_TO_13);
-      const recent = await h.askList({ scope, applicationId: APP, startTimestamp: Date.now() - 2 * HOUR, endTimestamp: null, query: { $count: 'true' } });
+      const recent = await h.ask({ scope, applicationId: APP, startTimestamp: Date.now() - 2 * HOUR, endTimestamp: null, query: { $count: 'true' } });
       expect(recent.response!['@odata.count']).toBeGreaterThanOrEqual(2);
 
-      const empty = await h.askList({ scope, applicationId: APP, startTimestamp: at(10), endTimestamp: at(10), query: { $count: 'true' } });
+      const empty = await h.ask({ scope, applicationId: APP, startTimestamp: at(10), endTimestamp: at(10), query: { $count: 'true' } });
       expect(empty.response).toEqual({ '@odata.count': 0, value: [] });
 
-      const unknown = await h.askList({ scope, applicationId: APP, startTimestamp: at(10), endTimestamp: at(13), query: { $orderby: 'nope' } });
+      const unknown = await h.ask({ scope, applicationId: APP, startTimestamp: at(10), endTimestamp: at(13), query: { $orderby: 'nope' } });
       expect(unknown.err).toMatchObject({ code: 'ValidationFailed', details: [{ field: '$orderby' }] });
       expect(usageQueryErrorCode(unknown.err!.details![0]!.message)).toBe('UnknownProperty');
     });
@@ -266,7 +266,7 @@ describe('usage-aggregator', () => {
       expect((await h.query(scope, OTHER_APP, at(0), at(24))).value).toEqual([]);
       expect(summarize(await h.query(otherScope, OTHER_APP, at(0), at(24)))).toEqual({ [iso(10)]: { messages: 1, minutes: { 921600: 45 } } });
       expect(summarize(await h.query(operator, APP, at(10), at(13)))).toEqual(EXPECTED_10_TO_13);
-      const anonymous = await h.ask({ scope: { organizationId: null, operator: false, principal: 'x' }, applicationId: APP, startTimestamp: at(10), endTimestamp: at(13) });
+      const anonymous = await h.ask({ scope: { organizationId: null, operator: false, principal: 'x' }, applicationId: APP, startTimestamp: at(10), endTimestamp: at(13), query: {} });
       expect(anonymous.err).toMatchObject({ code: 'Forbidden' });
     });
   });

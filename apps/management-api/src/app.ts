@@ -14,6 +14,7 @@ import { ApplicationsRpc } from './application-configs/applications.rpc.js';
 import { ApplicationWebhooksService } from './application-webhooks/application-webhooks.service.js';
 import { WebhooksResolverService } from './application-webhooks/webhooks-resolver.service.js';
 import { WebhooksRpc } from './application-webhooks/webhooks.rpc.js';
+import { ChannelRecordingSettingsRpc } from './channel-configs/channel-recording-settings.rpc.js';
 import { AuthGuard } from './auth/auth.guard.js';
 import { ChannelConfigsService } from './channel-configs/channel-configs.service.js';
 import { ChannelWebhooksService } from './channel-webhooks/channel-webhooks.service.js';
@@ -31,8 +32,8 @@ import { UserAccountsService } from './user-accounts/user-accounts.service.js';
 /** Every interface B controller (each route documented with `@ApiDoc`, see http/openapi.spec.ts). */
 export const HTTP_CONTROLLERS = PUBLISHED_CONTROLLERS;
 
-/** NATS responders: `management-api.v1.api-keys.verify`, `...applications.resolve`, `...webhooks.resolve`. */
-export const RPC_CONTROLLERS = [ApiKeysRpc, ApplicationsRpc, WebhooksRpc];
+/** NATS responders: `management-api.v1.api-keys.verify`, `...applications.resolve`, `...webhooks.resolve`, `...channel-configs.recording`. */
+export const RPC_CONTROLLERS = [ApiKeysRpc, ApplicationsRpc, WebhooksRpc, ChannelRecordingSettingsRpc];
 
 @Module({})
 class ManagementModule {

@@ -9,8 +9,10 @@ import { FilesController } from './files/files.controller.js';
 import { RecordingPaths } from './files/paths.js';
 import { UrlSigner } from './files/url-signer.js';
 import { LocalStorage, S3Storage, STORAGE } from './files/storage.js';
+import { ChannelSettings } from './lifecycle/channel-settings.js';
 import { EventBus } from './lifecycle/event-bus.js';
 import { LifecycleService } from './lifecycle/lifecycle.service.js';
+import { Outbox } from './lifecycle/outbox.js';
 import { RecordingMetrics } from './metrics.js';
 import { persistenceOptions } from './persistence.js';
 import { PipelineService } from './pipeline/pipeline.service.js';
@@ -60,7 +62,9 @@ class RecordingServiceModule {
         RecordingsQueryService,
         RecordingsCommandService,
         LifecycleService,
+        ChannelSettings,
         EventBus,
+        Outbox,
         PipelineService,
       ],
     };

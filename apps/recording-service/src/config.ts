@@ -51,6 +51,14 @@ export const settings = {
     max: 3600000,
     description: 'Interval of the sweeper (one replica at a time): expired recordings, orphaned connection recordings, stalled pipeline steps',
   }),
+  recordingsOutboxRelayIntervalMs: int({
+    env: 'RECORDINGS_OUTBOX_RELAY_INTERVAL_MS',
+    default: 5000,
+    min: 100,
+    max: 3600000,
+    description:
+      'Interval at which every replica relays what is left in its event outbox (events committed with a recording change but not yet acknowledged by JetStream, e.g. while NATS was down); each commit also relays at once',
+  }),
   recordingsRetentionSeconds: int({
     env: 'RECORDINGS_RETENTION_SECONDS',
     default: 0,

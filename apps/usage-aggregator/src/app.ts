@@ -8,6 +8,7 @@ import type { UsageAggregatorConfig } from './config.js';
 import { persistenceOptions } from './persistence.js';
 import { UsageEventConsumer } from './usage/usage-event.consumer.js';
 import { UsageLedger } from './usage/usage-ledger.js';
+import { UsagePruner } from './usage/usage-pruner.js';
 import { UsageQueryService } from './usage/usage-query.service.js';
 import { UsageRpc } from './usage/usage.rpc.js';
 
@@ -18,7 +19,7 @@ class UsageAggregatorModule {
       module: UsageAggregatorModule,
       imports: [TypeOrmModule.forRootAsync({ useFactory: () => dataSourceOptions(persistenceOptions(config.databaseUrl, config.databasePoolSize)) })],
       controllers: [UsageRpc],
-      providers: [{ provide: REDIS, useFactory: () => createRedis(config.redisUrl, 'usage-aggregator') }, RedisLifecycle, UsageLedger, UsageQueryService, UsageEventConsumer],
+      providers: [{ provide: REDIS, useFactory: () => createRedis(config.redisUrl, 'usage-aggregator') }, RedisLifecycle, UsageLedger, UsageQueryService, UsageEventConsumer, UsagePruner],
     };
   }
 }

@@ -102,7 +102,7 @@ export class EventBus implements OnApplicationShutdown {
     })();
   }
 
-  /** Publishes domain events (Nats-Msg-Id = event id, so a retried publish is not duplicated). */
+  /** Publishes domain events (Nats-Msg-Id = event id, so a retried publish is not duplicated); the Outbox relay calls it. */
   async publish(events: DomainEvent[]): Promise<void> {
     if (events.length === 0) return;
     const js = jetstream(await this.nats.connection$());

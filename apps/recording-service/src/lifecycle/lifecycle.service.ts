@@ -5,6 +5,7 @@ import { SERVICE_CONFIG } from '@switchboard/service-kit';
 import { DataSource, type EntityManager } from 'typeorm';
 import type { RecordingServiceConfig } from '../config.js';
 import { RecordingPaths, audioBase, videoBase } from '../files/paths.js';
+import { ChannelSettings } from './channel-settings.js';
 import { CNR, CR, RU } from '../recordings/recordings.store.js';
 import type { ChannelRecordingRow, ConnectionRecordingRow } from '../recordings/rows.js';
 
@@ -22,6 +23,27 @@ export interface Outcome {
   relevant?: boolean;
   /** It was applied now (false: its id had been applied before). */
   applied?: boolean;
+}
+
+/**
+ * Thrown inside the event's transaction when it must open a channel recording and the channel's
+ * config is not known yet: the transaction rolls back, the config is asked (outside any
+ * transaction) and the event is applied again with it.
+ */
+class ChannelConfigNeeded extends Error {
+  constructor(
+    readonly applicationId: string,
+    readonly channelId: string,
+  ) {
+    super('the channel config is needed to open a channel recording');
+  }
+}
+
+/** What the channel config decides for a channel recording opened while applying an event. */
+interface OpenSettings {
+  applicationId: string;
+  channelId: string;
+  muxEnabled: boolean;
 }
 
 const TERMINAL_STATES = new Set(['closed', 'failed']);
@@ -60,6 +82,7 @@ export class LifecycleService {
     private readonly ds: DataSource,
     @Inject(SERVICE_CONFIG) private readonly config: RecordingServiceConfig,
     @Inject(RecordingPaths) private readonly paths: RecordingPaths,
+    private readonly channelSettings: ChannelSettings,
   ) {}
 
   static isRelevant(type: string): boolean {
@@ -68,15 +91,24 @@ export class LifecycleService {
   }
 
   async apply(de: RecordingDomainEvent): Promise<Outcome> {
-    const outcome: Outcome = { stoppedChannelRecordings: [] };
+    if (!LifecycleService.isRelevant(de.event.type)) return { stoppedChannelRecordings: [] };
+    try {
+      return await this.applyOnce(de, null);
+    } catch (e) {
+      if (!(e instanceof ChannelConfigNeeded)) throw e;
+      const settings: OpenSettings = { applicationId: e.applicationId, channelId: e.channelId, muxEnabled: await this.channelSettings.muxEnabled(e.applicationId, e.channelId) };
+      return this.applyOnce(de, settings);
+    }
+  }
+
+  private async applyOnce(de: RecordingDomainEvent, settings: OpenSettings | null): Promise<Outcome> {
+    const outcome: Outcome = { stoppedChannelRecordings: [], relevant: true };
     const e = de.event;
-    if (!LifecycleService.isRelevant(e.type)) return outcome;
-    outcome.relevant = true;
     await this.ds.transaction(async (m) => {
       const fresh = (await m.query(`INSERT INTO recording.processed_event (event_id, processed_on) VALUES ($1, $2) ON CONFLICT DO NOTHING RETURNING event_id`, [e.id, Date.now()])) as unknown[];
       if (fresh.length === 0) return;
       outcome.applied = true;
-      if (e.type.startsWith('connection.') && e.connection) await this.onConnection(m, de, e.connection, outcome);
+      if (e.type.startsWith('connection.') && e.connection) await this.onConnection(m, de, e.connection, outcome, settings);
       else if (e.type === 'client.unregistered' && e.client) {
         const c = e.client;
         await this.stopWhere(m, { applicationId: c.applicationId, userId: c.userId, deviceId: c.deviceId, clientId: c.id }, e.timestamp, 'client unregistered', outcome);
@@ -87,7 +119,7 @@ export class LifecycleService {
     return outcome;
   }
 
-  private async onConnection(m: EntityManager, de: RecordingDomainEvent, c: WebhookEventConnection, outcome: Outcome): Promise<void> {
+  private async onConnection(m: EntityManager, de: RecordingDomainEvent, c: WebhookEventConnection, outcome: Outcome, settings: OpenSettings | null): Promise<void> {
     const ts = de.event.timestamp;
     await lockChannel(m, c.applicationId, c.channelId);
     const key = [c.applicationId, c.channelId, c.userId, c.deviceId, c.clientId, c.id];
@@ -135,14 +167,21 @@ export class LifecycleService {
     // Out of order: a recording of this connection already stopped after this event happened.
     const later = (await m.query(`SELECT 1 FROM ${CNR} WHERE ${keySql} AND stop_timestamp > $7 LIMIT 1`, [...key, ts])) as unknown[];
     if (later.length > 0) return;
-    await this.startConnection(m, de, c, { hasAudio, hasVideo, flags });
+    await this.startConnection(m, de, c, { hasAudio, hasVideo, flags }, settings);
   }
 
-  private async startConnection(m: EntityManager, de: RecordingDomainEvent, c: WebhookEventConnection, o: { hasAudio: boolean; hasVideo: boolean; flags: Flags }): Promise<void> {
+  private async startConnection(
+    m: EntityManager,
+    de: RecordingDomainEvent,
+    c: WebhookEventConnection,
+    o: { hasAudio: boolean; hasVideo: boolean; flags: Flags },
+    settings: OpenSettings | null,
+  ): Promise<void> {
     const ts = de.event.timestamp;
     const now = Date.now();
     let [channel] = (await m.query(`SELECT * FROM ${CR} WHERE application_id = $1 AND channel_id = $2 AND stop_timestamp IS NULL FOR UPDATE`, [c.applicationId, c.channelId])) as ChannelRecordingRow[];
     if (!channel) {
+      if (settings?.applicationId !== c.applicationId || settings.channelId !== c.channelId) throw new ChannelConfigNeeded(c.applicationId, c.channelId);
       const id = randomUUID();
       const expiry = this.config.recordingsRetentionSeconds > 0 ? ts + this.config.recordingsRetentionSeconds * 1000 : null;
       [channel] = (await m.query(
@@ -161,7 +200,7 @@ export class LifecycleService {
           o.hasAudio,
           o.hasVideo,
           this.paths.workDir(c.applicationId, c.channelId, id),
-          this.config.recordingsMuxEnabled,
+          settings.muxEnabled,
           this.config.recordingsDeleteFiles,
         ],
       )) as ChannelRecordingRow[];

@@ -4,12 +4,13 @@ import { JsonLogger, NatsClient, ReadinessService, SERVICE_CONFIG } from '@switc
 import { Queue, Worker, type Job } from 'bullmq';
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import { DataSource } from 'typeorm';
+import { DataSource, type EntityManager } from 'typeorm';
 import type { RecordingServiceConfig } from '../config.js';
 import { RecordingPaths, audioBase, videoBase } from '../files/paths.js';
 import { STORAGE, type StorageTarget } from '../files/storage.js';
 import { EventBus } from '../lifecycle/event-bus.js';
 import { LifecycleService, lockChannel } from '../lifecycle/lifecycle.service.js';
+import { Outbox } from '../lifecycle/outbox.js';
 import { describeContent, extractArgs, planMux, probe, runTool, type MuxInput } from '../media/ffmpeg.js';
 import { CNR, CR, RecordingsStore } from '../recordings/recordings.store.js';
 import type { ChannelRecordingRow, ConnectionRecordingRow } from '../recordings/rows.js';
@@ -65,6 +66,7 @@ export class PipelineService implements OnApplicationBootstrap, OnModuleDestroy 
     private readonly store: RecordingsStore,
     private readonly lifecycle: LifecycleService,
     private readonly bus: EventBus,
+    private readonly outbox: Outbox,
     private readonly nats: NatsClient,
     private readonly logger: JsonLogger,
     private readonly metrics: RecordingMetrics,
@@ -159,7 +161,8 @@ export class PipelineService implements OnApplicationBootstrap, OnModuleDestroy 
     });
   }
 
-  private async setStage(id: string, stage: string, fields: Record<string, unknown> = {}): Promise<void> {
+  /** Moves a channel recording to `stage` (with more columns); answers the row as it is now. */
+  private async setStage(id: string, stage: string, fields: Record<string, unknown> = {}, db: DataSource | EntityManager = this.ds): Promise<ChannelRecordingRow> {
     const now = Date.now();
     const sets = ['stage = $2', 'stage_changed_on = $3', 'modified_on = $3'];
     const params: unknown[] = [id, stage, now];
@@ -167,15 +170,41 @@ export class PipelineService implements OnApplicationBootstrap, OnModuleDestroy 
       params.push(value);
       sets.push(`${column} = $${params.length}`);
     }
-    await this.ds.query(`UPDATE ${CR} SET ${sets.join(', ')} WHERE id = $1`, params);
+    // TypeORM answers an UPDATE ... RETURNING with [rows, affected].
+    const [rows] = (await db.query(`UPDATE ${CR} SET ${sets.join(', ')} WHERE id = $1 RETURNING *`, params)) as [ChannelRecordingRow[], number];
+    return rows[0]!;
+  }
+
+  /**
+   * A stage change and the events announcing it, in one transaction (the events go to the outbox,
+   * so they are published if and only if the change committed); then relays them.
+   */
+  private async setStageAnnounced(
+    id: string,
+    stage: string,
+    fields: Record<string, unknown>,
+    announce: (m: EntityManager, fresh: ChannelRecordingRow) => Promise<DomainEvent[]> | DomainEvent[],
+    alsoInTransaction?: (m: EntityManager) => Promise<unknown>,
+  ): Promise<void> {
+    await this.ds.transaction(async (m) => {
+      const fresh = await this.setStage(id, stage, fields, m);
+      await alsoInTransaction?.(m);
+      await this.outbox.add(m, await announce(m, fresh));
+    });
+    this.outbox.kick();
   }
 
   private async row(id: string): Promise<ChannelRecordingRow | undefined> {
     return ((await this.ds.query(`SELECT * FROM ${CR} WHERE id = $1`, [id])) as ChannelRecordingRow[])[0];
   }
 
-  private async children(id: string): Promise<ConnectionRecordingRow[]> {
-    return (await this.ds.query(`SELECT * FROM ${CNR} WHERE channel_recording_id = $1 AND NOT deleted ORDER BY start_timestamp, id`, [id])) as ConnectionRecordingRow[];
+  private async children(id: string, db: DataSource | EntityManager = this.ds): Promise<ConnectionRecordingRow[]> {
+    return (await db.query(`SELECT * FROM ${CNR} WHERE channel_recording_id = $1 AND NOT deleted ORDER BY start_timestamp, id`, [id])) as ConnectionRecordingRow[];
+  }
+
+  /** `channel.recording.mux.failed` / `move.failed` of a recording as it is now. */
+  private failedEvent(type: 'channel.recording.mux.failed' | 'channel.recording.move.failed', fresh: ChannelRecordingRow): DomainEvent {
+    return channelRecordingEvent(type, fresh, this.store.channelUrls(fresh), fresh.error);
   }
 
   /** Runs a step when the recording is at it; on the last failed attempt records the failure instead of throwing. */
@@ -277,9 +306,9 @@ export class PipelineService implements OnApplicationBootstrap, OnModuleDestroy 
       );
     }
     if (!anyFile) {
-      await this.setStage(r.id, 'failed', { ingested: false, mux_pending: false, error: 'no media file was written for any connection recording' });
-      const fresh = (await this.row(r.id))!;
-      if (fresh.mux_enabled) await this.bus.publish([channelRecordingEvent('channel.recording.mux.failed', fresh, this.store.channelUrls(fresh), fresh.error)]);
+      await this.setStageAnnounced(r.id, 'failed', { ingested: false, mux_pending: false, error: 'no media file was written for any connection recording' }, (_m, fresh) =>
+        fresh.mux_enabled ? [this.failedEvent('channel.recording.mux.failed', fresh)] : [],
+      );
       return;
     }
     const next = r.mux_enabled ? 'muxing' : 'moving';
@@ -349,9 +378,7 @@ export class PipelineService implements OnApplicationBootstrap, OnModuleDestroy 
 
   /** The channel file could not be built: say so, then still move the connection files. */
   private async muxFailed(r: ChannelRecordingRow, error: string): Promise<void> {
-    await this.setStage(r.id, 'moving', { mux_pending: false, error: `mux failed: ${error}` });
-    const fresh = (await this.row(r.id))!;
-    await this.bus.publish([channelRecordingEvent('channel.recording.mux.failed', fresh, this.store.channelUrls(fresh), fresh.error)]);
+    await this.setStageAnnounced(r.id, 'moving', { mux_pending: false, error: `mux failed: ${error}` }, (_m, fresh) => [this.failedEvent('channel.recording.mux.failed', fresh)]);
     await this.enqueue('move', r.id);
   }
 
@@ -386,7 +413,7 @@ export class PipelineService implements OnApplicationBootstrap, OnModuleDestroy 
         [c.id, ca?.path ?? null, ca?.key ?? null, ca?.size ?? null, ca?.seconds ?? null, Boolean(ca), cv?.path ?? null, cv?.key ?? null, cv?.size ?? null, cv?.seconds ?? null, Boolean(cv), Date.now()],
       );
     }
-    await this.setStage(r.id, main ? 'ready' : 'failed', {
+    const stored = {
       file_path: main?.path ?? null,
       object_key: main?.key ?? null,
       file_size: main?.size ?? r.file_size,
@@ -406,33 +433,36 @@ export class PipelineService implements OnApplicationBootstrap, OnModuleDestroy 
       audio_ready: Boolean(audio),
       video_ready: Boolean(video),
       recording_path: this.storage.recordingPath(this.paths.recordingPrefix(r.organization_id, r.application_id, r.channel_id, r.id)),
-    });
+    };
+    await this.setStageAnnounced(r.id, main ? 'ready' : 'failed', stored, (m, fresh) => this.readyEvents(m, fresh));
     await pruneEmptyDirs(this.paths.workDir(r.application_id, r.channel_id, r.id), this.paths.workRoot);
-    await this.announceReady(r.id);
   }
 
-  private async announceReady(id: string): Promise<void> {
-    const r = (await this.row(id))!;
+  /** The `*.ready` events of a moved recording and of its connection recordings. */
+  private async readyEvents(m: EntityManager, r: ChannelRecordingRow): Promise<DomainEvent[]> {
     const urls = this.store.channelUrls(r);
     const events: DomainEvent[] = [];
     const channel = (type: WebhookEventName) => events.push(channelRecordingEvent(type, r, urls));
     if (r.ready) channel('channel.recording.ready');
     if (r.audio_ready) channel('channel.recording.audio.ready');
     if (r.video_ready) channel('channel.recording.video.ready');
-    for (const c of await this.children(id)) {
+    for (const c of await this.children(r.id, m)) {
       const curls = this.store.connectionUrls(c);
       if (c.audio_ready) events.push(connectionRecordingEvent('connection.recording.audio.ready', r, c, curls));
       if (c.video_ready) events.push(connectionRecordingEvent('connection.recording.video.ready', r, c, curls));
       if (c.audio_ready || c.video_ready) events.push(connectionRecordingEvent('connection.recordings.ready', r, c, curls));
     }
-    await this.bus.publish(events);
+    return events;
   }
 
   private async moveFailed(r: ChannelRecordingRow, error: string): Promise<void> {
-    await this.setStage(r.id, 'failed', { move_pending: false, audio_move_pending: false, video_move_pending: false, error: `move failed: ${error}` });
-    await this.ds.query(`UPDATE ${CNR} SET audio_move_pending = false, video_move_pending = false WHERE channel_recording_id = $1`, [r.id]);
-    const fresh = (await this.row(r.id))!;
-    await this.bus.publish([channelRecordingEvent('channel.recording.move.failed', fresh, this.store.channelUrls(fresh), fresh.error)]);
+    await this.setStageAnnounced(
+      r.id,
+      'failed',
+      { move_pending: false, audio_move_pending: false, video_move_pending: false, error: `move failed: ${error}` },
+      (_m, fresh) => [this.failedEvent('channel.recording.move.failed', fresh)],
+      (m) => m.query(`UPDATE ${CNR} SET audio_move_pending = false, video_move_pending = false WHERE channel_recording_id = $1`, [r.id]),
+    );
   }
 
   // ---- delete --------------------------------------------------------------------------------
@@ -440,8 +470,9 @@ export class PipelineService implements OnApplicationBootstrap, OnModuleDestroy 
   /**
    * Marks a stopped channel recording and its connection recordings deleted; with `removeFiles`
    * removes every file (work directory and storage target). Returns false when it already was.
+   * `expired`: the sweeper deletes it; `channel.recording.expired` goes out with the deletion.
    */
-  async deleteRecording(id: string, actor: string | null, removeFiles: boolean): Promise<boolean> {
+  async deleteRecording(id: string, actor: string | null, removeFiles: boolean, expired = false): Promise<boolean> {
     const now = Date.now();
     const done = await this.ds.transaction(async (m) => {
       const [peek] = (await m.query(`SELECT application_id, channel_id FROM ${CR} WHERE id = $1`, [id])) as Array<{ application_id: string; channel_id: string }>;
@@ -462,9 +493,14 @@ export class PipelineService implements OnApplicationBootstrap, OnModuleDestroy 
       const children = (await m.query(`SELECT audio_file_path, video_file_path FROM ${CNR} WHERE channel_recording_id = $1`, [id])) as Array<{ audio_file_path: string | null; video_file_path: string | null }>;
       await m.query(`UPDATE ${CNR} SET deleted = true, deleted_on = $2, deleted_by = $3, modified_on = $2${childReset} WHERE channel_recording_id = $1 AND NOT deleted`, [id, now, actor]);
       const locations = [r.file_path, r.audio_file_path, r.video_file_path, ...children.flatMap((c) => [c.audio_file_path, c.video_file_path])].filter((l): l is string => Boolean(l));
+      if (expired) {
+        const [fresh] = (await m.query(`SELECT * FROM ${CR} WHERE id = $1`, [id])) as ChannelRecordingRow[];
+        await this.outbox.add(m, [channelRecordingEvent('channel.recording.expired', fresh!, { url: null, audioUrl: null, videoUrl: null })]);
+      }
       return { r, locations };
     });
     if (!done) return false;
+    if (expired) this.outbox.kick();
     if (removeFiles) {
       const { r, locations } = done;
       const work = this.paths.workDir(r.application_id, r.channel_id, r.id);
@@ -493,11 +529,9 @@ export class PipelineService implements OnApplicationBootstrap, OnModuleDestroy 
       [Date.now()],
     )) as ChannelRecordingRow[];
     for (const r of rows) {
-      if (!(await this.deleteRecording(r.id, null, true))) continue;
-      const fresh = (await this.row(r.id))!;
+      if (!(await this.deleteRecording(r.id, null, true, true))) continue;
       this.logger.event('info', 'channel recording expired and deleted', { channelRecordingId: r.id });
       this.metrics.sweeps.inc({ what: 'expired' });
-      await this.bus.publish([channelRecordingEvent('channel.recording.expired', fresh, { url: null, audioUrl: null, videoUrl: null })]);
     }
   }
 

@@ -55,6 +55,16 @@ describe('pixelCountOf', () => {
     expect(pixelCountOf({ stats: { frameWidth: 12.5, frameHeight: 720 } })).toBeUndefined();
     expect(pixelCountOf(connection)).toBeUndefined();
   });
+
+  it("reads the video stream runtime-registry attaches to an event's connection part, before and after its frame size is known", () => {
+    const stream = { id: 'conn-1:video', tag: null, direction: 'sendrecv', muted: false, disabled: false, format: 'VP8/90000', frameRate: null };
+    const unknown = { ...connection, videoStream: { ...stream, width: null, height: null } };
+    const known = { ...connection, videoStream: { ...stream, width: 640, height: 360, frameRate: 30 } };
+    expect(readUsageEvent(domainEvent('connection.updated', { connection: unknown }))).toMatchObject({ kind: 'ignored' });
+    expect(readUsageEvent(domainEvent('connection.connected', { connection: unknown }))).not.toHaveProperty('maxPixelCount');
+    expect(readUsageEvent(domainEvent('connection.updated', { connection: known }))).toMatchObject({ kind: 'connection', maxPixelCount: 230_400 });
+    expect(readUsageEvent(domainEvent('connection.closed', { connection: known }))).toMatchObject({ kind: 'connection', endedAt: T, maxPixelCount: 230_400 });
+  });
 });
 
 describe('readUsageEvent', () => {

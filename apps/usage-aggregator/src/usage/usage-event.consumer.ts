@@ -1,6 +1,6 @@
 import { Inject, Injectable, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
 import { jetstream, jetstreamManager, type ConsumerMessages, type JsMsg } from '@nats-io/jetstream';
-import { connect, type NatsConnection } from '@nats-io/transport-node';
+import { connect, millis, type NatsConnection } from '@nats-io/transport-node';
 import { eventStreamName } from '@switchboard/contracts';
 import { ensureEventStream, JsonLogger, Metrics, SERVICE_CONFIG, type BaseConfig } from '@switchboard/service-kit';
 import { Counter } from 'prom-client';
@@ -51,6 +51,20 @@ export class UsageEventConsumer implements OnApplicationBootstrap, OnApplication
     if (!this.nc || this.nc.isClosed()) throw new Error('not connected to NATS');
     if (!this.attached) throw new Error('the usage consumer is not attached to the event stream');
     await this.nc.flush();
+  }
+
+  /**
+   * The live event stream's max age in ms (0: unlimited), or undefined while it cannot be read:
+   * how long JetStream may still deliver an event.
+   */
+  async streamMaxAgeMs(): Promise<number | undefined> {
+    if (!this.nc || this.nc.isClosed()) return undefined;
+    try {
+      const info = await (await jetstreamManager(this.nc)).streams.info(eventStreamName(this.config.natsNamespace));
+      return millis(info.config.max_age);
+    } catch {
+      return undefined;
+    }
   }
 
   private async run(): Promise<void> {

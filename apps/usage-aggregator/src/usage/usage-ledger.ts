@@ -6,6 +6,15 @@ import { contributionDelta, floorHour, mergeSpan, sameSpan, type ConnectionSpan,
 /** What applying one event did. */
 export type ApplyOutcome = 'applied' | 'duplicate' | 'no-op';
 
+/** Rows one pruning pass deleted. */
+export interface PruneOutcome {
+  processedEvents: number;
+  connections: number;
+}
+
+/** Rows deleted per statement, so a large backlog never holds locks for long. */
+const PRUNE_BATCH = 5000;
+
 interface ConnectionRow {
   application_id: string;
   channel_id: string;
@@ -147,5 +156,36 @@ export class UsageLedger {
        ON CONFLICT (application_id, organization_id, hour_start) DO UPDATE SET participant_messages = usage.hourly_messages.participant_messages + 1`,
       [fact.applicationId, fact.organizationId, floorHour(fact.at)],
     );
+  }
+
+  /**
+   * Deletes what is older than `cutoff` (Unix ms) and can no longer matter: processed event ids
+   * (the caller picks a cutoff the event stream cannot redeliver from), and connection rows that
+   * are settled (ended, or never connected: they book nothing) and unchanged since. Open
+   * connections stay whatever their age: they still count and can still end. Hourly rows stay.
+   */
+  async prune(cutoff: number): Promise<PruneOutcome> {
+    const processedEvents = await this.deleteInBatches(
+      `DELETE FROM usage.processed_event WHERE event_id IN (SELECT event_id FROM usage.processed_event WHERE processed_on < $1 LIMIT ${PRUNE_BATCH})`,
+      cutoff,
+    );
+    const connections = await this.deleteInBatches(
+      `DELETE FROM usage.connection WHERE ctid IN (
+         SELECT ctid FROM usage.connection
+          WHERE (ended_at IS NOT NULL OR connected_at IS NULL) AND modified_on < $1 AND COALESCE(ended_at, 0) < $1
+          LIMIT ${PRUNE_BATCH} FOR UPDATE SKIP LOCKED)`,
+      cutoff,
+    );
+    return { processedEvents, connections };
+  }
+
+  private async deleteInBatches(sql: string, cutoff: number): Promise<number> {
+    let total = 0;
+    for (;;) {
+      // TypeORM answers a DELETE with [rows, affected].
+      const [, affected] = (await this.ds.query(sql, [cutoff])) as [unknown[], number];
+      total += affected;
+      if (affected < PRUNE_BATCH) return total;
+    }
   }
 }

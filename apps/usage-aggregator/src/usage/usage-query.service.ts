@@ -2,12 +2,10 @@ import { Injectable } from '@nestjs/common';
 import {
   DomainError,
   UsageListRequest,
-  UsageQueryRequest,
   validator,
   type CallerScope,
   type ODataListResponse,
   type UsageParticipantMinutesEntry,
-  type UsageQueryResponse,
   type UsageRecord,
 } from '@switchboard/contracts';
 import {
@@ -87,7 +85,6 @@ const USAGE_RECORD_SQL = `
     FROM hours h
     LEFT JOIN messages g ON g.application_id = h.application_id AND g.hour_start = h.hour_start`;
 
-const queryRequest = validator(UsageQueryRequest);
 const listRequest = validator(UsageListRequest);
 
 type Rec = Record<string, unknown>;
@@ -103,43 +100,29 @@ interface UsageWindow {
 }
 
 /**
- * Answers the usage list (see libs/contracts/src/messaging/usage.ts) under its two subjects:
- * `usage-aggregator.v1.usage.query` and management-api's `usage-aggregator.v1.usage.list`
- * (interface-b/management-messaging.ts), which differ only in their envelope.
+ * Answers the usage list (libs/contracts/src/messaging/usage.ts) under
+ * `usage-aggregator.v1.usage.list`, management-api's `GET /Usage`.
  */
 @Injectable()
 export class UsageQueryService {
   constructor(private readonly ds: DataSource) {}
 
-  /** `usage-aggregator.v1.usage.query`: `{ value, count? }`. */
-  async query(body: unknown, now = Date.now()): Promise<UsageQueryResponse> {
-    const req = queryRequest.parse(body);
-    if (req.startTimestamp >= req.endTimestamp) {
-      throw new DomainError('ValidationFailed', 'startTimestamp must be lower than endTimestamp.', [
-        { field: 'endTimestamp', message: 'must be greater than startTimestamp' },
-      ]);
-    }
-    const window = { scope: req.scope, applicationId: req.applicationId, start: req.startTimestamp, end: req.endTimestamp };
-    return this.list(window, req.options ?? {}, now);
-  }
-
   /**
-   * `usage-aggregator.v1.usage.list` (management-api's `GET /Usage`): `{ value, @odata.count? }`;
-   * a null `startTimestamp` means from the beginning, a null `endTimestamp` up to now, an empty
-   * window answers no records.
+   * `{ value, @odata.count? }`; a null `startTimestamp` means from the beginning, a null
+   * `endTimestamp` up to now, an empty window answers no records.
    */
-  async listForManagement(body: unknown, now = Date.now()): Promise<ODataListResponse<Partial<UsageRecord>>> {
+  async list(body: unknown, now = Date.now()): Promise<ODataListResponse<Partial<UsageRecord>>> {
     const req = listRequest.parse(body);
     const start = req.startTimestamp ?? 0;
     const end = req.endTimestamp ?? Math.max(now, start);
     if (end < start) {
       throw new DomainError('ValidationFailed', 'endTimestamp must not be before startTimestamp.', [{ field: 'endTimestamp', message: 'must not be before startTimestamp' }]);
     }
-    const answer = await this.list({ scope: req.scope, applicationId: req.applicationId, start, end }, req.query, now);
+    const answer = await this.records({ scope: req.scope, applicationId: req.applicationId, start, end }, req.query, now);
     return answer.count === undefined ? { value: answer.value } : { '@odata.count': answer.count, value: answer.value };
   }
 
-  private async list(window: UsageWindow, options: Options, now: number): Promise<UsageQueryResponse> {
+  private async records(window: UsageWindow, options: Options, now: number): Promise<{ value: Array<Partial<UsageRecord>>; count?: number }> {
     const { organizationId, operator } = window.scope;
     if (organizationId === null && !operator) throw new DomainError('Forbidden', 'Usage belongs to an organization; the caller has none.');
     const query = parseOptions(options);

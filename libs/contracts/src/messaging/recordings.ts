@@ -37,6 +37,12 @@
  * must appear complete: write it under another name (e.g. ending `.part`) and rename it. The service
  * waits for the files up to `RECORDINGS_INGEST_TIMEOUT_MS` (then `ingested` stays false), muxes the
  * channel recording, moves the files to the storage target and emits the `*.ready` events.
+ *
+ * Events the service emits (`*.ready`, `channel.recording.mux.failed` / `move.failed`,
+ * `channel.recording.expired`) are written in the transaction of the change they announce and
+ * relayed to the event stream from there (Nats-Msg-Id = event id): each is published at least
+ * once, also across a NATS outage or a crash, and duplicates of an id within the stream's
+ * duplicate window are dropped by JetStream.
  */
 import { Type, type Static, type TObject, type TProperties } from '@sinclair/typebox';
 import type { ChannelRecording, ConnectionRecording } from '../interface-a/recordings.js';
@@ -332,9 +338,46 @@ export function parseRecordingCommandRequest(value: unknown): RecordingCommandRe
   return parseKind(value, 'command', commandSchemas, commandEnvelope) as unknown as RecordingCommandRequest;
 }
 
+// ---------------------------------------------------------------------------------------------
+// The channel config's part in recording (asked by recording-service, answered by management-api)
+// ---------------------------------------------------------------------------------------------
+
+/**
+ * `management-api.v1.channel-configs.recording` (request/reply, queue group `management-api`):
+ * the recording fields of the ONE channel config that governs a channel of an application, chosen
+ * with `selectChannelConfig` (messaging/webhooks.ts, the rule the webhooks follow).
+ * Request `{ applicationId, channelId }`; response `ChannelRecordingSettings`: `channelConfigId`
+ * null and the defaults (`recordingEnabled` null, `muxDisabled` false) when no channel config
+ * matches; an unknown application id is the WireError `NotFound`.
+ *
+ * recording-service asks it when a channel recording opens: `muxDisabled: true` (the config's
+ * `recordingManagementOverride.muxDisabled`) opens it with `muxEnabled: false`, so it is not muxed
+ * (its connection files are still moved and announced); otherwise `RECORDINGS_MUX_ENABLED` decides.
+ * When management-api does not answer, the service default applies (a recording is never lost for
+ * want of its config).
+ */
+export const ChannelRecordingSettingsSubject = 'management-api.v1.channel-configs.recording' as const;
+
+export const ChannelRecordingSettingsRequest = Type.Object(
+  { applicationId: Id(), channelId: Id() },
+  { $id: 'ChannelRecordingSettingsRequest', additionalProperties: false },
+);
+export type ChannelRecordingSettingsRequest = Static<typeof ChannelRecordingSettingsRequest>;
+export const channelRecordingSettingsRequest = validator(ChannelRecordingSettingsRequest);
+
+export interface ChannelRecordingSettings {
+  /** The governing channel config; null when none matches the channel. */
+  channelConfigId: string | null;
+  /** Its `recordingEnabled` (null: not set, or no config). */
+  recordingEnabled: boolean | null;
+  /** Its `recordingManagementOverride.muxDisabled` (false when absent). */
+  muxDisabled: boolean;
+}
+
 export interface RecordingRequestMap {
   'recording-service.v1.query': { request: RecordingQueryRequest; response: unknown };
   'recording-service.v1.command': { request: RecordingCommandRequest; response: null };
+  'management-api.v1.channel-configs.recording': { request: ChannelRecordingSettingsRequest; response: ChannelRecordingSettings };
 }
 
 declare module './subjects.js' {

@@ -2,18 +2,16 @@
  * The usage contract: what usage-aggregator reads from the domain event stream, what it stores,
  * and the one request it answers.
  *
- * ## `usage-aggregator.v1.usage.query` (request/reply, queue group `usage-aggregator`)
+ * ## `usage-aggregator.v1.usage.list` (request/reply, queue group `usage-aggregator`)
  *
- * Request  `{ scope, applicationId, startTimestamp, endTimestamp, options }`
- * Response `{ value: UsageRecord[], count? }`: the interface B `Usage` list (management-api adds
- *          `@odata.count` from `count`). With `$select` the records carry only the selected fields.
- *          Paging: `$top` defaults to 100 and is at most 1000; `$skip` pages further.
- *
- * The same query is also answered under `usage-aggregator.v1.usage.list`, the envelope
- * management-api sends (`UsageListRequest` of interface-b/management-messaging.ts:
- * `{ scope, applicationId, startTimestamp|null, endTimestamp|null, query }` answered with
- * `{ value, '@odata.count'? }`; a null start means from the beginning, a null end up to now, and
- * an empty window answers no records). Everything below holds for both.
+ * The interface B `Usage` list, sent by management-api (`GET /Usage`); subject and envelope are
+ * `ManagementReadSubjects.usageList` / `UsageListRequest` of interface-b/management-messaging.ts.
+ * Request  `{ scope, applicationId, startTimestamp|null, endTimestamp|null, query }`: Unix ms, the
+ *          start inclusive, the end exclusive; a null start means from the beginning, a null end
+ *          up to now; an empty window (start = end) answers no records; `query` holds the client's
+ *          OData options verbatim.
+ * Response `{ value: UsageRecord[], '@odata.count'? }`. With `$select` the records carry only the
+ *          selected fields. Paging: `$top` defaults to 100 and is at most 1000; `$skip` pages further.
  *
  * **How the window maps to records.** Usage is kept per application per clock hour (UTC, aligned
  * to Unix epoch hours). The answer holds one `UsageRecord` per application per hour that has usage
@@ -52,13 +50,13 @@
  * **Participant messages.** Each `channel.client.message` and `client.message` event counts one
  * message in the hour of its timestamp (messages the server or the API sends are not counted).
  *
- * **Video resolution.** The connection part of `EventInfo` carries no stream dimensions; the
- * aggregator takes the pixel count of a connection event from, in this order of precedence (the
- * largest value found wins): `connection.stats.frameWidth * frameHeight` (every `connection.stats`
- * event, and any other connection event whose producer attaches a stats sample, e.g.
- * `connection.connected` or `connection.updated` on a resolution change), and, should a producer
- * ever send the fuller interface A connection info, `videoStream.width * height` and each of
- * `videoStreams[].width * height`. Values that are not non-negative integers are ignored.
+ * **Video resolution.** The aggregator takes the pixel count of a connection event from its
+ * connection part (the largest value found wins): `stats.frameWidth * frameHeight` (every
+ * `connection.stats` event, and any other connection event whose producer attaches a stats
+ * sample), `videoStream.width * height` (runtime-registry attaches the connection's video stream,
+ * frame size included, to the connection part of its events) and each of
+ * `videoStreams[].width * height` should a producer send them. Values that are not non-negative
+ * integers (e.g. a null width before any frame size is known) are ignored.
  *
  * **Tenancy.** Usage rows carry the `organizationId` of the events that produced them. A scope
  * with an `organizationId` sees only that organization's usage (another organization's
@@ -66,8 +64,8 @@
  * without organization sees every organization's usage of the application (summed per hour).
  * A non-operator scope without organization is `Forbidden`.
  *
- * **Errors.** `ValidationFailed` for a malformed request (`startTimestamp` must be lower than
- * `endTimestamp`; both within 0 ... 253402300799999, i.e. up to year 9999). A refused OData option
+ * **Errors.** `ValidationFailed` for a malformed request (`endTimestamp` must not be before
+ * `startTimestamp`; both within 0 ... 253402300799999, i.e. up to year 9999). A refused OData option
  * (unknown property, `$filter` that is not boolean, unsupported option such as `$expand`...) is
  * `ValidationFailed` with one detail `{ field: '<the option, e.g. $filter>', message:
  * '<OData code>: <message>' }`, the OData code being `QuerySyntaxError`, `QueryLimitExceeded`,
@@ -85,13 +83,6 @@
  * `usage.processed_event` in the same transaction as the usage change), so a redelivered or
  * replayed event changes nothing.
  */
-import { Type, type Static } from '@sinclair/typebox';
-import type { UsageRecord } from '../interface-b/records.js';
-import { CallerScope } from './subjects.js';
-
-export const UsageSubjects = {
-  query: 'usage-aggregator.v1.usage.query',
-} as const;
 
 /** Length of one usage bucket: a clock hour, in milliseconds. */
 export const USAGE_BUCKET_MS = 3_600_000;
@@ -113,50 +104,8 @@ export const USAGE_EVENT_TYPES = [
 ] as const;
 export type UsageEventType = (typeof USAGE_EVENT_TYPES)[number];
 
-const Timestamp = (description: string) => Type.Integer({ minimum: 0, maximum: USAGE_MAX_TIMESTAMP, description });
-const OptionText = (description: string) => Type.Optional(Type.String({ maxLength: 8192, description }));
-
-/** The OData options of the `Usage` list, as received in the query string (raw text). */
-export const UsageQueryOptions = Type.Object(
-  {
-    $filter: OptionText('OData $filter expression.'),
-    $orderby: OptionText('OData $orderby items.'),
-    $top: Type.Optional(Type.Union([Type.String({ maxLength: 32 }), Type.Integer({ minimum: 0 })], { description: 'Page size (default 100, at most 1000).' })),
-    $skip: Type.Optional(Type.Union([Type.String({ maxLength: 32 }), Type.Integer({ minimum: 0 })], { description: 'Records skipped from the start.' })),
-    $count: Type.Optional(Type.Union([Type.String({ maxLength: 8 }), Type.Boolean()], { description: 'true: the answer carries `count`.' })),
-    $select: OptionText('Comma-separated properties to return.'),
-  },
-  { $id: 'UsageQueryOptions', additionalProperties: false },
-);
-export type UsageQueryOptions = Static<typeof UsageQueryOptions>;
-
-export const UsageQueryRequest = Type.Object(
-  {
-    scope: CallerScope,
-    applicationId: Type.String({ minLength: 1, maxLength: 256 }),
-    startTimestamp: Timestamp('Start of the window, Unix ms (inclusive).'),
-    endTimestamp: Timestamp('End of the window, Unix ms (exclusive).'),
-    options: Type.Optional(UsageQueryOptions),
-  },
-  { $id: 'UsageQueryRequest', additionalProperties: false },
-);
-export type UsageQueryRequest = Static<typeof UsageQueryRequest>;
-
-export interface UsageQueryResponse {
-  /** Whole records, or with `$select` only the selected fields of each. */
-  value: Array<Partial<UsageRecord>>;
-  /** With `$count=true`: how many records match `$filter`, before `$top` and `$skip`. */
-  count?: number;
-}
-
 /** Prefix of the detail message of a refused OData option: `'<OData code>: <message>'`. */
 export function usageQueryErrorCode(detailMessage: string): string | undefined {
   const m = /^(QuerySyntaxError|QueryLimitExceeded|UnknownProperty|ValidationFailed): /.exec(detailMessage);
   return m?.[1];
-}
-
-declare module './subjects.js' {
-  interface RequestMap {
-    'usage-aggregator.v1.usage.query': { request: UsageQueryRequest; response: UsageQueryResponse };
-  }
 }
