@@ -165,28 +165,47 @@ try {
 
   if (phases.has('edge')) {
     // The reports of register + join + connect (peer connections: no placement) straight to the
-    // registry's edge subject, without the gateway: the registry's cost per client.
-    const a = `bench-edge-${Date.now()}`;
+    // registry's edge subject, without the gateway: the registry's cost per client. First one
+    // request per report, then each client's reports as one sequence of an edge batch (as the
+    // gateway sends pipelined requests), `batchClients` clients per batch request.
+    const reportsOf = (a, i) => {
+      const client = { applicationId: a, userId: `u${i}`, deviceId: `d${i}`, clientId: `c${i}` };
+      const channelId = `ch${i % 50}`;
+      const ref = { client, channelId, connectionId: `cn${i}` };
+      return [
+        { kind: 'client.register', client: { ...client, userAlias: 'U', deviceAlias: 'D', tag: 'sim', roles: ['simulated'], protocol: 'websocket' }, organizationId, gatewayId: 'bench', claims: [{ id: channelId }] },
+        { kind: 'client.join', client, channelId, claim: { id: channelId } },
+        { kind: 'connection.open', ...ref, type: 'peer', tag: 'sim', streams: { audio: { direction: 'sendrecv', formats: ['opus/48000/2'] }, video: { direction: 'sendrecv', formats: ['VP8/90000'] }, data: null } },
+        ...['initializing', 'connecting', 'connected'].map((state) => ({ kind: 'connection.state', ...ref, state, error: null })),
+      ];
+    };
+    const batchClients = 8;
     const n = syncClients;
-    const meter = cpuMeter(Object.fromEntries(Object.entries(env.pids).filter(([name]) => /^(runtime-registry|redis-server|nats-server)/.test(name))));
-    const started = performance.now();
-    let next = 0;
-    await Promise.all(
-      Array.from({ length: syncConcurrency }, async () => {
-        for (let i = next++; i < n; i = next++) {
-          const client = { applicationId: a, userId: `u${i}`, deviceId: `d${i}`, clientId: `c${i}` };
-          const channelId = `ch${i % 50}`;
-          await edge({ kind: 'client.register', client: { ...client, userAlias: 'U', deviceAlias: 'D', tag: 'sim', roles: ['simulated'], protocol: 'websocket' }, organizationId, gatewayId: 'bench', claims: [{ id: channelId }] });
-          await edge({ kind: 'client.join', client, channelId, claim: { id: channelId } });
-          const ref = { client, channelId, connectionId: `cn${i}` };
-          await edge({ kind: 'connection.open', ...ref, type: 'peer', tag: 'sim', streams: { audio: { direction: 'sendrecv', formats: ['opus/48000/2'] }, video: { direction: 'sendrecv', formats: ['VP8/90000'] }, data: null } });
-          for (const state of ['initializing', 'connecting', 'connected']) await edge({ kind: 'connection.state', ...ref, state, error: null });
-        }
-      }),
-    );
-    const seconds = (performance.now() - started) / 1000;
-    console.log(`edge reports of ${n} clients straight to the registry: ${(n / seconds).toFixed(0)} clients/s`);
-    console.log(`  cpu per client: ${formatCpu(meter.usage(n))}`);
+    for (const batched of [false, true]) {
+      const a = `bench-edge-${batched ? 'batched' : 'single'}-${Date.now()}`;
+      const meter = cpuMeter(Object.fromEntries(Object.entries(env.pids).filter(([name]) => /^(runtime-registry|redis-server|nats-server)/.test(name))));
+      const started = performance.now();
+      let next = 0;
+      const step = batched ? batchClients : 1;
+      await Promise.all(
+        Array.from({ length: Math.ceil(syncConcurrency / step) }, async () => {
+          for (let i = (next += step) - step; i < n; i = (next += step) - step) {
+            if (!batched) {
+              for (const report of reportsOf(a, i)) await edge(report);
+              continue;
+            }
+            const sequences = [];
+            for (let k = i; k < Math.min(n, i + step); k++) sequences.push(reportsOf(a, k));
+            const msg = await nc.request(`${ns}.runtime-registry.v1.edge`, JSON.stringify({ pattern: 'runtime-registry.v1.edge', id: randomUUID(), data: { report: { kind: 'batch', sequences } } }), { timeout: 30000 });
+            const failed = JSON.parse(new TextDecoder().decode(msg.data)).response?.sequences?.flat().find((o) => !('ok' in o));
+            if (failed) throw new Error(`edge batch: ${JSON.stringify(failed)}`);
+          }
+        }),
+      );
+      const seconds = (performance.now() - started) / 1000;
+      console.log(`edge reports of ${n} clients straight to the registry, ${batched ? `one batch request per ${batchClients} clients` : 'one request per report'}: ${(n / seconds).toFixed(0)} clients/s`);
+      console.log(`  cpu per client: ${formatCpu(meter.usage(n))}`);
+    }
   }
 
   if (phases.has('echo')) {

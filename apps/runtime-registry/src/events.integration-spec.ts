@@ -51,18 +51,22 @@ describe('domain events', () => {
     await rt.edge({ kind: 'client.stats', client: c1, stats: { bytesSent: 1200, roundTripTime: 20 } });
     await rt.edge({ kind: 'client.message', client: c1, channelId: 'ch', message: { message: 'hi' } });
     await rt.edge({ kind: 'client.message', client: c1, channelId: null, message: { message: 'to the server' } });
-    await rt.edge({ kind: 'connection.open', ...ref, type: 'peer', tag: 'cam', streams: { audio: { direction: 'sendrecv' } } });
+    await rt.edge({ kind: 'connection.open', ...ref, type: 'peer', tag: 'cam', streams: { audio: { direction: 'sendrecv' }, video: { direction: 'sendonly', width: 640, height: 480 } } });
     for (const state of ['initializing', 'connecting', 'connected'] as const) await rt.edge({ kind: 'connection.state', ...ref, state });
     await rt.edge({ kind: 'connection.update', ...ref, localAudioMuted: true });
-    await rt.edge({ kind: 'connection.stats', ...ref, stats: { bytesReceived: 99, frameWidth: 1280 } });
-    await rt.command(scopeOf(ORG), { kind: 'update', origin: 'api', target: { level: 'channel', applicationId: a, channelId: 'ch', patch: { recording: true, recordingTag: 'r' } } });
+    await rt.edge({ kind: 'connection.stats', ...ref, stats: { bytesReceived: 99, frameWidth: 1280, frameHeight: 720 } });
+    await rt.command(scopeOf(ORG), { kind: 'update', origin: 'api', target: { level: 'channel', applicationId: a, channelId: 'ch', patch: { recording: true, recordingTag: 'r', recordingMode: 'Audio' } } });
+    // The recording mode alone: an event for the recording side, no settings push to the client.
+    const settingsPushes = gw.of('settings').length;
+    await rt.command(scopeOf(ORG), { kind: 'update', origin: 'api', target: { level: 'channel', applicationId: a, channelId: 'ch', patch: { recordingMode: 'Video' } } });
+    expect(gw.of('settings')).toHaveLength(settingsPushes);
     await rt.command(scopeOf(ORG), { kind: 'message', origin: 'api', target: { level: 'channel', applicationId: a, channelId: 'ch' }, message: { message: 'from ops' } });
     await rt.command(scopeOf(ORG), { kind: 'message', origin: 'api', target: { level: 'user', applicationId: a, userId: 'u2' }, message: { message: 'to you' } });
     await rt.edge({ kind: 'connection.state', ...ref, state: 'closing' });
     await rt.edge({ kind: 'connection.state', ...ref, state: 'closed' });
     await rt.edge({ kind: 'client.leave', client: c1, channelId: 'ch' });
     await rt.command(scopeOf(ORG), { kind: 'kick', origin: 'api', target: { level: 'channel', applicationId: a, channelId: 'ch' } });
-    await rt.edge({ kind: 'client.unregister', client: c1, reason: 'left' });
+    await rt.edge({ kind: 'client.unregister', client: c1, reason: 'left', gatewayId: 'gw-e' });
 
     const stored = (await reader.all()).filter((e) => e.event.applicationId === a);
     const types = stored.map((e) => e.event.event.type);
@@ -82,6 +86,7 @@ describe('domain events', () => {
       'connection.updated',
       'connection.stats',
       'connection.updated', // the recording setting reached the connection
+      'connection.updated', // the recording mode changed
       'channel.server.message',
       'server.message',
       'connection.closing',
@@ -106,6 +111,16 @@ describe('domain events', () => {
     const of = (type: string) => stored.map((s) => s.event.event).filter((e) => e.type === type);
     expect(of('connection.updated')[1]!.connection).toEqual(expect.objectContaining({ recording: true, recordingTag: 'r', localAudioMuted: true }));
     expect(of('connection.stats')[0]!.connection!.stats).toEqual(expect.objectContaining({ bytesReceived: 99, frameWidth: 1280 }));
+    // The video frame size travels with every connection event: described at first, then as sampled.
+    const frameOf = (type: string, i = 0) => (of(type)[i]!.connection as { videoStream?: { width: number | null; height: number | null } }).videoStream;
+    expect(frameOf('connection.connected')).toEqual(expect.objectContaining({ width: 640, height: 480 }));
+    expect(frameOf('connection.stats')).toEqual(expect.objectContaining({ width: 1280, height: 720 }));
+    expect(frameOf('connection.closed')).toEqual(expect.objectContaining({ width: 1280, height: 720 }));
+    // Beside the EventInfo, connection events carry the recording context (protocol, effective mode).
+    const domainOf = (type: string, i = 0) => stored.map((x) => x.event as DomainEvent & { recording?: unknown }).filter((e) => e.event.type === type)[i]!;
+    expect(domainOf('connection.connected').recording).toEqual({ clientProtocol: 'websocket', recordingMode: null });
+    expect(domainOf('connection.updated', 1).recording).toEqual({ clientProtocol: 'websocket', recordingMode: 'Audio' });
+    expect(domainOf('connection.updated', 2).recording).toEqual({ clientProtocol: 'websocket', recordingMode: 'Video' });
     expect(of('client.stats')[0]!.client!.stats).toEqual(expect.objectContaining({ bytesSent: 1200, roundTripTime: 20 }));
     expect(of('channel.client.message')[0]).toEqual(expect.objectContaining({ origin: 'client', forced: false, channel: expect.objectContaining({ id: 'ch' }), message: expect.objectContaining({ message: 'hi', userId: 'u1', userAlias: 'Ann' }) }));
     expect(of('channel.server.message')[0]).toEqual(expect.objectContaining({ origin: 'api', forced: true, message: expect.objectContaining({ message: 'from ops' }) }));

@@ -160,7 +160,7 @@ describe('two registry replicas', () => {
     const last: Array<Promise<unknown>> = [];
     for (let k = 100; k < 200; k++) {
       model.unregister(k);
-      last.push(rt.edge({ kind: 'client.unregister', client: clientOf(k), reason: 'dropped' }));
+      last.push(rt.edge({ kind: 'client.unregister', client: clientOf(k), reason: 'dropped', gatewayId: k % 2 ? 'gw-odd' : 'gw-even' }));
     }
     for (let k = 200; k < 300; k++) {
       model.leave(k, 'ch0');

@@ -506,9 +506,9 @@ describe('runtime-registry live model', () => {
       await rt.edge({ kind: 'client.leave', client: c1, channelId: 'room' });
       await rt.edge({ kind: 'client.leave', client: c1, channelId: 'room' }); // idempotent
       expect((await rt.query(TENANT, 'channel.get', { applicationId: a, channelId: 'room' })).clientCount).toBe(1);
-      await rt.edge({ kind: 'client.unregister', client: c2, reason: 'dropped' });
+      await rt.edge({ kind: 'client.unregister', client: c2, reason: 'dropped', gatewayId: 'gw-2' });
       await expectWire(rt.query(TENANT, 'channel.get', { applicationId: a, channelId: 'room' }), 'NotFound');
-      await rt.edge({ kind: 'client.unregister', client: c1, reason: 'left' });
+      await rt.edge({ kind: 'client.unregister', client: c1, reason: 'left', gatewayId: 'gw-1' });
       expect(await rt.query(OPERATOR, 'applications.list', {})).not.toContain(a);
       await expectWire(rt.query(OPERATOR, 'application.get', { applicationId: a }), 'NotFound');
       // Nothing of the application's live state is left behind.
@@ -530,6 +530,73 @@ describe('runtime-registry live model', () => {
       await rt.command(TENANT, { kind: 'message', origin: 'api', target: { level: 'client', ...c }, message: { message: 'where?' } });
       expect(gw2.of('message')).toHaveLength(1);
       expect(gw1.of('message')).toHaveLength(0);
+    });
+
+    it('ignores a stale unregister: one from the old gateway, or from an ended session, leaves the live registration', async () => {
+      const c = { applicationId: 'app-stale', userId: 'u', deviceId: 'd', clientId: 'c' };
+      const clientGet = () => rt.query(TENANT, 'client.get', c);
+      await rt.edge({ ...registerReport(c, ORG, 'gw-1'), sessionId: 's-1' });
+      await rt.edge({ ...registerReport(c, ORG, 'gw-2'), sessionId: 's-2' });
+      await rt.edge({ kind: 'client.join', client: c, channelId: 'room', claim: claim('room') });
+      // The grace-period unregister of the socket the client left on gw-1 arrives late.
+      expect(await rt.edge({ kind: 'client.unregister', client: c, reason: 'dropped', gatewayId: 'gw-1', sessionId: 's-1' })).toEqual({ ok: true });
+      expect((await clientGet()).channelCount).toBe(1);
+      // gw-2's earlier session of the same client ended: its unregister is stale too.
+      await rt.edge({ kind: 'client.unregister', client: c, reason: 'dropped', gatewayId: 'gw-2', sessionId: 's-1' });
+      expect((await clientGet()).channelCount).toBe(1);
+      await rt.edge({ kind: 'client.unregister', client: c, reason: 'left', gatewayId: 'gw-2', sessionId: 's-2' });
+      await expectWire(clientGet(), 'NotFound');
+    });
+  });
+
+  describe('edge batches', () => {
+    const batch = (sequences: unknown[][]) => rt.raw('runtime-registry.v1.edge', { report: { kind: 'batch', sequences } }) as Promise<{ sequences: unknown[][] }>;
+
+    it('runs each sequence in order, answers per report, and ends a sequence at its first failure', async () => {
+      const a = 'app-batch';
+      const c1 = { applicationId: a, userId: 'u1', deviceId: 'd1', clientId: 'c1' };
+      const c2 = { applicationId: a, userId: 'u2', deviceId: 'd2', clientId: 'c2' };
+      const conn = { client: c1, channelId: 'room', connectionId: 'cn1' };
+      const answer = await batch([
+        [
+          registerReport(c1, ORG, 'gw-1'),
+          { kind: 'client.join', client: c1, channelId: 'room', claim: claim('room') },
+          { kind: 'connection.open', ...conn, type: 'peer', tag: null, streams: { audio: { direction: 'sendrecv' } } },
+          { kind: 'connection.state', ...conn, state: 'initializing' },
+        ],
+        // c2 never registered: its join fails alone, the report after it is not applied.
+        [
+          { kind: 'client.join', client: c2, channelId: 'room', claim: claim('room') },
+          registerReport(c2, ORG, 'gw-1'),
+        ],
+        // An invalid report fails alone too (ValidationFailed naming the field), ending its sequence.
+        [{ kind: 'connection.state', ...conn, state: 'dancing' }, { kind: 'connection.state', ...conn, state: 'connecting' }],
+      ]);
+      expect(answer.sequences).toEqual([
+        [{ ok: { ok: true } }, { ok: expect.objectContaining({ channel: expect.objectContaining({ id: 'room', clientCount: 1 }) }) }, { ok: expect.objectContaining({ mediaServerId: null }) }, { ok: { ok: true } }],
+        [{ error: expect.objectContaining({ code: 'NotFound' }) }, { skipped: true }],
+        [{ error: expect.objectContaining({ code: 'ValidationFailed', details: [expect.objectContaining({ field: 'report.sequences.2.0.state' })] }) }, { skipped: true }],
+      ]);
+      expect((await rt.query(TENANT, 'connection.get', { applicationId: a, channelId: 'room', ...pick(c1), connectionId: 'cn1' })).state).toBe('initializing');
+      expect((await rt.query(TENANT, 'application.get', { applicationId: a })).clientCount).toBe(1);
+    });
+  });
+
+  describe('video frame size', () => {
+    it('fills width, height and frame rate from the described stream, then from the latest stats', async () => {
+      const a = 'app-video';
+      const c = { applicationId: a, userId: 'u', deviceId: 'd', clientId: 'c' };
+      const conn = { client: c, channelId: 'room', connectionId: 'v1' };
+      await rt.edge(registerReport(c, ORG, 'gw-1'));
+      await rt.edge({ kind: 'client.join', client: c, channelId: 'room', claim: claim('room') });
+      await rt.edge({ kind: 'connection.open', ...conn, type: 'peer', tag: null, streams: { video: { direction: 'sendrecv', formats: ['VP8/90000'], width: 640, height: 360, frameRate: 30 } } });
+      const get = () => rt.query(TENANT, 'connection.get', { applicationId: a, channelId: 'room', ...pick(c), connectionId: 'v1' });
+      expect((await get()).videoStream).toEqual(expect.objectContaining({ width: 640, height: 360, frameRate: 30 }));
+      await rt.edge({ kind: 'connection.stats', ...conn, stats: { frameWidth: 1280, frameHeight: 720, framesPerSecond: 24 } });
+      const info = await get();
+      expect(info.videoStream).toEqual(expect.objectContaining({ width: 1280, height: 720, frameRate: 24 }));
+      expect(info.videoStreams).toEqual([info.videoStream]);
+      expect(InterfaceAValidators.ConnectionInfo.errors(info)).toEqual([]);
     });
   });
 });

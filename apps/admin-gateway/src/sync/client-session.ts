@@ -1,4 +1,5 @@
 import type { ChannelClaim, ClientRef, ConnectionState, ConnectionType, EffectiveSettings, ServerPush, SyncConnectionState } from '@switchboard/contracts';
+import { randomUUID } from 'node:crypto';
 import type { SyncSocket } from './sync-socket.js';
 
 export interface EdgeConnection {
@@ -9,6 +10,7 @@ export interface EdgeConnection {
   localAudioMuted: boolean;
   localVideoMuted: boolean;
   mediaServerId: string | null;
+  /** null while the registry has not answered the open yet. */
   settings: EffectiveSettings | null;
 }
 
@@ -32,6 +34,8 @@ export class ClientSession {
   droppedPushes = 0;
   /** Unregistered (by the client, the grace period or the server): nothing more is reported for it. */
   ended = false;
+  /** This registration (reported with register and unregister: a stale unregister is ignored). */
+  readonly sessionId = randomUUID();
 
   constructor(
     readonly ref: ClientRef,

@@ -1,16 +1,87 @@
 import { Injectable } from '@nestjs/common';
-import { RuntimeSubjects, type EdgeReport, type EdgeResults } from '@switchboard/contracts';
+import { DomainError, EDGE_BATCH_MAX_REPORTS, RuntimeSubjects, type EdgeBatchResult, type EdgeOutcome, type EdgeReport, type EdgeResults } from '@switchboard/contracts';
 import { NatsClient } from '@switchboard/service-kit';
 
 export type EdgeReportOf<K extends EdgeReport['kind']> = Extract<EdgeReport, { kind: K }>;
 
-/** Reports what happens at the edge to runtime-registry (`runtime-registry.v1.edge`), one request per report. */
+interface PendingSequence {
+  reports: EdgeReport[];
+  resolve: (outcomes: EdgeOutcome[]) => void;
+}
+
+/**
+ * A batch request goes out before its reports could exceed this many bytes (well below NATS'
+ * default 1 MiB max payload; a report is about as large as the frame it comes from).
+ */
+const MAX_BATCH_BYTES = 256 * 1024;
+
+/**
+ * Reports what happens at the edge to runtime-registry (`runtime-registry.v1.edge`).
+ *
+ * `sequence` reports the queued requests of one socket, in order; the sequences of every socket
+ * handed over during one event loop turn travel in one batch request (EdgeBatch), so a burst of
+ * clients costs one NATS round trip (and one registry dispatch) rather than one per frame.
+ */
 @Injectable()
 export class EdgeClient {
+  private pending: PendingSequence[] = [];
+  private pendingReports = 0;
+  private pendingBytes = 0;
+  private scheduled = false;
+
   constructor(private readonly nats: NatsClient) {}
 
+  /** One report in a request of its own. */
   async report<K extends EdgeReport['kind']>(report: EdgeReportOf<K>): Promise<Partial<EdgeResults[K]>> {
     const answer = await this.nats.request(RuntimeSubjects.edge, { report });
     return (answer ?? {}) as Partial<EdgeResults[K]>;
+  }
+
+  /**
+   * Reports in order; resolves with one outcome per report (never rejects). The first failure ends
+   * the sequence: the reports after it are `skipped` (not applied). `bytes`: about how large the
+   * reports are (the frames they come from), to keep batch requests bounded.
+   */
+  sequence(reports: EdgeReport[], bytes = 0): Promise<EdgeOutcome[]> {
+    if (reports.length === 0) return Promise.resolve([]);
+    return new Promise<EdgeOutcome[]>((resolve) => {
+      if (this.pendingReports + reports.length > EDGE_BATCH_MAX_REPORTS || this.pendingBytes + bytes > MAX_BATCH_BYTES) this.flush();
+      this.pending.push({ reports, resolve });
+      this.pendingReports += reports.length;
+      this.pendingBytes += bytes;
+      if (!this.scheduled) {
+        this.scheduled = true;
+        // After the I/O callbacks of this turn: the frames of every socket read meanwhile join in.
+        setImmediate(() => this.flush());
+      }
+    });
+  }
+
+  private flush(): void {
+    this.scheduled = false;
+    const batch = this.pending;
+    if (batch.length === 0) return;
+    this.pending = [];
+    this.pendingReports = 0;
+    this.pendingBytes = 0;
+    void this.send(batch);
+  }
+
+  private async send(batch: PendingSequence[]): Promise<void> {
+    let result: EdgeBatchResult | undefined;
+    let failure: DomainError | undefined;
+    try {
+      result = (await this.nats.request(RuntimeSubjects.edge, { report: { kind: 'batch', sequences: batch.map((p) => p.reports) } })) as EdgeBatchResult;
+    } catch (e) {
+      failure = e instanceof DomainError ? e : new DomainError('Internal', 'edge batch failed');
+    }
+    batch.forEach((p, i) => {
+      const outcomes = result?.sequences?.[i];
+      if (outcomes && outcomes.length === p.reports.length) return p.resolve(outcomes);
+      // The whole request failed (registry unreachable, timeout): as for a single request, the
+      // first report gets the error and the others were not applied as far as the edge can tell.
+      const error = (failure ?? new DomainError('Internal', 'the registry answered an unreadable batch')).toWire();
+      p.resolve(p.reports.map((_, k) => (k === 0 ? { error } : { skipped: true })));
+    });
   }
 }

@@ -1,9 +1,10 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { SYNC_CLOSE_CODES, type ClientRef, type ServerPush } from '@switchboard/contracts';
+import { SYNC_CLOSE_CODES, type ClientRef, type EdgeReport, type ServerPush } from '@switchboard/contracts';
 import { JsonLogger, SERVICE_CONFIG } from '@switchboard/service-kit';
 import type { GatewayConfig } from '../config.js';
 import { ClientSession, clientKey } from './client-session.js';
 import { EdgeClient } from './edge.client.js';
+import { GATEWAY_ID } from './gateway-identity.js';
 import { SyncMetrics } from './sync.metrics.js';
 import type { SyncSocket } from './sync-socket.js';
 
@@ -22,6 +23,7 @@ export class SessionStore {
     private readonly edge: EdgeClient,
     private readonly metrics: SyncMetrics,
     private readonly logger: JsonLogger,
+    @Inject(GATEWAY_ID) private readonly gatewayId: string,
   ) {}
 
   get size(): number {
@@ -115,16 +117,20 @@ export class SessionStore {
     if (session.graceTimer) clearTimeout(session.graceTimer);
     this.remove(session);
     const client = session.ref;
-    for (const connection of [...session.connections.values()]) {
-      await this.edge
-        .report({ kind: 'connection.close', client, channelId: connection.channelId, connectionId: connection.connectionId })
-        .catch((e: unknown) => this.logger.event('warn', 'closing a connection of an unregistering client failed', { connectionId: connection.connectionId, error: (e as Error).message }));
-    }
+    const reports: EdgeReport[] = [...session.connections.values()].map((c) => ({ kind: 'connection.close', client, channelId: c.channelId, connectionId: c.connectionId }));
+    reports.push({ kind: 'client.unregister', client, reason, gatewayId: this.gatewayId, sessionId: session.sessionId });
     session.connections.clear();
     session.channels.clear();
-    await this.edge
-      .report({ kind: 'client.unregister', client, reason })
-      .catch((e: unknown) => this.logger.event('warn', 'unregistering a client failed', { clientId: client.clientId, reason, error: (e as Error).message }));
+    // One sequence; a report refused (logged) ends it, so the ones after it go again, one by one.
+    const outcomes = await this.edge.sequence(reports);
+    for (let i = 0; i < reports.length; i++) {
+      const outcome = outcomes[i]!;
+      if ('error' in outcome) this.logger.event('warn', 'ending a client: report refused', { clientId: client.clientId, kind: reports[i]!.kind, reason, error: outcome.error.message });
+      if (!('skipped' in outcome)) continue;
+      await this.edge
+        .report(reports[i]!)
+        .catch((e: unknown) => this.logger.event('warn', 'ending a client: report refused', { clientId: client.clientId, kind: reports[i]!.kind, reason, error: (e as Error).message }));
+    }
   }
 
   /** The registry unregistered the client: tell it, close its socket (4010), report nothing back. */

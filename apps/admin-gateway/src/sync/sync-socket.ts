@@ -1,7 +1,16 @@
-import type { SyncErrorBody, ServerPush, SyncServerFrame } from '@switchboard/contracts';
+import type { SyncErrorBody, ServerPush, SyncRequestType, SyncServerFrame } from '@switchboard/contracts';
 import { randomUUID } from 'node:crypto';
 import WebSocket from 'ws';
 import type { ClientSession } from './client-session.js';
+
+/** A request frame waiting for its turn (or for its answer) on a socket. */
+export interface QueuedFrame {
+  id: string | number;
+  type: SyncRequestType;
+  data: unknown;
+  /** Size of the frame as received. */
+  bytes: number;
+}
 
 export interface SocketLimits {
   maxSendBufferBytes: number;
@@ -13,8 +22,8 @@ export type CloseIntent = 'replaced' | 'unregistered' | 'left' | 'shutdown' | 'r
 
 /**
  * One `/sync` WebSocket: the JSON frames it sends (bounded by the send buffer: a client that does
- * not read is closed as a slow consumer, code 4029), its request queue (requests run one after the
- * other, in order, at most `maxPendingRequests` queued), and the session it is attached to.
+ * not read is closed as a slow consumer, code 4029), its request queue (requests are handled in the
+ * order sent, at most `maxPendingRequests` waiting), and the session it is attached to.
  */
 export class SyncSocket {
   readonly id = randomUUID();
@@ -27,8 +36,12 @@ export class SyncSocket {
   alive = true;
   closeIntent: CloseIntent | null = null;
   registerTimer?: NodeJS.Timeout;
+  /** Requests not yet taken up, in the order sent. */
+  readonly queue: QueuedFrame[] = [];
+  /** The requests of the queue are being worked through (see SyncServer#drain). */
+  draining = false;
+  /** Requests queued or being handled (answered ones no longer count). */
   private pending = 0;
-  private chain: Promise<void> = Promise.resolve();
 
   constructor(
     readonly ws: WebSocket,
@@ -74,12 +87,31 @@ export class SyncSocket {
   }
 
   /** Queues a request behind the ones before it; false when the queue is full. */
-  enqueue(run: () => Promise<void>): boolean {
+  enqueue(frame: QueuedFrame): boolean {
     if (this.pending >= this.limits.maxPendingRequests) return false;
     this.pending++;
-    this.chain = this.chain.then(run).finally(() => {
-      this.pending--;
-    });
+    this.queue.push(frame);
     return true;
+  }
+
+  /** A queued request was answered. */
+  answered(): void {
+    this.pending--;
+  }
+
+  /**
+   * Runs `fn` (which sends frames) with the socket corked: the frames it sends leave in one write
+   * instead of one each (the answers of a batch of requests).
+   */
+  corked<T>(fn: () => T): T {
+    // ws keeps its net.Socket as `_socket`; without it, frames simply go out one by one.
+    const raw = (this.ws as unknown as { _socket?: { cork?: () => void; uncork?: () => void } })._socket;
+    if (typeof raw?.cork !== 'function' || typeof raw.uncork !== 'function') return fn();
+    raw.cork();
+    try {
+      return fn();
+    } finally {
+      raw.uncork();
+    }
   }
 }

@@ -1,10 +1,12 @@
 import { Inject, Injectable } from '@nestjs/common';
 import {
   canTransition,
+  type EdgeReport,
   CONNECTION_TRANSITIONS,
   isTerminalState,
   SYNC_PROTOCOL_VERSION,
   type ChannelClaim,
+  type EffectiveSettings,
   type MessageBody,
   type StreamDescription,
   type SyncRegisterResult,
@@ -16,7 +18,6 @@ import {
 import { randomUUID } from 'node:crypto';
 import { ClientSession, type EdgeConnection } from './client-session.js';
 import { ClientTokenVerifier } from './client-token.verifier.js';
-import { EdgeClient } from './edge.client.js';
 import { GATEWAY_ID } from './gateway-identity.js';
 import { SessionStore } from './session.store.js';
 import { SyncError } from './sync.errors.js';
@@ -26,26 +27,52 @@ const NO_SETTINGS = { recording: false, recordingTag: null, audioMuted: false, v
 
 const sends = (direction: string | undefined) => direction === 'sendrecv' || direction === 'sendonly';
 
+/** What the registry answered to a report (fields absent when it answered less). */
+type Answer = Record<string, unknown>;
+
+/**
+ * One request, prepared: the edge's checks passed and its change of the edge state is applied in
+ * advance, so the requests queued after it are checked against the state they would see if it
+ * had been answered already (requests of a socket are handled as if one after the other).
+ */
+export interface Step {
+  /** Reported to runtime-registry; absent: answered by the edge alone. */
+  report?: EdgeReport;
+  /** Once the registry accepted the report (or at once): the result data. May throw (an error frame). */
+  finish(answer: Answer): unknown;
+  /** Reverts the change applied in advance: the registry refused this report or one before it. */
+  undo?(): void;
+}
+
+/** Returned by `prepare` when the request depends on an answer still awaited: prepare it again after. */
+export const AWAIT_ANSWERS = Symbol('await-answers');
+
 /**
  * What each `/sync` request does. The edge enforces what it can know locally (registration, channel
  * claims, the connection state machine, unmute-disabled settings) before it reports to
- * runtime-registry; the local state changes only once the registry accepted the report.
+ * runtime-registry. `prepare` checks a request and applies its change of the edge state in
+ * advance; SyncServer reports the prepared requests of a socket together and, should the registry
+ * refuse one, undoes it and everything prepared after it (see docs/sync-protocol.md).
  */
 @Injectable()
 export class SyncHandlers {
   constructor(
     private readonly tokens: ClientTokenVerifier,
     private readonly store: SessionStore,
-    private readonly edge: EdgeClient,
     @Inject(GATEWAY_ID) private readonly gatewayId: string,
   ) {}
 
-  handle<T extends SyncRequestType>(socket: SyncSocket, type: T, data: SyncRequestDataOf<T>): Promise<SyncResults[T]>;
-  async handle(socket: SyncSocket, type: SyncRequestType, data: unknown): Promise<unknown> {
-    if (type === 'ping') return { time: new Date().toISOString() };
+  /** `unregister` (never batched): ends the session with the registry (its connections closed), then the socket closes. */
+  async unregister(socket: SyncSocket): Promise<SyncResults['unregister']> {
+    const session = this.registered(socket);
+    await this.store.end(session, 'left');
+    return {};
+  }
+
+  prepare(socket: SyncSocket, type: SyncRequestType, data: unknown): Promise<Step | typeof AWAIT_ANSWERS> | Step | typeof AWAIT_ANSWERS {
+    if (type === 'ping') return { finish: () => ({ time: new Date().toISOString() }) };
     if (type === 'register') return this.register(socket, data as SyncRequestDataOf<'register'>);
-    const session = socket.session;
-    if (!session || session.ended) throw new SyncError('NotRegistered', 'Register first: the first request of a socket is `register`.');
+    const session = this.registered(socket);
     switch (type) {
       case 'join':
         return this.join(session, data as SyncRequestDataOf<'join'>);
@@ -65,19 +92,22 @@ export class SyncHandlers {
         return this.message(session, data as SyncRequestDataOf<'message'>);
       case 'client.update':
         return this.updateClient(session, data as SyncRequestDataOf<'client.update'>);
-      case 'unregister':
-        await this.store.end(session, 'left');
-        return {};
       default:
         throw new SyncError('InvalidFrame', `Unknown request type ${String(type)}.`);
     }
+  }
+
+  private registered(socket: SyncSocket): ClientSession {
+    const session = socket.session;
+    if (!session || session.ended) throw new SyncError('NotRegistered', 'Register first: the first request of a socket is `register`.');
+    return session;
   }
 
   // -------------------------------------------------------------------------------------------
   // Registration
   // -------------------------------------------------------------------------------------------
 
-  private async register(socket: SyncSocket, data: SyncRequestDataOf<'register'>): Promise<SyncRegisterResult> {
+  private async register(socket: SyncSocket, data: SyncRequestDataOf<'register'>): Promise<Step> {
     if (socket.session || socket.registering) throw new SyncError('AlreadyRegistered', 'This socket has registered already.');
     socket.registering = true;
     try {
@@ -94,7 +124,7 @@ export class SyncHandlers {
         // Resume (the client's previous socket dropped, or is still open and is replaced).
         existing.claims = claims;
         this.store.attach(existing, socket);
-        return this.registerResult(existing, true);
+        return { finish: () => this.registerResult(existing, true) };
       }
       const session = new ClientSession(
         ref,
@@ -107,20 +137,23 @@ export class SyncHandlers {
         data.protocol ?? 'websocket',
       );
       this.store.add(session);
-      try {
-        await this.edge.report({
+      this.store.attach(session, socket);
+      return {
+        report: {
           kind: 'client.register',
           client: { ...ref, userAlias: session.userAlias, deviceAlias: session.deviceAlias, tag: session.tag, roles: session.roles, protocol: session.protocol },
           organizationId: session.organizationId,
           gatewayId: this.gatewayId,
           claims,
-        });
-      } catch (e) {
-        this.store.remove(session);
-        throw e;
-      }
-      this.store.attach(session, socket);
-      return this.registerResult(session, false);
+          sessionId: session.sessionId,
+        },
+        finish: () => this.registerResult(session, false),
+        undo: () => {
+          this.store.remove(session);
+          if (socket.session === session) socket.session = null;
+          session.socket = null;
+        },
+      };
     } finally {
       socket.registering = false;
     }
@@ -138,19 +171,23 @@ export class SyncHandlers {
     };
   }
 
-  private async updateClient(session: ClientSession, data: SyncRequestDataOf<'client.update'>): Promise<SyncResults['client.update']> {
-    await this.edge.report({ kind: 'client.update', client: session.ref, userAlias: data.userAlias, deviceAlias: data.deviceAlias, tag: data.tag });
+  private updateClient(session: ClientSession, data: SyncRequestDataOf<'client.update'>): Step {
+    const before = { userAlias: session.userAlias, deviceAlias: session.deviceAlias, tag: session.tag };
     if (data.userAlias !== undefined) session.userAlias = data.userAlias;
     if (data.deviceAlias !== undefined) session.deviceAlias = data.deviceAlias;
     if (data.tag !== undefined) session.tag = data.tag;
-    return {};
+    return {
+      report: { kind: 'client.update', client: session.ref, userAlias: data.userAlias, deviceAlias: data.deviceAlias, tag: data.tag },
+      finish: () => ({}),
+      undo: () => Object.assign(session, before),
+    };
   }
 
   // -------------------------------------------------------------------------------------------
   // Channels
   // -------------------------------------------------------------------------------------------
 
-  private async join(session: ClientSession, data: SyncRequestDataOf<'join'>): Promise<SyncResults['join']> {
+  private async join(session: ClientSession, data: SyncRequestDataOf<'join'>): Promise<Step> {
     const { channelId } = data;
     if (session.channels.has(channelId)) throw new SyncError('AlreadyJoined', `The client has joined channel ${channelId} already.`);
     let claims = session.claims;
@@ -166,23 +203,37 @@ export class SyncHandlers {
     }
     const claim = claims.find((c) => c.id === channelId);
     if (!claim) throw new SyncError('Forbidden', `The client holds no claim for channel ${channelId}.`, [{ field: 'channelId', message: 'not claimed by the token' }]);
-    const answer = await this.edge.report({ kind: 'client.join', client: session.ref, channelId, claim });
-    if (data.token !== undefined) session.claims = claims;
+    const previousClaims = session.claims;
+    session.claims = claims;
     session.channels.set(channelId, claim);
     return {
-      channelId,
-      channel: answer.channel ?? { id: channelId, userCount: 0, deviceCount: 0, clientCount: 0, connectionCount: 0 },
-      settings: answer.settings ?? NO_SETTINGS,
-      claim,
+      report: { kind: 'client.join', client: session.ref, channelId, claim },
+      finish: (answer) => ({
+        channelId,
+        channel: (answer.channel as SyncResults['join']['channel'] | undefined) ?? { id: channelId, userCount: 0, deviceCount: 0, clientCount: 0, connectionCount: 0 },
+        settings: (answer.settings as SyncResults['join']['settings'] | undefined) ?? NO_SETTINGS,
+        claim,
+      }),
+      undo: () => {
+        session.channels.delete(channelId);
+        session.claims = previousClaims;
+      },
     };
   }
 
-  private async leave(session: ClientSession, data: SyncRequestDataOf<'leave'>): Promise<SyncResults['leave']> {
+  private leave(session: ClientSession, data: SyncRequestDataOf<'leave'>): Step {
     const { channelId } = data;
-    this.joined(session, channelId);
-    await this.edge.report({ kind: 'client.leave', client: session.ref, channelId });
+    const claim = this.joined(session, channelId);
+    const connections = session.connectionsIn(channelId);
     session.leaveLocally(channelId);
-    return { channelId };
+    return {
+      report: { kind: 'client.leave', client: session.ref, channelId },
+      finish: () => ({ channelId }),
+      undo: () => {
+        session.channels.set(channelId, claim);
+        for (const c of connections) session.connections.set(c.connectionId, c);
+      },
+    };
   }
 
   private joined(session: ClientSession, channelId: string): ChannelClaim {
@@ -204,7 +255,7 @@ export class SyncHandlers {
     if (refused.length) throw new SyncError('Forbidden', 'The channel claim does not allow these streams.', refused);
   }
 
-  private async openConnection(session: ClientSession, data: SyncRequestDataOf<'connection.open'>): Promise<SyncResults['connection.open']> {
+  private openConnection(session: ClientSession, data: SyncRequestDataOf<'connection.open'>): Step {
     const claim = this.joined(session, data.channelId);
     const disabled = { sfu: claim.disableSfu, mcu: claim.disableMcu, peer: claim.disablePeer }[data.type];
     if (disabled) throw new SyncError('Forbidden', `The channel claim does not allow ${data.type} connections.`, [{ field: 'type', message: 'disabled by the channel claim' }]);
@@ -212,18 +263,7 @@ export class SyncHandlers {
     const connectionId = data.connectionId ?? randomUUID();
     if (session.connections.has(connectionId)) throw new SyncError('Conflict', `Connection ${connectionId} exists already.`, [{ field: 'connectionId', message: 'in use' }]);
     const streams: StreamDescription = { audio: data.streams.audio ?? null, video: data.streams.video ?? null, data: data.streams.data ?? null };
-    const answer = await this.edge.report({
-      kind: 'connection.open',
-      client: session.ref,
-      channelId: data.channelId,
-      connectionId,
-      type: data.type,
-      tag: data.tag ?? null,
-      streams,
-      remoteConnectionId: data.remoteConnectionId ?? null,
-    });
-    if (!session.channels.has(data.channelId)) throw new SyncError('NotJoined', `The client left channel ${data.channelId} meanwhile.`);
-    const settings = answer.settings ?? NO_SETTINGS;
+    // Settings null until the registry answers (a request that needs them waits for the answer).
     const connection: EdgeConnection = {
       connectionId,
       channelId: data.channelId,
@@ -231,11 +271,33 @@ export class SyncHandlers {
       state: 'new',
       localAudioMuted: data.streams.audio?.muted ?? false,
       localVideoMuted: data.streams.video?.muted ?? false,
-      mediaServerId: answer.mediaServerId ?? null,
-      settings,
+      mediaServerId: null,
+      settings: null,
     };
     session.connections.set(connectionId, connection);
-    return { connectionId, channelId: data.channelId, state: 'new', mediaServerId: connection.mediaServerId, settings };
+    return {
+      report: {
+        kind: 'connection.open',
+        client: session.ref,
+        channelId: data.channelId,
+        connectionId,
+        type: data.type,
+        tag: data.tag ?? null,
+        streams,
+        remoteConnectionId: data.remoteConnectionId ?? null,
+      },
+      finish: (answer) => {
+        const settings = (answer.settings as EffectiveSettings | undefined) ?? NO_SETTINGS;
+        connection.settings = settings;
+        connection.mediaServerId = (answer.mediaServerId as string | null | undefined) ?? null;
+        // Kicked out of the channel while the registry answered: the connection is gone already.
+        if (!session.channels.has(data.channelId)) throw new SyncError('NotJoined', `The client left channel ${data.channelId} meanwhile.`);
+        return { connectionId, channelId: data.channelId, state: 'new' as const, mediaServerId: connection.mediaServerId, settings };
+      },
+      undo: () => {
+        if (session.connections.get(connectionId) === connection) session.connections.delete(connectionId);
+      },
+    };
   }
 
   private connection(session: ClientSession, connectionId: string): EdgeConnection {
@@ -244,7 +306,15 @@ export class SyncHandlers {
     return connection;
   }
 
-  private async changeState(session: ClientSession, data: SyncRequestDataOf<'connection.state'>): Promise<SyncResults['connection.state']> {
+  /** Forgets a connection in advance (final state, close); the undo puts it back. */
+  private forget(session: ClientSession, connection: EdgeConnection): () => void {
+    session.connections.delete(connection.connectionId);
+    return () => {
+      if (!session.connections.has(connection.connectionId) && session.channels.has(connection.channelId)) session.connections.set(connection.connectionId, connection);
+    };
+  }
+
+  private changeState(session: ClientSession, data: SyncRequestDataOf<'connection.state'>): Step {
     const connection = this.connection(session, data.connectionId);
     const from = connection.state;
     if (!canTransition(from, data.state)) {
@@ -253,21 +323,30 @@ export class SyncHandlers {
         { field: 'state', message: allowed.length ? `from ${from} only ${allowed.join(', ')} may follow` : `${from} is final` },
       ]);
     }
-    await this.edge.report({
-      kind: 'connection.state',
-      client: session.ref,
-      channelId: connection.channelId,
-      connectionId: connection.connectionId,
-      state: data.state,
-      error: data.error ?? null,
-    });
     connection.state = data.state;
-    if (isTerminalState(data.state)) session.connections.delete(connection.connectionId);
-    return { connectionId: connection.connectionId, state: data.state };
+    const restore = isTerminalState(data.state) ? this.forget(session, connection) : undefined;
+    return {
+      report: {
+        kind: 'connection.state',
+        client: session.ref,
+        channelId: connection.channelId,
+        connectionId: connection.connectionId,
+        state: data.state,
+        error: data.error ?? null,
+      },
+      finish: () => ({ connectionId: connection.connectionId, state: data.state }),
+      undo: () => {
+        connection.state = from;
+        restore?.();
+      },
+    };
   }
 
-  private async updateConnection(session: ClientSession, data: SyncRequestDataOf<'connection.update'>): Promise<SyncResults['connection.update']> {
+  private updateConnection(session: ClientSession, data: SyncRequestDataOf<'connection.update'>): Step | typeof AWAIT_ANSWERS {
     const connection = this.connection(session, data.connectionId);
+    const unmuting = (data.localAudioMuted === false && connection.localAudioMuted) || (data.localVideoMuted === false && connection.localVideoMuted);
+    // The unmute check needs the connection's settings, which the open's answer brings.
+    if (unmuting && connection.settings === null) return AWAIT_ANSWERS;
     const settings = connection.settings ?? NO_SETTINGS;
     const refused: Array<{ field: string; message: string }> = [];
     if (data.localAudioMuted === false && connection.localAudioMuted && settings.audioUnmuteDisabled) refused.push({ field: 'localAudioMuted', message: 'unmuting audio is disabled' });
@@ -275,43 +354,48 @@ export class SyncHandlers {
     if (refused.length) throw new SyncError('UnmuteDisabled', 'Unmuting is disabled for this connection.', refused);
     const claim = session.channels.get(connection.channelId);
     if (claim) this.checkStreams(claim, data.streams);
-    await this.edge.report({
-      kind: 'connection.update',
-      client: session.ref,
-      channelId: connection.channelId,
-      connectionId: connection.connectionId,
-      ...(data.localAudioMuted !== undefined ? { localAudioMuted: data.localAudioMuted } : {}),
-      ...(data.localVideoMuted !== undefined ? { localVideoMuted: data.localVideoMuted } : {}),
-      ...(data.tag !== undefined ? { tag: data.tag } : {}),
-      ...(data.streams ? { streams: { audio: data.streams.audio ?? null, video: data.streams.video ?? null, data: data.streams.data ?? null } } : {}),
-    });
+    const before = { localAudioMuted: connection.localAudioMuted, localVideoMuted: connection.localVideoMuted };
     if (data.localAudioMuted !== undefined) connection.localAudioMuted = data.localAudioMuted;
     if (data.localVideoMuted !== undefined) connection.localVideoMuted = data.localVideoMuted;
-    return { connectionId: connection.connectionId, localAudioMuted: connection.localAudioMuted, localVideoMuted: connection.localVideoMuted };
+    const result = { connectionId: connection.connectionId, localAudioMuted: connection.localAudioMuted, localVideoMuted: connection.localVideoMuted };
+    return {
+      report: {
+        kind: 'connection.update',
+        client: session.ref,
+        channelId: connection.channelId,
+        connectionId: connection.connectionId,
+        ...(data.localAudioMuted !== undefined ? { localAudioMuted: data.localAudioMuted } : {}),
+        ...(data.localVideoMuted !== undefined ? { localVideoMuted: data.localVideoMuted } : {}),
+        ...(data.tag !== undefined ? { tag: data.tag } : {}),
+        ...(data.streams ? { streams: { audio: data.streams.audio ?? null, video: data.streams.video ?? null, data: data.streams.data ?? null } } : {}),
+      },
+      finish: () => result,
+      undo: () => Object.assign(connection, before),
+    };
   }
 
-  private async closeConnection(session: ClientSession, data: SyncRequestDataOf<'connection.close'>): Promise<SyncResults['connection.close']> {
+  private closeConnection(session: ClientSession, data: SyncRequestDataOf<'connection.close'>): Step {
     const connection = this.connection(session, data.connectionId);
-    await this.edge.report({ kind: 'connection.close', client: session.ref, channelId: connection.channelId, connectionId: connection.connectionId });
-    session.connections.delete(connection.connectionId);
-    return { connectionId: connection.connectionId };
+    const restore = this.forget(session, connection);
+    return {
+      report: { kind: 'connection.close', client: session.ref, channelId: connection.channelId, connectionId: connection.connectionId },
+      finish: () => ({ connectionId: connection.connectionId }),
+      undo: restore,
+    };
   }
 
   // -------------------------------------------------------------------------------------------
   // Stats and messages
   // -------------------------------------------------------------------------------------------
 
-  private async stats(session: ClientSession, data: SyncRequestDataOf<'stats'>): Promise<SyncResults['stats']> {
-    if (data.connectionId !== undefined) {
-      const connection = this.connection(session, data.connectionId);
-      await this.edge.report({ kind: 'connection.stats', client: session.ref, channelId: connection.channelId, connectionId: connection.connectionId, stats: data.stats });
-    } else {
-      await this.edge.report({ kind: 'client.stats', client: session.ref, stats: data.stats });
-    }
-    return {};
+  private stats(session: ClientSession, data: SyncRequestDataOf<'stats'>): Step {
+    const finish = () => ({});
+    if (data.connectionId === undefined) return { report: { kind: 'client.stats', client: session.ref, stats: data.stats }, finish };
+    const connection = this.connection(session, data.connectionId);
+    return { report: { kind: 'connection.stats', client: session.ref, channelId: connection.channelId, connectionId: connection.connectionId, stats: data.stats }, finish };
   }
 
-  private async message(session: ClientSession, data: SyncRequestDataOf<'message'>): Promise<SyncResults['message']> {
+  private message(session: ClientSession, data: SyncRequestDataOf<'message'>): Step {
     const claim = this.joined(session, data.channelId);
     if (claim.disableSendMessage) throw new SyncError('Forbidden', 'The channel claim does not allow sending messages.', [{ field: 'channelId', message: 'sending messages is disabled' }]);
     const message: MessageBody = {
@@ -323,7 +407,9 @@ export class SyncHandlers {
       clientTag: session.tag,
       clientRoles: session.roles,
     };
-    const answer = await this.edge.report({ kind: 'client.message', client: session.ref, channelId: data.channelId, message, ...(data.to ? { to: data.to } : {}) });
-    return { delivered: typeof answer.delivered === 'number' ? answer.delivered : 0 };
+    return {
+      report: { kind: 'client.message', client: session.ref, channelId: data.channelId, message, ...(data.to ? { to: data.to } : {}) },
+      finish: (answer) => ({ delivered: typeof answer.delivered === 'number' ? answer.delivered : 0 }),
+    };
   }
 }

@@ -8,7 +8,7 @@ import { encodeClientToken, SYNC_CLOSE_CODES, type ChannelClaim, type ClientToke
 import { testNamespace, testServers, waitFor } from '@switchboard/testing';
 import { randomUUID } from 'node:crypto';
 import WebSocket from 'ws';
-import { DEFAULT_SETTINGS, startFakeRuntime, type FakeRuntime } from '../testing/fake-runtime.testing.js';
+import { DEFAULT_SETTINGS, startFakeRuntime, WireFailure, type FakeRuntime } from '../testing/fake-runtime.testing.js';
 import { startTestGateway, type TestGateway } from '../testing/gateway.testing.js';
 import { TestSyncClient } from '../testing/sync-client.testing.js';
 
@@ -62,6 +62,8 @@ describe('/sync client edge', () => {
   const reportsOf = (id: Identity) => fake.reportsOf(id.clientId);
   const kinds = (id: Identity) => reportsOf(id).map((r) => r.kind);
   const ref = (id: Identity) => ({ applicationId: APP, ...id });
+  /** The session id the client's (last) register report carried. */
+  const registerSession = (id: Identity) => (reportsOf(id).filter((r) => r.kind === 'client.register').at(-1) as { sessionId?: string } | undefined)?.sessionId;
 
   beforeAll(async () => {
     fake = await startFakeRuntime(servers.natsUrl, ns);
@@ -113,6 +115,7 @@ describe('/sync client edge', () => {
           organizationId: 'org-sync',
           gatewayId: gateway.gatewayId,
           claims: [{ id: 'room-1' }, { id: 'room-2' }],
+          sessionId: expect.any(String),
         },
       ]);
     });
@@ -461,7 +464,7 @@ describe('/sync client edge', () => {
       await waitFor(() => kinds(id).includes('client.unregister'), { description: 'the unregister report' });
       expect(reportsOf(id).slice(-2)).toEqual([
         { kind: 'connection.close', client: ref(id), channelId: 'room-1', connectionId: 'g1' },
-        { kind: 'client.unregister', client: ref(id), reason: 'dropped' },
+        { kind: 'client.unregister', client: ref(id), reason: 'dropped', gatewayId: shortGrace.gatewayId, sessionId: registerSession(id) },
       ]);
     });
 
@@ -509,7 +512,7 @@ describe('/sync client edge', () => {
       expect((await client.closed).code).toBe(1000);
       expect(reportsOf(id).slice(-2)).toEqual([
         { kind: 'connection.close', client: ref(id), channelId: 'room-1', connectionId: 'u1' },
-        { kind: 'client.unregister', client: ref(id), reason: 'left' },
+        { kind: 'client.unregister', client: ref(id), reason: 'left', gatewayId: gateway.gatewayId, sessionId: registerSession(id) },
       ]);
     });
   });
@@ -552,6 +555,70 @@ describe('/sync client edge', () => {
       expect((await answers[1])!.type).toBe('result');
     });
 
+    /** Sends requests in one write (as a pipelining client does) and resolves with their answers. */
+    function pipelined(client: TestSyncClient, requests: Array<[string, unknown]>) {
+      const raw = (client.ws as unknown as { _socket: { cork(): void; uncork(): void } })._socket;
+      raw.cork();
+      const answers = requests.map(([type, data]) => client.request(type, data));
+      raw.uncork();
+      return Promise.all(answers);
+    }
+
+    it('reports pipelined requests together and answers them as if handled one after the other', async () => {
+      const id = identity();
+      const client = await open();
+      const batchesBefore = fake.batches.length;
+      const answers = await pipelined(client, [
+        ['register', { token: token(id) }],
+        ['join', { channelId: 'room-1' }],
+        ['connection.open', { channelId: 'room-1', connectionId: 'p1', type: 'sfu', streams: {} }],
+        ['connection.state', { connectionId: 'p1', state: 'initializing' }],
+        ['connection.state', { connectionId: 'p1', state: 'connected' }],
+        ['ping', {}],
+      ]);
+      expect(answers.map((a) => a.type)).toEqual(['result', 'result', 'result', 'result', 'error', 'result']);
+      expect(answers[4]).toEqual(expect.objectContaining({ error: expect.objectContaining({ code: 'InvalidTransition' }) }));
+      expect(kinds(id)).toEqual(['client.register', 'client.join', 'connection.open', 'connection.state']);
+      // One batch request carried the four reports, in order, as one sequence.
+      const batch = fake.batches.slice(batchesBefore).find((b) => b.some((seq) => seq.some((r) => r.client.clientId === id.clientId)))!;
+      expect(batch.find((seq) => seq[0]!.client.clientId === id.clientId)!.map((r) => r.kind)).toEqual(['client.register', 'client.join', 'connection.open', 'connection.state']);
+    });
+
+    it('undoes what follows a refused report and handles it again, as a client waiting for each answer would see it', async () => {
+      const { client, id } = await registered();
+      fake.onEdge = (report) => {
+        if (report.kind === 'client.join' && report.channelId === 'room-1') throw new WireFailure('Conflict', 'no room');
+        return defaultAnswer(report);
+      };
+      const answers = await pipelined(client, [
+        ['join', { channelId: 'room-1' }],
+        ['connection.open', { channelId: 'room-1', connectionId: 'q1', type: 'sfu', streams: {} }],
+        ['join', { channelId: 'room-2' }],
+        ['connection.open', { channelId: 'room-2', connectionId: 'q2', type: 'sfu', streams: {} }],
+        ['leave', { channelId: 'room-1' }],
+      ]);
+      expect(answers.map((a) => (a.type === 'error' ? a.error.code : 'ok'))).toEqual(['Conflict', 'NotJoined', 'ok', 'ok', 'NotJoined']);
+      // The open in room-1 was never reported: the edge refused it once the join was refused.
+      expect(reportsOf(id).slice(1).map((r) => [r.kind, (r as { channelId?: string }).channelId])).toEqual([
+        ['client.join', 'room-1'],
+        ['client.join', 'room-2'],
+        ['connection.open', 'room-2'],
+      ]);
+      expect(await client.ok('connection.state', { connectionId: 'q2', state: 'initializing' })).toEqual({ connectionId: 'q2', state: 'initializing' });
+    });
+
+    it('checks an unmute against the settings the open answers, even when pipelined behind it', async () => {
+      const { client, id } = await registered();
+      fake.onEdge = (report) => (report.kind === 'connection.open' ? { mediaServerId: null, settings: { ...DEFAULT_SETTINGS, audioUnmuteDisabled: true } } : defaultAnswer(report));
+      const answers = await pipelined(client, [
+        ['join', { channelId: 'room-1' }],
+        ['connection.open', { channelId: 'room-1', connectionId: 'm1', type: 'peer', streams: { audio: { direction: 'sendrecv', muted: true } } }],
+        ['connection.update', { connectionId: 'm1', localAudioMuted: false }],
+      ]);
+      expect(answers.map((a) => (a.type === 'error' ? a.error.code : 'ok'))).toEqual(['ok', 'ok', 'UnmuteDisabled']);
+      expect(kinds(id)).not.toContain('connection.update');
+    });
+
     it('answers 404 to a WebSocket upgrade on another path', async () => {
       const ws = new WebSocket(gateway.syncUrl.replace('/sync', '/elsewhere'));
       const status = await new Promise<number>((resolve) => ws.once('unexpected-response', (_req, res) => resolve(res.statusCode ?? 0)).once('error', () => resolve(-1)));
@@ -571,7 +638,7 @@ describe('/sync client edge', () => {
         await closing;
         expect(reportsOf(id).slice(-2)).toEqual([
           { kind: 'connection.close', client: ref(id), channelId: 'room-1', connectionId: 'z1' },
-          { kind: 'client.unregister', client: ref(id), reason: 'dropped' },
+          { kind: 'client.unregister', client: ref(id), reason: 'dropped', gatewayId: leaving.gatewayId, sessionId: registerSession(id) },
         ]);
         await waitFor(() => fake.heartbeats.filter((h) => h.server.id === leaving.gatewayId).at(-1)?.server.active === false, { description: 'the last heartbeat' });
       } finally {

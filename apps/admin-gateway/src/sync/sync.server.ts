@@ -1,6 +1,7 @@
 import { Inject, Injectable, type BeforeApplicationShutdown, type OnApplicationBootstrap } from '@nestjs/common';
 import { HttpAdapterHost } from '@nestjs/core';
 import {
+  DomainError,
   EdgeValidators,
   SYNC_CLOSE_CODES,
   SYNC_PATH,
@@ -9,6 +10,7 @@ import {
   type FieldError,
   type SyncRequestFrame,
   type SyncRequestType,
+  type EdgeOutcome,
   type Validator,
 } from '@switchboard/contracts';
 import { JsonLogger, runWithCorrelation, SERVICE_CONFIG } from '@switchboard/service-kit';
@@ -19,11 +21,16 @@ import { WebSocketServer, type RawData, type WebSocket } from 'ws';
 import type { GatewayConfig } from '../config.js';
 import { SessionStore } from './session.store.js';
 import { SyncError } from './sync.errors.js';
-import { SyncHandlers } from './sync.handlers.js';
+import { EdgeClient } from './edge.client.js';
+import { AWAIT_ANSWERS, SyncHandlers, type Step } from './sync.handlers.js';
 import { SyncMetrics } from './sync.metrics.js';
-import { SyncSocket } from './sync-socket.js';
+import { SyncSocket, type QueuedFrame } from './sync-socket.js';
 
 const SLOW_CONSUMER_TERMINATE_MS = 2000;
+/** Most requests of one socket handled together (one sequence of an edge batch). */
+const MAX_BATCH_REQUESTS = 64;
+/** What a report adds to the frame it comes from (client ids, gateway id, claims of a register). */
+const REPORT_OVERHEAD_BYTES = 512;
 const SHUTDOWN_CLOSE_WAIT_MS = 1000;
 
 /**
@@ -45,6 +52,7 @@ export class SyncServer implements OnApplicationBootstrap, BeforeApplicationShut
     @Inject(SERVICE_CONFIG) private readonly config: GatewayConfig,
     private readonly adapterHost: HttpAdapterHost,
     private readonly handlers: SyncHandlers,
+    private readonly edge: EdgeClient,
     private readonly store: SessionStore,
     private readonly metrics: SyncMetrics,
     private readonly logger: JsonLogger,
@@ -121,8 +129,9 @@ export class SyncServer implements OnApplicationBootstrap, BeforeApplicationShut
       return;
     }
     let value: unknown;
+    const text = rawText(raw);
     try {
-      value = JSON.parse(rawText(raw));
+      value = JSON.parse(text);
     } catch {
       socket.sendError(null, { code: 'InvalidFrame', message: 'The frame is not JSON.' });
       return;
@@ -145,16 +154,114 @@ export class SyncServer implements OnApplicationBootstrap, BeforeApplicationShut
       this.metrics.requests.inc({ type: frame.type, outcome: 'ValidationFailed' });
       return;
     }
-    if (!socket.enqueue(() => this.run(socket, frame.id, frame.type, data))) {
+    if (!socket.enqueue({ id: frame.id, type: frame.type, data, bytes: text.length })) {
       socket.sendError(frame.id, { code: 'TooManyRequests', message: `At most ${this.config.syncMaxPendingRequests} requests may wait for their answer.` });
       this.metrics.requests.inc({ type: frame.type, outcome: 'TooManyRequests' });
+      return;
+    }
+    if (!socket.draining) {
+      socket.draining = true;
+      // After the frames of this read are queued too: they are prepared and reported together.
+      queueMicrotask(() => void this.drain(socket));
     }
   }
 
-  private async run(socket: SyncSocket, id: string | number, type: SyncRequestType, data: unknown): Promise<void> {
+  /** Works through a socket's queue, one batch of requests after the other. */
+  private async drain(socket: SyncSocket): Promise<void> {
     try {
-      const result = await runWithCorrelation(undefined, () => this.handlers.handle(socket, type, data as never));
-      socket.sendResult(id, result);
+      while (socket.queue.length > 0) {
+        const frames = socket.queue.splice(0, MAX_BATCH_REQUESTS);
+        const again = await runWithCorrelation(undefined, () => this.runBatch(socket, frames));
+        socket.queue.unshift(...again);
+      }
+    } catch (e) {
+      this.logger.event('error', 'sync queue failed', { socketId: socket.id, error: e instanceof Error ? e.message : String(e) });
+    } finally {
+      socket.draining = false;
+    }
+  }
+
+  /**
+   * Handles queued requests as if one after the other: prepares them in order (each checked against
+   * the edge state the ones before it leave, see SyncHandlers#prepare), reports what they report
+   * in one sequence, then answers them in order. When the registry refuses a report, that request
+   * and every one prepared after it are undone; the refused one is answered with the error and the
+   * ones after it are handled again (the registry did not apply them). Returns the requests to
+   * handle again (not answered).
+   */
+  private async runBatch(socket: SyncSocket, frames: QueuedFrame[]): Promise<QueuedFrame[]> {
+    const entries: Array<{ frame: QueuedFrame; step?: Step; error?: unknown; outcome?: EdgeOutcome }> = [];
+    let next = 0;
+    for (; next < frames.length; next++) {
+      const frame = frames[next]!;
+      if (frame.type === 'unregister') {
+        // Never batched: it reports on its own (closing the connections first) and ends the socket.
+        if (entries.length === 0) {
+          next++;
+          await this.answer(socket, frame, () => this.handlers.unregister(socket));
+        }
+        break;
+      }
+      let step: Step | typeof AWAIT_ANSWERS;
+      try {
+        step = await this.handlers.prepare(socket, frame.type, frame.data);
+      } catch (error) {
+        entries.push({ frame, error });
+        continue;
+      }
+      if (step === AWAIT_ANSWERS) {
+        // Prepared again once the answers of the requests before it are in.
+        if (entries.length > 0) break;
+        // Nothing is awaited when nothing was prepared before it: cannot happen.
+        entries.push({ frame, error: new SyncError('Internal', 'An internal error occurred.') });
+        continue;
+      }
+      entries.push({ frame, step });
+    }
+    const reported = entries.filter((e) => e.step?.report);
+    const bytes = reported.reduce((n, e) => n + e.frame.bytes + REPORT_OVERHEAD_BYTES, 0);
+    const outcomes = reported.length ? await this.edge.sequence(reported.map((e) => e.step!.report!), bytes) : [];
+    reported.forEach((e, i) => (e.outcome = outcomes[i]));
+    const refused = entries.findIndex((e) => e.outcome !== undefined && !('ok' in e.outcome));
+    if (refused >= 0) for (let j = entries.length - 1; j >= refused; j--) entries[j]!.step?.undo?.();
+    const last = refused >= 0 && 'error' in entries[refused]!.outcome! ? refused : refused - 1;
+    socket.corked(() => {
+      for (let j = 0; j < entries.length && (refused < 0 || j <= last); j++) {
+        const e = entries[j]!;
+        if (e.error !== undefined) this.reply(socket, e.frame, { error: e.error });
+        else if (e.outcome && 'error' in e.outcome) this.reply(socket, e.frame, { error: DomainError.fromWire(e.outcome.error) });
+        else {
+          const answer = e.outcome && 'ok' in e.outcome ? ((e.outcome.ok ?? {}) as Record<string, unknown>) : {};
+          let result: unknown;
+          try {
+            result = e.step!.finish(answer);
+          } catch (error) {
+            this.reply(socket, e.frame, { error });
+            continue;
+          }
+          this.reply(socket, e.frame, { result });
+        }
+      }
+    });
+    const again = refused >= 0 ? entries.slice(last + 1).map((e) => e.frame) : [];
+    return [...again, ...frames.slice(next)];
+  }
+
+  /** Handles one request on its own and answers it. */
+  private async answer(socket: SyncSocket, frame: QueuedFrame, run: () => Promise<unknown>): Promise<void> {
+    try {
+      this.reply(socket, frame, { result: await run() });
+    } catch (error) {
+      this.reply(socket, frame, { error });
+    }
+  }
+
+  /** Sends the answer of a request, and what follows it (register: pushes flow; unregister, refusals: close). */
+  private reply(socket: SyncSocket, frame: QueuedFrame, answer: { result: unknown } | { error: unknown }): void {
+    socket.answered();
+    const { id, type } = frame;
+    if ('result' in answer) {
+      socket.sendResult(id, answer.result);
       this.metrics.requests.inc({ type, outcome: 'ok' });
       if (type === 'register') {
         if (socket.registerTimer) clearTimeout(socket.registerTimer);
@@ -164,13 +271,14 @@ export class SyncServer implements OnApplicationBootstrap, BeforeApplicationShut
       } else if (type === 'unregister') {
         socket.close(SYNC_CLOSE_CODES.normal, 'unregistered', 'left');
       }
-    } catch (e) {
-      const error = SyncError.from(e);
-      if (error.code === 'Internal') this.logger.event('error', 'sync request failed', { type, error: e instanceof Error ? e.message : String(e) });
-      socket.sendError(id, error.toBody());
-      this.metrics.requests.inc({ type, outcome: error.code });
-      if (error.closeCode) socket.close(error.closeCode, error.message, 'refused');
+      return;
     }
+    const e = answer.error;
+    const error = SyncError.from(e);
+    if (error.code === 'Internal') this.logger.event('error', 'sync request failed', { type, error: e instanceof Error ? e.message : String(e) });
+    socket.sendError(id, error.toBody());
+    this.metrics.requests.inc({ type, outcome: error.code });
+    if (error.closeCode) socket.close(error.closeCode, error.message, 'refused');
   }
 
   private closeSlowConsumer(socket: SyncSocket) {

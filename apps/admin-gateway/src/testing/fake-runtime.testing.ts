@@ -10,6 +10,8 @@ import {
   RuntimeSubjects,
   Subjects,
   type CallerScope,
+  type EdgeBatch,
+  type EdgeOutcome,
   type EdgeReport,
   type ErrorCode,
   type Heartbeat,
@@ -42,6 +44,8 @@ export interface FakeRuntime {
   queries: Array<{ scope: CallerScope; query: RuntimeQuery }>;
   commands: Array<{ scope: CallerScope; command: RuntimeCommand }>;
   reports: EdgeReport[];
+  /** The sequences of each batch request (`EdgeBatch`), as received. */
+  batches: EdgeReport[][][];
   resolves: string[];
   heartbeats: Heartbeat[];
   applications: Map<string, ResolvedApplication>;
@@ -77,6 +81,7 @@ export async function startFakeRuntime(natsUrl: string, namespace: string): Prom
     queries: [],
     commands: [],
     reports: [],
+    batches: [],
     resolves: [],
     heartbeats: [],
     applications: new Map(),
@@ -131,10 +136,33 @@ export async function startFakeRuntime(natsUrl: string, namespace: string): Prom
     fake.commands.push(request);
     return fake.onCommand(request);
   });
-  respond(RuntimeSubjects.edge, (data) => {
-    const { report } = data as { report: EdgeReport };
+  const edgeReport = (report: EdgeReport) => {
     fake.reports.push(report);
     return fake.onEdge(report);
+  };
+  respond(RuntimeSubjects.edge, async (data) => {
+    const { report } = data as { report: EdgeReport | EdgeBatch };
+    if (report.kind !== 'batch') return edgeReport(report);
+    fake.batches.push(report.sequences);
+    // As the registry does: each sequence in order, a failure ends it (the rest is not applied).
+    const sequences: EdgeOutcome[][] = [];
+    for (const reports of report.sequences) {
+      const outcomes: EdgeOutcome[] = [];
+      for (const r of reports) {
+        if (outcomes.some((o) => 'error' in o)) {
+          outcomes.push({ skipped: true });
+          continue;
+        }
+        try {
+          outcomes.push({ ok: (await edgeReport(r)) ?? null });
+        } catch (e) {
+          const failure = e instanceof WireFailure ? e : new WireFailure('Internal', (e as Error).message);
+          outcomes.push({ error: { code: failure.code, message: failure.message } });
+        }
+      }
+      sequences.push(outcomes);
+    }
+    return { sequences };
   });
   respond(RuntimeSubjects.resolveApplication, (data) => {
     const { applicationId } = data as { applicationId: string };

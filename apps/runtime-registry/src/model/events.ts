@@ -8,13 +8,15 @@
  * - client.registered / unregistered / updated / message / stats: client (stats for client.stats);
  *   client.message without a channel; server.message: message (plus the client for a
  *   client-level target);
- * - connection.<state> / updated / stats: channel, client, connection (stats for connection.stats).
+ * - connection.<state> / updated / stats: channel, client, connection (stats for connection.stats),
+ *   and beside the EventInfo the recording context (`recording`: the client protocol and the
+ *   connection's effective `recordingMode`, see RecordingDomainEvent).
  * `origin`: `client` (reported by the client edge), `api` (an interface A/B call), `server` (the
  * registry itself, e.g. the clients of a gateway that is gone). `forced`: kicks, admin changes and
  * drops.
  */
 import { randomUUID } from 'node:crypto';
-import type { ConnectionInfo, DomainEvent, EventInfo, MessageBody, WebhookEventMessage, WebhookEventName } from '@switchboard/contracts';
+import type { ConnectionInfo, DomainEvent, EventInfo, MessageBody, RecordingDomainEvent, RecordingEventContext, WebhookEventMessage, WebhookEventName } from '@switchboard/contracts';
 import { clientPart, connectionPart, type ClientRecord } from './records.js';
 import type { MediaStats } from '@switchboard/contracts';
 
@@ -37,6 +39,8 @@ export interface EventParts {
   connection?: ConnectionInfo | null;
   connectionStats?: MediaStats | null;
   message?: WebhookEventMessage | null;
+  /** Beside the EventInfo of connection events: what the recording side needs that the webhook part lacks. */
+  recording?: RecordingEventContext | null;
 }
 
 export function domainEvent(owner: EventOwner, type: WebhookEventName, cause: EventCause, parts: EventParts, timestamp = Date.now()): DomainEvent {
@@ -52,7 +56,9 @@ export function domainEvent(owner: EventOwner, type: WebhookEventName, cause: Ev
     connection: parts.connection ? connectionPart(parts.connection, parts.connectionStats ?? null) : null,
     message: parts.message ?? null,
   };
-  return { event, applicationId, organizationId: owner.organizationId };
+  const domain: RecordingDomainEvent = { event, applicationId, organizationId: owner.organizationId };
+  if (parts.recording) domain.recording = parts.recording;
+  return domain;
 }
 
 /** The message part: the text and the sender identity (every field present). */

@@ -11,7 +11,10 @@
  * - `isSip`: the client protocol is `sip`. `mediaId`, `remoteMediaId`, `externalId`: as reported
  *   (null otherwise). `transports`: as reported in the streams description (empty otherwise).
  * - Streams: one audio, video and data stream per connection, from the reported description;
- *   formats `name/clockRate[/channels]` become MediaFormatInfo.
+ *   formats `name/clockRate[/channels]` become MediaFormatInfo. The video stream's `width`,
+ *   `height` and `frameRate`: from the connection's latest stats sample, else from its described
+ *   video stream (see videoFrame); null when the client reported neither.
+ * - The connection part of events carries the video stream too (`videoStream`, frame size included).
  */
 import type {
   ConnectionInfo,
@@ -144,6 +147,26 @@ export function connectionFields(input: {
   return { set, del };
 }
 
+const count = (v: unknown): number | null => (typeof v === 'number' && Number.isInteger(v) && v >= 0 ? v : null);
+const rate = (v: unknown): number | null => (typeof v === 'number' && Number.isFinite(v) && v >= 0 ? v : null);
+
+/**
+ * The frame size and rate of a connection's video: from its latest stats sample (`frameWidth`,
+ * `frameHeight`, `frameRate`) when it reported them, else as its stream description says (`width`,
+ * `height`, `frameRate` of the described video stream); null when neither says.
+ */
+export function videoFrame(
+  video: NonNullable<StreamDescription['video']>,
+  stats: Record<string, unknown> | null,
+): { width: number | null; height: number | null; frameRate: number | null } {
+  const sampled = stats && count(stats.frameWidth) !== null && count(stats.frameHeight) !== null;
+  return {
+    width: sampled ? count(stats.frameWidth) : count(video.width),
+    height: sampled ? count(stats.frameHeight) : count(video.height),
+    frameRate: rate(stats?.frameRate) ?? rate(video.frameRate),
+  };
+}
+
 export interface ConnectionContext {
   applicationId: string;
   channelId: string;
@@ -171,6 +194,7 @@ export function connectionInfo(ctx: ConnectionContext): ConnectionInfo {
         frameRate: null,
       }
     : null;
+  const frame = s.video ? videoFrame(s.video, conn.stats) : null;
   const videoStream: MediaStreamInfo | null = s.video
     ? {
         id: `${connectionId}:video`,
@@ -179,9 +203,9 @@ export function connectionInfo(ctx: ConnectionContext): ConnectionInfo {
         muted: settings.videoMuted || videoMutedByClient,
         disabled: s.video.disabled ?? false,
         format: s.video.formats?.[0] ?? null,
-        width: null,
-        height: null,
-        frameRate: null,
+        width: frame!.width,
+        height: frame!.height,
+        frameRate: frame!.frameRate,
       }
     : null;
   const dataStream: DataStreamInfo | null = s.data
@@ -254,12 +278,17 @@ const STAT_FIELDS = [
   'frameRate',
 ] as const;
 
-/** A reported stats object as the MediaStats of events: known non-negative numbers, the rest null. */
+/**
+ * A reported stats object as the MediaStats of events: known non-negative numbers, the rest null
+ * (`frameRate` also from WebRTC's `framesPerSecond`). A connection's last sample is kept with it:
+ * its frame size is the video stream's `width`/`height` in connection infos and events.
+ */
 export function mediaStats(stats: Record<string, unknown>, now: number, forClient = false): MediaStats {
   const ts = stats.timestamp;
   const out = { timestamp: typeof ts === 'number' && Number.isInteger(ts) && ts > 0 ? ts : now } as MediaStats;
   for (const field of STAT_FIELDS) {
-    const v = stats[field];
+    // WebRTC's stats call the frame rate `framesPerSecond`.
+    const v = field === 'frameRate' ? (stats.frameRate ?? stats.framesPerSecond) : stats[field];
     const frame = field.startsWith('frame');
     (out as Record<string, unknown>)[field] = !(forClient && frame) && typeof v === 'number' && Number.isFinite(v) && v >= 0 ? v : null;
   }
@@ -283,6 +312,8 @@ export function clientPart(applicationId: string, client: ClientRecord, stats: M
 export function connectionPart(info: ConnectionInfo, stats: MediaStats | null = null): WebhookEventConnection {
   const out: Record<string, unknown> = {};
   for (const field of WEBHOOK_CONNECTION_FIELDS) out[field] = info[field];
+  // The video stream with its frame size: usage is bucketed by pixel count.
+  out.videoStream = info.videoStream;
   out.stats = stats;
   out.connectionRecording = null;
   return out as WebhookEventConnection;

@@ -36,9 +36,21 @@ describe('wire validation', () => {
 
   it('checks edge reports', () => {
     const client = { applicationId: 'a', userId: 'u', deviceId: 'd', clientId: 'c' };
-    expect(parseEdge({ report: { kind: 'connection.state', client, channelId: 'ch', connectionId: 'cn', state: 'connected' } }).report.kind).toBe('connection.state');
+    expect(parseEdge({ report: { kind: 'connection.state', client, channelId: 'ch', connectionId: 'cn', state: 'connected' } })).toEqual({
+      report: { kind: 'connection.state', client, channelId: 'ch', connectionId: 'cn', state: 'connected' },
+    });
     expect(violation(() => parseEdge({ report: { kind: 'connection.state', client, channelId: 'ch', connectionId: 'cn', state: 'dancing' } }))[0]!.field).toBe('report.state');
     expect(violation(() => parseEdge({ report: { kind: 'client.join', client: { ...client, userId: '' }, channelId: 'ch', claim: {} } }))[0]!.field).toBe('report.client.userId');
+  });
+
+  it('checks the envelope of an edge batch, leaving its reports to be checked one by one', () => {
+    const report = { kind: 'client.leave', client: { applicationId: 'a', userId: 'u', deviceId: 'd', clientId: 'c' }, channelId: 'ch' };
+    // An invalid report does not refuse the batch: it fails alone when its turn comes.
+    expect(parseEdge({ report: { kind: 'batch', sequences: [[report, { kind: 'nonsense' }]] } })).toEqual({ batch: { kind: 'batch', sequences: [[report, { kind: 'nonsense' }]] } });
+    expect(violation(() => parseEdge({ report: { kind: 'batch', sequences: [] } }))[0]!.field).toBe('sequences');
+    expect(violation(() => parseEdge({ report: { kind: 'batch', sequences: [[]] } }))[0]!.field).toBe('sequences[0]');
+    const tooMany = Array.from({ length: 600 }, () => [report, report]);
+    expect(violation(() => parseEdge({ report: { kind: 'batch', sequences: tooMany } }))[0]!.field).toBe('report.sequences');
   });
 
   it('accepts heartbeats with the fields senders echo', () => {

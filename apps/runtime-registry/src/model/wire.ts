@@ -20,6 +20,8 @@ import {
   STREAM_DIRECTIONS,
   UserInChannelPatch,
   validator,
+  EDGE_BATCH_MAX_REPORTS,
+  type EdgeBatch,
   type EdgeReport,
   type Heartbeat,
   type RuntimeCommand,
@@ -142,6 +144,9 @@ const StreamDescriptionSchema = closed({
         disabled: Type.Optional(Type.Boolean()),
         formats: Type.Optional(Formats),
         maxPixelCount: Type.Optional(Type.Integer({ minimum: 0 })),
+        width: Type.Optional(Type.Integer({ minimum: 0 })),
+        height: Type.Optional(Type.Integer({ minimum: 0 })),
+        frameRate: Type.Optional(Type.Number({ minimum: 0 })),
       }),
       Type.Null(),
     ]),
@@ -167,8 +172,15 @@ const EdgeSchema = union([
     organizationId: Id,
     gatewayId: Id,
     claims: Type.Array(ChannelClaim, { maxItems: 1000 }),
+    sessionId: Type.Optional(Id),
   }),
-  closed({ kind: Literal('client.unregister'), client: ClientRefSchema, reason: Type.Union([Literal('left'), Literal('dropped'), Literal('kicked')]) }),
+  closed({
+    kind: Literal('client.unregister'),
+    client: ClientRefSchema,
+    reason: Type.Union([Literal('left'), Literal('dropped'), Literal('kicked')]),
+    gatewayId: Id,
+    sessionId: Type.Optional(Id),
+  }),
   closed({ kind: Literal('client.join'), client: ClientRefSchema, channelId: Id, claim: ChannelClaim }),
   closed({ kind: Literal('client.leave'), client: ClientRefSchema, channelId: Id }),
   closed({
@@ -296,10 +308,30 @@ export function parseCommand(value: unknown): { scope: CallerScope; command: Run
   return r as unknown as { scope: CallerScope; command: RuntimeCommand };
 }
 
-export function parseEdge(value: unknown): { report: EdgeReport } {
-  const r = edgeEnvelope.parse(value) as { report: unknown };
-  checkEdge(r.report, 'report');
-  return r as { report: EdgeReport };
+const batchEnvelope = validator(
+  closed({ kind: Literal('batch'), sequences: Type.Array(Type.Array(Type.Object({}), { minItems: 1 }), { minItems: 1, maxItems: EDGE_BATCH_MAX_REPORTS }) }),
+  'runtime-registry.v1.edge',
+);
+
+/**
+ * An edge request: one report, or a batch (see EdgeBatch). A batch's envelope is checked here; its
+ * reports one by one with `parseEdgeReport`, so an invalid one fails alone (ValidationFailed) and
+ * ends its sequence like any other failure.
+ */
+export function parseEdge(value: unknown): { report: EdgeReport } | { batch: EdgeBatch } {
+  const r = edgeEnvelope.parse(value) as { report: { kind?: unknown } };
+  if (r.report.kind === 'batch') {
+    const batch = batchEnvelope.parse(r.report) as unknown as EdgeBatch;
+    const total = batch.sequences.reduce((n, s) => n + s.length, 0);
+    if (total > EDGE_BATCH_MAX_REPORTS) throw new ContractViolation('runtime-registry.v1.edge', [{ field: 'report.sequences', message: `at most ${EDGE_BATCH_MAX_REPORTS} reports in all` }]);
+    return { batch };
+  }
+  return { report: parseEdgeReport(r.report, 'report') };
+}
+
+export function parseEdgeReport(value: unknown, path: string): EdgeReport {
+  checkEdge(value, path);
+  return value as EdgeReport;
 }
 
 export function parseHeartbeat(value: unknown): Heartbeat & { type?: string } {

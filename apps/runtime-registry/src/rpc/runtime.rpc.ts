@@ -1,8 +1,9 @@
 import { Controller } from '@nestjs/common';
 import { MessagePattern, Payload } from '@nestjs/microservices';
-import { ContractViolation, DomainError, RuntimeSubjects } from '@switchboard/contracts';
+import { ContractViolation, DomainError, RuntimeSubjects, type EdgeBatch, type EdgeBatchResult, type EdgeOutcome, type WireError } from '@switchboard/contracts';
+import { JsonLogger } from '@switchboard/service-kit';
 import { ReplyError } from 'ioredis';
-import { parseCommand, parseEdge, parseQuery } from '../model/wire.js';
+import { parseCommand, parseEdge, parseEdgeReport, parseQuery } from '../model/wire.js';
 import { CommandService } from '../runtime/command.service.js';
 import { EdgeService } from '../runtime/edge.service.js';
 import { QueryService } from '../runtime/query.service.js';
@@ -11,7 +12,7 @@ import { QueryService } from '../runtime/query.service.js';
  * The registry's NATS surface (queue group `runtime-registry`: one replica answers each request):
  * - `runtime-registry.v1.query`   { scope, query }   -> the result of the query kind
  * - `runtime-registry.v1.command` { scope, command } -> null
- * - `runtime-registry.v1.edge`    { report }         -> EdgeResults[kind]
+ * - `runtime-registry.v1.edge`    { report }         -> EdgeResults[kind]; a batch -> EdgeBatchResult
  * Errors cross as typed WireErrors (ValidationFailed, NotFound, Forbidden, Conflict, Unavailable).
  */
 @Controller()
@@ -20,6 +21,7 @@ export class RuntimeRpc {
     private readonly queries: QueryService,
     private readonly commands: CommandService,
     private readonly edge: EdgeService,
+    private readonly logger: JsonLogger,
   ) {}
 
   @MessagePattern(RuntimeSubjects.query)
@@ -40,10 +42,44 @@ export class RuntimeRpc {
 
   @MessagePattern(RuntimeSubjects.edge)
   report(@Payload() body: unknown): Promise<unknown> {
-    return answer(() => {
-      const { report } = parseEdge(body);
-      return this.edge.handle(report);
+    return answer<unknown>(() => {
+      const parsed = parseEdge(body);
+      if ('batch' in parsed) return this.batch(parsed.batch);
+      return this.edge.handle(parsed.report);
     });
+  }
+
+  /**
+   * An EdgeBatch: its sequences run concurrently, the reports of each in order, each answered as
+   * if reported alone (its result, or its error as the wire error a single request would get).
+   * A failure ends its sequence: the reports after it are `skipped` (not applied).
+   */
+  private async batch(batch: EdgeBatch): Promise<EdgeBatchResult> {
+    const run = async (reports: unknown[], s: number): Promise<EdgeOutcome[]> => {
+      const out: EdgeOutcome[] = [];
+      for (let i = 0; i < reports.length; i++) {
+        if (out.length && 'error' in out[out.length - 1]!) {
+          while (out.length < reports.length) out.push({ skipped: true });
+          break;
+        }
+        try {
+          const report = parseEdgeReport(reports[i], `report.sequences.${s}.${i}`);
+          out.push({ ok: await answer(() => this.edge.handle(report)) });
+        } catch (e) {
+          out.push({ error: this.wireError(e) });
+        }
+      }
+      return out;
+    };
+    return { sequences: await Promise.all(batch.sequences.map((reports, s) => run(reports, s))) };
+  }
+
+  /** The error a single request would answer (what RpcErrorFilter makes of it); unexpected ones are logged. */
+  private wireError(e: unknown): WireError {
+    if (e instanceof DomainError) return e.toWire();
+    if (e instanceof ContractViolation) return new DomainError('ValidationFailed', e.message, e.errors).toWire();
+    this.logger.event('error', 'edge report failed', { error: e instanceof Error ? e.message : String(e) });
+    return new DomainError('Internal', 'internal error').toWire();
   }
 }
 

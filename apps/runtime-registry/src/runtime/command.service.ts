@@ -149,17 +149,21 @@ export class CommandService {
     const key = LEVEL_KEY[level];
     for (const t of result.targets) {
       const who = { userId: t.userId, deviceId: t.deviceId, clientId: t.clientId, connectionId: t.connectionId };
-      const before = publicSettings(effectiveSettings({ ...t.levels, [key]: result.old }, who));
-      const after = publicSettings(effectiveSettings(t.levels, who));
-      if (sameSettings(before, after)) continue;
+      const resolvedBefore = effectiveSettings({ ...t.levels, [key]: result.old }, who);
+      const resolvedAfter = effectiveSettings(t.levels, who);
+      const after = publicSettings(resolvedAfter);
+      const pushed = !sameSettings(publicSettings(resolvedBefore), after);
+      // The recording mode is not the client's business (no push), but the recording side's (event).
+      if (!pushed && resolvedBefore.recordingMode === resolvedAfter.recordingMode) continue;
       const client = this.ctx.client(t, t.client);
-      deliveries.push({
-        gatewayId: client.gatewayId,
-        client: { applicationId: a, userId: t.userId, deviceId: t.deviceId, clientId: t.clientId },
-        push: { type: 'settings', channelId: target.channelId, connectionId: t.connectionId, settings: after, version: result.seq },
-      });
-      const info = this.ctx.info(a, target.channelId, t.connectionId, client, t.conn, t.levels);
-      events.push(domainEvent(owner, 'connection.updated', API_CAUSE, { channelId: target.channelId, client, connection: info }));
+      if (pushed) {
+        deliveries.push({
+          gatewayId: client.gatewayId,
+          client: { applicationId: a, userId: t.userId, deviceId: t.deviceId, clientId: t.clientId },
+          push: { type: 'settings', channelId: target.channelId, connectionId: t.connectionId, settings: after, version: result.seq },
+        });
+      }
+      events.push(this.ctx.connectionEvent(owner, 'connection.updated', API_CAUSE, { channelId: target.channelId, connectionId: t.connectionId, client, conn: t.conn, levels: t.levels }));
     }
     if (claim && result.client && target.level === 'channel.client') {
       const client = this.ctx.client(target, result.client);

@@ -3,7 +3,7 @@
  * closed connections and departures, and media server bookkeeping of connection lifecycles.
  */
 import { Inject, Injectable } from '@nestjs/common';
-import { DomainError, type CallerScope, type ConnectionInfo, type DomainEvent } from '@switchboard/contracts';
+import { DomainError, type CallerScope, type ConnectionInfo, type DomainEvent, type MediaStats, type WebhookEventName } from '@switchboard/contracts';
 import { JsonLogger, SERVICE_CONFIG } from '@switchboard/service-kit';
 import type { RegistryConfig } from '../config.js';
 import { EventPublisher } from '../events/event-publisher.js';
@@ -53,10 +53,34 @@ export class RuntimeContext {
   }
 
   info(applicationId: string, channelId: string, connectionId: string, client: ClientRecord, conn: Record<string, string>, levels: LevelSnapshot, state?: string): ConnectionInfo {
+    return this.resolve(applicationId, channelId, connectionId, client, conn, levels, state).info;
+  }
+
+  private resolve(applicationId: string, channelId: string, connectionId: string, client: ClientRecord, conn: Record<string, string>, levels: LevelSnapshot, state?: string) {
     const stored = storedConnection(conn);
     if (state) stored.state = state as typeof stored.state;
     const settings = effectiveSettings(levels, { userId: client.userId, deviceId: client.deviceId, clientId: client.clientId, connectionId });
-    return connectionInfo({ applicationId, channelId, connectionId, client, conn: stored, settings });
+    return { info: connectionInfo({ applicationId, channelId, connectionId, client, conn: stored, settings }), settings };
+  }
+
+  /**
+   * The event of a connection change: its info (as read from the store), and beside it the
+   * recording context (client protocol, effective recording mode) the recording service reads.
+   */
+  connectionEvent(
+    owner: EventOwner,
+    type: WebhookEventName,
+    cause: EventCause,
+    c: { channelId: string; connectionId: string; client: ClientRecord; conn: Record<string, string>; levels: LevelSnapshot; state?: string; stats?: MediaStats; at?: number },
+  ): DomainEvent {
+    const { info, settings } = this.resolve(owner.applicationId, c.channelId, c.connectionId, c.client, c.conn, c.levels, c.state);
+    return domainEvent(
+      owner,
+      type,
+      cause,
+      { channelId: c.channelId, client: c.client, connection: info, connectionStats: c.stats ?? null, recording: { clientProtocol: info.clientProtocol, recordingMode: settings.recordingMode } },
+      c.at,
+    );
   }
 
   /** Keeps the applications index in step with an in-use transition. */
@@ -66,9 +90,8 @@ export class RuntimeContext {
 
   /** Events and media server bookkeeping of a connection that left the live model. */
   async closedConnection(owner: EventOwner, closed: ClosedConnection, client: ClientRecord, cause: EventCause, events: DomainEvent[]): Promise<void> {
-    const info = this.info(owner.applicationId, closed.channelId, closed.connectionId, client, closed.conn, closed.levels, closed.final);
     const type = connectionStateEvent(closed.final);
-    if (type) events.push(domainEvent(owner, type, cause, { channelId: closed.channelId, client, connection: info }, closed.at));
+    if (type) events.push(this.connectionEvent(owner, type, cause, { ...closed, client, state: closed.final, at: closed.at }));
     const stored = storedConnection(closed.conn);
     if (stored.mediaServerId) {
       await this.servers.transition(stored.mediaServerId, owner.applicationId, phaseOf(stored.state), phaseOf(closed.final), closed.at - stored.openedAt).catch((e: unknown) =>

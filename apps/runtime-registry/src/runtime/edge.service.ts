@@ -77,7 +77,7 @@ export class EdgeService {
 
   async register(r: Report<'client.register'>): Promise<EdgeResults['client.register']> {
     const a = r.client.applicationId;
-    const result = await this.store.register(a, r.client, r.organizationId, r.gatewayId, r.claims);
+    const result = await this.store.register(a, r.client, r.organizationId, r.gatewayId, r.claims, r.sessionId);
     // Independent keys (applications index, the gateway's client set): one round trip for both.
     await Promise.all([this.ctx.index(a, result.index), this.store.trackGateway(a, r.client, r.gatewayId, result.previousGatewayId)]);
     const owner = { applicationId: a, organizationId: r.organizationId };
@@ -99,13 +99,17 @@ export class EdgeService {
 
   async unregister(r: Report<'client.unregister'>): Promise<EdgeResults['client.unregister']> {
     const cause: EventCause = r.reason === 'left' ? CLIENT_CAUSE : SERVER_CAUSE;
-    await this.unregisterClient(r.client.applicationId, r.client, cause);
+    // A stale unregister (the client registered again elsewhere meanwhile) changes nothing.
+    await this.unregisterClient(r.client.applicationId, r.client, cause, r.gatewayId, r.sessionId);
     return { ok: true };
   }
 
-  /** Unregisters a client (also used for the clients of a gateway that is gone); false when it was not registered. */
-  async unregisterClient(a: string, c: ClientIds, cause: EventCause, onlyIfGateway?: string): Promise<boolean> {
-    const result = await this.store.unregister(a, c, this.ctx.config.applicationIdleTtlSeconds * 1000, onlyIfGateway);
+  /**
+   * Unregisters a client (also used for the clients of a gateway that is gone); false when it was
+   * not registered, or no longer through `onlyIfGateway` (and `onlyIfSession`).
+   */
+  async unregisterClient(a: string, c: ClientIds, cause: EventCause, onlyIfGateway?: string, onlyIfSession?: string): Promise<boolean> {
+    const result = await this.store.unregister(a, c, this.ctx.config.applicationIdleTtlSeconds * 1000, onlyIfGateway, onlyIfSession);
     if (!result) return false;
     await this.ctx.index(a, result.index);
     const client = this.ctx.client(c, result.client);
@@ -268,9 +272,8 @@ export class EdgeService {
       await this.ctx.closedConnection(owner, result.closed, client, cause, events);
     } else if (result.snapshot) {
       const s = result.snapshot;
-      const info = this.ctx.info(a, ref.channelId, ref.connectionId, client, s.conn, s.levels);
       const type = connectionStateEvent(state);
-      if (type) events.push(domainEvent(owner, type, cause, { channelId: ref.channelId, client, connection: info }));
+      if (type) events.push(this.ctx.connectionEvent(owner, type, cause, { ...ref, client, conn: s.conn, levels: s.levels }));
       const stored = storedConnection(s.conn);
       if (stored.mediaServerId && result.old) {
         await this.ctx.servers.transition(stored.mediaServerId, a, phaseOf(result.old), phaseOf(state));
@@ -285,9 +288,8 @@ export class EdgeService {
     const { set, del } = connectionFields({ tag: r.tag, streams: r.streams, localAudioMuted: r.localAudioMuted, localVideoMuted: r.localVideoMuted });
     const s = await this.store.connPatch(a, ref, set, del);
     const client = this.ctx.client(ref, s.client);
-    const info = this.ctx.info(a, ref.channelId, ref.connectionId, client, s.conn, s.levels);
     const owner = { applicationId: a, organizationId: s.organizationId };
-    await this.ctx.events.publish([domainEvent(owner, 'connection.updated', CLIENT_CAUSE, { channelId: ref.channelId, client, connection: info })]);
+    await this.ctx.events.publish([this.ctx.connectionEvent(owner, 'connection.updated', CLIENT_CAUSE, { ...ref, client, conn: s.conn, levels: s.levels })]);
     return { ok: true };
   }
 
@@ -298,9 +300,8 @@ export class EdgeService {
     const stats = mediaStats(r.stats, now);
     const s = await this.store.connPatch(a, ref, { stats: JSON.stringify(stats) }, []);
     const client = this.ctx.client(ref, s.client);
-    const info = this.ctx.info(a, ref.channelId, ref.connectionId, client, s.conn, s.levels);
     const owner = { applicationId: a, organizationId: s.organizationId };
-    await this.ctx.events.publish([domainEvent(owner, 'connection.stats', CLIENT_CAUSE, { channelId: ref.channelId, client, connection: info, connectionStats: stats }, now)]);
+    await this.ctx.events.publish([this.ctx.connectionEvent(owner, 'connection.stats', CLIENT_CAUSE, { ...ref, client, conn: s.conn, levels: s.levels, stats, at: now })]);
     return { ok: true };
   }
 }

@@ -147,6 +147,7 @@ export class LiveStore implements OnModuleInit {
     organizationId: string,
     gatewayId: string,
     claims: ChannelClaim[],
+    sessionId?: string,
   ): Promise<RegisterResult> {
     const r = await this.run<{ new: boolean; prevGatewayId: string | false; client: unknown; index?: IndexTransition }>('rtRegister', this.keys.app(a), {
       ...ids(c),
@@ -158,15 +159,20 @@ export class LiveStore implements OnModuleInit {
       roles: JSON.stringify(c.roles),
       protocol: c.protocol,
       claims: JSON.stringify(claims),
+      sessionId,
     });
     return { created: r.new, previousGatewayId: r.prevGatewayId || null, client: asHash(r.client), index: r.index ?? null };
   }
 
-  /** Unregisters a client; `onlyIfGateway`: only while that gateway still holds it. Null when it was not registered. */
-  async unregister(a: string, c: ClientIds, idleTtlMs: number, onlyIfGateway?: string): Promise<UnregisterResult | null> {
+  /**
+   * Unregisters a client; `onlyIfGateway` / `onlyIfSession`: only while that gateway (and that
+   * registration of it) still holds it. Null when it was not registered (or is held by another).
+   */
+  async unregister(a: string, c: ClientIds, idleTtlMs: number, onlyIfGateway?: string, onlyIfSession?: string): Promise<UnregisterResult | null> {
     const r = await this.run<{ client: unknown; lefts: unknown; index?: IndexTransition; org: string }>('rtUnregister', this.keys.app(a), {
       ...ids(c),
       gw: onlyIfGateway,
+      session: onlyIfSession,
       idleTtlMs,
     });
     if (r.fail) return null;

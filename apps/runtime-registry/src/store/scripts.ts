@@ -137,7 +137,7 @@ local existed = redis.call('EXISTS', key) == 1
 local prevGw = false
 if existed then prevGw = redis.call('HGET', key, 'gatewayId') or false end
 redis.call('HSET', key, 'gatewayId', P.gw, 'roles', P.roles, 'protocol', P.protocol, 'claims', P.claims)
-for _, f in ipairs({ 'userAlias', 'deviceAlias', 'tag' }) do
+for _, f in ipairs({ 'userAlias', 'deviceAlias', 'tag', 'sessionId' }) do
   if given(P[f]) then redis.call('HSET', key, f, P[f]) else redis.call('HDEL', key, f) end
 end
 if given(P.userAlias) then redis.call('HSET', B .. ':u:' .. u, 'alias', P.userAlias) end
@@ -168,7 +168,10 @@ local udc = ud .. '/' .. cl
 local key = kcl(udc)
 if redis.call('EXISTS', key) == 0 then return fail('client') end
 local client = clienth(key)
+-- Only the registration the caller ends: a client that registered again meanwhile (through another
+-- gateway, or in another session of the same one) stays.
 if given(P.gw) and client.gatewayId ~= P.gw then return fail('moved') end
+if given(P.session) and client.sessionId ~= P.session then return fail('moved') end
 local t = nowms()
 local lefts = {}
 for _, ch in ipairs(redis.call('SMEMBERS', key .. ':channels')) do

@@ -160,6 +160,9 @@ export const SyncVideoStream = record(
     disabled: Type.Optional(Type.Boolean()),
     formats: Type.Optional(formats),
     maxPixelCount: Type.Optional(Type.Integer({ minimum: 0, description: 'Largest frame sent or received, in pixels.' })),
+    width: Type.Optional(Type.Integer({ minimum: 0, description: 'Width of the frames currently sent or received, in pixels.' })),
+    height: Type.Optional(Type.Integer({ minimum: 0, description: 'Height of the frames currently sent or received, in pixels.' })),
+    frameRate: Type.Optional(Type.Number({ minimum: 0, description: 'Frames per second currently sent or received.' })),
   },
   'The video stream of a connection.',
 );

@@ -12,7 +12,10 @@
  *                                 last client unregisters; a channel is active while it has members.
  *                                 Reports are idempotent where a retry is plausible (register,
  *                                 join, leave, close); `connection.open` of `sfu`/`mcu` answers
- *                                 Unavailable when no media server can take it.
+ *                                 Unavailable when no media server can take it. Several reports
+ *                                 may travel in one request (`EdgeBatch`, answered per report).
+ *                                 `client.unregister` names the gateway (and session) ending the
+ *                                 registration: a stale one changes nothing.
  * - `gateway.v1.push.<gatewayId>` (publish, no reply) what the registry pushes to the clients held
  *                                 by one gateway replica.
  * - `runtime-registry.v1.heartbeat` (publish) media servers and connectors announce themselves.
@@ -51,6 +54,7 @@ import type {
   EnvironmentServer,
 } from '../interface-a/index.js';
 import type { ChannelClaim } from '../interface-b/index.js';
+import type { WireError } from '../problem/index.js';
 import type { EventInfo } from '../webhooks/index.js';
 import type { CallerScope } from './subjects.js';
 
@@ -97,9 +101,15 @@ export interface Connector {
   lastHeartbeat: string;
 }
 
+/**
+ * The parameters of a query kind that takes none: the query is `{ kind }` alone. (Not
+ * `Record<string, never>`: intersected with `{ kind }` that would make `kind` itself `never`.)
+ */
+export type NoParams = Record<never, never>;
+
 /** Each query kind: its parameters and its result. */
 export interface RuntimeQueries {
-  'applications.list': { params: Record<string, never>; result: string[] };
+  'applications.list': { params: NoParams; result: string[] };
   'application.get': { params: AppRef; result: ApplicationSnapshot };
   'application.environment': { params: AppRef; result: ApplicationEnvironment };
   'channels.list': { params: AppRef; result: ChannelSnapshot[] };
@@ -122,11 +132,11 @@ export interface RuntimeQueries {
   'channel.connections': { params: ChannelRef; result: ConnectionInfo[] };
   'channel.client.connections': { params: ChannelClientRef; result: ConnectionInfo[] };
   'connection.get': { params: ConnectionRef; result: ConnectionInfo };
-  'mediaservers.list': { params: Record<string, never>; result: MediaServer[] };
+  'mediaservers.list': { params: NoParams; result: MediaServer[] };
   'mediaserver.get': { params: { mediaServerId: string }; result: MediaServer };
   'mediaserver.stats': { params: { mediaServerId: string }; result: MediaServerStatistics };
-  'mediaservers.stats': { params: Record<string, never>; result: MediaServerStatistics[] };
-  'connectors.list': { params: Record<string, never>; result: Connector[] };
+  'mediaservers.stats': { params: NoParams; result: MediaServerStatistics[] };
+  'connectors.list': { params: NoParams; result: Connector[] };
   'diagnostics.datastore': { params: { cursor?: string; count?: number }; result: DatastorePage };
 }
 export type RuntimeQueryKind = keyof RuntimeQueries;
@@ -184,7 +194,8 @@ export type RuntimeCommand =
 
 export interface StreamDescription {
   audio?: { direction: StreamDirection; muted?: boolean; disabled?: boolean; formats?: string[] } | null;
-  video?: { direction: StreamDirection; muted?: boolean; disabled?: boolean; formats?: string[]; maxPixelCount?: number } | null;
+  /** `width`, `height` (pixels) and `frameRate`: what the client currently sends or receives, when it says. */
+  video?: { direction: StreamDirection; muted?: boolean; disabled?: boolean; formats?: string[]; maxPixelCount?: number; width?: number; height?: number; frameRate?: number } | null;
   data?: { direction: StreamDirection; channelLabels?: string[] } | null;
 }
 
@@ -195,8 +206,25 @@ export type EdgeReport =
       organizationId: string;
       gatewayId: string;
       claims: ChannelClaim[];
+      /**
+       * The registration this report starts (the gateway's session of the client, a UUID); a later
+       * `client.unregister` naming another one is stale and ignored.
+       */
+      sessionId?: string;
     }
-  | { kind: 'client.unregister'; client: ClientRef; reason: 'left' | 'dropped' | 'kicked' }
+  | {
+      kind: 'client.unregister';
+      client: ClientRef;
+      reason: 'left' | 'dropped' | 'kicked';
+      /**
+       * The gateway (and its session) ending the registration. The registry unregisters the client
+       * only while it is still registered through that gateway (and session): an unregister that
+       * arrives after the client registered again elsewhere (e.g. the grace-period unregister of an
+       * old socket's gateway) changes nothing and answers ok.
+       */
+      gatewayId: string;
+      sessionId?: string;
+    }
   | { kind: 'client.join'; client: ClientRef; channelId: string; claim: ChannelClaim }
   | { kind: 'client.leave'; client: ClientRef; channelId: string }
   | { kind: 'client.update'; client: ClientRef; userAlias?: string | null; deviceAlias?: string | null; tag?: string | null }
@@ -207,6 +235,27 @@ export type EdgeReport =
   | { kind: 'connection.update'; client: ClientRef; channelId: string; connectionId: string; localAudioMuted?: boolean; localVideoMuted?: boolean; tag?: string | null; streams?: StreamDescription }
   | { kind: 'connection.stats'; client: ClientRef; channelId: string; connectionId: string; stats: Record<string, unknown> }
   | { kind: 'connection.close'; client: ClientRef; channelId: string; connectionId: string };
+
+/**
+ * Several reports in one request (`runtime-registry.v1.edge` with `report: { kind: 'batch', ... }`):
+ * `sequences` are independent of each other (e.g. the queued requests of different sockets) and may
+ * run concurrently; the reports of one sequence run in order, each exactly as if reported alone.
+ * The first report of a sequence that fails ends it: the reports after it are not applied
+ * (`skipped`), because the edge prepared them assuming the failed one succeeded and must prepare
+ * them again. At most EDGE_BATCH_MAX_REPORTS reports in all.
+ */
+export interface EdgeBatch {
+  kind: 'batch';
+  sequences: EdgeReport[][];
+}
+export const EDGE_BATCH_MAX_REPORTS = 1000;
+
+/** The outcome of one report of a batch: its EdgeResults value, its error, or not applied. */
+export type EdgeOutcome = { ok: unknown } | { error: WireError } | { skipped: true };
+/** The answer to an EdgeBatch: the outcomes of each sequence, in order. */
+export interface EdgeBatchResult {
+  sequences: EdgeOutcome[][];
+}
 
 export interface EdgeResults {
   'client.register': { ok: true };
@@ -342,6 +391,6 @@ export function eventStreamSettings(namespace: string) {
 export interface RuntimeRequestMap {
   'runtime-registry.v1.query': { request: { scope: CallerScope; query: RuntimeQuery }; response: unknown };
   'runtime-registry.v1.command': { request: { scope: CallerScope; command: RuntimeCommand }; response: null };
-  'runtime-registry.v1.edge': { request: { report: EdgeReport }; response: unknown };
+  'runtime-registry.v1.edge': { request: { report: EdgeReport | EdgeBatch }; response: unknown };
   'management-api.v1.applications.resolve': { request: { applicationId: string }; response: ResolvedApplication };
 }

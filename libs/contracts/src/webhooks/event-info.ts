@@ -14,7 +14,7 @@
  * Timestamps inside the webhook body are Unix milliseconds (integers), like `timestamp`.
  */
 import { Type, type Static } from '@sinclair/typebox';
-import { ConnectionInfo } from '../interface-a/runtime.js';
+import { ConnectionInfo, MediaStreamInfo } from '../interface-a/runtime.js';
 import { Int64, Nullable, StringList, Uuid, record } from '../interface-a/schema-kit.js';
 import { WebhookEventName } from './event-names.js';
 
@@ -133,6 +133,7 @@ export const WebhookEventConnection = record(
   'WebhookEventConnection',
   {
     ...Type.Pick(ConnectionInfo, WEBHOOK_CONNECTION_FIELDS).properties,
+    videoStream: Type.Optional(Nullable(MediaStreamInfo, { description: 'The video stream with its frame size (`width`, `height`, `frameRate`) when known; null without video.' })),
     stats: Nullable(MediaStats, { description: 'Set for `connection.stats` events.' }),
     connectionRecording: Nullable(WebhookEventRecording, { description: 'Set for `connection.recording*` events.' }),
   },
