@@ -346,6 +346,34 @@ describe('webhook-worker delivers domain events to webhooks', () => {
     expect(receiver.at(p)[0]!.eventIds).toEqual([e.id]);
   });
 
+  it('while management-api is down, events are still delivered with the last configuration read (WEBHOOK_CONFIG_STALE_MS), logged and counted', async () => {
+    const a = app();
+    const p = path();
+    management.apps.set(a, { organizationId: ORG, sharedSecret: SECRET, webhooks: [webhook('kept', `${receiver.url}${p}`)] });
+    await bus.publish(a, ORG, eventInfo('channel.client.joined', a, { channelId: 'room-kept' }));
+    await waitFor(() => receiver.at(p).length === 1, { timeoutMs: 10000, description: 'the event before management-api stops' });
+    const staleBefore = metricValue(await metricsOf(worker), 'webhook_config_stale_total');
+    management.close();
+    try {
+      // Past the cache time: the worker asks management-api again, nobody answers.
+      await settle(2500);
+      const events = Array.from({ length: 5 }, () => eventInfo('channel.client.left', a, { channelId: 'room-kept' }));
+      for (const e of events) await bus.publish(a, ORG, e);
+      await waitFor(() => receiver.at(p).length === 1 + events.length, { timeoutMs: 10000, description: 'the events published while management-api is down' });
+      expect(receiver.at(p).slice(1).flatMap((r) => r.eventIds)).toEqual(events.map((e) => e.id));
+      // Signed with the kept secret.
+      const last = receiver.at(p).at(-1)!;
+      expect(last.headers['x-applicationsignature']).toBe(createHmac('sha256', Buffer.from(SECRET, 'utf8')).update(last.raw, 'utf8').digest('base64'));
+      const text = await metricsOf(worker);
+      expect(metricValue(text, 'webhook_config_stale_total')).toBeGreaterThan(staleBefore);
+      expect(metricValue(text, 'webhook_config_stale_keys')).toBeGreaterThanOrEqual(1);
+    } finally {
+      const apps = management.apps;
+      management = fakeManagement(nc, ns);
+      for (const [id, config] of apps) management.apps.set(id, config);
+    }
+  });
+
   it('the delivery log answers OData queries, scoped to the caller organization', async () => {
     const a = app();
     const p = path();

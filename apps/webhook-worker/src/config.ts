@@ -24,7 +24,13 @@ export const settings = {
     description: 'JetStream max deliver of the consumer; -1 (unlimited) never drops an event the worker could not queue (bad payloads are terminated, not retried)',
   }),
   eventMaxAckPending: int({ env: 'WEBHOOK_EVENT_MAX_ACK_PENDING', default: 5000, min: 1, max: 1_000_000, description: 'Events handed to the worker replicas and not yet acknowledged, at most' }),
-  eventBatchSize: int({ env: 'WEBHOOK_EVENT_BATCH_SIZE', default: 500, min: 1, max: 10000, description: 'Events queued together (one PostgreSQL transaction, one BullMQ round trip), at most' }),
+  eventBatchSize: int({
+    env: 'WEBHOOK_EVENT_BATCH_SIZE',
+    default: 2000,
+    min: 1,
+    max: 10000,
+    description: 'Events queued together (one PostgreSQL transaction, one BullMQ round trip), at most; under load, the deliveries of one webhook and channel among them share a job',
+  }),
   batchWindowMs: int({
     env: 'WEBHOOK_BATCH_WINDOW_MS',
     default: 20,
@@ -33,9 +39,24 @@ export const settings = {
     description: 'Coalescing window of batch webhooks: events of one application with the same timestamp read within it of the first one go in one call (other events are not held)',
   }),
   configCacheMs: int({ env: 'WEBHOOK_CONFIG_CACHE_MS', default: 2000, min: 0, max: 5000, description: 'How long a resolved webhook configuration is reused (also dropped on applications.changed)' }),
+  configStaleMs: int({
+    env: 'WEBHOOK_CONFIG_STALE_MS',
+    default: 10 * 60 * SECOND,
+    min: 0,
+    max: 24 * HOUR,
+    description:
+      'While management-api cannot answer, the last configuration it gave for an (application, channel) keeps being used for at most this long after it was read (0: events wait instead); logged and counted in webhook_config_stale_total',
+  }),
 
   // ---- delivery (BullMQ) ----
-  concurrency: int({ env: 'WEBHOOK_CONCURRENCY', default: 100, min: 1, max: 5000, description: 'Deliveries in progress at once per replica' }),
+  concurrency: int({ env: 'WEBHOOK_CONCURRENCY', default: 100, min: 1, max: 5000, description: 'Delivery jobs in progress at once per replica' }),
+  deliveriesPerJob: int({
+    env: 'WEBHOOK_DELIVERIES_PER_JOB',
+    default: 50,
+    min: 1,
+    max: 500,
+    description: 'Consecutive deliveries of one webhook and channel queued together (one BullMQ job, sent one after the other), at most; 1: a job per delivery',
+  }),
   timeoutMs: int({ env: 'WEBHOOK_TIMEOUT_MS', default: 10 * SECOND, min: 100, max: 120 * SECOND, description: 'Timeout of one delivery attempt (connect, send, answer)' }),
   retryDelayMs: int({
     env: 'WEBHOOK_RETRY_DELAY_MS',

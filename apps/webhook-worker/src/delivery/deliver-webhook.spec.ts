@@ -8,12 +8,14 @@ import type { AttemptRow, DeliveryRepository, DeliveryState } from '../log/deliv
 import type { WebhookResolver } from '../matching/webhook-resolver.js';
 import { WebhookMetrics } from '../metrics/webhook-metrics.js';
 import { DeliverWebhook, deliveryBody, orderingKey, retryable } from './deliver-webhook.js';
-import type { DeliveryJobData, DeliveryQueue } from './delivery-queue.js';
+import type { DeliveryItem, DeliveryJobData, DeliveryQueue } from './delivery-queue.js';
 
 describe('DeliverWebhook', () => {
   let server: http.Server;
   let url: string;
   let status = 200;
+  /** Statuses answered before `status`, one per request. */
+  const answers: number[] = [];
   let requests: http.IncomingHttpHeaders[] = [];
   const states = new Map<string, DeliveryState>();
   const rows: AttemptRow[] = [];
@@ -26,7 +28,10 @@ describe('DeliverWebhook', () => {
     WEBHOOK_ALLOW_LOOPBACK: 'true',
     WEBHOOK_TIMEOUT_MS: '1000',
   });
-  const repository = { state: async (id: string) => states.get(id) ?? 'pending' } as unknown as DeliveryRepository;
+  const repository = {
+    pendingAttempts: async (ids: string[]) =>
+      new Map(ids.filter((id) => (states.get(id) ?? 'pending') === 'pending').map((id) => [id, Math.max(0, ...rows.filter((r) => r.deliveryId === id).map((r) => r.attempt))])),
+  } as unknown as DeliveryRepository;
   const log = {
     record: async (row: AttemptRow) => {
       rows.push(row);
@@ -34,18 +39,27 @@ describe('DeliverWebhook', () => {
     },
   } as unknown as DeliveryLogWriter;
   const resolver = { resolve: (a: string, c: string | null) => resolve(a, c) } as unknown as WebhookResolver;
-  const queue = { inProgress: async () => false } as unknown as DeliveryQueue;
+  const added: Array<{ jobs: DeliveryJobData[]; delayMs: number }> = [];
+  const queue = {
+    inProgress: async () => false,
+    addAll: async (jobs: DeliveryJobData[], delayMs: number) => {
+      added.push({ jobs, delayMs });
+    },
+    retryDelay: (attempt: number) => 100 * 2 ** (attempt - 1),
+  } as unknown as DeliveryQueue;
   const deliver = new DeliverWebhook(config, resolver, repository, log, new WebhookMetrics(new Metrics('test')), queue);
 
-  beforeAll(async () => {
-    server = http.createServer((req, res) => {
-      req.resume();
-      req.on('end', () => {
-        requests.push(req.headers);
-        res.writeHead(status);
-        res.end();
-      });
+  const handler = (req: http.IncomingMessage, res: http.ServerResponse) => {
+    req.resume();
+    req.on('end', () => {
+      requests.push(req.headers);
+      res.writeHead(answers.shift() ?? status);
+      res.end();
     });
+  };
+
+  beforeAll(async () => {
+    server = http.createServer(handler);
     await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
     url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`;
   });
@@ -59,11 +73,20 @@ describe('DeliverWebhook', () => {
     status = 200;
     requests = [];
     rows.length = 0;
+    added.length = 0;
+    answers.length = 0;
     resolve = async () => ({ organizationId: 'org-1', sharedSecret: 's3cret', channelConfigId: null, webhooks: [] });
   });
 
-  const data = (over: Partial<DeliveryJobData> = {}): DeliveryJobData => ({
+  const item = (over: Partial<DeliveryItem> = {}): DeliveryItem => ({
     deliveryId: `00000000-0000-4000-8000-${String(++n).padStart(12, '0')}`,
+    events: [{ id: `e${n}`, timestamp: Date.now(), origin: 'client', type: 'channel.activated', forced: false, channel: null, client: null, connection: null, message: null }],
+    order: n,
+    attemptOffset: 0,
+    replayOf: null,
+    ...over,
+  });
+  const data = (over: Partial<DeliveryJobData> = {}, first: Partial<DeliveryItem> = {}): DeliveryJobData => ({
     webhookId: 'w1',
     source: 'application',
     url,
@@ -72,28 +95,26 @@ describe('DeliverWebhook', () => {
     organizationId: 'org-1',
     applicationId: 'app-1',
     channelId: 'room-1',
-    events: [{ id: `e${n}`, timestamp: Date.now(), origin: 'client', type: 'channel.activated', forced: false, channel: null, client: null, connection: null, message: null }],
-    order: n,
+    deliveries: [item(first)],
     prev: 0,
-    prevDeliveryId: null,
-    attemptOffset: 0,
-    replayOf: null,
+    prevJobId: null,
     ...over,
   });
+  const one = (d: DeliveryJobData) => d.deliveries[0]!;
   const job = (d: DeliveryJobData, over: { attemptsMade?: number; stalledCounter?: number; attempts?: number } = {}) => {
     const delayed: unknown[][] = [];
     const moveToDelayed = async (...args: unknown[]) => {
       delayed.push(args);
     };
-    const j = { data: d, attemptsMade: over.attemptsMade ?? 0, stalledCounter: over.stalledCounter ?? 0, opts: { attempts: over.attempts ?? (d.reliable ? 3 : 1) }, moveToDelayed, delayed };
+    const j = { data: d, attemptsMade: over.attemptsMade ?? 0, stalledCounter: over.stalledCounter ?? 0, opts: { attempts: over.attempts ?? (d.reliable && d.deliveries.length === 1 ? 3 : 1) }, moveToDelayed, delayed };
     return j as unknown as Job<DeliveryJobData> & { delayed: unknown[][] };
   };
 
   it('a 2xx is delivered and logged as the final, successful attempt 1, with the signature headers', async () => {
     const d = data();
     await expect(deliver.run(job(d), 'token')).resolves.toBe('delivered');
-    expect(rows).toEqual([expect.objectContaining({ deliveryId: d.deliveryId, attempt: 1, statusCode: 200, success: true, final: true, error: null, eventIds: [d.events[0]!.id], eventCount: 1 })]);
-    expect(requests[0]).toEqual(expect.objectContaining({ 'content-type': 'application/json', 'webhook-id': d.deliveryId, 'x-applicationsignature': expect.any(String), 'webhook-signature': expect.stringMatching(/^v1,/) }));
+    expect(rows).toEqual([expect.objectContaining({ deliveryId: one(d).deliveryId, attempt: 1, statusCode: 200, success: true, final: true, error: null, eventIds: [one(d).events[0]!.id], eventCount: 1 })]);
+    expect(requests[0]).toEqual(expect.objectContaining({ 'content-type': 'application/json', 'webhook-id': one(d).deliveryId, 'x-applicationsignature': expect.any(String), 'webhook-signature': expect.stringMatching(/^v1,/) }));
   });
 
   it('a 5xx of a reliable webhook throws a plain error while attempts are left, then an unrecoverable one', async () => {
@@ -125,7 +146,7 @@ describe('DeliverWebhook', () => {
 
   it('a job queued again continues the attempt count of its delivery', async () => {
     status = 502;
-    const d = data({ attemptOffset: 2, recovered: true });
+    const d = data({ recovered: true }, { attemptOffset: 2 });
     await expect(deliver.run(job(d, { attempts: 1 }), 't')).rejects.toBeInstanceOf(UnrecoverableError);
     expect(rows).toEqual([expect.objectContaining({ attempt: 3, final: true })]);
   });
@@ -135,7 +156,7 @@ describe('DeliverWebhook', () => {
     await deliver.run(job(d), 't');
     await expect(deliver.run(job(d, { stalledCounter: 1 }), 't')).resolves.toBe('skipped');
     states.set('elsewhere', 'succeeded');
-    await expect(deliver.run(job({ ...data(), deliveryId: 'elsewhere', recovered: true }), 't')).resolves.toBe('skipped');
+    await expect(deliver.run(job(data({ recovered: true }, { deliveryId: 'elsewhere' })), 't')).resolves.toBe('skipped');
     expect(requests).toHaveLength(1);
   });
 
@@ -151,6 +172,45 @@ describe('DeliverWebhook', () => {
     await expect(deliver.run(job(data()), 't')).rejects.toBeInstanceOf(UnrecoverableError);
     expect(rows).toEqual([expect.objectContaining({ success: false, final: true, error: 'application app-1 is unknown' })]);
     expect(requests).toHaveLength(0);
+  });
+  it('a job of several deliveries sends them one after the other, in order, each with its own webhook-id, and completes once all are logged', async () => {
+    const d = data({}, {});
+    d.deliveries.push(item(), item());
+    await expect(deliver.run(job(d), 't')).resolves.toBe('delivered');
+    expect(requests.map((h) => h['webhook-id'])).toEqual(d.deliveries.map((x) => x.deliveryId));
+    expect(rows.map((r) => [r.deliveryId, r.attempt, r.final, r.success])).toEqual(d.deliveries.map((x) => [x.deliveryId, 1, true, true]));
+    expect(added).toEqual([]);
+  });
+
+  it('a job of several hands a delivery to be retried to a job of its own (delayed by the backoff, attempt count continued) and completes', async () => {
+    const d = data();
+    d.deliveries.push(item());
+    // The first delivery gets a 503, the second a 200.
+    answers.push(503);
+    await expect(deliver.run(job(d), 't')).resolves.toBe('delivered');
+    expect(rows.map((r) => [r.deliveryId, r.attempt, r.final, r.statusCode])).toEqual([
+      [d.deliveries[0]!.deliveryId, 1, false, 503],
+      [d.deliveries[1]!.deliveryId, 1, true, 200],
+    ]);
+    expect(added).toEqual([{ jobs: [expect.objectContaining({ deliveries: [{ ...d.deliveries[0]!, attemptOffset: 1 }], recovered: true })], delayMs: 100 }]);
+    // The retry job (one delivery, 2 attempts left) makes attempt 2, and checks the delivery is pending first.
+    const retry = added[0]!.jobs[0]!;
+    await expect(deliver.run(job(retry, { attempts: 2 }), 't')).resolves.toBe('delivered');
+    expect(rows.at(-1)).toEqual(expect.objectContaining({ deliveryId: d.deliveries[0]!.deliveryId, attempt: 2, final: true, success: true }));
+  });
+
+  it('a job of several run again sends only the deliveries still pending, continuing their attempt count', async () => {
+    const d = data();
+    d.deliveries.push(item(), item());
+    const [a, b, c] = d.deliveries;
+    states.set(a!.deliveryId, 'succeeded');
+    rows.push({ deliveryId: b!.deliveryId, attempt: 1 } as AttemptRow);
+    await expect(deliver.run(job(d, { stalledCounter: 1 }), 't')).resolves.toBe('delivered');
+    expect(requests.map((h) => h['webhook-id'])).toEqual([b!.deliveryId, c!.deliveryId]);
+    expect(rows.slice(1).map((r) => [r.deliveryId, r.attempt])).toEqual([
+      [b!.deliveryId, 2],
+      [c!.deliveryId, 1],
+    ]);
   });
 });
 

@@ -1,4 +1,5 @@
 import { Injectable, Logger } from '@nestjs/common';
+import type { EventInfo } from '@switchboard/contracts';
 import { DelayedError, UnrecoverableError, type Job } from 'bullmq';
 import { randomUUID } from 'node:crypto';
 import type { WebhookWorkerConfig } from '../config.js';
@@ -7,9 +8,10 @@ import { DeliveryRepository, type AttemptRow } from '../log/delivery.repository.
 import { WebhookResolver } from '../matching/webhook-resolver.js';
 import { WebhookMetrics, type AttemptOutcome } from '../metrics/webhook-metrics.js';
 import { InjectWebhookConfig } from '../tokens.js';
-import { DeliveryQueue, RELIABLE_ATTEMPTS, orderingKey, type DeliveryJobData } from './delivery-queue.js';
+import { DeliveryQueue, RELIABLE_ATTEMPTS, jobIdOf, jobOrder, jobOrderingKey, orderingKey, type DeliveryItem, type DeliveryJobData } from './delivery-queue.js';
 import { HttpSender, type SendOutcome } from './http-sender.js';
 import { KeySequencer } from './key-sequencer.js';
+import { Permits } from './permits.js';
 import { signatureHeaders } from './signatures.js';
 import { TargetGuard } from './ssrf-guard.js';
 
@@ -18,7 +20,7 @@ export { orderingKey };
 export type DeliveryResult = 'delivered' | 'skipped';
 
 /** The body of a delivery: one EventInfo, or `{ batch: [...] }` for a batch webhook. */
-export function deliveryBody(data: Pick<DeliveryJobData, 'batch' | 'events'>): string {
+export function deliveryBody(data: { batch: boolean; events: readonly EventInfo[] }): string {
   return JSON.stringify(data.batch ? { batch: data.events } : data.events[0]);
 }
 
@@ -45,42 +47,56 @@ function outcomeLabel(outcome: SendOutcome): AttemptOutcome {
   }
 }
 
-/** How long a delivery waits when its application's secret cannot be read (management-api down). */
+/** How long a job waits when its application's secret cannot be read (management-api down, no configuration kept). */
 const SECRET_RETRY_MS = 2000;
 
 /** Deliveries this process finished recently (delivery id), remembered from the answer on, before their log is committed. */
 const SETTLED_MEMORY = 20_000;
 
+/** One attempt made, its log row on its way to PostgreSQL. */
 interface Sent {
+  item: DeliveryItem;
   outcome: SendOutcome;
   attempt: number;
   again: boolean;
   attemptedOn: number;
+  logged: Promise<void>;
 }
 
 /**
- * One attempt of one delivery (the use case behind the BullMQ processor):
+ * The attempts of one delivery job (the use case behind the BullMQ processor). A job carries one
+ * delivery, or several consecutive deliveries of one webhook and channel (see planJobs):
  *
- * 1. Jobs with the same ordering key (webhook + channel, see orderingKey) send one after the other
- *    inside this replica, in stream order (KeySequencer): a request starts once the previous one
- *    was answered.
- * 2. Inside that sequence, a job that ran before (a retry, a job handed back after its replica
- *    died or its lock was lost, a job re-queued by the reconciler or after a failed add) checks
- *    that its delivery is still pending: in this process's memory of finished deliveries, then
- *    in PostgreSQL. Once a success (or a final failure) is known, nothing is sent again.
- * 3. The application's secret comes from the resolver (cached); when management-api cannot answer,
- *    the job waits `SECRET_RETRY_MS` without using up an attempt.
- * 4. The POST (see HttpSender). Then, outside the sequence, the attempt is logged with the
- *    delivery's state (DeliveryLogWriter groups rows from concurrent jobs into one statement) and
- *    only then the job finishes: success completes it; a failure that may be retried (network
- *    error, timeout, 5xx) of a reliable webhook with attempts left throws (BullMQ retries with
- *    exponential backoff); anything else fails the job for good (UnrecoverableError).
+ * 1. Jobs with the same ordering key (webhook + channel, see orderingKey) run one after the other
+ *    inside this replica, in stream order (KeySequencer), and the deliveries of a job are sent one
+ *    after the other: a request starts once the previous one was answered.
+ * 2. A job that ran before (a retry, a job handed back after its replica died or its lock was
+ *    lost, a job queued again by the reconciler, after a failed add or to retry a delivery) first
+ *    checks that its deliveries are still pending: in this process's memory of finished
+ *    deliveries, then in PostgreSQL (which also gives the attempts already logged). Once a success
+ *    (or a final failure) is known, nothing is sent again.
+ * 3. The application's secret comes from the resolver (cached); when it cannot be had, the job
+ *    waits `SECRET_RETRY_MS` without using up an attempt.
+ * 4. The POSTs (see HttpSender). Each attempt is logged with its delivery's state
+ *    (DeliveryLogWriter groups rows from concurrent jobs into one statement) while the next one is
+ *    sent; the job finishes only once all are logged. A failure that may be retried (network error,
+ *    timeout, 5xx) of a reliable webhook with attempts left is retried with exponential backoff:
+ *    a job of one delivery throws (BullMQ retries it); a job of several queues the delivery again
+ *    in a job of its own, delayed by the backoff, before it completes (so later deliveries are
+ *    not held back). Any other failure is final: a job of one delivery fails for good
+ *    (UnrecoverableError), a job of several completes (the log has the outcome).
  */
 @Injectable()
 export class DeliverWebhook {
   private readonly logger = new Logger('DeliverWebhook');
   private readonly sequencer: KeySequencer;
   private readonly settled = new Set<string>();
+  /**
+   * Deliveries sent and not yet logged, at most `WEBHOOK_CONCURRENCY`: a job of several goes on
+   * sending while the previous attempts are being logged, and those are what a crash makes the
+   * next run send again; this keeps that number where it was with one delivery per job.
+   */
+  private readonly unlogged: Permits;
   readonly sender: HttpSender;
 
   constructor(
@@ -92,6 +108,7 @@ export class DeliverWebhook {
     private readonly queue: DeliveryQueue,
   ) {
     this.sequencer = new KeySequencer({ maxWaitMs: config.timeoutMs + 2000 });
+    this.unlogged = new Permits(config.concurrency);
     const guard = new TargetGuard({ allowPrivate: config.allowPrivateTargets, allowLoopback: config.allowLoopback });
     this.sender = new HttpSender(guard, { maxSocketsPerOrigin: config.maxSocketsPerOrigin });
   }
@@ -107,15 +124,15 @@ export class DeliverWebhook {
 
   private async process(job: Job<DeliveryJobData>, token: string | undefined): Promise<DeliveryResult> {
     const data = job.data;
-    const predecessor = data.prevDeliveryId;
+    const predecessor = data.prevJobId;
     const sent = await this.sequencer.run(
-      orderingKey(data),
-      data.order ?? 0,
+      jobOrderingKey(data),
+      jobOrder(data),
       data.prev ?? 0,
-      () => this.send(job, token),
+      () => this.sendAll(job, token),
       predecessor ? () => this.queue.inProgress(predecessor) : undefined,
     );
-    if (sent === 'skipped') return 'skipped';
+    if (sent.length === 0) return 'skipped';
     return this.finish(job, sent);
   }
 
@@ -124,95 +141,155 @@ export class DeliverWebhook {
     if (this.settled.size > SETTLED_MEMORY) this.settled.delete(this.settled.values().next().value!);
   }
 
-  private async send(job: Job<DeliveryJobData>, token: string | undefined): Promise<Sent | 'skipped'> {
+  /** The deliveries of the job still to send, each with the number of its attempt. */
+  private async toSend(job: Job<DeliveryJobData>): Promise<Array<{ item: DeliveryItem; attempt: number }>> {
     const data = job.data;
-    if (this.settled.has(data.deliveryId)) return 'skipped';
-    if (job.attemptsMade > 0 || (job.stalledCounter ?? 0) > 0 || data.recovered) {
-      const state = await this.repository.state(data.deliveryId);
-      if (state !== 'pending') {
-        this.logger.debug(`delivery ${data.deliveryId} is ${state ?? 'gone'}: skipped`);
-        return 'skipped';
+    const items = data.deliveries.filter((d) => !this.settled.has(d.deliveryId));
+    if (items.length === 0) return [];
+    const ranBefore = job.attemptsMade > 0 || (job.stalledCounter ?? 0) > 0 || data.recovered === true;
+    const logged = ranBefore ? await this.repository.pendingAttempts(items.map((d) => d.deliveryId)) : null;
+    const todo: Array<{ item: DeliveryItem; attempt: number }> = [];
+    for (const item of items) {
+      if (logged && !logged.has(item.deliveryId)) {
+        this.logger.debug(`delivery ${item.deliveryId} is no longer pending: skipped`);
+        continue;
       }
+      todo.push({ item, attempt: Math.max(item.attemptOffset + job.attemptsMade, logged?.get(item.deliveryId) ?? 0) + 1 });
     }
+    return todo;
+  }
+
+  private async sendAll(job: Job<DeliveryJobData>, token: string | undefined): Promise<Sent[]> {
+    const data = job.data;
+    const todo = await this.toSend(job);
+    if (todo.length === 0) return [];
     let secret: string | null;
     try {
       secret = (await this.resolver.resolve(data.applicationId, data.channelId))?.sharedSecret ?? null;
     } catch (e) {
-      this.logger.warn(`delivery ${data.deliveryId} waits: the secret of ${data.applicationId} is unavailable (${(e as Error).message})`);
+      this.logger.warn(`job ${job.id ?? jobIdOf(data)} waits: the secret of ${data.applicationId} is unavailable (${(e as Error).message})`);
       await job.moveToDelayed(Date.now() + SECRET_RETRY_MS, token);
       throw new DelayedError();
     }
+    // A job of one delivery retries through BullMQ within its own attempts; a job of several hands
+    // retries off to new jobs, up to the contract's 3 attempts.
+    const single = data.deliveries.length === 1;
+    const limit = single ? Math.min(data.deliveries[0]!.attemptOffset + (job.opts.attempts ?? 1), RELIABLE_ATTEMPTS) : RELIABLE_ATTEMPTS;
+    const out: Sent[] = [];
+    for (const { item, attempt } of todo) {
+      await this.unlogged.acquire();
+      let sent: Sent;
+      try {
+        sent = await this.attempt(data, secret, item, attempt, limit);
+      } catch (e) {
+        this.unlogged.release();
+        throw e;
+      }
+      // Logged while the next delivery is sent; the job waits for every row before it finishes.
+      sent.logged = this.log.record(attemptRow(data, sent)).finally(() => this.unlogged.release());
+      out.push(sent);
+    }
+    return out;
+  }
 
-    const attempt = data.attemptOffset + job.attemptsMade + 1;
-    const lastAttempt = data.attemptOffset + (job.opts.attempts ?? 1);
+  /** One attempt of one delivery (its log row not written yet). */
+  private async attempt(data: DeliveryJobData, secret: string | null, item: DeliveryItem, attempt: number, limit: number): Promise<Sent> {
     const attemptedOn = Date.now();
     let outcome: SendOutcome;
     if (secret === null) {
       outcome = { kind: 'refused', error: `application ${data.applicationId} is unknown`, durationMs: 0 };
     } else {
-      const body = deliveryBody(data);
+      const body = deliveryBody({ batch: data.batch, events: item.events });
       const headers = {
         'content-type': 'application/json',
         'user-agent': 'Switchboard-Webhooks/1.0',
-        ...signatureHeaders(secret, data.deliveryId, Math.floor(attemptedOn / 1000), body),
+        ...signatureHeaders(secret, item.deliveryId, Math.floor(attemptedOn / 1000), body),
       };
       outcome = await this.sender.send({ url: data.url, body, headers, timeoutMs: this.config.timeoutMs });
     }
-    const again = !succeeded(outcome) && data.reliable && retryable(outcome) && attempt < Math.min(lastAttempt, RELIABLE_ATTEMPTS);
-    if (!again) this.remember(data.deliveryId);
-    return { outcome, attempt, again, attemptedOn };
+    const again = !succeeded(outcome) && data.reliable && retryable(outcome) && attempt < limit;
+    if (!again) this.remember(item.deliveryId);
+    return { item, outcome, attempt, again, attemptedOn, logged: Promise.resolve() };
   }
 
-  private async finish(job: Job<DeliveryJobData>, sent: Sent): Promise<DeliveryResult> {
+  private async finish(job: Job<DeliveryJobData>, sent: readonly Sent[]): Promise<DeliveryResult> {
     const data = job.data;
-    const { outcome, attempt, again, attemptedOn } = sent;
-    const success = succeeded(outcome);
-    const final = !again;
-    const error = success ? null : outcome.kind === 'response' ? `HTTP ${outcome.statusCode}` : outcome.error;
-    const first = data.events[0]!;
-    const row: AttemptRow = {
-      id: randomUUID(),
-      deliveryId: data.deliveryId,
-      webhookId: data.webhookId,
-      webhookSource: data.source,
-      organizationId: data.organizationId,
-      applicationId: data.applicationId,
-      channelId: data.channelId,
-      eventId: first.id,
-      eventType: first.type,
-      eventIds: data.events.map((e) => e.id),
-      eventCount: data.events.length,
-      batch: data.batch,
-      url: data.url,
-      attempt,
-      statusCode: outcome.kind === 'response' ? outcome.statusCode : null,
-      error,
-      success,
-      final,
-      durationMs: outcome.durationMs,
-      attemptedOn,
-      replayOf: data.replayOf,
-    };
-    // The job finishes only once its attempt is logged (DeliveryLogWriter retries until PostgreSQL
-    // takes it): a delivery whose job is done is never pending in PostgreSQL, so the reconciler
-    // cannot send it again, and a second run of this job (lock lost, Redis restarted) finds it
-    // finished, in `settled` or in PostgreSQL.
+    // The job finishes only once its attempts are logged (DeliveryLogWriter retries until
+    // PostgreSQL takes them): a delivery whose job is done is never pending in PostgreSQL unless
+    // a retry job holds it, so the reconciler cannot send it again, and a second run of this job
+    // (lock lost, Redis restarted) finds it finished, in `settled` or in PostgreSQL.
     const logStarted = performance.now();
-    await this.log.record(row);
+    await Promise.all(sent.map((s) => s.logged));
     this.metrics.logWrite.observe((performance.now() - logStarted) / 1000);
+    for (const s of sent) this.count(data, s);
 
-    const source = data.source;
-    this.metrics.attempts.inc({ source, outcome: outcomeLabel(outcome) });
-    this.metrics.attemptDuration.observe({ source }, outcome.durationMs / 1000);
-    if (attempt > 1) this.metrics.retries.inc({ source });
-    if (final) this.metrics.deliveries.inc({ source, result: success ? 'succeeded' : 'failed' });
-    if (success) {
-      const answeredAt = attemptedOn + outcome.durationMs;
-      for (const e of data.events) this.metrics.eventToDelivery.observe(Math.max(0, answeredAt - e.timestamp) / 1000);
-      return 'delivered';
+    if (data.deliveries.length === 1) {
+      const s = sent[0]!;
+      if (succeeded(s.outcome)) return 'delivered';
+      const message = failureMessage(data, s);
+      if (s.again) throw new Error(message);
+      throw new UnrecoverableError(message);
     }
-    const message = `delivery ${data.deliveryId} attempt ${attempt} to ${data.webhookId} failed: ${error}`;
-    if (again) throw new Error(message);
-    throw new UnrecoverableError(message);
+    const retries = sent.filter((s) => s.again);
+    for (const s of sent) if (!succeeded(s.outcome)) this.logger.debug(failureMessage(data, s));
+    // Before this job completes: a crash in between runs it again, and it finds them still pending.
+    const byAttempt = new Map<number, Sent[]>();
+    for (const s of retries) byAttempt.set(s.attempt, [...(byAttempt.get(s.attempt) ?? []), s]);
+    for (const [attempt, group] of byAttempt) {
+      await this.queue.addAll(
+        group.map((s) => ({ ...data, deliveries: [{ ...s.item, attemptOffset: s.attempt }], prev: 0, prevJobId: null, recovered: true })),
+        this.queue.retryDelay(attempt),
+      );
+    }
+    return 'delivered';
   }
+
+  private count(data: DeliveryJobData, s: Sent): void {
+    const source = data.source;
+    this.metrics.attempts.inc({ source, outcome: outcomeLabel(s.outcome) });
+    this.metrics.attemptDuration.observe({ source }, s.outcome.durationMs / 1000);
+    if (s.attempt > 1) this.metrics.retries.inc({ source });
+    if (!s.again) this.metrics.deliveries.inc({ source, result: succeeded(s.outcome) ? 'succeeded' : 'failed' });
+    if (succeeded(s.outcome)) {
+      const answeredAt = s.attemptedOn + s.outcome.durationMs;
+      for (const e of s.item.events) this.metrics.eventToDelivery.observe(Math.max(0, answeredAt - e.timestamp) / 1000);
+    }
+  }
+}
+
+function errorOf(outcome: SendOutcome): string | null {
+  if (succeeded(outcome)) return null;
+  return outcome.kind === 'response' ? `HTTP ${outcome.statusCode}` : outcome.error;
+}
+
+function failureMessage(data: DeliveryJobData, s: Sent): string {
+  return `delivery ${s.item.deliveryId} attempt ${s.attempt} to ${data.webhookId} failed: ${errorOf(s.outcome)}`;
+}
+
+function attemptRow(data: DeliveryJobData, s: Sent): AttemptRow {
+  const { item, outcome } = s;
+  const first = item.events[0]!;
+  return {
+    id: randomUUID(),
+    deliveryId: item.deliveryId,
+    webhookId: data.webhookId,
+    webhookSource: data.source,
+    organizationId: data.organizationId,
+    applicationId: data.applicationId,
+    channelId: data.channelId,
+    eventId: first.id,
+    eventType: first.type,
+    eventIds: item.events.map((e) => e.id),
+    eventCount: item.events.length,
+    batch: data.batch,
+    url: data.url,
+    attempt: s.attempt,
+    statusCode: outcome.kind === 'response' ? outcome.statusCode : null,
+    error: errorOf(outcome),
+    success: succeeded(outcome),
+    final: !s.again,
+    durationMs: outcome.durationMs,
+    attemptedOn: s.attemptedOn,
+    replayOf: item.replayOf,
+  };
 }

@@ -4,7 +4,10 @@ import { Queue, type JobsOptions } from 'bullmq';
 import { Redis } from 'ioredis';
 import type { WebhookWorkerConfig } from '../config.js';
 import { WebhookMetrics } from '../metrics/webhook-metrics.js';
+import { jobIdFor, orderingKey } from '../intake/delivery-planner.js';
 import { InjectWebhookConfig } from '../tokens.js';
+
+export { orderingKey };
 
 /** Attempts of a reliable webhook, in all (http-contract.md). */
 export const RELIABLE_ATTEMPTS = 3;
@@ -26,9 +29,24 @@ export function bullConnection(url: string, name: string): Redis {
   return redis;
 }
 
-/** Job payload: everything one attempt needs except the secret (read at delivery time, never stored in Redis). */
-export interface DeliveryJobData {
+/** One delivery inside a job. */
+export interface DeliveryItem {
   deliveryId: string;
+  events: EventInfo[];
+  /** Ordering within (webhook, channel): the stream sequence of the first event; 0 when unknown (replays, recoveries). */
+  order: number;
+  /** Attempts already logged for this delivery before this job (a retry handed off, re-queued by the reconciler). */
+  attemptOffset: number;
+  replayOf: string | null;
+}
+
+/**
+ * Job payload: everything the attempts need except the secret (read at delivery time, never
+ * stored in Redis). A job carries one delivery, or several consecutive deliveries of one ordering
+ * key (same webhook and channel, queued by one intake group, in stream order), sent one after the
+ * other: one BullMQ round trip for several deliveries.
+ */
+export interface DeliveryJobData {
   webhookId: string;
   source: WebhookSource;
   url: string;
@@ -37,35 +55,35 @@ export interface DeliveryJobData {
   organizationId: string;
   applicationId: string;
   channelId: string | null;
-  events: EventInfo[];
-  /** Ordering within (webhook, channel): the stream sequence of the first event; 0 when unknown (replays, recoveries). */
-  order: number;
-  /** `order` of the delivery queued just before this one with the same ordering key by the same replica, if recent; else 0. */
+  deliveries: DeliveryItem[];
+  /** `order` of the job queued just before this one with the same ordering key by the same replica, if recent; else 0. */
   prev: number;
-  /** That delivery's id (its job id), to ask BullMQ whether it is still in progress. */
-  prevDeliveryId: string | null;
-  /** Attempts already logged for this delivery before this job (re-queued by the reconciler). */
-  attemptOffset: number;
-  replayOf: string | null;
-  /** Queued again by the reconciler: the processor checks the delivery is still pending first. */
+  /** That job's id, to ask BullMQ whether it is still in progress. */
+  prevJobId: string | null;
+  /** Queued again (reconciler, retried add, retry handed off): the processor checks the deliveries are still pending first. */
   recovered?: boolean;
 }
 
-/**
- * The ordering key of a delivery: its webhook and its channel; outside a channel, its client; else
- * the event itself (no order to keep).
- */
-export function orderingKey(data: Pick<DeliveryJobData, 'webhookId' | 'channelId' | 'events'>): string {
-  const first = data.events[0];
-  const scope = data.channelId !== null ? `channel:${data.channelId}` : first?.client ? `client:${first.client.id}` : `event:${first?.id ?? ''}`;
-  return `${data.webhookId}\u0000${scope}`;
+/** The job id: the delivery id for a job of one delivery, else a name-based id of its deliveries. */
+export function jobIdOf(data: Pick<DeliveryJobData, 'deliveries'>): string {
+  return jobIdFor(data.deliveries.map((d) => d.deliveryId));
+}
+
+/** The order of a job on its key: that of its first delivery. */
+export function jobOrder(data: Pick<DeliveryJobData, 'deliveries'>): number {
+  return data.deliveries[0]?.order ?? 0;
+}
+
+/** The ordering key of a job (all its deliveries share it). */
+export function jobOrderingKey(data: DeliveryJobData): string {
+  return orderingKey({ webhookId: data.webhookId, channelId: data.channelId, events: data.deliveries[0]?.events ?? [] });
 }
 
 /**
- * The BullMQ queue of deliveries. Job id = delivery id, so adding a delivery that is already queued
- * does nothing. Reliable: 3 attempts in all with exponential backoff (`WEBHOOK_RETRY_DELAY_MS`,
- * then twice that); otherwise 1 attempt. Completed jobs are removed at once (the delivery log in
- * PostgreSQL is the record); failed ones are kept a day for inspection.
+ * The BullMQ queue of deliveries. Job id = delivery id (or, for a job of several deliveries, a
+ * name-based id of them, also kept in the delivery rows), so adding a job that is already queued
+ * does nothing. Completed jobs are removed at once (the delivery log in PostgreSQL is the record);
+ * failed ones are kept a day for inspection.
  */
 @Injectable()
 export class DeliveryQueue {
@@ -87,21 +105,34 @@ export class DeliveryQueue {
     metrics.setQueueDepthSource(() => withTimeout(this.queue.getJobCounts('waiting', 'active', 'delayed', 'prioritized', 'failed'), 1000));
   }
 
-  jobOptions(data: DeliveryJobData): JobsOptions {
-    const total = data.reliable ? RELIABLE_ATTEMPTS : 1;
+  /**
+   * A job of one delivery is retried by BullMQ (reliable: up to 3 attempts in all, counting those
+   * made before; exponential backoff continuing from there). A job of several deliveries runs once:
+   * a delivery of it to be retried goes on in a job of its own (see DeliverWebhook).
+   */
+  jobOptions(data: DeliveryJobData, delayMs = 0): JobsOptions {
+    const single = data.deliveries.length === 1;
+    const offset = single ? data.deliveries[0]!.attemptOffset : 0;
+    const total = single && data.reliable ? RELIABLE_ATTEMPTS : 1;
     return {
-      jobId: data.deliveryId,
-      attempts: Math.max(1, total - data.attemptOffset),
-      backoff: { type: 'exponential', delay: this.config.retryDelayMs },
+      jobId: jobIdOf(data),
+      attempts: Math.max(1, total - offset),
+      backoff: { type: 'exponential', delay: this.config.retryDelayMs * 2 ** offset },
       removeOnComplete: true,
       removeOnFail: { age: 24 * 3600, count: 10_000 },
+      ...(delayMs > 0 ? { delay: delayMs } : {}),
     };
   }
 
+  /** Backoff before attempt `attempt + 1` of a reliable delivery (`WEBHOOK_RETRY_DELAY_MS` times 2^(attempt-1)). */
+  retryDelay(attempt: number): number {
+    return this.config.retryDelayMs * 2 ** Math.max(0, attempt - 1);
+  }
+
   /** Adds the jobs in one round trip; jobs whose id is already queued are left as they are. */
-  async addAll(jobs: readonly DeliveryJobData[]): Promise<void> {
+  async addAll(jobs: readonly DeliveryJobData[], delayMs = 0): Promise<void> {
     if (jobs.length === 0) return;
-    await this.queue.addBulk(jobs.map((data) => ({ name: 'deliver', data, opts: this.jobOptions(data) })));
+    await this.queue.addBulk(jobs.map((data) => ({ name: 'deliver', data, opts: this.jobOptions(data, delayMs) })));
   }
 
   /**
@@ -124,9 +155,9 @@ export class DeliveryQueue {
     }
   }
 
-  /** Whether the job of a delivery is still to be done or in progress (waiting, active, prioritized). */
-  async inProgress(deliveryId: string): Promise<boolean> {
-    const state = await withTimeout(this.queue.getJobState(deliveryId), 1000);
+  /** Whether a job is still to be done or in progress (waiting, active, prioritized). */
+  async inProgress(jobId: string): Promise<boolean> {
+    const state = await withTimeout(this.queue.getJobState(jobId), 1000);
     return state === 'active' || state === 'waiting' || state === 'prioritized' || state === 'waiting-children';
   }
 

@@ -1,5 +1,5 @@
 import type { EventInfo, ResolvedWebhook } from '@switchboard/contracts';
-import { deliveryIdFor, MAX_EVENTS_PER_BATCH, planDeliveries, type MatchedEvent } from './delivery-planner.js';
+import { deliveryIdFor, jobIdFor, MAX_EVENTS_PER_BATCH, planDeliveries, planJobs, type MatchedEvent } from './delivery-planner.js';
 
 const hook = (id: string, batch = false): ResolvedWebhook => ({ id, source: 'application', url: `https://x.test/${id}`, events: null, batch, reliable: false, disabled: false });
 const event = (id: string, timestamp: number, type = 'client.updated'): EventInfo =>
@@ -43,5 +43,42 @@ describe('planDeliveries', () => {
     const b = hook('b', true);
     const plan = planDeliveries(Array.from({ length: MAX_EVENTS_PER_BATCH + 3 }, (_, i) => matched(event(`e${i}`, 7), [b])));
     expect(plan.map((d) => d.events.length)).toEqual([MAX_EVENTS_PER_BATCH, 3]);
+  });
+});
+
+describe('planJobs', () => {
+  const inChannel = (m: MatchedEvent, channelId: string): MatchedEvent => ({ ...m, channelId });
+
+  it('puts consecutive deliveries of one webhook and channel in one job, in stream order, at most maxPerJob', () => {
+    const w = hook('w');
+    const plan = planDeliveries([
+      inChannel(matched(event('a1', 1), [w]), 'a'),
+      inChannel(matched(event('b1', 1), [w]), 'b'),
+      inChannel(matched(event('a2', 1), [w]), 'a'),
+      inChannel(matched(event('a3', 1), [w]), 'a'),
+      inChannel(matched(event('b2', 1), [w]), 'b'),
+    ]);
+    const jobs = planJobs(plan, 2);
+    expect(jobs.map((j) => j.deliveries.map((d) => d.events[0]!.id))).toEqual([['a1', 'a2'], ['b1', 'b2'], ['a3']]);
+    // A job of several has a name-based id of its deliveries, recorded on each; a job of one is its delivery.
+    expect(jobs[0]!.id).toBe(jobIdFor(jobs[0]!.deliveries.map((d) => d.id)));
+    expect(jobs[0]!.id).not.toBe(jobs[0]!.deliveries[0]!.id);
+    expect(jobs[0]!.deliveries.map((d) => d.jobId)).toEqual([jobs[0]!.id, jobs[0]!.id]);
+    expect(jobs[2]!.id).toBe(jobs[2]!.deliveries[0]!.id);
+    expect(jobs[2]!.deliveries[0]!.jobId).toBeNull();
+  });
+
+  it('keeps webhooks, targets and events outside channels (no order to keep) apart', () => {
+    const w = hook('w');
+    const other = { ...hook('w'), url: 'https://x.test/elsewhere' };
+    const plan = planDeliveries([
+      inChannel(matched(event('e1', 1), [w, hook('v')]), 'a'),
+      inChannel(matched(event('e2', 1), [other]), 'a'),
+      matched(event('e3', 1), [w]),
+      matched(event('e4', 1), [w]),
+      inChannel(matched(event('e5', 1), [w, hook('v')]), 'a'),
+    ]);
+    const jobs = planJobs(plan, 50);
+    expect(jobs.map((j) => j.deliveries.map((d) => `${d.webhook.id}:${d.events[0]!.id}`))).toEqual([['w:e1', 'w:e5'], ['v:e1', 'v:e5'], ['w:e2'], ['w:e3'], ['w:e4']]);
   });
 });

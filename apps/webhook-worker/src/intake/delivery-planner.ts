@@ -22,6 +22,14 @@ export interface PlannedDelivery {
   events: EventInfo[];
   /** Stream sequence of the first event: the delivery's place in its webhook's order. */
   order: number;
+  /** The id of the BullMQ job of several deliveries it goes in (null or absent: a job of its own, id = delivery id). */
+  jobId?: string | null;
+}
+
+/** Consecutive deliveries of one ordering key, queued as one BullMQ job and sent one after the other. */
+export interface PlannedJob {
+  id: string;
+  deliveries: PlannedDelivery[];
 }
 
 /** Events in one batch call, at most (a larger moment is split into several calls, in order). */
@@ -36,6 +44,49 @@ export function deliveryIdFor(name: string): string {
   hash[8] = (hash[8]! & 0x3f) | 0x80;
   const hex = hash.subarray(0, 16).toString('hex');
   return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
+}
+
+/** The id of a job: its delivery's id when it carries one, else a name-based id of its deliveries. */
+export function jobIdFor(deliveryIds: readonly string[]): string {
+  return deliveryIds.length === 1 ? deliveryIds[0]! : deliveryIdFor(`job\u0000${deliveryIds.join('\u0000')}`);
+}
+
+/**
+ * The ordering key of a delivery: its webhook and its channel; outside a channel, its client; else
+ * the event itself (no order to keep).
+ */
+export function orderingKey(data: { webhookId: string; channelId: string | null; events: readonly EventInfo[] }): string {
+  const first = data.events[0];
+  const scope = data.channelId !== null ? `channel:${data.channelId}` : first?.client ? `client:${first.client.id}` : `event:${first?.id ?? ''}`;
+  return `${data.webhookId}\u0000${scope}`;
+}
+
+/**
+ * Groups planned deliveries (in stream order) into jobs: the consecutive deliveries of one ordering
+ * key with the same target (URL, flags, owner) go in one job, at most `maxPerJob`, in stream
+ * order; jobs come in the order of their first delivery. A delivery of a job of several gets its
+ * `jobId` (recorded with it: the reconciler looks the job up by it).
+ */
+export function planJobs(deliveries: readonly PlannedDelivery[], maxPerJob: number): PlannedJob[] {
+  const jobs: PlannedJob[] = [];
+  const open = new Map<string, PlannedJob>();
+  for (const d of deliveries) {
+    const w = d.webhook;
+    const key = [orderingKey({ webhookId: w.id, channelId: d.channelId, events: d.events }), w.source, w.url, w.batch, w.reliable, d.organizationId, d.applicationId].join('\u0000');
+    const job = open.get(key);
+    if (job && job.deliveries.length < maxPerJob) {
+      job.deliveries.push(d);
+      continue;
+    }
+    const created: PlannedJob = { id: '', deliveries: [d] };
+    open.set(key, created);
+    jobs.push(created);
+  }
+  for (const job of jobs) {
+    job.id = jobIdFor(job.deliveries.map((d) => d.id));
+    for (const d of job.deliveries) d.jobId = job.deliveries.length > 1 ? job.id : null;
+  }
+  return jobs;
 }
 
 /**

@@ -1,20 +1,23 @@
 import { Injectable, Logger } from '@nestjs/common';
 import type { JsMsg } from '@nats-io/jetstream';
 import type { DomainEvent } from '@switchboard/contracts';
-import { DeliveryQueue, orderingKey, type DeliveryJobData } from '../delivery/delivery-queue.js';
+import type { WebhookWorkerConfig } from '../config.js';
+import { DeliveryQueue, jobIdOf, jobOrder, jobOrderingKey, type DeliveryJobData } from '../delivery/delivery-queue.js';
 import { DeliveryRepository } from '../log/delivery.repository.js';
 import { channelOf, webhooksFor } from '../matching/matching.js';
 import { WebhookResolver, type Resolution } from '../matching/webhook-resolver.js';
 import { WebhookMetrics } from '../metrics/webhook-metrics.js';
 import { decodeDomainEvent } from './event-stream.js';
-import { planDeliveries, type MatchedEvent, type PlannedDelivery } from './delivery-planner.js';
+import { InjectWebhookConfig } from '../tokens.js';
+import { planDeliveries, planJobs, type MatchedEvent, type PlannedDelivery, type PlannedJob } from './delivery-planner.js';
 
 /** How long an event whose configuration could not be read waits before JetStream hands it over again. */
 const DEFER_MS = 1000;
 
-export function jobOf(d: PlannedDelivery, replayOf: string | null = null, attemptOffset = 0): DeliveryJobData {
+/** The job of planned deliveries (consecutive ones of one ordering key and target, see planJobs). */
+export function jobOf(deliveries: readonly PlannedDelivery[], replayOf: string | null = null): DeliveryJobData {
+  const d = deliveries[0]!;
   return {
-    deliveryId: d.id,
     webhookId: d.webhook.id,
     source: d.webhook.source,
     url: d.webhook.url,
@@ -23,12 +26,9 @@ export function jobOf(d: PlannedDelivery, replayOf: string | null = null, attemp
     organizationId: d.organizationId,
     applicationId: d.applicationId,
     channelId: d.channelId,
-    events: d.events,
-    order: d.order,
+    deliveries: deliveries.map((x) => ({ deliveryId: x.id, events: x.events, order: x.order, attemptOffset: 0, replayOf })),
     prev: 0,
-    prevDeliveryId: null,
-    attemptOffset,
-    replayOf,
+    prevJobId: null,
   };
 }
 
@@ -56,7 +56,8 @@ export function mergeGroups(a: PreparedGroup, b: PreparedGroup): PreparedGroup {
  *    answer, the events concerned are NAKed with a delay and nothing else happens to them;
  * 3. one PostgreSQL transaction marks the events processed and writes the deliveries of the events
  *    that were not processed before (see DeliveryRepository.commitIntake);
- * 4. the jobs go to BullMQ in one round trip (job id = delivery id);
+ * 4. the jobs go to BullMQ in one round trip: consecutive deliveries of one webhook and channel
+ *    share a job (at most `WEBHOOK_DELIVERIES_PER_JOB`; job id = delivery id for a job of one);
  * 5. only then the messages are acknowledged.
  *
  * A crash between 3 and 4 leaves pending deliveries without jobs: the reconciler queues them.
@@ -74,6 +75,7 @@ export class EventIntake {
   private readonly lastQueued = new Map<string, { order: number; id: string; at: number }>();
 
   constructor(
+    @InjectWebhookConfig() private readonly config: WebhookWorkerConfig,
     private readonly resolver: WebhookResolver,
     private readonly repository: DeliveryRepository,
     private readonly queue: DeliveryQueue,
@@ -152,14 +154,14 @@ export class EventIntake {
       seen.add(r.matched.event.id);
       ready.push(r);
     }
-    let deliveries: PlannedDelivery[] = [];
+    let jobs: PlannedJob[] = [];
     if (ready.length > 0) {
       const committed = await this.repository.commitIntake(
         ready.map((r) => r.matched.event.id),
-        (fresh) => planDeliveries(ready.filter((r) => fresh.has(r.matched.event.id)).map((r) => r.matched)),
+        (fresh) => planJobs(planDeliveries(ready.filter((r) => fresh.has(r.matched.event.id)).map((r) => r.matched)), this.config.deliveriesPerJob),
         Date.now(),
       );
-      deliveries = committed.deliveries;
+      jobs = committed.jobs;
       let queued = 0;
       let unmatched = 0;
       for (const r of ready) {
@@ -170,8 +172,8 @@ export class EventIntake {
       this.metrics.events.inc({ outcome: 'queued' }, queued);
       this.metrics.events.inc({ outcome: 'unmatched' }, unmatched);
       this.metrics.events.inc({ outcome: 'duplicate' }, ready.length - committed.fresh.size);
-      if (deliveries.length > 0) {
-        const added = await this.queue.addAllPersistently(this.withPredecessors(deliveries), stopping);
+      if (jobs.length > 0) {
+        const added = await this.queue.addAllPersistently(this.withPredecessors(jobs), stopping);
         if (!added) {
           // Shutting down: leave the messages unacknowledged; the deliveries are committed and the
           // reconciler (of any replica) queues them.
@@ -181,22 +183,23 @@ export class EventIntake {
       for (const r of ready) ack.push(r.msg);
     }
     for (const msg of ack) msg.ack();
-    return { acked: ack.length, deliveries: deliveries.length };
+    return { acked: ack.length, deliveries: jobs.reduce((n, j) => n + j.deliveries.length, 0) };
   }
 
-  /** Jobs of the deliveries (in stream order), each naming the recent delivery before it on its ordering key. */
-  private withPredecessors(deliveries: readonly PlannedDelivery[]): DeliveryJobData[] {
+  /** The jobs (in stream order), each naming the recent job before it on its ordering key. */
+  private withPredecessors(planned: readonly PlannedJob[]): DeliveryJobData[] {
     const now = Date.now();
-    const jobs = deliveries.map((d) => {
-      const job = jobOf(d);
-      const key = orderingKey(job);
+    const jobs = planned.map((p) => {
+      const job = jobOf(p.deliveries);
+      const key = jobOrderingKey(job);
+      const order = jobOrder(job);
       const last = this.lastQueued.get(key);
-      if (last && now - last.at < PREDECESSOR_MEMORY_MS && last.order < job.order) {
+      if (last && now - last.at < PREDECESSOR_MEMORY_MS && last.order < order) {
         job.prev = last.order;
-        job.prevDeliveryId = last.id;
+        job.prevJobId = last.id;
       }
       this.lastQueued.delete(key);
-      this.lastQueued.set(key, { order: job.order, id: job.deliveryId, at: now });
+      this.lastQueued.set(key, { order, id: jobIdOf(job), at: now });
       return job;
     });
     if (this.lastQueued.size > MAX_ORDERING_KEYS) {

@@ -107,7 +107,7 @@ export class DeliveriesService {
       order: 0,
     };
     await this.repository.insertDelivery(planned, Date.now(), original.id);
-    await withTimeout(this.queue.addAll([jobOf(planned, original.id)]), 2000).catch(() => undefined);
+    await withTimeout(this.queue.addAll([jobOf([planned], original.id)]), 2000).catch(() => undefined);
     return { deliveryId: planned.id, replayOf: original.id };
   }
 }

@@ -7,11 +7,13 @@ interface Waiting {
 }
 
 /**
- * Writes logged attempts in groups ("natural batching"): a row recorded while fewer than
- * `maxConcurrent` statements are in flight is written on the next turn of the event loop, with
- * every row recorded in the same turn; otherwise it waits for a statement to finish and goes with
- * the rows that gathered meanwhile (at most `maxRows` per statement). Low load: one row, no added
- * delay; high load: few statements. `record` resolves once the row (and the delivery's new state)
+ * Writes logged attempts in groups: a row recorded while fewer than `maxConcurrent` statements are
+ * in flight is written on the next turn of the event loop, with every row recorded in the same
+ * turn, unless a statement started less than `minIntervalMs` ago: then it waits for the rest of
+ * that interval, gathering the rows recorded meanwhile (at most `maxRows` per statement). Low load:
+ * one row, no added delay; high load: a statement every few ms instead of one per row or two (each
+ * statement costs a round trip and its share of PostgreSQL's CPU; the rows' deliveries are already
+ * answered, only the jobs' completion waits). `record` resolves once the row (and the delivery's new state)
  * is committed; it never rejects: a group that fails goes back to the front and is written again
  * after a pause (100 ms, doubling up to 2 s) until PostgreSQL takes it. `drain` waits for
  * everything recorded so far.
@@ -23,17 +25,24 @@ export class DeliveryLogWriter {
   private timer: NodeJS.Timeout | undefined;
   private inFlight = 0;
   private failures = 0;
+  private lastStart = -Infinity;
   private idle: Array<() => void> = [];
   readonly maxRows = 500;
   readonly maxConcurrent = 4;
+  readonly minIntervalMs = 5;
 
   constructor(private readonly repository: DeliveryRepository) {}
 
   record(row: AttemptRow): Promise<void> {
     return new Promise<void>((resolve) => {
       this.waiting.push({ row, resolve });
-      if (this.failures === 0 && this.inFlight < this.maxConcurrent) this.flushSoon(0);
+      if (this.failures === 0 && this.inFlight < this.maxConcurrent) this.flushSoon(this.untilNextStart());
     });
+  }
+
+  /** How long until the next statement may start (0: now). */
+  private untilNextStart(): number {
+    return Math.max(0, Math.ceil(this.lastStart + this.minIntervalMs - performance.now()));
   }
 
   /** Resolves when everything recorded so far is committed, or after `timeoutMs`. */
@@ -65,6 +74,7 @@ export class DeliveryLogWriter {
     while (this.waiting.length > 0 && this.inFlight < this.maxConcurrent) {
       const group = this.waiting.splice(0, this.maxRows);
       this.inFlight++;
+      this.lastStart = performance.now();
       this.repository
         .writeAttempts(group.map((w) => w.row))
         .then(
@@ -82,7 +92,7 @@ export class DeliveryLogWriter {
         )
         .finally(() => {
           this.inFlight--;
-          if (this.waiting.length > 0) this.flushSoon(this.failures > 0 ? Math.min(100 * 2 ** (this.failures - 1), 2000) : 0);
+          if (this.waiting.length > 0) this.flushSoon(this.failures > 0 ? Math.min(100 * 2 ** (this.failures - 1), 2000) : this.untilNextStart());
           else if (this.inFlight === 0) this.idle.splice(0).forEach((r) => r());
         });
       if (this.failures > 0) break;

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import type { EventInfo, WebhookSource } from '@switchboard/contracts';
 import { DataSource, type EntityManager } from 'typeorm';
-import type { PlannedDelivery } from '../intake/delivery-planner.js';
+import type { PlannedDelivery, PlannedJob } from '../intake/delivery-planner.js';
 
 export type DeliveryState = 'pending' | 'succeeded' | 'failed';
 
@@ -20,6 +20,8 @@ export interface StoredDelivery {
   state: DeliveryState;
   attempts: number;
   replayOf: string | null;
+  /** The BullMQ job of several deliveries it was queued in; null: a job of its own (id = delivery id). */
+  jobId: string | null;
   createdOn: number;
 }
 
@@ -49,11 +51,11 @@ export interface AttemptRow {
 }
 
 const DELIVERY_COLUMNS = `x(id uuid, webhook_id text, webhook_source text, url text, organization_id text, application_id text, channel_id text,
-  batch boolean, reliable boolean, event_ids text[], event_types text[], events jsonb, replay_of uuid, created_on bigint)`;
+  batch boolean, reliable boolean, event_ids text[], event_types text[], events jsonb, replay_of uuid, job_id uuid, created_on bigint)`;
 
 const INSERT_DELIVERIES = `INSERT INTO webhook.delivery
-    (id, webhook_id, webhook_source, url, organization_id, application_id, channel_id, batch, reliable, event_ids, event_types, events, replay_of, state, attempts, created_on)
-  SELECT id, webhook_id, webhook_source, url, organization_id, application_id, channel_id, batch, reliable, event_ids, event_types, events, replay_of, 'pending', 0, created_on
+    (id, webhook_id, webhook_source, url, organization_id, application_id, channel_id, batch, reliable, event_ids, event_types, events, replay_of, job_id, state, attempts, created_on)
+  SELECT id, webhook_id, webhook_source, url, organization_id, application_id, channel_id, batch, reliable, event_ids, event_types, events, replay_of, job_id, 'pending', 0, created_on
   FROM jsonb_to_recordset($1::jsonb) AS ${DELIVERY_COLUMNS}
   ON CONFLICT (id) DO NOTHING`;
 
@@ -97,6 +99,7 @@ interface DeliveryDbRow {
   state: DeliveryState;
   attempts: number;
   replay_of: string | null;
+  job_id: string | null;
   created_on: string;
 }
 
@@ -115,6 +118,7 @@ function fromDb(r: DeliveryDbRow): StoredDelivery {
     state: r.state,
     attempts: r.attempts,
     replayOf: r.replay_of,
+    jobId: r.job_id,
     createdOn: Number(r.created_on),
   };
 }
@@ -134,6 +138,7 @@ function deliveryRow(d: PlannedDelivery, createdOn: number, replayOf: string | n
     event_types: d.events.map((e) => e.type),
     events: d.events,
     replay_of: replayOf,
+    job_id: d.jobId ?? null,
     created_on: createdOn,
   };
 }
@@ -176,7 +181,7 @@ export class DeliveryRepository {
    * same redelivered event serialize on the `processed_event` key). Ids are inserted sorted, so
    * concurrent intakes lock in the same order.
    */
-  async commitIntake(eventIds: readonly string[], plan: (fresh: ReadonlySet<string>) => PlannedDelivery[], now: number): Promise<{ fresh: Set<string>; deliveries: PlannedDelivery[] }> {
+  async commitIntake(eventIds: readonly string[], plan: (fresh: ReadonlySet<string>) => PlannedJob[], now: number): Promise<{ fresh: Set<string>; jobs: PlannedJob[] }> {
     const sorted = [...new Set(eventIds)].sort();
     return this.ds.transaction(async (m: EntityManager) => {
       const rows = (await m.query(
@@ -184,9 +189,10 @@ export class DeliveryRepository {
         [sorted, now],
       )) as Array<{ event_id: string }>;
       const fresh = new Set(rows.map((r) => r.event_id));
-      const deliveries = fresh.size > 0 ? plan(fresh) : [];
+      const jobs = fresh.size > 0 ? plan(fresh) : [];
+      const deliveries = jobs.flatMap((j) => j.deliveries);
       if (deliveries.length > 0) await m.query(INSERT_DELIVERIES, [JSON.stringify(deliveries.map((d) => deliveryRow(d, now)))]);
-      return { fresh, deliveries };
+      return { fresh, jobs };
     });
   }
 
@@ -200,9 +206,11 @@ export class DeliveryRepository {
     await this.ds.query(WRITE_ATTEMPTS, [JSON.stringify(rows.map(attemptDbRow))]);
   }
 
-  async state(deliveryId: string): Promise<DeliveryState | null> {
-    const rows = (await this.ds.query(`SELECT state FROM webhook.delivery WHERE id = $1`, [deliveryId])) as Array<{ state: DeliveryState }>;
-    return rows[0]?.state ?? null;
+  /** Which of `ids` are still pending, with the attempts logged for each so far. */
+  async pendingAttempts(ids: readonly string[]): Promise<Map<string, number>> {
+    if (ids.length === 0) return new Map();
+    const rows = (await this.ds.query(`SELECT id, attempts FROM webhook.delivery WHERE id = ANY($1::uuid[]) AND state = 'pending'`, [ids])) as Array<{ id: string; attempts: number }>;
+    return new Map(rows.map((r) => [r.id, r.attempts]));
   }
 
   /** Which of `ids` are still pending. */

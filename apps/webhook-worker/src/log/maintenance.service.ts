@@ -6,6 +6,8 @@ import { InjectWebhookConfig } from '../tokens.js';
 import { DeliveryRepository, type StoredDelivery } from './delivery.repository.js';
 
 const PAGE = 500;
+/** BullMQ job states in which the job is still going to run (or running). */
+const live = (state: string) => state === 'waiting' || state === 'active' || state === 'delayed' || state === 'prioritized' || state === 'waiting-children';
 const DAY_MS = 24 * 3600 * 1000;
 
 /**
@@ -13,10 +15,12 @@ const DAY_MS = 24 * 3600 * 1000;
  * depend on Redis, which the reconciler must outlive):
  *
  * - reconcile (every `WEBHOOK_RECONCILE_INTERVAL_MS`): pending deliveries older than
- *   `WEBHOOK_RECONCILE_AFTER_MS` whose BullMQ job is missing (the intake crashed between its
- *   commit and the queueing, Redis lost data) or failed without a final attempt logged (stalled
- *   too often) are queued again, marked `recovered` and continuing their attempt count. Pages
- *   through the pending deliveries with a cursor, one page per run.
+ *   `WEBHOOK_RECONCILE_AFTER_MS` without a BullMQ job that will run (neither their own job, nor the
+ *   job of several deliveries they were queued in, is waiting, delayed or active: the intake
+ *   crashed between its commit and the queueing, Redis lost data, a job failed without a final
+ *   attempt logged because it stalled too often) are queued again, each in a job of its own,
+ *   marked `recovered` and continuing their attempt count. Pages through the pending deliveries
+ *   with a cursor, one page per run.
  * - prune (every `WEBHOOK_PRUNE_INTERVAL_MS`): deliveries, their attempts and processed event ids
  *   older than `WEBHOOK_LOG_RETENTION_DAYS`.
  */
@@ -91,20 +95,21 @@ export class MaintenanceService {
         const last = rows.at(-1);
         this.cursor = rows.length === PAGE && last ? { createdOn: last.createdOn, id: last.id } : null;
         if (rows.length === 0) return 0;
-        const states = await Promise.all(rows.map((r) => withTimeout(this.queue.queue.getJobState(r.id), 5000)));
-        const suspects = rows.filter((_, i) => states[i] === 'unknown' || states[i] === 'failed');
+        // A delivery is in the hands of BullMQ while its own job (a retry, a recovery, a job of one)
+        // or the job of several it was queued in is waiting, delayed or active.
+        const states = await Promise.all(rows.map((r) => this.jobStates(r)));
+        const suspects = rows.filter((_, i) => !states[i]!.some(live));
         if (suspects.length === 0) return 0;
         // A job finishes (and is removed) after its delivery left `pending`: read the state again,
         // so a delivery that finished between the two reads is not queued again.
         const pending = await this.repository.stillPending(suspects.map((d) => d.id));
         const lost: StoredDelivery[] = suspects.filter((d) => pending.has(d.id));
         for (const d of lost) {
-          if (states[rows.indexOf(d)] === 'failed') await this.queue.queue.remove(d.id).catch(() => undefined);
+          if (states[rows.indexOf(d)]![0] === 'failed') await this.queue.queue.remove(d.id).catch(() => undefined);
         }
         if (lost.length === 0) return 0;
         await this.queue.addAll(
           lost.map((d) => ({
-            deliveryId: d.id,
             webhookId: d.webhookId,
             source: d.webhookSource,
             url: d.url,
@@ -113,12 +118,9 @@ export class MaintenanceService {
             organizationId: d.organizationId,
             applicationId: d.applicationId,
             channelId: d.channelId,
-            events: d.events,
-            order: 0,
+            deliveries: [{ deliveryId: d.id, events: d.events, order: 0, attemptOffset: d.attempts, replayOf: d.replayOf }],
             prev: 0,
-            prevDeliveryId: null,
-            attemptOffset: d.attempts,
-            replayOf: d.replayOf,
+            prevJobId: null,
             recovered: true,
           })),
         );
@@ -126,6 +128,12 @@ export class MaintenanceService {
         return lost.length;
       })) ?? 0
     );
+  }
+
+  /** BullMQ states of the delivery's own job, then of the job of several it was queued in (if any). */
+  private jobStates(d: StoredDelivery): Promise<string[]> {
+    const ids = d.jobId && d.jobId !== d.id ? [d.id, d.jobId] : [d.id];
+    return Promise.all(ids.map((id) => withTimeout(this.queue.queue.getJobState(id), 5000)));
   }
 
   async pruneOnce(): Promise<{ deliveries: number; events: number } | undefined> {

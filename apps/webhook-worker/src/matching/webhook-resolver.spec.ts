@@ -1,6 +1,7 @@
 import { DomainError, type WebhooksResolveResponse } from '@switchboard/contracts';
-import type { NatsClient } from '@switchboard/service-kit';
+import { Metrics, type NatsClient } from '@switchboard/service-kit';
 import { loadWebhookWorkerConfig } from '../config.js';
+import { WebhookMetrics } from '../metrics/webhook-metrics.js';
 import { WebhookResolver } from './webhook-resolver.js';
 
 describe('WebhookResolver', () => {
@@ -13,8 +14,17 @@ describe('WebhookResolver', () => {
       return reply(payload);
     },
   } as unknown as NatsClient;
-  const make = (cacheMs: number) =>
-    new WebhookResolver(nats, loadWebhookWorkerConfig({ NATS_URL: 'nats://x:1', REDIS_URL: 'redis://x', DATABASE_URL: 'postgres://x/y', WEBHOOK_CONFIG_CACHE_MS: String(cacheMs) }));
+  let metrics: WebhookMetrics;
+  const make = (cacheMs: number, staleMs = 0) => {
+    metrics = new WebhookMetrics(new Metrics('test'));
+    const env = { NATS_URL: 'nats://x:1', REDIS_URL: 'redis://x', DATABASE_URL: 'postgres://x/y', WEBHOOK_CONFIG_CACHE_MS: String(cacheMs), WEBHOOK_CONFIG_STALE_MS: String(staleMs) };
+    return new WebhookResolver(nats, loadWebhookWorkerConfig(env), metrics);
+  };
+  const down = async (): Promise<WebhooksResolveResponse> => {
+    throw new Error('no responders');
+  };
+  const counted = async () => (await metrics.configStale.get()).values[0]?.value ?? 0;
+  const standingIn = async () => (await metrics.configStaleKeys.get()).values[0]?.value ?? 0;
 
   beforeEach(() => {
     calls = [];
@@ -86,5 +96,39 @@ describe('WebhookResolver', () => {
     await expect(r.resolve('down', null)).rejects.toThrow('nobody answers');
     reply = async () => answer('up');
     expect((await r.resolve('down', null))?.sharedSecret).toBe('up');
+  });
+
+  it('while management-api cannot answer, the last configuration read answers for WEBHOOK_CONFIG_STALE_MS, counted', async () => {
+    const r = make(0, 200);
+    expect((await r.resolve('a', 'c1'))?.sharedSecret).toBe('s1');
+    reply = down;
+    expect((await r.resolve('a', 'c1'))?.sharedSecret).toBe('s1');
+    expect((await r.resolve('a', 'c1'))?.sharedSecret).toBe('s1');
+    expect(await counted()).toBe(2);
+    expect(await standingIn()).toBe(1);
+    // Nothing kept for another key: its events wait.
+    await expect(r.resolve('a', 'c2')).rejects.toThrow('no responders');
+    // Back: the fresh answer replaces the kept one.
+    reply = async () => answer('s2');
+    expect((await r.resolve('a', 'c1'))?.sharedSecret).toBe('s2');
+    expect(await standingIn()).toBe(0);
+    // Over the bound, the failure shows again.
+    reply = down;
+    await new Promise((res) => setTimeout(res, 250));
+    await expect(r.resolve('a', 'c1')).rejects.toThrow('no responders');
+    expect(await counted()).toBe(2);
+  });
+
+  it('keeps nothing with WEBHOOK_CONFIG_STALE_MS=0, and a change notification drops the kept configuration', async () => {
+    const off = make(0, 0);
+    await off.resolve('a', null);
+    reply = down;
+    await expect(off.resolve('a', null)).rejects.toThrow('no responders');
+    reply = async () => answer('s1');
+    const r = make(0, 60_000);
+    await r.resolve('a', null);
+    reply = down;
+    r.invalidate('a');
+    await expect(r.resolve('a', null)).rejects.toThrow('no responders');
   });
 });

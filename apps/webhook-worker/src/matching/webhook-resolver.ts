@@ -3,6 +3,7 @@ import type { Subscription } from '@nats-io/transport-node';
 import { DomainError, RuntimeSubjects, WebhookMessagingValidators, WebhookSubjects, type WebhooksResolveResponse } from '@switchboard/contracts';
 import { NatsClient } from '@switchboard/service-kit';
 import type { WebhookWorkerConfig } from '../config.js';
+import { WebhookMetrics } from '../metrics/webhook-metrics.js';
 import { InjectWebhookConfig } from '../tokens.js';
 
 /** The webhooks of an application (and channel), or null for an application management-api does not know. */
@@ -13,6 +14,16 @@ interface Entry {
   value: Promise<Resolution>;
 }
 
+/** The last answer management-api gave for a key, kept to stand in while it cannot answer. */
+interface Kept {
+  value: Resolution;
+  readAt: number;
+  /** Since when it stands in (undefined: management-api answers). */
+  standingInSince?: number;
+}
+
+const MAX_KEYS = 100_000;
+
 const decoder = new TextDecoder();
 
 /**
@@ -21,19 +32,25 @@ const decoder = new TextDecoder();
  * one key share one request. `management-api.v1.applications.changed` drops every entry of the
  * application (and keeps answers to requests that were in flight then from being cached).
  * `NotFound` (unknown application) is an answer (null) and is cached; any other failure is
- * thrown and not cached.
+ * thrown and not cached, unless a configuration of the key was read within
+ * `WEBHOOK_CONFIG_STALE_MS`: then that last configuration answers instead (cached like an answer,
+ * so management-api is asked again after the cache time), with a warning per key and outage and
+ * the `webhook_config_stale_*` metrics. A change notification drops the kept configuration too:
+ * it is known to be outdated.
  */
 @Injectable()
 export class WebhookResolver implements OnApplicationBootstrap, OnApplicationShutdown {
   private readonly logger = new Logger('WebhookResolver');
   private readonly cache = new Map<string, Entry>();
   private readonly generations = new Map<string, number>();
+  private readonly kept = new Map<string, Kept>();
   private subscription: Subscription | undefined;
   private closed = false;
 
   constructor(
     private readonly nats: NatsClient,
     @InjectWebhookConfig() private readonly config: WebhookWorkerConfig,
+    private readonly metrics: WebhookMetrics,
   ) {}
 
   onApplicationBootstrap(): void {
@@ -67,6 +84,7 @@ export class WebhookResolver implements OnApplicationBootstrap, OnApplicationShu
     this.generations.set(applicationId, (this.generations.get(applicationId) ?? 0) + 1);
     const prefix = `${applicationId}\u0000`;
     for (const key of this.cache.keys()) if (key.startsWith(prefix)) this.cache.delete(key);
+    for (const key of this.kept.keys()) if (key.startsWith(prefix)) this.forget(key);
   }
 
   resolve(applicationId: string, channelId: string | null): Promise<Resolution> {
@@ -75,7 +93,13 @@ export class WebhookResolver implements OnApplicationBootstrap, OnApplicationShu
     const hit = this.cache.get(key);
     if (hit && hit.expires > now) return hit.value;
     const generation = this.generations.get(applicationId) ?? 0;
-    const value = this.request(applicationId, channelId);
+    const value = this.request(applicationId, channelId).then(
+      (answer) => {
+        if ((this.generations.get(applicationId) ?? 0) === generation) this.keep(key, answer);
+        return answer;
+      },
+      (e: unknown) => this.standIn(key, e),
+    );
     if (this.config.configCacheMs > 0) {
       const entry: Entry = { expires: now + this.config.configCacheMs, value };
       this.cache.set(key, entry);
@@ -103,10 +127,61 @@ export class WebhookResolver implements OnApplicationBootstrap, OnApplicationShu
     }
   }
 
+  private keep(key: string, value: Resolution): void {
+    if (this.config.configStaleMs <= 0) return;
+    const previous = this.kept.get(key);
+    if (previous?.standingInSince !== undefined) {
+      this.logger.log(`webhook configuration of ${describeKey(key)} read again from management-api after ${Date.now() - previous.standingInSince} ms on the kept one`);
+      this.metrics.configStaleKeys.dec();
+    }
+    // Most recently read last, so trimming drops the keys read the longest ago.
+    this.kept.delete(key);
+    this.kept.set(key, { value, readAt: Date.now() });
+    if (this.kept.size > MAX_KEYS) {
+      for (const k of this.kept.keys()) {
+        if (this.kept.size <= MAX_KEYS * 0.9) break;
+        this.forget(k);
+      }
+    }
+  }
+
+  private forget(key: string): void {
+    if (this.kept.get(key)?.standingInSince !== undefined) this.metrics.configStaleKeys.dec();
+    this.kept.delete(key);
+  }
+
+  /** Management-api failed to answer: the kept configuration of the key if recent enough, else the failure. */
+  private standIn(key: string, error: unknown): Resolution {
+    const kept = this.kept.get(key);
+    const now = Date.now();
+    const age = kept ? now - kept.readAt : Infinity;
+    const reason = error instanceof Error ? error.message : String(error);
+    if (!kept || age > this.config.configStaleMs) {
+      if (kept) {
+        this.logger.warn(`webhook configuration of ${describeKey(key)} unavailable (${reason}); the one kept is ${age} ms old, over WEBHOOK_CONFIG_STALE_MS: events wait`);
+        this.forget(key);
+      }
+      throw error instanceof Error ? error : new Error(reason);
+    }
+    if (kept.standingInSince === undefined) {
+      kept.standingInSince = now;
+      this.metrics.configStaleKeys.inc();
+      this.logger.warn(`webhook configuration of ${describeKey(key)} unavailable (${reason}): using the one read ${age} ms ago, for at most ${this.config.configStaleMs - age} ms more`);
+    }
+    this.metrics.configStale.inc();
+    return kept.value;
+  }
+
   private sweep(now: number): void {
     for (const [key, entry] of this.cache) if (entry.expires <= now) this.cache.delete(key);
+    for (const [key, kept] of this.kept) if (now - kept.readAt > this.config.configStaleMs) this.forget(key);
     this.logger.debug(`resolution cache swept: ${this.cache.size} entries left`);
   }
+}
+
+function describeKey(key: string): string {
+  const [applicationId, channelId] = key.split('\u0000');
+  return channelId ? `application ${applicationId}, channel ${channelId}` : `application ${applicationId} (outside channels)`;
 }
 
 /** `{ pattern, data: { applicationId } }` (the project's packet shape) or a bare `{ applicationId }`. */

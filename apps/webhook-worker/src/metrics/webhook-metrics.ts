@@ -18,7 +18,10 @@ export type EventOutcome = 'queued' | 'unmatched' | 'duplicate' | 'invalid' | 'd
  *   successful delivery (every event of a batch);
  * - `webhook_delivery_job_seconds`: a job's time in the processor (ordering wait, attempt, log);
  * - `webhook_delivery_log_write_seconds`: an attempt's log row waiting to be committed;
- * - `webhook_queue_jobs{state}`: BullMQ jobs per state, read when /metrics is scraped.
+ * - `webhook_queue_jobs{state}`: BullMQ jobs per state, read when /metrics is scraped;
+ * - `webhook_config_stale_total`: lookups answered with a kept configuration because
+ *   management-api could not answer (`WEBHOOK_CONFIG_STALE_MS`);
+ * - `webhook_config_stale_keys`: (application, channel) pairs currently served that way.
  */
 @Injectable()
 export class WebhookMetrics {
@@ -30,6 +33,8 @@ export class WebhookMetrics {
   readonly eventToDelivery: Histogram<never>;
   readonly jobDuration: Histogram<never>;
   readonly logWrite: Histogram<never>;
+  readonly configStale: Counter<never>;
+  readonly configStaleKeys: Gauge<never>;
   private queueDepthSource: (() => Promise<Record<string, number>>) | undefined;
 
   constructor(metrics: Metrics) {
@@ -61,6 +66,16 @@ export class WebhookMetrics {
       name: 'webhook_delivery_log_write_seconds',
       help: 'From an attempt ending to its log row (and the delivery state) committed',
       buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5],
+      registers,
+    });
+    this.configStale = new Counter({
+      name: 'webhook_config_stale_total',
+      help: 'Webhook configuration lookups answered with the last configuration read, management-api being unavailable',
+      registers,
+    });
+    this.configStaleKeys = new Gauge({
+      name: 'webhook_config_stale_keys',
+      help: '(application, channel) pairs whose webhooks are served from the last configuration read, management-api being unavailable',
       registers,
     });
     const self = this;
