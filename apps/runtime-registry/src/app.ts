@@ -5,6 +5,7 @@ import type { RegistryConfig } from './config.js';
 import { EventPublisher } from './events/event-publisher.js';
 import { Pusher } from './events/pusher.js';
 import { RuntimeRpc } from './rpc/runtime.rpc.js';
+import { ChannelRecordingDefaults } from './runtime/channel-recording.js';
 import { CommandService } from './runtime/command.service.js';
 import { RuntimeContext } from './runtime/context.js';
 import { Diagnostics } from './runtime/diagnostics.js';
@@ -32,6 +33,7 @@ class RegistryModule {
         EventPublisher,
         Pusher,
         RuntimeContext,
+        ChannelRecordingDefaults,
         Recipients,
         EdgeService,
         CommandService,

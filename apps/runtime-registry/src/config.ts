@@ -62,6 +62,22 @@ export const settings = {
     max: 60000,
     description: 'Time budget to publish the events of one operation, retries with backoff included; past it the events are parked in Redis for later relay and the caller gets Unavailable',
   }),
+  // Channel configs (management-api): the governing config's recordingEnabled, per channel
+  channelConfigCacheMs: int({
+    env: 'CHANNEL_CONFIG_CACHE_MS',
+    default: 300000,
+    min: 0,
+    max: 86400000,
+    description:
+      "How long a channel config's recordingEnabled, asked from management-api when a channel activates, is reused per application and channel (dropped at once on management-api.v1.applications.changed)",
+  }),
+  channelConfigTimeoutMs: int({
+    env: 'CHANNEL_CONFIG_TIMEOUT_MS',
+    default: 1000,
+    min: 50,
+    max: 30000,
+    description: "How long a join activating a channel waits for management-api's channel config; past it the channel does not record by default and the next activation asks again",
+  }),
   // Application environment
   externalAdminUrl: url({ env: 'EXTERNAL_ADMIN_URL', default: 'http://127.0.0.1:8080/admin', protocols: ['http', 'https'], description: 'Admin URL announced by the application environment operation' }),
   externalSyncUrl: url({ env: 'EXTERNAL_SYNC_URL', default: 'ws://127.0.0.1:8080/sync', protocols: ['ws', 'wss'], description: 'Client edge (/sync) URL announced by the application environment operation' }),

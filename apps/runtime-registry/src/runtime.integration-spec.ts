@@ -579,6 +579,34 @@ describe('runtime-registry live model', () => {
       ]);
       expect((await rt.query(TENANT, 'connection.get', { applicationId: a, channelId: 'room', ...pick(c1), connectionId: 'cn1' })).state).toBe('initializing');
       expect((await rt.query(TENANT, 'application.get', { applicationId: a })).clientCount).toBe(1);
+      // One script for the whole first sequence, its events in the order of its reports.
+      const types = (await events.all()).filter((e) => e.event.applicationId === a && e.event.event.client?.id === 'c1').map((e) => e.event.event.type);
+      expect(types).toEqual(['client.registered', 'channel.activated', 'channel.client.joined', 'connection.initializing']);
+    });
+
+    it('applies nothing of a pipelined sequence after the report the registry refuses', async () => {
+      const a = 'app-batch-refusal';
+      const c3 = { applicationId: a, userId: 'u3', deviceId: 'd3', clientId: 'c3' };
+      const c4 = { applicationId: a, userId: 'u4', deviceId: 'd4', clientId: 'c4' };
+      const conn3 = { client: c3, channelId: 'room', connectionId: 'cn3' };
+      const conn4 = { client: c4, channelId: 'room', connectionId: 'cn4' };
+      const open = (conn: typeof conn3) => ({ kind: 'connection.open', ...conn, type: 'peer', tag: null, streams: { audio: { direction: 'sendrecv' } } });
+      const answer = await batch([
+        // The claim forbids peer connections: the open is refused, the state after it skipped.
+        [registerReport(c3, ORG, 'gw-1'), { kind: 'client.join', client: c3, channelId: 'room', claim: claim('room', { disablePeer: true }) }, open(conn3), { kind: 'connection.state', ...conn3, state: 'initializing' }],
+        // new -> connected is refused (Conflict): the connection stays new, the state after it is not applied.
+        [registerReport(c4, ORG, 'gw-1'), { kind: 'client.join', client: c4, channelId: 'room', claim: claim('room') }, open(conn4), { kind: 'connection.state', ...conn4, state: 'connected' }, { kind: 'connection.state', ...conn4, state: 'initializing' }],
+      ]);
+      expect(answer.sequences).toEqual([
+        [{ ok: { ok: true } }, { ok: expect.anything() }, { error: expect.objectContaining({ code: 'Forbidden' }) }, { skipped: true }],
+        [{ ok: { ok: true } }, { ok: expect.anything() }, { ok: expect.objectContaining({ mediaServerId: null }) }, { error: expect.objectContaining({ code: 'Conflict' }) }, { skipped: true }],
+      ]);
+      await expectWire(rt.query(TENANT, 'connection.get', { applicationId: a, channelId: 'room', ...pick(c3), connectionId: 'cn3' }), 'NotFound');
+      expect((await rt.query(TENANT, 'connection.get', { applicationId: a, channelId: 'room', ...pick(c4), connectionId: 'cn4' })).state).toBe('new');
+      expect(await rt.query(TENANT, 'channel.get', { applicationId: a, channelId: 'room' })).toEqual(expect.objectContaining({ clientCount: 2, connectionCount: 1 }));
+      const types = (await events.all()).filter((e) => e.event.applicationId === a).map((e) => e.event.event.type);
+      expect(types.filter((t) => t.startsWith('connection.'))).toEqual([]);
+      expect(types.filter((t) => t === 'client.registered')).toHaveLength(2);
     });
   });
 

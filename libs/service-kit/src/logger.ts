@@ -37,6 +37,11 @@ export class JsonLogger implements LoggerService {
     this.emit('fatal', message, rest);
   }
 
+  /** Whether entries of `level` are written (lets hot paths skip building them). */
+  enabled(level: Level): boolean {
+    return LEVELS[level] >= this.min;
+  }
+
   /** Structured entry with extra fields. */
   event(level: Level, msg: string, fields: Record<string, unknown> = {}) {
     if (LEVELS[level] < this.min) return;

@@ -2,12 +2,13 @@
  * NatsClient and NamespacedNatsServer on the jest run's real NATS: request/reply in Nest's packet
  * format, the caller's correlation id inside handlers, typed errors, Unavailable and Timeout,
  * handled-request metrics, events, and many concurrent requests (writes are coalesced per event
- * loop turn).
+ * loop turn). Answers as JSON text (`requestJson`), and answers larger than the server's
+ * max_payload (split into parts) on a NATS server of the test's own with a small max_payload.
  */
 import { Controller, type INestApplication } from '@nestjs/common';
 import { EventPattern, MessagePattern, Payload } from '@nestjs/microservices';
 import { DomainError } from '@switchboard/contracts';
-import { testNamespace, testServers, waitFor } from '@switchboard/testing';
+import { startNatsServer, testNamespace, testServers, waitFor, type OwnNatsServer } from '@switchboard/testing';
 import { currentCorrelationId, runWithCorrelation } from './correlation.js';
 import { renderPlainError } from './errors.js';
 import { JsonLogger } from './logger.js';
@@ -35,6 +36,11 @@ class TestRpc {
     throw new Error('a secret detail');
   }
 
+  @MessagePattern('kit-test.v1.list')
+  list(@Payload() body: { count: number }) {
+    return Array.from({ length: body.count }, (_, i) => ({ index: i, name: `item-${i}`, text: 'é✓ '.repeat(8) }));
+  }
+
   @EventPattern('kit-test.v1.event')
   event(@Payload() body: { value: unknown }) {
     events.push({ value: body.value, correlationId: currentCorrelationId() });
@@ -43,6 +49,15 @@ class TestRpc {
 
 /** The test subjects are not in the contracts' request map. */
 type Untyped = (subject: string, payload: unknown, opts?: { timeoutMs?: number }) => Promise<unknown>;
+type UntypedJson = (subject: string, payload: unknown, opts?: { timeoutMs?: number }) => Promise<Buffer>;
+
+async function startKitService(natsUrl: string, namespace: string): Promise<INestApplication> {
+  const config = { httpHost: '127.0.0.1', httpPort: 0, logLevel: 'error' as const, natsUrl, natsNamespace: namespace, natsRequestTimeoutMs: 3000, shutdownTimeoutMs: 1000 };
+  const app = await createService({ name: 'kit-test', config, imports: [{ module: class TestModule {}, controllers: [TestRpc] }], rpcServer: true, renderHttpError: renderPlainError, logger: new JsonLogger('kit-test', 'error', () => undefined) });
+  await app.startAllMicroservices();
+  await app.init();
+  return app;
+}
 
 describe('NatsClient and NamespacedNatsServer', () => {
   const servers = testServers();
@@ -52,10 +67,7 @@ describe('NatsClient and NamespacedNatsServer', () => {
   let client: NatsClient;
 
   beforeAll(async () => {
-    const config = { httpHost: '127.0.0.1', httpPort: 0, logLevel: 'error' as const, natsUrl: servers.natsUrl, natsNamespace: ns, natsRequestTimeoutMs: 3000, shutdownTimeoutMs: 1000 };
-    app = await createService({ name: 'kit-test', config, imports: [{ module: class TestModule {}, controllers: [TestRpc] }], rpcServer: true, renderHttpError: renderPlainError, logger: new JsonLogger('kit-test', 'error', () => undefined) });
-    await app.startAllMicroservices();
-    await app.init();
+    app = await startKitService(servers.natsUrl, ns);
     client = app.get(NatsClient);
     request = client.request.bind(client) as unknown as Untyped;
   });
@@ -108,5 +120,55 @@ describe('NatsClient and NamespacedNatsServer', () => {
     expect(count('refuse', 'Conflict')).toBe(1);
     expect(count('crash', 'Internal')).toBe(1);
     expect(count('event', 'ok')).toBe(1);
+  });
+});
+
+describe('answers as JSON text, and answers larger than max_payload', () => {
+  const MAX_PAYLOAD = 4096;
+  let nats: OwnNatsServer;
+  let app: INestApplication;
+  let request: Untyped;
+  let requestJson: UntypedJson;
+
+  beforeAll(async () => {
+    nats = await startNatsServer({ maxPayload: MAX_PAYLOAD });
+    app = await startKitService(nats.url, testNamespace('kit_big'));
+    const client = app.get(NatsClient);
+    request = client.request.bind(client) as unknown as Untyped;
+    requestJson = client.requestJson.bind(client) as unknown as UntypedJson;
+  });
+
+  afterAll(async () => {
+    await app?.close();
+    await nats?.stop();
+  });
+
+  const expected = (count: number) => Array.from({ length: count }, (_, i) => ({ index: i, name: `item-${i}`, text: 'é✓ '.repeat(8) }));
+
+  it('gives the JSON text of an answer exactly as the handler serialized it', async () => {
+    const text = await requestJson('kit-test.v1.list', { count: 3 });
+    expect(text.toString('utf8')).toBe(JSON.stringify(expected(3)));
+    expect((await requestJson('kit-test.v1.echo', { value: 'x' })).toString('utf8')).toMatch(/^\{"value":"x","correlationId":"[^"]+"\}$/);
+  });
+
+  it('carries errors as DomainErrors over requestJson too', async () => {
+    await expect(requestJson('kit-test.v1.refuse', {})).rejects.toEqual(expect.objectContaining({ code: 'Conflict', message: 'refused on purpose' }));
+    await expect(requestJson('kit-test.v1.nobody', {})).rejects.toEqual(expect.objectContaining({ code: 'Unavailable' }));
+  });
+
+  it('answers a list many times larger than max_payload, parsed or as text', async () => {
+    const count = 2000;
+    const list = expected(count);
+    expect(Buffer.byteLength(JSON.stringify(list))).toBeGreaterThan(20 * MAX_PAYLOAD);
+    expect(await request('kit-test.v1.list', { count })).toEqual(list);
+    const text = await requestJson('kit-test.v1.list', { count });
+    expect(text.toString('utf8')).toBe(JSON.stringify(list));
+  });
+
+  it('keeps concurrent split answers apart', async () => {
+    const counts = [700, 1500, 900, 1200];
+    const answers = await Promise.all(counts.map((count) => requestJson('kit-test.v1.list', { count })));
+    expect(answers.map((a) => (JSON.parse(a.toString('utf8')) as unknown[]).length)).toEqual(counts);
+    answers.forEach((a, i) => expect(a.toString('utf8')).toBe(JSON.stringify(expected(counts[i]!))));
   });
 });

@@ -38,10 +38,76 @@ interface ReplyPacket {
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
 
+/**
+ * A reply larger than the server's `max_payload` goes out as several messages on the reply
+ * subject, each with this header: `<index>/<count>` (1-based). NATS keeps the order of one
+ * publisher's messages, so the requester joins the parts as they come.
+ */
+export const REPLY_PART_HEADER = 'Sb-Reply-Part';
+/** Room left in each part for its header (`NATS/1.0`, the part header, CRLFs). */
+const PART_HEADER_ROOM = 128;
+
+/** What a request resolves with: one message, or the parts of a split reply joined. */
+export type ReplyMsg = Pick<Msg, 'data' | 'headers'>;
+
 interface Pending {
-  resolve: (msg: Msg) => void;
+  resolve: (msg: ReplyMsg) => void;
   reject: (e: unknown) => void;
   timer: NodeJS.Timeout;
+  /** Parts of a split reply received so far. */
+  parts?: Uint8Array[];
+}
+
+/**
+ * The only header of a request: the correlation id, encoded by hand. nats.js only calls
+ * `encode()` on the headers of a published message; its own MsgHdrs validates and re-encodes
+ * every field on every publish, which the hot path of every request does not need (the id went
+ * through `acceptCorrelationId` or is a UUID: printable ASCII, no CR or LF).
+ */
+class CorrelationHeader {
+  constructor(private readonly correlationId: string) {}
+  encode(): Uint8Array {
+    return Buffer.from(`NATS/1.0\r\n${CORRELATION_HEADER}: ${this.correlationId}\r\n\r\n`, 'latin1');
+  }
+}
+
+/**
+ * The reply packet of a handler that answered `value`, in Nest's format with `response` last:
+ * `{"id":…,"isDisposed":true,"response":<value>}`. The requester can then take the answer's JSON
+ * text as it is (see `NatsClient.requestJson`) instead of parsing and re-serializing it.
+ */
+export function replyPacket(id: string, value: unknown): string {
+  const head = `{"id":${JSON.stringify(id)},"isDisposed":true`;
+  const json = value === undefined ? undefined : JSON.stringify(value);
+  return json === undefined ? `${head}}` : `${head},"response":${json}}`;
+}
+
+/** The JSON text of `response` when `data` is `replyPacket(id, …)` of a value, else undefined. */
+function responseText(data: Uint8Array, id: string): Buffer | undefined {
+  const head = `{"id":${JSON.stringify(id)},"isDisposed":true,"response":`;
+  const n = head.length;
+  // Request ids are ASCII (`idPrefix-seq`), so the head's bytes are its characters.
+  if (data.length <= n + 1 || data[data.length - 1] !== 0x7d) return undefined;
+  for (let i = 0; i < n; i++) if (data[i] !== head.charCodeAt(i)) return undefined;
+  return Buffer.from(data.buffer, data.byteOffset + n, data.length - n - 1);
+}
+
+/**
+ * Publishes a reply; one larger than the server's max_payload is split into parts
+ * (REPLY_PART_HEADER) instead of failing.
+ */
+export function respondInParts(msg: Msg, data: Uint8Array, maxPayload: number | undefined): void {
+  if (!maxPayload || data.length <= maxPayload) {
+    msg.respond(data);
+    return;
+  }
+  const size = Math.max(1, maxPayload - PART_HEADER_ROOM);
+  const count = Math.ceil(data.length / size);
+  for (let i = 0; i < count; i++) {
+    const h = natsHeaders();
+    h.set(REPLY_PART_HEADER, `${i + 1}/${count}`);
+    msg.respond(data.subarray(i * size, Math.min(data.length, (i + 1) * size)), { headers: h });
+  }
 }
 
 /** The reply inbox of a connection: one wildcard subscription, one entry per request in flight. */
@@ -58,7 +124,8 @@ interface Inbox {
  * promise race on the hot path). It speaks the packet format of Nest's NATS server so handlers are
  * plain `@MessagePattern`s. Every call has a timeout; failures arrive as DomainError:
  * `Unavailable` when nobody answers the subject, `Timeout` when the answer is late, and the
- * handler's own code otherwise.
+ * handler's own code otherwise. A reply that came in parts (larger than the server's max_payload,
+ * see `respondInParts`) is joined before it is read.
  */
 @Injectable()
 export class NatsClient implements OnApplicationShutdown {
@@ -110,20 +177,47 @@ export class NatsClient implements OnApplicationShutdown {
   }
 
   async request<S extends keyof RequestMap>(subject: S, payload: RequestOf<S>, opts: { timeoutMs?: number } = {}): Promise<ResponseOf<S>> {
-    const timeout = opts.timeoutMs ?? this.options.requestTimeoutMs;
+    return this.exchange(subject, payload, opts.timeoutMs, (data) => {
+      const reply = JSON.parse(decoder.decode(data)) as ReplyPacket;
+      if (reply.err !== undefined && reply.err !== null) throw DomainError.fromWire(reply.err);
+      return reply.response as ResponseOf<S>;
+    });
+  }
+
+  /**
+   * Like `request`, but resolves with the JSON text of the answer (UTF-8), not a parsed value:
+   * for answers that are passed on as they are (interface A reads become HTTP bodies). A reply of
+   * NamespacedNatsServer is sliced, not parsed; any other layout (another responder) is parsed and
+   * re-serialized, which gives the same text. An answer of `undefined` is an empty buffer.
+   */
+  requestJson<S extends keyof RequestMap>(subject: S, payload: RequestOf<S>, opts: { timeoutMs?: number } = {}): Promise<Buffer> {
+    return this.exchange(subject, payload, opts.timeoutMs, (data, id) => {
+      const text = responseText(data, id);
+      if (text) return text;
+      const reply = JSON.parse(decoder.decode(data)) as ReplyPacket;
+      if (reply.err !== undefined && reply.err !== null) throw DomainError.fromWire(reply.err);
+      return reply.response === undefined ? Buffer.alloc(0) : Buffer.from(JSON.stringify(reply.response));
+    });
+  }
+
+  /** One request in Nest's packet format: correlation header, timeout, error mapping, metrics. */
+  private async exchange<T>(subject: string, payload: unknown, timeoutMs: number | undefined, read: (data: Uint8Array, id: string) => T): Promise<T> {
+    const timeout = timeoutMs ?? this.options.requestTimeoutMs;
     const started = performance.now();
     let outcome = 'ok';
     try {
       const nc = this.nc && !this.nc.isClosed() ? this.nc : await this.withDeadline(this.connection$(), timeout, subject);
-      const h = natsHeaders();
-      h.set(CORRELATION_HEADER, currentCorrelationId() ?? randomUUID());
-      const body = JSON.stringify({ pattern: subject, data: payload, id: `${this.idPrefix}-${++this.seq}` });
-      const msg = await this.send(nc, this.subject(subject), body, h, timeout).catch((e: unknown) => {
+      const h = new CorrelationHeader(currentCorrelationId() ?? randomUUID()) as unknown as MsgHdrs;
+      const id = `${this.idPrefix}-${++this.seq}`;
+      // Buffer.from takes small strings from Node's pool: cheaper than nats.js' TextEncoder.
+      const body = Buffer.from(JSON.stringify({ pattern: subject, data: payload, id }));
+      let msg: ReplyMsg;
+      try {
+        msg = await this.send(nc, this.subject(subject), body, h, timeout);
+      } catch (e) {
         throw translateNatsError(e, subject, timeout);
-      });
-      const reply = JSON.parse(decoder.decode(msg.data)) as ReplyPacket;
-      if (reply.err !== undefined && reply.err !== null) throw DomainError.fromWire(reply.err);
-      return reply.response as ResponseOf<S>;
+      }
+      return read(msg.data, id);
     } catch (e) {
       outcome = e instanceof DomainError ? e.code : 'Internal';
       throw e instanceof DomainError ? e : new DomainError('Internal', `request ${subject} failed`);
@@ -136,14 +230,14 @@ export class NatsClient implements OnApplicationShutdown {
    * A raw request on a full subject (no namespace, no packet format): resolves with the reply
    * message; rejects with a nats.js TimeoutError / NoRespondersError, or the publish error.
    */
-  requestRaw(nc: NatsConnection, subject: string, data: Uint8Array | string, opts: { timeoutMs: number; headers?: MsgHdrs }): Promise<Msg> {
+  requestRaw(nc: NatsConnection, subject: string, data: Uint8Array | string, opts: { timeoutMs: number; headers?: MsgHdrs }): Promise<ReplyMsg> {
     return this.send(nc, subject, data, opts.headers, opts.timeoutMs);
   }
 
-  private send(nc: NatsConnection, subject: string, data: Uint8Array | string, headers: MsgHdrs | undefined, timeout: number): Promise<Msg> {
+  private send(nc: NatsConnection, subject: string, data: Uint8Array | string, headers: MsgHdrs | undefined, timeout: number): Promise<ReplyMsg> {
     const inbox = this.inboxOf(nc);
     const token = String(++this.seq);
-    return new Promise<Msg>((resolve, reject) => {
+    return new Promise<ReplyMsg>((resolve, reject) => {
       const timer = setTimeout(() => {
         inbox.pending.delete(token);
         reject(new TimeoutError());
@@ -162,7 +256,7 @@ export class NatsClient implements OnApplicationShutdown {
   private inboxOf(nc: NatsConnection): Inbox {
     if (this.inbox?.nc === nc) return this.inbox;
     const inbox: Inbox = { nc, prefix: `${createInbox()}.`, pending: new Map() };
-    const settle = (token: string, msg: Msg | null, error?: unknown) => {
+    const settle = (token: string, msg: ReplyMsg | null, error?: unknown) => {
       const p = inbox.pending.get(token);
       if (!p) return;
       inbox.pending.delete(token);
@@ -174,9 +268,15 @@ export class NatsClient implements OnApplicationShutdown {
       callback: (err, msg) => {
         if (err) return;
         const token = msg.subject.slice(inbox.prefix.length);
+        const h = msg.headers;
+        if (!h) return settle(token, msg);
         // The server answers a request nobody subscribes to with an empty 503 status message.
-        if (msg.data.length === 0 && msg.headers?.code === 503) settle(token, null, new NoRespondersError(msg.subject));
-        else settle(token, msg);
+        if (msg.data.length === 0 && h.code === 503) return settle(token, null, new NoRespondersError(msg.subject));
+        const part = h.get(REPLY_PART_HEADER);
+        if (!part) return settle(token, msg);
+        const joined = addPart(inbox.pending.get(token), part, msg.data);
+        if (joined instanceof Error) settle(token, null, joined);
+        else if (joined) settle(token, { data: joined, headers: undefined });
       },
     });
     // A closed connection answers nothing more: fail what still waits (a new connection gets a new inbox).
@@ -206,6 +306,17 @@ export class NatsClient implements OnApplicationShutdown {
   async onApplicationShutdown() {
     if (this.nc && !this.nc.isClosed()) await this.nc.drain().catch(() => undefined);
   }
+}
+
+/** Keeps one part of a split reply; the whole reply once its last part came. */
+function addPart(p: Pending | undefined, part: string, data: Uint8Array): Uint8Array | Error | undefined {
+  if (!p) return undefined;
+  const [index, count] = part.split('/').map(Number);
+  // A copy: the part is a view of the connection's read buffer.
+  (p.parts ??= []).push(data.slice());
+  if (index !== count) return undefined;
+  if (p.parts.length !== count) return new Error(`a split reply lost parts (${p.parts.length} of ${count} arrived)`);
+  return Buffer.concat(p.parts);
 }
 
 function translateNatsError(e: unknown, subject: string, timeout: number): DomainError {
@@ -272,10 +383,12 @@ function outcomeOfWire(e: unknown): HandlerOutcome {
  *
  * Every message is handled inside the caller's correlation id (`x-correlation-id` header) and
  * counted (`nats_requests_handled_total{subject,outcome}`). Requests whose handler answers a
- * value (not a stream) are answered directly, in the packet format of Nest's server
- * (`{ response, isDisposed: true, id }`), without the Observable pipeline Nest builds per
- * message; errors (the exception filter's Observable) and streams take Nest's own path. Guards,
- * pipes, interceptors and filters of the handlers run as Nest composes them.
+ * value (not a stream) are answered directly, in the packet format of Nest's server with the
+ * answer last (`replyPacket`: serialized once, and passed on as text by `requestJson`), without
+ * the Observable pipeline Nest builds per message; an answer larger than the server's
+ * max_payload goes in parts (`respondInParts`). Errors (the exception filter's Observable) and
+ * streams take Nest's own path. Guards, pipes, interceptors and filters of the handlers run as
+ * Nest composes them.
  */
 export class NamespacedNatsServer extends ServerNats {
   constructor(
@@ -286,9 +399,13 @@ export class NamespacedNatsServer extends ServerNats {
     super({ servers: ns.url, name: ns.name, queue: ns.queue, maxReconnectAttempts: -1, reconnectTimeWait: 250, waitOnFirstConnect: true, gracefulShutdown: true, gracePeriod: 500 });
   }
 
+  /** The server's connection (max_payload of replies). */
+  private connection?: NatsConnection;
+
   override async createNatsClient() {
     const nc = await super.createNatsClient();
     coalesceWrites(nc as unknown as NatsConnection);
+    this.connection = nc as unknown as NatsConnection;
     return nc;
   }
 
@@ -296,9 +413,19 @@ export class NamespacedNatsServer extends ServerNats {
     const c = client as { subscribe(subject: string, opts: { queue?: string; callback: (err: unknown, msg: unknown) => unknown }): unknown };
     for (const [pattern, handler] of this.messageHandlers) {
       const queue = (handler.extras?.queue as string | undefined) ?? this.ns.queue;
-      const sub = c.subscribe(namespaced(this.ns.namespace, pattern), { queue, callback: this.getMessageHandler(pattern).bind(this) });
+      const sub = c.subscribe(namespaced(this.ns.namespace, pattern), { queue, callback: (err, msg) => this.onMessage(pattern, err, msg as Msg) });
       (this as unknown as { subscriptions: unknown[] }).subscriptions.push(sub);
     }
+  }
+
+  /** Nest's message callback without its extra async wrapper per message (one promise less). */
+  private onMessage(pattern: string, err: unknown, msg: Msg): void {
+    if (err) {
+      this.logger.error(err);
+      return;
+    }
+    const handled = this.handleMessage(pattern, msg);
+    if (handled) handled.catch((e: unknown) => this.handleError(e as string));
   }
 
   /** Subscribed patterns are the handlers' keys: no pattern parsing (Nest tries JSON.parse on each). */
@@ -320,13 +447,14 @@ export class NamespacedNatsServer extends ServerNats {
     if (!handler) return super.handleMessage(channel, natsMsg);
     const subject = natsMsg.subject;
     const ctx = new NatsContext([subject, natsMsg.headers]);
-    const started = performance.now();
+    const debug = this.log?.enabled('debug') ?? false;
+    const started = debug ? performance.now() : 0;
     let counted = false;
     const done = (outcome: HandlerOutcome) => {
       if (counted) return;
       counted = true;
       this.metrics?.natsHandled.inc({ subject, outcome });
-      this.log?.event('debug', 'handled NATS request', { subject, outcome, ms: Math.round((performance.now() - started) * 10) / 10 });
+      if (debug) this.log!.event('debug', 'handled NATS request', { subject, outcome, ms: Math.round((performance.now() - started) * 10) / 10 });
     };
     const watch = <T>(result$: Observable<T>) => result$.pipe(tap({ error: (e: unknown) => done(outcomeOfWire(e)), complete: () => done('ok') }));
 
@@ -354,7 +482,7 @@ export class NamespacedNatsServer extends ServerNats {
       runEndHook();
       if (!natsMsg.reply) return;
       try {
-        natsMsg.respond(JSON.stringify({ response: result, isDisposed: true, id }));
+        respondInParts(natsMsg, Buffer.from(replyPacket(id, result)), this.connection?.info?.max_payload);
       } catch (err) {
         // A reply that cannot be published must not surface as an unhandled rejection.
         this.logger.error(err);

@@ -1,3 +1,4 @@
 export * from './servers.js';
 export * from './service.js';
 export * from './wait.js';
+export * from './nats-server.js';

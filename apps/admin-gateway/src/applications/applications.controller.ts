@@ -1,4 +1,4 @@
-import { Controller, Get, HttpCode, Post } from '@nestjs/common';
+import { Controller, HttpCode, Post } from '@nestjs/common';
 import { ApplicationEnvironment, ApplicationSnapshot, MessageBody, type CallerScope } from '@switchboard/contracts';
 import { ApiDoc } from '@switchboard/service-kit';
 import { OperatorOnly } from '../auth/operator.guard.js';
@@ -6,7 +6,7 @@ import { Scope } from '../auth/scope.decorator.js';
 import { ApplicationIdList } from '../http/doc-schemas.js';
 import { IdParam, ValidBody } from '../http/params.js';
 import { ADMIN_PREFIXES } from '../http/prefixes.js';
-import { A, OPERATOR_ERRORS, READ_ERRORS, WRITE_ERRORS } from '../http/routes.js';
+import { A, OPERATOR_ERRORS, READ_ERRORS, WRITE_ERRORS, GetJson } from '../http/routes.js';
 import { RuntimeClient } from '../runtime/runtime.client.js';
 
 const tags = ['Applications'];
@@ -15,14 +15,14 @@ const tags = ['Applications'];
 export class ApplicationsController {
   constructor(private readonly runtime: RuntimeClient) {}
 
-  @Get('applications')
+  @GetJson('applications')
   @OperatorOnly()
   @ApiDoc({ summary: 'List application ids in use (operator credential)', tags, response: ApplicationIdList, errors: OPERATOR_ERRORS })
   list(@Scope() scope: CallerScope) {
     return this.runtime.query(scope, 'applications.list', {});
   }
 
-  @Get(A)
+  @GetJson(A)
   @ApiDoc({ summary: 'Snapshot of an application', tags, response: ApplicationSnapshot, errors: READ_ERRORS })
   get(@Scope() scope: CallerScope, @IdParam('applicationId') applicationId: string) {
     return this.runtime.query(scope, 'application.get', { applicationId });
@@ -35,7 +35,7 @@ export class ApplicationsController {
     await this.runtime.command(scope, { kind: 'message', origin: 'api', target: { level: 'application', applicationId }, message });
   }
 
-  @Get(`${A}/environment`)
+  @GetJson(`${A}/environment`)
   @ApiDoc({
     summary: 'Environment of an application: gateways, media servers, connectors and recording services',
     description: 'Published under `/admin/api/v1` (the path of the specification) and, like every operation, under `/admin/api/v1.0`.',

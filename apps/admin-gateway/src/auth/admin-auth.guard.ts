@@ -29,7 +29,9 @@ export class AdminAuthGuard implements CanActivate {
   canActivate(context: ExecutionContext): boolean | Promise<boolean> {
     if (context.getType() !== 'http') return true;
     const request = context.switchToHttp().getRequest<AuthenticatedRequest>();
-    const path = request.url.split('?')[0] ?? '';
+    const url = request.url;
+    const query = url.indexOf('?');
+    const path = query < 0 ? url : url.slice(0, query);
     if (!path.startsWith('/admin/') || path.endsWith('/openapi.json')) return true;
     if (!this.allowed(request.ip)) throw new DomainError('Forbidden', 'The admin API is not reachable from this address.');
     const key = request.headers['x-api-key'];

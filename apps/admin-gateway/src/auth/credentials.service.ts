@@ -1,8 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { DomainError, Subjects, type CallerScope } from '@switchboard/contracts';
-import { NatsClient, SERVICE_CONFIG } from '@switchboard/service-kit';
+import { BearerVerifier, NatsClient, SERVICE_CONFIG } from '@switchboard/service-kit';
 import { createHash, hash } from 'node:crypto';
-import { createRemoteJWKSet, errors as joseErrors, jwtVerify, type JWTVerifyGetKey } from 'jose';
 import type { GatewayConfig } from '../config.js';
 
 interface CacheEntry {
@@ -19,19 +18,20 @@ const sha256: (value: string) => string =
 
 /**
  * Turns a credential into a caller scope. API keys are verified by management-api over NATS and
- * remembered briefly (hashed, bounded); Bearer tokens are verified locally against the issuer's JWKS.
+ * remembered briefly (hashed, bounded); Bearer tokens are verified locally against the issuer's JWKS
+ * by the kit's BearerVerifier (the same check as management-api's).
  */
 @Injectable()
 export class CredentialsService {
   private readonly cache = new Map<string, CacheEntry>();
   private readonly lastKeyOf = new WeakMap<object, { key: string; id: string }>();
-  private readonly jwks?: JWTVerifyGetKey;
+  private readonly bearer: BearerVerifier;
 
   constructor(
     @Inject(SERVICE_CONFIG) private readonly config: GatewayConfig,
     private readonly nats: NatsClient,
   ) {
-    if (config.oauthJwksUrl) this.jwks = createRemoteJWKSet(new URL(config.oauthJwksUrl), { cooldownDuration: 30000, timeoutDuration: 5000 });
+    this.bearer = new BearerVerifier(config);
   }
 
   /**
@@ -74,22 +74,8 @@ export class CredentialsService {
     return this.orReject(scope);
   }
 
-  async fromBearer(token: string): Promise<CallerScope> {
-    if (!this.jwks) throw new DomainError('Unauthorized', 'Bearer tokens are not accepted by this deployment.');
-    try {
-      const { payload } = await jwtVerify(token, this.jwks, { issuer: this.config.oauthIssuer, audience: this.config.oauthAudience, algorithms: ['RS256', 'ES256', 'PS256', 'EdDSA'] });
-      const scopes = typeof payload.scope === 'string' ? payload.scope.split(' ') : Array.isArray(payload.scp) ? (payload.scp as string[]) : [];
-      const operator = scopes.includes(this.config.oauthOperatorScope);
-      const org = payload[this.config.oauthOrganizationClaim];
-      if (!operator && typeof org !== 'string') throw new DomainError('Forbidden', 'The token names no organization.');
-      return { organizationId: typeof org === 'string' ? org : null, operator, principal: payload.sub ?? 'oauth2' };
-    } catch (e) {
-      if (e instanceof DomainError) throw e;
-      if (e instanceof joseErrors.JWKSTimeout) {
-        throw new DomainError('Unavailable', 'The token issuer cannot be reached.');
-      }
-      throw new DomainError('Unauthorized', 'The bearer token is not valid.');
-    }
+  fromBearer(token: string): Promise<CallerScope> {
+    return this.bearer.verify(token);
   }
 
   private orReject(scope: CallerScope | null): CallerScope {

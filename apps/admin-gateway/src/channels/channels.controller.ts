@@ -1,11 +1,11 @@
-import { Controller, Delete, Get, HttpCode, Patch, Post } from '@nestjs/common';
+import { Controller, Delete, HttpCode, Patch, Post } from '@nestjs/common';
 import { ChannelPatch, ChannelSnapshot, MessageBody, type CallerScope } from '@switchboard/contracts';
 import { ApiDoc } from '@switchboard/service-kit';
 import { Scope } from '../auth/scope.decorator.js';
 import { ChannelSnapshotList } from '../http/doc-schemas.js';
 import { IdParam, ValidBody } from '../http/params.js';
 import { ADMIN_PREFIXES } from '../http/prefixes.js';
-import { A, C, READ_ERRORS, UDC, WRITE_ERRORS } from '../http/routes.js';
+import { A, C, READ_ERRORS, UDC, WRITE_ERRORS, GetJson } from '../http/routes.js';
 import { RuntimeClient } from '../runtime/runtime.client.js';
 
 const tags = ['Channels'];
@@ -14,13 +14,13 @@ const tags = ['Channels'];
 export class ChannelsController {
   constructor(private readonly runtime: RuntimeClient) {}
 
-  @Get(`${A}/channels`)
+  @GetJson(`${A}/channels`)
   @ApiDoc({ summary: 'List the active channels of an application', tags, response: ChannelSnapshotList, errors: READ_ERRORS })
   list(@Scope() scope: CallerScope, @IdParam('applicationId') applicationId: string) {
     return this.runtime.query(scope, 'channels.list', { applicationId });
   }
 
-  @Get(C)
+  @GetJson(C)
   @ApiDoc({ summary: 'Snapshot of a channel', tags, response: ChannelSnapshot, errors: READ_ERRORS })
   get(@Scope() scope: CallerScope, @IdParam('applicationId') applicationId: string, @IdParam('channelId') channelId: string) {
     return this.runtime.query(scope, 'channel.get', { applicationId, channelId });
@@ -57,7 +57,7 @@ export class ChannelsController {
     await this.runtime.command(scope, { kind: 'message', origin: 'api', target: { level: 'channel', applicationId, channelId }, message });
   }
 
-  @Get(`${A}/${UDC}/channels`)
+  @GetJson(`${A}/${UDC}/channels`)
   @ApiDoc({ summary: 'List the channels a client has joined', tags, response: ChannelSnapshotList, errors: READ_ERRORS })
   ofClient(
     @Scope() scope: CallerScope,

@@ -1,11 +1,11 @@
-import { Controller, Delete, Get, HttpCode, Patch, Post } from '@nestjs/common';
+import { Controller, Delete, HttpCode, Patch, Post } from '@nestjs/common';
 import { ClientInChannelPatch, ClientInChannelSnapshot, ClientInfo, ClientPatch, MessageBody, type CallerScope } from '@switchboard/contracts';
 import { ApiDoc } from '@switchboard/service-kit';
 import { Scope } from '../auth/scope.decorator.js';
 import { ClientInChannelSnapshotList, ClientInfoList } from '../http/doc-schemas.js';
 import { IdParam, ValidBody } from '../http/params.js';
 import { ADMIN_PREFIXES } from '../http/prefixes.js';
-import { A, C, READ_ERRORS, UDC, WRITE_ERRORS } from '../http/routes.js';
+import { A, C, READ_ERRORS, UDC, WRITE_ERRORS, GetJson } from '../http/routes.js';
 import { RuntimeClient } from '../runtime/runtime.client.js';
 
 const tags = ['Clients'];
@@ -14,13 +14,13 @@ const tags = ['Clients'];
 export class ClientsController {
   constructor(private readonly runtime: RuntimeClient) {}
 
-  @Get(`${A}/users/:userId/devices/:deviceId/clients`)
+  @GetJson(`${A}/users/:userId/devices/:deviceId/clients`)
   @ApiDoc({ summary: 'List all clients owned by a device', tags, response: ClientInfoList, errors: READ_ERRORS })
   listOfDevice(@Scope() scope: CallerScope, @IdParam('applicationId') applicationId: string, @IdParam('userId') userId: string, @IdParam('deviceId') deviceId: string) {
     return this.runtime.query(scope, 'device.clients', { applicationId, userId, deviceId });
   }
 
-  @Get(`${A}/${UDC}`)
+  @GetJson(`${A}/${UDC}`)
   @ApiDoc({ summary: 'Get client info', tags, response: ClientInfo, errors: READ_ERRORS })
   get(
     @Scope() scope: CallerScope,
@@ -60,13 +60,13 @@ export class ClientsController {
     await this.runtime.command(scope, { kind: 'message', origin: 'api', target: { level: 'client', applicationId, userId, deviceId, clientId }, message });
   }
 
-  @Get(`${C}/clients`)
+  @GetJson(`${C}/clients`)
   @ApiDoc({ summary: 'List the clients in a channel', tags, response: ClientInChannelSnapshotList, errors: READ_ERRORS })
   listInChannel(@Scope() scope: CallerScope, @IdParam('applicationId') applicationId: string, @IdParam('channelId') channelId: string) {
     return this.runtime.query(scope, 'channel.clients', { applicationId, channelId });
   }
 
-  @Get(`${C}/users/:userId/devices/:deviceId/clients`)
+  @GetJson(`${C}/users/:userId/devices/:deviceId/clients`)
   @ApiDoc({ summary: 'List the clients in a channel owned by a device', tags, response: ClientInChannelSnapshotList, errors: READ_ERRORS })
   listInChannelOfDevice(
     @Scope() scope: CallerScope,
@@ -78,7 +78,7 @@ export class ClientsController {
     return this.runtime.query(scope, 'channel.device.clients', { applicationId, channelId, userId, deviceId });
   }
 
-  @Get(`${C}/${UDC}`)
+  @GetJson(`${C}/${UDC}`)
   @ApiDoc({ summary: 'Snapshot of a client in a channel', tags, response: ClientInChannelSnapshot, errors: READ_ERRORS })
   getInChannel(
     @Scope() scope: CallerScope,

@@ -1,11 +1,11 @@
-import { Controller, Delete, Get, HttpCode, Patch } from '@nestjs/common';
+import { Controller, Delete, HttpCode, Patch } from '@nestjs/common';
 import { ConnectionInfo, ConnectionPatch, type CallerScope } from '@switchboard/contracts';
 import { ApiDoc } from '@switchboard/service-kit';
 import { Scope } from '../auth/scope.decorator.js';
 import { ConnectionInfoList } from '../http/doc-schemas.js';
 import { IdParam, ValidBody } from '../http/params.js';
 import { ADMIN_PREFIXES } from '../http/prefixes.js';
-import { C, READ_ERRORS, UDC, WRITE_ERRORS } from '../http/routes.js';
+import { C, READ_ERRORS, UDC, WRITE_ERRORS, GetJson } from '../http/routes.js';
 import { RuntimeClient } from '../runtime/runtime.client.js';
 
 const tags = ['Connections'];
@@ -15,13 +15,13 @@ const CN = `${C}/${UDC}/connections/:connectionId`;
 export class ConnectionsController {
   constructor(private readonly runtime: RuntimeClient) {}
 
-  @Get(`${C}/connections`)
+  @GetJson(`${C}/connections`)
   @ApiDoc({ summary: 'List the connections in a channel', tags, response: ConnectionInfoList, errors: READ_ERRORS })
   listInChannel(@Scope() scope: CallerScope, @IdParam('applicationId') applicationId: string, @IdParam('channelId') channelId: string) {
     return this.runtime.query(scope, 'channel.connections', { applicationId, channelId });
   }
 
-  @Get(`${C}/${UDC}/connections`)
+  @GetJson(`${C}/${UDC}/connections`)
   @ApiDoc({ summary: 'List the connections of a client in a channel', tags, response: ConnectionInfoList, errors: READ_ERRORS })
   listOfClient(
     @Scope() scope: CallerScope,
@@ -34,7 +34,7 @@ export class ConnectionsController {
     return this.runtime.query(scope, 'channel.client.connections', { applicationId, channelId, userId, deviceId, clientId });
   }
 
-  @Get(CN)
+  @GetJson(CN)
   @ApiDoc({ summary: 'Connection info, as last reported by the client', tags, response: ConnectionInfo, errors: READ_ERRORS })
   get(
     @Scope() scope: CallerScope,

@@ -1,11 +1,11 @@
-import { Controller, Delete, Get, HttpCode, Patch, Post } from '@nestjs/common';
+import { Controller, Delete, HttpCode, Patch, Post } from '@nestjs/common';
 import { DeviceInChannelPatch, DeviceInChannelSnapshot, DeviceInfo, MessageBody, type CallerScope } from '@switchboard/contracts';
 import { ApiDoc } from '@switchboard/service-kit';
 import { Scope } from '../auth/scope.decorator.js';
 import { DeviceInChannelSnapshotList, DeviceInfoList } from '../http/doc-schemas.js';
 import { IdParam, ValidBody } from '../http/params.js';
 import { ADMIN_PREFIXES } from '../http/prefixes.js';
-import { A, C, READ_ERRORS, WRITE_ERRORS } from '../http/routes.js';
+import { A, C, READ_ERRORS, WRITE_ERRORS, GetJson } from '../http/routes.js';
 import { RuntimeClient } from '../runtime/runtime.client.js';
 
 const tags = ['Devices'];
@@ -15,13 +15,13 @@ const D = 'users/:userId/devices/:deviceId';
 export class DevicesController {
   constructor(private readonly runtime: RuntimeClient) {}
 
-  @Get(`${A}/users/:userId/devices`)
+  @GetJson(`${A}/users/:userId/devices`)
   @ApiDoc({ summary: 'List the devices of a user', tags, response: DeviceInfoList, errors: READ_ERRORS })
   listOfUser(@Scope() scope: CallerScope, @IdParam('applicationId') applicationId: string, @IdParam('userId') userId: string) {
     return this.runtime.query(scope, 'user.devices', { applicationId, userId });
   }
 
-  @Get(`${A}/${D}`)
+  @GetJson(`${A}/${D}`)
   @ApiDoc({ summary: 'Get device info', tags, response: DeviceInfo, errors: READ_ERRORS })
   get(@Scope() scope: CallerScope, @IdParam('applicationId') applicationId: string, @IdParam('userId') userId: string, @IdParam('deviceId') deviceId: string) {
     return this.runtime.query(scope, 'device.get', { applicationId, userId, deviceId });
@@ -40,13 +40,13 @@ export class DevicesController {
     await this.runtime.command(scope, { kind: 'message', origin: 'api', target: { level: 'device', applicationId, userId, deviceId }, message });
   }
 
-  @Get(`${C}/devices`)
+  @GetJson(`${C}/devices`)
   @ApiDoc({ summary: 'List the devices in a channel', tags, response: DeviceInChannelSnapshotList, errors: READ_ERRORS })
   listInChannel(@Scope() scope: CallerScope, @IdParam('applicationId') applicationId: string, @IdParam('channelId') channelId: string) {
     return this.runtime.query(scope, 'channel.devices', { applicationId, channelId });
   }
 
-  @Get(`${C}/users/:userId/devices`)
+  @GetJson(`${C}/users/:userId/devices`)
   @ApiDoc({ summary: 'List the devices in a channel owned by a user', tags, response: DeviceInChannelSnapshotList, errors: READ_ERRORS })
   listInChannelOfUser(
     @Scope() scope: CallerScope,
@@ -57,7 +57,7 @@ export class DevicesController {
     return this.runtime.query(scope, 'channel.user.devices', { applicationId, channelId, userId });
   }
 
-  @Get(`${C}/${D}`)
+  @GetJson(`${C}/${D}`)
   @ApiDoc({ summary: 'Snapshot of a device in a channel', tags, response: DeviceInChannelSnapshot, errors: READ_ERRORS })
   getInChannel(
     @Scope() scope: CallerScope,

@@ -1,4 +1,4 @@
-import { Controller, Get, Query } from '@nestjs/common';
+import { Controller, Query } from '@nestjs/common';
 import { DomainError, type CallerScope } from '@switchboard/contracts';
 import { ApiDoc } from '@switchboard/service-kit';
 import { OperatorOnly } from '../auth/operator.guard.js';
@@ -6,7 +6,7 @@ import { Scope } from '../auth/scope.decorator.js';
 import { DatastorePage } from '../http/doc-schemas.js';
 import { optionalInt } from '../http/params.js';
 import { ADMIN_PREFIXES } from '../http/prefixes.js';
-import { OPERATOR_ERRORS } from '../http/routes.js';
+import { OPERATOR_ERRORS, GetJson } from '../http/routes.js';
 import { RuntimeClient } from '../runtime/runtime.client.js';
 
 export const DATASTORE_PAGE_MAX = 1000;
@@ -17,7 +17,7 @@ const CURSOR = /^[\x21-\x7e]{1,256}$/;
 export class DiagnosticsController {
   constructor(private readonly runtime: RuntimeClient) {}
 
-  @Get('datastore')
+  @GetJson('datastore')
   @ApiDoc({
     summary: 'Dump the raw runtime datastore, one page at a time (operator credential)',
     description: 'Keys and values of the live model (secrets never included). Start without `cursor`; pass the `next` of each page as `cursor` until it is null.',

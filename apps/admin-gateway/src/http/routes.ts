@@ -1,3 +1,5 @@
+import { applyDecorators, Get, Header } from '@nestjs/common';
+
 /** Path building blocks of http-contract.md: `C` = a channel, `UDC` = a client by its owners. */
 export const A = 'applications/:applicationId';
 export const C = `${A}/channels/:channelId`;
@@ -7,3 +9,9 @@ export const UDC = 'users/:userId/devices/:deviceId/clients/:clientId';
 export const READ_ERRORS = [403, 404, 503, 504];
 export const WRITE_ERRORS = [403, 404, 413, 503, 504];
 export const OPERATOR_ERRORS = [403, 503, 504];
+
+/**
+ * A GET answering a runtime read: the body is the registry's JSON text as it came
+ * (`RuntimeClient.query`), so the route declares its media type itself.
+ */
+export const GetJson = (path?: string) => applyDecorators(Get(path), Header('Content-Type', 'application/json; charset=utf-8'));

@@ -63,6 +63,7 @@ describe('interface A runtime routes', () => {
       const reply = await call(route.method, `${prefix}${route.path}`, { body: route.body });
       if (route.query) {
         expect(reply.status).toBe(200);
+        expect(reply.type).toBe('application/json; charset=utf-8');
         expect(reply.body).toEqual({ answeredKind: route.query.kind });
         expect(fake.queries).toEqual([{ scope: OPERATOR_SCOPE, query: route.query }]);
         expect(fake.commands).toEqual([]);

@@ -1,4 +1,4 @@
-import { Controller, Get, HttpCode, Patch } from '@nestjs/common';
+import { Controller, HttpCode, Patch } from '@nestjs/common';
 import { MediaServer, MediaServerPatch, MediaServerStatistics, type CallerScope } from '@switchboard/contracts';
 import { ApiDoc } from '@switchboard/service-kit';
 import { OperatorOnly } from '../auth/operator.guard.js';
@@ -6,6 +6,7 @@ import { Scope } from '../auth/scope.decorator.js';
 import { MediaServerList, MediaServerStatisticsList } from '../http/doc-schemas.js';
 import { UuidParam, ValidBody } from '../http/params.js';
 import { ADMIN_PREFIXES } from '../http/prefixes.js';
+import { GetJson } from '../http/routes.js';
 import { RuntimeClient } from '../runtime/runtime.client.js';
 
 const tags = ['Media servers'];
@@ -17,19 +18,19 @@ const errors = [403, 404, 503, 504];
 export class MediaServersController {
   constructor(private readonly runtime: RuntimeClient) {}
 
-  @Get()
+  @GetJson()
   @ApiDoc({ summary: 'List all active and inactive media servers (operator credential)', tags, response: MediaServerList, errors: [403, 503, 504] })
   list(@Scope() scope: CallerScope) {
     return this.runtime.query(scope, 'mediaservers.list', {});
   }
 
-  @Get('stats')
+  @GetJson('stats')
   @ApiDoc({ summary: 'Connection statistics of all media servers (operator credential)', tags, response: MediaServerStatisticsList, errors: [403, 503, 504] })
   statsOfAll(@Scope() scope: CallerScope) {
     return this.runtime.query(scope, 'mediaservers.stats', {});
   }
 
-  @Get(':mediaServerId')
+  @GetJson(':mediaServerId')
   @ApiDoc({ summary: 'Get a media server (operator credential)', tags, response: MediaServer, errors })
   get(@Scope() scope: CallerScope, @UuidParam('mediaServerId') mediaServerId: string) {
     return this.runtime.query(scope, 'mediaserver.get', { mediaServerId });
@@ -49,7 +50,7 @@ export class MediaServersController {
     await this.runtime.command(scope, { kind: 'mediaserver.update', mediaServerId, patch });
   }
 
-  @Get(':mediaServerId/stats')
+  @GetJson(':mediaServerId/stats')
   @ApiDoc({ summary: 'Connection statistics of a media server (operator credential)', tags, response: MediaServerStatistics, errors })
   stats(@Scope() scope: CallerScope, @UuidParam('mediaServerId') mediaServerId: string) {
     return this.runtime.query(scope, 'mediaserver.stats', { mediaServerId });

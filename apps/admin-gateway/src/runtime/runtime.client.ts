@@ -7,7 +7,6 @@ import {
   type RuntimeQueries,
   type RuntimeQuery,
   type RuntimeQueryKind,
-  type RuntimeQueryResult,
 } from '@switchboard/contracts';
 import { NatsClient } from '@switchboard/service-kit';
 import { requireOperator } from '../auth/scope.decorator.js';
@@ -16,19 +15,19 @@ import { requireOperator } from '../auth/scope.decorator.js';
  * The gateway's face of runtime-registry: every interface A read is one `runtime-registry.v1.query`
  * with a `kind`, every update, kick and message one `runtime-registry.v1.command`. Both carry the
  * caller's scope; the registry answers another organization's entities as NotFound.
+ *
+ * A read resolves with the registry's answer as JSON text (the registry validated and serialized
+ * it, `RuntimeQueryResult<K>` of the contract): the HTTP body as is, never parsed and re-serialized
+ * here. Routes that answer it are declared with `@GetJson` (see http/routes.ts).
  */
 @Injectable()
 export class RuntimeClient {
   constructor(private readonly nats: NatsClient) {}
 
-  query<K extends RuntimeQueryKind>(scope: CallerScope, kind: K, params: RuntimeQueries[K]['params']): Promise<RuntimeQueryResult<K>> {
-    try {
-      if ((OPERATOR_QUERIES as readonly string[]).includes(kind)) requireOperator(scope);
-    } catch (e) {
-      return Promise.reject(e);
-    }
+  async query<K extends RuntimeQueryKind>(scope: CallerScope, kind: K, params: RuntimeQueries[K]['params']): Promise<Buffer> {
+    if ((OPERATOR_QUERIES as readonly string[]).includes(kind)) requireOperator(scope);
     const query = { kind, ...params } as RuntimeQuery;
-    return this.nats.request(RuntimeSubjects.query, { scope, query }) as Promise<RuntimeQueryResult<K>>;
+    return this.nats.requestJson(RuntimeSubjects.query, { scope, query });
   }
 
   async command(scope: CallerScope, command: RuntimeCommand): Promise<void> {

@@ -1,11 +1,11 @@
-import { Controller, Delete, Get, HttpCode, Patch, Post } from '@nestjs/common';
+import { Controller, Delete, HttpCode, Patch, Post } from '@nestjs/common';
 import { MessageBody, UserInChannelPatch, UserInChannelSnapshot, UserInfo, type CallerScope } from '@switchboard/contracts';
 import { ApiDoc } from '@switchboard/service-kit';
 import { Scope } from '../auth/scope.decorator.js';
 import { UserInChannelSnapshotList, UserInfoList } from '../http/doc-schemas.js';
 import { IdParam, ValidBody } from '../http/params.js';
 import { ADMIN_PREFIXES } from '../http/prefixes.js';
-import { A, C, READ_ERRORS, WRITE_ERRORS } from '../http/routes.js';
+import { A, C, READ_ERRORS, WRITE_ERRORS, GetJson } from '../http/routes.js';
 import { RuntimeClient } from '../runtime/runtime.client.js';
 
 const tags = ['Users'];
@@ -14,13 +14,13 @@ const tags = ['Users'];
 export class UsersController {
   constructor(private readonly runtime: RuntimeClient) {}
 
-  @Get(`${A}/users`)
+  @GetJson(`${A}/users`)
   @ApiDoc({ summary: 'List the users of an application', tags, response: UserInfoList, errors: READ_ERRORS })
   list(@Scope() scope: CallerScope, @IdParam('applicationId') applicationId: string) {
     return this.runtime.query(scope, 'users.list', { applicationId });
   }
 
-  @Get(`${A}/users/:userId`)
+  @GetJson(`${A}/users/:userId`)
   @ApiDoc({ summary: 'Get user info', tags, response: UserInfo, errors: READ_ERRORS })
   get(@Scope() scope: CallerScope, @IdParam('applicationId') applicationId: string, @IdParam('userId') userId: string) {
     return this.runtime.query(scope, 'user.get', { applicationId, userId });
@@ -38,13 +38,13 @@ export class UsersController {
     await this.runtime.command(scope, { kind: 'message', origin: 'api', target: { level: 'user', applicationId, userId }, message });
   }
 
-  @Get(`${C}/users`)
+  @GetJson(`${C}/users`)
   @ApiDoc({ summary: 'List the users in a channel', tags, response: UserInChannelSnapshotList, errors: READ_ERRORS })
   listInChannel(@Scope() scope: CallerScope, @IdParam('applicationId') applicationId: string, @IdParam('channelId') channelId: string) {
     return this.runtime.query(scope, 'channel.users', { applicationId, channelId });
   }
 
-  @Get(`${C}/users/:userId`)
+  @GetJson(`${C}/users/:userId`)
   @ApiDoc({ summary: 'Snapshot of a user in a channel', tags, response: UserInChannelSnapshot, errors: READ_ERRORS })
   getInChannel(
     @Scope() scope: CallerScope,

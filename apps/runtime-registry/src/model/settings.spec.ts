@@ -1,4 +1,4 @@
-import { DEFAULT_SETTINGS, describeLevel, effectiveSettings, levelReaches, levelWrites, publicSettings, sameSettings, type LevelHash, type LevelSnapshot } from './settings.js';
+import { CONFIG_RECORDING, DEFAULT_SETTINGS, describeLevel, effectiveSettings, levelReaches, levelWrites, publicSettings, sameSettings, type LevelHash, type LevelSnapshot } from './settings.js';
 
 /** A level hash as the scripts write it: values, `<field>@` = seq, lists as JSON. */
 function level(seq: number, values: Record<string, boolean | string>, lists: Record<string, string[]> = {}): LevelHash {
@@ -25,6 +25,16 @@ describe('effective settings', () => {
     for (const who of [alice, bob]) {
       expect(effectiveSettings(levels, who)).toEqual({ ...DEFAULT_SETTINGS, audioMuted: true, recording: true, recordingTag: 'daily' });
     }
+  });
+
+  it("the channel config's recordingEnabled records by default; any level writing recording wins", () => {
+    const ch = { ...level(1, { audioMuted: true }), [CONFIG_RECORDING]: '1' };
+    expect(effectiveSettings({ ...empty, ch }, alice)).toEqual({ ...DEFAULT_SETTINGS, audioMuted: true, recording: true });
+    expect(effectiveSettings({ ...empty, ch: { [CONFIG_RECORDING]: '0' } }, alice).recording).toBe(false);
+    // An excluded user is not reached by the channel level's writes, but the config applies to every connection.
+    expect(effectiveSettings({ ...empty, ch: { ...ch, ...level(2, {}, { excludedUserIds: ['alice'] }) } }, alice).recording).toBe(true);
+    expect(effectiveSettings({ ...empty, ch, u: level(2, { recording: false }) }, alice).recording).toBe(false);
+    expect(effectiveSettings({ ...empty, ch: { ...ch, ...level(3, { recording: false }) } }, bob).recording).toBe(false);
   });
 
   it('a channel setting skips excluded users, devices, clients and connections', () => {

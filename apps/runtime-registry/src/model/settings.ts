@@ -13,7 +13,10 @@
  *   ordered by the application's `seq` counter, bumped atomically in Redis). So "mute the channel"
  *   after "unmute this user" mutes the user too, and the reverse unmutes them: the last command wins,
  *   whatever its level, and a connection opened later inherits the same result.
- * - A setting no level sets is `false` (`recordingTag`, `recordingMode`: null).
+ * - A setting no level sets is `false` (`recordingTag`, `recordingMode`: null), except `recording`
+ *   in a channel whose governing channel config (management-api) says `recordingEnabled`: the
+ *   channel settings hash then holds `CONFIG_RECORDING` = '1' (written when the channel activated),
+ *   the default that any level writing `recording` overrides.
  */
 import type { ChannelPatch, ClientInChannelPatch, ConnectionPatch, DeviceInChannelPatch, EffectiveSettings, RecordingModeExtra, UserInChannelPatch } from '@switchboard/contracts';
 
@@ -63,6 +66,12 @@ export const DEFAULT_SETTINGS: ResolvedSettings = {
   videoUnmuteDisabled: false,
 };
 
+/**
+ * Field of the channel settings hash (`ch:<ch>:cfg`) holding the channel config's `recordingEnabled`
+ * ('1' / '0') as resolved when the channel activated; not a level write (no `@` seq).
+ */
+export const CONFIG_RECORDING = 'configRecording';
+
 const LEVEL_KEYS: ReadonlyArray<keyof LevelSnapshot> = ['ch', 'u', 'd', 'c', 'n'];
 
 function parseList(raw: string | undefined): string[] {
@@ -86,7 +95,7 @@ export function levelReaches(level: LevelHash, who: ConnectionIdentity): boolean
 
 /** Combines the levels into what applies to one connection. */
 export function effectiveSettings(levels: LevelSnapshot, who: ConnectionIdentity): ResolvedSettings {
-  const out: ResolvedSettings = { ...DEFAULT_SETTINGS };
+  const out: ResolvedSettings = { ...DEFAULT_SETTINGS, recording: levels.ch?.[CONFIG_RECORDING] === '1' };
   const best: Record<string, number> = {};
   for (const key of LEVEL_KEYS) {
     const level = levels[key] ?? {};

@@ -8,6 +8,7 @@ import { clientMessageTarget } from '../model/targets.js';
 import { clientMember } from '../store/keys.js';
 import type { ClientIds, ConnectionIds } from '../store/live-store.js';
 import { phaseOf } from '../store/servers-store.js';
+import { ChannelRecordingDefaults } from './channel-recording.js';
 import { CLIENT_CAUSE, RuntimeContext, SERVER_CAUSE } from './context.js';
 import { Recipients } from './recipients.js';
 
@@ -40,6 +41,7 @@ export class EdgeService {
   constructor(
     private readonly ctx: RuntimeContext,
     private readonly recipients: Recipients,
+    private readonly recordingDefaults: ChannelRecordingDefaults,
   ) {}
 
   async handle(report: EdgeReport): Promise<EdgeResults[EdgeReport['kind']]> {
@@ -124,7 +126,10 @@ export class EdgeService {
 
   async join(r: Report<'client.join'>): Promise<EdgeResults['client.join']> {
     const a = r.client.applicationId;
-    const result = await this.store.join(a, r.client, r.channelId, r.claim);
+    // Cached per channel: a request to management-api only for a channel this replica has not seen
+    // lately (it matters when this join activates the channel; the script ignores it otherwise).
+    const recordingEnabled = await this.recordingDefaults.recordingEnabled(a, r.channelId);
+    const result = await this.store.join(a, r.client, r.channelId, r.claim, recordingEnabled);
     const owner = { applicationId: a, organizationId: result.organizationId };
     const client = this.ctx.client(r.client, result.client);
     const events: DomainEvent[] = [];

@@ -49,7 +49,16 @@ export class QueryService {
     return this.ctx.store.read(commands);
   }
 
-  async handle(scope: CallerScope, q: RuntimeQuery): Promise<unknown> {
+  /**
+   * Not async itself: the application snapshot (the read of every admin dashboard poll) goes
+   * straight to its one script, without the extra promise of another async layer per request.
+   */
+  handle(scope: CallerScope, q: RuntimeQuery): Promise<unknown> {
+    if (q.kind === 'application.get') return this.application(scope, q.applicationId);
+    return this.other(scope, q);
+  }
+
+  private async other(scope: CallerScope, q: Exclude<RuntimeQuery, { kind: 'application.get' }>): Promise<unknown> {
     if ((OPERATOR_QUERIES as readonly string[]).includes(q.kind)) this.ctx.requireOperator(scope);
     switch (q.kind) {
       case 'applications.list':
@@ -69,7 +78,6 @@ export class QueryService {
       default:
         break;
     }
-    if (q.kind === 'application.get') return this.application(scope, q.applicationId);
     await this.ctx.authorize(scope, q.applicationId);
     const a = q.applicationId;
     switch (q.kind) {
@@ -160,12 +168,13 @@ export class QueryService {
     return [...index].filter(([, v]) => v.inUse).map(([a]) => a).sort();
   }
 
-  /** The application snapshot: tenancy check and counts in one atomic read. */
-  async application(scope: CallerScope, a: string): Promise<ApplicationSnapshot> {
-    const s = await this.ctx.store.appSnapshot(a);
-    this.ctx.checkOwner(scope, a, { organizationId: s.organizationId, inUse: s.inUse });
-    const [channels, users, devices, clients, conns] = s.counts;
-    return { id: a, channelCount: n(channels), userCount: n(users), deviceCount: n(devices), clientCount: n(clients), connectionCount: n(conns) };
+  /** The application snapshot: tenancy check and counts in one atomic read (one script). */
+  application(scope: CallerScope, a: string): Promise<ApplicationSnapshot> {
+    return this.ctx.store.appSnapshot(a).then((s) => {
+      this.ctx.checkOwner(scope, a, { organizationId: s.organizationId, inUse: s.inUse });
+      const [channels, users, devices, clients, conns] = s.counts;
+      return { id: a, channelCount: n(channels), userCount: n(users), deviceCount: n(devices), clientCount: n(clients), connectionCount: n(conns) };
+    });
   }
 
   async environment(): Promise<ApplicationEnvironment> {

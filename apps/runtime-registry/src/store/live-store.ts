@@ -179,11 +179,13 @@ export class LiveStore implements OnModuleInit {
     return { client: asHash(r.client), lefts: asList<RawLeft>(r.lefts).map(left), index: r.index ?? null, organizationId: r.org };
   }
 
-  async join(a: string, c: ClientIds, channelId: string, claim: ChannelClaim): Promise<JoinResult> {
+  /** `recordingEnabled`: the channel config's default, kept when this join activates the channel. */
+  async join(a: string, c: ClientIds, channelId: string, claim: ChannelClaim, recordingEnabled: boolean | null = null): Promise<JoinResult> {
     const r = await this.run<{ already: boolean; activated: boolean; client: unknown; counts: number[]; levels: RawLevels; org: string }>('rtJoin', this.keys.app(a), {
       ...ids(c),
       ch: esc(channelId),
       claim: JSON.stringify(claim),
+      rec: recordingEnabled === null ? undefined : recordingEnabled ? '1' : '0',
     });
     if (r.fail) throw notFound('client', c);
     const counts = asList<number>(r.counts);

@@ -197,7 +197,10 @@ end
 return cjson.encode(result)
 `;
 
-/** A registered client joins a channel with its claim (a repeated join replaces the claim). */
+/**
+ * A registered client joins a channel with its claim (a repeated join replaces the claim). `P.rec`
+ * ('1'/'0', optional): the channel config's recordingEnabled, stored when this join activates it.
+ */
 const JOIN = `
 local u, d, cl, ch = P.u, P.d, P.cl, P.ch
 local ud = u .. '/' .. d
@@ -214,6 +217,9 @@ if not already then
   if redis.call('HINCRBY', B .. ':channels', ch, 1) == 1 then
     activated = true
     redis.call('HSET', c, 'activatedAt', str(t))
+    -- The channel config's recordingEnabled, resolved for this activation: the channel's default
+    -- until it deactivates (settings.ts, CONFIG_RECORDING).
+    if given(P.rec) then redis.call('HSET', c .. ':cfg', 'configRecording', P.rec) end
   end
   redis.call('HINCRBY', c .. ':users', u, 1)
   if redis.call('HINCRBY', c .. ':devices', ud, 1) == 1 then redis.call('HINCRBY', c .. ':udev', u, 1) end
