@@ -57,6 +57,14 @@ export const settings = {
     max: 500,
     description: 'Consecutive deliveries of one webhook and channel queued together (one BullMQ job, sent one after the other), at most; 1: a job per delivery',
   }),
+  groupingMinEvents: int({
+    env: 'WEBHOOK_JOB_GROUPING_MIN_EVENTS',
+    default: 500,
+    min: 1,
+    max: 10000,
+    description:
+      'Deliveries share jobs (WEBHOOK_DELIVERIES_PER_JOB) only when the worker takes in at least this many events at once, i.e. when it is behind; below it every delivery is a job of its own (lowest latency)',
+  }),
   timeoutMs: int({ env: 'WEBHOOK_TIMEOUT_MS', default: 10 * SECOND, min: 100, max: 120 * SECOND, description: 'Timeout of one delivery attempt (connect, send, answer)' }),
   retryDelayMs: int({
     env: 'WEBHOOK_RETRY_DELAY_MS',

@@ -1,5 +1,5 @@
 import type { EventInfo, ResolvedWebhook } from '@switchboard/contracts';
-import { deliveryIdFor, jobIdFor, MAX_EVENTS_PER_BATCH, planDeliveries, planJobs, type MatchedEvent } from './delivery-planner.js';
+import { deliveriesPerJobFor, deliveryIdFor, jobIdFor, MAX_EVENTS_PER_BATCH, planDeliveries, planJobs, type MatchedEvent } from './delivery-planner.js';
 
 const hook = (id: string, batch = false): ResolvedWebhook => ({ id, source: 'application', url: `https://x.test/${id}`, events: null, batch, reliable: false, disabled: false });
 const event = (id: string, timestamp: number, type = 'client.updated'): EventInfo =>
@@ -43,6 +43,16 @@ describe('planDeliveries', () => {
     const b = hook('b', true);
     const plan = planDeliveries(Array.from({ length: MAX_EVENTS_PER_BATCH + 3 }, (_, i) => matched(event(`e${i}`, 7), [b])));
     expect(plan.map((d) => d.events.length)).toEqual([MAX_EVENTS_PER_BATCH, 3]);
+  });
+});
+
+describe('deliveriesPerJobFor', () => {
+  it('groups deliveries only for an intake group of at least groupingMinEvents events', () => {
+    const limits = { deliveriesPerJob: 50, groupingMinEvents: 500 };
+    expect(deliveriesPerJobFor(1, limits)).toBe(1);
+    expect(deliveriesPerJobFor(499, limits)).toBe(1);
+    expect(deliveriesPerJobFor(500, limits)).toBe(50);
+    expect(deliveriesPerJobFor(2000, { deliveriesPerJob: 1, groupingMinEvents: 1 })).toBe(1);
   });
 });
 

@@ -62,6 +62,15 @@ export function orderingKey(data: { webhookId: string; channelId: string | null;
 }
 
 /**
+ * How many deliveries may share a job for an intake group of `eventCount` events: grouping saves
+ * CPU per delivery but sends a job's deliveries one after the other, which adds latency; so only
+ * a worker that is behind (a large intake group) groups.
+ */
+export function deliveriesPerJobFor(eventCount: number, limits: { deliveriesPerJob: number; groupingMinEvents: number }): number {
+  return eventCount >= limits.groupingMinEvents ? limits.deliveriesPerJob : 1;
+}
+
+/**
  * Groups planned deliveries (in stream order) into jobs: the consecutive deliveries of one ordering
  * key with the same target (URL, flags, owner) go in one job, at most `maxPerJob`, in stream
  * order; jobs come in the order of their first delivery. A delivery of a job of several gets its

@@ -9,7 +9,7 @@ import { WebhookResolver, type Resolution } from '../matching/webhook-resolver.j
 import { WebhookMetrics } from '../metrics/webhook-metrics.js';
 import { decodeDomainEvent } from './event-stream.js';
 import { InjectWebhookConfig } from '../tokens.js';
-import { planDeliveries, planJobs, type MatchedEvent, type PlannedDelivery, type PlannedJob } from './delivery-planner.js';
+import { deliveriesPerJobFor, planDeliveries, planJobs, type MatchedEvent, type PlannedDelivery, type PlannedJob } from './delivery-planner.js';
 
 /** How long an event whose configuration could not be read waits before JetStream hands it over again. */
 const DEFER_MS = 1000;
@@ -158,7 +158,7 @@ export class EventIntake {
     if (ready.length > 0) {
       const committed = await this.repository.commitIntake(
         ready.map((r) => r.matched.event.id),
-        (fresh) => planJobs(planDeliveries(ready.filter((r) => fresh.has(r.matched.event.id)).map((r) => r.matched)), this.config.deliveriesPerJob),
+        (fresh) => planJobs(planDeliveries(ready.filter((r) => fresh.has(r.matched.event.id)).map((r) => r.matched)), deliveriesPerJobFor(ready.length, this.config)),
         Date.now(),
       );
       jobs = committed.jobs;
