@@ -9,3 +9,4 @@ export * from './openapi.js';
 export * from './redis.js';
 export * from './bearer.js';
 export * from './event-stream.js';
+export * from './application-changes.js';

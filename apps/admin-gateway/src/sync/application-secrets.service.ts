@@ -1,9 +1,7 @@
 import { Inject, Injectable, type OnApplicationBootstrap, type OnModuleDestroy } from '@nestjs/common';
 import { RuntimeSubjects, type ResolvedApplication } from '@switchboard/contracts';
-import { JsonLogger, NatsClient, ReadinessService, SERVICE_CONFIG } from '@switchboard/service-kit';
-import type { Subscription } from '@nats-io/transport-node';
+import { JsonLogger, NatsClient, ReadinessService, SERVICE_CONFIG, watchApplicationChanges, type ApplicationChangesWatch } from '@switchboard/service-kit';
 import type { GatewayConfig } from '../config.js';
-import { decodeNatsJson } from './gateway-identity.js';
 
 interface Entry {
   application: ResolvedApplication;
@@ -23,7 +21,7 @@ export class ApplicationSecrets implements OnApplicationBootstrap, OnModuleDestr
   private readonly cache = new Map<string, Entry>();
   private readonly inflight = new Map<string, Promise<ResolvedApplication>>();
   private readonly generation = new Map<string, number>();
-  private subscription?: Subscription;
+  private changes?: ApplicationChangesWatch;
 
   constructor(
     @Inject(SERVICE_CONFIG) private readonly config: GatewayConfig,
@@ -33,28 +31,11 @@ export class ApplicationSecrets implements OnApplicationBootstrap, OnModuleDestr
   ) {}
 
   onApplicationBootstrap() {
-    const subscribed = this.nats.connection$().then((nc) => {
-      this.subscription = nc.subscribe(this.nats.subject(RuntimeSubjects.applicationChanged), {
-        callback: (err, msg) => {
-          if (err) return;
-          try {
-            const { applicationId } = decodeNatsJson(msg.data) as { applicationId?: unknown };
-            if (typeof applicationId === 'string') this.invalidate(applicationId);
-          } catch {
-            this.logger.event('warn', 'unreadable applications.changed event');
-          }
-        },
-      });
-    });
-    subscribed.catch(() => undefined);
-    this.readiness.register('application-changes', async () => {
-      await subscribed;
-      if (!this.subscription || this.subscription.isClosed()) throw new Error('not subscribed to application changes');
-    });
+    this.changes = watchApplicationChanges(this.nats, (applicationId) => this.invalidate(applicationId), { readiness: this.readiness, logger: this.logger });
   }
 
   onModuleDestroy() {
-    this.subscription?.unsubscribe();
+    this.changes?.stop();
   }
 
   invalidate(applicationId: string): void {

@@ -1,7 +1,6 @@
 import { Inject, Injectable, type BeforeApplicationShutdown, type OnApplicationBootstrap } from '@nestjs/common';
-import type { Subscription } from '@nats-io/transport-node';
-import { ChannelRecordingSettingsSubject, DomainError, RuntimeSubjects } from '@switchboard/contracts';
-import { JsonLogger, NatsClient, ReadinessService, SERVICE_CONFIG } from '@switchboard/service-kit';
+import { ChannelRecordingSettingsSubject, DomainError } from '@switchboard/contracts';
+import { JsonLogger, NatsClient, ReadinessService, SERVICE_CONFIG, watchApplicationChanges, type ApplicationChangesWatch } from '@switchboard/service-kit';
 import type { RegistryConfig } from '../config.js';
 
 interface Entry {
@@ -11,7 +10,6 @@ interface Entry {
 
 /** Bounds the memory of the cache (channels of every application); the oldest entry goes first. */
 const MAX_ENTRIES = 100000;
-const decoder = new TextDecoder();
 
 /**
  * The `recordingEnabled` of the channel config governing a channel, asked from management-api
@@ -31,8 +29,7 @@ export class ChannelRecordingDefaults implements OnApplicationBootstrap, BeforeA
   private readonly cache = new Map<string, Entry>();
   private readonly inflight = new Map<string, Promise<boolean | null>>();
   private readonly generation = new Map<string, number>();
-  private subscription?: Subscription;
-  private stopped = false;
+  private changes?: ApplicationChangesWatch;
   private failures = 0;
 
   constructor(
@@ -43,31 +40,11 @@ export class ChannelRecordingDefaults implements OnApplicationBootstrap, BeforeA
   ) {}
 
   onApplicationBootstrap() {
-    const subscribed = this.nats.connection$().then((nc) => {
-      if (this.stopped) return;
-      this.subscription = nc.subscribe(this.nats.subject(RuntimeSubjects.applicationChanged), { callback: (err, msg) => (err ? undefined : this.changed(msg.data)) });
-    });
-    subscribed.catch(() => undefined);
-    this.readiness.register('application-changes', async () => {
-      await subscribed;
-      if (!this.subscription || this.subscription.isClosed()) throw new Error('not subscribed to application changes');
-    });
+    this.changes = watchApplicationChanges(this.nats, (applicationId) => this.invalidate(applicationId), { readiness: this.readiness, logger: this.logger });
   }
 
   beforeApplicationShutdown() {
-    this.stopped = true;
-    this.subscription?.unsubscribe();
-  }
-
-  /** A `{ pattern, data: { applicationId } }` packet (or the bare data): drops that application's entries. */
-  private changed(data: Uint8Array): void {
-    try {
-      const body = JSON.parse(decoder.decode(data)) as Record<string, unknown>;
-      const payload = (body && typeof body === 'object' && 'pattern' in body && 'data' in body ? body.data : body) as { applicationId?: unknown };
-      if (typeof payload?.applicationId === 'string') this.invalidate(payload.applicationId);
-    } catch {
-      this.logger.event('warn', 'unreadable applications.changed event');
-    }
+    this.changes?.stop();
   }
 
   invalidate(applicationId: string): void {

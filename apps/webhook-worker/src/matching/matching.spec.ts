@@ -1,6 +1,5 @@
 import type { ResolvedWebhook } from '@switchboard/contracts';
 import { channelOf, webhooksFor } from './matching.js';
-import { changedApplicationId } from './webhook-resolver.js';
 
 const hook = (id: string, over: Partial<ResolvedWebhook> = {}): ResolvedWebhook => ({ id, source: 'application', url: 'https://x.test/', events: null, batch: false, reliable: false, disabled: false, ...over });
 
@@ -26,14 +25,5 @@ describe('channelOf', () => {
     expect(channelOf({ channel: { id: 'c1', applicationId: 'a', channelRecording: null }, connection: null })).toBe('c1');
     expect(channelOf({ channel: null, connection: { channelId: 'c2' } as never })).toBe('c2');
     expect(channelOf({ channel: null, connection: null })).toBeNull();
-  });
-});
-
-describe('changedApplicationId', () => {
-  it('reads the packet shape and the bare shape', () => {
-    expect(changedApplicationId(JSON.stringify({ pattern: 'management-api.v1.applications.changed', data: { applicationId: 'a1' } }))).toBe('a1');
-    expect(changedApplicationId(JSON.stringify({ applicationId: 'a2' }))).toBe('a2');
-    expect(changedApplicationId('nope')).toBeUndefined();
-    expect(changedApplicationId(JSON.stringify({ data: {} }))).toBeUndefined();
   });
 });

@@ -1,7 +1,6 @@
 import { Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
-import type { Subscription } from '@nats-io/transport-node';
-import { DomainError, RuntimeSubjects, WebhookMessagingValidators, WebhookSubjects, type WebhooksResolveResponse } from '@switchboard/contracts';
-import { NatsClient } from '@switchboard/service-kit';
+import { DomainError, WebhookMessagingValidators, WebhookSubjects, type WebhooksResolveResponse } from '@switchboard/contracts';
+import { NatsClient, watchApplicationChanges, type ApplicationChangesWatch } from '@switchboard/service-kit';
 import type { WebhookWorkerConfig } from '../config.js';
 import { WebhookMetrics } from '../metrics/webhook-metrics.js';
 import { InjectWebhookConfig } from '../tokens.js';
@@ -24,7 +23,6 @@ interface Kept {
 
 const MAX_KEYS = 100_000;
 
-const decoder = new TextDecoder();
 
 /**
  * Resolves webhooks through `management-api.v1.webhooks.resolve`, caching each answer per
@@ -44,8 +42,7 @@ export class WebhookResolver implements OnApplicationBootstrap, OnApplicationShu
   private readonly cache = new Map<string, Entry>();
   private readonly generations = new Map<string, number>();
   private readonly kept = new Map<string, Kept>();
-  private subscription: Subscription | undefined;
-  private closed = false;
+  private changes?: ApplicationChangesWatch;
 
   constructor(
     private readonly nats: NatsClient,
@@ -54,30 +51,16 @@ export class WebhookResolver implements OnApplicationBootstrap, OnApplicationShu
   ) {}
 
   onApplicationBootstrap(): void {
-    void this.subscribe();
+    this.changes = watchApplicationChanges(this.nats, (applicationId) => this.invalidate(applicationId));
   }
 
   onApplicationShutdown(): void {
-    this.closed = true;
-    this.subscription?.unsubscribe();
+    this.changes?.stop();
   }
 
   /** Resolves once the change subscription is active (tests, start-up ordering). */
   async subscribed(): Promise<void> {
-    while (!this.subscription && !this.closed) await new Promise((r) => setTimeout(r, 20));
-  }
-
-  private async subscribe(): Promise<void> {
-    const nc = await this.nats.connection$();
-    if (this.closed) return;
-    // No queue group: every replica drops its own cache.
-    this.subscription = nc.subscribe(this.nats.subject(RuntimeSubjects.applicationChanged), {
-      callback: (err, msg) => {
-        if (err) return;
-        const applicationId = changedApplicationId(decoder.decode(msg.data));
-        if (applicationId) this.invalidate(applicationId);
-      },
-    });
+    await this.changes?.subscribed;
   }
 
   invalidate(applicationId: string): void {
@@ -184,13 +167,3 @@ function describeKey(key: string): string {
   return channelId ? `application ${applicationId}, channel ${channelId}` : `application ${applicationId} (outside channels)`;
 }
 
-/** `{ pattern, data: { applicationId } }` (the project's packet shape) or a bare `{ applicationId }`. */
-export function changedApplicationId(text: string): string | undefined {
-  try {
-    const parsed = JSON.parse(text) as { applicationId?: unknown; data?: { applicationId?: unknown } };
-    const id = parsed?.data?.applicationId ?? parsed?.applicationId;
-    return typeof id === 'string' && id.length > 0 ? id : undefined;
-  } catch {
-    return undefined;
-  }
-}

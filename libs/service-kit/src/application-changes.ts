@@ -1,0 +1,65 @@
+import type { Subscription } from '@nats-io/transport-node';
+import { RuntimeSubjects } from '@switchboard/contracts';
+import type { ReadinessService } from './health.js';
+import type { JsonLogger } from './logger.js';
+import type { NatsClient } from './nats.js';
+
+const decoder = new TextDecoder();
+
+/**
+ * The application id a `management-api.v1.applications.changed` message names: Nest's packet
+ * (`{ pattern, data: { applicationId } }`) or the bare data; undefined when unreadable.
+ */
+export function changedApplicationId(data: Uint8Array | string): string | undefined {
+  try {
+    const parsed = JSON.parse(typeof data === 'string' ? data : decoder.decode(data)) as { applicationId?: unknown; data?: { applicationId?: unknown } };
+    const id = parsed?.data?.applicationId ?? parsed?.applicationId;
+    return typeof id === 'string' && id.length > 0 ? id : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+export interface ApplicationChangesWatch {
+  /** Resolves once the subscription is active. */
+  readonly subscribed: Promise<void>;
+  stop(): void;
+}
+
+/**
+ * Calls `onChanged` with the application id of every `management-api.v1.applications.changed`
+ * (core NATS, no queue group: every replica drops its own caches). With `readiness`, the
+ * service is not ready until it is subscribed (a cache that misses changes would serve stale
+ * configuration).
+ */
+export function watchApplicationChanges(
+  nats: NatsClient,
+  onChanged: (applicationId: string) => void,
+  opts: { readiness?: ReadinessService; logger?: JsonLogger } = {},
+): ApplicationChangesWatch {
+  let subscription: Subscription | undefined;
+  let stopped = false;
+  const subscribed = nats.connection$().then((nc) => {
+    if (stopped) return;
+    subscription = nc.subscribe(nats.subject(RuntimeSubjects.applicationChanged), {
+      callback: (err, msg) => {
+        if (err) return;
+        const applicationId = changedApplicationId(msg.data);
+        if (applicationId) onChanged(applicationId);
+        else opts.logger?.event('warn', 'unreadable applications.changed event');
+      },
+    });
+  });
+  subscribed.catch(() => undefined);
+  opts.readiness?.register('application-changes', async () => {
+    await subscribed;
+    if (!subscription || subscription.isClosed()) throw new Error('not subscribed to application changes');
+  });
+  return {
+    subscribed,
+    stop() {
+      stopped = true;
+      subscription?.unsubscribe();
+    },
+  };
+}
