@@ -1,9 +1,9 @@
 import { Column, Entity, Index, PrimaryColumn } from 'typeorm';
-import { int64 } from '@switchboard/persistence';
+import { AuditColumns } from '../common/model-kit.js';
 
 /** An API key; only the SHA-256 of its value is stored. */
 @Entity({ name: 'api_key' })
-export class ApiKeyEntity {
+export class ApiKeyEntity extends AuditColumns {
   @PrimaryColumn({ type: 'uuid' })
   id!: string;
 
@@ -21,16 +21,4 @@ export class ApiKeyEntity {
   /** Operator keys reach every organization's runtime (media servers, diagnostics, application list). */
   @Column({ type: 'boolean', default: false })
   operator!: boolean;
-
-  @Column({ name: 'created_on', type: 'bigint', transformer: int64 })
-  createdOn!: number;
-
-  @Column({ name: 'created_by', type: 'text', nullable: true })
-  createdBy!: string | null;
-
-  @Column({ name: 'modified_on', type: 'bigint', transformer: int64 })
-  modifiedOn!: number;
-
-  @Column({ name: 'modified_by', type: 'text', nullable: true })
-  modifiedBy!: string | null;
 }

@@ -1,9 +1,9 @@
 import { Column, Entity, PrimaryColumn } from 'typeorm';
-import { int64 } from '@switchboard/persistence';
+import { AuditColumns } from '../common/model-kit.js';
 
 /** An application config; `applicationId` is unique across organizations. */
 @Entity({ name: 'application_config' })
-export class ApplicationConfigEntity {
+export class ApplicationConfigEntity extends AuditColumns {
   @PrimaryColumn({ type: 'uuid' })
   id!: string;
 
@@ -22,16 +22,4 @@ export class ApplicationConfigEntity {
   /** Kept in clear: it keys the HMAC of client tokens and webhook signatures. Never in the change log. */
   @Column({ name: 'shared_secret', type: 'text' })
   sharedSecret!: string;
-
-  @Column({ name: 'created_on', type: 'bigint', transformer: int64 })
-  createdOn!: number;
-
-  @Column({ name: 'created_by', type: 'text', nullable: true })
-  createdBy!: string | null;
-
-  @Column({ name: 'modified_on', type: 'bigint', transformer: int64 })
-  modifiedOn!: number;
-
-  @Column({ name: 'modified_by', type: 'text', nullable: true })
-  modifiedBy!: string | null;
 }

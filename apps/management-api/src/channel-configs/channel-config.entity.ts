@@ -1,10 +1,10 @@
 import { Column, Entity, PrimaryColumn } from 'typeorm';
 import type { CodecConfig, McuConfig, RecordingManagementOverride, RtmpConfig, SfuConfig, VideoEncoding } from '@switchboard/contracts';
-import { int64 } from '@switchboard/persistence';
+import { AuditColumns } from '../common/model-kit.js';
 
 /** A channel config; at most one `default` per application config (partial unique index). */
 @Entity({ name: 'channel_config' })
-export class ChannelConfigEntity {
+export class ChannelConfigEntity extends AuditColumns {
   @PrimaryColumn({ type: 'uuid' })
   id!: string;
 
@@ -49,16 +49,4 @@ export class ChannelConfigEntity {
 
   @Column({ name: 'video_encodings', type: 'jsonb' })
   videoEncodings!: VideoEncoding[];
-
-  @Column({ name: 'created_on', type: 'bigint', transformer: int64 })
-  createdOn!: number;
-
-  @Column({ name: 'created_by', type: 'text', nullable: true })
-  createdBy!: string | null;
-
-  @Column({ name: 'modified_on', type: 'bigint', transformer: int64 })
-  modifiedOn!: number;
-
-  @Column({ name: 'modified_by', type: 'text', nullable: true })
-  modifiedBy!: string | null;
 }

@@ -1,4 +1,21 @@
 import type { PropertySpec } from '@switchboard/odata';
+import { int64 } from '@switchboard/persistence';
+import { Column } from 'typeorm';
+
+/** The audit columns of every management table, inherited by its entity (see `auditProperties`). */
+export abstract class AuditColumns {
+  @Column({ name: 'created_on', type: 'bigint', transformer: int64 })
+  createdOn!: number;
+
+  @Column({ name: 'created_by', type: 'text', nullable: true })
+  createdBy!: string | null;
+
+  @Column({ name: 'modified_on', type: 'bigint', transformer: int64 })
+  modifiedOn!: number;
+
+  @Column({ name: 'modified_by', type: 'text', nullable: true })
+  modifiedBy!: string | null;
+}
 
 /** `createdOn`, `createdBy`, `modifiedOn`, `modifiedBy` over the usual audit columns. */
 export function auditProperties(): PropertySpec[] {

@@ -4,17 +4,16 @@
  */
 import { DomainError } from '@switchboard/contracts';
 import { defineEntityModel, type EntityModel } from '@switchboard/odata';
-import { int64 } from '@switchboard/persistence';
 import { randomUUID } from 'node:crypto';
 import { Column, PrimaryColumn, type EntityManager, type EntityTarget } from 'typeorm';
 import type { Caller } from '../auth/caller.js';
 import { checkHttpUrl, nextState, type WriteMode } from './bodies.js';
 import { writeChanges } from './change-log.js';
-import { auditProperties, BY_CREATION } from './model-kit.js';
+import { AuditColumns, auditProperties, BY_CREATION } from './model-kit.js';
 import type { EntitySetSpec, Rec, RecordReader } from './record-reader.js';
 
 /** Columns of both webhook tables (each entity adds its parent column). */
-export abstract class WebhookColumns {
+export abstract class WebhookColumns extends AuditColumns {
   @PrimaryColumn({ type: 'uuid' })
   id!: string;
 
@@ -38,18 +37,6 @@ export abstract class WebhookColumns {
 
   @Column({ type: 'jsonb', nullable: true })
   events!: string[] | null;
-
-  @Column({ name: 'created_on', type: 'bigint', transformer: int64 })
-  createdOn!: number;
-
-  @Column({ name: 'created_by', type: 'text', nullable: true })
-  createdBy!: string | null;
-
-  @Column({ name: 'modified_on', type: 'bigint', transformer: int64 })
-  modifiedOn!: number;
-
-  @Column({ name: 'modified_by', type: 'text', nullable: true })
-  modifiedBy!: string | null;
 }
 
 /** The writable fields of a webhook and their values when a PUT leaves them out. */

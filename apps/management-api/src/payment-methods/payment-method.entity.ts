@@ -1,10 +1,10 @@
 import { Column, Entity, PrimaryColumn } from 'typeorm';
-import { int64 } from '@switchboard/persistence';
+import { AuditColumns } from '../common/model-kit.js';
 import type { StoredCard } from './payment-card.js';
 
 /** A payment method; `card` never holds a number or security code (a check constraint enforces it). */
 @Entity({ name: 'payment_method' })
-export class PaymentMethodEntity {
+export class PaymentMethodEntity extends AuditColumns {
   @PrimaryColumn({ type: 'uuid' })
   id!: string;
 
@@ -19,16 +19,4 @@ export class PaymentMethodEntity {
 
   @Column({ type: 'jsonb' })
   card!: StoredCard;
-
-  @Column({ name: 'created_on', type: 'bigint', transformer: int64 })
-  createdOn!: number;
-
-  @Column({ name: 'created_by', type: 'text', nullable: true })
-  createdBy!: string | null;
-
-  @Column({ name: 'modified_on', type: 'bigint', transformer: int64 })
-  modifiedOn!: number;
-
-  @Column({ name: 'modified_by', type: 'text', nullable: true })
-  modifiedBy!: string | null;
 }

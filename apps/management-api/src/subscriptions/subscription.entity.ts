@@ -1,9 +1,10 @@
 import { Column, Entity, PrimaryColumn } from 'typeorm';
 import type { Plan } from '@switchboard/contracts';
 import { int64 } from '@switchboard/persistence';
+import { AuditColumns } from '../common/model-kit.js';
 
 @Entity({ name: 'subscription' })
-export class SubscriptionEntity {
+export class SubscriptionEntity extends AuditColumns {
   @PrimaryColumn({ type: 'uuid' })
   id!: string;
 
@@ -45,16 +46,4 @@ export class SubscriptionEntity {
 
   @Column({ name: 'enabled_features', type: 'jsonb', nullable: true })
   EnabledFeatures!: string[] | null;
-
-  @Column({ name: 'created_on', type: 'bigint', transformer: int64 })
-  createdOn!: number;
-
-  @Column({ name: 'created_by', type: 'text', nullable: true })
-  createdBy!: string | null;
-
-  @Column({ name: 'modified_on', type: 'bigint', transformer: int64 })
-  modifiedOn!: number;
-
-  @Column({ name: 'modified_by', type: 'text', nullable: true })
-  modifiedBy!: string | null;
 }

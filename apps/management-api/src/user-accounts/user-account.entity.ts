@@ -1,10 +1,11 @@
 import { Column, Entity, PrimaryColumn } from 'typeorm';
 import type { Identity } from '@switchboard/contracts';
 import { int64 } from '@switchboard/persistence';
+import { AuditColumns } from '../common/model-kit.js';
 
 /** A user account of an organization, with its login identities (inline) and SDK download dates (Unix ms, 0: never). */
 @Entity({ name: 'user_account' })
-export class UserAccountEntity {
+export class UserAccountEntity extends AuditColumns {
   @PrimaryColumn({ type: 'uuid' })
   id!: string;
 
@@ -79,16 +80,4 @@ export class UserAccountEntity {
 
   @Column({ type: 'jsonb', nullable: true })
   identities!: Identity[] | null;
-
-  @Column({ name: 'created_on', type: 'bigint', transformer: int64 })
-  createdOn!: number;
-
-  @Column({ name: 'created_by', type: 'text', nullable: true })
-  createdBy!: string | null;
-
-  @Column({ name: 'modified_on', type: 'bigint', transformer: int64 })
-  modifiedOn!: number;
-
-  @Column({ name: 'modified_by', type: 'text', nullable: true })
-  modifiedBy!: string | null;
 }
