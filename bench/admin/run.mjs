@@ -16,6 +16,10 @@ import { startBenchEnvironment } from '../lib/env.mjs';
 import { addUsage, cpuMeter, formatCpu } from '../lib/cpu.mjs';
 import { combine, formatResult, loadTest, loadTestInChild, startBareServer, startSyncEchoServer } from '../lib/load.mjs';
 import { Simulation } from '../../tools/simulator/src/index.mjs';
+import { runOnServiceNode } from '../../tools/stack/apps.mjs';
+
+// Measure on the runtime the services ship on (see serviceNode), load generators included.
+runOnServiceNode();
 
 const arg = (name, fallback) => {
   const i = process.argv.indexOf(`--${name}`);

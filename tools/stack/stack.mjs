@@ -5,7 +5,7 @@ import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { assertBuilt, camelCase, discoverApps, REPO_ROOT, runMigrations, runNodeScript } from './apps.mjs';
+import { assertBuilt, camelCase, discoverApps, REPO_ROOT, runMigrations, runNodeScript, serviceNode } from './apps.mjs';
 import {
   ensureBinaries,
   ensureDatabase,
@@ -354,7 +354,7 @@ class Launcher {
     const logFile = path.join(this.paths.logs, `${app.service}.log`);
     fs.mkdirSync(this.paths.logs, { recursive: true });
     fs.appendFileSync(logFile, `\n----- ${new Date().toISOString()} starting ${app.service} -----\n`);
-    const { pid, child, logOffset } = await spawnDetached(process.execPath, [app.main], {
+    const { pid, child, logOffset } = await spawnDetached(serviceNode(this.paths.root), [app.main], {
       logFile,
       cwd: this.paths.root,
       env: this.serviceEnv(app, serverUrls),
