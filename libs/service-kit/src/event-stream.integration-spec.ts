@@ -3,7 +3,7 @@ import { jetstreamManager, StorageType, type JetStreamManager } from '@nats-io/j
 import { connect, nanos, type NatsConnection } from '@nats-io/transport-node';
 import { eventStreamName, eventStreamSettings } from '@switchboard/contracts';
 import { testNamespace, testServers } from '@switchboard/testing';
-import { ensureEventStream, eventStreamConfig } from './event-stream.js';
+import { ensureEventStream, eventRedeliveryHorizonMs, eventStreamConfig } from './event-stream.js';
 
 describe('ensureEventStream', () => {
   let nc: NatsConnection;
@@ -57,5 +57,26 @@ describe('ensureEventStream', () => {
     expect(config).toMatchObject({ max_age: nanos(86_400_000), duplicate_window: nanos(30_000) });
     expect(config.subjects?.sort()).toEqual([`${ns}.events.>`, `${ns}.legacy.>`].sort());
     expect(await ensureEventStream(jsm, ns, { enforce: true, limits })).toBe('existing');
+  });
+
+  describe('eventRedeliveryHorizonMs', () => {
+    const week = eventStreamSettings('x').maxAgeMs;
+
+    it("is the live stream's max age when longer than the contract's, and never shorter than the contract's or the floor", async () => {
+      const long = fresh('horizon-long');
+      await jsm.streams.add({ ...eventStreamConfig(long), max_age: nanos(3 * week) });
+      expect(await eventRedeliveryHorizonMs(jsm, long)).toBe(3 * week);
+      const short = fresh('horizon-short');
+      await jsm.streams.add({ ...eventStreamConfig(short), max_age: nanos(3_600_000) });
+      expect(await eventRedeliveryHorizonMs(jsm, short)).toBe(week);
+      expect(await eventRedeliveryHorizonMs(jsm, short, 5 * week)).toBe(5 * week);
+    });
+
+    it('is null when the stream keeps events forever or does not exist: nothing may be forgotten', async () => {
+      const forever = fresh('horizon-forever');
+      await jsm.streams.add({ ...eventStreamConfig(forever), max_age: 0 });
+      expect(await eventRedeliveryHorizonMs(jsm, forever)).toBeNull();
+      expect(await eventRedeliveryHorizonMs(jsm, fresh('horizon-missing'))).toBeNull();
+    });
   });
 });

@@ -1,6 +1,6 @@
 import { DiscardPolicy, JetStreamApiCodes, JetStreamApiError, RetentionPolicy, StorageType, type JetStreamManager, type StreamConfig } from '@nats-io/jetstream';
-import { nanos } from '@nats-io/transport-node';
-import { eventStreamSettings } from '@switchboard/contracts';
+import { millis, nanos } from '@nats-io/transport-node';
+import { eventStreamName, eventStreamSettings } from '@switchboard/contracts';
 
 /** Limits of the domain event stream; defaults from the contract's `eventStreamSettings`. */
 export interface EventStreamLimits {
@@ -69,4 +69,20 @@ export async function ensureEventStream(jsm: JetStreamManager, namespace: string
     duplicate_window: wanted.duplicate_window,
   });
   return 'updated';
+}
+
+/**
+ * How long JetStream may still deliver an event of the live stream, in ms: its max age, never less
+ * than the contract's (or `floorMs`). A consumer's idempotency records (processed event ids) older
+ * than this may be forgotten. Null when nothing may be forgotten: the stream keeps events forever
+ * (max age 0) or its configuration cannot be read now.
+ */
+export async function eventRedeliveryHorizonMs(jsm: JetStreamManager, namespace: string, floorMs = 0): Promise<number | null> {
+  let live: number;
+  try {
+    live = millis((await jsm.streams.info(eventStreamName(namespace))).config.max_age);
+  } catch {
+    return null;
+  }
+  return live > 0 ? Math.max(floorMs, eventStreamSettings(namespace).maxAgeMs, live) : null;
 }

@@ -1,7 +1,7 @@
 import { Inject, Injectable, type OnApplicationShutdown } from '@nestjs/common';
 import { AckPolicy, DeliverPolicy, JetStreamApiCodes, JetStreamApiError, jetstream, jetstreamManager, type ConsumerMessages, type JetStreamManager, type JsMsg } from '@nats-io/jetstream';
 import { eventStreamName, eventSubject, type DomainEvent } from '@switchboard/contracts';
-import { ensureEventStream, JsonLogger, NatsClient, SERVICE_CONFIG } from '@switchboard/service-kit';
+import { ensureEventStream, eventRedeliveryHorizonMs, JsonLogger, NatsClient, SERVICE_CONFIG } from '@switchboard/service-kit';
 import type { RecordingServiceConfig } from '../config.js';
 
 const NS_PER_MS = 1_000_000;
@@ -60,6 +60,12 @@ export class EventBus implements OnApplicationShutdown {
       max_deliver: 20,
       max_ack_pending: 1000,
     });
+  }
+
+  /** How long JetStream may still deliver an event (see `eventRedeliveryHorizonMs`); null while it cannot tell. */
+  async redeliveryHorizonMs(): Promise<number | null> {
+    const jsm = await this.manager().catch(() => null);
+    return jsm && eventRedeliveryHorizonMs(jsm, this.config.natsNamespace);
   }
 
   /** Messages not yet delivered plus delivered but unacknowledged: 0 when the consumer has caught up. */

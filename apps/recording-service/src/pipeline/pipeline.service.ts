@@ -27,7 +27,6 @@ const STEP_OF_STAGE: Record<string, Step> = { ingesting: 'ingest', muxing: 'mux'
 const ATTEMPTS: Record<Step, number> = { ingest: 3, mux: 2, move: 3 };
 const POLL_MS = 250;
 /** Twice the default max age of the event stream. */
-const PROCESSED_EVENT_RETENTION_MS = 14 * 24 * 3600 * 1000;
 
 /** BullMQ connection options: commands must wait for a reconnect (BullMQ requires it). */
 function bullConnection(url: string) {
@@ -519,8 +518,10 @@ export class PipelineService implements OnApplicationBootstrap, OnModuleDestroy 
     await this.expire();
     await this.closeOrphans();
     await this.resumeStalled();
-    // Ids of events older than the stream keeps them (7 days by default) cannot come back.
-    await this.ds.query(`DELETE FROM recording.processed_event WHERE processed_on < $1`, [Date.now() - PROCESSED_EVENT_RETENTION_MS]);
+    // Ids of events older than the stream keeps them cannot come back; with an unlimited or
+    // unreadable stream, none is forgotten.
+    const horizon = await this.bus.redeliveryHorizonMs();
+    if (horizon !== null) await this.ds.query(`DELETE FROM recording.processed_event WHERE processed_on < $1`, [Date.now() - horizon]);
   }
 
   private async expire(): Promise<void> {

@@ -1,8 +1,8 @@
 import { Inject, Injectable, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
 import { jetstream, jetstreamManager, type ConsumerMessages, type JsMsg } from '@nats-io/jetstream';
-import { connect, millis, type NatsConnection } from '@nats-io/transport-node';
+import { connect, type NatsConnection } from '@nats-io/transport-node';
 import { eventStreamName } from '@switchboard/contracts';
-import { ensureEventStream, JsonLogger, Metrics, SERVICE_CONFIG, type BaseConfig } from '@switchboard/service-kit';
+import { ensureEventStream, eventRedeliveryHorizonMs, JsonLogger, Metrics, SERVICE_CONFIG, type BaseConfig } from '@switchboard/service-kit';
 import { Counter } from 'prom-client';
 import { readUsageEvent } from './event-reader.js';
 import { ensureUsageConsumer, USAGE_CONSUMER } from './event-stream.js';
@@ -53,18 +53,11 @@ export class UsageEventConsumer implements OnApplicationBootstrap, OnApplication
     await this.nc.flush();
   }
 
-  /**
-   * The live event stream's max age in ms (0: unlimited), or undefined while it cannot be read:
-   * how long JetStream may still deliver an event.
-   */
-  async streamMaxAgeMs(): Promise<number | undefined> {
-    if (!this.nc || this.nc.isClosed()) return undefined;
-    try {
-      const info = await (await jetstreamManager(this.nc)).streams.info(eventStreamName(this.config.natsNamespace));
-      return millis(info.config.max_age);
-    } catch {
-      return undefined;
-    }
+  /** How long JetStream may still deliver an event (see `eventRedeliveryHorizonMs`); null while NATS cannot tell. */
+  async redeliveryHorizonMs(floorMs: number): Promise<number | null> {
+    if (!this.nc || this.nc.isClosed()) return null;
+    const jsm = await jetstreamManager(this.nc).catch(() => null);
+    return jsm && eventRedeliveryHorizonMs(jsm, this.config.natsNamespace, floorMs);
   }
 
   private async run(): Promise<void> {

@@ -1,5 +1,4 @@
 import { Inject, Injectable, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
-import { eventStreamSettings } from '@switchboard/contracts';
 import { JsonLogger, SERVICE_CONFIG } from '@switchboard/service-kit';
 import type { UsageAggregatorConfig } from '../config.js';
 import { UsageEventConsumer } from './usage-event.consumer.js';
@@ -48,10 +47,8 @@ export class UsagePruner implements OnApplicationBootstrap, OnApplicationShutdow
   }
 
   /** Rows older than this many ms may go; null: nothing may (stream unlimited or unknown). */
-  async horizonMs(): Promise<number | null> {
-    const live = await this.consumer.streamMaxAgeMs();
-    if (live === undefined || live === 0) return null;
-    return Math.max(this.config.usageLedgerRetentionSeconds * 1000, eventStreamSettings(this.config.natsNamespace).maxAgeMs, live);
+  horizonMs(): Promise<number | null> {
+    return this.consumer.redeliveryHorizonMs(this.config.usageLedgerRetentionSeconds * 1000);
   }
 
   async prune(now = Date.now()): Promise<PruneOutcome | null> {
