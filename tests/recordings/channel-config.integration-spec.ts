@@ -6,6 +6,7 @@
  * moved and served). Real management-api and recording-service on one namespace.
  */
 import { ChannelRecordingSettingsSubject, type ChannelRecording, type ChannelRecordingSettings, type ConnectionRecording, type DomainEvent } from '@switchboard/contracts';
+import pg from 'pg';
 import { waitFor } from '@switchboard/testing';
 import { ffmpegAvailable } from '../../tools/media/media.mjs';
 import { startManagement, type Harness as ManagementHarness } from '../management/support.js';
@@ -77,6 +78,15 @@ describe('channel config overrides of recordings', () => {
     expect(unmuxed.channel).toMatchObject({ muxEnabled: false, muxPending: false, ready: false, fileSize: null });
     expect(unmuxed.connections).toHaveLength(1);
     expect(await query(h, OPERATOR, { kind: 'channelRecording.url', applicationId: app, channelId: 'no-mux', channelRecordingId: unmuxed.channel.id }).catch((e: RequestFailed) => e.wire.code)).toBe('NotFound');
+    // Its processing is finished, not failed: no error, and nothing left for the pipeline to retry.
+    const db = new pg.Client({ connectionString: h.db.url });
+    await db.connect();
+    try {
+      const { rows } = await db.query('SELECT stage, error FROM recording.channel_recording WHERE id = $1', [unmuxed.channel.id]);
+      expect(rows).toEqual([{ stage: 'ready', error: null }]);
+    } finally {
+      await db.end();
+    }
 
     const muxed = await done('plain');
     expect(muxed.channel).toMatchObject({ muxEnabled: true, muxPending: false, ready: true, audioReady: true, videoReady: true });

@@ -433,7 +433,9 @@ export class PipelineService implements OnApplicationBootstrap, OnModuleDestroy 
       video_ready: Boolean(video),
       recording_path: this.storage.recordingPath(this.paths.recordingPrefix(r.organization_id, r.application_id, r.channel_id, r.id)),
     };
-    await this.setStageAnnounced(r.id, main ? 'ready' : 'failed', stored, (m, fresh) => this.readyEvents(m, fresh));
+    // Without muxing there is no channel file: the recording is done (its connection files are
+    // ready) but not `ready` itself. With muxing, a missing channel file is a failure.
+    await this.setStageAnnounced(r.id, main || !r.mux_enabled ? 'ready' : 'failed', stored, (m, fresh) => this.readyEvents(m, fresh));
     await pruneEmptyDirs(this.paths.workDir(r.application_id, r.channel_id, r.id), this.paths.workRoot);
   }
 
