@@ -1,6 +1,6 @@
 // Types of the simulator library (the code is plain ESM JavaScript so it runs without a build).
 import type { NatsConnection } from '@nats-io/transport-node';
-import type WebSocket from 'ws';
+import type { WebSocketClient } from './websocket.mjs';
 
 export interface SimulationOptions {
   /** admin-gateway: ws://host:port[/sync] or http://host:port. */
@@ -128,7 +128,8 @@ export declare class SyncRequestError extends Error {
 
 export declare class SyncClient {
   static connect(url: string, options?: { requestTimeoutMs?: number }): Promise<SyncClient>;
-  readonly ws: WebSocket;
+  /** The client's own RFC 6455 connection (websocket.mjs). */
+  readonly ws: WebSocketClient;
   readonly open: boolean;
   readonly closed: Promise<{ code: number; reason: string }>;
   /** Runs `fn` with the socket corked, so the requests it sends leave in one write. */

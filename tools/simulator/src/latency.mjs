@@ -12,17 +12,29 @@ export class OperationStats {
     return e;
   }
 
-  /** Times `fn` under `name`; rethrows its error after counting it. */
-  async time(name, fn) {
+  /**
+   * Times `fn` under `name`; rethrows its error after counting it. Not an async function: one
+   * `then` on fn's promise rather than an extra promise and await per operation timed.
+   */
+  time(name, fn) {
     const started = performance.now();
+    let promise;
     try {
-      const value = await fn();
-      this.entry(name).samples.push(performance.now() - started);
-      return value;
+      promise = fn();
     } catch (error) {
       this.entry(name).errors++;
-      throw error;
+      return Promise.reject(error);
     }
+    return Promise.resolve(promise).then(
+      (value) => {
+        this.entry(name).samples.push(performance.now() - started);
+        return value;
+      },
+      (error) => {
+        this.entry(name).errors++;
+        throw error;
+      },
+    );
   }
 
   record(name, ms) {
