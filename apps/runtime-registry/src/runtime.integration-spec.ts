@@ -7,6 +7,7 @@ import type { NatsConnection } from '@nats-io/transport-node';
 import type { INestApplication } from '@nestjs/common';
 import { InterfaceAValidators, type DatastorePage, type InterfaceASchemaName, type KickTarget, type MessageTarget } from '@switchboard/contracts';
 import { flushRedisPrefix, testNamespace, testServers } from '@switchboard/testing';
+import { LiveStore } from './store/live-store.js';
 import {
   claim,
   EventReader,
@@ -524,9 +525,14 @@ describe('runtime-registry live model', () => {
 
     it('a client registering again through another gateway ends its session on the old one', async () => {
       const c = { applicationId: 'app-move', userId: 'u', deviceId: 'd', clientId: 'c' };
+      const store = registry.app.get(LiveStore);
+      const holds = async (gatewayId: string) => (await store.redis.smembers(store.keys.gatewayClients(gatewayId))).includes(store.gatewayMember(c.applicationId, c));
       await rt.edge(registerReport(c, ORG, 'gw-1'));
+      expect([await holds('gw-1'), await holds('gw-2')]).toEqual([true, false]);
       await rt.edge(registerReport(c, ORG, 'gw-2'));
       expect(gw1.received.map((r) => r.push.type)).toEqual(['unregistered']);
+      // The gateways' client sets (what the sweeper unregisters when a gateway is gone) follow the move.
+      expect([await holds('gw-1'), await holds('gw-2')]).toEqual([false, true]);
       await rt.command(TENANT, { kind: 'message', origin: 'api', target: { level: 'client', ...c }, message: { message: 'where?' } });
       expect(gw2.of('message')).toHaveLength(1);
       expect(gw1.of('message')).toHaveLength(0);

@@ -86,6 +86,9 @@ describe('runtime-registry servers', () => {
 
   it('an sfu or mcu connection needs a media server; a peer connection does not', async () => {
     await expect(open('sfu')).rejects.toMatchObject({ code: 'Unavailable' });
+    // No media server is checked first: even a client that is not registered hears Unavailable.
+    const stranger = { ...client, clientId: 'not-registered' };
+    await expect(rt.edge({ kind: 'connection.open', client: stranger, channelId: 'room', connectionId: 'cn-x', type: 'mcu', tag: null, streams: {} })).rejects.toMatchObject({ code: 'Unavailable' });
     expect((await open('peer')).mediaServerId).toBeNull();
   });
 
@@ -100,6 +103,19 @@ describe('runtime-registry servers', () => {
     const server = await rt.query(OPERATOR, 'mediaserver.get', { mediaServerId: MS1 });
     expect(InterfaceAValidators.MediaServer.errors(server)).toEqual([]);
     expect(server).toEqual({ id: MS1, active: true, applications: [a], computer: expect.objectContaining({ hostName: `host-${MS1.slice(0, 4)}`, processorCount: 8 }) });
+  });
+
+  it('an open refused after a media server was found leaves the statistics as they were', async () => {
+    const before = await rt.query(OPERATOR, 'mediaservers.stats', {});
+    const taken = await open();
+    const afterOpen = await stats(taken.mediaServerId!);
+    await expect(rt.edge({ kind: 'connection.open', client, channelId: 'room', connectionId: taken.connectionId, type: 'sfu', tag: null, streams: {} })).rejects.toMatchObject({ code: 'Conflict' });
+    await expect(rt.edge({ kind: 'connection.open', client, channelId: 'elsewhere', connectionId: 'cn-elsewhere', type: 'sfu', tag: null, streams: {} })).rejects.toMatchObject({ code: 'NotFound' });
+    expect(await stats(taken.mediaServerId!)).toEqual(afterOpen);
+    expect((await rt.query(OPERATOR, 'mediaservers.stats', {})).reduce((n, s) => n + s.pendingConnections, 0)).toBe(before.reduce((n, s) => n + s.pendingConnections, 0) + 1);
+    // Closed again: the later tests count placements from an even load.
+    await rt.edge({ kind: 'connection.close', client, channelId: 'room', connectionId: taken.connectionId });
+    expect((await stats(taken.mediaServerId!)).pendingConnections).toBe(afterOpen.pendingConnections - 1);
   });
 
   it('PATCH active:false moves every new placement to the others; active:true brings it back', async () => {

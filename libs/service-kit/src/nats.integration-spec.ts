@@ -7,13 +7,14 @@
  */
 import { Controller, type INestApplication } from '@nestjs/common';
 import { EventPattern, MessagePattern, Payload } from '@nestjs/microservices';
+import { NoRespondersError, TimeoutError } from '@nats-io/transport-node';
 import { DomainError } from '@switchboard/contracts';
 import { startNatsServer, testNamespace, testServers, waitFor, type OwnNatsServer } from '@switchboard/testing';
 import { currentCorrelationId, runWithCorrelation } from './correlation.js';
 import { renderPlainError } from './errors.js';
 import { JsonLogger } from './logger.js';
 import { Metrics } from './metrics.js';
-import { NatsClient } from './nats.js';
+import { NatsClient, singleHeader } from './nats.js';
 import { createService } from './service.js';
 
 const events: Array<{ value: unknown; correlationId: string | undefined }> = [];
@@ -111,6 +112,41 @@ describe('NatsClient and NamespacedNatsServer', () => {
     nc.publish(client.subject('kit-test.v1.event'), JSON.stringify({ pattern: 'kit-test.v1.event', data: { value: 'e1' } }), { headers: h });
     await waitFor(() => events.length === 1);
     expect(events).toEqual([{ value: 'e1', correlationId: 'corr-event' }]);
+  });
+
+  it('sends raw requests in a batch: every answer to its request, in order, with their headers; failures per request', async () => {
+    const nc = await client.connection$();
+    const subject = `${ns}.raw-many`;
+    const seen: string[] = [];
+    const sub = nc.subscribe(subject, {
+      callback: (_err, msg) => {
+        const id = msg.headers?.get('Sb-Test-Id') ?? '';
+        seen.push(id);
+        // Answer out of order: the late ones first, the first one last (and one never).
+        const text = new TextDecoder().decode(msg.data);
+        if (text === 'silent') return;
+        setTimeout(() => msg.respond(`${text}:${id}`), text === 'a' ? 60 : 5);
+      },
+    });
+    await nc.flush();
+    const outcomes = await client.requestRawMany(
+      nc,
+      [
+        { subject, data: 'a', headers: singleHeader('Sb-Test-Id', 'id-1') },
+        { subject, data: new TextEncoder().encode('b'), headers: singleHeader('Sb-Test-Id', 'id-2') },
+        { subject: `${ns}.raw-many-nobody`, data: 'c' },
+        { subject, data: 'd', headers: singleHeader('Sb-Test-Id', 'non-ascii-é') },
+        { subject, data: 'silent', headers: singleHeader('Sb-Test-Id', 'id-5') },
+      ],
+      { timeoutMs: 400 },
+    );
+    sub.unsubscribe();
+    const kind = (e: unknown) => (e instanceof NoRespondersError ? 'no-responders' : e instanceof TimeoutError ? 'timeout' : String(e));
+    const text = (o: PromiseSettledResult<{ data: Uint8Array }>) => (o.status === 'fulfilled' ? new TextDecoder().decode(o.value.data) : `rejected:${kind(o.reason)}`);
+    expect(outcomes.map(text)).toEqual(['a:id-1', 'b:id-2', 'rejected:no-responders', 'd:non-ascii-é', 'rejected:timeout']);
+    // Published in the order given.
+    expect(seen).toEqual(['id-1', 'id-2', 'non-ascii-é', 'id-5']);
+    expect(await client.requestRawMany(nc, [], { timeoutMs: 100 })).toEqual([]);
   });
 
   it('counts handled requests by subject and outcome', async () => {

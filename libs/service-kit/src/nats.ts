@@ -53,22 +53,44 @@ export type ReplyMsg = Pick<Msg, 'data' | 'headers'>;
 interface Pending {
   resolve: (msg: ReplyMsg) => void;
   reject: (e: unknown) => void;
-  timer: NodeJS.Timeout;
+  /** Its own timer; none for a request of `requestRawMany` (its batch has one timer for all). */
+  timer?: NodeJS.Timeout;
   /** Parts of a split reply received so far. */
   parts?: Uint8Array[];
 }
 
+/** Printable ASCII only: a value that can go into a hand-encoded header line as it is. */
+const HEADER_VALUE = /^[\x20-\x7e]*$/;
+
 /**
- * The only header of a request: the correlation id, encoded by hand. nats.js only calls
- * `encode()` on the headers of a published message; its own MsgHdrs validates and re-encodes
- * every field on every publish, which the hot path of every request does not need (the id went
- * through `acceptCorrelationId` or is a UUID: printable ASCII, no CR or LF).
+ * Headers of ONE field for a publish, encoded by hand when the value is printable ASCII: nats.js
+ * only calls `encode()` on the headers of a published message, and its own MsgHdrs validates and
+ * re-encodes every field on every publish, which hot paths (the correlation id of every request,
+ * JetStream's `Nats-Msg-Id` of every event) do not need. Anything else goes through nats.js' own
+ * headers.
  */
-class CorrelationHeader {
-  constructor(private readonly correlationId: string) {}
+export function singleHeader(name: string, value: string): MsgHdrs {
+  if (HEADER_VALUE.test(value)) return new FieldHeader(name, value) as unknown as MsgHdrs;
+  const h = natsHeaders();
+  h.set(name, value);
+  return h;
+}
+
+class FieldHeader {
+  constructor(
+    private readonly name: string,
+    private readonly value: string,
+  ) {}
   encode(): Uint8Array {
-    return Buffer.from(`NATS/1.0\r\n${CORRELATION_HEADER}: ${this.correlationId}\r\n\r\n`, 'latin1');
+    return Buffer.from(`NATS/1.0\r\n${this.name}: ${this.value}\r\n\r\n`, 'latin1');
   }
+}
+
+/** One request of `NatsClient.requestRawMany`. */
+export interface RawRequest {
+  subject: string;
+  data: Uint8Array | string;
+  headers?: MsgHdrs;
 }
 
 /**
@@ -207,7 +229,8 @@ export class NatsClient implements OnApplicationShutdown {
     let outcome = 'ok';
     try {
       const nc = this.nc && !this.nc.isClosed() ? this.nc : await this.withDeadline(this.connection$(), timeout, subject);
-      const h = new CorrelationHeader(currentCorrelationId() ?? randomUUID()) as unknown as MsgHdrs;
+      // The id went through `acceptCorrelationId` or is a UUID: printable ASCII, no CR or LF.
+      const h = singleHeader(CORRELATION_HEADER, currentCorrelationId() ?? randomUUID());
       const id = `${this.idPrefix}-${++this.seq}`;
       // Buffer.from takes small strings from Node's pool: cheaper than nats.js' TextEncoder.
       const body = Buffer.from(JSON.stringify({ pattern: subject, data: payload, id }));
@@ -232,6 +255,50 @@ export class NatsClient implements OnApplicationShutdown {
    */
   requestRaw(nc: NatsConnection, subject: string, data: Uint8Array | string, opts: { timeoutMs: number; headers?: MsgHdrs }): Promise<ReplyMsg> {
     return this.send(nc, subject, data, opts.headers, opts.timeoutMs);
+  }
+
+  /**
+   * Several raw requests published in order, in one go, with ONE timer for all of them (not one
+   * timer and one promise each): resolves, once every request is answered or the timeout passed,
+   * with one outcome per request in the order given (the reply message, or the same errors
+   * `requestRaw` rejects with: TimeoutError, NoRespondersError, the publish error). For bursts of
+   * requests that are awaited together, such as the JetStream publishes of one operation.
+   */
+  requestRawMany(nc: NatsConnection, requests: readonly RawRequest[], opts: { timeoutMs: number }): Promise<Array<PromiseSettledResult<ReplyMsg>>> {
+    const results = new Array<PromiseSettledResult<ReplyMsg>>(requests.length);
+    if (requests.length === 0) return Promise.resolve(results);
+    const inbox = this.inboxOf(nc);
+    return new Promise((resolve) => {
+      let left = requests.length;
+      const tokens: string[] = [];
+      const done = (i: number, outcome: PromiseSettledResult<ReplyMsg>) => {
+        if (results[i]) return;
+        results[i] = outcome;
+        if (--left === 0) {
+          clearTimeout(timer);
+          resolve(results);
+        }
+      };
+      const timer = setTimeout(() => {
+        for (let i = 0; i < tokens.length; i++) {
+          if (results[i]) continue;
+          inbox.pending.delete(tokens[i]!);
+          done(i, { status: 'rejected', reason: new TimeoutError() });
+        }
+      }, opts.timeoutMs);
+      for (let i = 0; i < requests.length; i++) {
+        const r = requests[i]!;
+        const token = String(++this.seq);
+        tokens.push(token);
+        inbox.pending.set(token, { resolve: (value) => done(i, { status: 'fulfilled', value }), reject: (reason) => done(i, { status: 'rejected', reason }) });
+        try {
+          nc.publish(r.subject, r.data, { reply: inbox.prefix + token, headers: r.headers });
+        } catch (e) {
+          inbox.pending.delete(token);
+          done(i, { status: 'rejected', reason: e });
+        }
+      }
+    });
   }
 
   private send(nc: NatsConnection, subject: string, data: Uint8Array | string, headers: MsgHdrs | undefined, timeout: number): Promise<ReplyMsg> {

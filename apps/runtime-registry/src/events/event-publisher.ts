@@ -1,13 +1,14 @@
 import { Inject, Injectable, type BeforeApplicationShutdown, type OnApplicationBootstrap } from '@nestjs/common';
 import { jetstreamManager } from '@nats-io/jetstream';
-import { headers as natsHeaders } from '@nats-io/transport-node';
 import { DomainError, eventStreamName, eventSubject, type DomainEvent } from '@switchboard/contracts';
-import { ensureEventStream, JsonLogger, NatsClient, ReadinessService, SERVICE_CONFIG } from '@switchboard/service-kit';
+import { ensureEventStream, JsonLogger, NatsClient, ReadinessService, SERVICE_CONFIG, singleHeader, type RawRequest, type ReplyMsg } from '@switchboard/service-kit';
 import type { RegistryConfig } from '../config.js';
 import { LiveStore } from '../store/live-store.js';
 
-const encoder = new TextEncoder();
 const decoder = new TextDecoder();
+/** The head of every PubAck the stream answers (`{"stream":"…","seq":…}`): no error in it. */
+const ACK_HEAD = Buffer.from('{"stream":');
+const ERROR_FIELD = Buffer.from('"error"');
 
 /**
  * Domain events to JetStream. Every event has a unique id (uuid) sent as `Nats-Msg-Id`, so the
@@ -79,29 +80,34 @@ export class EventPublisher implements OnApplicationBootstrap, BeforeApplication
     this.ensured = true;
   }
 
+  /** The JetStream publish of one event: on its type's subject, its id as `Nats-Msg-Id`. */
+  private publishRequest(event: DomainEvent): RawRequest {
+    // Buffer.from takes small strings from Node's pool: cheaper than a TextEncoder.
+    return { subject: eventSubject(this.config.natsNamespace, event.event.type), data: Buffer.from(JSON.stringify(event)), headers: singleHeader('Nats-Msg-Id', event.event.id) };
+  }
+
   /**
-   * Publishes one event (its id as `Nats-Msg-Id`) and waits for the stream to store it (or to report
-   * it a duplicate): a JetStream publish is a request on the event's subject answered with a PubAck
-   * (`{ stream, seq, duplicate }`) or `{ error }`; nobody answering (no stream) is a NoResponders
-   * error. Sent through the service's NatsClient (one shared reply inbox, no per-publish error
-   * object or timer race) rather than the JetStream client's publish.
+   * Publishes one event and waits for the stream to store it (or to report it a duplicate): a
+   * JetStream publish is a request on the event's subject answered with a PubAck (`{ stream, seq,
+   * duplicate }`) or `{ error }`; nobody answering (no stream) is a NoResponders error. Sent
+   * through the service's NatsClient (one shared reply inbox) rather than the JetStream client's
+   * publish.
    */
   private async publishOne(event: DomainEvent, timeoutMs: number): Promise<void> {
     const nc = await this.nats.connection$();
-    const h = natsHeaders();
-    h.set('Nats-Msg-Id', event.event.id);
-    const msg = await this.nats.requestRaw(nc, eventSubject(this.config.natsNamespace, event.event.type), encoder.encode(JSON.stringify(event)), {
-      timeoutMs: Math.max(50, Math.round(timeoutMs)),
-      headers: h,
-    });
-    const ack = JSON.parse(decoder.decode(msg.data)) as { stream?: string; error?: { code?: number; err_code?: number; description?: string } };
-    if (ack.error) throw new Error(`the event stream refused the event: ${ack.error.description ?? ack.error.err_code ?? ack.error.code}`);
-    if (!ack.stream) throw new Error('the event stream answered no acknowledgement');
+    const r = this.publishRequest(event);
+    checkAck((await this.nats.requestRaw(nc, r.subject, r.data, { timeoutMs: Math.max(50, Math.round(timeoutMs)), headers: r.headers })).data);
   }
 
   /** Publishes with retries and backoff until `deadline`; throws the last error when it passes. */
-  private async publishWithRetry(event: DomainEvent, deadline: number): Promise<void> {
+  private async publishWithRetry(event: DomainEvent, deadline: number, firstError?: unknown): Promise<void> {
     let delay = 25;
+    if (firstError !== undefined) {
+      // The first attempt went out with the operation's other events (`publish`) and failed.
+      if (Date.now() + delay >= deadline) throw firstError;
+      await sleep(delay);
+      delay *= 2;
+    }
     for (;;) {
       const remaining = deadline - Date.now();
       try {
@@ -116,14 +122,43 @@ export class EventPublisher implements OnApplicationBootstrap, BeforeApplication
   }
 
   /**
-   * Publishes the events of one operation (concurrently, so the stream keeps their order unless a
-   * retry intervenes) and waits for every acknowledgement. On failure, parks the unacknowledged ones
-   * for the relay and throws Unavailable.
+   * Publishes the events of one operation and waits for every acknowledgement. The first attempt
+   * sends them all at once, in order (one request batch, one timer: the stream keeps their order);
+   * an event that failed is retried on its own with backoff (a retry may then land after a later
+   * event). On failure, parks the unacknowledged ones for the relay and throws Unavailable.
    */
   async publish(events: DomainEvent[]): Promise<void> {
     if (events.length === 0) return;
     const deadline = Date.now() + this.config.eventPublishTimeoutMs;
-    const outcomes = await Promise.allSettled(events.map((e) => this.publishWithRetry(e, deadline)));
+    let first: Array<PromiseSettledResult<ReplyMsg>>;
+    try {
+      const nc = await this.nats.connection$();
+      first = await this.nats.requestRawMany(
+        nc,
+        events.map((e) => this.publishRequest(e)),
+        { timeoutMs: Math.max(50, Math.min(1000, this.config.eventPublishTimeoutMs)) },
+      );
+    } catch (e) {
+      // No connection (or the events could not be encoded): every event failed its first attempt.
+      first = events.map((): PromiseRejectedResult => ({ status: 'rejected', reason: e }));
+    }
+    let retries: Array<Promise<void>> | undefined;
+    for (let i = 0; i < events.length; i++) {
+      const o = first[i]!;
+      let error: unknown;
+      if (o.status === 'rejected') error = o.reason;
+      else {
+        try {
+          checkAck(o.value.data);
+          continue;
+        } catch (e) {
+          error = e;
+        }
+      }
+      (retries ??= new Array<Promise<void>>(events.length).fill(Promise.resolve()))[i] = this.publishWithRetry(events[i]!, deadline, error);
+    }
+    if (!retries) return;
+    const outcomes = await Promise.allSettled(retries);
     const failed = events.filter((_, i) => outcomes[i]!.status === 'rejected');
     if (failed.length === 0) return;
     const reason = (outcomes.find((o) => o.status === 'rejected') as PromiseRejectedResult).reason as Error;
@@ -164,6 +199,18 @@ export class EventPublisher implements OnApplicationBootstrap, BeforeApplication
     if (relayed) this.logger.event('info', 'relayed parked events', { count: relayed });
     return relayed;
   }
+}
+
+/**
+ * Throws unless the stream stored the event (or found it a duplicate). The usual answer, a PubAck
+ * starting with `{"stream":` and without an `"error"`, is not parsed; anything else is.
+ */
+function checkAck(data: Uint8Array): void {
+  const b = Buffer.from(data.buffer, data.byteOffset, data.length);
+  if (b.length > ACK_HEAD.length && b.compare(ACK_HEAD, 0, ACK_HEAD.length, 0, ACK_HEAD.length) === 0 && b.indexOf(ERROR_FIELD) < 0) return;
+  const ack = (data.length ? JSON.parse(decoder.decode(data)) : {}) as { stream?: string; error?: { code?: number; err_code?: number; description?: string } };
+  if (ack.error) throw new Error(`the event stream refused the event: ${ack.error.description ?? ack.error.err_code ?? ack.error.code}`);
+  if (!ack.stream) throw new Error('the event stream answered no acknowledgement');
 }
 
 function sleep(ms: number) {

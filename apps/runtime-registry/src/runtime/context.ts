@@ -93,7 +93,7 @@ export class RuntimeContext {
     const type = connectionStateEvent(closed.final);
     if (type) events.push(this.connectionEvent(owner, type, cause, { ...closed, client, state: closed.final, at: closed.at }));
     const stored = storedConnection(closed.conn);
-    if (stored.mediaServerId) {
+    if (stored.mediaServerId && !closed.counted) {
       await this.servers.transition(stored.mediaServerId, owner.applicationId, phaseOf(stored.state), phaseOf(closed.final), closed.at - stored.openedAt).catch((e: unknown) =>
         this.logger.event('error', 'media server statistics not updated', { mediaServerId: stored.mediaServerId, error: (e as Error).message }),
       );

@@ -2,12 +2,11 @@ import { Injectable } from '@nestjs/common';
 import { DomainError, type ConnectionState, type DomainEvent, type EdgeReport, type EdgeResults, type MessageBody } from '@switchboard/contracts';
 import type { Delivery } from '../events/pusher.js';
 import { domainEvent, connectionStateEvent, messagePart, type EventCause, type EventOwner } from '../model/events.js';
-import { connectionFields, mediaStats, parseJson, storedConnection, type ClientRecord } from '../model/records.js';
+import { connectionFields, mediaStats, parseJson, type ClientRecord } from '../model/records.js';
 import { effectiveSettings, publicSettings } from '../model/settings.js';
 import { clientMessageTarget } from '../model/targets.js';
 import { clientMember } from '../store/keys.js';
 import type { ClientIds, ConnectionIds } from '../store/live-store.js';
-import { phaseOf } from '../store/servers-store.js';
 import { ChannelRecordingDefaults } from './channel-recording.js';
 import { CLIENT_CAUSE, RuntimeContext, SERVER_CAUSE } from './context.js';
 import { Recipients } from './recipients.js';
@@ -80,8 +79,8 @@ export class EdgeService {
   async register(r: Report<'client.register'>): Promise<EdgeResults['client.register']> {
     const a = r.client.applicationId;
     const result = await this.store.register(a, r.client, r.organizationId, r.gatewayId, r.claims, r.sessionId);
-    // Independent keys (applications index, the gateway's client set): one round trip for both.
-    await Promise.all([this.ctx.index(a, result.index), this.store.trackGateway(a, r.client, r.gatewayId, result.previousGatewayId)]);
+    // Independent keys (applications index, the previous gateway's client set), both rarely needed.
+    if (result.index || result.previousGatewayId) await Promise.all([this.ctx.index(a, result.index), this.store.untrackPreviousGateway(a, r.client, r.gatewayId, result.previousGatewayId)]);
     const owner = { applicationId: a, organizationId: r.organizationId };
     const events = result.created ? [domainEvent(owner, 'client.registered', CLIENT_CAUSE, { client: this.ctx.client(r.client, result.client) })] : [];
     // Registered again through another gateway replica: the session held by the old one ends.
@@ -230,21 +229,12 @@ export class EdgeService {
   async open(r: Report<'connection.open'>): Promise<EdgeResults['connection.open']> {
     const a = r.client.applicationId;
     const ref = connRef(r);
-    let mediaServerId: string | null = null;
-    if (r.type === 'sfu' || r.type === 'mcu') {
-      mediaServerId = await this.ctx.servers.place(a);
-      if (!mediaServerId) throw new DomainError('Unavailable', `No media server is available for a new ${r.type} connection.`);
-    }
-    const { set } = connectionFields({ tag: r.tag, streams: r.streams, remoteConnectionId: r.remoteConnectionId ?? null, mediaServerId });
-    let snapshot;
-    try {
-      snapshot = await this.store.open(a, ref, r.type, set, CLAIM_FLAG[r.type]);
-    } catch (e) {
-      if (mediaServerId) await this.ctx.servers.transition(mediaServerId, a, 'pending', 'released').catch(() => undefined);
-      throw e;
-    }
+    const { set } = connectionFields({ tag: r.tag, streams: r.streams, remoteConnectionId: r.remoteConnectionId ?? null });
+    // sfu/mcu: placed on a media server by the same script (nothing to release when the open fails).
+    const placement = r.type === 'sfu' || r.type === 'mcu' ? { timeoutMs: this.ctx.servers.heartbeatTimeoutMs } : null;
+    const snapshot = await this.store.open(a, ref, r.type, set, CLAIM_FLAG[r.type], placement);
     const settings = effectiveSettings(snapshot.levels, { ...r.client, connectionId: r.connectionId });
-    return { mediaServerId, settings: publicSettings(settings) };
+    return { mediaServerId: snapshot.conn.mediaServerId ?? null, settings: publicSettings(settings) };
   }
 
   async state(r: Report<'connection.state'>): Promise<EdgeResults['connection.state']> {
@@ -265,7 +255,7 @@ export class EdgeService {
     return { ok: true };
   }
 
-  /** Moves a connection to a state and keeps media server statistics; returns the events to publish. */
+  /** Moves a connection to a state (the store keeps its media server statistics); returns the events to publish. */
   async moveState(a: string, ref: ConnectionIds, state: ConnectionState, from: readonly string[], error: { code: string; message: string } | null, cause: EventCause): Promise<DomainEvent[]> {
     const terminal = state === 'closed' || state === 'failed';
     const result = await this.store.connState(a, ref, state, from, terminal, error ? JSON.stringify(error) : null);
@@ -279,10 +269,6 @@ export class EdgeService {
       const s = result.snapshot;
       const type = connectionStateEvent(state);
       if (type) events.push(this.ctx.connectionEvent(owner, type, cause, { ...ref, client, conn: s.conn, levels: s.levels }));
-      const stored = storedConnection(s.conn);
-      if (stored.mediaServerId && result.old) {
-        await this.ctx.servers.transition(stored.mediaServerId, a, phaseOf(result.old), phaseOf(state));
-      }
     }
     return events;
   }

@@ -7,7 +7,9 @@
  * ambiguity: a device is `u/d`, a client `u/d/cl`, a connection inside a channel `u/d/cl/cn`.
  *
  * One application = one hash slot: every key of application `a` carries the hash tag `{a}`, so each
- * operation on it runs as ONE Lua script (see scripts.ts) touching only keys of that slot.
+ * operation on it runs as ONE Lua script (see scripts.ts) touching only keys of that slot, plus,
+ * for register, open and state changes, the declared keys of the servers slot their bookkeeping
+ * needs (gateway client set, placement and statistics; one Redis serves the registry).
  *
  *   P rt:apps                               hash a -> "<gen>:<0|1>:<organizationId>"  applications index
  *                                           (in use = 1); `gen` orders updates coming from different

@@ -31,6 +31,8 @@ export interface ClosedConnection extends ConnectionIds {
   levels: LevelSnapshot;
   final: string;
   at: number;
+  /** Its media server's statistics already count the close (the state change script did it). */
+  counted: boolean;
 }
 
 /** A client leaving a channel (kick, leave, unregister). */
@@ -100,7 +102,7 @@ export interface LevelUpdateResult {
 export type RemoveLevel = 'channel' | 'user' | 'device' | 'client';
 export type UpdateLevel = 'channel' | 'user' | 'device' | 'client' | 'connection';
 
-type ScriptCaller = (key: string, args: string) => Promise<string>;
+type ScriptCaller = (...keysAndArgs: string[]) => Promise<string>;
 
 interface Failure {
   fail?: string;
@@ -129,11 +131,11 @@ export class LiveStore implements OnModuleInit {
     }
   }
 
-  /** Runs a script against the slot of `key`; returns its JSON answer. */
-  async run<T>(script: string, key: string, args: unknown): Promise<T & Failure> {
+  /** Runs a script against the slot of `key` (and the further keys it declares); returns its JSON answer. */
+  async run<T>(script: string, key: string | readonly string[], args: unknown): Promise<T & Failure> {
     const fn = (this.redis as unknown as Record<string, ScriptCaller>)[script];
     if (!fn) throw new Error(`script ${script} is not defined`);
-    const raw = await fn.call(this.redis, key, JSON.stringify(args));
+    const raw = typeof key === 'string' ? await fn.call(this.redis, key, JSON.stringify(args)) : await fn.call(this.redis, ...key, JSON.stringify(args));
     return JSON.parse(raw) as T & Failure;
   }
 
@@ -149,10 +151,11 @@ export class LiveStore implements OnModuleInit {
     claims: ChannelClaim[],
     sessionId?: string,
   ): Promise<RegisterResult> {
-    const r = await this.run<{ new: boolean; prevGatewayId: string | false; client: unknown; index?: IndexTransition }>('rtRegister', this.keys.app(a), {
+    const r = await this.run<{ new: boolean; prevGatewayId: string | false; client: unknown; index?: IndexTransition }>('rtRegister', [this.keys.app(a), this.keys.gatewayClients(gatewayId)], {
       ...ids(c),
       org: organizationId,
       gw: gatewayId,
+      gwMember: this.gatewayMember(a, c),
       userAlias: c.userAlias,
       deviceAlias: c.deviceAlias,
       tag: c.tag,
@@ -211,19 +214,28 @@ export class LiveStore implements OnModuleInit {
     return { lefts: asList<RawLeft>(r.lefts).map(left), clients, organizationId: r.org };
   }
 
+  /**
+   * Opens a connection; `placement` (sfu/mcu): placed on the least-loaded eligible media server in
+   * the same step (its id in the snapshot's `conn.mediaServerId`), Unavailable when there is none.
+   */
   async open(
     a: string,
     ref: ConnectionIds,
     type: string,
     fields: Record<string, string>,
     claimFlag: string | null,
+    placement: { timeoutMs: number } | null = null,
   ): Promise<ConnectionSnapshot> {
-    const r = await this.run<RawSnapshot>('rtOpen', this.keys.app(a), {
+    const r = await this.run<RawSnapshot>('rtOpen', [this.keys.app(a), this.keys.servers()], {
       ...connIds(ref),
       type,
       fields,
       claimFlag: claimFlag ?? undefined,
+      place: placement !== null,
+      timeoutMs: placement?.timeoutMs,
+      app: a,
     });
+    if (r.fail === 'unavailable') throw new DomainError('Unavailable', `No media server is available for a new ${type} connection.`);
     if (r.fail === 'client') throw notFound('client', ref);
     if (r.fail === 'membership') throw new DomainError('NotFound', `Client '${ref.clientId}' has not joined channel '${ref.channelId}'.`);
     if (r.fail === 'claim') throw new DomainError('Forbidden', `The channel claim of client '${ref.clientId}' does not allow ${type} connections (${r.detail}).`);
@@ -231,9 +243,11 @@ export class LiveStore implements OnModuleInit {
     return snapshot(r);
   }
 
+  /** Moves a connection to a state; its count on its media server (if any) moves along in the same step. */
   async connState(a: string, ref: ConnectionIds, state: string, from: readonly string[], terminal: boolean, error: string | null): Promise<StateResult> {
-    const r = await this.run<RawSnapshot & { same?: boolean; old?: string; closed?: RawClosed | false }>('rtConnState', this.keys.app(a), {
+    const r = await this.run<RawSnapshot & { same?: boolean; old?: string; closed?: RawClosed | false }>('rtConnState', [this.keys.app(a), this.keys.servers()], {
       ...connIds(ref),
+      app: a,
       state,
       from,
       terminal,
@@ -338,7 +352,7 @@ export class LiveStore implements OnModuleInit {
   }
 
   // -------------------------------------------------------------------------------------------
-  // Gateway -> clients index (the slot of the servers; updated after each register/unregister)
+  // Gateway -> clients index (the slot of the servers; the register script adds, unregister removes after)
   // -------------------------------------------------------------------------------------------
 
   gatewayMember(a: string, c: ClientIds): string {
@@ -350,10 +364,9 @@ export class LiveStore implements OnModuleInit {
     return { applicationId, userId, deviceId, clientId };
   }
 
-  async trackGateway(a: string, c: ClientIds, gatewayId: string, previous: string | null): Promise<void> {
-    const member = this.gatewayMember(a, c);
-    if (previous && previous !== gatewayId) await this.redis.srem(this.keys.gatewayClients(previous), member);
-    await this.redis.sadd(this.keys.gatewayClients(gatewayId), member);
+  /** After a register (which added the client to its gateway's set): leaves the set of the gateway that held it before. */
+  async untrackPreviousGateway(a: string, c: ClientIds, gatewayId: string, previous: string | null): Promise<void> {
+    if (previous && previous !== gatewayId) await this.redis.srem(this.keys.gatewayClients(previous), this.gatewayMember(a, c));
   }
 
   async untrackGateway(a: string, c: ClientIds, gatewayId: string | null): Promise<void> {
@@ -382,6 +395,7 @@ interface RawClosed {
   levels: RawLevels;
   final: string;
   at: string;
+  counted?: boolean;
 }
 interface RawLeft {
   ch: string;
@@ -443,6 +457,7 @@ function closedConnection(r: RawClosed): ClosedConnection {
     levels: levelSnapshot(r.levels),
     final: r.final,
     at: Number(r.at),
+    counted: r.counted === true,
   };
 }
 

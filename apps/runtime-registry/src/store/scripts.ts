@@ -2,6 +2,9 @@
  * The Lua scripts of the live model. Every change of one application is ONE script run (atomic,
  * no read-modify-write across round trips), touching only keys that carry the application's hash
  * tag: KEYS[1] is the application's base key (`P rt:app:{a}`), every other key is derived from it.
+ * Exceptions, for bookkeeping that always goes with a change: a script may get keys of the servers
+ * slot as further KEYS (declared, never derived), e.g. register's gateway client set. One Redis
+ * (not a cluster) serves the registry, so a script may touch both slots.
  * Arguments come as one JSON object in ARGV[1] (ids already escaped, see keys.ts); results go back
  * as JSON. Timestamps come from the Redis clock (`TIME`), so every replica agrees on them.
  *
@@ -65,8 +68,11 @@ local function bump_gen(t)
 end
 
 -- The five settings levels that reach one connection (cn may be false: no connection level).
+-- Only a settings write (LEVEL_UPDATE, which bumps the application's seq first) fills the user,
+-- device, client and connection levels: in an application without one they are empty, unread.
 local function levels(ch, u, ud, udc, cn)
   local c = kch(ch)
+  if redis.call('HEXISTS', B, 'seq') == 0 then return { ch = hgetall(c .. ':cfg'), u = {}, d = {}, c = {}, n = {} } end
   local n = {}
   if cn then n = hgetall(kconn(ch, udc, cn) .. ':cfg') end
   return { ch = hgetall(c .. ':cfg'), u = hgetall(c .. ':ucfg:' .. u), d = hgetall(c .. ':dcfg:' .. ud), c = hgetall(c .. ':ccfg:' .. udc), n = n }
@@ -126,7 +132,10 @@ local function fail(what, detail) return cjson.encode({ fail = what, detail = de
 local function org() return redis.call('HGET', B, 'organizationId') or '' end
 `;
 
-/** Registers (or re-registers) a client. */
+/**
+ * Registers (or re-registers) a client, and adds it to the client set of its gateway (KEYS[2]) in
+ * the same round trip.
+ */
 const REGISTER = `
 local u, d, cl = P.u, P.d, P.cl
 local ud = u .. '/' .. d
@@ -136,14 +145,26 @@ local t = nowms()
 local existed = redis.call('EXISTS', key) == 1
 local prevGw = false
 if existed then prevGw = redis.call('HGET', key, 'gatewayId') or false end
-redis.call('HSET', key, 'gatewayId', P.gw, 'roles', P.roles, 'protocol', P.protocol, 'claims', P.claims)
+-- One HSET (and one HDEL of the optional fields not given) for the whole client hash.
+local set = { 'gatewayId', P.gw, 'roles', P.roles, 'protocol', P.protocol, 'claims', P.claims }
+local del = {}
 for _, f in ipairs({ 'userAlias', 'deviceAlias', 'tag', 'sessionId' }) do
-  if given(P[f]) then redis.call('HSET', key, f, P[f]) else redis.call('HDEL', key, f) end
+  if given(P[f]) then
+    set[#set + 1] = f
+    set[#set + 1] = P[f]
+  else
+    del[#del + 1] = f
+  end
 end
+if not existed then
+  set[#set + 1] = 'registeredAt'
+  set[#set + 1] = str(t)
+end
+redis.call('HSET', key, unpack(set))
+if existed and #del > 0 then redis.call('HDEL', key, unpack(del)) end
 if given(P.userAlias) then redis.call('HSET', B .. ':u:' .. u, 'alias', P.userAlias) end
 if given(P.deviceAlias) then redis.call('HSET', B .. ':d:' .. ud, 'alias', P.deviceAlias) end
 if not existed then
-  redis.call('HSET', key, 'registeredAt', str(t))
   redis.call('SADD', B .. ':clients', udc)
   redis.call('HINCRBY', B .. ':users', u, 1)
   redis.call('HINCRBY', B .. ':devices', ud, 1)
@@ -151,6 +172,9 @@ if not existed then
   redis.call('SADD', B .. ':d:' .. ud .. ':clients', cl)
 end
 redis.call('HSET', B, 'organizationId', P.org)
+-- The reporting gateway's client set (KEYS[2], servers slot): it holds the client now. Leaving the
+-- set of a previous gateway (rare: registered again elsewhere) is the caller's.
+redis.call('SADD', KEYS[2], P.gwMember)
 local result = { new = not existed, prevGatewayId = prevGw, client = clienth(key) }
 if redis.call('HGET', B, 'inUse') ~= '1' then
   redis.call('HSET', B, 'inUse', '1')
@@ -268,12 +292,22 @@ end
 return cjson.encode({ lefts = lefts, clients = clients, org = org() })
 `;
 
-/** Opens a connection of a member client in a channel (placement already done by the caller). */
+/**
+ * Opens a connection of a member client in a channel. `P.place`: an sfu/mcu connection, placed on
+ * the least-loaded eligible media server (KEYS[2]: the servers base key) in the same step; none
+ * being available fails first ('unavailable'), before the client is looked at.
+ */
 const OPEN = `
 local u, d, cl, ch, cn = P.u, P.d, P.cl, P.ch, P.cn
 local ud = u .. '/' .. d
 local udc = ud .. '/' .. cl
 local key = kcl(udc)
+local t = nowms()
+local msid = false
+if P.place then
+  msid = ms_pick(KEYS[2], P.timeoutMs, t)
+  if not msid then return fail('unavailable') end
+end
 if redis.call('EXISTS', key) == 0 then return fail('client') end
 local c = kch(ch)
 local claim = redis.call('HGET', c .. ':clients', udc)
@@ -284,9 +318,17 @@ if given(P.claimFlag) then
 end
 local ck = kconn(ch, udc, cn)
 if redis.call('EXISTS', ck) == 1 then return fail('exists') end
-local t = nowms()
-redis.call('HSET', ck, 'state', 'new', 'type', P.type, 'openedAt', str(t))
-for f, v in pairs(P.fields) do redis.call('HSET', ck, f, v) end
+local fields = { 'state', 'new', 'type', P.type, 'openedAt', str(t) }
+for f, v in pairs(P.fields) do
+  fields[#fields + 1] = f
+  fields[#fields + 1] = v
+end
+if msid then
+  ms_place(KEYS[2], msid, P.app)
+  fields[#fields + 1] = 'mediaServerId'
+  fields[#fields + 1] = msid
+end
+redis.call('HSET', ck, unpack(fields))
 redis.call('SADD', c .. ':conns', udc .. '/' .. cn)
 redis.call('SADD', B .. ':conns', ch .. '/' .. udc .. '/' .. cn)
 redis.call('SADD', c .. ':cconn:' .. udc, cn)
@@ -295,7 +337,11 @@ redis.call('HINCRBY', c .. ':dconns', ud, 1)
 return cjson.encode({ conn = hgetall(ck), client = clienth(key), levels = levels(ch, u, ud, udc, cn), org = org() })
 `;
 
-/** Moves a connection to a new state; a terminal state removes it from the live model. */
+/**
+ * Moves a connection to a new state; a terminal state removes it from the live model. The count of
+ * a connection on its media server moves along in the same step (KEYS[2]: the servers base key);
+ * a closed record says so (`counted`).
+ */
 const CONN_STATE = `
 local u, d, cl, ch, cn = P.u, P.d, P.cl, P.ch, P.cn
 local ud = u .. '/' .. d
@@ -312,11 +358,16 @@ if given(P.error) then redis.call('HSET', ck, 'error', P.error) end
 if P.terminal then
   -- close_conn returns the record with its last live state; the final state travels beside it.
   local r = close_conn(ch, u, d, cl, cn, P.state, t)
+  local msid = r.conn.mediaServerId
+  if msid then ms_transition(KEYS[2], msid, P.app, ms_phase(r.conn.state or 'new'), ms_phase(P.state), math.max(0, t - (tonumber(r.conn.openedAt or '0') or 0))) end
+  r.counted = true
   return cjson.encode({ old = old, closed = r, client = clienth(kcl(udc)), org = org() })
 end
 redis.call('HSET', ck, 'state', P.state)
 if P.state == 'connected' then redis.call('HSETNX', ck, 'connectedAt', str(t)) end
-return cjson.encode({ old = old, conn = hgetall(ck), client = clienth(kcl(udc)), levels = levels(ch, u, ud, udc, cn), org = org() })
+local conn = hgetall(ck)
+if conn.mediaServerId and old then ms_transition(KEYS[2], conn.mediaServerId, P.app, ms_phase(old), ms_phase(P.state), 0) end
+return cjson.encode({ old = old, conn = conn, client = clienth(kcl(udc)), levels = levels(ch, u, ud, udc, cn), org = org() })
 `;
 
 /** Writes fields of a connection record (client-reported changes, last stats). */
@@ -434,6 +485,70 @@ return 1
 // Servers (slot {servers}); KEYS[1] = `P rt:srv:{servers}`
 // ---------------------------------------------------------------------------------------------
 
+/**
+ * Placement and media server statistics, shared by the servers scripts and the app scripts that
+ * do this bookkeeping in the same round trip as the change it goes with (open, state changes).
+ * `S` is the servers base key.
+ */
+const MEDIA_FUNCTIONS = `
+-- The least-loaded media server that is enabled, has heartbeated within the timeout and is below
+-- its capacity (false when none).
+local function ms_pick(S, timeoutMs, t)
+  local cutoff = t - timeoutMs
+  local ranked = redis.call('ZRANGE', S .. ':mediaserver:load', 0, -1, 'WITHSCORES')
+  for i = 1, #ranked, 2 do
+    local id, load = ranked[i], tonumber(ranked[i + 1])
+    local seen = tonumber(redis.call('ZSCORE', S .. ':mediaserver:seen', id) or '0')
+    if seen >= cutoff and redis.call('SISMEMBER', S .. ':mediaserver:disabled', id) == 0 then
+      local info = redis.call('HGET', S .. ':mediaserver', id)
+      local ok, decoded = false, nil
+      if info then ok, decoded = pcall(cjson.decode, info) end
+      if ok and type(decoded) == 'table' and decoded.stopping ~= true then
+        local capacity = decoded.capacity
+        if type(capacity) ~= 'number' or load < capacity then return id end
+      end
+    end
+  end
+  return false
+end
+-- Counts a new connection of application app as pending on media server id.
+local function ms_place(S, id, app)
+  redis.call('ZINCRBY', S .. ':mediaserver:load', 1, id)
+  redis.call('HINCRBY', S .. ':mediaserver:stats:' .. id, 'pending', 1)
+  redis.call('HINCRBY', S .. ':mediaserver:apps:' .. id, app, 1)
+end
+-- The phase a connection state counts in on its media server (servers-store.ts phaseOf).
+local function ms_phase(state)
+  if state == 'new' or state == 'initializing' or state == 'connecting' then return 'pending' end
+  if state == 'connected' or state == 'failing' or state == 'closing' then return 'active' end
+  if state == 'failed' then return 'failed' end
+  return 'closed'
+end
+-- Moves one connection's count on a media server: from phase (pending/active/none) to phase
+-- (pending/active/closed/failed/released). Terminal phases free the load and add to the totals.
+local function ms_transition(S, id, app, from, to, durationMs)
+  if redis.call('HEXISTS', S .. ':mediaserver', id) == 0 then return 0 end
+  local stats = S .. ':mediaserver:stats:' .. id
+  if from == to then return 0 end
+  if from == 'pending' or from == 'active' then
+    if redis.call('HINCRBY', stats, from, -1) < 0 then redis.call('HSET', stats, from, 0) end
+  end
+  if to == 'pending' or to == 'active' then
+    redis.call('HINCRBY', stats, to, 1)
+    return 1
+  end
+  if tonumber(redis.call('ZSCORE', S .. ':mediaserver:load', id) or '0') > 0 then redis.call('ZINCRBY', S .. ':mediaserver:load', -1, id) end
+  local apps = S .. ':mediaserver:apps:' .. id
+  if redis.call('HINCRBY', apps, app, -1) <= 0 then redis.call('HDEL', apps, app) end
+  if to == 'closed' or to == 'failed' then
+    redis.call('HINCRBY', stats, to, 1)
+    redis.call('HINCRBY', stats, 'durationMs', durationMs)
+    if to == 'failed' then redis.call('HINCRBY', stats, 'failedDurationMs', durationMs) end
+  end
+  return 1
+end
+`;
+
 const SERVERS_PRELUDE = `
 local S = KEYS[1]
 local P = cjson.decode(ARGV[1])
@@ -445,7 +560,7 @@ end
 local function str(n) return string.format('%.0f', n) end
 local function given(v) return v ~= nil and v ~= NULL end
 local function ms(id) return S .. ':mediaserver:' .. id end
-`;
+${MEDIA_FUNCTIONS}`;
 
 /** Records a heartbeat (idempotent). */
 const HEARTBEAT = `
@@ -461,28 +576,9 @@ return str(t)
  * timeout and is below its capacity; counts it as pending there. Returns the id or false.
  */
 const PLACE = `
-local t = nowms()
-local cutoff = t - P.timeoutMs
-local ranked = redis.call('ZRANGE', S .. ':mediaserver:load', 0, -1, 'WITHSCORES')
-for i = 1, #ranked, 2 do
-  local id, load = ranked[i], tonumber(ranked[i + 1])
-  local seen = tonumber(redis.call('ZSCORE', S .. ':mediaserver:seen', id) or '0')
-  if seen >= cutoff and redis.call('SISMEMBER', S .. ':mediaserver:disabled', id) == 0 then
-    local info = redis.call('HGET', S .. ':mediaserver', id)
-    local ok, decoded = false, nil
-    if info then ok, decoded = pcall(cjson.decode, info) end
-    if ok and type(decoded) == 'table' and decoded.stopping ~= true then
-      local capacity = decoded.capacity
-      if type(capacity) ~= 'number' or load < capacity then
-        redis.call('ZINCRBY', S .. ':mediaserver:load', 1, id)
-        redis.call('HINCRBY', ms('stats:' .. id), 'pending', 1)
-        redis.call('HINCRBY', ms('apps:' .. id), P.app, 1)
-        return cjson.encode({ id = id })
-      end
-    end
-  end
-end
-return cjson.encode({ id = false })
+local id = ms_pick(S, P.timeoutMs, nowms())
+if id then ms_place(S, id, P.app) end
+return cjson.encode({ id = id })
 `;
 
 /**
@@ -490,25 +586,9 @@ return cjson.encode({ id = false })
  * (pending/active/closed/failed/released). Terminal phases free the load and add to the totals.
  */
 const TRANSITION = `
-local id = P.id
-if redis.call('HEXISTS', S .. ':mediaserver', id) == 0 then return 0 end
-local stats = ms('stats:' .. id)
-if P.from == P.to then return 0 end
-if given(P.from) and (P.from == 'pending' or P.from == 'active') then
-  if redis.call('HINCRBY', stats, P.from, -1) < 0 then redis.call('HSET', stats, P.from, 0) end
-end
-if P.to == 'pending' or P.to == 'active' then
-  redis.call('HINCRBY', stats, P.to, 1)
-  return 1
-end
-if tonumber(redis.call('ZSCORE', S .. ':mediaserver:load', id) or '0') > 0 then redis.call('ZINCRBY', S .. ':mediaserver:load', -1, id) end
-if redis.call('HINCRBY', ms('apps:' .. id), P.app, -1) <= 0 then redis.call('HDEL', ms('apps:' .. id), P.app) end
-if P.to == 'closed' or P.to == 'failed' then
-  redis.call('HINCRBY', stats, P.to, 1)
-  redis.call('HINCRBY', stats, 'durationMs', P.durationMs)
-  if P.to == 'failed' then redis.call('HINCRBY', stats, 'failedDurationMs', P.durationMs) end
-end
-return 1
+local from = false
+if given(P.from) then from = P.from end
+return ms_transition(S, P.id, P.app, from, P.to, P.durationMs)
 `;
 
 /** Enables or disables a media server (PATCH active). */
@@ -564,9 +644,55 @@ export type AppScript = keyof typeof APP_SCRIPTS;
 export type ServerScript = keyof typeof SERVER_SCRIPTS;
 
 /** Every script with its full source (prelude included), ready for `defineCommand`. */
+/**
+ * App scripts that get a second key of the servers slot (see the top of this file): register the
+ * gateway's client set; open and the state change the servers base key (with the media functions).
+ */
+const APP_SCRIPT_SERVER_KEY: Partial<Record<AppScript, 'gateway' | 'media'>> = { rtRegister: 'gateway', rtOpen: 'media', rtConnState: 'media' };
+
 export function scriptDefinitions(): Record<string, ScriptDef> {
   const out: Record<string, ScriptDef> = { rtIndexApply: { numberOfKeys: 1, lua: INDEX_APPLY } };
-  for (const [name, body] of Object.entries(APP_SCRIPTS)) out[name] = { numberOfKeys: 1, lua: APP_PRELUDE + body };
-  for (const [name, body] of Object.entries(SERVER_SCRIPTS)) out[name] = { numberOfKeys: 1, lua: SERVERS_PRELUDE + body };
+  for (const [name, body] of Object.entries(APP_SCRIPTS)) {
+    const second = APP_SCRIPT_SERVER_KEY[name as AppScript];
+    out[name] = { numberOfKeys: second ? 2 : 1, lua: withHelpers(APP_PRELUDE + (second === 'media' ? MEDIA_FUNCTIONS : ''), body) };
+  }
+  for (const [name, body] of Object.entries(SERVER_SCRIPTS)) out[name] = { numberOfKeys: 1, lua: withHelpers(SERVERS_PRELUDE, body) };
   return out;
+}
+
+/**
+ * A script: the prelude's opening lines (KEYS, ARGV), the prelude's helper functions that the body
+ * calls (directly or through another helper), in the prelude's order, then the body. Every helper
+ * is a closure Lua creates on each run of the script, so one a script never calls is left out.
+ * A helper starts at a `local function <name>` line (with the comment lines right above it) at the
+ * start of a line; the opening lines are what comes before the first helper.
+ */
+export function withHelpers(prelude: string, body: string): string {
+  const chunks: Array<{ name: string | null; text: string[] }> = [{ name: null, text: [] }];
+  let comments: string[] = [];
+  for (const line of prelude.split('\n')) {
+    const fn = /^local function (\w+)/.exec(line);
+    if (line.startsWith('--')) comments.push(line);
+    else if (fn) {
+      chunks.push({ name: fn[1]!, text: [...comments, line] });
+      comments = [];
+    } else {
+      chunks[chunks.length - 1]!.text.push(...comments, line);
+      comments = [];
+    }
+  }
+  const calls = (text: string, name: string) => new RegExp(`\\b${name}\\s*\\(`).test(text);
+  const used = new Set<string>();
+  for (let grew = true, scope = body; grew; ) {
+    grew = false;
+    for (const c of chunks) {
+      if (c.name && !used.has(c.name) && calls(scope, c.name)) {
+        used.add(c.name);
+        scope += `\n${c.text.join('\n')}`;
+        grew = true;
+      }
+    }
+  }
+  const kept = chunks.filter((c) => c.name === null || used.has(c.name)).map((c) => c.text.join('\n'));
+  return `${kept.join('\n')}\n${comments.join('\n')}\n${body}`;
 }

@@ -64,7 +64,8 @@ export class ServersStore {
     return this.live.keys;
   }
 
-  private get timeoutMs() {
+  /** A server is alive while its last heartbeat is at most this old. */
+  get heartbeatTimeoutMs() {
     return this.config.serverHeartbeatTimeoutSeconds * 1000;
   }
 
@@ -85,7 +86,7 @@ export class ServersStore {
 
   /** Places a connection on the least-loaded eligible media server; null when none is available. */
   async place(applicationId: string): Promise<string | null> {
-    const r = await this.live.run<{ id: string | false }>('rtPlace', this.keys.servers(), { app: applicationId, timeoutMs: this.timeoutMs });
+    const r = await this.live.run<{ id: string | false }>('rtPlace', this.keys.servers(), { app: applicationId, timeoutMs: this.heartbeatTimeoutMs });
     return r.id || null;
   }
 
@@ -136,7 +137,7 @@ export class ServersStore {
       const stored = parseJson<StoredServer | null>(raw, null);
       if (!stored) continue;
       const last = seenAt.get(id) ?? 0;
-      out.push({ ...stored, id, role, lastHeartbeat: last, alive: last >= now - this.timeoutMs && !stored.stopping, enabled: !off.has(id) });
+      out.push({ ...stored, id, role, lastHeartbeat: last, alive: last >= now - this.heartbeatTimeoutMs && !stored.stopping, enabled: !off.has(id) });
     }
     return out.sort((a, b) => a.id.localeCompare(b.id));
   }
