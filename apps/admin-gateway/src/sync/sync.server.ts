@@ -25,6 +25,7 @@ import { EdgeClient } from './edge.client.js';
 import { AWAIT_ANSWERS, SyncHandlers, type Step } from './sync.handlers.js';
 import { SyncMetrics } from './sync.metrics.js';
 import { SyncSocket, type QueuedFrame } from './sync-socket.js';
+import { RegisterDeadlines } from './register-deadlines.js';
 
 const SLOW_CONSUMER_TERMINATE_MS = 2000;
 /** Most requests of one socket handled together (one sequence of an edge batch). */
@@ -47,6 +48,8 @@ export class SyncServer implements OnApplicationBootstrap, BeforeApplicationShut
   private pingTimer?: NodeJS.Timeout;
   private readonly dataValidators: Record<SyncRequestType, Validator<TSchema>>;
   private server?: Server;
+  /** Sockets that have not registered yet: closed with 4008 when their time is up. */
+  private readonly registerDeadlines: RegisterDeadlines<SyncSocket>;
 
   constructor(
     @Inject(SERVICE_CONFIG) private readonly config: GatewayConfig,
@@ -61,6 +64,7 @@ export class SyncServer implements OnApplicationBootstrap, BeforeApplicationShut
       SyncRequestType,
       Validator<TSchema>
     >;
+    this.registerDeadlines = new RegisterDeadlines(config.syncRegisterTimeoutMs, (socket) => this.registerTimedOut(socket));
   }
 
   get socketCount(): number {
@@ -78,6 +82,7 @@ export class SyncServer implements OnApplicationBootstrap, BeforeApplicationShut
   async beforeApplicationShutdown() {
     this.accepting = false;
     if (this.pingTimer) clearInterval(this.pingTimer);
+    this.registerDeadlines.stop();
     this.server?.off('upgrade', this.onUpgrade);
     // Unregister first, then close: a client reconnecting to another replica must not be
     // unregistered by this one after it registered there.
@@ -101,11 +106,7 @@ export class SyncServer implements OnApplicationBootstrap, BeforeApplicationShut
     );
     this.sockets.add(socket);
     this.metrics.sockets.set(this.sockets.size);
-    socket.registerTimer = setTimeout(() => {
-      if (socket.session || socket.registering) return;
-      socket.sendError(null, { code: 'NotRegistered', message: `No register request within ${this.config.syncRegisterTimeoutMs} ms.` });
-      socket.close(SYNC_CLOSE_CODES.registerTimeout, 'register timeout', 'timeout');
-    }, this.config.syncRegisterTimeoutMs);
+    this.registerDeadlines.add(socket);
     ws.on('message', (raw, isBinary) => this.onFrame(socket, raw, isBinary));
     ws.on('pong', () => {
       socket.alive = true;
@@ -114,11 +115,17 @@ export class SyncServer implements OnApplicationBootstrap, BeforeApplicationShut
     ws.on('close', (code) => this.onClose(socket, code));
   }
 
+  private registerTimedOut(socket: SyncSocket) {
+    if (socket.session || socket.registering) return;
+    socket.sendError(null, { code: 'NotRegistered', message: `No register request within ${this.config.syncRegisterTimeoutMs} ms.` });
+    socket.close(SYNC_CLOSE_CODES.registerTimeout, 'register timeout', 'timeout');
+  }
+
   private onClose(socket: SyncSocket, code: number) {
     this.sockets.delete(socket);
     this.metrics.sockets.set(this.sockets.size);
     this.metrics.closes.inc({ code: String(code) });
-    if (socket.registerTimer) clearTimeout(socket.registerTimer);
+    this.registerDeadlines.delete(socket);
     this.store.detach(socket);
   }
 
@@ -204,7 +211,9 @@ export class SyncServer implements OnApplicationBootstrap, BeforeApplicationShut
       }
       let step: Step | typeof AWAIT_ANSWERS;
       try {
-        step = await this.handlers.prepare(socket, frame.type, frame.data);
+        const prepared = this.handlers.prepare(socket, frame.type, frame.data);
+        // Only register and a join with a token wait for something: the others need no turn of the microtask queue.
+        step = prepared instanceof Promise ? await prepared : prepared;
       } catch (error) {
         entries.push({ frame, error });
         continue;
@@ -264,7 +273,7 @@ export class SyncServer implements OnApplicationBootstrap, BeforeApplicationShut
       socket.sendResult(id, answer.result);
       this.metrics.requests.inc({ type, outcome: 'ok' });
       if (type === 'register') {
-        if (socket.registerTimer) clearTimeout(socket.registerTimer);
+        this.registerDeadlines.delete(socket);
         // The socket may have closed while the registry answered: its session then starts its grace period.
         if (!socket.open) this.store.detach(socket);
         else this.store.markReady(socket);
