@@ -14,6 +14,10 @@ import { Queue, Worker } from 'bullmq';
 import { Redis } from 'ioredis';
 import { startBenchEnvironment } from '../lib/env.mjs';
 import { cpuMeter } from '../lib/cpu.mjs';
+import { runOnServiceNode } from '../../tools/stack/apps.mjs';
+
+// Measure on the runtime the services ship on (see serviceNode), load generators included.
+runOnServiceNode();
 
 const arg = (name, fallback) => {
   const i = process.argv.indexOf(`--${name}`);
@@ -245,10 +249,36 @@ try {
       `p90 ${results.steady.latencyMs.p90} ms, p99 ${results.steady.latencyMs.p99} ms, max ${results.steady.latencyMs.max} ms`,
   );
 
+  /**
+   * Sums and counts of the worker's duration histograms (all label sets), for the mean time of an
+   * attempt, a job and a log write during a phase: where a delivery's time goes when the CPU is not
+   * the bound.
+   */
+  async function workerTimings() {
+    const text = await (await fetch(`${worker.url}/metrics`)).text();
+    const total = (name) =>
+      text
+        .split('\n')
+        .filter((l) => l.startsWith(name) && (l[name.length] === ' ' || l[name.length] === '{'))
+        .reduce((n, l) => n + Number(l.split(' ').at(-1)), 0);
+    const names = { attempt: 'webhook_delivery_attempt_duration_seconds', job: 'webhook_delivery_job_seconds', logWrite: 'webhook_delivery_log_write_seconds' };
+    const now = Object.fromEntries(Object.entries(names).map(([k, n]) => [k, { sum: total(`${n}_sum`), count: total(`${n}_count`) }]));
+    // prom-client's event loop delay figures cover the time since the previous scrape.
+    const lag = (name) => +(1000 * total(`nodejs_eventloop_lag_${name}_seconds`)).toFixed(1);
+    return {
+      now,
+      since(before) {
+        const mean = (k) => +((1000 * (now[k].sum - before.now[k].sum)) / Math.max(1, now[k].count - before.now[k].count)).toFixed(1);
+        return { attempt: mean('attempt'), job: mean('job'), logWrite: mean('logWrite'), jobs: now.job.count - before.now.job.count, eventLoopDelay: { mean: lag('mean'), p99: lag('p99'), max: lag('max') } };
+      },
+    };
+  }
+
   // ---- 3. saturation: BURST events published at once, delivered as fast as it goes --------
   {
     log(`burst: ${BURST} events at once`);
     const events = Array.from({ length: BURST }, (_, i) => eventInfo(i));
+    const timingsBefore = await workerTimings();
     const burstCpu = meter();
     const started = Date.now();
     let next = 0;
@@ -269,6 +299,7 @@ try {
     const cores = Object.fromEntries(Object.entries(use).map(([k, v]) => [k, +v.cores.toFixed(2)]));
     const usPerEvent = Object.fromEntries(Object.entries(use).map(([k, v]) => [k, Math.round(v.usPerRequest)]));
     const syscallsPerEvent = Object.fromEntries(Object.entries(use).map(([k, v]) => [k, +v.syscallsPerRequest.toFixed(2)]));
+    const timings = (await workerTimings()).since(timingsBefore);
     results.burst = {
       events: BURST,
       delivered,
@@ -279,10 +310,12 @@ try {
       cpuCores: cores,
       cpuUsPerEvent: usPerEvent,
       syscallsPerEvent,
+      workerMeanMs: timings,
     };
     log(`burst: CPU cores used: ${Object.entries(cores).map(([k, v]) => `${k} ${v}`).join(', ')} (of ${os.cpus().length})`);
     log(`burst: CPU µs per event: ${Object.entries(usPerEvent).map(([k, v]) => `${k} ${v}`).join(', ')}; total ${Object.values(usPerEvent).reduce((a, b) => a + b, 0)}`);
     log(`burst: read/write system calls per event: ${Object.entries(syscallsPerEvent).map(([k, v]) => `${k} ${v}`).join(', ')}`);
+    log(`burst: worker means: attempt (POST and answer) ${timings.attempt} ms, job ${timings.job} ms (${timings.jobs} jobs), a job waiting for its log rows after its last attempt ${timings.logWrite} ms; event loop delay mean ${timings.eventLoopDelay.mean} ms, p99 ${timings.eventLoopDelay.p99} ms, max ${timings.eventLoopDelay.max} ms`);
     log(`burst: ${delivered}/${BURST} delivered in ${seconds.toFixed(2)} s = ${results.burst.eventsPerSecond} events/s (published in ${publishedIn.toFixed(2)} s)`);
   }
 

@@ -55,9 +55,19 @@ describe('HttpSender', () => {
 
   it('a dropped connection is a network error; a slow answer a timeout', async () => {
     behaviour = (req) => req.socket.destroy();
-    expect(await send(`http://127.0.0.1:${port}/`)).toEqual(expect.objectContaining({ kind: 'network-error', error: expect.stringMatching(/socket hang up|ECONNRESET/) }));
+    expect(await send(`http://127.0.0.1:${port}/`)).toEqual(expect.objectContaining({ kind: 'network-error', error: 'ECONNRESET: socket hang up' }));
     behaviour = (_req, res) => setTimeout(() => res.end('late'), 500);
     expect(await send(`http://127.0.0.1:${port}/`, 100)).toEqual(expect.objectContaining({ kind: 'timeout' }));
+  });
+
+  it('an answer larger than 1 MB is reported with its status without reading it all, and the next request goes through', async () => {
+    behaviour = (_req, res) => {
+      res.writeHead(503);
+      res.end(Buffer.alloc(3 * 1024 * 1024, 'x'));
+    };
+    expect(await send(`http://127.0.0.1:${port}/`)).toEqual(expect.objectContaining({ kind: 'response', statusCode: 503 }));
+    behaviour = (_req, res) => res.end('ok');
+    expect(await send(`http://127.0.0.1:${port}/`)).toEqual(expect.objectContaining({ kind: 'response', statusCode: 200 }));
   });
 
   it('a closed port is a network error', async () => {

@@ -11,6 +11,12 @@ describe('delivery signatures', () => {
     expect(applicationSignature(secret, body)).toBe(expected);
   });
 
+  it('each secret keys its own signatures, however the secrets alternate', () => {
+    const direct = (k: string) => createHmac('sha256', Buffer.from(k, 'utf8')).update(body, 'utf8').digest('base64');
+    for (const k of [secret, 'other secret', secret, 'other secret']) expect(applicationSignature(k, body)).toBe(direct(k));
+    expect(applicationSignature(secret, body)).not.toBe(applicationSignature('other secret', body));
+  });
+
   it('the Standard Webhooks headers verify with the standardwebhooks library given whsec_ + Base64(secret)', () => {
     const ts = Math.floor(Date.now() / 1000);
     const headers = signatureHeaders(secret, 'a3c0e2f4-0000-4000-8000-000000000001', ts, body);

@@ -237,15 +237,18 @@ export class DeliveryRepository {
     return rows[0] ? fromDb(rows[0]) : null;
   }
 
-  /** Deletes deliveries (their attempts go with them) and processed event ids older than `before`, in chunks. */
+  /** Deletes deliveries with their attempts (one statement) and processed event ids older than `before`, in chunks. */
   async prune(before: number, chunk = 5000): Promise<{ deliveries: number; events: number }> {
     let deliveries = 0;
     let events = 0;
     for (;;) {
-      const [, n] = (await this.ds.query(
-        `DELETE FROM webhook.delivery WHERE id IN (SELECT id FROM webhook.delivery WHERE created_on < $1 LIMIT $2)`,
+      const rows = (await this.ds.query(
+        `WITH gone AS (DELETE FROM webhook.delivery WHERE id IN (SELECT id FROM webhook.delivery WHERE created_on < $1 LIMIT $2) RETURNING id),
+           attempts AS (DELETE FROM webhook.delivery_attempt WHERE delivery_id IN (SELECT id FROM gone))
+         SELECT count(*)::int AS n FROM gone`,
         [before, chunk],
-      )) as [unknown, number];
+      )) as Array<{ n: number }>;
+      const n = rows[0]?.n ?? 0;
       deliveries += n;
       if (n < chunk) break;
     }
