@@ -8,7 +8,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { promisify } from 'node:util';
 import { exportJWK, generateKeyPair, SignJWT, type CryptoKey, type KeyObject } from 'jose';
-import { createTestDatabase, findApp, freePort, spawnService, testNamespace, testServers, type SpawnedService, type TestDatabase } from '@switchboard/testing';
+import { createTestDatabase, findApp, freePort, serviceTestEnv, spawnService, testNamespace, type SpawnedService, type TestDatabase } from '@switchboard/testing';
 import { call, expectODataError, expectProblem } from './http.js';
 
 const run = promisify(execFile);
@@ -16,7 +16,6 @@ const ISSUER = 'https://issuer.test';
 const AUDIENCE = 'switchboard';
 
 describe('bearer tokens', () => {
-  const servers = testServers();
   const ns = testNamespace('bearer');
   let db: TestDatabase;
   let jwks: http.Server;
@@ -46,7 +45,7 @@ describe('bearer tokens', () => {
     const oauth = { OAUTH_ISSUER: ISSUER, OAUTH_AUDIENCE: AUDIENCE, OAUTH_JWKS_URL: `http://127.0.0.1:${(jwks.address() as AddressInfo).port}/jwks.json` };
 
     db = await createTestDatabase('bearer');
-    const env = { NATS_URL: servers.natsUrl, NATS_NAMESPACE: ns, REDIS_URL: servers.redisUrl, REDIS_KEY_PREFIX: `${ns}:`, DATABASE_URL: db.url, LOG_LEVEL: 'warn', ...oauth };
+    const env = { ...serviceTestEnv(ns, db.url), ...oauth };
     const boot = await run(process.execPath, [findApp('management-api').bootstrap!], { env: { ...process.env, ...env } });
     organizationId = (JSON.parse(boot.stdout) as { organizationId: string }).organizationId;
     const started = await Promise.all([

@@ -10,7 +10,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { promisify } from 'node:util';
 import { Webhook } from 'standardwebhooks';
-import { createTestDatabase, findApp, flushRedisPrefix, freePort, spawnService, testNamespace, testServers, waitFor, type SpawnedService, type TestDatabase } from '@switchboard/testing';
+import { createTestDatabase, findApp, flushRedisPrefix, freePort, serviceTestEnv, spawnService, testNamespace, testServers, waitFor, type SpawnedService, type TestDatabase } from '@switchboard/testing';
 import { SyncClient } from '../../tools/simulator/src/index.mjs';
 import { call } from './http.js';
 
@@ -56,7 +56,7 @@ describe('events to webhooks and usage', () => {
     receiverUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}`;
 
     db = await createTestDatabase('events_e2e');
-    const env = { NATS_URL: servers.natsUrl, NATS_NAMESPACE: ns, REDIS_URL: servers.redisUrl, REDIS_KEY_PREFIX: `${ns}:`, DATABASE_URL: db.url, LOG_LEVEL: 'warn' };
+    const env = serviceTestEnv(ns, db.url);
     const boot = await run(process.execPath, [findApp('management-api').bootstrap!], { env: { ...process.env, ...env } });
     key = (JSON.parse(boot.stdout) as { apiKey: string }).apiKey;
     const started = await Promise.all([

@@ -10,7 +10,7 @@ import { randomUUID } from 'node:crypto';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { connect, type NatsConnection } from '@nats-io/transport-node';
-import { createTestDatabase, findApp, flushRedisPrefix, freePort, spawnService, testNamespace, testServers, waitFor, type SpawnedService, type TestDatabase } from '@switchboard/testing';
+import { createTestDatabase, findApp, flushRedisPrefix, freePort, serviceTestEnv, spawnService, testNamespace, testServers, waitFor, type SpawnedService, type TestDatabase } from '@switchboard/testing';
 import { SyncClient } from '../../tools/simulator/src/index.mjs';
 import { probeFile, writeConnectionMedia } from '../../tools/media/media.mjs';
 import { call } from './http.js';
@@ -40,7 +40,7 @@ describe('recording across services', () => {
   beforeAll(async () => {
     db = await createTestDatabase('recording_e2e');
     const dir = path.join(servers.dataDir, ns);
-    const env = { NATS_URL: servers.natsUrl, NATS_NAMESPACE: ns, REDIS_URL: servers.redisUrl, REDIS_KEY_PREFIX: `${ns}:`, DATABASE_URL: db.url, LOG_LEVEL: 'warn' };
+    const env = serviceTestEnv(ns, db.url);
     const boot = await run(process.execPath, [findApp('management-api').bootstrap!], { env: { ...process.env, ...env } });
     key = (JSON.parse(boot.stdout) as { apiKey: string }).apiKey;
     const started = await Promise.all([

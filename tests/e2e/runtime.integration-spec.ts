@@ -7,7 +7,7 @@
 import { execFile } from 'node:child_process';
 import { createHmac } from 'node:crypto';
 import { promisify } from 'node:util';
-import { createTestDatabase, findApp, flushRedisPrefix, freePort, spawnService, testNamespace, testServers, waitFor, type SpawnedService, type TestDatabase } from '@switchboard/testing';
+import { createTestDatabase, findApp, flushRedisPrefix, freePort, serviceTestEnv, spawnService, testNamespace, testServers, waitFor, type SpawnedService, type TestDatabase } from '@switchboard/testing';
 import { SyncClient } from '../../tools/simulator/src/index.mjs';
 import { call, expectProblem } from './http.js';
 
@@ -66,7 +66,7 @@ describe('live runtime across services', () => {
 
   beforeAll(async () => {
     db = await createTestDatabase('runtime_e2e');
-    env = { NATS_URL: servers.natsUrl, NATS_NAMESPACE: ns, REDIS_URL: servers.redisUrl, REDIS_KEY_PREFIX: `${ns}:`, DATABASE_URL: db.url, LOG_LEVEL: 'warn' };
+    env = serviceTestEnv(ns, db.url);
     const boot = await run(process.execPath, [findApp('management-api').bootstrap!], { env: { ...process.env, ...env } });
     key = (JSON.parse(boot.stdout) as { apiKey: string }).apiKey;
     const started = await Promise.all([

@@ -22,7 +22,7 @@ import {
   type WebhookEventName,
 } from '@switchboard/contracts';
 import { ensureEventStream } from '@switchboard/service-kit';
-import { createTestDatabase, flushRedisPrefix, freePort, spawnService, testNamespace, testServers, type SpawnedService, type TestDatabase } from '@switchboard/testing';
+import { createTestDatabase, flushRedisPrefix, freePort, serviceTestEnv, spawnService, testNamespace, testServers, type SpawnedService, type TestDatabase } from '@switchboard/testing';
 import { writeConnectionMedia, type WrittenMedia } from '../../tools/media/media.mjs';
 
 export const URL_SECRET = 'test-only-url-secret-0123456789abcdefghijklmnop';
@@ -46,11 +46,7 @@ export async function startHarness(label: string, extra: Record<string, string> 
   const nc = await connect({ servers: servers.natsUrl });
   const root = path.join(servers.dataDir, 'recordings', ns);
   const env: Record<string, string> = {
-    NATS_URL: servers.natsUrl,
-    NATS_NAMESPACE: ns,
-    REDIS_URL: servers.redisUrl,
-    REDIS_KEY_PREFIX: `${ns}:`,
-    DATABASE_URL: db.url,
+    ...serviceTestEnv(ns, db.url),
     LOG_LEVEL: process.env.SB_TEST_SERVICE_LOG_LEVEL ?? 'warn',
     RECORDINGS_DIR: path.join(root, 'work'),
     RECORDINGS_STORAGE_DIR: path.join(root, 'storage'),

@@ -4,10 +4,11 @@
  * max age (7 days), or the live stream's when longer. Real NATS, PostgreSQL and Redis; the rows
  * to age are written with the times the test chooses.
  */
-import { jetstreamManager, RetentionPolicy, StorageType } from '@nats-io/jetstream';
+import { jetstreamManager } from '@nats-io/jetstream';
 import { connect, nanos, type NatsConnection } from '@nats-io/transport-node';
-import { eventStreamName, eventSubject, type CallerScope } from '@switchboard/contracts';
-import { createTestDatabase, flushRedisPrefix, freePort, spawnService, testNamespace, testServers, waitFor, type SpawnedService, type TestDatabase } from '@switchboard/testing';
+import { eventStreamName, type CallerScope } from '@switchboard/contracts';
+import { eventStreamConfig } from '@switchboard/service-kit';
+import { createTestDatabase, flushRedisPrefix, freePort, serviceTestEnv, spawnService, testNamespace, testServers, waitFor, type SpawnedService, type TestDatabase } from '@switchboard/testing';
 import { connectionEvent, HOUR, messageEvent, MIN, participant, summarize, UsageHarness } from './usage-harness.js';
 
 const DAY = 24 * HOUR;
@@ -29,15 +30,10 @@ async function setup(label: string, env: Record<string, string>, streamMaxAgeMs?
   const nc: NatsConnection = await connect({ servers: servers.natsUrl });
   const jsm = await jetstreamManager(nc);
   if (streamMaxAgeMs !== undefined) {
-    await jsm.streams.add({ name: eventStreamName(ns), subjects: [eventSubject(ns, '>')], retention: RetentionPolicy.Limits, storage: StorageType.File, max_age: nanos(streamMaxAgeMs) });
+    await jsm.streams.add({ ...eventStreamConfig(ns), max_age: nanos(streamMaxAgeMs) });
   }
   const service = await spawnService('usage-aggregator', {
-    NATS_URL: servers.natsUrl,
-    NATS_NAMESPACE: ns,
-    REDIS_URL: servers.redisUrl,
-    REDIS_KEY_PREFIX: `${ns}:`,
-    DATABASE_URL: db.url,
-    LOG_LEVEL: 'warn',
+    ...serviceTestEnv(ns, db.url),
     HTTP_PORT: String(await freePort()),
     USAGE_PRUNE_INTERVAL_MS: '200',
     ...env,

@@ -5,7 +5,7 @@
  */
 import { connect, type NatsConnection } from '@nats-io/transport-node';
 import { eventStreamName, usageQueryErrorCode, type CallerScope, type DomainEvent } from '@switchboard/contracts';
-import { createTestDatabase, flushRedisPrefix, freePort, spawnService, testNamespace, testServers, waitFor, type SpawnedService, type TestDatabase } from '@switchboard/testing';
+import { createTestDatabase, flushRedisPrefix, freePort, serviceTestEnv, spawnService, testNamespace, testServers, waitFor, type SpawnedService, type TestDatabase } from '@switchboard/testing';
 import {
   clientLeftEvent,
   connectionEvent,
@@ -113,14 +113,7 @@ describe('usage-aggregator', () => {
 
   beforeAll(async () => {
     db = await createTestDatabase('usage');
-    env = {
-      NATS_URL: servers.natsUrl,
-      NATS_NAMESPACE: ns,
-      REDIS_URL: servers.redisUrl,
-      REDIS_KEY_PREFIX: `${ns}:`,
-      DATABASE_URL: db.url,
-      LOG_LEVEL: 'warn',
-    };
+    env = serviceTestEnv(ns, db.url);
     nc = await connect({ servers: servers.natsUrl });
     h = new UsageHarness(nc, ns, db.url);
     // The aggregator creates the event stream when it starts before the producer.

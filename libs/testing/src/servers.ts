@@ -71,6 +71,22 @@ export function testNamespace(label?: string): string {
   return suffix ? `${base}_${suffix}` : base;
 }
 
+/**
+ * The environment every service under test shares: the jest run's NATS and Redis, namespace `ns`
+ * (its NATS subjects and Redis key prefix), its database when given, warnings and worse logged.
+ */
+export function serviceTestEnv(ns: string, databaseUrl?: string): Record<string, string> {
+  const servers = testServers();
+  return {
+    NATS_URL: servers.natsUrl,
+    NATS_NAMESPACE: ns,
+    REDIS_URL: servers.redisUrl,
+    REDIS_KEY_PREFIX: `${ns}:`,
+    ...(databaseUrl === undefined ? {} : { DATABASE_URL: databaseUrl }),
+    LOG_LEVEL: 'warn',
+  };
+}
+
 /** `url` with its database replaced. */
 export function withDatabase(url: string, database: string): string {
   const parsed = new URL(url);

@@ -1,4 +1,4 @@
-import { findApp, freePort, repoRoot, waitFor } from './index.js';
+import { findApp, freePort, repoRoot, serviceTestEnv, testServers, waitFor } from './index.js';
 import fs from 'node:fs';
 import path from 'node:path';
 
@@ -32,6 +32,14 @@ describe('waitFor', () => {
       ),
     ).rejects.toThrow(/waiting for the webhook delivery; last time it threw: still 0 rows/);
     await expect(waitFor(() => false, { timeoutMs: 20, intervalMs: 5 })).rejects.toThrow(/it returned false/);
+  });
+});
+
+describe('serviceTestEnv', () => {
+  it("points a service at the run's NATS and Redis under its namespace, with its database when given", () => {
+    const { natsUrl, redisUrl } = testServers();
+    expect(serviceTestEnv('ns1')).toEqual({ NATS_URL: natsUrl, NATS_NAMESPACE: 'ns1', REDIS_URL: redisUrl, REDIS_KEY_PREFIX: 'ns1:', LOG_LEVEL: 'warn' });
+    expect(serviceTestEnv('ns2', 'postgres://db/x')).toMatchObject({ NATS_NAMESPACE: 'ns2', REDIS_KEY_PREFIX: 'ns2:', DATABASE_URL: 'postgres://db/x' });
   });
 });
 

@@ -14,10 +14,6 @@ export class RegisterDeadlines<T> {
     private readonly expire: (item: T) => void,
   ) {}
 
-  get size(): number {
-    return this.waiting.size;
-  }
-
   add(item: T): void {
     this.waiting.delete(item);
     this.waiting.set(item, performance.now() + this.timeoutMs);
