@@ -84,6 +84,18 @@ describe('NatsClient and NamespacedNatsServer', () => {
     expect(other.correlationId).toMatch(/^[0-9a-f-]{36}$/);
   });
 
+  it('serves its subjects the moment startAllMicroservices() resolves (subscriptions flushed first)', async () => {
+    for (let i = 0; i < 5; i++) {
+      const fresh = await startKitService(servers.natsUrl, testNamespace('kit_ready'));
+      try {
+        const answer = (await (fresh.get(NatsClient).request as unknown as Untyped)('kit-test.v1.echo', { value: i })) as { value: number };
+        expect(answer.value).toBe(i);
+      } finally {
+        await fresh.close();
+      }
+    }
+  });
+
   it('carries domain errors with their code and details; hides unexpected ones', async () => {
     await expect(request('kit-test.v1.refuse', {})).rejects.toEqual(expect.objectContaining({ code: 'Conflict', message: 'refused on purpose', details: [{ field: 'x', message: 'taken' }] }));
     const crash = request('kit-test.v1.crash', {});

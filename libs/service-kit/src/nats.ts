@@ -476,6 +476,16 @@ export class NamespacedNatsServer extends ServerNats {
     return nc;
   }
 
+  /**
+   * Ready only once the NATS server holds every subscription: a request sent the moment
+   * `startAllMicroservices()` resolves (a test, a peer that saw this replica's health turn
+   * green) would otherwise find no responders while the SUB lines are still in the write buffer.
+   */
+  override start(callback: (err?: unknown) => void): void {
+    this.bindEvents((this as unknown as { natsClient: Parameters<ServerNats['bindEvents']>[0] }).natsClient);
+    this.connection!.flush().then(() => callback(), (e: unknown) => callback(e));
+  }
+
   override bindEvents(client: Parameters<ServerNats['bindEvents']>[0]): void {
     const c = client as { subscribe(subject: string, opts: { queue?: string; callback: (err: unknown, msg: unknown) => unknown }): unknown };
     for (const [pattern, handler] of this.messageHandlers) {
