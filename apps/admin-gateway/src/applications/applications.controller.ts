@@ -4,9 +4,9 @@ import { ApiDoc } from '@switchboard/service-kit';
 import { OperatorOnly } from '../auth/operator.guard.js';
 import { Scope } from '../auth/scope.decorator.js';
 import { ApplicationIdList } from '../http/doc-schemas.js';
-import { IdParam, ValidBody } from '../http/params.js';
+import { Ids, ValidBody } from '../http/params.js';
 import { ADMIN_PREFIXES } from '../http/prefixes.js';
-import { A, OPERATOR_ERRORS, READ_ERRORS, WRITE_ERRORS, GetJson } from '../http/routes.js';
+import { A, OPERATOR_ERRORS, READ_ERRORS, WRITE_ERRORS, GetJson, type AppIds } from '../http/routes.js';
 import { RuntimeClient } from '../runtime/runtime.client.js';
 
 const tags = ['Applications'];
@@ -24,15 +24,15 @@ export class ApplicationsController {
 
   @GetJson(A)
   @ApiDoc({ summary: 'Snapshot of an application', tags, response: ApplicationSnapshot, errors: READ_ERRORS })
-  get(@Scope() scope: CallerScope, @IdParam('applicationId') applicationId: string) {
-    return this.runtime.query(scope, 'application.get', { applicationId });
+  get(@Scope() scope: CallerScope, @Ids() ids: AppIds) {
+    return this.runtime.query(scope, 'application.get', ids);
   }
 
   @Post(`${A}/message`)
   @HttpCode(204)
   @ApiDoc({ summary: 'Send a server message to every client of an application', tags, body: MessageBody, status: 204, errors: WRITE_ERRORS })
-  async message(@Scope() scope: CallerScope, @IdParam('applicationId') applicationId: string, @ValidBody(MessageBody) message: MessageBody) {
-    await this.runtime.command(scope, { kind: 'message', origin: 'api', target: { level: 'application', applicationId }, message });
+  async message(@Scope() scope: CallerScope, @Ids() ids: AppIds, @ValidBody(MessageBody) message: MessageBody) {
+    await this.runtime.command(scope, { kind: 'message', origin: 'api', target: { level: 'application', ...ids }, message });
   }
 
   @GetJson(`${A}/environment`)
@@ -43,7 +43,7 @@ export class ApplicationsController {
     response: ApplicationEnvironment,
     errors: READ_ERRORS,
   })
-  environment(@Scope() scope: CallerScope, @IdParam('applicationId') applicationId: string) {
-    return this.runtime.query(scope, 'application.environment', { applicationId });
+  environment(@Scope() scope: CallerScope, @Ids() ids: AppIds) {
+    return this.runtime.query(scope, 'application.environment', ids);
   }
 }

@@ -3,9 +3,9 @@ import { ConnectionInfo, ConnectionPatch, type CallerScope } from '@switchboard/
 import { ApiDoc } from '@switchboard/service-kit';
 import { Scope } from '../auth/scope.decorator.js';
 import { ConnectionInfoList } from '../http/doc-schemas.js';
-import { IdParam, ValidBody } from '../http/params.js';
+import { Ids, ValidBody } from '../http/params.js';
 import { ADMIN_PREFIXES } from '../http/prefixes.js';
-import { C, READ_ERRORS, UDC, WRITE_ERRORS, GetJson } from '../http/routes.js';
+import { C, READ_ERRORS, UDC, WRITE_ERRORS, GetJson, type ChannelClientIds, type ChannelIds, type ConnectionIds } from '../http/routes.js';
 import { RuntimeClient } from '../runtime/runtime.client.js';
 
 const tags = ['Connections'];
@@ -17,69 +17,33 @@ export class ConnectionsController {
 
   @GetJson(`${C}/connections`)
   @ApiDoc({ summary: 'List the connections in a channel', tags, response: ConnectionInfoList, errors: READ_ERRORS })
-  listInChannel(@Scope() scope: CallerScope, @IdParam('applicationId') applicationId: string, @IdParam('channelId') channelId: string) {
-    return this.runtime.query(scope, 'channel.connections', { applicationId, channelId });
+  listInChannel(@Scope() scope: CallerScope, @Ids() ids: ChannelIds) {
+    return this.runtime.query(scope, 'channel.connections', ids);
   }
 
   @GetJson(`${C}/${UDC}/connections`)
   @ApiDoc({ summary: 'List the connections of a client in a channel', tags, response: ConnectionInfoList, errors: READ_ERRORS })
-  listOfClient(
-    @Scope() scope: CallerScope,
-    @IdParam('applicationId') applicationId: string,
-    @IdParam('channelId') channelId: string,
-    @IdParam('userId') userId: string,
-    @IdParam('deviceId') deviceId: string,
-    @IdParam('clientId') clientId: string,
-  ) {
-    return this.runtime.query(scope, 'channel.client.connections', { applicationId, channelId, userId, deviceId, clientId });
+  listOfClient(@Scope() scope: CallerScope, @Ids() ids: ChannelClientIds) {
+    return this.runtime.query(scope, 'channel.client.connections', ids);
   }
 
   @GetJson(CN)
   @ApiDoc({ summary: 'Connection info, as last reported by the client', tags, response: ConnectionInfo, errors: READ_ERRORS })
-  get(
-    @Scope() scope: CallerScope,
-    @IdParam('applicationId') applicationId: string,
-    @IdParam('channelId') channelId: string,
-    @IdParam('userId') userId: string,
-    @IdParam('deviceId') deviceId: string,
-    @IdParam('clientId') clientId: string,
-    @IdParam('connectionId') connectionId: string,
-  ) {
-    return this.runtime.query(scope, 'connection.get', { applicationId, channelId, userId, deviceId, clientId, connectionId });
+  get(@Scope() scope: CallerScope, @Ids() ids: ConnectionIds) {
+    return this.runtime.query(scope, 'connection.get', ids);
   }
 
   @Patch(CN)
   @HttpCode(204)
   @ApiDoc({ summary: 'Update a connection: recording, mute and unmute settings', tags, body: ConnectionPatch, status: 204, errors: WRITE_ERRORS })
-  async update(
-    @Scope() scope: CallerScope,
-    @IdParam('applicationId') applicationId: string,
-    @IdParam('channelId') channelId: string,
-    @IdParam('userId') userId: string,
-    @IdParam('deviceId') deviceId: string,
-    @IdParam('clientId') clientId: string,
-    @IdParam('connectionId') connectionId: string,
-    @ValidBody(ConnectionPatch) patch: ConnectionPatch,
-  ) {
-    await this.runtime.command(scope, {
-      kind: 'update',
-      origin: 'api',
-      target: { level: 'connection', applicationId, channelId, userId, deviceId, clientId, connectionId, patch },
-    });
+  async update(@Scope() scope: CallerScope, @Ids() ids: ConnectionIds, @ValidBody(ConnectionPatch) patch: ConnectionPatch) {
+    await this.runtime.command(scope, { kind: 'update', origin: 'api', target: { level: 'connection', ...ids, patch } });
   }
 
   @Delete(CN)
   @HttpCode(204)
   @ApiDoc({ summary: 'Kick a connection out of a channel (closes it)', tags, status: 204, errors: READ_ERRORS })
-  async kick(
-    @Scope() scope: CallerScope,
-    @IdParam('applicationId') applicationId: string,
-    @IdParam('channelId') channelId: string,
-    @IdParam('userId') userId: string,
-    @IdParam('deviceId') deviceId: string,
-    @IdParam('clientId') clientId: string,
-    @IdParam('connectionId') connectionId: string,
-  ) {
-    await this.runtime.command(scope, { kind: 'kick', origin: 'api', target: { level: 'connection', applicationId, channelId, userId, deviceId, clientId, connectionId } });
+  async kick(@Scope() scope: CallerScope, @Ids() ids: ConnectionIds) {
+    await this.runtime.command(scope, { kind: 'kick', origin: 'api', target: { level: 'connection', ...ids } });
   }
 }

@@ -3,9 +3,9 @@ import { DeviceInChannelPatch, DeviceInChannelSnapshot, DeviceInfo, MessageBody,
 import { ApiDoc } from '@switchboard/service-kit';
 import { Scope } from '../auth/scope.decorator.js';
 import { DeviceInChannelSnapshotList, DeviceInfoList } from '../http/doc-schemas.js';
-import { IdParam, ValidBody } from '../http/params.js';
+import { Ids, ValidBody } from '../http/params.js';
 import { ADMIN_PREFIXES } from '../http/prefixes.js';
-import { A, C, READ_ERRORS, WRITE_ERRORS, GetJson } from '../http/routes.js';
+import { A, C, READ_ERRORS, WRITE_ERRORS, GetJson, type ChannelDeviceIds, type ChannelIds, type ChannelUserIds, type DeviceIds, type UserIds } from '../http/routes.js';
 import { RuntimeClient } from '../runtime/runtime.client.js';
 
 const tags = ['Devices'];
@@ -17,96 +17,59 @@ export class DevicesController {
 
   @GetJson(`${A}/users/:userId/devices`)
   @ApiDoc({ summary: 'List the devices of a user', tags, response: DeviceInfoList, errors: READ_ERRORS })
-  listOfUser(@Scope() scope: CallerScope, @IdParam('applicationId') applicationId: string, @IdParam('userId') userId: string) {
-    return this.runtime.query(scope, 'user.devices', { applicationId, userId });
+  listOfUser(@Scope() scope: CallerScope, @Ids() ids: UserIds) {
+    return this.runtime.query(scope, 'user.devices', ids);
   }
 
   @GetJson(`${A}/${D}`)
   @ApiDoc({ summary: 'Get device info', tags, response: DeviceInfo, errors: READ_ERRORS })
-  get(@Scope() scope: CallerScope, @IdParam('applicationId') applicationId: string, @IdParam('userId') userId: string, @IdParam('deviceId') deviceId: string) {
-    return this.runtime.query(scope, 'device.get', { applicationId, userId, deviceId });
+  get(@Scope() scope: CallerScope, @Ids() ids: DeviceIds) {
+    return this.runtime.query(scope, 'device.get', ids);
   }
 
   @Post(`${A}/${D}/message`)
   @HttpCode(204)
   @ApiDoc({ summary: 'Send a server message to a device', tags, body: MessageBody, status: 204, errors: WRITE_ERRORS })
-  async message(
-    @Scope() scope: CallerScope,
-    @IdParam('applicationId') applicationId: string,
-    @IdParam('userId') userId: string,
-    @IdParam('deviceId') deviceId: string,
-    @ValidBody(MessageBody) message: MessageBody,
-  ) {
-    await this.runtime.command(scope, { kind: 'message', origin: 'api', target: { level: 'device', applicationId, userId, deviceId }, message });
+  async message(@Scope() scope: CallerScope, @Ids() ids: DeviceIds, @ValidBody(MessageBody) message: MessageBody) {
+    await this.runtime.command(scope, { kind: 'message', origin: 'api', target: { level: 'device', ...ids }, message });
   }
 
   @GetJson(`${C}/devices`)
   @ApiDoc({ summary: 'List the devices in a channel', tags, response: DeviceInChannelSnapshotList, errors: READ_ERRORS })
-  listInChannel(@Scope() scope: CallerScope, @IdParam('applicationId') applicationId: string, @IdParam('channelId') channelId: string) {
-    return this.runtime.query(scope, 'channel.devices', { applicationId, channelId });
+  listInChannel(@Scope() scope: CallerScope, @Ids() ids: ChannelIds) {
+    return this.runtime.query(scope, 'channel.devices', ids);
   }
 
   @GetJson(`${C}/users/:userId/devices`)
   @ApiDoc({ summary: 'List the devices in a channel owned by a user', tags, response: DeviceInChannelSnapshotList, errors: READ_ERRORS })
-  listInChannelOfUser(
-    @Scope() scope: CallerScope,
-    @IdParam('applicationId') applicationId: string,
-    @IdParam('channelId') channelId: string,
-    @IdParam('userId') userId: string,
-  ) {
-    return this.runtime.query(scope, 'channel.user.devices', { applicationId, channelId, userId });
+  listInChannelOfUser(@Scope() scope: CallerScope, @Ids() ids: ChannelUserIds) {
+    return this.runtime.query(scope, 'channel.user.devices', ids);
   }
 
   @GetJson(`${C}/${D}`)
   @ApiDoc({ summary: 'Snapshot of a device in a channel', tags, response: DeviceInChannelSnapshot, errors: READ_ERRORS })
-  getInChannel(
-    @Scope() scope: CallerScope,
-    @IdParam('applicationId') applicationId: string,
-    @IdParam('channelId') channelId: string,
-    @IdParam('userId') userId: string,
-    @IdParam('deviceId') deviceId: string,
-  ) {
-    return this.runtime.query(scope, 'channel.device.get', { applicationId, channelId, userId, deviceId });
+  getInChannel(@Scope() scope: CallerScope, @Ids() ids: ChannelDeviceIds) {
+    return this.runtime.query(scope, 'channel.device.get', ids);
   }
 
   @Patch(`${C}/${D}`)
   @HttpCode(204)
   @ApiDoc({ summary: 'Update a device in a channel', tags, body: DeviceInChannelPatch, status: 204, errors: WRITE_ERRORS })
-  async updateInChannel(
-    @Scope() scope: CallerScope,
-    @IdParam('applicationId') applicationId: string,
-    @IdParam('channelId') channelId: string,
-    @IdParam('userId') userId: string,
-    @IdParam('deviceId') deviceId: string,
-    @ValidBody(DeviceInChannelPatch) patch: DeviceInChannelPatch,
-  ) {
-    await this.runtime.command(scope, { kind: 'update', origin: 'api', target: { level: 'channel.device', applicationId, channelId, userId, deviceId, patch } });
+  async updateInChannel(@Scope() scope: CallerScope, @Ids() ids: ChannelDeviceIds, @ValidBody(DeviceInChannelPatch) patch: DeviceInChannelPatch) {
+    await this.runtime.command(scope, { kind: 'update', origin: 'api', target: { level: 'channel.device', ...ids, patch } });
   }
 
   @Delete(`${C}/${D}`)
   @HttpCode(204)
   @ApiDoc({ summary: 'Kick a device out of a channel', tags, status: 204, errors: READ_ERRORS })
-  async kick(
-    @Scope() scope: CallerScope,
-    @IdParam('applicationId') applicationId: string,
-    @IdParam('channelId') channelId: string,
-    @IdParam('userId') userId: string,
-    @IdParam('deviceId') deviceId: string,
-  ) {
-    await this.runtime.command(scope, { kind: 'kick', origin: 'api', target: { level: 'channel.device', applicationId, channelId, userId, deviceId } });
+  async kick(@Scope() scope: CallerScope, @Ids() ids: ChannelDeviceIds) {
+    await this.runtime.command(scope, { kind: 'kick', origin: 'api', target: { level: 'channel.device', ...ids } });
   }
 
   @Post(`${C}/${D}/message`)
   @HttpCode(204)
   @ApiDoc({ summary: 'Send a server message to a device in a channel', tags, body: MessageBody, status: 204, errors: WRITE_ERRORS })
-  async messageInChannel(
-    @Scope() scope: CallerScope,
-    @IdParam('applicationId') applicationId: string,
-    @IdParam('channelId') channelId: string,
-    @IdParam('userId') userId: string,
-    @IdParam('deviceId') deviceId: string,
-    @ValidBody(MessageBody) message: MessageBody,
-  ) {
-    await this.runtime.command(scope, { kind: 'message', origin: 'api', target: { level: 'channel.device', applicationId, channelId, userId, deviceId }, message });
+  async messageInChannel(@Scope() scope: CallerScope, @Ids() ids: ChannelDeviceIds, @ValidBody(MessageBody) message: MessageBody) {
+    await this.runtime.command(scope, { kind: 'message', origin: 'api', target: { level: 'channel.device', ...ids }, message });
   }
 }

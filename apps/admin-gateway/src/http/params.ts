@@ -12,29 +12,41 @@ function invalidParam(name: string, message: string): DomainError {
 }
 
 /** A path id: non-empty, at most MAX_ID_LENGTH characters, no control characters. 400 naming the parameter otherwise. */
+export function checkId(name: string, value: unknown): string {
+  if (typeof value !== 'string' || value.length === 0) throw invalidParam(name, 'must not be empty');
+  if (value.length > MAX_ID_LENGTH) throw invalidParam(name, `must be at most ${MAX_ID_LENGTH} characters`);
+  if (CONTROL.test(value)) throw invalidParam(name, 'must not contain control characters');
+  return value;
+}
+
+/** Every path parameter of the route, each checked as an entity id (`checkId`), as one object. */
 @Injectable()
-export class IdPipe implements PipeTransform<unknown, string> {
-  transform(value: unknown, metadata: ArgumentMetadata): string {
-    const name = metadata.data ?? 'id';
-    if (typeof value !== 'string' || value.length === 0) throw invalidParam(name, 'must not be empty');
-    if (value.length > MAX_ID_LENGTH) throw invalidParam(name, `must be at most ${MAX_ID_LENGTH} characters`);
-    if (CONTROL.test(value)) throw invalidParam(name, 'must not contain control characters');
-    return value;
+export class IdsPipe implements PipeTransform<unknown, Record<string, string>> {
+  transform(value: unknown): Record<string, string> {
+    const ids: Record<string, string> = {};
+    for (const [name, id] of Object.entries((value ?? {}) as Record<string, unknown>)) ids[name] = checkId(name, id);
+    return ids;
   }
 }
 
-/** A path uuid (`{ms}`, `{r}`, `{cr}` of the contract). */
+/** A path uuid (`{ms}`, `{r}`, `{cr}` of the contract), lower-cased. 400 naming the parameter otherwise. */
+export function checkUuid(name: string, value: unknown): string {
+  if (typeof value !== 'string' || !UUID.test(value)) throw invalidParam(name, 'must be a UUID');
+  return value.toLowerCase();
+}
+
 @Injectable()
-export class UuidPipe implements PipeTransform<unknown, string> {
+class UuidPipe implements PipeTransform<unknown, string> {
   transform(value: unknown, metadata: ArgumentMetadata): string {
-    const name = metadata.data ?? 'id';
-    if (typeof value !== 'string' || !UUID.test(value)) throw invalidParam(name, 'must be a UUID');
-    return value.toLowerCase();
+    return checkUuid(metadata.data ?? 'id', value);
   }
 }
 
-/** `@IdParam('channelId')`: a validated entity id from the path. */
-export const IdParam = (name: string) => Param(name, IdPipe);
+/**
+ * `@Ids() ids: ChannelIds`: the route's path ids (`applicationId`, `channelId`, …), validated, as
+ * the object the runtime query or command target takes them in (the id sets are in routes.ts).
+ */
+export const Ids = () => Param(IdsPipe);
 export const UuidParam = (name: string) => Param(name, UuidPipe);
 
 /** Validates a JSON body against a contract schema: unknown fields and wrong types are 400s naming each field. */

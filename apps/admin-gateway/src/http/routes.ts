@@ -5,6 +5,35 @@ export const A = 'applications/:applicationId';
 export const C = `${A}/channels/:channelId`;
 export const UDC = 'users/:userId/devices/:deviceId/clients/:clientId';
 
+/** The path ids of the runtime routes, as `@Ids()` gives them. */
+export interface AppIds {
+  applicationId: string;
+}
+export interface ChannelIds extends AppIds {
+  channelId: string;
+}
+export interface UserIds extends AppIds {
+  userId: string;
+}
+export interface DeviceIds extends UserIds {
+  deviceId: string;
+}
+export interface ClientIds extends DeviceIds {
+  clientId: string;
+}
+export interface ChannelUserIds extends ChannelIds {
+  userId: string;
+}
+export interface ChannelDeviceIds extends ChannelUserIds {
+  deviceId: string;
+}
+export interface ChannelClientIds extends ChannelDeviceIds {
+  clientId: string;
+}
+export interface ConnectionIds extends ChannelClientIds {
+  connectionId: string;
+}
+
 /** Error statuses documented on every runtime operation beyond 400/401. */
 export const READ_ERRORS = [403, 404, 503, 504];
 export const WRITE_ERRORS = [403, 404, 413, 503, 504];

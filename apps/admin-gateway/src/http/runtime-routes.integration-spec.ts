@@ -135,6 +135,15 @@ describe('interface A runtime routes', () => {
       expect(fake.queries).toEqual([]);
     });
 
+    it('refuses an id longer than 256 characters, naming the parameter, at any depth of the path', async () => {
+      const long = 'x'.repeat(257);
+      const reply = await call('GET', `/admin/api/v1.0/applications/${IDS.applicationId}/channels/${IDS.channelId}/users/${IDS.userId}/devices/${IDS.deviceId}/clients/${long}`);
+      expectProblem(reply, 400, 'ValidationFailed');
+      expect(reply.body.errors).toEqual([{ field: 'clientId', message: 'must be at most 256 characters' }]);
+      expect((await call('GET', `/admin/api/v1.0/applications/${IDS.applicationId}/users/${'y'.repeat(256)}`)).status).toBe(200);
+      expect(fake.queries.map((r) => r.query)).toEqual([{ kind: 'user.get', applicationId: IDS.applicationId, userId: 'y'.repeat(256) }]);
+    });
+
     it('passes percent-encoded ids decoded', async () => {
       await call('GET', '/admin/api/v1.0/applications/my%20app/users/ann%40example.com');
       expect(fake.queries.map((r) => r.query)).toEqual([{ kind: 'user.get', applicationId: 'my app', userId: 'ann@example.com' }]);

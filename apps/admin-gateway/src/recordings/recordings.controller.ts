@@ -2,7 +2,7 @@ import { Body, Controller, Delete, Get, Header, HttpCode, Param, Patch, Query, t
 import { DomainError, RecordingSubjects, type CallerScope } from '@switchboard/contracts';
 import { ApiDoc, NatsClient } from '@switchboard/service-kit';
 import { Scope } from '../auth/scope.decorator.js';
-import { BodyPipe, IdPipe, optionalInt, UuidPipe } from '../http/params.js';
+import { BodyPipe, checkId, checkUuid, optionalInt } from '../http/params.js';
 import { ADMIN_PREFIXES } from '../http/prefixes.js';
 import { READ_ERRORS, WRITE_ERRORS } from '../http/routes.js';
 import { RECORDING_ROUTES, type RecordingRoute } from './recording-routes.js';
@@ -22,10 +22,7 @@ const PAGE_DOC = [
 /** Path parameters of a route, each validated (ids bounded, recording ids UUIDs): 400 naming the parameter otherwise. */
 function pathParams(route: RecordingRoute, raw: Record<string, string>): Record<string, string> {
   const out: Record<string, string> = {};
-  for (const [, name] of route.path.matchAll(/:([A-Za-z]+)/g)) {
-    const pipe = UUID_PARAMS.has(name!) ? new UuidPipe() : new IdPipe();
-    out[name!] = pipe.transform(raw[name!], { type: 'param', data: name });
-  }
+  for (const [, name] of route.path.matchAll(/:([A-Za-z]+)/g)) out[name!] = (UUID_PARAMS.has(name!) ? checkUuid : checkId)(name!, raw[name!]);
   return out;
 }
 

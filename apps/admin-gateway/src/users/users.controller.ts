@@ -3,9 +3,9 @@ import { MessageBody, UserInChannelPatch, UserInChannelSnapshot, UserInfo, type 
 import { ApiDoc } from '@switchboard/service-kit';
 import { Scope } from '../auth/scope.decorator.js';
 import { UserInChannelSnapshotList, UserInfoList } from '../http/doc-schemas.js';
-import { IdParam, ValidBody } from '../http/params.js';
+import { Ids, ValidBody } from '../http/params.js';
 import { ADMIN_PREFIXES } from '../http/prefixes.js';
-import { A, C, READ_ERRORS, WRITE_ERRORS, GetJson } from '../http/routes.js';
+import { A, C, READ_ERRORS, WRITE_ERRORS, GetJson, type AppIds, type ChannelIds, type ChannelUserIds, type UserIds } from '../http/routes.js';
 import { RuntimeClient } from '../runtime/runtime.client.js';
 
 const tags = ['Users'];
@@ -16,80 +16,53 @@ export class UsersController {
 
   @GetJson(`${A}/users`)
   @ApiDoc({ summary: 'List the users of an application', tags, response: UserInfoList, errors: READ_ERRORS })
-  list(@Scope() scope: CallerScope, @IdParam('applicationId') applicationId: string) {
-    return this.runtime.query(scope, 'users.list', { applicationId });
+  list(@Scope() scope: CallerScope, @Ids() ids: AppIds) {
+    return this.runtime.query(scope, 'users.list', ids);
   }
 
   @GetJson(`${A}/users/:userId`)
   @ApiDoc({ summary: 'Get user info', tags, response: UserInfo, errors: READ_ERRORS })
-  get(@Scope() scope: CallerScope, @IdParam('applicationId') applicationId: string, @IdParam('userId') userId: string) {
-    return this.runtime.query(scope, 'user.get', { applicationId, userId });
+  get(@Scope() scope: CallerScope, @Ids() ids: UserIds) {
+    return this.runtime.query(scope, 'user.get', ids);
   }
 
   @Post(`${A}/users/:userId/message`)
   @HttpCode(204)
   @ApiDoc({ summary: 'Send a server message to a user', tags, body: MessageBody, status: 204, errors: WRITE_ERRORS })
-  async message(
-    @Scope() scope: CallerScope,
-    @IdParam('applicationId') applicationId: string,
-    @IdParam('userId') userId: string,
-    @ValidBody(MessageBody) message: MessageBody,
-  ) {
-    await this.runtime.command(scope, { kind: 'message', origin: 'api', target: { level: 'user', applicationId, userId }, message });
+  async message(@Scope() scope: CallerScope, @Ids() ids: UserIds, @ValidBody(MessageBody) message: MessageBody) {
+    await this.runtime.command(scope, { kind: 'message', origin: 'api', target: { level: 'user', ...ids }, message });
   }
 
   @GetJson(`${C}/users`)
   @ApiDoc({ summary: 'List the users in a channel', tags, response: UserInChannelSnapshotList, errors: READ_ERRORS })
-  listInChannel(@Scope() scope: CallerScope, @IdParam('applicationId') applicationId: string, @IdParam('channelId') channelId: string) {
-    return this.runtime.query(scope, 'channel.users', { applicationId, channelId });
+  listInChannel(@Scope() scope: CallerScope, @Ids() ids: ChannelIds) {
+    return this.runtime.query(scope, 'channel.users', ids);
   }
 
   @GetJson(`${C}/users/:userId`)
   @ApiDoc({ summary: 'Snapshot of a user in a channel', tags, response: UserInChannelSnapshot, errors: READ_ERRORS })
-  getInChannel(
-    @Scope() scope: CallerScope,
-    @IdParam('applicationId') applicationId: string,
-    @IdParam('channelId') channelId: string,
-    @IdParam('userId') userId: string,
-  ) {
-    return this.runtime.query(scope, 'channel.user.get', { applicationId, channelId, userId });
+  getInChannel(@Scope() scope: CallerScope, @Ids() ids: ChannelUserIds) {
+    return this.runtime.query(scope, 'channel.user.get', ids);
   }
 
   @Patch(`${C}/users/:userId`)
   @HttpCode(204)
   @ApiDoc({ summary: 'Update a user in a channel', tags, body: UserInChannelPatch, status: 204, errors: WRITE_ERRORS })
-  async updateInChannel(
-    @Scope() scope: CallerScope,
-    @IdParam('applicationId') applicationId: string,
-    @IdParam('channelId') channelId: string,
-    @IdParam('userId') userId: string,
-    @ValidBody(UserInChannelPatch) patch: UserInChannelPatch,
-  ) {
-    await this.runtime.command(scope, { kind: 'update', origin: 'api', target: { level: 'channel.user', applicationId, channelId, userId, patch } });
+  async updateInChannel(@Scope() scope: CallerScope, @Ids() ids: ChannelUserIds, @ValidBody(UserInChannelPatch) patch: UserInChannelPatch) {
+    await this.runtime.command(scope, { kind: 'update', origin: 'api', target: { level: 'channel.user', ...ids, patch } });
   }
 
   @Delete(`${C}/users/:userId`)
   @HttpCode(204)
   @ApiDoc({ summary: 'Kick a user out of a channel', tags, status: 204, errors: READ_ERRORS })
-  async kick(
-    @Scope() scope: CallerScope,
-    @IdParam('applicationId') applicationId: string,
-    @IdParam('channelId') channelId: string,
-    @IdParam('userId') userId: string,
-  ) {
-    await this.runtime.command(scope, { kind: 'kick', origin: 'api', target: { level: 'channel.user', applicationId, channelId, userId } });
+  async kick(@Scope() scope: CallerScope, @Ids() ids: ChannelUserIds) {
+    await this.runtime.command(scope, { kind: 'kick', origin: 'api', target: { level: 'channel.user', ...ids } });
   }
 
   @Post(`${C}/users/:userId/message`)
   @HttpCode(204)
   @ApiDoc({ summary: 'Send a server message to a user in a channel', tags, body: MessageBody, status: 204, errors: WRITE_ERRORS })
-  async messageInChannel(
-    @Scope() scope: CallerScope,
-    @IdParam('applicationId') applicationId: string,
-    @IdParam('channelId') channelId: string,
-    @IdParam('userId') userId: string,
-    @ValidBody(MessageBody) message: MessageBody,
-  ) {
-    await this.runtime.command(scope, { kind: 'message', origin: 'api', target: { level: 'channel.user', applicationId, channelId, userId }, message });
+  async messageInChannel(@Scope() scope: CallerScope, @Ids() ids: ChannelUserIds, @ValidBody(MessageBody) message: MessageBody) {
+    await this.runtime.command(scope, { kind: 'message', origin: 'api', target: { level: 'channel.user', ...ids }, message });
   }
 }
