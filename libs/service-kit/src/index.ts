@@ -9,4 +9,5 @@ export * from './openapi.js';
 export * from './redis.js';
 export * from './bearer.js';
 export * from './event-stream.js';
+export * from './event-consumer.js';
 export * from './application-changes.js';

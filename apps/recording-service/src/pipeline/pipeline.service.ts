@@ -106,13 +106,12 @@ export class PipelineService implements OnApplicationBootstrap, OnModuleDestroy 
     make('sweep', 1, () => this.sweep());
     this.started = true;
     this.readiness.register('event-consumer', async () => {
-      if (!this.consuming) throw new Error('not consuming the domain event stream yet');
+      if (!this.bus.attached) throw new Error('not consuming the domain event stream');
     });
     // NATS or Redis may not be up yet: keep trying in the background (readiness says so meanwhile).
     this.startup = this.startInBackground();
   }
 
-  private consuming = false;
   private stopping = false;
   private startup?: Promise<void>;
 
@@ -121,11 +120,10 @@ export class PipelineService implements OnApplicationBootstrap, OnModuleDestroy 
       try {
         await this.queue('sweep').upsertJobScheduler('recording-sweeper', { every: this.config.recordingsSweepIntervalMs }, { name: 'sweep', opts: { removeOnComplete: true, removeOnFail: true } });
         await this.queue('sweep').add('sweep', {}, { jobId: `sweep-startup-${process.pid}-${Date.now()}`, removeOnComplete: true, removeOnFail: true });
-        await this.bus.start((event) => this.onEvent(event));
-        this.consuming = true;
+        this.bus.start((event) => this.onEvent(event));
         return;
       } catch (e) {
-        if (attempt % 10 === 1) this.logger.event('warn', 'event consumer not started yet, retrying', { attempt, error: (e as Error).message });
+        if (attempt % 10 === 1) this.logger.event('warn', 'job scheduler not set up yet (Redis), retrying; events wait until it is', { attempt, error: (e as Error).message });
         await sleep(Math.min(5000, 200 * 2 ** Math.min(attempt, 5)));
       }
     }

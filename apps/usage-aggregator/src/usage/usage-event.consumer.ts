@@ -1,31 +1,28 @@
 import { Inject, Injectable, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
-import { jetstream, jetstreamManager, type ConsumerMessages, type JsMsg } from '@nats-io/jetstream';
+import { jetstreamManager, type ConsumerMessages, type JsMsg } from '@nats-io/jetstream';
 import { connect, type NatsConnection } from '@nats-io/transport-node';
-import { eventStreamName } from '@switchboard/contracts';
-import { ensureEventStream, eventRedeliveryHorizonMs, JsonLogger, Metrics, SERVICE_CONFIG, type BaseConfig } from '@switchboard/service-kit';
+import { EventConsumerLoop, eventRedeliveryHorizonMs, JsonLogger, Metrics, SERVICE_CONFIG, type BaseConfig } from '@switchboard/service-kit';
 import { Counter } from 'prom-client';
 import { readUsageEvent } from './event-reader.js';
-import { ensureUsageConsumer, USAGE_CONSUMER } from './event-stream.js';
 import { UsageLedger } from './usage-ledger.js';
 
+/** Durable consumer name: one per deployment namespace (the stream is per namespace). */
+export const USAGE_CONSUMER = 'usage-aggregator';
 const RETRY_MS = 1000;
 const MAX_NAK_DELAY_MS = 30_000;
 
 /**
- * Reads the domain event stream with the durable pull consumer `usage-aggregator` and applies
- * each event to the ledger, one at a time, in stream order. A message is acknowledged only after
- * its transaction committed; a failure hands it back (`nak` with a growing delay) so it comes
- * again; a malformed event is terminated (logged, never redelivered). Replicas share the durable
+ * Reads the domain event stream with the durable pull consumer `usage-aggregator` (kept attached
+ * by service-kit's EventConsumerLoop, on a NATS connection of its own) and applies each event to
+ * the ledger, one at a time, in stream order. A message is acknowledged only after its
+ * transaction committed; a failure hands it back (`nak` with a growing delay) so it comes again;
+ * a malformed event is terminated (logged, never redelivered). Replicas share the durable
  * consumer, and the ledger makes a second application of the same event id change nothing.
  */
 @Injectable()
 export class UsageEventConsumer implements OnApplicationBootstrap, OnApplicationShutdown {
-  private nc?: NatsConnection;
-  private messages?: ConsumerMessages;
-  private attached = false;
-  private stopping = false;
-  private loop?: Promise<void>;
-  private inFlight: Promise<unknown> = Promise.resolve();
+  private nc?: Promise<NatsConnection>;
+  private readonly consumer: EventConsumerLoop;
   private readonly outcomes: Counter<'outcome'>;
 
   constructor(
@@ -40,78 +37,57 @@ export class UsageEventConsumer implements OnApplicationBootstrap, OnApplication
       labelNames: ['outcome'],
       registers: [metrics.registry],
     });
+    this.consumer = new EventConsumerLoop(
+      {
+        namespace: config.natsNamespace,
+        spec: { name: USAGE_CONSUMER, description: 'usage-aggregator: participant minutes and messages', ackWaitMs: 15_000, maxDeliver: -1, maxAckPending: 1000 },
+        maxMessages: 32,
+        connection: () => this.connection(),
+        logger,
+      },
+      (messages) => this.consume(messages),
+    );
   }
 
   onApplicationBootstrap() {
-    this.loop = this.run();
+    this.consumer.start();
+  }
+
+  /** The consumer's own connection (drained at shutdown, after the event in hand was acknowledged). */
+  private connection(): Promise<NatsConnection> {
+    this.nc ??= connect({
+      servers: this.config.natsUrl,
+      name: `usage-aggregator-consumer-${process.pid}`,
+      maxReconnectAttempts: -1,
+      reconnectTimeWait: 250,
+      waitOnFirstConnect: true,
+      timeout: 2000,
+    });
+    // A first connection that failed is tried again at the next attachment.
+    this.nc.catch(() => (this.nc = undefined));
+    return this.nc;
   }
 
   /** Readiness: connected to NATS, stream and durable consumer in place, messages being pulled. */
   async ready(): Promise<void> {
-    if (!this.nc || this.nc.isClosed()) throw new Error('not connected to NATS');
-    if (!this.attached) throw new Error('the usage consumer is not attached to the event stream');
-    await this.nc.flush();
+    if (!this.consumer.attached) throw new Error('the usage consumer is not attached to the event stream');
+    const nc = await this.nc!;
+    if (nc.isClosed()) throw new Error('not connected to NATS');
+    await nc.flush();
   }
 
   /** How long JetStream may still deliver an event (see `eventRedeliveryHorizonMs`); null while NATS cannot tell. */
   async redeliveryHorizonMs(floorMs: number): Promise<number | null> {
-    if (!this.nc || this.nc.isClosed()) return null;
-    const jsm = await jetstreamManager(this.nc).catch(() => null);
+    const nc = await this.nc?.catch(() => undefined);
+    if (!nc || nc.isClosed()) return null;
+    const jsm = await jetstreamManager(nc).catch(() => null);
     return jsm && eventRedeliveryHorizonMs(jsm, this.config.natsNamespace, floorMs);
   }
 
-  private async run(): Promise<void> {
-    const ns = this.config.natsNamespace;
-    while (!this.stopping) {
-      try {
-        this.nc ??= await connect({
-          servers: this.config.natsUrl,
-          name: `usage-aggregator-consumer-${process.pid}`,
-          maxReconnectAttempts: -1,
-          reconnectTimeWait: 250,
-          waitOnFirstConnect: true,
-          timeout: 2000,
-        });
-        const jsm = await jetstreamManager(this.nc);
-        await ensureEventStream(jsm, ns);
-        await ensureUsageConsumer(jsm, ns);
-        const consumer = await jetstream(this.nc).consumers.get(eventStreamName(ns), USAGE_CONSUMER);
-        const messages = await consumer.consume({ max_messages: 32 });
-        this.messages = messages;
-        this.attached = true;
-        this.logger.event('info', 'usage consumer attached', { stream: eventStreamName(ns), consumer: USAGE_CONSUMER });
-        void this.watch(messages);
-        for await (const msg of messages) {
-          if (this.stopping) {
-            msg.nak();
-            continue;
-          }
-          const handled = this.handle(msg);
-          this.inFlight = handled;
-          await handled;
-        }
-      } catch (e) {
-        if (this.stopping) break;
-        this.logger.event('warn', 'usage consumer interrupted; retrying', { error: (e as Error).message });
-      } finally {
-        this.attached = false;
-      }
-      if (!this.stopping) await new Promise((resolve) => setTimeout(resolve, RETRY_MS));
-    }
-  }
-
-  /** A deleted or vanished consumer ends this round; the loop re-creates it and goes on. */
-  private async watch(messages: ConsumerMessages): Promise<void> {
-    try {
-      for await (const s of messages.status()) {
-        if (s.type === 'consumer_deleted' || s.type === 'consumer_not_found' || s.type === 'stream_not_found') {
-          this.logger.event('warn', `usage consumer: ${s.type}; re-creating it`);
-          await messages.close().catch(() => undefined);
-          return;
-        }
-      }
-    } catch {
-      // The pull ended (closed or failed): the main loop notices and starts over.
+  private async consume(messages: ConsumerMessages): Promise<void> {
+    for await (const msg of messages) {
+      if (this.consumer.stopped) msg.nak();
+      else await this.handle(msg);
     }
   }
 
@@ -153,11 +129,9 @@ export class UsageEventConsumer implements OnApplicationBootstrap, OnApplication
 
   /** Stops pulling, lets the event in hand finish (its ack included), then closes the connection. */
   async onApplicationShutdown(): Promise<void> {
-    this.stopping = true;
-    await this.inFlight.catch(() => undefined);
-    await this.messages?.close().catch(() => undefined);
-    // The loop ends once the pull is closed; it may also be waiting for NATS to come back.
-    await Promise.race([this.loop?.catch(() => undefined), new Promise((resolve) => setTimeout(resolve, 2000).unref())]);
-    if (this.nc && !this.nc.isClosed()) await this.nc.drain().catch(() => undefined);
+    // The loop may also be waiting for NATS to come back: not waited for long.
+    await this.consumer.stop(2000);
+    const nc = await this.nc?.catch(() => undefined);
+    if (nc && !nc.isClosed()) await nc.drain().catch(() => undefined);
   }
 }
