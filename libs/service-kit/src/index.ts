@@ -11,3 +11,4 @@ export * from './bearer.js';
 export * from './event-stream.js';
 export * from './event-consumer.js';
 export * from './application-changes.js';
+export * from './application-cache.js';

@@ -1,14 +1,9 @@
 import { Inject, Injectable, type BeforeApplicationShutdown, type OnApplicationBootstrap } from '@nestjs/common';
 import { ChannelRecordingSettingsSubject, DomainError } from '@switchboard/contracts';
-import { JsonLogger, NatsClient, ReadinessService, SERVICE_CONFIG, watchApplicationChanges, type ApplicationChangesWatch } from '@switchboard/service-kit';
+import { ApplicationCache, JsonLogger, NatsClient, ReadinessService, SERVICE_CONFIG, watchApplicationChanges, type ApplicationChangesWatch } from '@switchboard/service-kit';
 import type { RegistryConfig } from '../config.js';
 
-interface Entry {
-  recordingEnabled: boolean | null;
-  fetchedAt: number;
-}
-
-/** Bounds the memory of the cache (channels of every application); the oldest entry goes first. */
+/** Bounds the memory of the cache (channels of every application). */
 const MAX_ENTRIES = 100000;
 
 /**
@@ -26,9 +21,7 @@ const MAX_ENTRIES = 100000;
  */
 @Injectable()
 export class ChannelRecordingDefaults implements OnApplicationBootstrap, BeforeApplicationShutdown {
-  private readonly cache = new Map<string, Entry>();
-  private readonly inflight = new Map<string, Promise<boolean | null>>();
-  private readonly generation = new Map<string, number>();
+  private readonly cache: ApplicationCache<boolean | null>;
   private changes?: ApplicationChangesWatch;
   private failures = 0;
 
@@ -37,7 +30,9 @@ export class ChannelRecordingDefaults implements OnApplicationBootstrap, BeforeA
     private readonly readiness: ReadinessService,
     private readonly logger: JsonLogger,
     @Inject(SERVICE_CONFIG) private readonly config: RegistryConfig,
-  ) {}
+  ) {
+    this.cache = new ApplicationCache({ ttlMs: config.channelConfigCacheMs, maxEntries: MAX_ENTRIES });
+  }
 
   onApplicationBootstrap() {
     this.changes = watchApplicationChanges(this.nats, (applicationId) => this.invalidate(applicationId), { readiness: this.readiness, logger: this.logger });
@@ -48,9 +43,7 @@ export class ChannelRecordingDefaults implements OnApplicationBootstrap, BeforeA
   }
 
   invalidate(applicationId: string): void {
-    this.generation.set(applicationId, (this.generation.get(applicationId) ?? 0) + 1);
-    const prefix = `${applicationId.length}:${applicationId}/`;
-    for (const key of this.cache.keys()) if (key.startsWith(prefix)) this.cache.delete(key);
+    this.cache.invalidate(applicationId);
   }
 
   /**
@@ -58,46 +51,24 @@ export class ChannelRecordingDefaults implements OnApplicationBootstrap, BeforeA
    * did not answer), from the cache when fresh.
    */
   async recordingEnabled(applicationId: string, channelId: string): Promise<boolean | null> {
-    const key = cacheKey(applicationId, channelId);
-    const hit = this.fresh(key);
-    if (hit !== undefined) return hit.recordingEnabled;
-    const pending = this.inflight.get(key);
-    if (pending) return pending;
-    const request = this.fetch(applicationId, channelId, key).finally(() => this.inflight.delete(key));
-    this.inflight.set(key, request);
-    return request;
-  }
-
-  private fresh(key: string): Entry | undefined {
-    const hit = this.cache.get(key);
-    return hit && Date.now() - hit.fetchedAt <= this.config.channelConfigCacheMs ? hit : undefined;
-  }
-
-  private async fetch(applicationId: string, channelId: string, key: string): Promise<boolean | null> {
-    const generation = this.generation.get(applicationId) ?? 0;
-    let recordingEnabled: boolean | null;
     try {
-      recordingEnabled = (await this.nats.request(ChannelRecordingSettingsSubject, { applicationId, channelId }, { timeoutMs: this.config.channelConfigTimeoutMs })).recordingEnabled;
+      return await this.cache.get(applicationId, channelId, () => this.fetch(applicationId, channelId));
     } catch (e) {
-      // An application management-api does not know has no channel config: a settled answer.
-      if (!(e instanceof DomainError && e.code === 'NotFound')) {
-        // Once in a while, not per join: a registry without management-api would log every activation.
-        if (this.failures++ % 100 === 0) {
-          this.logger.event('warn', 'channel config not read; the channel does not record by default', { applicationId, channelId, error: (e as Error).message, failures: this.failures });
-        }
-        return null;
+      // Once in a while, not per join: a registry without management-api would log every activation.
+      if (this.failures++ % 100 === 0) {
+        this.logger.event('warn', 'channel config not read; the channel does not record by default', { applicationId, channelId, error: (e as Error).message, failures: this.failures });
       }
-      recordingEnabled = null;
+      return null;
     }
-    if ((this.generation.get(applicationId) ?? 0) === generation && this.config.channelConfigCacheMs > 0) {
-      if (this.cache.size >= MAX_ENTRIES) this.cache.delete(this.cache.keys().next().value as string);
-      this.cache.set(key, { recordingEnabled, fetchedAt: Date.now() });
-    }
-    return recordingEnabled;
   }
-}
 
-/** Length-prefixed, so that no application id is a prefix of another's keys. */
-function cacheKey(applicationId: string, channelId: string): string {
-  return `${applicationId.length}:${applicationId}/${channelId}`;
+  /** Asks management-api; an application it does not know has no channel config (a settled answer, kept). */
+  private async fetch(applicationId: string, channelId: string): Promise<boolean | null> {
+    try {
+      return (await this.nats.request(ChannelRecordingSettingsSubject, { applicationId, channelId }, { timeoutMs: this.config.channelConfigTimeoutMs })).recordingEnabled;
+    } catch (e) {
+      if (e instanceof DomainError && e.code === 'NotFound') return null;
+      throw e;
+    }
+  }
 }
