@@ -2,16 +2,18 @@
 // HTTP POST) -> a local receiver, against a raw BullMQ job round trip on the same Redis in the same
 // run. See bench/webhooks/README.md.
 //
-//   npm run build && node bench/webhooks/run.mjs [--rate 1000] [--seconds 20] [--burst 20000] [--raw 20000] [--concurrency 100] [--json]
+//   npm run build && node bench/webhooks/run.mjs [--rate 1000] [--seconds 20] [--burst 20000] [--raw 20000] [--concurrency 100] [--channels 100] [--receiver-delay 0] [--json]
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import http from 'node:http';
 import { randomUUID } from 'node:crypto';
-import { jetstream, jetstreamManager } from '@nats-io/jetstream';
-import { connect, headers as natsHeaders, nanos } from '@nats-io/transport-node';
+import { jetstreamManager } from '@nats-io/jetstream';
+import { connect, nanos } from '@nats-io/transport-node';
 import { Queue, Worker } from 'bullmq';
 import { Redis } from 'ioredis';
+import 'reflect-metadata';
+import { Metrics, NatsClient, singleHeader } from '@switchboard/service-kit';
 import { startBenchEnvironment } from '../lib/env.mjs';
 import { cpuMeter } from '../lib/cpu.mjs';
 import { runOnServiceNode } from '../../tools/stack/apps.mjs';
@@ -29,12 +31,15 @@ const WARMUP_SECONDS = arg('warmup', 3);
 const BURST = arg('burst', 20000);
 const RAW = arg('raw', 20000);
 const CONCURRENCY = arg('concurrency', 100);
+// The receiver answers this many ms after it read a request (a remote receiver's round trip); 0: at once.
+const RECEIVER_DELAY_MS = arg('receiver-delay', 0);
+// Channels the events are spread over: with one webhook, the ordering keys (one delivery in flight each).
+const CHANNELS = arg('channels', 100);
 const JSON_OUT = process.argv.includes('--json');
 
 const NS = 'bench';
 const APP = 'bench-app';
 const ORG = 'bench-org';
-const CHANNELS = 100;
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 const log = (...a) => (JSON_OUT ? undefined : console.log(...a));
 
@@ -59,6 +64,30 @@ function childrenOf(pid) {
   return out;
 }
 
+/**
+ * CPU seconds of PostgreSQL so far: the postmaster's own and that of the backends it reaped
+ * (cutime, cstime), plus the backends alive now. Backends started or ended during a phase count
+ * too (the worker's pool opens connections as it needs them).
+ */
+function postgresCpuSeconds(postmaster) {
+  const fieldsOf = (pid) => {
+    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  };
+  // utime, stime, cutime, cstime: fields 14 to 17 (1-based) of the line; 100 ticks per second.
+  const f = fieldsOf(postmaster);
+  let ticks = Number(f[11]) + Number(f[12]) + Number(f[13]) + Number(f[14]);
+  for (const pid of childrenOf(postmaster)) {
+    try {
+      const c = fieldsOf(pid);
+      ticks += Number(c[11]) + Number(c[12]);
+    } catch {
+      // gone in between: reaped, so counted in the postmaster's cutime/cstime next time
+    }
+  }
+  return ticks / 100;
+}
+
 function eventInfo(i) {
   const channelId = `room-${i % CHANNELS}`;
   return {
@@ -76,6 +105,9 @@ function eventInfo(i) {
 
 // ---- receiver: records when each event arrived ----------------------------------------------
 const received = new Map(); // event id -> { at, latency }
+/** Ids a phase waits for (see waitReceived), deleted as they arrive: no polling over every id. */
+let awaited = new Set();
+let allArrived = () => {};
 let requests = 0;
 const receiver = http.createServer((req, res) => {
   const chunks = [];
@@ -84,7 +116,18 @@ const receiver = http.createServer((req, res) => {
     const at = Date.now();
     requests++;
     const body = JSON.parse(Buffer.concat(chunks).toString('utf8'));
-    for (const e of body.batch ?? [body]) if (!received.has(e.id)) received.set(e.id, { at, latency: at - e.timestamp });
+    for (const e of body.batch ?? [body]) {
+      if (received.has(e.id)) continue;
+      received.set(e.id, { at, latency: at - e.timestamp });
+      if (awaited.delete(e.id) && awaited.size === 0) allArrived();
+    }
+    if (RECEIVER_DELAY_MS > 0) {
+      setTimeout(() => {
+        res.writeHead(200);
+        res.end();
+      }, RECEIVER_DELAY_MS);
+      return;
+    }
     res.writeHead(200);
     res.end();
   });
@@ -117,11 +160,25 @@ try {
   });
   const jsm = await jetstreamManager(nc);
   await jsm.streams.add({ name: `${NS}-events`, subjects: [`${NS}.events.>`], max_age: nanos(3600_000), duplicate_window: nanos(120_000) });
-  const js = jetstream(nc);
-  const publish = (event) => {
-    const h = natsHeaders();
-    h.set('Nats-Msg-Id', event.id);
-    return js.publish(`${NS}.events.${event.type}`, JSON.stringify({ event, applicationId: APP, organizationId: ORG }), { headers: h });
+  // Events go to the stream the way runtime-registry's EventPublisher sends them: through the
+  // service kit's NatsClient (one reply inbox, coalesced writes), an operation's events as one
+  // batch of JetStream publish requests (`requestRawMany`), the event id as `Nats-Msg-Id`, each
+  // acknowledgement checked. Here an operation produces one event.
+  const publisher = new NatsClient({ url: env.env.NATS_URL, namespace: NS, requestTimeoutMs: 5000, name: 'bench-publisher' }, new Metrics('bench'));
+  const pnc = await publisher.connection$();
+  const ACK_HEAD = Buffer.from('{"stream":');
+  const ERROR_FIELD = Buffer.from('"error"');
+  const publish = async (event) => {
+    const [outcome] = await publisher.requestRawMany(
+      pnc,
+      [{ subject: `${NS}.events.${event.type}`, data: Buffer.from(JSON.stringify({ event, applicationId: APP, organizationId: ORG })), headers: singleHeader('Nats-Msg-Id', event.id) }],
+      { timeoutMs: 5000 },
+    );
+    if (outcome.status === 'rejected') throw outcome.reason;
+    const ack = Buffer.from(outcome.value.data.buffer, outcome.value.data.byteOffset, outcome.value.data.length);
+    if (ack.length <= ACK_HEAD.length || ack.compare(ACK_HEAD, 0, ACK_HEAD.length, 0, ACK_HEAD.length) !== 0 || ack.indexOf(ERROR_FIELD) >= 0) {
+      throw new Error(`the event stream did not store event ${event.id}: ${ack.toString('utf8')}`);
+    }
   };
 
   const worker = await env.startService('webhook-worker', { WEBHOOK_ALLOW_LOOPBACK: 'true', WEBHOOK_CONCURRENCY: String(CONCURRENCY), LOG_LEVEL: 'warn' });
@@ -164,6 +221,8 @@ try {
   function meter() {
     const postmaster = Number(fs.readFileSync(path.join(env.dir, 'pg', 'postmaster.pid'), 'utf8').split('\n')[0]);
     const pgBackends = [postmaster, ...childrenOf(postmaster)];
+    const pgBefore = postgresCpuSeconds(postmaster);
+    const started = performance.now();
     const m = cpuMeter({
       'webhook-worker': worker.pid,
       'redis-server': env.pids['redis-server'],
@@ -175,11 +234,13 @@ try {
       /** Per process: cores used, CPU µs and read/write system calls per event (`events` delivered meanwhile). */
       stop(events) {
         const use = m.stop(events);
-        const pg = { cores: 0, usPerRequest: 0, syscallsPerRequest: 0 };
+        const seconds = (performance.now() - started) / 1000;
+        const pgCpu = postgresCpuSeconds(postmaster) - pgBefore;
+        const pg = { cores: pgCpu / seconds, usPerRequest: events ? (pgCpu * 1e6) / events : NaN, syscallsPerRequest: 0 };
         for (const [k, v] of Object.entries(use)) {
           if (!k.startsWith('postgres-')) continue;
-          // Backends that came and went meanwhile read as NaN: count what can be read.
-          for (const f of Object.keys(pg)) if (Number.isFinite(v[f])) pg[f] += v[f];
+          // System calls: of the backends there at the start and still there (an approximation).
+          if (Number.isFinite(v.syscallsPerRequest)) pg.syscallsPerRequest += v.syscallsPerRequest;
           delete use[k];
         }
         use.postgres = pg;
@@ -210,12 +271,14 @@ try {
     return sent;
   }
   async function waitReceived(ids, timeoutMs) {
-    const deadline = Date.now() + timeoutMs;
-    while (Date.now() < deadline) {
-      if (ids.every((id) => received.has(id))) return true;
-      await sleep(20);
-    }
-    return false;
+    awaited = new Set(ids.filter((id) => !received.has(id)));
+    if (awaited.size === 0) return true;
+    let timer;
+    const arrived = await Promise.race([new Promise((r) => (allArrived = () => r(true))), new Promise((r) => (timer = setTimeout(() => r(false), timeoutMs)))]);
+    clearTimeout(timer);
+    awaited = new Set();
+    allArrived = () => {};
+    return arrived;
   }
 
   log(`warm-up: ${WARMUP_SECONDS} s at ${RATE} events/s`);
@@ -339,6 +402,7 @@ try {
   log(`worker: ${results.workerMetrics.attempts} attempts in ${jobs} BullMQ jobs (${results.workerMetrics.deliveriesPerJob} per job), ${results.workerMetrics.retries} retries`);
   log(`ratio: burst ${results.ratio.burstToRawBullmq}x of the raw BullMQ round trip rate; goals: p99 < 100 ms ${results.goals.p99Under100ms ? 'met' : 'MISSED'}, >= 0.5x raw ${results.goals.atLeastHalfOfRawBullmq ? 'met' : 'MISSED'}`);
   if (JSON_OUT) console.log(JSON.stringify(results, null, 2));
+  await publisher.onApplicationShutdown();
   await nc.close();
 } finally {
   await env.stop();

@@ -246,6 +246,10 @@ describe('webhook-worker delivers domain events to webhooks', () => {
     expect(failed).toEqual(
       expect.objectContaining({ webhookId: 'once', webhookSource: 'application', eventId: e.id, eventType: 'client.registered', eventIds: [e.id], attempt: 1, success: false, final: true, statusCode: null }),
     );
+    // The webhook, owner and event columns of an attempt come from its delivery's row.
+    expect(failed).toEqual(
+      expect.objectContaining({ organizationId: ORG, applicationId: a, channelId: null, eventCount: 1, batch: false, url: `${receiver.url}${p}`, replayOf: null }),
+    );
 
     failing = false;
     const replay = await natsCall<WebhookDeliveryReplayResult>(nc, ns, 'webhook-worker.v1.deliveries.replay', { scope, id: failed.id });
@@ -257,7 +261,9 @@ describe('webhook-worker delivers domain events to webhooks', () => {
     expect(again.body).toEqual(e);
     await waitFor(async () => (await attemptsOf('once')).length === 2, { timeoutMs: 5000 });
     const replayed = await natsCall<WebhookDelivery>(nc, ns, 'webhook-worker.v1.deliveries.list', { scope, query: { $filter: `replayOf eq ${failed.deliveryId}` } });
-    expect((replayed.response as unknown as ODataListResponse<WebhookDelivery>).value).toEqual([expect.objectContaining({ attempt: 1, success: true, statusCode: 200 })]);
+    expect((replayed.response as unknown as ODataListResponse<WebhookDelivery>).value).toEqual([
+      expect.objectContaining({ attempt: 1, success: true, statusCode: 200, deliveryId: replay.response!.deliveryId, replayOf: failed.deliveryId, eventId: e.id, eventIds: [e.id], webhookId: 'once', organizationId: ORG }),
+    ]);
 
     // A delivery that did not fail cannot be replayed.
     const okAttempt = (replayed.response as unknown as ODataListResponse<WebhookDelivery>).value[0]!;

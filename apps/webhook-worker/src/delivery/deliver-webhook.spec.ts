@@ -113,7 +113,7 @@ describe('DeliverWebhook', () => {
   it('a 2xx is delivered and logged as the final, successful attempt 1, with the signature headers', async () => {
     const d = data();
     await expect(deliver.run(job(d), 'token')).resolves.toBe('delivered');
-    expect(rows).toEqual([expect.objectContaining({ deliveryId: one(d).deliveryId, attempt: 1, statusCode: 200, success: true, final: true, error: null, eventIds: [one(d).events[0]!.id], eventCount: 1 })]);
+    expect(rows).toEqual([expect.objectContaining({ deliveryId: one(d).deliveryId, attempt: 1, statusCode: 200, success: true, final: true, error: null })]);
     expect(requests[0]).toEqual(expect.objectContaining({ 'content-type': 'application/json', 'webhook-id': one(d).deliveryId, 'x-applicationsignature': expect.any(String), 'webhook-signature': expect.stringMatching(/^v1,/) }));
   });
 

@@ -91,6 +91,8 @@ export class DeliverWebhook {
   private readonly logger = new Logger('DeliverWebhook');
   private readonly sequencer: KeySequencer;
   private readonly settled = new Set<string>();
+  private readonly settledOrder = new Array<string | undefined>(SETTLED_MEMORY);
+  private settledNext = 0;
   /**
    * Deliveries sent and not yet logged, at most `WEBHOOK_CONCURRENCY`: a job of several goes on
    * sending while the previous attempts are being logged, and those are what a crash makes the
@@ -137,8 +139,14 @@ export class DeliverWebhook {
   }
 
   private remember(deliveryId: string): void {
+    if (this.settled.has(deliveryId)) return;
+    // The oldest goes (a ring of ids: taking the first value of a Set that keeps losing its first
+    // entries walks over their tombstones every time).
+    const oldest = this.settledOrder[this.settledNext];
+    if (oldest !== undefined) this.settled.delete(oldest);
+    this.settledOrder[this.settledNext] = deliveryId;
+    this.settledNext = (this.settledNext + 1) % SETTLED_MEMORY;
     this.settled.add(deliveryId);
-    if (this.settled.size > SETTLED_MEMORY) this.settled.delete(this.settled.values().next().value!);
   }
 
   /** The deliveries of the job still to send, each with the number of its attempt. */
@@ -186,7 +194,7 @@ export class DeliverWebhook {
         throw e;
       }
       // Logged while the next delivery is sent; the job waits for every row before it finishes.
-      sent.logged = this.log.record(attemptRow(data, sent)).finally(() => this.unlogged.release());
+      sent.logged = this.log.record(attemptRow(sent)).finally(() => this.unlogged.release());
       out.push(sent);
     }
     return out;
@@ -266,23 +274,11 @@ function failureMessage(data: DeliveryJobData, s: Sent): string {
   return `delivery ${s.item.deliveryId} attempt ${s.attempt} to ${data.webhookId} failed: ${errorOf(s.outcome)}`;
 }
 
-function attemptRow(data: DeliveryJobData, s: Sent): AttemptRow {
+function attemptRow(s: Sent): AttemptRow {
   const { item, outcome } = s;
-  const first = item.events[0]!;
   return {
     id: randomUUID(),
     deliveryId: item.deliveryId,
-    webhookId: data.webhookId,
-    webhookSource: data.source,
-    organizationId: data.organizationId,
-    applicationId: data.applicationId,
-    channelId: data.channelId,
-    eventId: first.id,
-    eventType: first.type,
-    eventIds: item.events.map((e) => e.id),
-    eventCount: item.events.length,
-    batch: data.batch,
-    url: data.url,
     attempt: s.attempt,
     statusCode: outcome.kind === 'response' ? outcome.statusCode : null,
     error: errorOf(outcome),
@@ -290,6 +286,5 @@ function attemptRow(data: DeliveryJobData, s: Sent): AttemptRow {
     final: !s.again,
     durationMs: outcome.durationMs,
     attemptedOn: s.attemptedOn,
-    replayOf: item.replayOf,
   };
 }

@@ -9,6 +9,9 @@ import { InjectWebhookConfig } from '../tokens.js';
 
 export { orderingKey };
 
+/** Deliveries added per `addBulk` call, about (see DeliveryQueue.addAll). */
+const ADD_SLICE = 500;
+
 /** Attempts of a reliable webhook, in all (http-contract.md). */
 export const RELIABLE_ATTEMPTS = 3;
 
@@ -129,10 +132,21 @@ export class DeliveryQueue {
     return this.config.retryDelayMs * 2 ** Math.max(0, attempt - 1);
   }
 
-  /** Adds the jobs in one round trip; jobs whose id is already queued are left as they are. */
+  /**
+   * Adds the jobs, in order; jobs whose id is already queued are left as they are. One round trip
+   * per slice of about ADD_SLICE deliveries: BullMQ serializes the jobs of an `addBulk` in one
+   * synchronous step, which for a whole intake group (payloads included) held the event loop for
+   * tens of ms.
+   */
   async addAll(jobs: readonly DeliveryJobData[], delayMs = 0): Promise<void> {
-    if (jobs.length === 0) return;
-    await this.queue.addBulk(jobs.map((data) => ({ name: 'deliver', data, opts: this.jobOptions(data, delayMs) })));
+    let start = 0;
+    while (start < jobs.length) {
+      let end = start;
+      let deliveries = 0;
+      while (end < jobs.length && (end === start || deliveries + jobs[end]!.deliveries.length <= ADD_SLICE)) deliveries += jobs[end++]!.deliveries.length;
+      await this.queue.addBulk(jobs.slice(start, end).map((data) => ({ name: 'deliver', data, opts: this.jobOptions(data, delayMs) })));
+      start = end;
+    }
   }
 
   /**

@@ -60,6 +60,15 @@ describe('HttpSender', () => {
     expect(await send(`http://127.0.0.1:${port}/`, 100)).toEqual(expect.objectContaining({ kind: 'timeout' }));
   });
 
+  it('a request still waiting for one of the pool\'s connections times out as well, and the pool serves the next ones', async () => {
+    // 4 connections per origin: the fifth request waits in the pool's queue until its timeout.
+    behaviour = (_req, res) => setTimeout(() => res.end('late'), 400);
+    const outcomes = await Promise.all(Array.from({ length: 5 }, () => send(`http://127.0.0.1:${port}/`, 100)));
+    expect(outcomes).toEqual(Array.from({ length: 5 }, () => expect.objectContaining({ kind: 'timeout', error: 'timed out after 100 ms' })));
+    behaviour = (_req, res) => res.end('ok');
+    expect(await send(`http://127.0.0.1:${port}/`)).toEqual(expect.objectContaining({ kind: 'response', statusCode: 200 }));
+  });
+
   it('an answer larger than 1 MB is reported with its status without reading it all, and the next request goes through', async () => {
     behaviour = (_req, res) => {
       res.writeHead(503);

@@ -1,5 +1,5 @@
 import { isIP } from 'node:net';
-import { Pool } from 'undici';
+import { Pool, type Dispatcher } from 'undici';
 import { TargetGuard, TargetRefused, type ResolvedTarget } from './ssrf-guard.js';
 
 export type SendOutcome =
@@ -69,25 +69,24 @@ export class HttpSender {
     return this.post(url, target, request, Math.max(1, deadline - performance.now()), elapsed);
   }
 
-  private async post(url: URL, target: ResolvedTarget, request: SendRequest, remainingMs: number, elapsed: () => number): Promise<SendOutcome> {
-    const abort = new AbortController();
-    let timedOut = false;
-    const timer = setTimeout(() => {
-      timedOut = true;
-      abort.abort();
-    }, remainingMs);
-    try {
-      const headers: Record<string, string> = { ...request.headers, host: url.host };
-      if (url.username) headers.authorization = `Basic ${Buffer.from(`${decodeURIComponent(url.username)}:${decodeURIComponent(url.password)}`).toString('base64')}`;
-      const res = await this.pool(url, target).request({ path: `${url.pathname}${url.search}`, method: 'POST', headers, body: request.body, signal: abort.signal });
-      await discard(res.body);
-      return { kind: 'response', statusCode: res.statusCode, durationMs: elapsed() };
-    } catch (e) {
-      if (timedOut) return { kind: 'timeout', error: `timed out after ${request.timeoutMs} ms`, durationMs: elapsed() };
-      return { kind: 'network-error', error: describe(e as Error), durationMs: elapsed() };
-    } finally {
-      clearTimeout(timer);
-    }
+  /**
+   * The POST through the pool's `dispatch` with a handler of its own: the answer's status, its body
+   * read and dropped as it comes (no response stream, no AbortController, no promise per step:
+   * fewer objects and a few µs less CPU per request than `request`). One timer covers the rest of
+   * the attempt; when it fires the outcome is a timeout at once, and the request is aborted as
+   * soon as undici lets it (at once, or when it leaves the pool's queue).
+   */
+  private post(url: URL, target: ResolvedTarget, request: SendRequest, remainingMs: number, elapsed: () => number): Promise<SendOutcome> {
+    const headers: Record<string, string> = { ...request.headers, host: url.host };
+    if (url.username) headers.authorization = `Basic ${Buffer.from(`${decodeURIComponent(url.username)}:${decodeURIComponent(url.password)}`).toString('base64')}`;
+    return new Promise<SendOutcome>((resolve) => {
+      const handler = new PostHandler(resolve, elapsed, request.timeoutMs, remainingMs);
+      try {
+        this.pool(url, target).dispatch({ path: `${url.pathname}${url.search}`, method: 'POST', headers, body: request.body }, handler);
+      } catch (e) {
+        handler.onResponseError(null, e as Error);
+      }
+    });
   }
 
   /** The pool of connections to the checked address of `url` (most recently used last in the map). */
@@ -118,20 +117,62 @@ export class HttpSender {
   }
 }
 
-/** Reads the answer's body to its end, dropping the connection past MAX_RESPONSE_BYTES. */
-function discard(body: NodeJS.ReadableStream & { destroy(): void }): Promise<void> {
-  return new Promise<void>((resolve, reject) => {
-    let read = 0;
-    body.on('data', (chunk: Buffer) => {
-      read += chunk.length;
-      if (read > MAX_RESPONSE_BYTES) {
-        body.destroy();
-        resolve();
-      }
-    });
-    body.on('end', resolve);
-    body.on('error', reject);
-  });
+/**
+ * The answer of one POST: its status once the whole body was read (and dropped), or the
+ * connection dropped past MAX_RESPONSE_BYTES; a network error; or a timeout.
+ */
+class PostHandler implements Dispatcher.DispatchHandler {
+  private controller: Dispatcher.DispatchController | null = null;
+  private settled = false;
+  private statusCode = 0;
+  private read = 0;
+  private readonly timer: NodeJS.Timeout;
+
+  constructor(
+    private readonly done: (outcome: SendOutcome) => void,
+    private readonly elapsed: () => number,
+    private readonly timeoutMs: number,
+    remainingMs: number,
+  ) {
+    this.timer = setTimeout(() => {
+      this.settle({ kind: 'timeout', error: `timed out after ${this.timeoutMs} ms`, durationMs: this.elapsed() });
+      this.controller?.abort(new Error('timed out'));
+    }, remainingMs);
+  }
+
+  private settle(outcome: SendOutcome): void {
+    if (this.settled) return;
+    this.settled = true;
+    clearTimeout(this.timer);
+    this.done(outcome);
+  }
+
+  onRequestStart(controller: Dispatcher.DispatchController): void {
+    this.controller = controller;
+    // Timed out while waiting for a connection of the pool.
+    if (this.settled) controller.abort(new Error('timed out'));
+  }
+
+  onResponseStart(_controller: Dispatcher.DispatchController, statusCode: number): void {
+    // 1xx answers are interim: the final one follows.
+    if (statusCode >= 200) this.statusCode = statusCode;
+  }
+
+  onResponseData(controller: Dispatcher.DispatchController, chunk: Buffer): void {
+    this.read += chunk.length;
+    if (this.read > MAX_RESPONSE_BYTES && !this.settled) {
+      this.settle({ kind: 'response', statusCode: this.statusCode, durationMs: this.elapsed() });
+      controller.abort(new Error('answer too large'));
+    }
+  }
+
+  onResponseEnd(): void {
+    this.settle({ kind: 'response', statusCode: this.statusCode, durationMs: this.elapsed() });
+  }
+
+  onResponseError(_controller: Dispatcher.DispatchController | null, error: Error): void {
+    this.settle({ kind: 'network-error', error: describe(error), durationMs: this.elapsed() });
+  }
 }
 
 function describe(e: Error): string {

@@ -11,6 +11,14 @@ import { decodeDomainEvent } from './event-stream.js';
 import { InjectWebhookConfig } from '../tokens.js';
 import { deliveriesPerJobFor, planDeliveries, planJobs, type MatchedEvent, type PlannedDelivery, type PlannedJob } from './delivery-planner.js';
 
+/** Events decoded per turn of the event loop (see `nextTurn`). */
+const SLICE = 250;
+
+/** Yields to the event loop (I/O callbacks first). */
+export function nextTurn(): Promise<void> {
+  return new Promise((resolve) => setImmediate(resolve));
+}
+
 /** How long an event whose configuration could not be read waits before JetStream hands it over again. */
 const DEFER_MS = 1000;
 
@@ -89,7 +97,10 @@ export class EventIntake {
   /** Steps 1 and 2. Unusable messages are terminated and deferred ones NAKed here. */
   async prepare(messages: readonly JsMsg[]): Promise<PreparedGroup> {
     const events: Array<{ msg: JsMsg; domain: DomainEvent; channelId: string | null }> = [];
-    for (const msg of messages) {
+    for (let i = 0; i < messages.length; i++) {
+      // A large group is decoded in slices: answers and commits waiting on the event loop go in between.
+      if (i > 0 && i % SLICE === 0) await nextTurn();
+      const msg = messages[i]!;
       const decoded = decodeDomainEvent(msg.data);
       if (!decoded.ok) {
         this.logger.warn(`dropping unusable event message (stream seq ${msg.seq}): ${decoded.reason}`);

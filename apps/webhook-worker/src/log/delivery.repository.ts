@@ -25,21 +25,15 @@ export interface StoredDelivery {
   createdOn: number;
 }
 
-/** One logged attempt (a row of `webhook.delivery_attempt`, the `/WebhookDeliveries` entity). */
+/**
+ * One logged attempt: what the attempt itself adds to the delivery. Its row of
+ * `webhook.delivery_attempt` (the `/WebhookDeliveries` entity) also copies the webhook, owner and
+ * event columns, which WRITE_ATTEMPTS takes from the delivery's row (a delivery's job carries the
+ * same values: both are made from the delivery), so they are not sent with every attempt.
+ */
 export interface AttemptRow {
   id: string;
   deliveryId: string;
-  webhookId: string;
-  webhookSource: WebhookSource;
-  organizationId: string;
-  applicationId: string;
-  channelId: string | null;
-  eventId: string;
-  eventType: string;
-  eventIds: string[];
-  eventCount: number;
-  batch: boolean;
-  url: string;
   attempt: number;
   statusCode: number | null;
   error: string | null;
@@ -47,7 +41,6 @@ export interface AttemptRow {
   final: boolean;
   durationMs: number;
   attemptedOn: number;
-  replayOf: string | null;
 }
 
 const DELIVERY_COLUMNS = `x(id uuid, webhook_id text, webhook_source text, url text, organization_id text, application_id text, channel_id text,
@@ -59,23 +52,23 @@ const INSERT_DELIVERIES = `INSERT INTO webhook.delivery
   FROM jsonb_to_recordset($1::jsonb) AS ${DELIVERY_COLUMNS}
   ON CONFLICT (id) DO NOTHING`;
 
-const ATTEMPT_COLUMNS = `x(id uuid, delivery_id uuid, webhook_id text, webhook_source text, organization_id text, application_id text, channel_id text,
-  event_id text, event_type text, event_ids text[], event_count integer, batch boolean, url text, attempt integer, status_code integer, error text,
-  success boolean, final boolean, duration_ms integer, attempted_on bigint, replay_of uuid)`;
+const ATTEMPT_COLUMNS = `x(id uuid, delivery_id uuid, attempt integer, status_code integer, error text, success boolean, final boolean, duration_ms integer, attempted_on bigint)`;
 
 /**
- * One statement (so one implicit transaction): log the attempts, then move each delivery's attempt
- * count and state forward (a succeeded delivery never goes back). Attempts of a delivery that was
- * pruned meanwhile are dropped.
+ * One statement (so one implicit transaction): log the attempts, with the webhook, owner and event
+ * columns of their delivery, then move each delivery's attempt count and state forward (a
+ * succeeded delivery never goes back). Attempts of a delivery that was pruned meanwhile are
+ * dropped. The rows come as `json` (not `jsonb`): read once, field by field, instead of first
+ * being built into a jsonb document.
  */
-const WRITE_ATTEMPTS = `WITH x AS (SELECT * FROM jsonb_to_recordset($1::jsonb) AS ${ATTEMPT_COLUMNS}),
+const WRITE_ATTEMPTS = `WITH x AS (SELECT * FROM json_to_recordset($1::json) AS ${ATTEMPT_COLUMNS}),
   ins AS (
     INSERT INTO webhook.delivery_attempt
       (id, delivery_id, webhook_id, webhook_source, organization_id, application_id, channel_id, event_id, event_type, event_ids, event_count,
        batch, url, attempt, status_code, error, success, final, duration_ms, attempted_on, replay_of)
-    SELECT id, delivery_id, webhook_id, webhook_source, organization_id, application_id, channel_id, event_id, event_type, event_ids, event_count,
-       batch, url, attempt, status_code, error, success, final, duration_ms, attempted_on, replay_of
-    FROM x WHERE EXISTS (SELECT 1 FROM webhook.delivery d WHERE d.id = x.delivery_id)
+    SELECT x.id, x.delivery_id, d.webhook_id, d.webhook_source, d.organization_id, d.application_id, d.channel_id, d.event_ids[1], d.event_types[1],
+       d.event_ids, cardinality(d.event_ids), d.batch, d.url, x.attempt, x.status_code, x.error, x.success, x.final, x.duration_ms, x.attempted_on, d.replay_of
+    FROM x JOIN webhook.delivery d ON d.id = x.delivery_id
     ON CONFLICT (id) DO NOTHING
   )
   UPDATE webhook.delivery d SET
@@ -147,17 +140,6 @@ function attemptDbRow(a: AttemptRow) {
   return {
     id: a.id,
     delivery_id: a.deliveryId,
-    webhook_id: a.webhookId,
-    webhook_source: a.webhookSource,
-    organization_id: a.organizationId,
-    application_id: a.applicationId,
-    channel_id: a.channelId,
-    event_id: a.eventId,
-    event_type: a.eventType,
-    event_ids: a.eventIds,
-    event_count: a.eventCount,
-    batch: a.batch,
-    url: a.url,
     attempt: a.attempt,
     status_code: a.statusCode,
     error: a.error,
@@ -165,8 +147,25 @@ function attemptDbRow(a: AttemptRow) {
     final: a.final,
     duration_ms: a.durationMs,
     attempted_on: a.attemptedOn,
-    replay_of: a.replayOf,
   };
+}
+
+/** Rows serialized per turn of the event loop by jsonArray. */
+const JSON_SLICE = 250;
+
+/**
+ * `JSON.stringify(items.map(row))`, built a slice at a time with a turn of the event loop in
+ * between: an intake group's deliveries carry their payloads (about a megabyte for 2,000 events),
+ * and one synchronous step that long holds back every answer and commit waiting to be handled.
+ */
+export async function jsonArray<T>(items: readonly T[], row: (item: T) => unknown): Promise<string> {
+  if (items.length <= JSON_SLICE) return JSON.stringify(items.map(row));
+  const parts: string[] = [];
+  for (let i = 0; i < items.length; i += JSON_SLICE) {
+    if (i > 0) await new Promise<void>((resolve) => setImmediate(resolve));
+    parts.push(JSON.stringify(items.slice(i, i + JSON_SLICE).map(row)).slice(1, -1));
+  }
+  return `[${parts.join(',')}]`;
 }
 
 /** SQL of the `webhook` schema (the repository is the seam unit tests replace). */
@@ -191,7 +190,7 @@ export class DeliveryRepository {
       const fresh = new Set(rows.map((r) => r.event_id));
       const jobs = fresh.size > 0 ? plan(fresh) : [];
       const deliveries = jobs.flatMap((j) => j.deliveries);
-      if (deliveries.length > 0) await m.query(INSERT_DELIVERIES, [JSON.stringify(deliveries.map((d) => deliveryRow(d, now)))]);
+      if (deliveries.length > 0) await m.query(INSERT_DELIVERIES, [await jsonArray(deliveries, (d) => deliveryRow(d, now))]);
       return { fresh, jobs };
     });
   }
