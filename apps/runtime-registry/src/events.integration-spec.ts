@@ -158,4 +158,34 @@ describe('domain events', () => {
     const relayed = (await reader.all()).filter((e) => e.event.applicationId === a).map((e) => e.event.event.type);
     expect(relayed).toEqual(['client.registered', 'channel.activated', 'channel.client.joined']);
   });
+
+  it('a sequence applied together while the stream is unavailable: its reports answer Unavailable from the first with events on, none is skipped', async () => {
+    const a = 'app-outage-batch';
+    const c = { applicationId: a, userId: 'u', deviceId: 'd', clientId: 'c' };
+    const ref = { client: c, channelId: 'ch', connectionId: 'cn' };
+    await reader.manager.streams.delete(reader.stream);
+    const answer = (await rt.raw('runtime-registry.v1.edge', {
+      report: {
+        kind: 'batch',
+        sequences: [
+          [
+            registerReport(c, ORG, 'gw-e'),
+            { kind: 'client.join', client: c, channelId: 'ch', claim: claim('ch') },
+            { kind: 'connection.open', ...ref, type: 'peer', tag: null, streams: { audio: { direction: 'sendrecv' } } },
+            { kind: 'connection.state', ...ref, state: 'initializing' },
+          ],
+        ],
+      },
+    })) as { sequences: Array<Array<{ error?: { code: string } }>> };
+    // All of them were applied (in one script run): each answers the error a report alone would
+    // (applied, events late), and none is `skipped`, so the edge does not report them again.
+    expect(answer.sequences[0]!.map((o) => o.error?.code)).toEqual(['Unavailable', 'Unavailable', 'Unavailable', 'Unavailable']);
+    expect((await rt.query(OPERATOR, 'connection.get', { applicationId: a, channelId: 'ch', userId: 'u', deviceId: 'd', clientId: 'c', connectionId: 'cn' })).state).toBe('initializing');
+    const store = registry.app.get(LiveStore);
+    expect(await store.redis.llen(store.keys.outbox())).toBe(4);
+    await registry.app.get(EventPublisher).ensureStream();
+    await waitFor(async () => (await store.redis.llen(store.keys.outbox())) === 0, { timeoutMs: 10000, description: 'the parked events to be relayed' });
+    const relayed = (await reader.all()).filter((e) => e.event.applicationId === a).map((e) => e.event.event.type);
+    expect(relayed).toEqual(['client.registered', 'channel.activated', 'channel.client.joined', 'connection.initializing']);
+  });
 });

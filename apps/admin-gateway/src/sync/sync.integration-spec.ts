@@ -78,6 +78,7 @@ describe('/sync client edge', () => {
 
   afterEach(() => {
     fake.onEdge = (report) => defaultAnswer(report);
+    fake.onSequence = undefined;
     for (const c of clients.splice(0)) c.terminate();
   });
 
@@ -605,6 +606,19 @@ describe('/sync client edge', () => {
         ['connection.open', 'room-2'],
       ]);
       expect(await client.ok('connection.state', { connectionId: 'q2', state: 'initializing' })).toEqual({ connectionId: 'q2', state: 'initializing' });
+    });
+
+    it('answers the reports the registry refused together (applied, events late) with their errors, and reports none again', async () => {
+      const { client, id } = await registered();
+      // As the registry answers a sequence it applied in one step when its events could not be published.
+      fake.onSequence = (reports) => (reports.some((r) => r.kind === 'client.join') ? reports.map(() => ({ error: { code: 'Unavailable', message: 'events late' } })) : undefined);
+      const answers = await pipelined(client, [
+        ['join', { channelId: 'room-1' }],
+        ['connection.open', { channelId: 'room-1', connectionId: 'u1', type: 'sfu', streams: {} }],
+        ['connection.state', { connectionId: 'u1', state: 'initializing' }],
+      ]);
+      expect(answers.map((a) => (a.type === 'error' ? a.error.code : 'ok'))).toEqual(['Unavailable', 'Unavailable', 'Unavailable']);
+      expect(reportsOf(id).slice(1).map((r) => r.kind)).toEqual(['client.join', 'connection.open', 'connection.state']);
     });
 
     it('checks an unmute against the settings the open answers, even when pipelined behind it', async () => {

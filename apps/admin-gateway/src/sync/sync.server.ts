@@ -193,8 +193,8 @@ export class SyncServer implements OnApplicationBootstrap, BeforeApplicationShut
    * the edge state the ones before it leave, see SyncHandlers#prepare), reports what they report
    * in one sequence, then answers them in order. When the registry refuses a report, that request
    * and every one prepared after it are undone; the refused one is answered with the error and the
-   * ones after it are handled again (the registry did not apply them). Returns the requests to
-   * handle again (not answered).
+   * ones after it are handled again (the registry did not apply them: `skipped`), except reports it
+   * refused too (answered with their errors). Returns the requests to handle again (not answered).
    */
   private async runBatch(socket: SyncSocket, frames: QueuedFrame[]): Promise<QueuedFrame[]> {
     const entries: Array<{ frame: QueuedFrame; step?: Step; error?: unknown; outcome?: EdgeOutcome }> = [];
@@ -233,7 +233,10 @@ export class SyncServer implements OnApplicationBootstrap, BeforeApplicationShut
     reported.forEach((e, i) => (e.outcome = outcomes[i]));
     const refused = entries.findIndex((e) => e.outcome !== undefined && !('ok' in e.outcome));
     if (refused >= 0) for (let j = entries.length - 1; j >= refused; j--) entries[j]!.step?.undo?.();
-    const last = refused >= 0 && 'error' in entries[refused]!.outcome! ? refused : refused - 1;
+    let last = refused >= 0 && 'error' in entries[refused]!.outcome! ? refused : refused - 1;
+    // Reports refused right after it (the registry applied them with it, their events late) are
+    // answered with their errors too, not handled again.
+    if (refused >= 0) while (last >= refused && entries[last + 1]?.outcome && 'error' in entries[last + 1]!.outcome!) last++;
     socket.corked(() => {
       for (let j = 0; j < entries.length && (refused < 0 || j <= last); j++) {
         const e = entries[j]!;

@@ -52,6 +52,11 @@ export interface FakeRuntime {
   onQuery: Handler<{ scope: CallerScope; query: RuntimeQuery }>;
   onCommand: Handler<{ scope: CallerScope; command: RuntimeCommand }>;
   onEdge: Handler<EdgeReport>;
+  /**
+   * The outcomes of a whole sequence of a batch, when a test needs more than `onEdge` (as the
+   * registry answers a sequence it applied in one step); undefined: each report through `onEdge`.
+   */
+  onSequence?: (reports: EdgeReport[]) => EdgeOutcome[] | undefined;
   push(gatewayId: string, batch: PushBatch, nestPacket?: boolean): Promise<void>;
   applicationChanged(applicationId: string): Promise<void>;
   reportsOf(clientId: string): EdgeReport[];
@@ -147,6 +152,12 @@ export async function startFakeRuntime(natsUrl: string, namespace: string): Prom
     // As the registry does: each sequence in order, a failure ends it (the rest is not applied).
     const sequences: EdgeOutcome[][] = [];
     for (const reports of report.sequences) {
+      const answered = fake.onSequence?.(reports);
+      if (answered) {
+        fake.reports.push(...reports.slice(0, answered.filter((o) => !('skipped' in o)).length));
+        sequences.push(answered);
+        continue;
+      }
       const outcomes: EdgeOutcome[] = [];
       for (const r of reports) {
         if (outcomes.some((o) => 'error' in o)) {

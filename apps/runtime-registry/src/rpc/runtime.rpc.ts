@@ -1,6 +1,6 @@
 import { Controller } from '@nestjs/common';
 import { MessagePattern, Payload } from '@nestjs/microservices';
-import { ContractViolation, DomainError, RuntimeSubjects, type EdgeBatch, type EdgeBatchResult, type EdgeOutcome, type WireError } from '@switchboard/contracts';
+import { ContractViolation, DomainError, RuntimeSubjects, type EdgeBatch, type EdgeBatchResult, type EdgeOutcome, type EdgeReport, type WireError } from '@switchboard/contracts';
 import { JsonLogger } from '@switchboard/service-kit';
 import { ReplyError } from 'ioredis';
 import { parseCommand, parseEdge, parseEdgeReport, parseQuery } from '../model/wire.js';
@@ -52,19 +52,49 @@ export class RuntimeRpc {
   /**
    * An EdgeBatch: its sequences run concurrently, the reports of each in order, each answered as
    * if reported alone (its result, or its error as the wire error a single request would get).
-   * A failure ends its sequence: the reports after it are `skipped` (not applied).
+   * A failure ends its sequence: the reports after it are `skipped` (not applied). Consecutive
+   * reports that EdgeService applies together (a client's register, join, open and state changes)
+   * run as one script (`EdgeService.together`).
    */
   private async batch(batch: EdgeBatch): Promise<EdgeBatchResult> {
+    const parse = (reports: unknown[], s: number, i: number) => parseEdgeReport(reports[i], `report.sequences.${s}.${i}`);
     const run = async (reports: unknown[], s: number): Promise<EdgeOutcome[]> => {
       const out: EdgeOutcome[] = [];
-      for (let i = 0; i < reports.length; i++) {
+      while (out.length < reports.length) {
         if (out.length && 'error' in out[out.length - 1]!) {
           while (out.length < reports.length) out.push({ skipped: true });
           break;
         }
+        const i = out.length;
+        let report: EdgeReport;
         try {
-          const report = parseEdgeReport(reports[i], `report.sequences.${s}.${i}`);
-          out.push({ ok: await answer(() => this.edge.handle(report)) });
+          report = parse(reports, s, i);
+        } catch (e) {
+          out.push({ error: this.wireError(e) });
+          continue;
+        }
+        // The reports after it that go together with it (an invalid one is refused on its turn).
+        const group = [report];
+        for (let j = i + 1; j < reports.length; j++) {
+          let next: EdgeReport;
+          try {
+            next = parse(reports, s, j);
+          } catch {
+            break;
+          }
+          if (!EdgeService.together(report, next)) break;
+          group.push(next);
+        }
+        if (group.length === 1) {
+          try {
+            out.push({ ok: await answer(() => this.edge.handle(report)) });
+          } catch (e) {
+            out.push({ error: this.wireError(e) });
+          }
+          continue;
+        }
+        try {
+          for (const o of await answer(() => this.edge.together(group))) out.push('ok' in o ? { ok: o.ok } : { error: this.wireError(unavailableIfUnreachable(o.error)) });
         } catch (e) {
           out.push({ error: this.wireError(e) });
         }
@@ -91,10 +121,15 @@ async function answer<T>(fn: () => Promise<T>): Promise<T> {
   try {
     return await fn();
   } catch (e) {
-    if (e instanceof DomainError || e instanceof ContractViolation) throw e;
-    if (!(e instanceof (ReplyError as new () => Error)) && isConnectivity(e)) throw new DomainError('Unavailable', 'The runtime datastore is unavailable.');
-    throw e;
+    throw unavailableIfUnreachable(e);
   }
+}
+
+/** A Redis that cannot be reached as Unavailable; any other error as it is. */
+function unavailableIfUnreachable(e: unknown): unknown {
+  if (e instanceof DomainError || e instanceof ContractViolation) return e;
+  if (!(e instanceof (ReplyError as new () => Error)) && isConnectivity(e)) return new DomainError('Unavailable', 'The runtime datastore is unavailable.');
+  return e;
 }
 
 function isConnectivity(e: unknown): boolean {

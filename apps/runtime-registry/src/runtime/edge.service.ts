@@ -6,12 +6,28 @@ import { connectionFields, mediaStats, parseJson, type ClientRecord } from '../m
 import { effectiveSettings, publicSettings } from '../model/settings.js';
 import { clientMessageTarget } from '../model/targets.js';
 import { clientMember } from '../store/keys.js';
-import type { ClientIds, ConnectionIds } from '../store/live-store.js';
+import type { CallOutcome, ClientIds, ConnectionIds, ConnectionSnapshot, JoinResult, RegisterResult, ScriptCall, StateResult } from '../store/live-store.js';
 import { ChannelRecordingDefaults } from './channel-recording.js';
 import { CLIENT_CAUSE, RuntimeContext, SERVER_CAUSE } from './context.js';
 import { Recipients } from './recipients.js';
 
 type Report<K extends EdgeReport['kind']> = Extract<EdgeReport, { kind: K }>;
+
+/** What a report leaves to do once its script ran: its answer, and the events and pushes it causes. */
+interface Done {
+  answer: unknown;
+  events: DomainEvent[];
+  deliveries: Delivery[];
+}
+
+/** A report as its script call and what follows the script (see `EdgeService.together`). */
+interface Step<T> {
+  call: ScriptCall<T>;
+  finish(result: T): Promise<Done>;
+}
+
+/** The reports `EdgeService.together` applies as one script run (each exactly as on its own). */
+const TOGETHER: ReadonlySet<EdgeReport['kind']> = new Set(['client.register', 'client.join', 'connection.open', 'connection.state']);
 
 /**
  * The connection state machine the client edge enforces (mirrors `CONNECTION_TRANSITIONS` of the
@@ -77,25 +93,117 @@ export class EdgeService {
   }
 
   async register(r: Report<'client.register'>): Promise<EdgeResults['client.register']> {
+    return (await this.single(this.registerStep(r))) as EdgeResults['client.register'];
+  }
+
+  private registerStep(r: Report<'client.register'>): Step<RegisterResult> {
     const a = r.client.applicationId;
-    const result = await this.store.register(a, r.client, r.organizationId, r.gatewayId, r.claims, r.sessionId);
-    // Independent keys (applications index, the previous gateway's client set), both rarely needed.
-    if (result.index || result.previousGatewayId) await Promise.all([this.ctx.index(a, result.index), this.store.untrackPreviousGateway(a, r.client, r.gatewayId, result.previousGatewayId)]);
-    const owner = { applicationId: a, organizationId: r.organizationId };
-    const events = result.created ? [domainEvent(owner, 'client.registered', CLIENT_CAUSE, { client: this.ctx.client(r.client, result.client) })] : [];
-    // Registered again through another gateway replica: the session held by the old one ends.
-    const moved: Delivery[] =
-      result.previousGatewayId && result.previousGatewayId !== r.gatewayId
-        ? [
-            {
-              gatewayId: result.previousGatewayId,
-              client: { applicationId: a, userId: r.client.userId, deviceId: r.client.deviceId, clientId: r.client.clientId },
-              push: { type: 'unregistered', reason: 'The client registered again through another gateway.' },
-            },
-          ]
-        : [];
-    await this.ctx.deliver(moved, events);
-    return { ok: true };
+    return {
+      call: this.store.registerCall(a, r.client, r.organizationId, r.gatewayId, r.claims, r.sessionId),
+      finish: async (result) => {
+        // Independent keys (applications index, the previous gateway's client set), both rarely needed.
+        if (result.index || result.previousGatewayId) await Promise.all([this.ctx.index(a, result.index), this.store.untrackPreviousGateway(a, r.client, r.gatewayId, result.previousGatewayId)]);
+        const owner = { applicationId: a, organizationId: r.organizationId };
+        const events = result.created ? [domainEvent(owner, 'client.registered', CLIENT_CAUSE, { client: this.ctx.client(r.client, result.client) })] : [];
+        // Registered again through another gateway replica: the session held by the old one ends.
+        const moved: Delivery[] =
+          result.previousGatewayId && result.previousGatewayId !== r.gatewayId
+            ? [
+                {
+                  gatewayId: result.previousGatewayId,
+                  client: { applicationId: a, userId: r.client.userId, deviceId: r.client.deviceId, clientId: r.client.clientId },
+                  push: { type: 'unregistered', reason: 'The client registered again through another gateway.' },
+                },
+              ]
+            : [];
+        return { answer: { ok: true }, events, deliveries: moved };
+      },
+    };
+  }
+
+  /** Runs one report's script, then publishes its events and sends its pushes: its answer. */
+  private async single<T>(step: Step<T>): Promise<unknown> {
+    const done = await step.finish(await this.store.call(step.call));
+    await this.emit(done.deliveries, done.events);
+    return done.answer;
+  }
+
+  private async emit(deliveries: Delivery[], events: DomainEvent[]): Promise<void> {
+    if (deliveries.length) await this.ctx.deliver(deliveries, events);
+    else await this.ctx.events.publish(events);
+  }
+
+  /** Whether `next` can be applied in one script run with `first` (see `together`). */
+  static together(first: EdgeReport, next: EdgeReport): boolean {
+    return TOGETHER.has(first.kind) && TOGETHER.has(next.kind) && (first as Report<'client.join'>).client.applicationId === (next as Report<'client.join'>).client.applicationId;
+  }
+
+  /**
+   * Reports of one application, in order (register, join, connection.open, connection.state: what
+   * a client reports on connecting), applied as ONE script run: each checked and applied exactly
+   * as on its own, and all of them atomically; their events then go out together, in order, and
+   * their pushes. Answers one outcome per report that ran: the first refused one is the last (the
+   * reports after it were not applied). When the events cannot be published (parked for the relay,
+   * see EventPublisher) every report from the first one with events on answers that error (applied,
+   * its events late), as each would on its own.
+   */
+  async together(reports: EdgeReport[]): Promise<Array<CallOutcome<unknown>>> {
+    const steps: Array<Step<unknown>> = [];
+    let prepError: { error: unknown } | undefined;
+    for (const r of reports) {
+      try {
+        steps.push((await this.stepOf(r)) as Step<unknown>);
+      } catch (error) {
+        prepError = { error };
+        break;
+      }
+    }
+    const ran = await this.store.sequence(steps.map((s) => s.call));
+    const out: Array<CallOutcome<unknown>> = [];
+    const events: DomainEvent[] = [];
+    const deliveries: Delivery[] = [];
+    let firstWithEvents = -1;
+    for (let i = 0; i < ran.length; i++) {
+      const o = ran[i]!;
+      if (!('ok' in o)) {
+        out.push(o);
+        break;
+      }
+      try {
+        const done = await steps[i]!.finish(o.ok);
+        if (firstWithEvents < 0 && done.events.length) firstWithEvents = i;
+        events.push(...done.events);
+        deliveries.push(...done.deliveries);
+        out.push({ ok: done.answer });
+      } catch (error) {
+        // Applied, with the ones after it: they answer this error too (as publishing below).
+        while (out.length < ran.length) out.push({ error });
+        break;
+      }
+    }
+    try {
+      await this.emit(deliveries, events);
+    } catch (error) {
+      for (let i = Math.max(0, firstWithEvents); i < out.length; i++) if ('ok' in out[i]!) out[i] = { error } as CallOutcome<unknown>;
+      return out;
+    }
+    if (prepError && ran.length === steps.length && !out.some((o) => 'error' in o)) out.push(prepError);
+    return out;
+  }
+
+  private async stepOf(r: EdgeReport): Promise<Step<unknown>> {
+    switch (r.kind) {
+      case 'client.register':
+        return this.registerStep(r) as Step<unknown>;
+      case 'client.join':
+        return (await this.joinStep(r)) as Step<unknown>;
+      case 'connection.open':
+        return this.openStep(r) as Step<unknown>;
+      case 'connection.state':
+        return this.stateStep(r) as Step<unknown>;
+      default:
+        throw new Error(`${r.kind} is not applied together with other reports`);
+    }
   }
 
   async unregister(r: Report<'client.unregister'>): Promise<EdgeResults['client.unregister']> {
@@ -124,20 +232,28 @@ export class EdgeService {
   }
 
   async join(r: Report<'client.join'>): Promise<EdgeResults['client.join']> {
+    return (await this.single(await this.joinStep(r))) as EdgeResults['client.join'];
+  }
+
+  private async joinStep(r: Report<'client.join'>): Promise<Step<JoinResult>> {
     const a = r.client.applicationId;
     // Cached per channel: a request to management-api only for a channel this replica has not seen
     // lately (it matters when this join activates the channel; the script ignores it otherwise).
     const recordingEnabled = await this.recordingDefaults.recordingEnabled(a, r.channelId);
-    const result = await this.store.join(a, r.client, r.channelId, r.claim, recordingEnabled);
-    const owner = { applicationId: a, organizationId: result.organizationId };
-    const client = this.ctx.client(r.client, result.client);
-    const events: DomainEvent[] = [];
-    if (result.activated) events.push(domainEvent(owner, 'channel.activated', CLIENT_CAUSE, { channelId: r.channelId, client }));
-    if (!result.already) events.push(domainEvent(owner, 'channel.client.joined', CLIENT_CAUSE, { channelId: r.channelId, client }));
-    await this.ctx.events.publish(events);
-    const [userCount, deviceCount, clientCount, connectionCount] = result.counts;
-    const settings = effectiveSettings(result.levels, { ...r.client, connectionId: null });
-    return { channel: { id: r.channelId, userCount, deviceCount, clientCount, connectionCount }, settings: publicSettings(settings) };
+    return {
+      call: this.store.joinCall(a, r.client, r.channelId, r.claim, recordingEnabled),
+      finish: async (result) => {
+        const owner = { applicationId: a, organizationId: result.organizationId };
+        const client = this.ctx.client(r.client, result.client);
+        const events: DomainEvent[] = [];
+        if (result.activated) events.push(domainEvent(owner, 'channel.activated', CLIENT_CAUSE, { channelId: r.channelId, client }));
+        if (!result.already) events.push(domainEvent(owner, 'channel.client.joined', CLIENT_CAUSE, { channelId: r.channelId, client }));
+        const [userCount, deviceCount, clientCount, connectionCount] = result.counts;
+        const settings = effectiveSettings(result.levels, { ...r.client, connectionId: null });
+        const answer: EdgeResults['client.join'] = { channel: { id: r.channelId, userCount, deviceCount, clientCount, connectionCount }, settings: publicSettings(settings) };
+        return { answer, events, deliveries: [] };
+      },
+    };
   }
 
   async leave(r: Report<'client.leave'>): Promise<EdgeResults['client.leave']> {
@@ -227,19 +343,36 @@ export class EdgeService {
   }
 
   async open(r: Report<'connection.open'>): Promise<EdgeResults['connection.open']> {
+    return (await this.single(this.openStep(r))) as EdgeResults['connection.open'];
+  }
+
+  private openStep(r: Report<'connection.open'>): Step<ConnectionSnapshot> {
     const a = r.client.applicationId;
     const ref = connRef(r);
     const { set } = connectionFields({ tag: r.tag, streams: r.streams, remoteConnectionId: r.remoteConnectionId ?? null });
     // sfu/mcu: placed on a media server by the same script (nothing to release when the open fails).
     const placement = r.type === 'sfu' || r.type === 'mcu' ? { timeoutMs: this.ctx.servers.heartbeatTimeoutMs } : null;
-    const snapshot = await this.store.open(a, ref, r.type, set, CLAIM_FLAG[r.type], placement);
-    const settings = effectiveSettings(snapshot.levels, { ...r.client, connectionId: r.connectionId });
-    return { mediaServerId: snapshot.conn.mediaServerId ?? null, settings: publicSettings(settings) };
+    return {
+      call: this.store.openCall(a, ref, r.type, set, CLAIM_FLAG[r.type], placement),
+      finish: async (snapshot) => {
+        const settings = effectiveSettings(snapshot.levels, { ...r.client, connectionId: r.connectionId });
+        const answer: EdgeResults['connection.open'] = { mediaServerId: snapshot.conn.mediaServerId ?? null, settings: publicSettings(settings) };
+        return { answer, events: [], deliveries: [] };
+      },
+    };
   }
 
   async state(r: Report<'connection.state'>): Promise<EdgeResults['connection.state']> {
-    await this.ctx.events.publish(await this.moveState(r.client.applicationId, connRef(r), r.state, ALLOWED_FROM[r.state], r.error ?? null, CLIENT_CAUSE));
-    return { ok: true };
+    return (await this.single(this.stateStep(r))) as EdgeResults['connection.state'];
+  }
+
+  private stateStep(r: Report<'connection.state'>): Step<StateResult> {
+    const a = r.client.applicationId;
+    const ref = connRef(r);
+    return {
+      call: this.stateCall(a, ref, r.state, ALLOWED_FROM[r.state], r.error ?? null),
+      finish: async (result) => ({ answer: { ok: true }, events: await this.movedState(a, ref, r.state, result, CLIENT_CAUSE), deliveries: [] }),
+    };
   }
 
   async close(r: Report<'connection.close'>): Promise<EdgeResults['connection.close']> {
@@ -257,8 +390,16 @@ export class EdgeService {
 
   /** Moves a connection to a state (the store keeps its media server statistics); returns the events to publish. */
   async moveState(a: string, ref: ConnectionIds, state: ConnectionState, from: readonly string[], error: { code: string; message: string } | null, cause: EventCause): Promise<DomainEvent[]> {
+    return this.movedState(a, ref, state, await this.store.call(this.stateCall(a, ref, state, from, error)), cause);
+  }
+
+  private stateCall(a: string, ref: ConnectionIds, state: ConnectionState, from: readonly string[], error: { code: string; message: string } | null): ScriptCall<StateResult> {
     const terminal = state === 'closed' || state === 'failed';
-    const result = await this.store.connState(a, ref, state, from, terminal, error ? JSON.stringify(error) : null);
+    return this.store.connStateCall(a, ref, state, from, terminal, error ? JSON.stringify(error) : null);
+  }
+
+  /** The events of a state change the store applied. */
+  private async movedState(a: string, ref: ConnectionIds, state: ConnectionState, result: StateResult, cause: EventCause): Promise<DomainEvent[]> {
     if (result.same) return [];
     const owner: EventOwner = { applicationId: a, organizationId: result.organizationId };
     const client = this.ctx.client(ref, result.client);

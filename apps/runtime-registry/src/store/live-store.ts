@@ -5,7 +5,7 @@ import type { Redis } from 'ioredis';
 import { asHash, asList } from '../model/records.js';
 import type { LevelHash, LevelSnapshot } from '../model/settings.js';
 import { clientMember, esc, KEY_PREFIX, RegistryKeys, splitMember, unesc } from './keys.js';
-import { scriptDefinitions } from './scripts.js';
+import { scriptDefinitions, type SequenceScript } from './scripts.js';
 
 type Hash = Record<string, string>;
 
@@ -102,7 +102,23 @@ export interface LevelUpdateResult {
 export type RemoveLevel = 'channel' | 'user' | 'device' | 'client';
 export type UpdateLevel = 'channel' | 'user' | 'device' | 'client' | 'connection';
 
-type ScriptCaller = (...keysAndArgs: string[]) => Promise<string>;
+type ScriptCaller = (...keysAndArgs: Array<string | number>) => Promise<string>;
+
+/**
+ * One run of an app script, described (`LiveStore.*Call`) rather than run: `LiveStore.sequence`
+ * runs several of one application in one round trip. `result` reads its answer as the method of
+ * the same name does (throwing its DomainErrors).
+ */
+export interface ScriptCall<T> {
+  script: SequenceScript;
+  /** The application's base key, and the script's second key if it has one. */
+  keys: [string] | [string, string];
+  args: unknown;
+  result(raw: unknown): T;
+}
+
+/** The outcome of one call of `LiveStore.sequence`. */
+export type CallOutcome<T> = { ok: T } | { error: unknown };
 
 interface Failure {
   fail?: string;
@@ -139,6 +155,48 @@ export class LiveStore implements OnModuleInit {
     return JSON.parse(raw) as T & Failure;
   }
 
+  /** Runs one described script call (see `ScriptCall`). */
+  async call<T>(c: ScriptCall<T>): Promise<T> {
+    return c.result(await this.run(c.script, c.keys, c.args));
+  }
+
+  /**
+   * Runs script calls of ONE application (the same base key) one after the other as one script
+   * (`rtSequence`): each applied exactly as on its own, and all of them atomically. The first that
+   * fails ends it: answers the outcomes of the calls that ran (the failing one last); the calls
+   * after it were not applied.
+   */
+  async sequence(calls: ReadonlyArray<ScriptCall<unknown>>): Promise<Array<CallOutcome<unknown>>> {
+    if (calls.length === 0) return [];
+    const keys: string[] = [calls[0]!.keys[0]];
+    const ops = calls.map((c) => {
+      if (c.keys[0] !== keys[0]) throw new Error('a script sequence runs against one application');
+      const second = c.keys[1];
+      let k = second === undefined ? 0 : keys.indexOf(second);
+      if (k < 0) k = keys.push(second!) - 1;
+      return { s: c.script, p: c.args, k: k + 1 };
+    });
+    const fn = (this.redis as unknown as Record<string, ScriptCaller>).rtSequence!;
+    const raw = asList<unknown>(JSON.parse(await fn.call(this.redis, keys.length, ...keys, JSON.stringify({ ops }))));
+    const out: Array<CallOutcome<unknown>> = [];
+    let client: unknown;
+    for (let i = 0; i < raw.length && i < calls.length; i++) {
+      // `client: 1`: the client hash of the answer before (see rtSequence).
+      const r = raw[i] as { client?: unknown };
+      if (r && typeof r === 'object' && r.client !== undefined) {
+        if (r.client === 1) r.client = client;
+        else client = r.client;
+      }
+      try {
+        out.push({ ok: calls[i]!.result(r) });
+      } catch (error) {
+        out.push({ error });
+        break;
+      }
+    }
+    return out;
+  }
+
   // -------------------------------------------------------------------------------------------
   // Writes
   // -------------------------------------------------------------------------------------------
@@ -151,20 +209,38 @@ export class LiveStore implements OnModuleInit {
     claims: ChannelClaim[],
     sessionId?: string,
   ): Promise<RegisterResult> {
-    const r = await this.run<{ new: boolean; prevGatewayId: string | false; client: unknown; index?: IndexTransition }>('rtRegister', [this.keys.app(a), this.keys.gatewayClients(gatewayId)], {
-      ...ids(c),
-      org: organizationId,
-      gw: gatewayId,
-      gwMember: this.gatewayMember(a, c),
-      userAlias: c.userAlias,
-      deviceAlias: c.deviceAlias,
-      tag: c.tag,
-      roles: JSON.stringify(c.roles),
-      protocol: c.protocol,
-      claims: JSON.stringify(claims),
-      sessionId,
-    });
-    return { created: r.new, previousGatewayId: r.prevGatewayId || null, client: asHash(r.client), index: r.index ?? null };
+    return this.call(this.registerCall(a, c, organizationId, gatewayId, claims, sessionId));
+  }
+
+  registerCall(
+    a: string,
+    c: ClientIds & { userAlias: string | null; deviceAlias: string | null; tag: string | null; roles: string[]; protocol: string },
+    organizationId: string,
+    gatewayId: string,
+    claims: ChannelClaim[],
+    sessionId?: string,
+  ): ScriptCall<RegisterResult> {
+    return {
+      script: 'rtRegister',
+      keys: [this.keys.app(a), this.keys.gatewayClients(gatewayId)],
+      args: {
+        ...ids(c),
+        org: organizationId,
+        gw: gatewayId,
+        gwMember: this.gatewayMember(a, c),
+        userAlias: c.userAlias,
+        deviceAlias: c.deviceAlias,
+        tag: c.tag,
+        roles: JSON.stringify(c.roles),
+        protocol: c.protocol,
+        claims: JSON.stringify(claims),
+        sessionId,
+      },
+      result: (raw) => {
+        const r = raw as { new: boolean; prevGatewayId: string | false; client: unknown; index?: IndexTransition };
+        return { created: r.new, previousGatewayId: r.prevGatewayId || null, client: asHash(r.client), index: r.index ?? null };
+      },
+    };
   }
 
   /**
@@ -184,21 +260,32 @@ export class LiveStore implements OnModuleInit {
 
   /** `recordingEnabled`: the channel config's default, kept when this join activates the channel. */
   async join(a: string, c: ClientIds, channelId: string, claim: ChannelClaim, recordingEnabled: boolean | null = null): Promise<JoinResult> {
-    const r = await this.run<{ already: boolean; activated: boolean; client: unknown; counts: number[]; levels: RawLevels; org: string }>('rtJoin', this.keys.app(a), {
-      ...ids(c),
-      ch: esc(channelId),
-      claim: JSON.stringify(claim),
-      rec: recordingEnabled === null ? undefined : recordingEnabled ? '1' : '0',
-    });
-    if (r.fail) throw notFound('client', c);
-    const counts = asList<number>(r.counts);
+    return this.call(this.joinCall(a, c, channelId, claim, recordingEnabled));
+  }
+
+  joinCall(a: string, c: ClientIds, channelId: string, claim: ChannelClaim, recordingEnabled: boolean | null = null): ScriptCall<JoinResult> {
     return {
-      already: r.already,
-      activated: r.activated,
-      client: asHash(r.client),
-      counts: [counts[0] ?? 0, counts[1] ?? 0, counts[2] ?? 0, counts[3] ?? 0],
-      levels: levelSnapshot(r.levels),
-      organizationId: r.org,
+      script: 'rtJoin',
+      keys: [this.keys.app(a)],
+      args: {
+        ...ids(c),
+        ch: esc(channelId),
+        claim: JSON.stringify(claim),
+        rec: recordingEnabled === null ? undefined : recordingEnabled ? '1' : '0',
+      },
+      result: (raw) => {
+        const r = raw as Failure & { already: boolean; activated: boolean; client: unknown; counts: number[]; levels: RawLevels; org: string };
+        if (r.fail) throw notFound('client', c);
+        const counts = asList<number>(r.counts);
+        return {
+          already: r.already,
+          activated: r.activated,
+          client: asHash(r.client),
+          counts: [counts[0] ?? 0, counts[1] ?? 0, counts[2] ?? 0, counts[3] ?? 0],
+          levels: levelSnapshot(r.levels),
+          organizationId: r.org,
+        };
+      },
     };
   }
 
@@ -226,43 +313,72 @@ export class LiveStore implements OnModuleInit {
     claimFlag: string | null,
     placement: { timeoutMs: number } | null = null,
   ): Promise<ConnectionSnapshot> {
-    const r = await this.run<RawSnapshot>('rtOpen', [this.keys.app(a), this.keys.servers()], {
-      ...connIds(ref),
-      type,
-      fields,
-      claimFlag: claimFlag ?? undefined,
-      place: placement !== null,
-      timeoutMs: placement?.timeoutMs,
-      app: a,
-    });
-    if (r.fail === 'unavailable') throw new DomainError('Unavailable', `No media server is available for a new ${type} connection.`);
-    if (r.fail === 'client') throw notFound('client', ref);
-    if (r.fail === 'membership') throw new DomainError('NotFound', `Client '${ref.clientId}' has not joined channel '${ref.channelId}'.`);
-    if (r.fail === 'claim') throw new DomainError('Forbidden', `The channel claim of client '${ref.clientId}' does not allow ${type} connections (${r.detail}).`);
-    if (r.fail === 'exists') throw new DomainError('Conflict', `Connection '${ref.connectionId}' already exists.`);
-    return snapshot(r);
+    return this.call(this.openCall(a, ref, type, fields, claimFlag, placement));
+  }
+
+  openCall(
+    a: string,
+    ref: ConnectionIds,
+    type: string,
+    fields: Record<string, string>,
+    claimFlag: string | null,
+    placement: { timeoutMs: number } | null = null,
+  ): ScriptCall<ConnectionSnapshot> {
+    return {
+      script: 'rtOpen',
+      keys: [this.keys.app(a), this.keys.servers()],
+      args: {
+        ...connIds(ref),
+        type,
+        fields,
+        claimFlag: claimFlag ?? undefined,
+        place: placement !== null,
+        timeoutMs: placement?.timeoutMs,
+        app: a,
+      },
+      result: (raw) => {
+        const r = raw as RawSnapshot & Failure;
+        if (r.fail === 'unavailable') throw new DomainError('Unavailable', `No media server is available for a new ${type} connection.`);
+        if (r.fail === 'client') throw notFound('client', ref);
+        if (r.fail === 'membership') throw new DomainError('NotFound', `Client '${ref.clientId}' has not joined channel '${ref.channelId}'.`);
+        if (r.fail === 'claim') throw new DomainError('Forbidden', `The channel claim of client '${ref.clientId}' does not allow ${type} connections (${r.detail}).`);
+        if (r.fail === 'exists') throw new DomainError('Conflict', `Connection '${ref.connectionId}' already exists.`);
+        return snapshot(r);
+      },
+    };
   }
 
   /** Moves a connection to a state; its count on its media server (if any) moves along in the same step. */
   async connState(a: string, ref: ConnectionIds, state: string, from: readonly string[], terminal: boolean, error: string | null): Promise<StateResult> {
-    const r = await this.run<RawSnapshot & { same?: boolean; old?: string; closed?: RawClosed | false }>('rtConnState', [this.keys.app(a), this.keys.servers()], {
-      ...connIds(ref),
-      app: a,
-      state,
-      from,
-      terminal,
-      error: error ?? undefined,
-    });
-    if (r.fail === 'connection') throw notFoundConnection(ref);
-    if (r.fail === 'transition') throw new DomainError('Conflict', `Connection '${ref.connectionId}' cannot go from ${r.detail} to ${state}.`);
-    if (r.same) return { same: true, old: state, closed: null, snapshot: null, client: {}, organizationId: '' };
+    return this.call(this.connStateCall(a, ref, state, from, terminal, error));
+  }
+
+  connStateCall(a: string, ref: ConnectionIds, state: string, from: readonly string[], terminal: boolean, error: string | null): ScriptCall<StateResult> {
     return {
-      same: false,
-      old: r.old ?? null,
-      closed: r.closed ? closedConnection(r.closed) : null,
-      snapshot: r.closed ? null : snapshot(r),
-      client: asHash(r.client),
-      organizationId: r.org,
+      script: 'rtConnState',
+      keys: [this.keys.app(a), this.keys.servers()],
+      args: {
+        ...connIds(ref),
+        app: a,
+        state,
+        from,
+        terminal,
+        error: error ?? undefined,
+      },
+      result: (raw) => {
+        const r = raw as RawSnapshot & Failure & { same?: boolean; old?: string; closed?: RawClosed | false };
+        if (r.fail === 'connection') throw notFoundConnection(ref);
+        if (r.fail === 'transition') throw new DomainError('Conflict', `Connection '${ref.connectionId}' cannot go from ${r.detail} to ${state}.`);
+        if (r.same) return { same: true, old: state, closed: null, snapshot: null, client: {}, organizationId: '' };
+        return {
+          same: false,
+          old: r.old ?? null,
+          closed: r.closed ? closedConnection(r.closed) : null,
+          snapshot: r.closed ? null : snapshot(r),
+          client: asHash(r.client),
+          organizationId: r.org,
+        };
+      },
     };
   }
 

@@ -10,6 +10,12 @@
  *
  * The scripts return raw facts (hashes as read, transitions that happened); the TypeScript side
  * derives effective settings, events and pushes from them.
+ *
+ * Each app script body is a Lua function of its arguments (P) and second key (K2), so `rtSequence`
+ * can run several of them of one application in one script run (a client's register, join, open
+ * and state changes, reported together by the edge): each exactly as on its own. What a run reads
+ * more than once (the Redis clock, a client hash, the owner, whether settings were ever written) is
+ * read once per run; a script that writes it forgets what it read.
  */
 
 /** Helpers shared by the application scripts. */
@@ -17,10 +23,21 @@ const APP_PRELUDE = `
 local B = KEYS[1]
 local P = cjson.decode(ARGV[1])
 local NULL = cjson.null
+-- Read once per script run (rtSequence runs a client's register, join, open and state changes in
+-- one): the clock, client hashes (by key), the owner, whether a settings write ever happened. A
+-- script that writes one of them forgets what it read (forget_client, ORG = false, SEQ = nil).
+local NOW = false
+local CLIENTS = {}
+local ORG = false
+local SEQ = nil
 
+-- The Redis clock (ms), read once per script run: the changes of one run happen at one time.
 local function nowms()
-  local t = redis.call('TIME')
-  return tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+  if not NOW then
+    local t = redis.call('TIME')
+    NOW = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+  end
+  return NOW
 end
 local function str(n) return string.format('%.0f', n) end
 local function hgetall(key)
@@ -31,14 +48,19 @@ local function hgetall(key)
 end
 -- A client hash as the TypeScript side reads it: every field but \`claims\` (the token's channel
 -- claims, kept for diagnostics; with many claims it is the longest field by far, and no caller reads it).
+-- Read once per script run (callers do not change the table).
 local function clienth(key)
+  local cached = CLIENTS[key]
+  if cached then return cached end
   local flat = redis.call('HGETALL', key)
   local out = {}
   for i = 1, #flat, 2 do
     if flat[i] ~= 'claims' then out[flat[i]] = flat[i + 1] end
   end
+  CLIENTS[key] = out
   return out
 end
+local function forget_client(key) CLIENTS[key] = nil end
 local function given(v) return v ~= nil and v ~= NULL end
 local function decr(key, field)
   if redis.call('HINCRBY', key, field, -1) <= 0 then
@@ -72,7 +94,8 @@ end
 -- device, client and connection levels: in an application without one they are empty, unread.
 local function levels(ch, u, ud, udc, cn)
   local c = kch(ch)
-  if redis.call('HEXISTS', B, 'seq') == 0 then return { ch = hgetall(c .. ':cfg'), u = {}, d = {}, c = {}, n = {} } end
+  if SEQ == nil then SEQ = redis.call('HEXISTS', B, 'seq') == 1 end
+  if not SEQ then return { ch = hgetall(c .. ':cfg'), u = {}, d = {}, c = {}, n = {} } end
   local n = {}
   if cn then n = hgetall(kconn(ch, udc, cn) .. ':cfg') end
   return { ch = hgetall(c .. ':cfg'), u = hgetall(c .. ':ucfg:' .. u), d = hgetall(c .. ':dcfg:' .. ud), c = hgetall(c .. ':ccfg:' .. udc), n = n }
@@ -128,12 +151,15 @@ local function leave(ch, u, d, cl, t)
   return { ch = ch, u = u, d = d, cl = cl, claim = claim, closed = closed, deactivated = deactivated, at = str(t) }
 end
 
-local function fail(what, detail) return cjson.encode({ fail = what, detail = detail }) end
-local function org() return redis.call('HGET', B, 'organizationId') or '' end
+local function fail(what, detail) return { fail = what, detail = detail } end
+local function org()
+  if not ORG then ORG = redis.call('HGET', B, 'organizationId') or '' end
+  return ORG
+end
 `;
 
 /**
- * Registers (or re-registers) a client, and adds it to the client set of its gateway (KEYS[2]) in
+ * Registers (or re-registers) a client, and adds it to the client set of its gateway (K2) in
  * the same round trip.
  */
 const REGISTER = `
@@ -172,16 +198,18 @@ if not existed then
   redis.call('SADD', B .. ':d:' .. ud .. ':clients', cl)
 end
 redis.call('HSET', B, 'organizationId', P.org)
--- The reporting gateway's client set (KEYS[2], servers slot): it holds the client now. Leaving the
+ORG = false
+forget_client(key)
+-- The reporting gateway's client set (K2, servers slot): it holds the client now. Leaving the
 -- set of a previous gateway (rare: registered again elsewhere) is the caller's.
-redis.call('SADD', KEYS[2], P.gwMember)
+redis.call('SADD', K2, P.gwMember)
 local result = { new = not existed, prevGatewayId = prevGw, client = clienth(key) }
 if redis.call('HGET', B, 'inUse') ~= '1' then
   redis.call('HSET', B, 'inUse', '1')
   redis.call('PERSIST', B)
   result.index = { gen = bump_gen(t), state = 1, org = P.org }
 end
-return cjson.encode(result)
+return (result)
 `;
 
 /** Unregisters a client: leaves every channel (closing its connections) and forgets it. */
@@ -212,13 +240,14 @@ if decr(B .. ':users', u) then
   redis.call('DEL', B .. ':u:' .. u, B .. ':u:' .. u .. ':devices', B .. ':u:' .. u .. ':channels')
 end
 redis.call('DEL', key, key .. ':channels')
+forget_client(key)
 local result = { client = client, lefts = lefts, org = org() }
 if redis.call('SCARD', B .. ':clients') == 0 then
   redis.call('HSET', B, 'inUse', '0')
   result.index = { gen = bump_gen(t), state = 0, org = redis.call('HGET', B, 'organizationId') or '' }
   redis.call('PEXPIRE', B, P.idleTtlMs)
 end
-return cjson.encode(result)
+return (result)
 `;
 
 /**
@@ -250,7 +279,7 @@ if not already then
   redis.call('HINCRBY', B .. ':u:' .. u .. ':channels', ch, 1)
   redis.call('HINCRBY', B .. ':d:' .. ud .. ':channels', ch, 1)
 end
-return cjson.encode({
+return ({
   already = already, activated = activated, client = clienth(key), org = org(),
   counts = { redis.call('HLEN', c .. ':users'), redis.call('HLEN', c .. ':devices'), redis.call('HLEN', c .. ':clients'), redis.call('SCARD', c .. ':conns') },
   levels = levels(ch, u, ud, udc, false),
@@ -289,12 +318,12 @@ for _, m in ipairs(redis.call('HKEYS', c .. ':clients')) do
     if r then lefts[#lefts + 1] = r end
   end
 end
-return cjson.encode({ lefts = lefts, clients = clients, org = org() })
+return ({ lefts = lefts, clients = clients, org = org() })
 `;
 
 /**
  * Opens a connection of a member client in a channel. `P.place`: an sfu/mcu connection, placed on
- * the least-loaded eligible media server (KEYS[2]: the servers base key) in the same step; none
+ * the least-loaded eligible media server (K2: the servers base key) in the same step; none
  * being available fails first ('unavailable'), before the client is looked at.
  */
 const OPEN = `
@@ -305,7 +334,7 @@ local key = kcl(udc)
 local t = nowms()
 local msid = false
 if P.place then
-  msid = ms_pick(KEYS[2], P.timeoutMs, t)
+  msid = ms_pick(K2, P.timeoutMs, t)
   if not msid then return fail('unavailable') end
 end
 if redis.call('EXISTS', key) == 0 then return fail('client') end
@@ -324,22 +353,25 @@ for f, v in pairs(P.fields) do
   fields[#fields + 1] = v
 end
 if msid then
-  ms_place(KEYS[2], msid, P.app)
+  ms_place(K2, msid, P.app)
   fields[#fields + 1] = 'mediaServerId'
   fields[#fields + 1] = msid
 end
 redis.call('HSET', ck, unpack(fields))
+-- The record is exactly these fields (it did not exist).
+local conn = {}
+for i = 1, #fields, 2 do conn[fields[i]] = fields[i + 1] end
 redis.call('SADD', c .. ':conns', udc .. '/' .. cn)
 redis.call('SADD', B .. ':conns', ch .. '/' .. udc .. '/' .. cn)
 redis.call('SADD', c .. ':cconn:' .. udc, cn)
 redis.call('HINCRBY', c .. ':uconns', u, 1)
 redis.call('HINCRBY', c .. ':dconns', ud, 1)
-return cjson.encode({ conn = hgetall(ck), client = clienth(key), levels = levels(ch, u, ud, udc, cn), org = org() })
+return ({ conn = conn, client = clienth(key), levels = levels(ch, u, ud, udc, cn), org = org() })
 `;
 
 /**
  * Moves a connection to a new state; a terminal state removes it from the live model. The count of
- * a connection on its media server moves along in the same step (KEYS[2]: the servers base key);
+ * a connection on its media server moves along in the same step (K2: the servers base key);
  * a closed record says so (`counted`).
  */
 const CONN_STATE = `
@@ -347,9 +379,10 @@ local u, d, cl, ch, cn = P.u, P.d, P.cl, P.ch, P.cn
 local ud = u .. '/' .. d
 local udc = ud .. '/' .. cl
 local ck = kconn(ch, udc, cn)
-if redis.call('EXISTS', ck) == 0 then return fail('connection') end
-local old = redis.call('HGET', ck, 'state')
-if old == P.state then return cjson.encode({ same = true }) end
+local conn = hgetall(ck)
+if next(conn) == nil then return fail('connection') end
+local old = conn.state or false
+if old == P.state then return ({ same = true }) end
 local allowed = false
 for _, s in ipairs(P.from) do if s == old then allowed = true end end
 if not allowed then return fail('transition', old) end
@@ -359,15 +392,22 @@ if P.terminal then
   -- close_conn returns the record with its last live state; the final state travels beside it.
   local r = close_conn(ch, u, d, cl, cn, P.state, t)
   local msid = r.conn.mediaServerId
-  if msid then ms_transition(KEYS[2], msid, P.app, ms_phase(r.conn.state or 'new'), ms_phase(P.state), math.max(0, t - (tonumber(r.conn.openedAt or '0') or 0))) end
+  if msid then ms_transition(K2, msid, P.app, ms_phase(r.conn.state or 'new'), ms_phase(P.state), math.max(0, t - (tonumber(r.conn.openedAt or '0') or 0))) end
   r.counted = true
-  return cjson.encode({ old = old, closed = r, client = clienth(kcl(udc)), org = org() })
+  return ({ old = old, closed = r, client = clienth(kcl(udc)), org = org() })
 end
-redis.call('HSET', ck, 'state', P.state)
-if P.state == 'connected' then redis.call('HSETNX', ck, 'connectedAt', str(t)) end
-local conn = hgetall(ck)
-if conn.mediaServerId and old then ms_transition(KEYS[2], conn.mediaServerId, P.app, ms_phase(old), ms_phase(P.state), 0) end
-return cjson.encode({ old = old, conn = conn, client = clienth(kcl(udc)), levels = levels(ch, u, ud, udc, cn), org = org() })
+-- The record as read, with what this change writes.
+local set = { 'state', P.state }
+conn.state = P.state
+if given(P.error) then conn.error = P.error end
+if P.state == 'connected' and not conn.connectedAt then
+  conn.connectedAt = str(t)
+  set[3] = 'connectedAt'
+  set[4] = conn.connectedAt
+end
+redis.call('HSET', ck, unpack(set))
+if conn.mediaServerId and old then ms_transition(K2, conn.mediaServerId, P.app, ms_phase(old), ms_phase(P.state), 0) end
+return ({ old = old, conn = conn, client = clienth(kcl(udc)), levels = levels(ch, u, ud, udc, cn), org = org() })
 `;
 
 /** Writes fields of a connection record (client-reported changes, last stats). */
@@ -379,7 +419,7 @@ local ck = kconn(ch, udc, cn)
 if redis.call('EXISTS', ck) == 0 then return fail('connection') end
 for f, v in pairs(P.set) do redis.call('HSET', ck, f, v) end
 for _, f in ipairs(P.del) do redis.call('HDEL', ck, f) end
-return cjson.encode({ conn = hgetall(ck), client = clienth(kcl(udc)), levels = levels(ch, u, ud, udc, cn), org = org() })
+return ({ conn = hgetall(ck), client = clienth(kcl(udc)), levels = levels(ch, u, ud, udc, cn), org = org() })
 `;
 
 /** Changes a client's aliases, tag or roles (admin client patch, or the client itself). */
@@ -390,9 +430,10 @@ local key = kcl(ud .. '/' .. cl)
 if redis.call('EXISTS', key) == 0 then return fail('client') end
 for f, v in pairs(P.set) do redis.call('HSET', key, f, v) end
 for _, f in ipairs(P.del) do redis.call('HDEL', key, f) end
+forget_client(key)
 if given(P.set.userAlias) then redis.call('HSET', B .. ':u:' .. u, 'alias', P.set.userAlias) end
 if given(P.set.deviceAlias) then redis.call('HSET', B .. ':d:' .. ud, 'alias', P.set.deviceAlias) end
-return cjson.encode({ client = clienth(key), channels = redis.call('SMEMBERS', key .. ':channels'), org = org() })
+return ({ client = clienth(key), channels = redis.call('SMEMBERS', key .. ':channels'), org = org() })
 `;
 
 /**
@@ -425,6 +466,7 @@ else
 end
 local old = hgetall(cfg)
 local seq = redis.call('HINCRBY', B, 'seq', 1)
+SEQ = true
 for f, v in pairs(P.set) do redis.call('HSET', cfg, f, v, f .. '@', seq) end
 for f, v in pairs(P.lists) do redis.call('HSET', cfg, f, v) end
 local claim = false
@@ -457,12 +499,12 @@ for _, m in ipairs(members) do
 end
 local client = false
 if udc then client = clienth(kcl(udc)) end
-return cjson.encode({ old = old, seq = seq, targets = targets, claim = claim, client = client, org = org() })
+return ({ old = old, seq = seq, targets = targets, claim = claim, client = client, org = org() })
 `;
 
 /** Owner, in-use flag and the application snapshot counts (the hot read of interface A). */
 const APP_SNAPSHOT = `
-return cjson.encode({
+return ({
   org = redis.call('HGET', B, 'organizationId') or false,
   inUse = redis.call('HGET', B, 'inUse') == '1',
   counts = { redis.call('HLEN', B .. ':channels'), redis.call('HLEN', B .. ':users'), redis.call('HLEN', B .. ':devices'), redis.call('SCARD', B .. ':clients'), redis.call('SCARD', B .. ':conns') },
@@ -615,10 +657,16 @@ return cjson.encode(ids)
 `;
 
 export interface ScriptDef {
-  numberOfKeys: number;
+  /** Absent: the caller passes the number of keys first (a script with a variable number of keys). */
+  numberOfKeys?: number;
   lua: string;
 }
 
+/**
+ * The application scripts. Each body is the body of a Lua function `(P, K2)`: P the decoded
+ * arguments, K2 the script's second key (see APP_SCRIPT_SERVER_KEY); it returns a table, which the
+ * script sends back as JSON. `fail(...)` returns the failure table.
+ */
 export const APP_SCRIPTS = {
   rtRegister: REGISTER,
   rtUnregister: UNREGISTER,
@@ -643,19 +691,50 @@ export const SERVER_SCRIPTS = {
 export type AppScript = keyof typeof APP_SCRIPTS;
 export type ServerScript = keyof typeof SERVER_SCRIPTS;
 
-/** Every script with its full source (prelude included), ready for `defineCommand`. */
 /**
  * App scripts that get a second key of the servers slot (see the top of this file): register the
  * gateway's client set; open and the state change the servers base key (with the media functions).
  */
 const APP_SCRIPT_SERVER_KEY: Partial<Record<AppScript, 'gateway' | 'media'>> = { rtRegister: 'gateway', rtOpen: 'media', rtConnState: 'media' };
 
+/** The app scripts that `rtSequence` can run one after the other (the reports of a client edge sequence). */
+export const SEQUENCE_SCRIPTS = ['rtRegister', 'rtJoin', 'rtOpen', 'rtConnState'] as const satisfies readonly AppScript[];
+export type SequenceScript = (typeof SEQUENCE_SCRIPTS)[number];
+
+const opFunction = (name: AppScript) => `local function ${name}(P, K2)\n${APP_SCRIPTS[name]}\nend\n`;
+
+/**
+ * Several app script runs of ONE application as one script: `P.ops` = [{ s = script name, p = its
+ * arguments, k = the index in KEYS of its second key }] (KEYS[1] the application's base key). They
+ * run in order, each exactly as its own script would (same checks, same writes, same answer); the
+ * first that fails ends the run (the ones after it are not applied). Answers the list of their
+ * answers (up to and with the failing one); an answer whose client hash is the one of the answer
+ * before it (read once per run) carries `client = 1` instead. One round trip, one script call and one JSON answer
+ * instead of one each: what a client's register, join, open and state changes reported together cost.
+ */
+const SEQUENCE = `${SEQUENCE_SCRIPTS.map(opFunction).join('')}
+local OPS = { ${SEQUENCE_SCRIPTS.map((n) => `${n} = ${n}`).join(', ')} }
+local out = {}
+local client
+for i, o in ipairs(P.ops) do
+  local r = OPS[o.s](o.p, KEYS[o.k])
+  out[i] = r
+  if r.fail then break end
+  -- A client hash read once in this run (clienth) goes back once: later answers say \`client = 1\`.
+  if r.client ~= nil and r.client == client then r.client = 1 elseif r.client ~= nil then client = r.client end
+end
+return cjson.encode(out)
+`;
+
+/** Every script with its full source (prelude included), ready for `defineCommand`. */
 export function scriptDefinitions(): Record<string, ScriptDef> {
   const out: Record<string, ScriptDef> = { rtIndexApply: { numberOfKeys: 1, lua: INDEX_APPLY } };
-  for (const [name, body] of Object.entries(APP_SCRIPTS)) {
-    const second = APP_SCRIPT_SERVER_KEY[name as AppScript];
+  for (const name of Object.keys(APP_SCRIPTS) as AppScript[]) {
+    const second = APP_SCRIPT_SERVER_KEY[name];
+    const body = `${opFunction(name)}return cjson.encode(${name}(P, KEYS[2]))\n`;
     out[name] = { numberOfKeys: second ? 2 : 1, lua: withHelpers(APP_PRELUDE + (second === 'media' ? MEDIA_FUNCTIONS : ''), body) };
   }
+  out.rtSequence = { lua: withHelpers(APP_PRELUDE + MEDIA_FUNCTIONS, SEQUENCE) };
   for (const [name, body] of Object.entries(SERVER_SCRIPTS)) out[name] = { numberOfKeys: 1, lua: withHelpers(SERVERS_PRELUDE, body) };
   return out;
 }

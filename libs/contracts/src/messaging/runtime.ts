@@ -242,7 +242,9 @@ export type EdgeReport =
  * run concurrently; the reports of one sequence run in order, each exactly as if reported alone.
  * The first report of a sequence that fails ends it: the reports after it are not applied
  * (`skipped`), because the edge prepared them assuming the failed one succeeded and must prepare
- * them again. At most EDGE_BATCH_MAX_REPORTS reports in all.
+ * them again. One exception: reports the registry applies together (one script run) whose events
+ * could not be published yet are all applied, so each answers `Unavailable` (applied, its events
+ * parked and published later) and none is `skipped`. At most EDGE_BATCH_MAX_REPORTS reports in all.
  */
 export interface EdgeBatch {
   kind: 'batch';
