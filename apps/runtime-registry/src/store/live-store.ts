@@ -201,17 +201,7 @@ export class LiveStore implements OnModuleInit {
   // Writes
   // -------------------------------------------------------------------------------------------
 
-  async register(
-    a: string,
-    c: ClientIds & { userAlias: string | null; deviceAlias: string | null; tag: string | null; roles: string[]; protocol: string },
-    organizationId: string,
-    gatewayId: string,
-    claims: ChannelClaim[],
-    sessionId?: string,
-  ): Promise<RegisterResult> {
-    return this.call(this.registerCall(a, c, organizationId, gatewayId, claims, sessionId));
-  }
-
+  /** Registers a client (run it with `call`, or in a `sequence`). */
   registerCall(
     a: string,
     c: ClientIds & { userAlias: string | null; deviceAlias: string | null; tag: string | null; roles: string[]; protocol: string },
@@ -258,11 +248,7 @@ export class LiveStore implements OnModuleInit {
     return { client: asHash(r.client), lefts: asList<RawLeft>(r.lefts).map(left), index: r.index ?? null, organizationId: r.org };
   }
 
-  /** `recordingEnabled`: the channel config's default, kept when this join activates the channel. */
-  async join(a: string, c: ClientIds, channelId: string, claim: ChannelClaim, recordingEnabled: boolean | null = null): Promise<JoinResult> {
-    return this.call(this.joinCall(a, c, channelId, claim, recordingEnabled));
-  }
-
+  /** Joins a channel; `recordingEnabled`: the channel config's default, kept when this join activates the channel. */
   joinCall(a: string, c: ClientIds, channelId: string, claim: ChannelClaim, recordingEnabled: boolean | null = null): ScriptCall<JoinResult> {
     return {
       script: 'rtJoin',
@@ -305,17 +291,6 @@ export class LiveStore implements OnModuleInit {
    * Opens a connection; `placement` (sfu/mcu): placed on the least-loaded eligible media server in
    * the same step (its id in the snapshot's `conn.mediaServerId`), Unavailable when there is none.
    */
-  async open(
-    a: string,
-    ref: ConnectionIds,
-    type: string,
-    fields: Record<string, string>,
-    claimFlag: string | null,
-    placement: { timeoutMs: number } | null = null,
-  ): Promise<ConnectionSnapshot> {
-    return this.call(this.openCall(a, ref, type, fields, claimFlag, placement));
-  }
-
   openCall(
     a: string,
     ref: ConnectionIds,
@@ -349,10 +324,6 @@ export class LiveStore implements OnModuleInit {
   }
 
   /** Moves a connection to a state; its count on its media server (if any) moves along in the same step. */
-  async connState(a: string, ref: ConnectionIds, state: string, from: readonly string[], terminal: boolean, error: string | null): Promise<StateResult> {
-    return this.call(this.connStateCall(a, ref, state, from, terminal, error));
-  }
-
   connStateCall(a: string, ref: ConnectionIds, state: string, from: readonly string[], terminal: boolean, error: string | null): ScriptCall<StateResult> {
     return {
       script: 'rtConnState',

@@ -24,7 +24,7 @@ import {
   type RuntimeQueryKind,
   type ServerPush,
 } from '@switchboard/contracts';
-import { freePort, testServers, waitFor } from '@switchboard/testing';
+import { freePort, serviceTestEnv, testServers, waitFor } from '@switchboard/testing';
 import { buildRuntimeRegistry } from '../app.js';
 import { loadRegistryConfig, type RegistryConfig } from '../config.js';
 
@@ -54,15 +54,7 @@ export async function startRegistry(env: Record<string, string>): Promise<{ app:
 }
 
 export function registryEnv(ns: string, extra: Record<string, string> = {}): Record<string, string> {
-  const servers = testServers();
-  return {
-    NATS_URL: servers.natsUrl,
-    NATS_NAMESPACE: ns,
-    REDIS_URL: servers.redisUrl,
-    REDIS_KEY_PREFIX: `${ns}:`,
-    NATS_REQUEST_TIMEOUT_MS: '5000',
-    ...extra,
-  };
+  return { ...serviceTestEnv(ns), NATS_REQUEST_TIMEOUT_MS: '5000', ...extra };
 }
 
 /** Talks to the registry over NATS in the Nest packet format, as the gateway and management-api do. */

@@ -1,5 +1,6 @@
 import { Injectable, Logger } from '@nestjs/common';
 import type { JsMsg } from '@nats-io/jetstream';
+import { setImmediate as nextTurn } from 'node:timers/promises';
 import type { DomainEvent } from '@switchboard/contracts';
 import type { WebhookWorkerConfig } from '../config.js';
 import { DeliveryQueue, jobIdOf, jobOrder, jobOrderingKey, type DeliveryJobData } from '../delivery/delivery-queue.js';
@@ -11,13 +12,8 @@ import { decodeDomainEvent } from './event-stream.js';
 import { InjectWebhookConfig } from '../tokens.js';
 import { deliveriesPerJobFor, planDeliveries, planJobs, type MatchedEvent, type PlannedDelivery, type PlannedJob } from './delivery-planner.js';
 
-/** Events decoded per turn of the event loop (see `nextTurn`). */
+/** Events decoded per turn of the event loop. */
 const SLICE = 250;
-
-/** Yields to the event loop (I/O callbacks first). */
-export function nextTurn(): Promise<void> {
-  return new Promise((resolve) => setImmediate(resolve));
-}
 
 /** How long an event whose configuration could not be read waits before JetStream hands it over again. */
 const DEFER_MS = 1000;

@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import { setImmediate as nextTurn } from 'node:timers/promises';
 import type { EventInfo, WebhookSource } from '@switchboard/contracts';
 import { DataSource, type EntityManager } from 'typeorm';
 import type { PlannedDelivery, PlannedJob } from '../intake/delivery-planner.js';
@@ -162,7 +163,7 @@ export async function jsonArray<T>(items: readonly T[], row: (item: T) => unknow
   if (items.length <= JSON_SLICE) return JSON.stringify(items.map(row));
   const parts: string[] = [];
   for (let i = 0; i < items.length; i += JSON_SLICE) {
-    if (i > 0) await new Promise<void>((resolve) => setImmediate(resolve));
+    if (i > 0) await nextTurn();
     parts.push(JSON.stringify(items.slice(i, i + JSON_SLICE).map(row)).slice(1, -1));
   }
   return `[${parts.join(',')}]`;
