@@ -94,9 +94,14 @@ try {
     console.log(`snapshot of ${small}: ${body}`);
     // Baseline: a bare Node HTTP server answering the same JSON, in a process of its own.
     const bare = phases.has('snapshot') ? await startBareServer(body) : null;
+    // The same gateway without sharing identical reads of a turn (ADMIN_SHARE_READS=false), a
+    // process of its own: what every request costs when each is one registry read.
+    const unshared = bare ? await env.startService('admin-gateway', { API_KEY_CACHE_TTL_MS: '60000', ADMIN_SHARE_READS: 'false' }) : null;
+    const unsharedName = unshared && Object.keys(env.pids).find((name) => env.pids[name] === unshared.pid);
     if (bare) {
       targets.push({ key: 'bare', name: 'bare Node HTTP (same JSON)', url: `${bare.url}/admin/api/v1.0/applications/${small}`, pids: { 'bare server': bare.pid } });
-      targets.push({ key: 'gateway100', name: 'gateway snapshot, 100 connections', url: snapshotUrl(small), headers });
+      targets.push({ key: 'gateway100', name: 'gateway snapshot, 100 connections', url: snapshotUrl(small), headers, gateway });
+      targets.push({ key: 'unshared100', name: 'same, ADMIN_SHARE_READS=false', url: `${unshared.url}/admin/api/v1.0/applications/${small}`, headers, gateway: unshared });
     }
     if (phases.has('big')) {
       const big = `bench-big-${Date.now()}`;
@@ -104,29 +109,53 @@ try {
       await populate(big, bigConnections, 4);
       console.log(`populated ${bigConnections} connections in ${((Date.now() - populateStarted) / 1000).toFixed(1)} s`);
       console.log(`snapshot of ${big}: ${await (await fetch(snapshotUrl(big), { headers })).text()}`);
-      if (!bare) targets.push({ key: 'gateway100', name: 'gateway snapshot, 100 connections', url: snapshotUrl(small), headers });
-      targets.push({ key: 'gatewayBig', name: `gateway snapshot, ${bigConnections} connections`, url: snapshotUrl(big), headers });
+      if (!bare) targets.push({ key: 'gateway100', name: 'gateway snapshot, 100 connections', url: snapshotUrl(small), headers, gateway });
+      targets.push({ key: 'gatewayBig', name: `gateway snapshot, ${bigConnections} connections`, url: snapshotUrl(big), headers, gateway });
     }
-    const runs = Object.fromEntries(targets.map((t) => [t.key, { target: t, results: [], usage: null }]));
+    // Reads the gateway answered from an identical read of the same event-loop turn (its /metrics).
+    const sharedReads = async (g) => {
+      const text = await (await fetch(`${g.url}/metrics`)).text();
+      return Number(/^nats_requests_shared_total\{[^}]*subject="runtime-registry\.v1\.query"[^}]*\} (\S+)$/m.exec(text)?.[1] ?? 0);
+    };
+    const runs = Object.fromEntries(targets.map((t) => [t.key, { target: t, results: [], usage: null, shared: 0 }]));
     for (let round = 0; round < rounds; round++) {
       for (const t of targets) {
         let meter;
         let usage;
+        let sharedAtStart;
+        let sharedAtEnd;
         const r = await loadFn(
           { url: t.url, headers: t.headers ?? {}, concurrency, durationMs: durationMs / rounds, warmupMs: round === 0 ? 2000 : 500, keepLatencies: true },
           {
-            measuring: (pid) => (meter = cpuMeter({ ...env.pids, ...(t.pids ?? {}), 'load generator': pid })),
-            measured: (requests) => (usage = meter?.usage(requests)),
+            measuring: (pid) => {
+              // Each gateway's CPU only while it is the target.
+              const pids = Object.fromEntries(Object.entries(env.pids).filter(([name, p]) => !/^admin-gateway/.test(name) || p === t.gateway?.pid));
+              meter = cpuMeter({ ...pids, ...(t.pids ?? {}), 'load generator': pid });
+              if (t.gateway) sharedAtStart = sharedReads(t.gateway);
+            },
+            measured: (requests) => {
+              usage = meter?.usage(requests);
+              if (t.gateway) sharedAtEnd = sharedReads(t.gateway);
+            },
           },
         );
+        if (t.gateway) runs[t.key].shared += (await sharedAtEnd) - (await sharedAtStart);
         runs[t.key].results.push(r);
         runs[t.key].usage = addUsage(runs[t.key].usage, usage);
       }
     }
     await bare?.stop();
-    for (const { target, results: rs, usage } of Object.values(runs)) {
+    if (unshared) {
+      process.kill(unshared.pid, 'SIGTERM');
+      delete env.pids[unsharedName];
+    }
+    for (const { target, results: rs, usage, shared } of Object.values(runs)) {
       results[target.key] = combine(rs);
       console.log(formatResult(target.name, results[target.key]));
+      if (target.gateway) {
+        const requests = rs.reduce((n, r) => n + r.requests, 0);
+        console.log(`  registry reads: ${shared} requests answered by an identical read of the same turn (shareWithinTurn), ${((100 * shared) / requests).toFixed(0)}% of ${requests}`);
+      }
       if (showCpu && usage) console.log(`  cpu per request: ${formatCpu(usage)}`);
     }
   }
@@ -247,6 +276,7 @@ try {
 
   console.log('\nratios');
   if (results.gateway100 && results.bare) console.log(`  gateway / bare (100 connections):      ${(results.gateway100.rps / results.bare.rps).toFixed(2)}  (goal >= 0.5)`);
+  if (results.unshared100 && results.bare) console.log(`  same, ADMIN_SHARE_READS=false / bare:  ${(results.unshared100.rps / results.bare.rps).toFixed(2)}`);
   if (results.gatewayBig && results.gateway100) console.log(`  ${bigConnections} / 100 connections (gateway): ${(results.gatewayBig.rps / results.gateway100.rps).toFixed(2)}  (goal >= 0.9)`);
   if (results.sync) console.log(`  /sync register+join+connect: ${results.sync.clientsPerSecond.toFixed(0)} clients/s (goal >= 1000)`);
   if (results.echo) console.log(`  simulator alone (echo server): ${results.echo.clientsPerSecond.toFixed(0)} clients/s`);

@@ -1,10 +1,11 @@
-import { checkOAuthSettings, cidrList, commonSettings, int, loadConfig, oauthSettings, str, url, type ConfigOf } from '@switchboard/config';
+import { bool, checkOAuthSettings, cidrList, commonSettings, int, loadConfig, oauthSettings, str, url, type ConfigOf } from '@switchboard/config';
 
 export const settings = {
   ...commonSettings(8080),
   adminCidrAllowlist: cidrList('ADMIN_CIDR_ALLOWLIST', ['127.0.0.1/32', '::1/128'], 'Comma-separated CIDR blocks allowed to call the admin API (others: 403)'),
   apiKeyCacheTtlMs: int({ env: 'API_KEY_CACHE_TTL_MS', default: 10000, min: 0, max: 300000, description: 'How long a verified API key is remembered by a gateway replica' }),
   apiKeyNegativeCacheTtlMs: int({ env: 'API_KEY_NEGATIVE_CACHE_TTL_MS', default: 2000, min: 0, max: 60000, description: 'How long a rejected API key is remembered' }),
+  adminShareReads: bool({ env: 'ADMIN_SHARE_READS', default: true, description: 'Identical interface A reads (same credential scope, same query) arriving in one event-loop turn share one request to runtime-registry; false sends one per HTTP request' }),
   ...oauthSettings(),
   // Client edge (/sync WebSocket), see docs/sync-protocol.md
   syncGracePeriodMs: int({ env: 'SYNC_GRACE_PERIOD_MS', default: 10000, min: 0, max: 600000, description: 'How long a client whose socket dropped stays registered (and may resume by registering again) before it is unregistered and its connections closed' }),

@@ -7,6 +7,7 @@ export class Metrics {
   readonly httpDuration: Histogram<'method' | 'route' | 'status'>;
   readonly natsRequestDuration: Histogram<'subject' | 'outcome'>;
   readonly natsHandled: Counter<'subject' | 'outcome'>;
+  readonly natsRequestsShared: Counter<'subject'>;
 
   constructor(service: string) {
     this.registry.setDefaultLabels({ service });
@@ -23,6 +24,12 @@ export class Metrics {
       help: 'Duration of NATS requests this service made',
       labelNames: ['subject', 'outcome'],
       buckets: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 5],
+      registers: [this.registry],
+    });
+    this.natsRequestsShared = new Counter({
+      name: 'nats_requests_shared_total',
+      help: 'Reads answered by an identical request of the same event-loop turn instead of a request of their own',
+      labelNames: ['subject'],
       registers: [this.registry],
     });
     this.natsHandled = new Counter({

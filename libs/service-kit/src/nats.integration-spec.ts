@@ -18,6 +18,7 @@ import { NatsClient, singleHeader } from './nats.js';
 import { createService } from './service.js';
 
 const events: Array<{ value: unknown; correlationId: string | undefined }> = [];
+let countCalls = 0;
 
 @Controller()
 class TestRpc {
@@ -37,6 +38,11 @@ class TestRpc {
     throw new Error('a secret detail');
   }
 
+  @MessagePattern('kit-test.v1.count')
+  count(@Payload() body: { value: unknown }) {
+    return { value: body.value, call: ++countCalls };
+  }
+
   @MessagePattern('kit-test.v1.list')
   list(@Payload() body: { count: number }) {
     return Array.from({ length: body.count }, (_, i) => ({ index: i, name: `item-${i}`, text: 'é✓ '.repeat(8) }));
@@ -50,7 +56,7 @@ class TestRpc {
 
 /** The test subjects are not in the contracts' request map. */
 type Untyped = (subject: string, payload: unknown, opts?: { timeoutMs?: number }) => Promise<unknown>;
-type UntypedJson = (subject: string, payload: unknown, opts?: { timeoutMs?: number }) => Promise<Buffer>;
+type UntypedJson = (subject: string, payload: unknown, opts?: { timeoutMs?: number; shareWithinTurn?: boolean }) => Promise<Buffer>;
 
 async function startKitService(natsUrl: string, namespace: string): Promise<INestApplication> {
   const config = { httpHost: '127.0.0.1', httpPort: 0, logLevel: 'error' as const, natsUrl, natsNamespace: namespace, natsRequestTimeoutMs: 3000, shutdownTimeoutMs: 1000 };
@@ -168,6 +174,66 @@ describe('NatsClient and NamespacedNatsServer', () => {
     expect(count('refuse', 'Conflict')).toBe(1);
     expect(count('crash', 'Internal')).toBe(1);
     expect(count('event', 'ok')).toBe(1);
+  });
+
+  describe('reads shared within one event-loop turn', () => {
+    let requestJson: UntypedJson;
+    const shared = async () => (await app.get(Metrics).natsRequestsShared.get()).values.find((v) => v.labels.subject === 'kit-test.v1.count')?.value ?? 0;
+    const nextTurn = () => new Promise((r) => setImmediate(r));
+
+    beforeAll(async () => {
+      requestJson = client.requestJson.bind(client) as unknown as UntypedJson;
+      await client.connection$();
+    });
+
+    it('answers identical reads of one turn with one request, and nothing else is shared', async () => {
+      const before = countCalls;
+      const sharedBefore = await shared();
+      const same = Array.from({ length: 5 }, () => requestJson('kit-test.v1.count', { value: 'a' }, { shareWithinTurn: true }));
+      const other = requestJson('kit-test.v1.count', { value: 'b' }, { shareWithinTurn: true });
+      const unshared = requestJson('kit-test.v1.count', { value: 'a' });
+      const answers = await Promise.all(same);
+      expect(countCalls - before).toBe(3);
+      answers.forEach((a) => expect(a).toBe(answers[0]));
+      expect(JSON.parse(answers[0]!.toString('utf8'))).toEqual({ value: 'a', call: expect.any(Number) });
+      const calls = [answers[0]!, await other, await unshared].map((a) => (JSON.parse(a.toString('utf8')) as { call: number }).call);
+      expect(new Set(calls).size).toBe(3);
+      expect((await shared()) - sharedBefore).toBe(4);
+    });
+
+    it('sends its own request for a read made after the shared one was written', async () => {
+      const before = countCalls;
+      const first = requestJson('kit-test.v1.count', { value: 'later' }, { shareWithinTurn: true });
+      await nextTurn();
+      const second = requestJson('kit-test.v1.count', { value: 'later' }, { shareWithinTurn: true });
+      const [a, b] = await Promise.all([first, second]);
+      expect(a).not.toBe(b);
+      expect(countCalls - before).toBe(2);
+    });
+
+    it('shares nothing with a read its client had to write at once (a full write buffer)', async () => {
+      const before = countCalls;
+      const big = { value: 'x'.repeat(256 * 1024) };
+      const answers = await Promise.all([requestJson('kit-test.v1.count', big, { shareWithinTurn: true }), requestJson('kit-test.v1.count', big, { shareWithinTurn: true })]);
+      expect(countCalls - before).toBe(2);
+      expect(answers[0]).not.toBe(answers[1]);
+    });
+
+    it('shares nothing with a read written by a flush() of the same turn', async () => {
+      const nc = await client.connection$();
+      const before = countCalls;
+      const first = requestJson('kit-test.v1.count', { value: 'flushed' }, { shareWithinTurn: true });
+      const flushed = nc.flush();
+      const second = requestJson('kit-test.v1.count', { value: 'flushed' }, { shareWithinTurn: true });
+      const [a, b] = await Promise.all([first, second, flushed]);
+      expect(a).not.toBe(b);
+      expect(countCalls - before).toBe(2);
+    });
+
+    it('gives every caller of a shared read its error', async () => {
+      const refused = Array.from({ length: 3 }, () => requestJson('kit-test.v1.refuse', {}, { shareWithinTurn: true }));
+      for (const r of refused) await expect(r).rejects.toEqual(expect.objectContaining({ code: 'Conflict', message: 'refused on purpose' }));
+    });
   });
 });
 

@@ -114,6 +114,15 @@ function responseText(data: Uint8Array, id: string): Buffer | undefined {
   return Buffer.from(data.buffer, data.byteOffset + n, data.length - n - 1);
 }
 
+/** The answer of a `requestJson` exchange: its JSON text as the handler serialized it. */
+function readJsonText(data: Uint8Array, id: string): Buffer {
+  const text = responseText(data, id);
+  if (text) return text;
+  const reply = JSON.parse(decoder.decode(data)) as ReplyPacket;
+  if (reply.err !== undefined && reply.err !== null) throw DomainError.fromWire(reply.err);
+  return reply.response === undefined ? Buffer.alloc(0) : Buffer.from(JSON.stringify(reply.response));
+}
+
 /**
  * Publishes a reply; one larger than the server's max_payload is split into parts
  * (REPLY_PART_HEADER) instead of failing.
@@ -156,6 +165,15 @@ export class NatsClient implements OnApplicationShutdown {
   private nc?: NatsConnection;
   private inbox?: Inbox;
   private seq = 0;
+  /** Reads sent in this event-loop turn with `shareWithinTurn`, by subject and payload text. */
+  private readonly turnReads = new Map<string, Promise<Buffer>>();
+  private writes = 0;
+  private readonly endTurn = () => {
+    this.writes++;
+    if (this.turnReads.size > 0) this.turnReads.clear();
+  };
+  /** Whether writes wait for the end of the turn (`coalesceWrites`), which sharing reads relies on. */
+  private sharesTurnReads = false;
   /** Request ids: unique per process run (`<random>-<counter>`), cheaper than a UUID each. */
   private readonly idPrefix = randomUUID().slice(0, 8);
 
@@ -176,7 +194,7 @@ export class NatsClient implements OnApplicationShutdown {
       // Building an async stack trace per request costs measurable CPU on the hot path.
       noAsyncTraces: true,
     }).then((nc) => {
-      coalesceWrites(nc);
+      this.sharesTurnReads = coalesceWrites(nc, this.endTurn);
       this.nc = nc;
       void (async () => {
         for await (const s of nc.status()) {
@@ -199,7 +217,7 @@ export class NatsClient implements OnApplicationShutdown {
   }
 
   async request<S extends keyof RequestMap>(subject: S, payload: RequestOf<S>, opts: { timeoutMs?: number } = {}): Promise<ResponseOf<S>> {
-    return this.exchange(subject, payload, opts.timeoutMs, (data) => {
+    return this.exchange(subject, JSON.stringify(payload), opts.timeoutMs, (data) => {
       const reply = JSON.parse(decoder.decode(data)) as ReplyPacket;
       if (reply.err !== undefined && reply.err !== null) throw DomainError.fromWire(reply.err);
       return reply.response as ResponseOf<S>;
@@ -211,19 +229,36 @@ export class NatsClient implements OnApplicationShutdown {
    * for answers that are passed on as they are (interface A reads become HTTP bodies). A reply of
    * NamespacedNatsServer is sliced, not parsed; any other layout (another responder) is parsed and
    * re-serialized, which gives the same text. An answer of `undefined` is an empty buffer.
+   *
+   * `shareWithinTurn` is for reads: a call identical to one made earlier in the same event-loop
+   * turn (same subject, same payload text) gets that call's answer (the same Buffer, or the same
+   * error) instead of sending a request of its own. Every such call arrived before the shared
+   * request was written (the sharing ends with each write, see `coalesceWrites`; without it
+   * nothing is shared), so its answer is one it could have had from a request of its own;
+   * what differs is one correlation id for the group in the answering service's logs. Counted in
+   * `nats_requests_shared_total`.
    */
-  requestJson<S extends keyof RequestMap>(subject: S, payload: RequestOf<S>, opts: { timeoutMs?: number } = {}): Promise<Buffer> {
-    return this.exchange(subject, payload, opts.timeoutMs, (data, id) => {
-      const text = responseText(data, id);
-      if (text) return text;
-      const reply = JSON.parse(decoder.decode(data)) as ReplyPacket;
-      if (reply.err !== undefined && reply.err !== null) throw DomainError.fromWire(reply.err);
-      return reply.response === undefined ? Buffer.alloc(0) : Buffer.from(JSON.stringify(reply.response));
-    });
+  requestJson<S extends keyof RequestMap>(subject: S, payload: RequestOf<S>, opts: { timeoutMs?: number; shareWithinTurn?: boolean } = {}): Promise<Buffer> {
+    const data = JSON.stringify(payload);
+    if (!opts.shareWithinTurn || !this.sharesTurnReads) return this.exchange(subject, data, opts.timeoutMs, readJsonText);
+    const key = `${subject} ${data}`;
+    const shared = this.turnReads.get(key);
+    if (shared) {
+      this.metrics.natsRequestsShared.inc({ subject });
+      return shared;
+    }
+    const writes = this.writes;
+    const read = this.exchange(subject, data, opts.timeoutMs, readJsonText);
+    // Not when sending it made the client write at once (its buffer was full).
+    if (writes === this.writes) this.turnReads.set(key, read);
+    return read;
   }
 
-  /** One request in Nest's packet format: correlation header, timeout, error mapping, metrics. */
-  private async exchange<T>(subject: string, payload: unknown, timeoutMs: number | undefined, read: (data: Uint8Array, id: string) => T): Promise<T> {
+  /**
+   * One request in Nest's packet format (`data` is the payload's JSON text, undefined for none):
+   * correlation header, timeout, error mapping, metrics.
+   */
+  private async exchange<T>(subject: string, data: string | undefined, timeoutMs: number | undefined, read: (data: Uint8Array, id: string) => T): Promise<T> {
     const timeout = timeoutMs ?? this.options.requestTimeoutMs;
     const started = performance.now();
     let outcome = 'ok';
@@ -233,7 +268,7 @@ export class NatsClient implements OnApplicationShutdown {
       const h = singleHeader(CORRELATION_HEADER, currentCorrelationId() ?? randomUUID());
       const id = `${this.idPrefix}-${++this.seq}`;
       // Buffer.from takes small strings from Node's pool: cheaper than nats.js' TextEncoder.
-      const body = Buffer.from(JSON.stringify({ pattern: subject, data: payload, id }));
+      const body = Buffer.from(`{"pattern":${JSON.stringify(subject)}${data === undefined ? '' : `,"data":${data}`},"id":"${id}"}`);
       let msg: ReplyMsg;
       try {
         msg = await this.send(nc, this.subject(subject), body, h, timeout);
@@ -408,13 +443,22 @@ interface ProtocolInternals {
  * loop turn: everything sent in that turn goes out in one write (the same idea as ioredis' auto
  * pipelining). Nothing else changes: a full buffer still flushes at once, `flush()` (PING) still
  * writes immediately, and messages keep their order. Left as is when the client's internals are
- * not the expected ones (another nats.js version).
+ * not the expected ones (another nats.js version): then it answers false. `onFlush` runs before
+ * every write of what was sent, whichever path makes it.
  */
-export function coalesceWrites(nc: NatsConnection): void {
+export function coalesceWrites(nc: NatsConnection, onFlush?: () => void): boolean {
   const protocol = (nc as unknown as { protocol?: ProtocolInternals }).protocol;
-  if (!protocol?.outbound || typeof protocol.sendCommand !== 'function' || typeof protocol.flushPending !== 'function' || typeof protocol.pendingLimit !== 'number') return;
+  if (!protocol?.outbound || typeof protocol.sendCommand !== 'function' || typeof protocol.flushPending !== 'function' || typeof protocol.pendingLimit !== 'number') return false;
   const outbound = protocol.outbound;
-  const flush = protocol.flushPending.bind(protocol);
+  const flushPending = protocol.flushPending.bind(protocol);
+  const flush = onFlush
+    ? () => {
+        onFlush();
+        flushPending();
+      }
+    : flushPending;
+  // Every write of what was sent goes through flushPending (also `flush()` and reconnects).
+  protocol.flushPending = flush;
   let scheduled = false;
   const flushScheduled = () => {
     scheduled = false;
@@ -428,6 +472,7 @@ export function coalesceWrites(nc: NatsConnection): void {
       setImmediate(flushScheduled);
     }
   };
+  return true;
 }
 
 type HandlerOutcome = 'ok' | string;
