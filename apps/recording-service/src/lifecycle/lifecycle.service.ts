@@ -7,7 +7,7 @@ import type { RecordingServiceConfig } from '../config.js';
 import { RecordingPaths, audioBase, videoBase } from '../files/paths.js';
 import { ChannelSettings } from './channel-settings.js';
 import { CNR, CR, RU } from '../recordings/recordings.store.js';
-import type { ChannelRecordingRow, ConnectionRecordingRow } from '../recordings/rows.js';
+import type { ChannelRecordingRow, ConnectionRecordingRow, RecordingUpdateRow } from '../recordings/rows.js';
 
 export interface Flags {
   audioMuted: boolean;
@@ -74,7 +74,9 @@ export function flagsOf(c: WebhookEventConnection): Flags {
  * - While open, a change of the mute/disable flags or of the connection tag appends an update.
  * - `recording: false`, `connection.closed`/`failed` (or state closed/failed), `client.unregistered`
  *   and `channel.deactivated` stop it; the last one to stop in a channel closes the channel recording.
- * Events older than what a recording already applied are ignored (replicas may see them out of order).
+ * Events older than what a recording already applied (replicas, and redeliveries after a failure,
+ * may bring them out of order) change nothing but its timeline: a change from while it was recording
+ * is inserted at its time.
  */
 @Injectable()
 export class LifecycleService {
@@ -139,7 +141,9 @@ export class LifecycleService {
         return;
       }
       if (ts < Number(open.last_event_on)) {
-        // Older than what this recording already reflects: only proves the connection is alive.
+        // Older than what this recording already reflects: its change goes into the timeline at its
+        // time; the recording's state stays that of the latest event.
+        await this.insertLateUpdate(m, open.id, ts, c.tag ?? null, flags);
         await m.query(`UPDATE ${CNR} SET last_seen_on = GREATEST(last_seen_on, $2) WHERE id = $1`, [open.id, Date.now()]);
         return;
       }
@@ -164,9 +168,16 @@ export class LifecycleService {
       return;
     }
     if (!wanted) return;
-    // Out of order: a recording of this connection already stopped after this event happened.
-    const later = (await m.query(`SELECT 1 FROM ${CNR} WHERE ${keySql} AND stop_timestamp > $7 LIMIT 1`, [...key, ts])) as unknown[];
-    if (later.length > 0) return;
+    // Out of order: a recording of this connection already stopped after this event happened. An
+    // event from while it was recording still goes into its timeline.
+    const [later] = (await m.query(`SELECT id, start_timestamp FROM ${CNR} WHERE ${keySql} AND stop_timestamp > $7 ORDER BY start_timestamp LIMIT 1`, [...key, ts])) as Array<{
+      id: string;
+      start_timestamp: string;
+    }>;
+    if (later) {
+      if (Number(later.start_timestamp) <= ts) await this.insertLateUpdate(m, later.id, ts, c.tag ?? null, flags);
+      return;
+    }
     await this.startConnection(m, de, c, { hasAudio, hasVideo, flags }, settings);
   }
 
@@ -244,6 +255,30 @@ export class LifecycleService {
     await m.query(
       `INSERT INTO ${RU} (connection_recording_id, index, timestamp, connection_tag, audio_muted, video_muted, audio_disabled, video_disabled) VALUES ($1, 0, $2, $3, $4, $5, $6, $7)`,
       [id, ts, c.tag ?? null, o.flags.audioMuted, o.flags.videoMuted, o.flags.audioDisabled, o.flags.videoDisabled],
+    );
+  }
+
+  /**
+   * A change that happened at `ts` but arrived after later ones (events redelivered after a failure,
+   * or handled by another replica first): inserted into the timeline after the last entry at or
+   * before `ts`, later entries moving up by one, unless the state there is already the same.
+   */
+  private async insertLateUpdate(m: EntityManager, connectionRecordingId: string, ts: number, tag: string | null, flags: Flags): Promise<void> {
+    const [before] = (await m.query(`SELECT * FROM ${RU} WHERE connection_recording_id = $1 AND timestamp <= $2 ORDER BY index DESC LIMIT 1`, [connectionRecordingId, ts])) as RecordingUpdateRow[];
+    if (!before) return;
+    const same =
+      before.audio_muted === flags.audioMuted &&
+      before.video_muted === flags.videoMuted &&
+      before.audio_disabled === flags.audioDisabled &&
+      before.video_disabled === flags.videoDisabled &&
+      before.connection_tag === tag;
+    if (same) return;
+    // Two steps, since the primary key (recording, index) is checked row by row.
+    await m.query(`UPDATE ${RU} SET index = -index - 2 WHERE connection_recording_id = $1 AND index > $2`, [connectionRecordingId, before.index]);
+    await m.query(`UPDATE ${RU} SET index = -index - 1 WHERE connection_recording_id = $1 AND index < 0`, [connectionRecordingId]);
+    await m.query(
+      `INSERT INTO ${RU} (connection_recording_id, index, timestamp, connection_tag, audio_muted, video_muted, audio_disabled, video_disabled) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
+      [connectionRecordingId, before.index + 1, ts, tag, flags.audioMuted, flags.videoMuted, flags.audioDisabled, flags.videoDisabled],
     );
   }
 
