@@ -2,7 +2,7 @@
 // HTTP POST) -> a local receiver, against a raw BullMQ job round trip on the same Redis in the same
 // run. See bench/webhooks/README.md.
 //
-//   npm run build && node bench/webhooks/run.mjs [--rate 1000] [--seconds 20] [--burst 20000] [--raw 20000] [--concurrency 100] [--channels 100] [--receiver-delay 0] [--json]
+//   npm run build && node bench/webhooks/run.mjs [--rate 1000] [--seconds 20] [--burst 20000] [--raw 20000] [--concurrency 100] [--channels 100] [--receiver-delay 0] [--timeline] [--json]
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -16,6 +16,7 @@ import 'reflect-metadata';
 import { Metrics, NatsClient, singleHeader } from '@switchboard/service-kit';
 import { startBenchEnvironment } from '../lib/env.mjs';
 import { cpuMeter } from '../lib/cpu.mjs';
+import { bucketTimeline, formatTimeline, startTimeline } from './timeline.mjs';
 import { runOnServiceNode } from '../../tools/stack/apps.mjs';
 
 // Measure on the runtime the services ship on (see serviceNode), load generators included.
@@ -36,6 +37,9 @@ const RECEIVER_DELAY_MS = arg('receiver-delay', 0);
 // Channels the events are spread over: with one webhook, the ordering keys (one delivery in flight each).
 const CHANNELS = arg('channels', 100);
 const JSON_OUT = process.argv.includes('--json');
+// Per-100 ms timeline of the burst: cores used per process, the machine's idle and stolen cores,
+// the worker consumer's progress, events published and deliveries received per bucket (see timeline.mjs).
+const TIMELINE = process.argv.includes('--timeline');
 
 const NS = 'bench';
 const APP = 'bench-app';
@@ -342,12 +346,38 @@ try {
     log(`burst: ${BURST} events at once`);
     const events = Array.from({ length: BURST }, (_, i) => eventInfo(i));
     const timingsBefore = await workerTimings();
+    const timeline = TIMELINE
+      ? startTimeline(
+          { 'webhook-worker': worker.pid, 'redis-server': env.pids['redis-server'], 'nats-server': env.pids['nats-server'], bench: process.pid },
+          { postmaster: Number(fs.readFileSync(path.join(env.dir, 'pg', 'postmaster.pid'), 'utf8').split('\n')[0]), intervalMs: 100 },
+        )
+      : null;
+    // The worker's consumer as JetStream sees it: events handed to the worker and acknowledged so far
+    // (counted from here).
+    const consumerName = 'webhook-worker';
+    const consumerAtStart = TIMELINE ? await jsm.consumers.info(`${NS}-events`, consumerName) : null;
+    const consumerPoints = { handed: [], acked: [] };
+    let polling = TIMELINE;
+    const consumerPoll = (async () => {
+      while (polling) {
+        const info = await jsm.consumers.info(`${NS}-events`, consumerName).catch(() => null);
+        if (info) {
+          consumerPoints.handed.push([Date.now(), info.delivered.consumer_seq - consumerAtStart.delivered.consumer_seq]);
+          consumerPoints.acked.push([Date.now(), info.ack_floor.consumer_seq - consumerAtStart.ack_floor.consumer_seq]);
+        }
+        await sleep(50);
+      }
+    })();
     const burstCpu = meter();
     const started = Date.now();
+    const publishedAt = [];
     let next = 0;
     await Promise.all(
       Array.from({ length: 512 }, async () => {
-        while (next < events.length) await publish(events[next++]);
+        while (next < events.length) {
+          await publish(events[next++]);
+          if (TIMELINE) publishedAt.push(Date.now());
+        }
       }),
     );
     const publishedIn = (Date.now() - started) / 1000;
@@ -359,6 +389,18 @@ try {
     const seconds = (last - started) / 1000;
     const delivered = events.filter((e) => received.has(e.id)).length;
     const use = burstCpu.stop(delivered);
+    if (timeline) {
+      const { samples, others } = await timeline.stop();
+      polling = false;
+      await consumerPoll;
+      const rows = bucketTimeline(samples, { pub: publishedAt, recv: events.filter((e) => received.has(e.id)).map((e) => received.get(e.id).at) }, started, consumerPoints);
+      results.burstTimeline = { startedAt: started, rows, others };
+      log(`burst: other processes that used CPU meanwhile: ${others.map((o) => `${o.name} (${o.pid}) ${o.cpuSeconds} s`).join(', ') || 'none'}`);
+      log(
+        `burst timeline (100 ms buckets from the first publish: cores used by each process and in all, the machine's cores busy with other work, idle and stolen; ` +
+          `events handed to the worker and acknowledged by it so far; events published and deliveries received in the bucket):\n${formatTimeline(rows)}`,
+      );
+    }
     const cores = Object.fromEntries(Object.entries(use).map(([k, v]) => [k, +v.cores.toFixed(2)]));
     const usPerEvent = Object.fromEntries(Object.entries(use).map(([k, v]) => [k, Math.round(v.usPerRequest)]));
     const syscallsPerEvent = Object.fromEntries(Object.entries(use).map(([k, v]) => [k, +v.syscallsPerRequest.toFixed(2)]));

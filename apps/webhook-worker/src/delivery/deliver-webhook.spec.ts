@@ -37,6 +37,7 @@ describe('DeliverWebhook', () => {
       rows.push(row);
       if (row.final) states.set(row.deliveryId, row.success ? 'succeeded' : 'failed');
     },
+    expedite: () => undefined,
   } as unknown as DeliveryLogWriter;
   const resolver = { resolve: (a: string, c: string | null) => resolve(a, c) } as unknown as WebhookResolver;
   const added: Array<{ jobs: DeliveryJobData[]; delayMs: number }> = [];
@@ -197,6 +198,43 @@ describe('DeliverWebhook', () => {
     const retry = added[0]!.jobs[0]!;
     await expect(deliver.run(job(retry, { attempts: 2 }), 't')).resolves.toBe('delivered');
     expect(rows.at(-1)).toEqual(expect.objectContaining({ deliveryId: d.deliveries[0]!.deliveryId, attempt: 2, final: true, success: true }));
+  });
+
+  it('with every place for deliveries sent and not yet logged taken (WEBHOOK_CONCURRENCY), the next delivery waits for a row to be committed and asks the log writer to write at once', async () => {
+    const held: Array<() => void> = [];
+    let expedited = 0;
+    const slowLog = {
+      record: (row: AttemptRow) =>
+        new Promise<void>((r) =>
+          held.push(() => {
+            rows.push(row);
+            r();
+          }),
+        ),
+      expedite: () => void expedited++,
+    } as unknown as DeliveryLogWriter;
+    const narrow = new DeliverWebhook({ ...config, concurrency: 1 }, resolver, repository, slowLog, new WebhookMetrics(new Metrics('test')), queue);
+    const until = async (cond: () => boolean) => {
+      for (let i = 0; i < 1000 && !cond(); i++) await new Promise((r) => setTimeout(r, 5));
+    };
+    try {
+      const d = data();
+      d.deliveries.push(item());
+      const run = narrow.run(job(d), 't');
+      await until(() => held.length === 1 && expedited === 1);
+      // The first delivery is sent and its row not committed: the second waits, and the writer is told.
+      expect(requests).toHaveLength(1);
+      expect(expedited).toBe(1);
+      held.shift()!();
+      await until(() => held.length === 1);
+      expect(requests.map((h) => h['webhook-id'])).toEqual(d.deliveries.map((x) => x.deliveryId));
+      held.shift()!();
+      await expect(run).resolves.toBe('delivered');
+      // A place was free for the first delivery: only the second one waited.
+      expect(expedited).toBe(1);
+    } finally {
+      narrow.sender.close();
+    }
   });
 
   it('a job of several run again sends only the deliveries still pending, continuing their attempt count', async () => {

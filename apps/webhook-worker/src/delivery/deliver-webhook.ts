@@ -96,7 +96,9 @@ export class DeliverWebhook {
   /**
    * Deliveries sent and not yet logged, at most `WEBHOOK_CONCURRENCY`: a job of several goes on
    * sending while the previous attempts are being logged, and those are what a crash makes the
-   * next run send again; this keeps that number where it was with one delivery per job.
+   * next run send again; this keeps that number where it was with one delivery per job. When every
+   * place is taken, the log writer is told (`expedite`): under a burst, rows held back for its
+   * interval would stall the deliveries waiting for a place.
    */
   private readonly unlogged: Permits;
   readonly sender: HttpSender;
@@ -185,6 +187,8 @@ export class DeliverWebhook {
     const limit = single ? Math.min(data.deliveries[0]!.attemptOffset + (job.opts.attempts ?? 1), RELIABLE_ATTEMPTS) : RELIABLE_ATTEMPTS;
     const out: Sent[] = [];
     for (const { item, attempt } of todo) {
+      // Every place taken: the log writer's rows are what this delivery waits for, write them now.
+      if (this.unlogged.exhausted) this.log.expedite();
       await this.unlogged.acquire();
       let sent: Sent;
       try {

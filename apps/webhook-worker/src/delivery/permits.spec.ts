@@ -4,7 +4,9 @@ describe('Permits', () => {
   it('lets at most `count` holders through, the others in arrival order as permits come back', async () => {
     const permits = new Permits(2);
     const order: number[] = [];
+    expect(permits.exhausted).toBe(false);
     const holders = [1, 2, 3, 4].map((n) => permits.acquire().then(() => order.push(n)));
+    expect(permits.exhausted).toBe(true);
     await Promise.resolve();
     await Promise.resolve();
     expect(order).toEqual([1, 2]);

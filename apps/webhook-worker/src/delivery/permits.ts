@@ -10,6 +10,11 @@ export class Permits {
     this.free = count;
   }
 
+  /** No permit free: `acquire` would wait. */
+  get exhausted(): boolean {
+    return this.free === 0;
+  }
+
   acquire(): Promise<void> {
     if (this.free > 0) {
       this.free--;

@@ -38,6 +38,67 @@ describe('DeliveryLogWriter', () => {
     expect(statements.length).toBeLessThan(50);
   });
 
+  it('expedite: rows senders wait for are written at once, not at the end of the interval, and back to back while they wait', async () => {
+    // An interval no test waits for: a row written before it ends was expedited.
+    class SlowWriter extends DeliveryLogWriter {
+      override readonly minIntervalMs = 60_000;
+    }
+    const statements: string[][] = [];
+    const held: Array<() => void> = [];
+    const repo = {
+      writeAttempts: (rows: AttemptRow[]) =>
+        new Promise<void>((r) => {
+          statements.push(rows.map((x) => x.id));
+          held.push(r);
+        }),
+    } as unknown as DeliveryRepository;
+    const turns = async (n = 5) => {
+      for (let i = 0; i < n; i++) await new Promise((r) => setImmediate(r));
+    };
+    const w = new SlowWriter(repo);
+    const done: string[] = [];
+    const record = (n: number) => w.record(row(n)).then(() => void done.push(`a${n}`));
+
+    // Idle: the first row goes at once.
+    const p1 = record(1);
+    await turns();
+    expect(statements).toEqual([['a1']]);
+    // A row recorded now waits for the rest of the interval, even once the statement is done ...
+    const p2 = record(2);
+    held.shift()!();
+    await p1;
+    await turns();
+    expect(statements).toEqual([['a1']]);
+    // ... unless senders wait for it: then it goes at once.
+    w.expedite();
+    await turns();
+    expect(statements).toEqual([['a1'], ['a2']]);
+
+    // Senders waiting while a statement is in flight: the rows gathered meanwhile go as soon as it completes.
+    const p3 = record(3);
+    const p4 = record(4);
+    w.expedite();
+    await turns();
+    expect(statements).toEqual([['a1'], ['a2']]);
+    held.shift()!();
+    await p2;
+    await turns();
+    expect(statements).toEqual([['a1'], ['a2'], ['a3', 'a4']]);
+    held.shift()!();
+    await Promise.all([p3, p4]);
+
+    // Nobody waits any more: back to gathering for the interval.
+    const p5 = record(5);
+    await turns();
+    expect(statements).toHaveLength(3);
+    w.expedite();
+    await turns();
+    held.shift()!();
+    await p5;
+    expect(statements).toEqual([['a1'], ['a2'], ['a3', 'a4'], ['a5']]);
+    expect(done).toEqual(['a1', 'a2', 'a3', 'a4', 'a5']);
+  });
+
   it('writes a failed group again until the database takes it; record never rejects; drain waits', async () => {
     let calls = 0;
     const written: string[] = [];

@@ -17,27 +17,46 @@ interface Waiting {
  * is committed; it never rejects: a group that fails goes back to the front and is written again
  * after a pause (100 ms, doubling up to 2 s) until PostgreSQL takes it. `drain` waits for
  * everything recorded so far.
+ *
+ * `expedite` says that senders wait for rows gathered here (DeliverWebhook's bound on deliveries
+ * sent and not yet logged is reached): no more rows can come until some are committed, so waiting
+ * out the interval would only stall the deliveries. The rows waiting then go at once when no
+ * statement is in flight, else as soon as one completes (statements back to back, each with the
+ * rows recorded during the one before), until a statement has taken every row waiting.
  */
 @Injectable()
 export class DeliveryLogWriter {
   private readonly logger = new Logger('DeliveryLogWriter');
   private waiting: Waiting[] = [];
   private timer: NodeJS.Timeout | undefined;
+  /** `timer` is a setImmediate (a flush on the next turn), not the wait for the interval. */
+  private timerImmediate = false;
   private inFlight = 0;
   private failures = 0;
   private lastStart = -Infinity;
+  /** Senders wait for the rows waiting here (see expedite). */
+  private urgent = false;
   private idle: Array<() => void> = [];
   readonly maxRows = 500;
   readonly maxConcurrent = 4;
-  readonly minIntervalMs = 5;
+  readonly minIntervalMs: number = 5;
 
   constructor(private readonly repository: DeliveryRepository) {}
 
   record(row: AttemptRow): Promise<void> {
     return new Promise<void>((resolve) => {
       this.waiting.push({ row, resolve });
-      if (this.failures === 0 && this.inFlight < this.maxConcurrent) this.flushSoon(this.untilNextStart());
+      if (this.failures === 0 && this.inFlight < this.maxConcurrent) {
+        if (this.urgent && this.inFlight === 0) this.flushNow();
+        else this.flushSoon(this.untilNextStart());
+      }
     });
+  }
+
+  /** Senders wait for rows to be committed: see the class comment. */
+  expedite(): void {
+    this.urgent = true;
+    if (this.waiting.length > 0 && this.failures === 0 && this.inFlight === 0) this.flushNow();
   }
 
   /** How long until the next statement may start (0: now). */
@@ -61,18 +80,29 @@ export class DeliveryLogWriter {
     });
   }
 
+  /** A flush on the next turn, instead of at the end of the interval if one was waiting for it. */
+  private flushNow(): void {
+    if (this.timer && !this.timerImmediate) {
+      clearTimeout(this.timer);
+      this.timer = undefined;
+    }
+    this.flushSoon(0);
+  }
+
   private flushSoon(delay: number): void {
     if (this.timer) return;
     const run = () => {
       this.timer = undefined;
       this.flush();
     };
+    this.timerImmediate = delay <= 0;
     this.timer = delay > 0 ? setTimeout(run, delay) : (setImmediate(run) as unknown as NodeJS.Timeout);
   }
 
   private flush(): void {
     while (this.waiting.length > 0 && this.inFlight < this.maxConcurrent) {
       const group = this.waiting.splice(0, this.maxRows);
+      if (this.waiting.length === 0) this.urgent = false;
       this.inFlight++;
       this.lastStart = performance.now();
       this.repository
@@ -92,8 +122,11 @@ export class DeliveryLogWriter {
         )
         .finally(() => {
           this.inFlight--;
-          if (this.waiting.length > 0) this.flushSoon(this.failures > 0 ? Math.min(100 * 2 ** (this.failures - 1), 2000) : this.untilNextStart());
-          else if (this.inFlight === 0) this.idle.splice(0).forEach((r) => r());
+          if (this.waiting.length > 0) {
+            if (this.failures > 0) this.flushSoon(Math.min(100 * 2 ** (this.failures - 1), 2000));
+            else if (this.urgent) this.flushNow();
+            else this.flushSoon(this.untilNextStart());
+          } else if (this.inFlight === 0) this.idle.splice(0).forEach((r) => r());
         });
       if (this.failures > 0) break;
     }
