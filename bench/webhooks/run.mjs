@@ -222,8 +222,12 @@ try {
 
   // ---- 2. steady load: RATE events/s for SECONDS (after a warm-up) -------------------------
   /** CPU cores used per process (all PostgreSQL processes as one) between start and stop(). */
+  function postmasterPid() {
+    return Number(fs.readFileSync(path.join(env.dir, 'pg', 'postmaster.pid'), 'utf8').split('\n')[0]);
+  }
+
   function meter() {
-    const postmaster = Number(fs.readFileSync(path.join(env.dir, 'pg', 'postmaster.pid'), 'utf8').split('\n')[0]);
+    const postmaster = postmasterPid();
     const pgBackends = [postmaster, ...childrenOf(postmaster)];
     const pgBefore = postgresCpuSeconds(postmaster);
     const started = performance.now();
@@ -349,7 +353,7 @@ try {
     const timeline = TIMELINE
       ? startTimeline(
           { 'webhook-worker': worker.pid, 'redis-server': env.pids['redis-server'], 'nats-server': env.pids['nats-server'], bench: process.pid },
-          { postmaster: Number(fs.readFileSync(path.join(env.dir, 'pg', 'postmaster.pid'), 'utf8').split('\n')[0]), intervalMs: 100 },
+          { postmaster: postmasterPid(), intervalMs: 100 },
         )
       : null;
     // The worker's consumer as JetStream sees it: events handed to the worker and acknowledged so far
