@@ -81,6 +81,22 @@ describe('ApplicationCache', () => {
     expect(calls).toHaveLength(2);
   });
 
+  it("tells a load whether it is still current: false once its application was invalidated, other applications' loads untouched", async () => {
+    const cache = new ApplicationCache<string>({ ttlMs: 1000, maxEntries: 10, now });
+    const seen: Record<string, () => boolean> = {};
+    const load = (name: string) => (current: () => boolean) => {
+      seen[name] = current;
+      return Promise.resolve(name);
+    };
+    const a = cache.get('a', 'k', load('a'));
+    const b = cache.get('b', 'k', load('b'));
+    expect(seen.a!()).toBe(true);
+    cache.invalidate('a');
+    expect(seen.a!()).toBe(false);
+    expect(seen.b!()).toBe(true);
+    await Promise.all([a, b]);
+  });
+
   it('with a TTL of 0 keeps nothing but still shares a load', async () => {
     const cache = new ApplicationCache<string>({ ttlMs: 0, maxEntries: 10, now });
     const { load, calls } = loader<string>();

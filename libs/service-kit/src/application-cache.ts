@@ -37,8 +37,12 @@ export class ApplicationCache<V> {
     this.now = options.now ?? Date.now;
   }
 
-  /** The value of `key` in `applicationId`: kept when younger than `maxAgeMs` (at most the TTL), else loaded. */
-  get(applicationId: string, key: string, load: () => Promise<V>, maxAgeMs = this.options.ttlMs): Promise<V> {
+  /**
+   * The value of `key` in `applicationId`: kept when younger than `maxAgeMs` (at most the TTL), else
+   * loaded. `load` gets `current()`, false once the application was invalidated after the load
+   * started (for callers that keep something of the answer themselves).
+   */
+  get(applicationId: string, key: string, load: (current: () => boolean) => Promise<V>, maxAgeMs = this.options.ttlMs): Promise<V> {
     let app = this.applications.get(applicationId);
     const hit = app?.entries.get(key);
     if (hit && this.now() - hit.fetchedAt <= Math.min(maxAgeMs, this.options.ttlMs)) return Promise.resolve(hit.value);
@@ -47,9 +51,10 @@ export class ApplicationCache<V> {
     if (!app) this.applications.set(applicationId, (app = { entries: new Map(), loading: new Map(), generation: 0 }));
     const loadingApp = app;
     const generation = app.generation;
-    const loaded = load()
+    const current = () => loadingApp.generation === generation;
+    const loaded = load(current)
       .then((value) => {
-        if (loadingApp.generation === generation) this.keep(loadingApp, key, value);
+        if (current()) this.keep(loadingApp, key, value);
         return value;
       })
       .finally(() => {

@@ -168,7 +168,7 @@ export class NatsClient implements OnApplicationShutdown {
   /** Reads sent in this event-loop turn with `shareWithinTurn`, by subject and payload text. */
   private readonly turnReads = new Map<string, Promise<Buffer>>();
   private writes = 0;
-  private readonly endTurn = () => {
+  private readonly onWrite = () => {
     this.writes++;
     if (this.turnReads.size > 0) this.turnReads.clear();
   };
@@ -194,7 +194,7 @@ export class NatsClient implements OnApplicationShutdown {
       // Building an async stack trace per request costs measurable CPU on the hot path.
       noAsyncTraces: true,
     }).then((nc) => {
-      this.sharesTurnReads = coalesceWrites(nc, this.endTurn);
+      this.sharesTurnReads = coalesceWrites(nc, this.onWrite);
       this.nc = nc;
       void (async () => {
         for await (const s of nc.status()) {

@@ -1,17 +1,12 @@
 import { Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
 import { DomainError, WebhookMessagingValidators, WebhookSubjects, type WebhooksResolveResponse } from '@switchboard/contracts';
-import { NatsClient, watchApplicationChanges, type ApplicationChangesWatch } from '@switchboard/service-kit';
+import { ApplicationCache, NatsClient, watchApplicationChanges, type ApplicationChangesWatch } from '@switchboard/service-kit';
 import type { WebhookWorkerConfig } from '../config.js';
 import { WebhookMetrics } from '../metrics/webhook-metrics.js';
 import { InjectWebhookConfig } from '../tokens.js';
 
 /** The webhooks of an application (and channel), or null for an application management-api does not know. */
 export type Resolution = WebhooksResolveResponse | null;
-
-interface Entry {
-  expires: number;
-  value: Promise<Resolution>;
-}
 
 /** The last answer management-api gave for a key, kept to stand in while it cannot answer. */
 interface Kept {
@@ -23,11 +18,10 @@ interface Kept {
 
 const MAX_KEYS = 100_000;
 
-
 /**
  * Resolves webhooks through `management-api.v1.webhooks.resolve`, caching each answer per
- * `(applicationId, channelId)` for `WEBHOOK_CONFIG_CACHE_MS` (0: no cache). Concurrent lookups of
- * one key share one request. `management-api.v1.applications.changed` drops every entry of the
+ * `(applicationId, channelId)` for `WEBHOOK_CONFIG_CACHE_MS` (0: no cache) in service-kit's
+ * ApplicationCache. Concurrent lookups of one key share one request. `management-api.v1.applications.changed` drops every entry of the
  * application (and keeps answers to requests that were in flight then from being cached).
  * `NotFound` (unknown application) is an answer (null) and is cached; any other failure is
  * thrown and not cached, unless a configuration of the key was read within
@@ -39,8 +33,7 @@ const MAX_KEYS = 100_000;
 @Injectable()
 export class WebhookResolver implements OnApplicationBootstrap, OnApplicationShutdown {
   private readonly logger = new Logger('WebhookResolver');
-  private readonly cache = new Map<string, Entry>();
-  private readonly generations = new Map<string, number>();
+  private readonly cache: ApplicationCache<Resolution>;
   private readonly kept = new Map<string, Kept>();
   private changes?: ApplicationChangesWatch;
 
@@ -48,7 +41,9 @@ export class WebhookResolver implements OnApplicationBootstrap, OnApplicationShu
     private readonly nats: NatsClient,
     @InjectWebhookConfig() private readonly config: WebhookWorkerConfig,
     private readonly metrics: WebhookMetrics,
-  ) {}
+  ) {
+    this.cache = new ApplicationCache({ ttlMs: config.configCacheMs, maxEntries: MAX_KEYS });
+  }
 
   onApplicationBootstrap(): void {
     this.changes = watchApplicationChanges(this.nats, (applicationId) => this.invalidate(applicationId));
@@ -64,40 +59,23 @@ export class WebhookResolver implements OnApplicationBootstrap, OnApplicationShu
   }
 
   invalidate(applicationId: string): void {
-    this.generations.set(applicationId, (this.generations.get(applicationId) ?? 0) + 1);
+    this.cache.invalidate(applicationId);
     const prefix = `${applicationId}\u0000`;
-    for (const key of this.cache.keys()) if (key.startsWith(prefix)) this.cache.delete(key);
     for (const key of this.kept.keys()) if (key.startsWith(prefix)) this.forget(key);
   }
 
   resolve(applicationId: string, channelId: string | null): Promise<Resolution> {
-    const key = `${applicationId}\u0000${channelId ?? ''}`;
-    const now = Date.now();
-    const hit = this.cache.get(key);
-    if (hit && hit.expires > now) return hit.value;
-    const generation = this.generations.get(applicationId) ?? 0;
-    const value = this.request(applicationId, channelId).then(
-      (answer) => {
-        if ((this.generations.get(applicationId) ?? 0) === generation) this.keep(key, answer);
-        return answer;
-      },
-      (e: unknown) => this.standIn(key, e),
-    );
-    if (this.config.configCacheMs > 0) {
-      const entry: Entry = { expires: now + this.config.configCacheMs, value };
-      this.cache.set(key, entry);
-      value.then(
-        () => {
-          // Changed while we asked: the answer may predate the change, keep it out of the cache.
-          if ((this.generations.get(applicationId) ?? 0) !== generation && this.cache.get(key) === entry) this.cache.delete(key);
+    return this.cache.get(applicationId, channelId ?? '', (current) => {
+      const key = `${applicationId}\u0000${channelId ?? ''}`;
+      return this.request(applicationId, channelId).then(
+        (answer) => {
+          // Changed while we asked: the answer may predate the change; not kept to stand in either.
+          if (current()) this.keep(key, answer);
+          return answer;
         },
-        () => {
-          if (this.cache.get(key) === entry) this.cache.delete(key);
-        },
+        (e: unknown) => this.standIn(key, e),
       );
-      if (this.cache.size > 100_000) this.sweep(now);
-    }
-    return value;
+    });
   }
 
   private async request(applicationId: string, channelId: string | null): Promise<Resolution> {
@@ -153,12 +131,6 @@ export class WebhookResolver implements OnApplicationBootstrap, OnApplicationShu
     }
     this.metrics.configStale.inc();
     return kept.value;
-  }
-
-  private sweep(now: number): void {
-    for (const [key, entry] of this.cache) if (entry.expires <= now) this.cache.delete(key);
-    for (const [key, kept] of this.kept) if (now - kept.readAt > this.config.configStaleMs) this.forget(key);
-    this.logger.debug(`resolution cache swept: ${this.cache.size} entries left`);
   }
 }
 
