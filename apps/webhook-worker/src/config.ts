@@ -29,7 +29,7 @@ export const settings = {
     default: 2000,
     min: 1,
     max: 10000,
-    description: 'Events queued together (one PostgreSQL transaction, one BullMQ round trip), at most; under load, the deliveries of one webhook and channel among them share a job',
+    description: 'Events queued together (one PostgreSQL transaction, one BullMQ round trip), at most; the deliveries of one webhook among them share jobs (WEBHOOK_DELIVERIES_PER_JOB)',
   }),
   batchWindowMs: int({
     env: 'WEBHOOK_BATCH_WINDOW_MS',
@@ -55,15 +55,8 @@ export const settings = {
     default: 50,
     min: 1,
     max: 500,
-    description: 'Consecutive deliveries of one webhook and channel queued together (one BullMQ job, sent one after the other), at most; 1: a job per delivery',
-  }),
-  groupingMinEvents: int({
-    env: 'WEBHOOK_JOB_GROUPING_MIN_EVENTS',
-    default: 500,
-    min: 1,
-    max: 10000,
     description:
-      'Deliveries share jobs (WEBHOOK_DELIVERIES_PER_JOB) only when the worker takes in at least this many events at once, i.e. when it is behind; below it every delivery is a job of its own (lowest latency)',
+      'Deliveries of one webhook queued together by one intake group (one BullMQ job), at most; those of one channel are sent one after the other, channels concurrently; 1: a job per delivery',
   }),
   timeoutMs: int({ env: 'WEBHOOK_TIMEOUT_MS', default: 10 * SECOND, min: 100, max: 120 * SECOND, description: 'Timeout of one delivery attempt (connect, send, answer)' }),
   retryDelayMs: int({

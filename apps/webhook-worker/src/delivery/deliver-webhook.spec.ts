@@ -50,12 +50,20 @@ describe('DeliverWebhook', () => {
   } as unknown as DeliveryQueue;
   const deliver = new DeliverWebhook(config, resolver, repository, log, new WebhookMetrics(new Metrics('test')), queue);
 
+  /** Set: requests are answered only when their release is called (in `held`, in arrival order). */
+  let gate: Array<() => void> | null = null;
+  /** Statuses by webhook-id, before `answers` and `status`. */
+  const statusById = new Map<string, number>();
   const handler = (req: http.IncomingMessage, res: http.ServerResponse) => {
     req.resume();
     req.on('end', () => {
       requests.push(req.headers);
-      res.writeHead(answers.shift() ?? status);
-      res.end();
+      const answer = () => {
+        res.writeHead(statusById.get(String(req.headers['webhook-id'])) ?? answers.shift() ?? status);
+        res.end();
+      };
+      if (gate) gate.push(answer);
+      else answer();
     });
   };
 
@@ -76,6 +84,8 @@ describe('DeliverWebhook', () => {
     rows.length = 0;
     added.length = 0;
     answers.length = 0;
+    statusById.clear();
+    gate = null;
     resolve = async () => ({ organizationId: 'org-1', sharedSecret: 's3cret', channelConfigId: null, webhooks: [] });
   });
 
@@ -235,6 +245,52 @@ describe('DeliverWebhook', () => {
     } finally {
       narrow.sender.close();
     }
+  });
+
+  it('sends the lanes of a job (one per channel) concurrently, each in stream order, and holds a lane back while the same channel of an earlier job is in progress', async () => {
+    const until = async (cond: () => boolean) => {
+      for (let i = 0; i < 1000 && !cond(); i++) await new Promise((r) => setTimeout(r, 5));
+    };
+    const ids = () => requests.map((h) => h['webhook-id']);
+    gate = [];
+    const released = gate;
+    const first = data({ channelId: 'room-1' });
+    const [a1] = first.deliveries;
+    const running = deliver.run(job(first), 't');
+    await until(() => requests.length === 1);
+    // Job 2: room-1 after a1 (queued just before it, still in progress), room-2 twice, then room-1 again.
+    const second = data({ channelId: 'room-1' }, { prev: a1!.order, prevJobId: 'job-1' });
+    second.deliveries.push(item({ channelId: 'room-2' }), item({ channelId: 'room-2' }), item());
+    const [a2, b1, b2, a3] = second.deliveries;
+    const next = deliver.run(job(second), 't');
+    await until(() => requests.length === 2);
+    await new Promise((r) => setTimeout(r, 50));
+    // room-2 started at once; room-1 waits for a1; b2 waits for b1.
+    expect(ids()).toEqual([a1!.deliveryId, b1!.deliveryId]);
+    released.shift()!();
+    await until(() => requests.length === 3);
+    await new Promise((r) => setTimeout(r, 20));
+    expect(ids()).toEqual([a1!.deliveryId, b1!.deliveryId, a2!.deliveryId]);
+    gate = null;
+    released.splice(0).forEach((answer) => answer());
+    await expect(running).resolves.toBe('delivered');
+    await expect(next).resolves.toBe('delivered');
+    const order = ids();
+    expect(order.indexOf(a2!.deliveryId)).toBeLessThan(order.indexOf(a3!.deliveryId));
+    expect(order.indexOf(b1!.deliveryId)).toBeLessThan(order.indexOf(b2!.deliveryId));
+    expect(rows.map((r) => r.deliveryId).sort()).toEqual([a1, a2, b1, b2, a3].map((x) => x!.deliveryId).sort());
+  });
+
+  it('a delivery in another channel than the job is retried in a job of its own, with its channel', async () => {
+    const d = data({ channelId: 'room-1' });
+    d.deliveries.push(item({ channelId: 'room-2' }));
+    const b = d.deliveries[1]!;
+    statusById.set(b.deliveryId, 503);
+    await expect(deliver.run(job(d), 't')).resolves.toBe('delivered');
+    expect(added).toHaveLength(1);
+    const retry = added[0]!.jobs[0]!;
+    expect(retry).toEqual(expect.objectContaining({ channelId: 'room-2', prev: 0, prevJobId: null, recovered: true }));
+    expect(retry.deliveries).toEqual([{ deliveryId: b.deliveryId, events: b.events, order: b.order, attemptOffset: 1, replayOf: null }]);
   });
 
   it('a job of several run again sends only the deliveries still pending, continuing their attempt count', async () => {

@@ -8,7 +8,7 @@ import { DeliveryRepository, type AttemptRow } from '../log/delivery.repository.
 import { WebhookResolver } from '../matching/webhook-resolver.js';
 import { WebhookMetrics, type AttemptOutcome } from '../metrics/webhook-metrics.js';
 import { InjectWebhookConfig } from '../tokens.js';
-import { DeliveryQueue, RELIABLE_ATTEMPTS, jobIdOf, jobOrder, jobOrderingKey, orderingKey, type DeliveryItem, type DeliveryJobData } from './delivery-queue.js';
+import { DeliveryQueue, RELIABLE_ATTEMPTS, channelOfItem, jobIdOf, lanesOf, orderingKey, type DeliveryItem, type DeliveryJobData } from './delivery-queue.js';
 import { HttpSender, type SendOutcome } from './http-sender.js';
 import { KeySequencer } from './key-sequencer.js';
 import { Permits } from './permits.js';
@@ -65,11 +65,13 @@ interface Sent {
 
 /**
  * The attempts of one delivery job (the use case behind the BullMQ processor). A job carries one
- * delivery, or several consecutive deliveries of one webhook and channel (see planJobs):
+ * delivery, or several deliveries of one webhook in lanes, one per ordering key (see planJobs and
+ * lanesOf):
  *
- * 1. Jobs with the same ordering key (webhook + channel, see orderingKey) run one after the other
- *    inside this replica, in stream order (KeySequencer), and the deliveries of a job are sent one
- *    after the other: a request starts once the previous one was answered.
+ * 1. The lanes of a job run concurrently; lanes with the same ordering key (webhook + channel, see
+ *    orderingKey), in this job or others, run one after the other inside this replica, in stream
+ *    order (KeySequencer), and the deliveries of a lane are sent one after the other: a request
+ *    starts once the previous one was answered.
  * 2. A job that ran before (a retry, a job handed back after its replica died or its lock was
  *    lost, a job queued again by the reconciler, after a failed add or to retry a delivery) first
  *    checks that its deliveries are still pending: in this process's memory of finished
@@ -128,14 +130,26 @@ export class DeliverWebhook {
 
   private async process(job: Job<DeliveryJobData>, token: string | undefined): Promise<DeliveryResult> {
     const data = job.data;
-    const predecessor = data.prevJobId;
-    const sent = await this.sequencer.run(
-      jobOrderingKey(data),
-      jobOrder(data),
-      data.prev ?? 0,
-      () => this.sendAll(job, token),
-      predecessor ? () => this.queue.inProgress(predecessor) : undefined,
+    const todo = await this.toSend(job);
+    if (todo.size === 0) return 'skipped';
+    const lanes = lanesOf(data);
+    const secret = await this.secretFor(job, token, lanes[0]!.channelId);
+    const outcomes = await Promise.allSettled(
+      lanes.map((lane) =>
+        this.sequencer.run(
+          lane.key,
+          lane.order,
+          lane.prev,
+          () => this.sendAll(job, secret, lane.items, todo),
+          lane.prevJobId ? () => this.queue.inProgress(lane.prevJobId!) : undefined,
+        ),
+      ),
     );
+    const sent: Sent[] = [];
+    for (const o of outcomes) {
+      if (o.status === 'rejected') throw o.reason;
+      sent.push(...o.value);
+    }
     if (sent.length === 0) return 'skipped';
     return this.finish(job, sent);
   }
@@ -151,42 +165,48 @@ export class DeliverWebhook {
     this.settled.add(deliveryId);
   }
 
-  /** The deliveries of the job still to send, each with the number of its attempt. */
-  private async toSend(job: Job<DeliveryJobData>): Promise<Array<{ item: DeliveryItem; attempt: number }>> {
+  /** The deliveries of the job still to send (delivery id), each with the number of its attempt. */
+  private async toSend(job: Job<DeliveryJobData>): Promise<Map<string, number>> {
     const data = job.data;
     const items = data.deliveries.filter((d) => !this.settled.has(d.deliveryId));
-    if (items.length === 0) return [];
+    const todo = new Map<string, number>();
+    if (items.length === 0) return todo;
     const ranBefore = job.attemptsMade > 0 || (job.stalledCounter ?? 0) > 0 || data.recovered === true;
     const logged = ranBefore ? await this.repository.pendingAttempts(items.map((d) => d.deliveryId)) : null;
-    const todo: Array<{ item: DeliveryItem; attempt: number }> = [];
     for (const item of items) {
       if (logged && !logged.has(item.deliveryId)) {
         this.logger.debug(`delivery ${item.deliveryId} is no longer pending: skipped`);
         continue;
       }
-      todo.push({ item, attempt: Math.max(item.attemptOffset + job.attemptsMade, logged?.get(item.deliveryId) ?? 0) + 1 });
+      todo.set(item.deliveryId, Math.max(item.attemptOffset + job.attemptsMade, logged?.get(item.deliveryId) ?? 0) + 1);
     }
     return todo;
   }
 
-  private async sendAll(job: Job<DeliveryJobData>, token: string | undefined): Promise<Sent[]> {
+  /** The application's secret (null: the application is unknown); when it cannot be had, the job waits without using up an attempt. */
+  private async secretFor(job: Job<DeliveryJobData>, token: string | undefined, channelId: string | null): Promise<string | null> {
     const data = job.data;
-    const todo = await this.toSend(job);
-    if (todo.length === 0) return [];
-    let secret: string | null;
     try {
-      secret = (await this.resolver.resolve(data.applicationId, data.channelId))?.sharedSecret ?? null;
+      return (await this.resolver.resolve(data.applicationId, channelId))?.sharedSecret ?? null;
     } catch (e) {
       this.logger.warn(`job ${job.id ?? jobIdOf(data)} waits: the secret of ${data.applicationId} is unavailable (${(e as Error).message})`);
       await job.moveToDelayed(Date.now() + SECRET_RETRY_MS, token);
       throw new DelayedError();
     }
+  }
+
+  /** The deliveries of one lane still to send (in `todo`), one after the other. */
+  private async sendAll(job: Job<DeliveryJobData>, secret: string | null, lane: readonly DeliveryItem[], todo: ReadonlyMap<string, number>): Promise<Sent[]> {
+    const data = job.data;
     // A job of one delivery retries through BullMQ within its own attempts; a job of several hands
     // retries off to new jobs, up to the contract's 3 attempts.
     const single = data.deliveries.length === 1;
     const limit = single ? Math.min(data.deliveries[0]!.attemptOffset + (job.opts.attempts ?? 1), RELIABLE_ATTEMPTS) : RELIABLE_ATTEMPTS;
     const out: Sent[] = [];
-    for (const { item, attempt } of todo) {
+    for (const item of lane) {
+      const attempt = todo.get(item.deliveryId);
+      // Finished meanwhile (by a run of the job before this one, still in progress when this one started).
+      if (attempt === undefined || this.settled.has(item.deliveryId)) continue;
       // Every place taken: the log writer's rows are what this delivery waits for, write them now.
       if (this.unlogged.exhausted) this.log.expedite();
       await this.unlogged.acquire();
@@ -249,7 +269,10 @@ export class DeliverWebhook {
     for (const s of retries) byAttempt.set(s.attempt, [...(byAttempt.get(s.attempt) ?? []), s]);
     for (const [attempt, group] of byAttempt) {
       await this.queue.addAll(
-        group.map((s) => ({ ...data, deliveries: [{ ...s.item, attemptOffset: s.attempt }], prev: 0, prevJobId: null, recovered: true })),
+        group.map((s) => {
+          const { channelId: _channel, prev: _prev, prevJobId: _prevJobId, ...item } = s.item;
+          return { ...data, channelId: channelOfItem(data, s.item), deliveries: [{ ...item, attemptOffset: s.attempt }], prev: 0, prevJobId: null, recovered: true };
+        }),
         this.queue.retryDelay(attempt),
       );
     }

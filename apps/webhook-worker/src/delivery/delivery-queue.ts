@@ -41,13 +41,24 @@ export interface DeliveryItem {
   /** Attempts already logged for this delivery before this job (a retry handed off, re-queued by the reconciler). */
   attemptOffset: number;
   replayOf: string | null;
+  /** Its channel, when not the job's `channelId` (a job carries deliveries of several channels); absent: the job's. */
+  channelId?: string | null;
+  /**
+   * On the first delivery of its ordering key in the job: the `order` of the delivery queued just
+   * before it on that key by the same replica, if recent (else 0 or absent), and that delivery's job,
+   * to ask BullMQ whether it is still in progress.
+   */
+  prev?: number;
+  prevJobId?: string | null;
 }
 
 /**
  * Job payload: everything the attempts need except the secret (read at delivery time, never
- * stored in Redis). A job carries one delivery, or several consecutive deliveries of one ordering
- * key (same webhook and channel, queued by one intake group, in stream order), sent one after the
- * other: one BullMQ round trip for several deliveries.
+ * stored in Redis). A job carries the deliveries of one webhook (one target) queued by one intake
+ * group, at most `WEBHOOK_DELIVERIES_PER_JOB`: one BullMQ round trip for all of them. Its
+ * deliveries form lanes, one per ordering key (webhook + channel, see orderingKey), each in stream
+ * order and consecutive in `deliveries`; the lanes are sent concurrently, the deliveries of a lane
+ * one after the other (see lanesOf and DeliverWebhook).
  */
 export interface DeliveryJobData {
   webhookId: string;
@@ -57,29 +68,59 @@ export interface DeliveryJobData {
   reliable: boolean;
   organizationId: string;
   applicationId: string;
+  /** The channel of its deliveries that do not name their own (the first delivery's). */
   channelId: string | null;
   deliveries: DeliveryItem[];
-  /** `order` of the job queued just before this one with the same ordering key by the same replica, if recent; else 0. */
-  prev: number;
-  /** That job's id, to ask BullMQ whether it is still in progress. */
-  prevJobId: string | null;
+  /** Jobs queued before lanes: the predecessor of the (single) lane, as `DeliveryItem.prev` / `prevJobId`. */
+  prev?: number;
+  prevJobId?: string | null;
   /** Queued again (reconciler, retried add, retry handed off): the processor checks the deliveries are still pending first. */
   recovered?: boolean;
+}
+
+/** The deliveries of one ordering key in a job. */
+export interface Lane {
+  key: string;
+  channelId: string | null;
+  /** The `order` of its first delivery. */
+  order: number;
+  prev: number;
+  prevJobId: string | null;
+  items: DeliveryItem[];
+}
+
+/** The channel of a delivery of the job. */
+export function channelOfItem(data: Pick<DeliveryJobData, 'channelId'>, item: DeliveryItem): string | null {
+  return item.channelId !== undefined ? item.channelId : data.channelId;
+}
+
+/** The lanes of a job (in the order of their first delivery): its deliveries grouped by ordering key. */
+export function lanesOf(data: DeliveryJobData): Lane[] {
+  const lanes = new Map<string, Lane>();
+  for (const item of data.deliveries) {
+    const channelId = channelOfItem(data, item);
+    const key = orderingKey({ webhookId: data.webhookId, channelId, events: item.events });
+    const lane = lanes.get(key);
+    if (lane) {
+      lane.items.push(item);
+      continue;
+    }
+    const first = lanes.size === 0;
+    lanes.set(key, {
+      key,
+      channelId,
+      order: item.order,
+      prev: item.prev ?? (first ? (data.prev ?? 0) : 0),
+      prevJobId: item.prevJobId ?? (first ? (data.prevJobId ?? null) : null),
+      items: [item],
+    });
+  }
+  return [...lanes.values()];
 }
 
 /** The job id: the delivery id for a job of one delivery, else a name-based id of its deliveries. */
 export function jobIdOf(data: Pick<DeliveryJobData, 'deliveries'>): string {
   return jobIdFor(data.deliveries.map((d) => d.deliveryId));
-}
-
-/** The order of a job on its key: that of its first delivery. */
-export function jobOrder(data: Pick<DeliveryJobData, 'deliveries'>): number {
-  return data.deliveries[0]?.order ?? 0;
-}
-
-/** The ordering key of a job (all its deliveries share it). */
-export function jobOrderingKey(data: DeliveryJobData): string {
-  return orderingKey({ webhookId: data.webhookId, channelId: data.channelId, events: data.deliveries[0]?.events ?? [] });
 }
 
 /**

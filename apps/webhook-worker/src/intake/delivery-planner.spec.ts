@@ -1,5 +1,5 @@
 import type { EventInfo, ResolvedWebhook } from '@switchboard/contracts';
-import { deliveriesPerJobFor, deliveryIdFor, jobIdFor, MAX_EVENTS_PER_BATCH, planDeliveries, planJobs, type MatchedEvent } from './delivery-planner.js';
+import { deliveryIdFor, jobIdFor, MAX_EVENTS_PER_BATCH, planDeliveries, planJobs, type MatchedEvent } from './delivery-planner.js';
 
 const hook = (id: string, batch = false): ResolvedWebhook => ({ id, source: 'application', url: `https://x.test/${id}`, events: null, batch, reliable: false, disabled: false });
 const event = (id: string, timestamp: number, type = 'client.updated'): EventInfo =>
@@ -46,20 +46,10 @@ describe('planDeliveries', () => {
   });
 });
 
-describe('deliveriesPerJobFor', () => {
-  it('groups deliveries only for an intake group of at least groupingMinEvents events', () => {
-    const limits = { deliveriesPerJob: 50, groupingMinEvents: 500 };
-    expect(deliveriesPerJobFor(1, limits)).toBe(1);
-    expect(deliveriesPerJobFor(499, limits)).toBe(1);
-    expect(deliveriesPerJobFor(500, limits)).toBe(50);
-    expect(deliveriesPerJobFor(2000, { deliveriesPerJob: 1, groupingMinEvents: 1 })).toBe(1);
-  });
-});
-
 describe('planJobs', () => {
   const inChannel = (m: MatchedEvent, channelId: string): MatchedEvent => ({ ...m, channelId });
 
-  it('puts consecutive deliveries of one webhook and channel in one job, in stream order, at most maxPerJob', () => {
+  it('puts the deliveries of one webhook in one job, at most maxPerJob, a run of one channel never split and later runs of a channel in later jobs', () => {
     const w = hook('w');
     const plan = planDeliveries([
       inChannel(matched(event('a1', 1), [w]), 'a'),
@@ -67,18 +57,26 @@ describe('planJobs', () => {
       inChannel(matched(event('a2', 1), [w]), 'a'),
       inChannel(matched(event('a3', 1), [w]), 'a'),
       inChannel(matched(event('b2', 1), [w]), 'b'),
+      inChannel(matched(event('c1', 1), [w]), 'c'),
     ]);
-    const jobs = planJobs(plan, 2);
-    expect(jobs.map((j) => j.deliveries.map((d) => d.events[0]!.id))).toEqual([['a1', 'a2'], ['b1', 'b2'], ['a3']]);
+    const ids = (maxPerJob: number) => planJobs(plan, maxPerJob).map((j) => j.deliveries.map((d) => d.events[0]!.id));
+    // Runs of at most 2: a1 a2 | b1 b2 | a3 | c1; packed by 2 without splitting a run.
+    expect(ids(2)).toEqual([['a1', 'a2'], ['b1', 'b2'], ['a3', 'c1']]);
+    // Runs a1 a2 a3 | b1 b2 | c1; a job of 4 takes the first run and not the second (it would not fit whole).
+    expect(ids(4)).toEqual([['a1', 'a2', 'a3'], ['b1', 'b2', 'c1']]);
+    expect(ids(50)).toEqual([['a1', 'a2', 'a3', 'b1', 'b2', 'c1']]);
+    expect(ids(1)).toEqual([['a1'], ['b1'], ['a2'], ['a3'], ['b2'], ['c1']]);
     // A job of several has a name-based id of its deliveries, recorded on each; a job of one is its delivery.
+    const jobs = planJobs(plan, 5);
+    expect(jobs.map((j) => j.deliveries.length)).toEqual([5, 1]);
     expect(jobs[0]!.id).toBe(jobIdFor(jobs[0]!.deliveries.map((d) => d.id)));
     expect(jobs[0]!.id).not.toBe(jobs[0]!.deliveries[0]!.id);
-    expect(jobs[0]!.deliveries.map((d) => d.jobId)).toEqual([jobs[0]!.id, jobs[0]!.id]);
-    expect(jobs[2]!.id).toBe(jobs[2]!.deliveries[0]!.id);
-    expect(jobs[2]!.deliveries[0]!.jobId).toBeNull();
+    expect(jobs[0]!.deliveries.map((d) => d.jobId)).toEqual(Array(5).fill(jobs[0]!.id));
+    expect(jobs[1]!.id).toBe(jobs[1]!.deliveries[0]!.id);
+    expect(jobs[1]!.deliveries[0]!.jobId).toBeNull();
   });
 
-  it('keeps webhooks, targets and events outside channels (no order to keep) apart', () => {
+  it('keeps webhooks and targets apart; events outside channels (no order to keep) go in lanes of their own', () => {
     const w = hook('w');
     const other = { ...hook('w'), url: 'https://x.test/elsewhere' };
     const plan = planDeliveries([
@@ -89,6 +87,6 @@ describe('planJobs', () => {
       inChannel(matched(event('e5', 1), [w, hook('v')]), 'a'),
     ]);
     const jobs = planJobs(plan, 50);
-    expect(jobs.map((j) => j.deliveries.map((d) => `${d.webhook.id}:${d.events[0]!.id}`))).toEqual([['w:e1', 'w:e5'], ['v:e1', 'v:e5'], ['w:e2'], ['w:e3'], ['w:e4']]);
+    expect(jobs.map((j) => j.deliveries.map((d) => `${d.webhook.id}:${d.events[0]!.id}`))).toEqual([['w:e1', 'w:e5', 'w:e3', 'w:e4'], ['v:e1', 'v:e5'], ['w:e2']]);
   });
 });

@@ -26,7 +26,7 @@ export interface PlannedDelivery {
   jobId?: string | null;
 }
 
-/** Consecutive deliveries of one ordering key, queued as one BullMQ job and sent one after the other. */
+/** Deliveries of one target queued as one BullMQ job: a lane per ordering key (see planJobs). */
 export interface PlannedJob {
   id: string;
   deliveries: PlannedDelivery[];
@@ -62,33 +62,39 @@ export function orderingKey(data: { webhookId: string; channelId: string | null;
 }
 
 /**
- * How many deliveries may share a job for an intake group of `eventCount` events: grouping saves
- * CPU per delivery but sends a job's deliveries one after the other, which adds latency; so only
- * a worker that is behind (a large intake group) groups.
- */
-export function deliveriesPerJobFor(eventCount: number, limits: { deliveriesPerJob: number; groupingMinEvents: number }): number {
-  return eventCount >= limits.groupingMinEvents ? limits.deliveriesPerJob : 1;
-}
-
-/**
- * Groups planned deliveries (in stream order) into jobs: the consecutive deliveries of one ordering
- * key with the same target (URL, flags, owner) go in one job, at most `maxPerJob`, in stream
- * order; jobs come in the order of their first delivery. A delivery of a job of several gets its
- * `jobId` (recorded with it: the reconciler looks the job up by it).
+ * Groups planned deliveries (in stream order) into jobs. First into runs: the consecutive
+ * deliveries of one ordering key (see orderingKey), at most `maxPerJob`, in stream order. Then the
+ * runs of one target (webhook, URL, flags, owner) are packed into jobs of at most `maxPerJob`
+ * deliveries, in the order of their first delivery, a run never split: a job holds at most one
+ * run of a key (one lane, see lanesOf), and a key's later runs go in later jobs. Jobs come in the
+ * order of their first delivery. A delivery of a job of several gets its `jobId` (recorded with
+ * it: the reconciler looks the job up by it).
  */
 export function planJobs(deliveries: readonly PlannedDelivery[], maxPerJob: number): PlannedJob[] {
-  const jobs: PlannedJob[] = [];
-  const open = new Map<string, PlannedJob>();
+  const runs: PlannedDelivery[][] = [];
+  const openRuns = new Map<string, PlannedDelivery[]>();
   for (const d of deliveries) {
-    const w = d.webhook;
-    const key = [orderingKey({ webhookId: w.id, channelId: d.channelId, events: d.events }), w.source, w.url, w.batch, w.reliable, d.organizationId, d.applicationId].join('\u0000');
-    const job = open.get(key);
-    if (job && job.deliveries.length < maxPerJob) {
-      job.deliveries.push(d);
+    const key = `${targetKey(d)}\u0000${orderingKey({ webhookId: d.webhook.id, channelId: d.channelId, events: d.events })}`;
+    const run = openRuns.get(key);
+    if (run && run.length < maxPerJob) {
+      run.push(d);
       continue;
     }
-    const created: PlannedJob = { id: '', deliveries: [d] };
-    open.set(key, created);
+    const created = [d];
+    openRuns.set(key, created);
+    runs.push(created);
+  }
+  const jobs: PlannedJob[] = [];
+  const openJobs = new Map<string, PlannedJob>();
+  for (const run of runs) {
+    const key = targetKey(run[0]!);
+    const job = openJobs.get(key);
+    if (job && job.deliveries.length + run.length <= maxPerJob) {
+      job.deliveries.push(...run);
+      continue;
+    }
+    const created: PlannedJob = { id: '', deliveries: [...run] };
+    openJobs.set(key, created);
     jobs.push(created);
   }
   for (const job of jobs) {
@@ -96,6 +102,12 @@ export function planJobs(deliveries: readonly PlannedDelivery[], maxPerJob: numb
     for (const d of job.deliveries) d.jobId = job.deliveries.length > 1 ? job.id : null;
   }
   return jobs;
+}
+
+/** What the deliveries of one job share: the webhook and where and how it is called, and the owner. */
+function targetKey(d: PlannedDelivery): string {
+  const w = d.webhook;
+  return [w.id, w.source, w.url, w.batch, w.reliable, d.organizationId, d.applicationId].join('\u0000');
 }
 
 /**

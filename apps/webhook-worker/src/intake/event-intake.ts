@@ -3,14 +3,14 @@ import type { JsMsg } from '@nats-io/jetstream';
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import type { DomainEvent } from '@switchboard/contracts';
 import type { WebhookWorkerConfig } from '../config.js';
-import { DeliveryQueue, jobIdOf, jobOrder, jobOrderingKey, type DeliveryJobData } from '../delivery/delivery-queue.js';
+import { DeliveryQueue, jobIdOf, lanesOf, type DeliveryJobData } from '../delivery/delivery-queue.js';
 import { DeliveryRepository } from '../log/delivery.repository.js';
 import { channelOf, webhooksFor } from '../matching/matching.js';
 import { WebhookResolver, type Resolution } from '../matching/webhook-resolver.js';
 import { WebhookMetrics } from '../metrics/webhook-metrics.js';
 import { decodeDomainEvent } from './event-stream.js';
 import { InjectWebhookConfig } from '../tokens.js';
-import { deliveriesPerJobFor, planDeliveries, planJobs, type MatchedEvent, type PlannedDelivery, type PlannedJob } from './delivery-planner.js';
+import { planDeliveries, planJobs, type MatchedEvent, type PlannedDelivery, type PlannedJob } from './delivery-planner.js';
 
 /** Events decoded per turn of the event loop. */
 const SLICE = 250;
@@ -18,7 +18,7 @@ const SLICE = 250;
 /** How long an event whose configuration could not be read waits before JetStream hands it over again. */
 const DEFER_MS = 1000;
 
-/** The job of planned deliveries (consecutive ones of one ordering key and target, see planJobs). */
+/** The job of planned deliveries (of one target, see planJobs). */
 export function jobOf(deliveries: readonly PlannedDelivery[], replayOf: string | null = null): DeliveryJobData {
   const d = deliveries[0]!;
   return {
@@ -30,9 +30,14 @@ export function jobOf(deliveries: readonly PlannedDelivery[], replayOf: string |
     organizationId: d.organizationId,
     applicationId: d.applicationId,
     channelId: d.channelId,
-    deliveries: deliveries.map((x) => ({ deliveryId: x.id, events: x.events, order: x.order, attemptOffset: 0, replayOf })),
-    prev: 0,
-    prevJobId: null,
+    deliveries: deliveries.map((x) => ({
+      deliveryId: x.id,
+      events: x.events,
+      order: x.order,
+      attemptOffset: 0,
+      replayOf,
+      ...(x.channelId !== d.channelId ? { channelId: x.channelId } : {}),
+    })),
   };
 }
 
@@ -60,8 +65,8 @@ export function mergeGroups(a: PreparedGroup, b: PreparedGroup): PreparedGroup {
  *    answer, the events concerned are NAKed with a delay and nothing else happens to them;
  * 3. one PostgreSQL transaction marks the events processed and writes the deliveries of the events
  *    that were not processed before (see DeliveryRepository.commitIntake);
- * 4. the jobs go to BullMQ in one round trip: consecutive deliveries of one webhook and channel
- *    share a job (at most `WEBHOOK_DELIVERIES_PER_JOB`; job id = delivery id for a job of one);
+ * 4. the jobs go to BullMQ in one round trip: the deliveries of one webhook share a job (at most
+ *    `WEBHOOK_DELIVERIES_PER_JOB`, see planJobs; job id = delivery id for a job of one);
  * 5. only then the messages are acknowledged.
  *
  * A crash between 3 and 4 leaves pending deliveries without jobs: the reconciler queues them.
@@ -165,7 +170,7 @@ export class EventIntake {
     if (ready.length > 0) {
       const committed = await this.repository.commitIntake(
         ready.map((r) => r.matched.event.id),
-        (fresh) => planJobs(planDeliveries(ready.filter((r) => fresh.has(r.matched.event.id)).map((r) => r.matched)), deliveriesPerJobFor(ready.length, this.config)),
+        (fresh) => planJobs(planDeliveries(ready.filter((r) => fresh.has(r.matched.event.id)).map((r) => r.matched)), this.config.deliveriesPerJob),
         Date.now(),
       );
       jobs = committed.jobs;
@@ -193,20 +198,21 @@ export class EventIntake {
     return { acked: ack.length, deliveries: jobs.reduce((n, j) => n + j.deliveries.length, 0) };
   }
 
-  /** The jobs (in stream order), each naming the recent job before it on its ordering key. */
+  /** The jobs (in stream order), each lane naming the recent delivery before it on its ordering key. */
   private withPredecessors(planned: readonly PlannedJob[]): DeliveryJobData[] {
     const now = Date.now();
     const jobs = planned.map((p) => {
       const job = jobOf(p.deliveries);
-      const key = jobOrderingKey(job);
-      const order = jobOrder(job);
-      const last = this.lastQueued.get(key);
-      if (last && now - last.at < PREDECESSOR_MEMORY_MS && last.order < order) {
-        job.prev = last.order;
-        job.prevJobId = last.id;
+      const id = jobIdOf(job);
+      for (const lane of lanesOf(job)) {
+        const last = this.lastQueued.get(lane.key);
+        if (last && now - last.at < PREDECESSOR_MEMORY_MS && last.order < lane.order) {
+          lane.items[0]!.prev = last.order;
+          lane.items[0]!.prevJobId = last.id;
+        }
+        this.lastQueued.delete(lane.key);
+        this.lastQueued.set(lane.key, { order: lane.order, id, at: now });
       }
-      this.lastQueued.delete(key);
-      this.lastQueued.set(key, { order, id: jobIdOf(job), at: now });
       return job;
     });
     if (this.lastQueued.size > MAX_ORDERING_KEYS) {
