@@ -425,6 +425,33 @@ describe('webhook-worker delivers domain events to webhooks', () => {
     expect(receiver.at(p).flatMap((r) => r.eventIds)).toEqual(events.map((e) => e.id));
   });
 
+  it('keeps each channel in stream order when a job carries deliveries of several channels', async () => {
+    const a = app();
+    const p = path();
+    management.apps.set(a, { organizationId: ORG, sharedSecret: SECRET, webhooks: [webhook('lanes', `${receiver.url}${p}`)] });
+    // 8 channels of 20 events: a channel's run in a group is at most 20 deliveries, so a job (at
+    // most 50) holds runs of several channels.
+    const channels = Array.from({ length: 8 }, (_, i) => `room-${i}`);
+    const events = Array.from({ length: 160 }, (_, i) => eventInfo('channel.client.joined', a, { channelId: channels[i % channels.length]! }));
+    // Published at once, without waiting for each acknowledgement: the worker takes them in groups
+    // spanning the channels, and the order to keep is the stream's (each PubAck's sequence).
+    const seq = new Map<string, number>();
+    await Promise.all(events.map(async (e) => seq.set(e.id, await bus.publish(a, ORG, e))));
+    await waitFor(() => receiver.at(p).length === events.length, { timeoutMs: 15000, description: 'every event delivered' });
+    const arrived = receiver.at(p).flatMap((r) => r.eventIds);
+    for (const channel of channels) {
+      const ofChannel = events.filter((e) => e.channel?.id === channel).map((e) => e.id);
+      expect(arrived.filter((id) => ofChannel.includes(id))).toEqual([...ofChannel].sort((x, y) => seq.get(x)! - seq.get(y)!));
+    }
+    // Some job carried deliveries of several channels (lanes), so the order held across them too.
+    const jobs = await sql<{ channels: number }>(
+      db.url,
+      `SELECT count(DISTINCT channel_id)::int AS channels FROM webhook.delivery WHERE application_id = $1 AND job_id IS NOT NULL GROUP BY job_id`,
+      [a],
+    );
+    expect(Math.max(0, ...jobs.map((j) => j.channels))).toBeGreaterThan(1);
+  });
+
   it('a pending delivery whose job was lost (crash between commit and queueing, Redis data loss) is queued again', async () => {
     const a = app();
     const p = path();

@@ -194,7 +194,8 @@ export function eventInfo(type: WebhookEventName, applicationId: string, options
 
 export interface EventBus {
   js: JetStreamClient;
-  publish(applicationId: string, organizationId: string, event: EventInfo, msgId?: string): Promise<void>;
+  /** Resolves with the stream sequence JetStream gave the event (its place in the stream order). */
+  publish(applicationId: string, organizationId: string, event: EventInfo, msgId?: string): Promise<number>;
   /** Publishes many events without waiting for each PubAck in turn (a window of outstanding publishes). */
   publishMany(items: Array<{ applicationId: string; organizationId: string; event: EventInfo }>, window?: number): Promise<void>;
 }
@@ -208,7 +209,7 @@ export async function eventBus(nc: NatsConnection, ns: string): Promise<EventBus
     const domain: DomainEvent = { event, applicationId, organizationId };
     const h = natsHeaders();
     h.set('Nats-Msg-Id', msgId);
-    await js.publish(eventSubject(ns, event.type), JSON.stringify(domain), { headers: h });
+    return (await js.publish(eventSubject(ns, event.type), JSON.stringify(domain), { headers: h })).seq;
   };
   return {
     js,
