@@ -22,9 +22,9 @@ import { WEBHOOK_CONFIG } from './tokens.js';
 
 /**
  * Start and stop order. Start: deliveries (BullMQ worker), then maintenance, then the event
- * consumer. Stop (before NATS, PostgreSQL and Redis close): stop reading events and finish the
- * group in progress, stop the worker after its jobs in progress, write the last attempts, stop
- * maintenance, close the queue.
+ * consumer. Stop (before NATS, PostgreSQL and Redis close): at once, stop reading events and
+ * finish the group in progress, and stop the worker (the attempts in flight finish, the rest of
+ * its jobs goes back to the queue); then write the last attempts, stop maintenance, close the queue.
  */
 @Injectable()
 class WebhookLifecycle implements OnApplicationBootstrap, BeforeApplicationShutdown {
@@ -43,8 +43,8 @@ class WebhookLifecycle implements OnApplicationBootstrap, BeforeApplicationShutd
   }
 
   async beforeApplicationShutdown(): Promise<void> {
-    await this.consumer.stop();
-    await this.worker.stop();
+    // Both at once: deliveries stop starting while the group of events in progress is queued.
+    await Promise.all([this.consumer.stop(), this.worker.stop()]);
     await this.log.drain();
     await this.maintenance.stop();
     await this.queue.close();

@@ -43,7 +43,7 @@ describe('DeliverWebhook', () => {
   const added: Array<{ jobs: DeliveryJobData[]; delayMs: number }> = [];
   const queue = {
     inProgress: async () => false,
-    addAll: async (jobs: DeliveryJobData[], delayMs: number) => {
+    addAll: async (jobs: DeliveryJobData[], delayMs = 0) => {
       added.push({ jobs, delayMs });
     },
     retryDelay: (attempt: number) => 100 * 2 ** (attempt - 1),
@@ -117,8 +117,21 @@ describe('DeliverWebhook', () => {
     const moveToDelayed = async (...args: unknown[]) => {
       delayed.push(args);
     };
-    const j = { data: d, attemptsMade: over.attemptsMade ?? 0, stalledCounter: over.stalledCounter ?? 0, opts: { attempts: over.attempts ?? (d.reliable && d.deliveries.length === 1 ? 3 : 1) }, moveToDelayed, delayed };
-    return j as unknown as Job<DeliveryJobData> & { delayed: unknown[][] };
+    const updated: DeliveryJobData[] = [];
+    const updateData = async (next: DeliveryJobData) => {
+      updated.push(next);
+    };
+    const j = {
+      data: d,
+      attemptsMade: over.attemptsMade ?? 0,
+      stalledCounter: over.stalledCounter ?? 0,
+      opts: { attempts: over.attempts ?? (d.reliable && d.deliveries.length === 1 ? 3 : 1) },
+      moveToDelayed,
+      delayed,
+      updateData,
+      updated,
+    };
+    return j as unknown as Job<DeliveryJobData> & { delayed: unknown[][]; updated: DeliveryJobData[] };
   };
 
   it('a 2xx is delivered and logged as the final, successful attempt 1, with the signature headers', async () => {
@@ -291,6 +304,68 @@ describe('DeliverWebhook', () => {
     const retry = added[0]!.jobs[0]!;
     expect(retry).toEqual(expect.objectContaining({ channelId: 'room-2', prev: 0, prevJobId: null, recovered: true }));
     expect(retry.deliveries).toEqual([{ deliveryId: b.deliveryId, events: b.events, order: b.order, attemptOffset: 1, replayOf: null }]);
+  });
+
+  describe('stopping (stopSending)', () => {
+    const until = async (cond: () => boolean) => {
+      for (let i = 0; i < 1000 && !cond(); i++) await new Promise((r) => setTimeout(r, 5));
+    };
+    let stopper: DeliverWebhook;
+    beforeEach(() => {
+      stopper = new DeliverWebhook(config, resolver, repository, log, new WebhookMetrics(new Metrics('test')), queue);
+    });
+    afterEach(() => stopper.sender.close());
+
+    it('a job of several finishes the attempt in flight, hands its retry off, and goes back to the queue with only the deliveries not attempted', async () => {
+      gate = [];
+      const released = gate;
+      const d = data();
+      d.deliveries.push(item(), item(), item());
+      const [first, ...rest] = d.deliveries;
+      statusById.set(first!.deliveryId, 503);
+      const j = job(d);
+      const run = stopper.run(j, 'tok');
+      await until(() => requests.length === 1);
+      stopper.stopSending();
+      released.shift()!();
+      await expect(run).rejects.toBeInstanceOf(DelayedError);
+      // The attempt in flight was logged and its retry handed off (backoff) before the job went back.
+      expect(rows).toEqual([expect.objectContaining({ deliveryId: first!.deliveryId, attempt: 1, statusCode: 503, final: false })]);
+      expect(added).toEqual([{ jobs: [expect.objectContaining({ deliveries: [{ ...first!, attemptOffset: 1 }], recovered: true })], delayMs: 100 }]);
+      expect(j.updated).toEqual([{ ...d, deliveries: rest, recovered: true }]);
+      expect(j.delayed).toEqual([[expect.any(Number), 'tok']]);
+      expect(requests).toHaveLength(1);
+      // Its next run (any replica) checks them in PostgreSQL and sends only those.
+      const again = new DeliverWebhook(config, resolver, repository, log, new WebhookMetrics(new Metrics('test')), queue);
+      try {
+        gate = null;
+        await expect(again.run(job(j.updated[0]!), 't')).resolves.toBe('delivered');
+        expect(requests.slice(1).map((h) => h['webhook-id'])).toEqual(rest.map((x) => x.deliveryId));
+      } finally {
+        again.sender.close();
+      }
+    });
+
+    it('the one delivery left of a job of several goes in a job of its own; a job of one not started goes back whole', async () => {
+      gate = [];
+      const released = gate;
+      const d = data();
+      d.deliveries.push(item());
+      const j = job(d);
+      const run = stopper.run(j, 't');
+      await until(() => requests.length === 1);
+      stopper.stopSending();
+      released.shift()!();
+      await expect(run).resolves.toBe('delivered');
+      expect(added).toEqual([{ jobs: [expect.objectContaining({ deliveries: [{ ...d.deliveries[1]!, attemptOffset: 0 }], recovered: true })], delayMs: 0 }]);
+      expect(j.updated).toEqual([]);
+
+      const single = job(data());
+      await expect(stopper.run(single, 't')).rejects.toBeInstanceOf(DelayedError);
+      expect(single.updated).toEqual([{ ...single.data, recovered: true }]);
+      expect(single.delayed).toHaveLength(1);
+      expect(requests).toHaveLength(1);
+    });
   });
 
   it('a job of several run again sends only the deliveries still pending, continuing their attempt count', async () => {

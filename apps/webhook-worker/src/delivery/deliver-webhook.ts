@@ -87,6 +87,8 @@ interface Sent {
  *    in a job of its own, delayed by the backoff, before it completes (so later deliveries are
  *    not held back). Any other failure is final: a job of one delivery fails for good
  *    (UnrecoverableError), a job of several completes (the log has the outcome).
+ * 5. When the replica stops (`stopSending`), no delivery starts any more: the attempts in flight
+ *    finish and are logged, and the deliveries not attempted go back to the queue (see handBack).
  */
 @Injectable()
 export class DeliverWebhook {
@@ -103,6 +105,8 @@ export class DeliverWebhook {
    * interval would stall the deliveries waiting for a place.
    */
   private readonly unlogged: Permits;
+  /** Set when the replica stops: no delivery is started any more, the rest of each job is handed back (see handBack). */
+  private stopping = false;
   readonly sender: HttpSender;
 
   constructor(
@@ -117,6 +121,15 @@ export class DeliverWebhook {
     this.unlogged = new Permits(config.concurrency);
     const guard = new TargetGuard({ allowPrivate: config.allowPrivateTargets, allowLoopback: config.allowLoopback });
     this.sender = new HttpSender(guard, { maxSocketsPerOrigin: config.maxSocketsPerOrigin });
+  }
+
+  /**
+   * The replica stops: the attempts in flight finish and are logged, no other delivery starts, and
+   * each job hands the deliveries it has not attempted back to the queue (see handBack), so a
+   * stop takes about one attempt, not every delivery of the jobs in progress.
+   */
+  stopSending(): void {
+    this.stopping = true;
   }
 
   async run(job: Job<DeliveryJobData>, token: string | undefined): Promise<DeliveryResult> {
@@ -141,7 +154,8 @@ export class DeliverWebhook {
           lane.order,
           lane.prev,
           () => this.sendAll(job, secret, lane.items, todo),
-          lane.prevJobId ? () => this.queue.inProgress(lane.prevJobId!) : undefined,
+          // Stopping: a lane waiting for another replica's job starts at once (and sends nothing).
+          lane.prevJobId ? () => (this.stopping ? Promise.resolve(false) : this.queue.inProgress(lane.prevJobId!)) : undefined,
         ),
       ),
     );
@@ -150,8 +164,35 @@ export class DeliverWebhook {
       if (o.status === 'rejected') throw o.reason;
       sent.push(...o.value);
     }
+    const attempted = new Set(sent.map((s) => s.item.deliveryId));
+    const unsent = data.deliveries
+      .filter((d) => todo.has(d.deliveryId) && !attempted.has(d.deliveryId) && !this.settled.has(d.deliveryId))
+      .map((d) => ({ ...d, attemptOffset: todo.get(d.deliveryId)! - 1 }));
+    if (unsent.length > 0) return this.handBack(job, token, sent, unsent);
     if (sent.length === 0) return 'skipped';
     return this.finish(job, sent);
+  }
+
+  /**
+   * Stopping with deliveries of the job not attempted (`unsent`, their attempt counts so far in
+   * `attemptOffset`): the attempts made are finished as usual (see settle), then what is left goes
+   * back to the queue at once, for any replica, without using up an attempt: the job itself, keeping
+   * only the deliveries not attempted and marked `recovered` (its next run checks them in
+   * PostgreSQL first; its id stays, so the delivery rows' `job_id` still finds it), or, when a job of
+   * several has one left, a job of its own for it (so that it keeps the retries of a job of one).
+   */
+  private async handBack(job: Job<DeliveryJobData>, token: string | undefined, sent: readonly Sent[], unsent: DeliveryItem[]): Promise<DeliveryResult> {
+    const data = job.data;
+    const id = job.id ?? jobIdOf(data);
+    if (sent.length > 0) await this.settle(data, sent);
+    this.logger.log(`stopping: ${unsent.length} deliveries of job ${id} handed back to the queue`);
+    if (unsent.length === 1 && data.deliveries.length > 1) {
+      await this.queue.addAll([jobOfOne(data, unsent[0]!, unsent[0]!.attemptOffset)]);
+      return 'delivered';
+    }
+    await job.updateData({ ...data, deliveries: unsent, recovered: true });
+    await job.moveToDelayed(Date.now(), token);
+    throw new DelayedError();
   }
 
   private remember(deliveryId: string): void {
@@ -207,9 +248,14 @@ export class DeliverWebhook {
       const attempt = todo.get(item.deliveryId);
       // Finished meanwhile (by a run of the job before this one, still in progress when this one started).
       if (attempt === undefined || this.settled.has(item.deliveryId)) continue;
+      if (this.stopping) break;
       // Every place taken: the log writer's rows are what this delivery waits for, write them now.
       if (this.unlogged.exhausted) this.log.expedite();
       await this.unlogged.acquire();
+      if (this.stopping) {
+        this.unlogged.release();
+        break;
+      }
       let sent: Sent;
       try {
         sent = await this.attempt(data, secret, item, attempt, limit);
@@ -246,37 +292,44 @@ export class DeliverWebhook {
 
   private async finish(job: Job<DeliveryJobData>, sent: readonly Sent[]): Promise<DeliveryResult> {
     const data = job.data;
-    // The job finishes only once its attempts are logged (DeliveryLogWriter retries until
-    // PostgreSQL takes them): a delivery whose job is done is never pending in PostgreSQL unless
-    // a retry job holds it, so the reconciler cannot send it again, and a second run of this job
-    // (lock lost, Redis restarted) finds it finished, in `settled` or in PostgreSQL.
+    if (data.deliveries.length > 1) {
+      await this.settle(data, sent);
+      return 'delivered';
+    }
+    await this.logged(data, sent);
+    const s = sent[0]!;
+    if (succeeded(s.outcome)) return 'delivered';
+    const message = failureMessage(data, s);
+    if (s.again) throw new Error(message);
+    throw new UnrecoverableError(message);
+  }
+
+  /**
+   * The job finishes only once its attempts are logged (DeliveryLogWriter retries until
+   * PostgreSQL takes them): a delivery whose job is done is never pending in PostgreSQL unless a
+   * retry job holds it, so the reconciler cannot send it again, and a second run of this job (lock
+   * lost, Redis restarted) finds it finished, in `settled` or in PostgreSQL. Then the attempts are
+   * counted.
+   */
+  private async logged(data: DeliveryJobData, sent: readonly Sent[]): Promise<void> {
     const logStarted = performance.now();
     await Promise.all(sent.map((s) => s.logged));
     this.metrics.logWrite.observe((performance.now() - logStarted) / 1000);
     for (const s of sent) this.count(data, s);
+  }
 
-    if (data.deliveries.length === 1) {
-      const s = sent[0]!;
-      if (succeeded(s.outcome)) return 'delivered';
-      const message = failureMessage(data, s);
-      if (s.again) throw new Error(message);
-      throw new UnrecoverableError(message);
-    }
-    const retries = sent.filter((s) => s.again);
+  /** The attempts of a job of several: logged and counted, and those to retry handed to jobs of their own, before the job completes (a crash in between runs it again, and it finds them still pending). */
+  private async settle(data: DeliveryJobData, sent: readonly Sent[]): Promise<void> {
+    await this.logged(data, sent);
     for (const s of sent) if (!succeeded(s.outcome)) this.logger.debug(failureMessage(data, s));
-    // Before this job completes: a crash in between runs it again, and it finds them still pending.
     const byAttempt = new Map<number, Sent[]>();
-    for (const s of retries) byAttempt.set(s.attempt, [...(byAttempt.get(s.attempt) ?? []), s]);
+    for (const s of sent.filter((x) => x.again)) byAttempt.set(s.attempt, [...(byAttempt.get(s.attempt) ?? []), s]);
     for (const [attempt, group] of byAttempt) {
       await this.queue.addAll(
-        group.map((s) => {
-          const { channelId: _channel, prev: _prev, prevJobId: _prevJobId, ...item } = s.item;
-          return { ...data, channelId: channelOfItem(data, s.item), deliveries: [{ ...item, attemptOffset: s.attempt }], prev: 0, prevJobId: null, recovered: true };
-        }),
+        group.map((s) => jobOfOne(data, s.item, s.attempt)),
         this.queue.retryDelay(attempt),
       );
     }
-    return 'delivered';
   }
 
   private count(data: DeliveryJobData, s: Sent): void {
@@ -290,6 +343,12 @@ export class DeliverWebhook {
       for (const e of s.item.events) this.metrics.eventToDelivery.observe(Math.max(0, answeredAt - e.timestamp) / 1000);
     }
   }
+}
+
+/** A job of its own (id = delivery id, retried by BullMQ) for a delivery of a job of several, `attemptOffset` attempts already made. */
+function jobOfOne(data: DeliveryJobData, item: DeliveryItem, attemptOffset: number): DeliveryJobData {
+  const { channelId: _channel, prev: _prev, prevJobId: _prevJobId, ...rest } = item;
+  return { ...data, channelId: channelOfItem(data, item), deliveries: [{ ...rest, attemptOffset }], prev: 0, prevJobId: null, recovered: true };
 }
 
 function errorOf(outcome: SendOutcome): string | null {
