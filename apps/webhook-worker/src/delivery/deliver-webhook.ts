@@ -145,10 +145,9 @@ export class DeliverWebhook {
     const data = job.data;
     const todo = await this.toSend(job);
     if (todo.size === 0) return 'skipped';
-    const lanes = lanesOf(data);
-    const secret = await this.secretFor(job, token, lanes[0]!.channelId);
+    const secret = await this.secretFor(job, token);
     const outcomes = await Promise.allSettled(
-      lanes.map((lane) =>
+      lanesOf(data).map((lane) =>
         this.sequencer.run(
           lane.key,
           lane.order,
@@ -225,10 +224,10 @@ export class DeliverWebhook {
   }
 
   /** The application's secret (null: the application is unknown); when it cannot be had, the job waits without using up an attempt. */
-  private async secretFor(job: Job<DeliveryJobData>, token: string | undefined, channelId: string | null): Promise<string | null> {
+  private async secretFor(job: Job<DeliveryJobData>, token: string | undefined): Promise<string | null> {
     const data = job.data;
     try {
-      return (await this.resolver.resolve(data.applicationId, channelId))?.sharedSecret ?? null;
+      return (await this.resolver.resolve(data.applicationId, data.channelId))?.sharedSecret ?? null;
     } catch (e) {
       this.logger.warn(`job ${job.id ?? jobIdOf(data)} waits: the secret of ${data.applicationId} is unavailable (${(e as Error).message})`);
       await job.moveToDelayed(Date.now() + SECRET_RETRY_MS, token);

@@ -119,8 +119,6 @@ export class MaintenanceService {
             applicationId: d.applicationId,
             channelId: d.channelId,
             deliveries: [{ deliveryId: d.id, events: d.events, order: 0, attemptOffset: d.attempts, replayOf: d.replayOf }],
-            prev: 0,
-            prevJobId: null,
             recovered: true,
           })),
         );
