@@ -398,10 +398,24 @@ try {
       polling = false;
       await consumerPoll;
       const rows = bucketTimeline(samples, { pub: publishedAt, recv: events.filter((e) => received.has(e.id)).map((e) => received.get(e.id).at) }, started, consumerPoints);
-      results.burstTimeline = { startedAt: started, rows, others };
+      // Idle cores beside threads queued for a core: capacity the pipeline's threads could not use. The
+      // tail: the buckets after the worker acknowledged the last event (deliveries only).
+      const mean = (list, pick) => +(list.reduce((n, r) => n + pick(r) * r.ms, 0) / Math.max(1, list.reduce((n, r) => n + r.ms, 0))).toFixed(2);
+      const tail = rows.filter((r) => r.acked === BURST);
+      results.burstTimeline = {
+        startedAt: started,
+        rows,
+        others,
+        cores: { idle: mean(rows, (r) => r.machine.idle), waiting: mean(rows, (r) => r.waiting) },
+        tailCores: { idle: mean(tail, (r) => r.machine.idle), waiting: mean(tail, (r) => r.waiting) },
+      };
+      log(
+        `burst: on average ${results.burstTimeline.cores.idle} cores idle while the pipeline's threads waited for a CPU ${results.burstTimeline.cores.waiting} cores' worth of time; ` +
+          `in the tail (${tail.length} buckets after the last acknowledgement) ${results.burstTimeline.tailCores.idle} idle, ${results.burstTimeline.tailCores.waiting} waiting`,
+      );
       log(`burst: other processes that used CPU meanwhile: ${others.map((o) => `${o.name} (${o.pid}) ${o.cpuSeconds} s`).join(', ') || 'none'}`);
       log(
-        `burst timeline (100 ms buckets from the first publish: cores used by each process and in all, the machine's cores busy with other work, idle and stolen; ` +
+        `burst timeline (100 ms buckets from the first publish: cores used by each process and in all, the machine's cores busy with other work, idle and stolen, and the time the pipeline's threads waited for a core; ` +
           `events handed to the worker and acknowledged by it so far; events published and deliveries received in the bucket):\n${formatTimeline(rows)}`,
       );
     }

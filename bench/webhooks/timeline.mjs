@@ -1,5 +1,5 @@
-// A per-bucket timeline of the CPU each process of the pipeline used (and what the machine did
-// besides), sampled from /proc by a worker thread so that a busy bench event loop does not delay
+// A per-bucket timeline of the CPU each process of the pipeline used, how long their threads waited
+// for a CPU (and what the machine did besides), sampled from /proc by a worker thread so that a busy bench event loop does not delay
 // the samples. Linux only. See bench/webhooks/README.md ("--timeline").
 //
 //   const t = startTimeline({ worker: pid, ... }, { postmaster: pid, intervalMs: 100 });
@@ -13,18 +13,23 @@ import { Worker, isMainThread, parentPort, workerData } from 'node:worker_thread
 
 const TICK_NS = 1e7; // 100 ticks per second
 
-/** CPU time (ns) of every thread of `pid` so far, from /proc/<pid>/task/<tid>/schedstat (run time in ns). */
+/**
+ * Of every thread of `pid` so far, from /proc/<pid>/task/<tid>/schedstat: the time run on a CPU and
+ * the time spent runnable, waiting for a CPU (ns).
+ */
 function threadsNs(pid) {
-  let ns = 0;
+  const ns = { run: 0, wait: 0 };
   let tids;
   try {
     tids = fs.readdirSync(`/proc/${pid}/task`);
   } catch {
-    return NaN;
+    return { run: NaN, wait: NaN };
   }
   for (const tid of tids) {
     try {
-      ns += Number(fs.readFileSync(`/proc/${pid}/task/${tid}/schedstat`, 'utf8').split(' ')[0]);
+      const [run, wait] = fs.readFileSync(`/proc/${pid}/task/${tid}/schedstat`, 'utf8').split(' ');
+      ns.run += Number(run);
+      ns.wait += Number(wait);
     } catch {
       // thread gone
     }
@@ -34,24 +39,27 @@ function threadsNs(pid) {
 
 /**
  * PostgreSQL as one: every backend alive (schedstat, ns) plus the postmaster's own and what it
- * reaped (cutime + cstime, in ticks: backends that ended count once the postmaster reaped them).
+ * reaped (cutime + cstime, in ticks: backends that ended count once the postmaster reaped them; their
+ * waits for a CPU only while they were alive).
  */
 function postgresNs(postmaster) {
-  let ns = threadsNs(postmaster);
+  const ns = threadsNs(postmaster);
   try {
     const stat = fs.readFileSync(`/proc/${postmaster}/stat`, 'utf8');
     const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    ns += (Number(f[13]) + Number(f[14])) * TICK_NS;
+    ns.run += (Number(f[13]) + Number(f[14])) * TICK_NS;
     const children = fs.readFileSync(`/proc/${postmaster}/task/${postmaster}/children`, 'utf8').trim();
     for (const c of children ? children.split(' ') : []) {
       try {
-        ns += Number(fs.readFileSync(`/proc/${c}/schedstat`, 'utf8').split(' ')[0]);
+        const [run, wait] = fs.readFileSync(`/proc/${c}/schedstat`, 'utf8').split(' ');
+        ns.run += Number(run);
+        ns.wait += Number(wait);
       } catch {
         // ended: counted through cutime once reaped
       }
     }
   } catch {
-    return NaN;
+    return { run: NaN, wait: NaN };
   }
   return ns;
 }
@@ -151,7 +159,12 @@ export function bucketTimeline(samples, counts = {}, origin = samples[0]?.at ?? 
     const ms = b.at - a.at;
     if (ms <= 0) continue;
     const cores = {};
-    for (const name of Object.keys(b.ns)) cores[name] = +((b.ns[name] - a.ns[name]) / 1e6 / ms).toFixed(2);
+    let waiting = 0;
+    for (const name of Object.keys(b.ns)) {
+      cores[name] = +((b.ns[name].run - a.ns[name].run) / 1e6 / ms).toFixed(2);
+      const wait = (b.ns[name].wait - a.ns[name].wait) / 1e6 / ms;
+      if (Number.isFinite(wait)) waiting += wait;
+    }
     const ticks = (k) => b.machine[k] - a.machine[k];
     const all = ticks('busy') + ticks('idle') + ticks('steal');
     const machineCores = all / ((ms / 1000) * 100); // ~ the number of cores
@@ -160,6 +173,9 @@ export function bucketTimeline(samples, counts = {}, origin = samples[0]?.at ?? 
       ms: Math.round(ms),
       cores,
       machine: { busy: +((ticks('busy') / all) * machineCores).toFixed(2), idle: +((ticks('idle') / all) * machineCores).toFixed(2), steal: +((ticks('steal') / all) * machineCores).toFixed(2) },
+      // The processes' threads runnable but not running (waiting for a CPU), in cores' worth of time:
+      // beside idle cores, the time the kernel left a woken thread queued behind another.
+      waiting: +waiting.toFixed(2),
     };
     // Busy cores not accounted for by the processes sampled: other work on the machine.
     row.machine.other = +Math.max(0, row.machine.busy - Object.values(cores).reduce((s, c) => s + (Number.isFinite(c) ? c : 0), 0)).toFixed(2);
@@ -189,12 +205,12 @@ export function bucketTimeline(samples, counts = {}, origin = samples[0]?.at ?? 
 export function formatTimeline(rows) {
   if (rows.length === 0) return '';
   const names = Object.keys(rows[0].cores);
-  const series = Object.keys(rows[0]).filter((k) => !['t', 'ms', 'cores', 'machine'].includes(k));
+  const series = Object.keys(rows[0]).filter((k) => !['t', 'ms', 'cores', 'machine', 'waiting'].includes(k));
   const short = (n) => n.replace(/ .*/, '').replace('webhook-worker', 'worker').replace('-server', '');
-  const head = ['t ms', ...names.map(short), 'sum', 'other', 'idle', 'steal', ...series].map((h) => h.padStart(9)).join('');
+  const head = ['t ms', ...names.map(short), 'sum', 'other', 'idle', 'steal', 'waiting', ...series].map((h) => h.padStart(9)).join('');
   const lines = rows.map((r) => {
     const sum = names.reduce((s, n) => s + (Number.isFinite(r.cores[n]) ? r.cores[n] : 0), 0);
-    return [r.t, ...names.map((n) => r.cores[n].toFixed(2)), sum.toFixed(2), r.machine.other.toFixed(2), r.machine.idle.toFixed(2), r.machine.steal.toFixed(2), ...series.map((k) => r[k])]
+    return [r.t, ...names.map((n) => r.cores[n].toFixed(2)), sum.toFixed(2), r.machine.other.toFixed(2), r.machine.idle.toFixed(2), r.machine.steal.toFixed(2), r.waiting.toFixed(2), ...series.map((k) => r[k])]
       .map((v) => String(v).padStart(9))
       .join('');
   });
