@@ -30,13 +30,22 @@ const constant = (name) => {
 const INSERT = constant('INSERT_DELIVERIES').replace('${DELIVERY_COLUMNS}', constant('DELIVERY_COLUMNS'));
 const WRITE = constant('WRITE_ATTEMPTS').replace('${ATTEMPT_COLUMNS}', constant('ATTEMPT_COLUMNS'));
 
-/** Variants: DDL on the copies (schema `v`), and the insert statement to use. */
+/** DDL dropping the copied attempt index whose definition matches `predicate` (LIKE names copies after their columns). */
+const dropAttemptIndex = (predicate) =>
+  `DO $$ DECLARE i text; BEGIN SELECT indexname INTO i FROM pg_indexes WHERE schemaname = 'v' AND tablename = 'delivery_attempt' AND indexdef ${predicate}; EXECUTE 'DROP INDEX v.' || i; END $$`;
+
+/** Variants: DDL on the copies (schema `v`), and the insert and attempt log statements to use. */
 const VARIANTS = {
   current: { ddl: [] },
   // The upper bound of HOT updates: without the partial index on `state`, nothing the UPDATE changes is indexed.
   'no-pending-index': { ddl: ['DROP INDEX v.delivery_pending_idx'] },
   'no-pending-index-ff75': { ddl: ['DROP INDEX v.delivery_pending_idx', 'ALTER TABLE v.delivery SET (fillfactor = 75)'] },
   ff75: { ddl: ['ALTER TABLE v.delivery SET (fillfactor = 75)'] },
+  // What parts of the attempt log cost: without its UPDATE of the delivery (the INSERT of the attempt
+  // alone), and without either of the attempt table's time-ordered indexes (operator and tenant listings).
+  'no-update': { ddl: [], write: (w) => w.replace(/\)\s*UPDATE webhook\.delivery d SET[\s\S]*$/, ') SELECT 1') },
+  'no-attempted-on-index': { ddl: [dropAttemptIndex("LIKE '%(attempted_on DESC, id)%' AND indexdef NOT LIKE '%organization_id%'")] },
+  'no-organization-index': { ddl: [dropAttemptIndex("LIKE '%organization_id%'")] },
   'events-json': {
     ddl: ['ALTER TABLE v.delivery ALTER COLUMN events TYPE json'],
     insert: (s) => s.replace('jsonb_to_recordset($1::jsonb)', 'json_to_recordset($1::json)').replace('events jsonb', 'events json'),
@@ -71,7 +80,7 @@ try {
     const partial = (await client.query(`SELECT indexname FROM pg_indexes WHERE schemaname = 'v' AND indexdef LIKE '%WHERE%'`)).rows[0]?.indexname;
     for (const ddl of variant.ddl) await client.query(partial ? ddl.replace('delivery_pending_idx', partial) : ddl);
     const insert = (variant.insert ?? ((s) => s))(INSERT).replaceAll('webhook.', 'v.');
-    const write = WRITE.replaceAll('webhook.', 'v.');
+    const write = (variant.write ?? ((w) => w))(WRITE).replaceAll('webhook.', 'v.');
     let insertUs = 0;
     let logUs = 0;
     for (let round = 0; round < ROUNDS; round++) {
