@@ -1,6 +1,6 @@
 // A per-bucket timeline of the CPU each process of the pipeline used, how long their threads waited
-// for a CPU (and what the machine did besides), sampled from /proc by a worker thread so that a busy bench event loop does not delay
-// the samples. Linux only. See bench/webhooks/README.md ("--timeline").
+// for a CPU (and what the machine did besides), sampled from /proc by a worker thread so that a busy
+// bench event loop does not delay the samples. Linux only. See bench/webhooks/README.md ("--timeline").
 //
 //   const t = startTimeline({ worker: pid, ... }, { postmaster: pid, intervalMs: 100 });
 //   ... const { samples, others } = await t.stop();
@@ -173,8 +173,8 @@ export function bucketTimeline(samples, counts = {}, origin = samples[0]?.at ?? 
       ms: Math.round(ms),
       cores,
       machine: { busy: +((ticks('busy') / all) * machineCores).toFixed(2), idle: +((ticks('idle') / all) * machineCores).toFixed(2), steal: +((ticks('steal') / all) * machineCores).toFixed(2) },
-      // The processes' threads runnable but not running (waiting for a CPU), in cores' worth of time:
-      // beside idle cores, the time the kernel left a woken thread queued behind another.
+      // The processes' threads runnable but not running (queued for a CPU), in cores' worth of time:
+      // beside idle cores, work that was there and waited.
       waiting: +waiting.toFixed(2),
     };
     // Busy cores not accounted for by the processes sampled: other work on the machine.
