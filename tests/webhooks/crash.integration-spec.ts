@@ -1,14 +1,20 @@
 /**
- * Nothing is lost when webhook-worker is killed or Redis restarts while 10,000 events are in
- * flight: every event reaches the receiver at least once, each (webhook, event) is planned and
- * queued once, and a delivery whose success was recorded is never sent again. The only receipts
- * twice are attempts that were on the wire when the worker process died (it never learnt the
- * answer), which is the at-least-once contract; the receiver can drop them by `webhook-id`.
+ * Nothing is lost when webhook-worker is killed, or Redis, PostgreSQL or NATS restarts, while
+ * 10,000 events are in flight: every event reaches the receiver at least once, each (webhook,
+ * event) is planned and queued once, and a delivery whose success was recorded is never sent again.
+ * The only receipts twice are attempts that were on the wire when the worker process died (it never
+ * learnt the answer), which is the at-least-once contract; the receiver can drop them by `webhook-id`.
+ * PostgreSQL and NATS are servers of the test's own (the run's shared ones serve other suites),
+ * crashed rather than stopped cleanly: PostgreSQL in immediate mode (recovery from its WAL at the
+ * restart), nats-server killed.
  */
 import path from 'node:path';
+import { jetstreamManager } from '@nats-io/jetstream';
 import { connect, type NatsConnection } from '@nats-io/transport-node';
-import { createTestDatabase, flushRedisPrefix, freePort, testNamespace, testServers, waitFor, type SpawnedService, type TestDatabase } from '@switchboard/testing';
-import { startRedis, stopServer } from '../../tools/stack/servers.mjs';
+import { eventStreamName } from '@switchboard/contracts';
+import { createTestDatabase, flushRedisPrefix, freePort, repoRoot, testNamespace, testServers, waitFor, type SpawnedService, type TestDatabase } from '@switchboard/testing';
+import { discoverApps, runMigrations } from '../../tools/stack/apps.mjs';
+import { ensureDatabase, startNats, startPostgres, startRedis, stopPid, stopServer, withDatabase } from '../../tools/stack/servers.mjs';
 import { eventBus, eventInfo, fakeManagement, sql, startReceiver, startWorker, webhook, type EventBus, type Receiver } from './harness.js';
 
 const EVENTS = 10_000;
@@ -27,11 +33,14 @@ interface Run {
   eventIds: string[];
 }
 
-async function setUp(label: string, redisUrl: string): Promise<Run> {
+/** `natsUrl` and `db`: servers of the test's own instead of the run's shared NATS and a database of its PostgreSQL. */
+async function setUp(label: string, redisUrl: string, own: { natsUrl?: string; db?: TestDatabase } = {}): Promise<Run> {
   const servers = testServers();
+  const natsUrl = own.natsUrl ?? servers.natsUrl;
   const ns = testNamespace(label);
-  const db = await createTestDatabase(label);
-  const nc = await connect({ servers: servers.natsUrl });
+  const db = own.db ?? (await createTestDatabase(label));
+  // The test's own connection rides out a restart of its own NATS like the services' do.
+  const nc = await connect({ servers: natsUrl, maxReconnectAttempts: -1, reconnectTimeWait: 250 });
   const bus = await eventBus(nc, ns);
   const receiver = await startReceiver();
   const management = fakeManagement(nc, ns);
@@ -43,7 +52,7 @@ async function setUp(label: string, redisUrl: string): Promise<Run> {
     channels: { '*': { channelConfigId: 'cc', webhooks: [webhook('channel-hook', `${receiver.url}/channel`, { source: 'channel', reliable: true })] } },
   });
   const env = {
-    NATS_URL: servers.natsUrl,
+    NATS_URL: natsUrl,
     NATS_NAMESPACE: ns,
     REDIS_URL: redisUrl,
     REDIS_KEY_PREFIX: `${ns}:`,
@@ -63,6 +72,15 @@ async function setUp(label: string, redisUrl: string): Promise<Run> {
   return { ns, db, nc, bus, receiver, env, applicationId, eventIds: [] };
 }
 
+/**
+ * The data directory of a server of the test's own, one level down in a directory of its own: the
+ * launcher keeps a server's pid file beside its data directory, and the run's shared servers keep
+ * theirs in the run's data directory.
+ */
+function ownServerDir(runDataDir: string, name: string, port: number): string {
+  return path.join(runDataDir, `webhooks-${name}-${port}`, 'data');
+}
+
 /** `sharedRedisUrl`: the harness's Redis, whose keys of this run are deleted (an own Redis is just stopped). */
 async function tearDown(run: Run | undefined, sharedRedisUrl: string | null): Promise<void> {
   if (!run) return;
@@ -80,6 +98,16 @@ function publishAll(run: Run, count = EVENTS): Promise<void> {
     return { applicationId: run.applicationId, organizationId: ORG, event };
   });
   return run.bus.publishMany(items, 256);
+}
+
+/**
+ * Events the worker had not acknowledged yet: not in the stream yet, in the stream and not handed to
+ * the worker's durable consumer, or handed over and not acknowledged (their intake is still to come).
+ */
+async function notAcknowledged(run: Run): Promise<number> {
+  const jsm = await jetstreamManager(run.nc);
+  const [stream, consumer] = await Promise.all([jsm.streams.info(eventStreamName(run.ns)), jsm.consumers.info(eventStreamName(run.ns), 'webhook-worker')]);
+  return run.eventIds.length - stream.state.messages + consumer.num_pending + consumer.num_ack_pending;
 }
 
 /** Every event at both webhooks (the channel webhook gets the events in a channel). */
@@ -220,7 +248,7 @@ describe('webhook-worker under failure', () => {
 
     it('loses nothing and sends nothing twice', async () => {
       const port = await freePort();
-      redisDir = path.join(servers.dataDir, `redis-webhooks-${port}`);
+      redisDir = ownServerDir(servers.dataDir, 'redis', port);
       const logFile = path.join(servers.dataDir, 'logs', `redis-webhooks-${port}.log`);
       redis = await startRedis({ port, dataDir: redisDir, logFile, persist: true });
       run = await setUp('redisrestart', redis.url);
@@ -238,5 +266,88 @@ describe('webhook-worker under failure', () => {
       const { duplicates } = await checkInvariants(run, stoppedAt, { maxDuplicates: 0 });
       process.stdout.write(`redis restart test: ${duplicates} receipts twice\n`);
     }, 120000);
+  });
+
+  describe('PostgreSQL crashed and restarted while 10,000 events are in flight', () => {
+    let run: Run | undefined;
+    let worker: SpawnedService | undefined;
+    let postgres: { pid: number; url: string } | undefined;
+    let pgDir: string;
+
+    afterAll(async () => {
+      await worker?.stop();
+      await tearDown(run, servers.redisUrl);
+      if (postgres) await stopServer('postgres', postgres.pid, { dataDir: pgDir }).catch(() => undefined);
+    });
+
+    it('loses nothing and sends nothing twice', async () => {
+      const port = await freePort();
+      pgDir = ownServerDir(servers.dataDir, 'pg', port);
+      const logFile = path.join(servers.dataDir, 'logs', `pg-webhooks-${port}.log`);
+      // fsync and synchronous commits on (the shared test server has them off): a commit the worker
+      // was told about survives the crash.
+      const start = () => startPostgres({ port, dataDir: pgDir, logFile, initdbCache: path.join(repoRoot(), '.data', 'test-cache') });
+      postgres = await start();
+      await ensureDatabase(postgres.url, 'webhooks');
+      const url = withDatabase(postgres.url, 'webhooks');
+      await runMigrations(discoverApps().filter((a) => a.service === 'webhook-worker'), { env: { ...process.env, DATABASE_URL: url } });
+      // The database goes with the server (the run's data directory is removed after the run).
+      run = await setUp('pgrestart', servers.redisUrl, { db: { name: 'webhooks', url, drop: async () => undefined } });
+      worker = await startWorker(run.env);
+      const publishing = publishAll(run);
+      // Early enough that events are still to be taken in (their intake transactions fail, and
+      // attempts already made wait to be logged).
+      await waitFor(() => run!.receiver.requests.length >= 1000, { timeoutMs: 60000, intervalMs: 10, description: 'the first 1000 deliveries' });
+      const backlog = await notAcknowledged(run);
+      // Immediate shutdown: every PostgreSQL process exits at once, no checkpoint (a crash).
+      await stopPid(postgres.pid, { signal: 'SIGQUIT' });
+      const crashedAt = Date.now();
+      const deliveredBeforeCrash = run.receiver.requests.length;
+      await new Promise((r) => setTimeout(r, 1500));
+      postgres = await start();
+      await publishing;
+      await waitForAll(run, 90000);
+      await new Promise((r) => setTimeout(r, 3000));
+      expect(backlog).toBeGreaterThan(0);
+      const { duplicates } = await checkInvariants(run, crashedAt, { maxDuplicates: 0 });
+      process.stdout.write(`postgres crash test: ${backlog} events not yet acknowledged and ${deliveredBeforeCrash} requests made at the crash, ${duplicates} receipts twice\n`);
+    }, 150000);
+  });
+
+  describe('NATS killed and restarted while 10,000 events are in flight', () => {
+    let run: Run | undefined;
+    let worker: SpawnedService | undefined;
+    let nats: { pid: number; url: string } | undefined;
+    let natsDir: string;
+
+    afterAll(async () => {
+      await worker?.stop();
+      await tearDown(run, servers.redisUrl);
+      if (nats) await stopServer('nats', nats.pid, { dataDir: natsDir }).catch(() => undefined);
+    });
+
+    it('loses no event JetStream accepted and sends nothing twice', async () => {
+      const port = await freePort();
+      natsDir = ownServerDir(servers.dataDir, 'nats', port);
+      const logFile = path.join(servers.dataDir, 'logs', `nats-webhooks-${port}.log`);
+      nats = await startNats({ port, dataDir: natsDir, logFile });
+      run = await setUp('natsrestart', servers.redisUrl, { natsUrl: nats.url });
+      worker = await startWorker(run.env);
+      // Every event is in the stream (acknowledged by JetStream) before the kill: those are the ones
+      // that must not be lost. The worker is still taking them in and delivering them.
+      await publishAll(run);
+      await waitFor(() => run!.receiver.requests.length >= 500, { timeoutMs: 60000, intervalMs: 10, description: 'the first 500 deliveries' });
+      const backlog = await notAcknowledged(run);
+      await stopPid(nats.pid, { signal: 'SIGKILL' });
+      const killedAt = Date.now();
+      const deliveredBeforeKill = run.receiver.requests.length;
+      await new Promise((r) => setTimeout(r, 1500));
+      nats = await startNats({ port, dataDir: natsDir, logFile });
+      await waitForAll(run, 90000);
+      await new Promise((r) => setTimeout(r, 3000));
+      expect(backlog).toBeGreaterThan(0);
+      const { duplicates } = await checkInvariants(run, killedAt, { maxDuplicates: 0 });
+      process.stdout.write(`nats kill test: ${backlog} events not yet acknowledged and ${deliveredBeforeKill} requests made at the kill, ${duplicates} receipts twice\n`);
+    }, 150000);
   });
 });
