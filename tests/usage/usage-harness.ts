@@ -253,3 +253,48 @@ export class UsageHarness {
     };
   }
 }
+
+/**
+ * A backlog of 2,080 events of `applicationId` on 2025-03-01: 40 participants, each connected for
+ * 47 minutes from 09:30 + i minutes (buckets alternate 1280x720 / audio-only), and 50 channel
+ * messages each, spread over 09:00..10:59. `phase2` holds the closes of the last 20, to publish
+ * later than the rest; `expected` is the usage of hours 9 and 10 once both are applied (`summarize`'s
+ * shape).
+ */
+export function backlogScenario(
+  applicationId: string,
+  organizationId: string,
+): { phase1: DomainEvent[]; phase2: DomainEvent[]; expected: Record<string, { messages: number; minutes: MinutesByBucket }> } {
+  const at = (h: number, m = 0) => Date.UTC(2025, 2, 1, h, m);
+  const people = Array.from({ length: 40 }, (_, i) => participant(applicationId, organizationId, `p${i}`, i % 2 === 0));
+  const phase1: DomainEvent[] = [];
+  const phase2: DomainEvent[] = [];
+  const expectedMs = new Map<string, number>();
+  const book = (hour: number, bucket: number, ms: number) => expectedMs.set(`${hour}:${bucket}`, (expectedMs.get(`${hour}:${bucket}`) ?? 0) + ms);
+  const messages = new Map<number, number>();
+  people.forEach((p, i) => {
+    const start = at(9, 30 + i);
+    const end = start + 47 * MIN;
+    const bucket = p.hasVideo ? 921600 : 0;
+    phase1.push(connectionEvent('connection.connected', p, start, p.hasVideo ? { width: 1280, height: 720 } : null));
+    for (let k = 0; k < 50; k++) {
+      const t = at(9) + (((i * 50 + k) * 3001) % (2 * HOUR));
+      phase1.push(messageEvent('channel.client.message', p, t));
+      messages.set(t - (t % HOUR), (messages.get(t - (t % HOUR)) ?? 0) + 1);
+    }
+    (i < 20 ? phase1 : phase2).push(connectionEvent('connection.closed', p, end));
+    const split = Math.min(end, at(10));
+    if (split > start) book(at(9), bucket, split - start);
+    if (end > at(10)) book(at(10), bucket, end - Math.max(start, at(10)));
+  });
+  const expected: Record<string, { messages: number; minutes: MinutesByBucket }> = {};
+  for (const hour of [at(9), at(10)]) {
+    const minutes: MinutesByBucket = {};
+    for (const bucket of [0, 921600]) {
+      const ms = expectedMs.get(`${hour}:${bucket}`);
+      if (ms) minutes[bucket] = ms / MIN;
+    }
+    expected[new Date(hour).toISOString()] = { messages: messages.get(hour) ?? 0, minutes };
+  }
+  return { phase1, phase2, expected };
+}

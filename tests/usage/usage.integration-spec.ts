@@ -7,6 +7,7 @@ import { connect, type NatsConnection } from '@nats-io/transport-node';
 import { eventStreamName, usageQueryErrorCode, type CallerScope, type DomainEvent } from '@switchboard/contracts';
 import { createTestDatabase, flushRedisPrefix, freePort, serviceTestEnv, spawnService, testNamespace, testServers, waitFor, type SpawnedService, type TestDatabase } from '@switchboard/testing';
 import {
+  backlogScenario,
   clientLeftEvent,
   connectionEvent,
   HOUR,
@@ -311,30 +312,7 @@ describe('usage-aggregator', () => {
   describe('a crash in the middle of the stream', () => {
     it('SIGKILL while applying a backlog, more events while down, restart: totals still exact', async () => {
       const KILL_APP = 'app-kill';
-      // 40 participants, each connected for 47 minutes starting at 09:30 + i minutes (buckets alternate
-      // audio-only / 1280x720), and 50 channel messages each, spread over 09:00..10:59.
-      const people = Array.from({ length: 40 }, (_, i) => participant(KILL_APP, ORG, `p${i}`, i % 2 === 0));
-      const phase1: DomainEvent[] = [];
-      const phase2: DomainEvent[] = [];
-      const expectedMs = new Map<string, number>();
-      const book = (hour: number, bucket: number, ms: number) => expectedMs.set(`${hour}:${bucket}`, (expectedMs.get(`${hour}:${bucket}`) ?? 0) + ms);
-      const messages = new Map<number, number>();
-      people.forEach((p, i) => {
-        const start = at(9, 30 + i);
-        const end = start + 47 * MIN;
-        const bucket = p.hasVideo ? 921600 : 0;
-        phase1.push(connectionEvent('connection.connected', p, start, p.hasVideo ? HD : null));
-        for (let k = 0; k < 50; k++) {
-          const t = at(9) + ((i * 50 + k) * 3001) % (2 * HOUR);
-          phase1.push(messageEvent('channel.client.message', p, t));
-          messages.set(t - (t % HOUR), (messages.get(t - (t % HOUR)) ?? 0) + 1);
-        }
-        (i < 20 ? phase1 : phase2).push(connectionEvent('connection.closed', p, end));
-        const split = Math.min(end, at(10));
-        if (split > start) book(at(9), bucket, split - start);
-        if (end > at(10)) book(at(10), bucket, end - Math.max(start, at(10)));
-      });
-
+      const { phase1, phase2, expected } = backlogScenario(KILL_APP, ORG);
       await service!.stop();
       await h.publishAll(phase1);
       const total = (await (await h.jsm()).streams.info(eventStreamName(ns))).state.last_seq;
@@ -348,15 +326,6 @@ describe('usage-aggregator', () => {
       await h.drained(90000);
 
       const answer = await h.query(scope, KILL_APP, at(9), at(11));
-      const expected: Record<string, { messages: number; minutes: Record<number, number> }> = {};
-      for (const hour of [at(9), at(10)]) {
-        const minutes: Record<number, number> = {};
-        for (const bucket of [0, 921600]) {
-          const ms = expectedMs.get(`${hour}:${bucket}`);
-          if (ms) minutes[bucket] = ms / MIN;
-        }
-        expected[new Date(hour).toISOString()] = { messages: messages.get(hour) ?? 0, minutes };
-      }
       expect(summarize(answer)).toEqual(expected);
       // Every applied event was recorded exactly once.
       const [{ n }] = (await h.sql<{ n: number }>('SELECT count(*)::int AS n FROM usage.processed_event')) as [{ n: number }];

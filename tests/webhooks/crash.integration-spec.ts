@@ -12,9 +12,8 @@ import path from 'node:path';
 import { jetstreamManager } from '@nats-io/jetstream';
 import { connect, type NatsConnection } from '@nats-io/transport-node';
 import { eventStreamName } from '@switchboard/contracts';
-import { createTestDatabase, flushRedisPrefix, freePort, repoRoot, testNamespace, testServers, waitFor, type SpawnedService, type TestDatabase } from '@switchboard/testing';
-import { discoverApps, runMigrations } from '../../tools/stack/apps.mjs';
-import { ensureDatabase, startNats, startPostgres, startRedis, stopPid, stopServer, withDatabase } from '../../tools/stack/servers.mjs';
+import { createTestDatabase, flushRedisPrefix, freePort, startOwnPostgres, testNamespace, testServers, waitFor, type OwnPostgres, type SpawnedService, type TestDatabase } from '@switchboard/testing';
+import { startNats, startRedis, stopPid, stopServer } from '../../tools/stack/servers.mjs';
 import { eventBus, eventInfo, fakeManagement, sql, startReceiver, startWorker, webhook, type EventBus, type Receiver } from './harness.js';
 
 const EVENTS = 10_000;
@@ -75,7 +74,7 @@ async function setUp(label: string, redisUrl: string, own: { natsUrl?: string; d
 /**
  * The data directory of a server of the test's own, one level down in a directory of its own: the
  * launcher keeps a server's pid file beside its data directory, and the run's shared servers keep
- * theirs in the run's data directory.
+ * theirs in the run's data directory (`startOwnPostgres` does the same for PostgreSQL).
  */
 function ownServerDir(runDataDir: string, name: string, port: number): string {
   return path.join(runDataDir, `webhooks-${name}-${port}`, 'data');
@@ -271,26 +270,17 @@ describe('webhook-worker under failure', () => {
   describe('PostgreSQL crashed and restarted while 10,000 events are in flight', () => {
     let run: Run | undefined;
     let worker: SpawnedService | undefined;
-    let postgres: { pid: number; url: string } | undefined;
-    let pgDir: string;
+    let postgres: OwnPostgres | undefined;
 
     afterAll(async () => {
       await worker?.stop();
       await tearDown(run, servers.redisUrl);
-      if (postgres) await stopServer('postgres', postgres.pid, { dataDir: pgDir }).catch(() => undefined);
+      await postgres?.stop();
     });
 
     it('loses nothing and sends nothing twice', async () => {
-      const port = await freePort();
-      pgDir = ownServerDir(servers.dataDir, 'pg', port);
-      const logFile = path.join(servers.dataDir, 'logs', `pg-webhooks-${port}.log`);
-      // fsync and synchronous commits on (the shared test server has them off): a commit the worker
-      // was told about survives the crash.
-      const start = () => startPostgres({ port, dataDir: pgDir, logFile, initdbCache: path.join(repoRoot(), '.data', 'test-cache') });
-      postgres = await start();
-      await ensureDatabase(postgres.url, 'webhooks');
-      const url = withDatabase(postgres.url, 'webhooks');
-      await runMigrations(discoverApps().filter((a) => a.service === 'webhook-worker'), { env: { ...process.env, DATABASE_URL: url } });
+      postgres = await startOwnPostgres('webhooks');
+      const url = await postgres.createDatabase('webhooks', ['webhook-worker']);
       // The database goes with the server (the run's data directory is removed after the run).
       run = await setUp('pgrestart', servers.redisUrl, { db: { name: 'webhooks', url, drop: async () => undefined } });
       worker = await startWorker(run.env);
@@ -299,12 +289,11 @@ describe('webhook-worker under failure', () => {
       // attempts already made wait to be logged).
       await waitFor(() => run!.receiver.requests.length >= 1000, { timeoutMs: 60000, intervalMs: 10, description: 'the first 1000 deliveries' });
       const backlog = await notAcknowledged(run);
-      // Immediate shutdown: every PostgreSQL process exits at once, no checkpoint (a crash).
-      await stopPid(postgres.pid, { signal: 'SIGQUIT' });
+      await postgres.crash();
       const crashedAt = Date.now();
       const deliveredBeforeCrash = run.receiver.requests.length;
       await new Promise((r) => setTimeout(r, 1500));
-      postgres = await start();
+      await postgres.start();
       await publishing;
       await waitForAll(run, 90000);
       await new Promise((r) => setTimeout(r, 3000));
