@@ -31,9 +31,10 @@ export interface Harness {
   stop(): Promise<void>;
 }
 
-export async function startManagement(label: string, extraEnv: Record<string, string> = {}): Promise<Harness> {
+/** `db`: a database of the test's own (e.g. on a server it crashes) instead of a clone of the shared template. */
+export async function startManagement(label: string, extraEnv: Record<string, string> = {}, own: { db?: TestDatabase } = {}): Promise<Harness> {
   const servers = testServers();
-  const db = await createTestDatabase(label);
+  const db = own.db ?? (await createTestDatabase(label));
   const ns = testNamespace(label);
   const env = {
     NATS_URL: servers.natsUrl,

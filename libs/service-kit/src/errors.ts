@@ -18,9 +18,43 @@ const CODE_OF_STATUS: Record<number, ErrorCode> = {
 
 const logger = new Logger('Errors');
 
+/** Socket errors of a dependency that cannot be reached (PostgreSQL, Redis). */
+const UNREACHABLE_ERRNO = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND', 'EAI_AGAIN']);
 /**
- * Normalizes anything thrown into a DomainError. Unexpected errors are logged here (with their
- * stack, server side only) and become an opaque `Internal` error: no stack, no SQL, reaches a client.
+ * PostgreSQL's SQLSTATEs of a server that is unreachable, going away or full: class 08 (connection
+ * exception), 57P01-57P03 (administrator or crash shutdown, not accepting connections yet), 53300
+ * (too many connections).
+ */
+const UNAVAILABLE_SQLSTATE = /^(08[0-9A-Z]{3}|57P0[123]|53300)$/;
+/** What node-postgres, its pool and ioredis throw, without a code, when the connection is gone. */
+const CONNECTION_GONE = /^(Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error|Connection is closed|Stream isn't writeable)/;
+
+/** A socket error named in a message whose code was lost on the way (`connect ECONNREFUSED 127.0.0.1:6379`). */
+const ERRNO_IN_MESSAGE = /\b(ECONNREFUSED|ECONNRESET|ETIMEDOUT|EPIPE)\b/;
+
+/**
+ * True when `exception` says a dependency is down rather than that the request or the code is
+ * wrong: looked for in the error, the driver error TypeORM wraps (`driverError`) and its `cause`.
+ */
+export function isDependencyDown(exception: unknown): boolean {
+  const seen = new Set<unknown>();
+  for (let e = exception; e !== null && typeof e === 'object' && !seen.has(e); ) {
+    seen.add(e);
+    const { name, code, message, driverError, cause } = e as { name?: unknown; code?: unknown; message?: unknown; driverError?: unknown; cause?: unknown };
+    // ioredis gave up on a command while reconnecting.
+    if (name === 'MaxRetriesPerRequestError') return true;
+    if (typeof code === 'string' && (UNREACHABLE_ERRNO.has(code) || UNAVAILABLE_SQLSTATE.test(code))) return true;
+    if (typeof message === 'string' && (CONNECTION_GONE.test(message) || ERRNO_IN_MESSAGE.test(message))) return true;
+    e = driverError ?? cause;
+  }
+  return false;
+}
+
+/**
+ * Normalizes anything thrown into a DomainError. A dependency that is down (PostgreSQL or Redis
+ * unreachable, restarting, out of connections) is `Unavailable` (503: try again). Other unexpected
+ * errors are logged here (with their stack, server side only) and become an opaque `Internal` error:
+ * no stack, no SQL, reaches a client.
  */
 export function toDomainError(exception: unknown): DomainError {
   if (exception instanceof DomainError) return exception;
@@ -36,6 +70,10 @@ export function toDomainError(exception: unknown): DomainError {
     const code = CODE_OF_STATUS[status] ?? 'ValidationFailed';
     const message = code === 'PayloadTooLarge' ? 'The request body is larger than allowed.' : 'The request is malformed.';
     return new DomainError(code, message);
+  }
+  if (isDependencyDown(exception)) {
+    logger.warn(`a dependency is unavailable: ${exception instanceof Error ? exception.message : String(exception)}`);
+    return new DomainError('Unavailable', 'A service this request needs is unavailable; try again shortly.');
   }
   logger.error(exception instanceof Error ? exception : String(exception));
   return new DomainError('Internal', 'An internal error occurred.');

@@ -1,4 +1,4 @@
-import { Catch, Inject, Injectable, Logger, type ArgumentsHost, type OnApplicationShutdown, type RpcExceptionFilter } from '@nestjs/common';
+import { Inject, Injectable, Logger, type OnApplicationShutdown } from '@nestjs/common';
 import { NatsContext, ServerNats } from '@nestjs/microservices';
 import {
   connect,
@@ -11,8 +11,8 @@ import {
   type MsgHdrs,
   type NatsConnection,
 } from '@nats-io/transport-node';
-import { ContractViolation, DomainError, isWireError, namespaced, type RequestMap, type RequestOf, type ResponseOf } from '@switchboard/contracts';
-import { connectable, finalize, isObservable, Subject, tap, throwError, type Observable } from 'rxjs';
+import { DomainError, isWireError, namespaced, type RequestMap, type RequestOf, type ResponseOf } from '@switchboard/contracts';
+import { connectable, finalize, isObservable, Subject, tap, type Observable } from 'rxjs';
 import { randomUUID } from 'node:crypto';
 import { CORRELATION_HEADER, currentCorrelationId, runWithCorrelation } from './correlation.js';
 import { JsonLogger } from './logger.js';
@@ -610,19 +610,5 @@ export class NamespacedNatsServer extends ServerNats {
         this.logger.error(err);
       }
     });
-  }
-}
-
-/** Every error leaving a NATS handler becomes a typed WireError; unexpected ones are logged, not leaked. */
-@Catch()
-export class RpcErrorFilter implements RpcExceptionFilter<unknown> {
-  private readonly logger = new Logger('RpcErrorFilter');
-
-  catch(exception: unknown, _host: ArgumentsHost): Observable<never> {
-    if (exception instanceof DomainError) return throwError(() => exception.toWire());
-    if (exception instanceof ContractViolation)
-      return throwError(() => new DomainError('ValidationFailed', exception.message, exception.errors).toWire());
-    this.logger.error(exception instanceof Error ? exception : String(exception));
-    return throwError(() => new DomainError('Internal', 'internal error').toWire());
   }
 }

@@ -1,7 +1,7 @@
 import { Controller } from '@nestjs/common';
 import { MessagePattern, Payload } from '@nestjs/microservices';
 import { ContractViolation, DomainError, RuntimeSubjects, type EdgeBatch, type EdgeBatchResult, type EdgeOutcome, type EdgeReport, type WireError } from '@switchboard/contracts';
-import { JsonLogger } from '@switchboard/service-kit';
+import { isDependencyDown, JsonLogger } from '@switchboard/service-kit';
 import { ReplyError } from 'ioredis';
 import { parseCommand, parseEdge, parseEdgeReport, parseQuery } from '../model/wire.js';
 import { CommandService } from '../runtime/command.service.js';
@@ -104,7 +104,7 @@ export class RuntimeRpc {
     return { sequences: await Promise.all(batch.sequences.map((reports, s) => run(reports, s))) };
   }
 
-  /** The error a single request would answer (what RpcErrorFilter makes of it); unexpected ones are logged. */
+  /** The error a single request would answer (what the service's error filter makes of it); unexpected ones are logged. */
   private wireError(e: unknown): WireError {
     if (e instanceof DomainError) return e.toWire();
     if (e instanceof ContractViolation) return new DomainError('ValidationFailed', e.message, e.errors).toWire();
@@ -128,15 +128,7 @@ async function answer<T>(fn: () => Promise<T>): Promise<T> {
 /** A Redis that cannot be reached as Unavailable; any other error as it is. */
 function unavailableIfUnreachable(e: unknown): unknown {
   if (e instanceof DomainError || e instanceof ContractViolation) return e;
-  if (!(e instanceof (ReplyError as new () => Error)) && isConnectivity(e)) return new DomainError('Unavailable', 'The runtime datastore is unavailable.');
+  if (!(e instanceof (ReplyError as new () => Error)) && isDependencyDown(e)) return new DomainError('Unavailable', 'The runtime datastore is unavailable.');
   return e;
 }
 
-function isConnectivity(e: unknown): boolean {
-  const err = e as { name?: string; message?: string; code?: string };
-  return (
-    err?.name === 'MaxRetriesPerRequestError' ||
-    /Stream isn't writeable|Connection is closed|connect ECONNREFUSED|ETIMEDOUT|ECONNRESET|EPIPE/i.test(err?.message ?? '') ||
-    ['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE'].includes(err?.code ?? '')
-  );
-}
