@@ -12,8 +12,21 @@ import path from 'node:path';
 import { jetstreamManager } from '@nats-io/jetstream';
 import { connect, type NatsConnection } from '@nats-io/transport-node';
 import { eventStreamName } from '@switchboard/contracts';
-import { createTestDatabase, flushRedisPrefix, freePort, startOwnPostgres, testNamespace, testServers, waitFor, type OwnPostgres, type SpawnedService, type TestDatabase } from '@switchboard/testing';
-import { startNats, startRedis, stopPid, stopServer } from '../../tools/stack/servers.mjs';
+import {
+  createTestDatabase,
+  flushRedisPrefix,
+  freePort,
+  startNatsServer,
+  startOwnPostgres,
+  testNamespace,
+  testServers,
+  waitFor,
+  type OwnNatsServer,
+  type OwnPostgres,
+  type SpawnedService,
+  type TestDatabase,
+} from '@switchboard/testing';
+import { startRedis, stopServer } from '../../tools/stack/servers.mjs';
 import { eventBus, eventInfo, fakeManagement, sql, startReceiver, startWorker, webhook, type EventBus, type Receiver } from './harness.js';
 
 const EVENTS = 10_000;
@@ -69,15 +82,6 @@ async function setUp(label: string, redisUrl: string, own: { natsUrl?: string; d
     SHUTDOWN_TIMEOUT_MS: '5000',
   };
   return { ns, db, nc, bus, receiver, env, applicationId, eventIds: [] };
-}
-
-/**
- * The data directory of a server of the test's own, one level down in a directory of its own: the
- * launcher keeps a server's pid file beside its data directory, and the run's shared servers keep
- * theirs in the run's data directory (`startOwnPostgres` does the same for PostgreSQL).
- */
-function ownServerDir(runDataDir: string, name: string, port: number): string {
-  return path.join(runDataDir, `webhooks-${name}-${port}`, 'data');
 }
 
 /** `sharedRedisUrl`: the harness's Redis, whose keys of this run are deleted (an own Redis is just stopped). */
@@ -247,7 +251,9 @@ describe('webhook-worker under failure', () => {
 
     it('loses nothing and sends nothing twice', async () => {
       const port = await freePort();
-      redisDir = ownServerDir(servers.dataDir, 'redis', port);
+      // One level down in a directory of its own: the launcher keeps the pid file beside the data
+      // directory, and the run's shared Redis keeps its own in the run's data directory.
+      redisDir = path.join(servers.dataDir, `webhooks-redis-${port}`, 'data');
       const logFile = path.join(servers.dataDir, 'logs', `redis-webhooks-${port}.log`);
       redis = await startRedis({ port, dataDir: redisDir, logFile, persist: true });
       run = await setUp('redisrestart', redis.url);
@@ -306,20 +312,16 @@ describe('webhook-worker under failure', () => {
   describe('NATS killed and restarted while 10,000 events are in flight', () => {
     let run: Run | undefined;
     let worker: SpawnedService | undefined;
-    let nats: { pid: number; url: string } | undefined;
-    let natsDir: string;
+    let nats: OwnNatsServer | undefined;
 
     afterAll(async () => {
       await worker?.stop();
       await tearDown(run, servers.redisUrl);
-      if (nats) await stopServer('nats', nats.pid, { dataDir: natsDir }).catch(() => undefined);
+      await nats?.stop();
     });
 
     it('loses no event JetStream accepted and sends nothing twice', async () => {
-      const port = await freePort();
-      natsDir = ownServerDir(servers.dataDir, 'nats', port);
-      const logFile = path.join(servers.dataDir, 'logs', `nats-webhooks-${port}.log`);
-      nats = await startNats({ port, dataDir: natsDir, logFile });
+      nats = await startNatsServer();
       run = await setUp('natsrestart', servers.redisUrl, { natsUrl: nats.url });
       worker = await startWorker(run.env);
       // Every event is in the stream (acknowledged by JetStream) before the kill: those are the ones
@@ -327,11 +329,11 @@ describe('webhook-worker under failure', () => {
       await publishAll(run);
       await waitFor(() => run!.receiver.requests.length >= 500, { timeoutMs: 60000, intervalMs: 10, description: 'the first 500 deliveries' });
       const backlog = await notAcknowledged(run);
-      await stopPid(nats.pid, { signal: 'SIGKILL' });
+      await nats.kill();
       const killedAt = Date.now();
       const deliveredBeforeKill = run.receiver.requests.length;
       await new Promise((r) => setTimeout(r, 1500));
-      nats = await startNats({ port, dataDir: natsDir, logFile });
+      await nats.start();
       await waitForAll(run, 90000);
       await new Promise((r) => setTimeout(r, 3000));
       expect(backlog).toBeGreaterThan(0);

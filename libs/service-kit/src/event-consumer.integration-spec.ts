@@ -1,12 +1,13 @@
 /**
  * ensureEventConsumer and EventConsumerLoop on the jest run's real NATS: the durable consumer made
  * once under races and brought to its settings; the loop delivering events, attaching again after
- * its consumer was deleted, and stopping with the event in hand acknowledged.
+ * its consumer was deleted, and stopping with the event in hand acknowledged. And on a nats-server of
+ * the test's own, killed and restarted under the loop: it goes on delivering.
  */
 import { jetstream, jetstreamManager, type ConsumerMessages, type JetStreamManager, type JsMsg } from '@nats-io/jetstream';
 import { connect, nanos, type NatsConnection } from '@nats-io/transport-node';
 import { eventStreamName, eventSubject } from '@switchboard/contracts';
-import { testNamespace, testServers, waitFor } from '@switchboard/testing';
+import { startNatsServer, testNamespace, testServers, waitFor, type OwnNatsServer } from '@switchboard/testing';
 import { ensureEventConsumer, EventConsumerLoop, type EventConsumerSpec } from './event-consumer.js';
 import { ensureEventStream } from './event-stream.js';
 import { JsonLogger } from './logger.js';
@@ -97,6 +98,58 @@ describe('durable consumers of the event stream', () => {
     // A new consumer starts from the stream's beginning: the service skips what it processed by event id.
     await waitFor(() => seen.includes('e3'), { timeoutMs: 10_000 });
     expect(seen.slice(0, 2)).toEqual(['e1', 'e2']);
+  });
+
+  describe('with its nats-server killed and restarted', () => {
+    let server: OwnNatsServer | undefined;
+    let own: NatsConnection | undefined;
+    let loop: EventConsumerLoop | undefined;
+
+    afterAll(async () => {
+      await loop?.stop(1000);
+      await own?.close();
+      await server?.stop();
+    });
+
+    it('goes on delivering: every event published before the kill and after the restart, each acknowledged', async () => {
+      server = await startNatsServer();
+      // Reconnecting without end, as the services' connections do.
+      own = await connect({ servers: server.url, maxReconnectAttempts: -1, reconnectTimeWait: 250 });
+      const ns = testNamespace('consumer_kill');
+      const ownJsm = await jetstreamManager(own);
+      await ensureEventStream(ownJsm, ns);
+      const js = jetstream(own);
+      const publishOwn = async (ids: string[]) => {
+        for (const id of ids) await js.publish(eventSubject(ns, 'client.registered'), JSON.stringify({ event: { id } }), { msgID: id });
+      };
+      const before = Array.from({ length: 200 }, (_, i) => `before-${i}`);
+      const after = Array.from({ length: 50 }, (_, i) => `after-${i}`);
+      await publishOwn(before);
+      const seen = new Set<string>();
+      loop = new EventConsumerLoop({ namespace: ns, spec, maxMessages: 16, connection: async () => own!, logger }, async (messages) => {
+        for await (const msg of messages) {
+          // Slow enough that the kill comes in the middle of the stream.
+          await new Promise((r) => setTimeout(r, 2));
+          seen.add(idOf(msg));
+          msg.ack();
+        }
+      });
+      loop.start();
+      await waitFor(() => seen.size >= 20, { timeoutMs: 10_000, description: 'the first 20 events' });
+      await server.kill();
+      const atKill = seen.size;
+      await new Promise((r) => setTimeout(r, 1000));
+      await server.start();
+      await waitFor(async () => !own!.isClosed() && (await ownJsm.streams.info(eventStreamName(ns)).then(() => true, () => false)), { timeoutMs: 15_000, description: 'the stream back' });
+      await publishOwn(after);
+      await waitFor(() => [...before, ...after].every((id) => seen.has(id)), { timeoutMs: 30_000, intervalMs: 100, description: 'every event after the restart' });
+      expect(atKill).toBeLessThan(before.length);
+      // Nothing left unacknowledged once it has caught up.
+      await waitFor(async () => {
+        const info = await ownJsm.consumers.info(eventStreamName(ns), spec.name);
+        return info.num_pending === 0 && info.num_ack_pending === 0;
+      }, { timeoutMs: 15_000, description: 'every event acknowledged' });
+    }, 60_000);
   });
 
   it('stops once the event in hand is finished and acknowledged; the rest stays for the next replica', async () => {

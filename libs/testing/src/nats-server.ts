@@ -1,4 +1,4 @@
-import { spawn } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
@@ -9,7 +9,12 @@ import { freePort, repoRoot } from './service.js';
 export interface OwnNatsServer {
   /** nats://127.0.0.1:<port>, JetStream enabled. */
   url: string;
+  /** The running server's pid (a new one after `start`). */
   pid: number;
+  /** Kills the server (SIGKILL, a crash); its JetStream data stays for `start`. */
+  kill(): Promise<void>;
+  /** Starts it again after `kill`, on the same port with the same JetStream data. */
+  start(): Promise<void>;
   /** Stops the server and deletes its data. Safe to call twice. */
   stop(): Promise<void>;
 }
@@ -22,8 +27,8 @@ export interface OwnNatsOptions {
 /**
  * A nats-server of the test's own, for tests that need limits other than those of the run's shared
  * server (a small `max_payload` to exercise replies larger than it without building megabytes of
- * state). Same binary as the global setup, JetStream on, data under the run's data directory;
- * stop it in afterAll.
+ * state), or that crash and restart it. Same binary as the global setup, JetStream on, data under
+ * the run's data directory; stop it in afterAll.
  */
 export async function startNatsServer(options: OwnNatsOptions = {}): Promise<OwnNatsServer> {
   const { findBinary } = (await import(pathToFileURL(path.join(repoRoot(), 'tools/stack/servers.mjs')).href)) as { findBinary(name: string): string | null };
@@ -35,27 +40,53 @@ export async function startNatsServer(options: OwnNatsOptions = {}): Promise<Own
   if (options.maxPayload !== undefined) lines.push(`max_payload: ${options.maxPayload}`);
   const config = path.join(dir, 'nats.conf');
   fs.writeFileSync(config, `${lines.join('\n')}\n`);
-  const log = fs.openSync(path.join(dir, 'nats.log'), 'a');
-  const child = spawn(bin, ['-c', config], { stdio: ['ignore', log, log] });
-  fs.closeSync(log);
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+
+  let child: ChildProcess | null = null;
+  let exited: Promise<void> = Promise.resolve();
+  const halt = async (signal: NodeJS.Signals) => {
+    if (child && child.exitCode === null && child.signalCode === null) child.kill(signal);
+    await exited;
+    child = null;
+  };
+  const launch = async () => {
+    const log = fs.openSync(path.join(dir, 'nats.log'), 'a');
+    const started = spawn(bin, ['-c', config], { stdio: ['ignore', log, log] });
+    fs.closeSync(log);
+    child = started;
+    exited = new Promise<void>((resolve) => started.once('exit', () => resolve()));
+    try {
+      await untilListening(port, () => started.exitCode !== null, 15000);
+    } catch (e) {
+      const output = fs.readFileSync(path.join(dir, 'nats.log'), 'utf8').slice(-2000);
+      await halt('SIGTERM');
+      throw new Error(`${(e as Error).message}\n${output}`);
+    }
+  };
   let stopped = false;
   const stop = async () => {
-    if (!stopped) {
-      stopped = true;
-      if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
-      await exited;
-    }
+    if (stopped) return;
+    stopped = true;
+    await halt('SIGTERM');
     fs.rmSync(dir, { recursive: true, force: true });
   };
   try {
-    await untilListening(port, () => child.exitCode !== null, 15000);
+    await launch();
   } catch (e) {
-    const output = fs.readFileSync(path.join(dir, 'nats.log'), 'utf8').slice(-2000);
     await stop();
-    throw new Error(`${(e as Error).message}\n${output}`);
+    throw e;
   }
-  return { url: `nats://127.0.0.1:${port}`, pid: child.pid!, stop };
+  return {
+    url: `nats://127.0.0.1:${port}`,
+    get pid() {
+      if (!child?.pid) throw new Error('the server is not running');
+      return child.pid;
+    },
+    kill: () => halt('SIGKILL'),
+    async start() {
+      if (!child) await launch();
+    },
+    stop,
+  };
 }
 
 async function untilListening(port: number, died: () => boolean, timeoutMs: number): Promise<void> {
