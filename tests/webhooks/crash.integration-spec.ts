@@ -113,6 +113,26 @@ async function notAcknowledged(run: Run): Promise<number> {
   return run.eventIds.length - stream.state.messages + consumer.num_pending + consumer.num_ack_pending;
 }
 
+/**
+ * A server under the worker goes down once `deliveries` requests were made, while events are still to
+ * be taken in, and comes back 1.5 s later; then every event reaches its webhooks and none twice.
+ */
+async function survivesOutage(run: Run, what: string, options: { deliveries: number; publishing: Promise<void>; down: () => Promise<void>; up: () => Promise<void> }): Promise<void> {
+  await waitFor(() => run.receiver.requests.length >= options.deliveries, { timeoutMs: 60000, intervalMs: 10, description: `the first ${options.deliveries} deliveries` });
+  const backlog = await notAcknowledged(run);
+  await options.down();
+  const downAt = Date.now();
+  const delivered = run.receiver.requests.length;
+  await new Promise((r) => setTimeout(r, 1500));
+  await options.up();
+  await options.publishing;
+  await waitForAll(run, 90000);
+  await new Promise((r) => setTimeout(r, 3000));
+  expect(backlog).toBeGreaterThan(0);
+  const { duplicates } = await checkInvariants(run, downAt, { maxDuplicates: 0 });
+  process.stdout.write(`${what} test: ${backlog} events not yet acknowledged and ${delivered} requests made when it went down, ${duplicates} receipts twice\n`);
+}
+
 /** Every event at both webhooks (the channel webhook gets the events in a channel). */
 async function waitForAll(run: Run, timeoutMs: number): Promise<void> {
   const wantApp = new Set(run.eventIds);
@@ -290,22 +310,9 @@ describe('webhook-worker under failure', () => {
       // The database goes with the server (the run's data directory is removed after the run).
       run = await setUp('pgrestart', servers.redisUrl, { db: { name: 'webhooks', url, drop: async () => undefined } });
       worker = await startWorker(run.env);
-      const publishing = publishAll(run);
       // Early enough that events are still to be taken in (their intake transactions fail, and
       // attempts already made wait to be logged).
-      await waitFor(() => run!.receiver.requests.length >= 1000, { timeoutMs: 60000, intervalMs: 10, description: 'the first 1000 deliveries' });
-      const backlog = await notAcknowledged(run);
-      await postgres.crash();
-      const crashedAt = Date.now();
-      const deliveredBeforeCrash = run.receiver.requests.length;
-      await new Promise((r) => setTimeout(r, 1500));
-      await postgres.start();
-      await publishing;
-      await waitForAll(run, 90000);
-      await new Promise((r) => setTimeout(r, 3000));
-      expect(backlog).toBeGreaterThan(0);
-      const { duplicates } = await checkInvariants(run, crashedAt, { maxDuplicates: 0 });
-      process.stdout.write(`postgres crash test: ${backlog} events not yet acknowledged and ${deliveredBeforeCrash} requests made at the crash, ${duplicates} receipts twice\n`);
+      await survivesOutage(run, 'postgres crash', { deliveries: 1000, publishing: publishAll(run), down: () => postgres!.crash(), up: () => postgres!.start() });
     }, 150000);
   });
 
@@ -327,18 +334,7 @@ describe('webhook-worker under failure', () => {
       // Every event is in the stream (acknowledged by JetStream) before the kill: those are the ones
       // that must not be lost. The worker is still taking them in and delivering them.
       await publishAll(run);
-      await waitFor(() => run!.receiver.requests.length >= 500, { timeoutMs: 60000, intervalMs: 10, description: 'the first 500 deliveries' });
-      const backlog = await notAcknowledged(run);
-      await nats.kill();
-      const killedAt = Date.now();
-      const deliveredBeforeKill = run.receiver.requests.length;
-      await new Promise((r) => setTimeout(r, 1500));
-      await nats.start();
-      await waitForAll(run, 90000);
-      await new Promise((r) => setTimeout(r, 3000));
-      expect(backlog).toBeGreaterThan(0);
-      const { duplicates } = await checkInvariants(run, killedAt, { maxDuplicates: 0 });
-      process.stdout.write(`nats kill test: ${backlog} events not yet acknowledged and ${deliveredBeforeKill} requests made at the kill, ${duplicates} receipts twice\n`);
+      await survivesOutage(run, 'nats kill', { deliveries: 500, publishing: Promise.resolve(), down: () => nats!.kill(), up: () => nats!.start() });
     }, 150000);
   });
 });
