@@ -234,7 +234,9 @@ describe('walking skeleton', () => {
       }
 
       await registry.stop('SIGKILL');
-      expectProblem(await call('GET', admin('/applications'), { headers: h }), 503, 'Unavailable');
+      const down = await call('GET', admin('/applications'), { headers: h });
+      expectProblem(down, 503, 'Unavailable');
+      expect(down.headers.get('retry-after')).toBe('1');
 
       registry = await spawnService('runtime-registry', { ...env, HTTP_PORT: String(registryPort) });
       await waitFor(async () => (await call('GET', admin('/applications'), { headers: h })).status === 200, { timeoutMs: 10000 });

@@ -1,7 +1,8 @@
 /**
  * management-api while its PostgreSQL is down: a server of the test's own, crashed (immediate
  * shutdown) and started again. Meanwhile every request answers 503 `Unavailable` in the OData error
- * body, naming nothing internal (no driver message, address or SQL), instead of an internal error;
+ * body with `Retry-After`, naming nothing internal (no driver message, address or SQL), instead of an
+ * internal error;
  * once the server is back the service answers again without a restart, with every write it had
  * accepted.
  */
@@ -39,6 +40,7 @@ describe('management-api while its PostgreSQL is down', () => {
     ];
     for (const answer of answers) {
       expectODataError(answer, 503, 'Unavailable', null);
+      expect(answer.headers.get('retry-after')).toBe('1');
       expect(answer.text).not.toMatch(/ECONN|127\.0\.0\.1|postgres|terminat/i);
     }
 

@@ -94,7 +94,10 @@ export class TransportErrorFilter implements ExceptionFilter {
     const error = toDomainError(exception);
     if (host.getType() === 'rpc') return throwError(() => error.toWire());
     const http = host.switchToHttp();
-    this.renderHttp(error, http.getRequest<FastifyRequest>(), http.getResponse<FastifyReply>());
+    const reply = http.getResponse<FastifyReply>();
+    // A dependency that is down is worth another try shortly (RFC 9110 Retry-After, in seconds).
+    if (error.code === 'Unavailable') void reply.header('retry-after', '1');
+    this.renderHttp(error, http.getRequest<FastifyRequest>(), reply);
   }
 }
 
