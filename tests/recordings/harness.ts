@@ -39,10 +39,13 @@ export interface Harness {
   close(): Promise<void>;
 }
 
-/** `ns`: join a namespace other services of the test already use (default: a fresh one). */
-export async function startHarness(label: string, extra: Record<string, string> = {}, ns = testNamespace(label)): Promise<Harness> {
+/**
+ * `ns`: join a namespace other services of the test already use (default: a fresh one). `db`: a
+ * database of the test's own (e.g. on a server it crashes) instead of a clone of the shared template.
+ */
+export async function startHarness(label: string, extra: Record<string, string> = {}, ns = testNamespace(label), db?: TestDatabase): Promise<Harness> {
   const servers = testServers();
-  const db = await createTestDatabase(label);
+  db ??= await createTestDatabase(label);
   const nc = await connect({ servers: servers.natsUrl });
   const root = path.join(servers.dataDir, 'recordings', ns);
   const env: Record<string, string> = {

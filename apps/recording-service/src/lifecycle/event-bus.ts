@@ -1,7 +1,7 @@
 import { Inject, Injectable, type OnApplicationShutdown } from '@nestjs/common';
 import { jetstream, jetstreamManager, type ConsumerMessages, type JetStreamManager } from '@nats-io/jetstream';
 import { eventStreamName, eventSubject, type DomainEvent } from '@switchboard/contracts';
-import { EventConsumerLoop, eventRedeliveryHorizonMs, JsonLogger, NatsClient, SERVICE_CONFIG, type EventConsumerSpec } from '@switchboard/service-kit';
+import { EventConsumerLoop, eventRedeliveryHorizonMs, isDependencyDown, JsonLogger, NatsClient, SERVICE_CONFIG, type EventConsumerSpec } from '@switchboard/service-kit';
 import type { RecordingServiceConfig } from '../config.js';
 
 const encoder = new TextEncoder();
@@ -12,8 +12,9 @@ export type EventHandler = (event: DomainEvent) => Promise<void>;
 /**
  * JetStream side of the service: the durable consumer of the domain event stream (kept attached
  * by service-kit's EventConsumerLoop; one event at a time per replica: acknowledged after the
- * handler committed; a failure is NAKed with a delay and redelivered, at most 20 times) and the
- * publication of the service's own events.
+ * handler committed; while a dependency is down the event in hand is applied again until it goes
+ * through, keeping the stream's order; any other failure is NAKed with a delay and redelivered, at
+ * most 20 times) and the publication of the service's own events.
  */
 @Injectable()
 export class EventBus implements OnApplicationShutdown {
@@ -81,12 +82,39 @@ export class EventBus implements OnApplicationShutdown {
         continue;
       }
       try {
-        await handler(event);
+        await this.applyInOrder(event, handler, () => msg.working());
         msg.ack();
       } catch (e) {
+        if (this.consumer!.stopped && isDependencyDown(e)) {
+          // Stopping while a dependency is down: the next replica takes it at once.
+          msg.nak();
+          continue;
+        }
         const attempt = msg.info.deliveryCount;
         this.logger.event('error', 'applying a domain event failed; it will be redelivered', { eventId: event.event.id, type: event.event.type, attempt, error: (e as Error).message });
         msg.nak(Math.min(250 * 2 ** attempt, 10000));
+      }
+    }
+  }
+
+  /**
+   * Applies one event; while a dependency is down (PostgreSQL restarting, say) it tries the same
+   * event again, keeping it in hand (`working` tells JetStream so), instead of handing it back and
+   * going on with the next ones: every event would fail meanwhile, and the ones handed back would
+   * come again after later ones, out of order (a connection's close applied before its connect
+   * leaves a recording open). Any other failure is thrown: the caller hands the event back.
+   */
+  private async applyInOrder(event: DomainEvent, handler: EventHandler, working: () => void): Promise<void> {
+    for (let tries = 1; ; tries++) {
+      try {
+        return await handler(event);
+      } catch (e) {
+        if (!isDependencyDown(e) || this.consumer!.stopped) throw e;
+        if (tries === 1 || tries % 20 === 0) {
+          this.logger.event('warn', 'a dependency is down; applying the event again', { eventId: event.event.id, type: event.event.type, tries, error: (e as Error).message });
+        }
+        working();
+        await new Promise((r) => setTimeout(r, Math.min(100 * 2 ** Math.min(tries, 5), 2000)));
       }
     }
   }
