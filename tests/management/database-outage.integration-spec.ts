@@ -16,9 +16,7 @@ describe('management-api while its PostgreSQL is down', () => {
 
   beforeAll(async () => {
     postgres = await startOwnPostgres('management');
-    const url = await postgres.createDatabase('management', ['management-api']);
-    // The database goes with the server (the run's data directory is removed after the run).
-    h = await startManagement('pgdown', {}, { db: { name: 'management', url, drop: async () => undefined } });
+    h = await startManagement('pgdown', {}, { db: await postgres.createDatabase('management', ['management-api']) });
   }, 60000);
 
   afterAll(async () => {

@@ -30,11 +30,10 @@ describe('recording-service with its PostgreSQL crashed', () => {
 
   it('crashed while applying a backlog, restarted: every event applied once, every recording closed with its timeline', async () => {
     postgres = await startOwnPostgres('recordings');
-    const url = await postgres.createDatabase('recordings', ['recording-service']);
-    // The database goes with the server (the run's data directory is removed after the run).
-    h = await startHarness('recpg', {}, testNamespace('recpg'), { name: 'recordings', url, drop: async () => undefined });
+    const db = await postgres.createDatabase('recordings', ['recording-service']);
+    h = await startHarness('recpg', {}, testNamespace('recpg'), db);
     const sql = async <T extends pg.QueryResultRow>(text: string): Promise<T[]> => {
-      const client = new pg.Client({ connectionString: url });
+      const client = new pg.Client({ connectionString: db.url });
       await client.connect();
       try {
         return (await client.query<T>(text)).rows;

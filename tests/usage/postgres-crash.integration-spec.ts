@@ -32,7 +32,7 @@ describe('usage-aggregator with its PostgreSQL crashed', () => {
 
   it('crashed while applying a backlog, more events while it is down, restarted: every event applied once, totals exact', async () => {
     postgres = await startOwnPostgres('usage');
-    const databaseUrl = await postgres.createDatabase('usage', ['usage-aggregator']);
+    const databaseUrl = (await postgres.createDatabase('usage', ['usage-aggregator'])).url;
     nc = await connect({ servers: servers.natsUrl });
     h = new UsageHarness(nc, ns, databaseUrl);
     const start = async () => (service = await spawnService('usage-aggregator', { ...serviceTestEnv(ns, databaseUrl), HTTP_PORT: String(await freePort()) }));

@@ -306,9 +306,7 @@ describe('webhook-worker under failure', () => {
 
     it('loses nothing and sends nothing twice', async () => {
       postgres = await startOwnPostgres('webhooks');
-      const url = await postgres.createDatabase('webhooks', ['webhook-worker']);
-      // The database goes with the server (the run's data directory is removed after the run).
-      run = await setUp('pgrestart', servers.redisUrl, { db: { name: 'webhooks', url, drop: async () => undefined } });
+      run = await setUp('pgrestart', servers.redisUrl, { db: await postgres.createDatabase('webhooks', ['webhook-worker']) });
       worker = await startWorker(run.env);
       // Early enough that events are still to be taken in (their intake transactions fail, and
       // attempts already made wait to be logged).

@@ -1,13 +1,16 @@
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { testServers } from './servers.js';
+import { testServers, type TestDatabase } from './servers.js';
 import { freePort, repoRoot } from './service.js';
 
 export interface OwnPostgres {
   /** Admin URL to the `postgres` database (user postgres, trust authentication). */
   url: string;
-  /** Creates `database` with the migrations of `services` applied (e.g. `['webhook-worker']`); resolves to its URL. */
-  createDatabase(database: string, services: string[]): Promise<string>;
+  /**
+   * Creates `database` with the migrations of `services` applied (e.g. `['webhook-worker']`). Its
+   * `drop` does nothing: the database goes with the server's data, removed after the run.
+   */
+  createDatabase(database: string, services: string[]): Promise<TestDatabase>;
   /**
    * Crashes the server: an immediate shutdown (SIGQUIT), every PostgreSQL process exits at once
    * without a checkpoint; `start` then recovers from the WAL.
@@ -57,7 +60,7 @@ export async function startOwnPostgres(label: string): Promise<OwnPostgres> {
       const wanted = apps.discoverApps().filter((a) => services.includes(a.service));
       if (wanted.length !== services.length) throw new Error(`unknown services among ${services.join(', ')}`);
       await apps.runMigrations(wanted, { env: { ...process.env, DATABASE_URL: databaseUrl } });
-      return databaseUrl;
+      return { name: database, url: databaseUrl, drop: async () => undefined };
     },
     async crash() {
       if (!server) return;
