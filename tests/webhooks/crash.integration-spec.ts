@@ -93,14 +93,33 @@ async function tearDown(run: Run | undefined, sharedRedisUrl: string | null): Pr
   await run.db.drop();
 }
 
-/** Publishes `count` events (half in channels, half outside any) in the background. */
-function publishAll(run: Run, count = EVENTS): Promise<void> {
+/** Publishes `count` events (half in 25 channels, half outside any) in the background; resolves with their stream sequences. */
+function publishAll(run: Run, count = EVENTS): Promise<Map<string, number>> {
   const items = Array.from({ length: count }, (_, i) => {
     const event = eventInfo(i % 2 === 0 ? 'channel.client.joined' : 'client.updated', run.applicationId, { channelId: i % 2 === 0 ? `room-${i % 50}` : null });
     run.eventIds.push(event.id);
     return { applicationId: run.applicationId, organizationId: ORG, event };
   });
   return run.bus.publishMany(items, 256);
+}
+
+/**
+ * The channels whose events did not first reach the channel webhook in stream order (the
+ * contract's per-webhook order by channel); `seqs`: each event's stream sequence.
+ */
+function outOfOrderChannels(run: Run, seqs: ReadonlyMap<string, number>): string[] {
+  const firstReceipt = new Map<string, number>();
+  run.receiver.at('/channel').forEach((r, n) => r.eventIds.forEach((id) => firstReceipt.has(id) || firstReceipt.set(id, n)));
+  const byChannel = new Map<string, string[]>();
+  run.eventIds.forEach((id, i) => {
+    if (i % 2 === 0) byChannel.set(`room-${i % 50}`, [...(byChannel.get(`room-${i % 50}`) ?? []), id]);
+  });
+  return [...byChannel]
+    .filter(([, ids]) => {
+      const arrived = [...ids].sort((x, y) => firstReceipt.get(x)! - firstReceipt.get(y)!);
+      return arrived.some((id, k) => k > 0 && seqs.get(id)! < seqs.get(arrived[k - 1]!)!);
+    })
+    .map(([channel]) => channel);
 }
 
 /**
@@ -115,9 +134,14 @@ async function notAcknowledged(run: Run): Promise<number> {
 
 /**
  * A server under the worker goes down once `deliveries` requests were made, while events are still to
- * be taken in, and comes back 1.5 s later; then every event reaches its webhooks and none twice.
+ * be taken in, and comes back 1.5 s later; then every event reaches its webhooks, none twice, and
+ * each channel's events first reach the channel webhook in stream order.
  */
-async function survivesOutage(run: Run, what: string, options: { deliveries: number; publishing: Promise<void>; down: () => Promise<void>; up: () => Promise<void> }): Promise<void> {
+async function survivesOutage(
+  run: Run,
+  what: string,
+  options: { deliveries: number; publishing: Promise<Map<string, number>>; down: () => Promise<void>; up: () => Promise<void> },
+): Promise<void> {
   await waitFor(() => run.receiver.requests.length >= options.deliveries, { timeoutMs: 60000, intervalMs: 10, description: `the first ${options.deliveries} deliveries` });
   const backlog = await notAcknowledged(run);
   await options.down();
@@ -125,11 +149,12 @@ async function survivesOutage(run: Run, what: string, options: { deliveries: num
   const delivered = run.receiver.requests.length;
   await new Promise((r) => setTimeout(r, 1500));
   await options.up();
-  await options.publishing;
+  const seqs = await options.publishing;
   await waitForAll(run, 90000);
   await new Promise((r) => setTimeout(r, 3000));
   expect(backlog).toBeGreaterThan(0);
   const { duplicates } = await checkInvariants(run, downAt, { maxDuplicates: 0 });
+  expect(outOfOrderChannels(run, seqs)).toEqual([]);
   process.stdout.write(`${what} test: ${backlog} events not yet acknowledged and ${delivered} requests made when it went down, ${duplicates} receipts twice\n`);
 }
 
@@ -331,8 +356,8 @@ describe('webhook-worker under failure', () => {
       worker = await startWorker(run.env);
       // Every event is in the stream (acknowledged by JetStream) before the kill: those are the ones
       // that must not be lost. The worker is still taking them in and delivering them.
-      await publishAll(run);
-      await survivesOutage(run, 'nats kill', { deliveries: 500, publishing: Promise.resolve(), down: () => nats!.kill(), up: () => nats!.start() });
+      const seqs = await publishAll(run);
+      await survivesOutage(run, 'nats kill', { deliveries: 500, publishing: Promise.resolve(seqs), down: () => nats!.kill(), up: () => nats!.start() });
     }, 150000);
   });
 });

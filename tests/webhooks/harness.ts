@@ -196,8 +196,11 @@ export interface EventBus {
   js: JetStreamClient;
   /** Resolves with the stream sequence JetStream gave the event (its place in the stream order). */
   publish(applicationId: string, organizationId: string, event: EventInfo, msgId?: string): Promise<number>;
-  /** Publishes many events without waiting for each PubAck in turn (a window of outstanding publishes). */
-  publishMany(items: Array<{ applicationId: string; organizationId: string; event: EventInfo }>, window?: number): Promise<void>;
+  /**
+   * Publishes many events without waiting for each PubAck in turn (a window of outstanding
+   * publishes); resolves with the stream sequence of each, by event id.
+   */
+  publishMany(items: Array<{ applicationId: string; organizationId: string; event: EventInfo }>, window?: number): Promise<Map<string, number>>;
 }
 
 /** Creates the event stream as runtime-registry will (the worker would create the same if missing). */
@@ -216,13 +219,15 @@ export async function eventBus(nc: NatsConnection, ns: string): Promise<EventBus
     publish,
     async publishMany(items, window = 256) {
       let next = 0;
+      const seqs = new Map<string, number>();
       const lanes = Array.from({ length: Math.min(window, items.length) }, async () => {
         while (next < items.length) {
           const item = items[next++]!;
-          await publish(item.applicationId, item.organizationId, item.event);
+          seqs.set(item.event.id, await publish(item.applicationId, item.organizationId, item.event));
         }
       });
       await Promise.all(lanes);
+      return seqs;
     },
   };
 }

@@ -23,6 +23,16 @@ describe('isDependencyDown', () => {
     ['ioredis with its connection closed', error('Connection is closed.')],
     ['ioredis giving up on a command', Object.assign(error('Reached the max retries per request limit (which is 20).'), { name: 'MaxRetriesPerRequestError' })],
     ['a socket error named only in the message', error('Redis: connect ETIMEDOUT')],
+    [
+      'a statement of a TypeORM transaction whose connection failed under it',
+      Object.assign(error('Database connection provided by a query runner was already released, cannot continue to use its querying methods anymore.'), {
+        name: 'QueryRunnerProviderAlreadyReleasedError',
+      }),
+    ],
+    [
+      'the query runner of a TypeORM transaction whose connection failed under it',
+      Object.assign(error('Query runner already released. Cannot run queries anymore.'), { name: 'QueryRunnerAlreadyReleasedError' }),
+    ],
   ])('%s', (_what, e) => {
     expect(isDependencyDown(e)).toBe(true);
   });

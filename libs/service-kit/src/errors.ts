@@ -43,6 +43,9 @@ export function isDependencyDown(exception: unknown): boolean {
     const { name, code, message, driverError, cause } = e as { name?: unknown; code?: unknown; message?: unknown; driverError?: unknown; cause?: unknown };
     // ioredis gave up on a command while reconnecting.
     if (name === 'MaxRetriesPerRequestError') return true;
+    // TypeORM released the query runner when its connection failed (a PostgreSQL crash in the
+    // middle of a transaction): the transaction's next statement fails with one of these instead.
+    if (name === 'QueryRunnerAlreadyReleasedError' || name === 'QueryRunnerProviderAlreadyReleasedError') return true;
     if (typeof code === 'string' && (UNREACHABLE_ERRNO.has(code) || UNAVAILABLE_SQLSTATE.test(code))) return true;
     if (typeof message === 'string' && (CONNECTION_GONE.test(message) || ERRNO_IN_MESSAGE.test(message))) return true;
     e = driverError ?? cause;

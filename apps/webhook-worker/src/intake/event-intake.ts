@@ -1,10 +1,11 @@
 import { Injectable, Logger } from '@nestjs/common';
 import type { JsMsg } from '@nats-io/jetstream';
-import { setImmediate as nextTurn } from 'node:timers/promises';
+import { setImmediate as nextTurn, setTimeout as sleep } from 'node:timers/promises';
 import type { DomainEvent } from '@switchboard/contracts';
+import { isDependencyDown } from '@switchboard/service-kit';
 import type { WebhookWorkerConfig } from '../config.js';
 import { DeliveryQueue, jobIdOf, lanesOf, type DeliveryJobData } from '../delivery/delivery-queue.js';
-import { DeliveryRepository } from '../log/delivery.repository.js';
+import { DeliveryRepository, UncertainIntake, type IntakeCommit } from '../log/delivery.repository.js';
 import { channelOf, webhooksFor } from '../matching/matching.js';
 import { WebhookResolver, type Resolution } from '../matching/webhook-resolver.js';
 import { WebhookMetrics } from '../metrics/webhook-metrics.js';
@@ -64,7 +65,8 @@ export function mergeGroups(a: PreparedGroup, b: PreparedGroup): PreparedGroup {
  * 2. resolve the webhooks of each (application, channel) (cached); when management-api cannot
  *    answer, the events concerned are NAKed with a delay and nothing else happens to them;
  * 3. one PostgreSQL transaction marks the events processed and writes the deliveries of the events
- *    that were not processed before (see DeliveryRepository.commitIntake);
+ *    that were not processed before (see DeliveryRepository.commitIntake); while PostgreSQL is
+ *    down it is tried again with the events in hand (see commitKeepingOrder);
  * 4. the jobs go to BullMQ in one round trip: the deliveries of one webhook share a job (at most
  *    `WEBHOOK_DELIVERIES_PER_JOB`, see planJobs; job id = delivery id for a job of one);
  * 5. only then the messages are acknowledged.
@@ -168,11 +170,7 @@ export class EventIntake {
     }
     let jobs: PlannedJob[] = [];
     if (ready.length > 0) {
-      const committed = await this.repository.commitIntake(
-        ready.map((r) => r.matched.event.id),
-        (fresh) => planJobs(planDeliveries(ready.filter((r) => fresh.has(r.matched.event.id)).map((r) => r.matched)), this.config.deliveriesPerJob),
-        Date.now(),
-      );
+      const committed = await this.commitKeepingOrder(ready, stopping);
       jobs = committed.jobs;
       let queued = 0;
       let unmatched = 0;
@@ -196,6 +194,47 @@ export class EventIntake {
     }
     for (const msg of ack) msg.ack();
     return { acked: ack.length, deliveries: jobs.reduce((n, j) => n + j.deliveries.length, 0) };
+  }
+
+  /**
+   * Step 3, done again while PostgreSQL is down (restarting, say), the events kept in hand
+   * (`working` tells JetStream so) instead of handed back while later groups go on: they would come
+   * back after later events, and their deliveries after later ones of the same channel. A commit
+   * cut off by the outage may have happened all the same: once PostgreSQL answers, its outcome is
+   * looked up, and if it committed, its jobs are queued now (a new commit would find the events
+   * processed and leave their deliveries to the reconciler, behind later ones). Any other failure,
+   * or any while stopping, is thrown (the consumer hands the events back).
+   */
+  private async commitKeepingOrder(ready: PreparedGroup['ready'], stopping: () => boolean): Promise<IntakeCommit> {
+    let uncertain: UncertainIntake | undefined;
+    for (let tries = 1; ; tries++) {
+      try {
+        if (uncertain) {
+          const status = await this.repository.intakeStatus(uncertain);
+          if (status === 'committed') {
+            this.logger.log(`the intake of ${ready.length} events cut off by the outage had committed: its jobs are queued now`);
+            return uncertain.written;
+          }
+          if (status === 'aborted') uncertain = undefined;
+        }
+        if (!uncertain) {
+          return await this.repository.commitIntake(
+            ready.map((r) => r.matched.event.id),
+            (fresh) => planJobs(planDeliveries(ready.filter((r) => fresh.has(r.matched.event.id)).map((r) => r.matched)), this.config.deliveriesPerJob),
+            Date.now(),
+          );
+        }
+      } catch (e) {
+        if (e instanceof UncertainIntake) uncertain = e;
+        if (!isDependencyDown(e) || stopping()) throw e;
+        if (tries === 1 || tries % 20 === 0) {
+          this.logger.warn(`PostgreSQL is unavailable; the intake of ${ready.length} events is tried again (try ${tries}): ${(e as Error).message}`);
+        }
+      }
+      for (const r of ready) r.msg.working();
+      // Well within the ack wait, so that JetStream does not hand the events to another replica meanwhile.
+      await sleep(Math.min(50 * 2 ** Math.min(tries, 6), 2000, this.config.eventAckWaitMs / 3));
+    }
   }
 
   /** The jobs (in stream order), each lane naming the recent delivery before it on its ordering key. */

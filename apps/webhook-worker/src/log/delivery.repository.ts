@@ -169,6 +169,23 @@ export async function jsonArray<T>(items: readonly T[], row: (item: T) => unknow
   return `[${parts.join(',')}]`;
 }
 
+/** What an intake transaction wrote: the events not processed before, and the jobs of their deliveries. */
+export interface IntakeCommit {
+  fresh: Set<string>;
+  jobs: PlannedJob[];
+}
+
+/** An intake transaction that failed in a way that may have committed it all the same (see commitIntake). */
+export class UncertainIntake extends Error {
+  constructor(
+    readonly xid: string,
+    readonly written: IntakeCommit,
+    override readonly cause: unknown,
+  ) {
+    super(`intake transaction ${xid} may or may not have committed: ${(cause as Error)?.message ?? String(cause)}`);
+  }
+}
+
 /** SQL of the `webhook` schema (the repository is the seam unit tests replace). */
 @Injectable()
 export class DeliveryRepository {
@@ -180,20 +197,44 @@ export class DeliveryRepository {
    * event is planned exactly once however often JetStream hands it over (two replicas holding the
    * same redelivered event serialize on the `processed_event` key). Ids are inserted sorted, so
    * concurrent intakes lock in the same order.
+   *
+   * When it fails after the transaction got its id, PostgreSQL may have committed it all the same
+   * (the connection went during the COMMIT): the error is an UncertainIntake that carries what the
+   * transaction wrote, to be looked up with `committed` once PostgreSQL answers again.
    */
-  async commitIntake(eventIds: readonly string[], plan: (fresh: ReadonlySet<string>) => PlannedJob[], now: number): Promise<{ fresh: Set<string>; jobs: PlannedJob[] }> {
+  async commitIntake(eventIds: readonly string[], plan: (fresh: ReadonlySet<string>) => PlannedJob[], now: number): Promise<IntakeCommit> {
     const sorted = [...new Set(eventIds)].sort();
-    return this.ds.transaction(async (m: EntityManager) => {
-      const rows = (await m.query(
-        `INSERT INTO webhook.processed_event (event_id, processed_on) SELECT unnest($1::text[]), $2 ON CONFLICT (event_id) DO NOTHING RETURNING event_id`,
-        [sorted, now],
-      )) as Array<{ event_id: string }>;
-      const fresh = new Set(rows.map((r) => r.event_id));
-      const jobs = fresh.size > 0 ? plan(fresh) : [];
-      const deliveries = jobs.flatMap((j) => j.deliveries);
-      if (deliveries.length > 0) await m.query(INSERT_DELIVERIES, [await jsonArray(deliveries, (d) => deliveryRow(d, now))]);
-      return { fresh, jobs };
-    });
+    let written: (IntakeCommit & { xid: string }) | undefined;
+    try {
+      return await this.ds.transaction(async (m: EntityManager) => {
+        const rows = (await m.query(
+          `WITH ins AS (INSERT INTO webhook.processed_event (event_id, processed_on) SELECT unnest($1::text[]), $2 ON CONFLICT (event_id) DO NOTHING RETURNING event_id)
+           SELECT event_id, (SELECT pg_current_xact_id()::text) AS xid FROM ins`,
+          [sorted, now],
+        )) as Array<{ event_id: string; xid: string }>;
+        const fresh = new Set(rows.map((r) => r.event_id));
+        const jobs = fresh.size > 0 ? plan(fresh) : [];
+        const deliveries = jobs.flatMap((j) => j.deliveries);
+        if (deliveries.length > 0) {
+          written = { fresh, jobs, xid: rows[0]!.xid };
+          await m.query(INSERT_DELIVERIES, [await jsonArray(deliveries, (d) => deliveryRow(d, now))]);
+        }
+        return { fresh, jobs };
+      });
+    } catch (e) {
+      if (written) throw new UncertainIntake(written.xid, { fresh: written.fresh, jobs: written.jobs }, e);
+      throw e;
+    }
+  }
+
+  /**
+   * What became of the transaction of an UncertainIntake. `in progress`: the server has not yet
+   * noticed its connection is gone. Anything else PostgreSQL no longer knows counts as aborted:
+   * committing again is always safe (the events found processed then are left to the reconciler).
+   */
+  async intakeStatus(uncertain: UncertainIntake): Promise<'committed' | 'aborted' | 'in progress'> {
+    const [row] = (await this.ds.query(`SELECT pg_xact_status($1::xid8) AS status`, [uncertain.xid])) as Array<{ status: string | null }>;
+    return row?.status === 'committed' || row?.status === 'in progress' ? row.status : 'aborted';
   }
 
   /** Writes a new delivery (a replay). */
