@@ -56,14 +56,15 @@ describe('events to webhooks and usage', () => {
     receiverUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}`;
 
     db = await createTestDatabase('events_e2e');
-    const env = serviceTestEnv(ns, db.url);
+    // The receiver is on loopback: management-api accepts the webhooks' URLs, webhook-worker delivers to them.
+    const env = { ...serviceTestEnv(ns, db.url), WEBHOOK_ALLOW_LOOPBACK: 'true' };
     const boot = await run(process.execPath, [findApp('management-api').bootstrap!], { env: { ...process.env, ...env } });
     key = (JSON.parse(boot.stdout) as { apiKey: string }).apiKey;
     const started = await Promise.all([
       spawnService('management-api', { ...env, HTTP_PORT: String(await freePort()) }),
       spawnService('runtime-registry', { ...env, HTTP_PORT: String(await freePort()) }),
       spawnService('admin-gateway', { ...env, HTTP_PORT: String(await freePort()) }),
-      spawnService('webhook-worker', { ...env, HTTP_PORT: String(await freePort()), WEBHOOK_ALLOW_LOOPBACK: 'true' }),
+      spawnService('webhook-worker', { ...env, HTTP_PORT: String(await freePort()) }),
       spawnService('usage-aggregator', { ...env, HTTP_PORT: String(await freePort()) }),
     ]);
     processes.push(...started);

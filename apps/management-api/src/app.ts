@@ -18,6 +18,7 @@ import { ChannelRecordingSettingsRpc } from './channel-configs/channel-recording
 import { AuthGuard } from './auth/auth.guard.js';
 import { ChannelConfigsService } from './channel-configs/channel-configs.service.js';
 import { ChannelWebhooksService } from './channel-webhooks/channel-webhooks.service.js';
+import { WebhookTargets } from './common/webhook-kit.js';
 import type { ManagementConfig } from './config.js';
 import { ForwardedReadsService } from './forwarded/forwarded-reads.service.js';
 import { ApiVersionGuard } from './http/api-version.guard.js';
@@ -50,6 +51,7 @@ class ManagementModule {
         ApplicationWebhooksService,
         ChannelConfigsService,
         ChannelWebhooksService,
+        WebhookTargets,
         ForwardedReadsService,
         OrganizationsService,
         PaymentMethodsService,

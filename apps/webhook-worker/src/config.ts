@@ -1,4 +1,4 @@
-import { bool, commonSettings, databaseSettings, int, loadConfig, redisSettings, type ConfigOf } from '@switchboard/config';
+import { commonSettings, databaseSettings, int, loadConfig, redisSettings, webhookTargetSettings, type ConfigOf } from '@switchboard/config';
 
 const SECOND = 1000;
 const HOUR = 3600 * SECOND;
@@ -74,12 +74,7 @@ export const settings = {
     description: 'BullMQ lock of a delivery in progress; a replica that dies holding it hands the delivery back after this long',
   }),
   maxSocketsPerOrigin: int({ env: 'WEBHOOK_MAX_SOCKETS_PER_ORIGIN', default: 100, min: 1, max: 5000, description: 'Connections (kept alive) per receiving origin and replica, at most' }),
-  allowPrivateTargets: bool({
-    env: 'WEBHOOK_ALLOW_PRIVATE_TARGETS',
-    default: false,
-    description: 'Deliver to URLs resolving to loopback, private (RFC 1918, fc00::/7), link-local, CGNAT or reserved addresses; cloud metadata addresses stay refused',
-  }),
-  allowLoopback: bool({ env: 'WEBHOOK_ALLOW_LOOPBACK', default: false, description: 'Deliver to URLs resolving to loopback addresses (127.0.0.0/8, ::1) only; for tests and local development' }),
+  ...webhookTargetSettings(),
 
   // ---- delivery log, recovery, retention ----
   logRetentionDays: int({ env: 'WEBHOOK_LOG_RETENTION_DAYS', default: 7, min: 1, max: 3650, description: 'Deliveries, their logged attempts and processed event ids older than this are pruned' }),

@@ -10,7 +10,7 @@ import { invalid, nextState, type WriteMode } from '../common/bodies.js';
 import { redactAlways, writeChanges } from '../common/change-log.js';
 import { conflictOnUnique } from '../common/db-errors.js';
 import { RecordReader, type ListAnswer, type Rec } from '../common/record-reader.js';
-import { syncInlineWebhooks } from '../common/webhook-kit.js';
+import { syncInlineWebhooks, WebhookTargets } from '../common/webhook-kit.js';
 import { ApplicationConfigEntity } from './application-config.entity.js';
 import { APPLICATION_CONFIGS } from './application-config.model.js';
 import { ApplicationEvents } from './application-events.js';
@@ -44,6 +44,7 @@ export class ApplicationConfigsService {
 
   constructor(
     @InjectDataSource() private readonly ds: DataSource,
+    private readonly targets: WebhookTargets,
     private readonly events: ApplicationEvents,
   ) {}
 
@@ -78,7 +79,7 @@ export class ApplicationConfigsService {
         .catch(uniqueApplicationId);
       const after = await this.reader.one(m, caller, id);
       await writeChanges(m, caller, { entityType: 'ApplicationConfig', entityId: id, type: 'Create', before: null, after, properties: TRACKED, redact: REDACT });
-      await syncInlineWebhooks(m, caller, APPLICATION_WEBHOOK_KIND, id, body.webhooks as Rec[] | null | undefined);
+      await syncInlineWebhooks(m, caller, APPLICATION_WEBHOOK_KIND, id, body.webhooks as Rec[] | null | undefined, this.targets);
       return after;
     });
     this.events.changed([state.applicationId]);
@@ -98,7 +99,7 @@ export class ApplicationConfigsService {
         .catch(uniqueApplicationId);
       const after = await this.reader.one(m, caller, id);
       await writeChanges(m, caller, { entityType: 'ApplicationConfig', entityId: id, type: 'Update', before, after, properties: TRACKED, redact: REDACT });
-      await syncInlineWebhooks(m, caller, APPLICATION_WEBHOOK_KIND, id, webhooks as Rec[] | null | undefined);
+      await syncInlineWebhooks(m, caller, APPLICATION_WEBHOOK_KIND, id, webhooks as Rec[] | null | undefined, this.targets);
       return { before, after };
     });
     this.events.changed([before.applicationId as string, after.applicationId as string]);

@@ -8,7 +8,7 @@ import { ApplicationEvents } from '../application-configs/application-events.js'
 import type { Caller } from '../auth/caller.js';
 import { invalid, type WriteMode } from '../common/bodies.js';
 import { RecordReader, type ListAnswer, type Rec } from '../common/record-reader.js';
-import { insertWebhook, updateWebhook } from '../common/webhook-kit.js';
+import { insertWebhook, updateWebhook, WebhookTargets } from '../common/webhook-kit.js';
 import { APPLICATION_WEBHOOK_KIND } from './application-webhook.model.js';
 
 @Injectable()
@@ -18,6 +18,7 @@ export class ApplicationWebhooksService {
 
   constructor(
     @InjectDataSource() private readonly ds: DataSource,
+    private readonly targets: WebhookTargets,
     private readonly events: ApplicationEvents,
   ) {}
 
@@ -33,7 +34,7 @@ export class ApplicationWebhooksService {
   async create(caller: Caller, body: Partial<ApplicationWebhookCreateBody>): Promise<Rec> {
     const { record, applicationId } = await this.ds.transaction(async (m) => {
       const parent = await this.parent(m, caller, body.applicationConfigId);
-      const record = await insertWebhook(m, caller, APPLICATION_WEBHOOK_KIND, parent.id as string, body as Rec);
+      const record = await insertWebhook(m, caller, APPLICATION_WEBHOOK_KIND, parent.id as string, body as Rec, this.targets);
       return { record, applicationId: parent.applicationId as string };
     });
     this.events.changed([applicationId]);
@@ -45,7 +46,7 @@ export class ApplicationWebhooksService {
       const before = await this.reader.lock(m, caller, id);
       const oldParent = (await this.parents.find(m, caller, before.applicationConfigId as string))!;
       const parent = body.applicationConfigId === undefined || body.applicationConfigId === null ? oldParent : await this.parent(m, caller, body.applicationConfigId);
-      const record = await updateWebhook(m, caller, APPLICATION_WEBHOOK_KIND, before, body as Rec, mode, parent.id as string);
+      const record = await updateWebhook(m, caller, APPLICATION_WEBHOOK_KIND, before, body as Rec, mode, parent.id as string, this.targets);
       return { record, applicationIds: [oldParent.applicationId as string, parent.applicationId as string] };
     });
     this.events.changed(applicationIds);

@@ -12,7 +12,7 @@ import { invalid, nextState, type WriteMode } from '../common/bodies.js';
 import { redactKeys, writeChanges } from '../common/change-log.js';
 import { conflictOnUnique } from '../common/db-errors.js';
 import { RecordReader, type ListAnswer, type Rec } from '../common/record-reader.js';
-import { syncInlineWebhooks } from '../common/webhook-kit.js';
+import { syncInlineWebhooks, WebhookTargets } from '../common/webhook-kit.js';
 import { ChannelConfigEntity } from './channel-config.entity.js';
 import { CHANNEL_CONFIGS } from './channel-config.model.js';
 
@@ -60,6 +60,7 @@ export class ChannelConfigsService {
 
   constructor(
     @InjectDataSource() private readonly ds: DataSource,
+    private readonly targets: WebhookTargets,
     private readonly events: ApplicationEvents,
   ) {}
 
@@ -87,7 +88,7 @@ export class ChannelConfigsService {
         .catch(uniqueDefault);
       const after = await this.reader.one(m, caller, id);
       await writeChanges(m, caller, { entityType: 'ChannelConfig', entityId: id, type: 'Create', before: null, after, properties: FIELDS, redact: REDACT });
-      await syncInlineWebhooks(m, caller, CHANNEL_WEBHOOK_KIND, id, webhooks as Rec[] | null | undefined);
+      await syncInlineWebhooks(m, caller, CHANNEL_WEBHOOK_KIND, id, webhooks as Rec[] | null | undefined, this.targets);
       return { record: after, applicationId: parent.applicationId as string };
     });
     this.events.changed([applicationId]);
@@ -110,7 +111,7 @@ export class ChannelConfigsService {
         .catch(uniqueDefault);
       const after = await this.reader.one(m, caller, id);
       await writeChanges(m, caller, { entityType: 'ChannelConfig', entityId: id, type: 'Update', before, after, properties: FIELDS, redact: REDACT });
-      await syncInlineWebhooks(m, caller, CHANNEL_WEBHOOK_KIND, id, webhooks as Rec[] | null | undefined);
+      await syncInlineWebhooks(m, caller, CHANNEL_WEBHOOK_KIND, id, webhooks as Rec[] | null | undefined, this.targets);
       return { record: after, applicationIds: [oldParent.applicationId as string, parent.applicationId as string] };
     });
     this.events.changed(applicationIds);

@@ -8,7 +8,7 @@ import type { Caller } from '../auth/caller.js';
 import { CHANNEL_CONFIGS } from '../channel-configs/channel-config.model.js';
 import { invalid, type WriteMode } from '../common/bodies.js';
 import { RecordReader, type ListAnswer, type Rec } from '../common/record-reader.js';
-import { insertWebhook, updateWebhook } from '../common/webhook-kit.js';
+import { insertWebhook, updateWebhook, WebhookTargets } from '../common/webhook-kit.js';
 import { CHANNEL_WEBHOOK_KIND } from './channel-webhook.model.js';
 
 interface Parent {
@@ -23,6 +23,7 @@ export class ChannelWebhooksService {
 
   constructor(
     @InjectDataSource() private readonly ds: DataSource,
+    private readonly targets: WebhookTargets,
     private readonly events: ApplicationEvents,
   ) {}
 
@@ -38,7 +39,7 @@ export class ChannelWebhooksService {
   async create(caller: Caller, body: Partial<ChannelWebhookCreateBody>): Promise<Rec> {
     const { record, applicationId } = await this.ds.transaction(async (m) => {
       const parent = await this.parent(m, caller, body.channelConfigId);
-      const record = await insertWebhook(m, caller, CHANNEL_WEBHOOK_KIND, parent.id, body as Rec);
+      const record = await insertWebhook(m, caller, CHANNEL_WEBHOOK_KIND, parent.id, body as Rec, this.targets);
       return { record, applicationId: parent.applicationId };
     });
     this.events.changed([applicationId]);
@@ -50,7 +51,7 @@ export class ChannelWebhooksService {
       const before = await this.reader.lock(m, caller, id);
       const oldParent = await this.parent(m, caller, before.channelConfigId as string);
       const parent = body.channelConfigId === undefined || body.channelConfigId === null ? oldParent : await this.parent(m, caller, body.channelConfigId);
-      const record = await updateWebhook(m, caller, CHANNEL_WEBHOOK_KIND, before, body as Rec, mode, parent.id);
+      const record = await updateWebhook(m, caller, CHANNEL_WEBHOOK_KIND, before, body as Rec, mode, parent.id, this.targets);
       return { record, applicationIds: [oldParent.applicationId, parent.applicationId] };
     });
     this.events.changed(applicationIds);

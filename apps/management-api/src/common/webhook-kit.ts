@@ -2,12 +2,16 @@
  * What application webhooks and channel webhooks share: columns, model, writable state, defaults,
  * and the "inline webhooks" of a parent's body (`webhooks` of an application or channel config).
  */
+import { Inject, Injectable } from '@nestjs/common';
+import { addressAllowed, literalHostKind, type TargetPolicy } from '@switchboard/config';
 import { DomainError } from '@switchboard/contracts';
+import { SERVICE_CONFIG } from '@switchboard/service-kit';
 import { defineEntityModel, type EntityModel } from '@switchboard/odata';
 import { randomUUID } from 'node:crypto';
 import { Column, PrimaryColumn, type EntityManager, type EntityTarget } from 'typeorm';
 import type { Caller } from '../auth/caller.js';
-import { checkHttpUrl, nextState, type WriteMode } from './bodies.js';
+import type { ManagementConfig } from '../config.js';
+import { checkHttpUrl, invalid, nextState, type WriteMode } from './bodies.js';
 import { writeChanges } from './change-log.js';
 import { AuditColumns, auditProperties, BY_CREATION } from './model-kit.js';
 import type { EntitySetSpec, Rec, RecordReader } from './record-reader.js';
@@ -87,14 +91,35 @@ export function trackedWebhookProperties(kind: WebhookKind): string[] {
   return [kind.parentProperty, ...WEBHOOK_FIELDS];
 }
 
-export function checkWebhook(state: WebhookState, field = 'url'): void {
+/**
+ * The webhook's URL: http or https, and not an address the operator's policy refuses when that is
+ * known without DNS (an IP literal, `localhost`); a name is checked by webhook-worker each time it
+ * delivers, against every address it resolves to then.
+ */
+export function checkWebhook(state: WebhookState, targets: TargetPolicy, field = 'url', previousUrl: string | null = null): void {
   checkHttpUrl(state.url, field);
+  // A URL kept as it was is not judged again (the policy may have changed since it was written).
+  if (state.url === null || state.url === previousUrl) return;
+  const kind = literalHostKind(new URL(state.url).hostname);
+  if (kind !== undefined && !addressAllowed(kind, targets)) throw invalid(field, `must not target a ${kind} address`);
+}
+
+/** The target policy of webhook URLs: the settings webhook-worker applies too (WEBHOOK_ALLOW_PRIVATE_TARGETS, WEBHOOK_ALLOW_LOOPBACK). */
+@Injectable()
+export class WebhookTargets implements TargetPolicy {
+  readonly allowPrivate: boolean;
+  readonly allowLoopback: boolean;
+
+  constructor(@Inject(SERVICE_CONFIG) config: Pick<ManagementConfig, 'allowPrivateTargets' | 'allowLoopback'>) {
+    this.allowPrivate = config.allowPrivateTargets;
+    this.allowLoopback = config.allowLoopback;
+  }
 }
 
 /** Inserts one webhook of `parentId` and writes its change records; returns the new record. */
-export async function insertWebhook(m: EntityManager, caller: Caller, kind: WebhookKind, parentId: string, body: Rec, fieldPrefix = ''): Promise<Rec> {
+export async function insertWebhook(m: EntityManager, caller: Caller, kind: WebhookKind, parentId: string, body: Rec, targets: TargetPolicy, fieldPrefix = ''): Promise<Rec> {
   const state = nextState(WEBHOOK_DEFAULTS, pickWebhookFields(body), 'replace', WEBHOOK_DEFAULTS);
-  checkWebhook(state, `${fieldPrefix}url`);
+  checkWebhook(state, targets, `${fieldPrefix}url`);
   const now = Date.now();
   const id = randomUUID();
   await m.getRepository(kind.entity).insert({
@@ -121,11 +146,12 @@ export async function updateWebhook(
   body: Rec,
   mode: WriteMode,
   parentId: string,
+  targets: TargetPolicy,
   fieldPrefix = '',
 ): Promise<Rec> {
   const current = Object.fromEntries(WEBHOOK_FIELDS.map((f) => [f, before[f]])) as WebhookState;
   const state = nextState(current, pickWebhookFields(body), mode, WEBHOOK_DEFAULTS);
-  checkWebhook(state, `${fieldPrefix}url`);
+  checkWebhook(state, targets, `${fieldPrefix}url`, current.url);
   const id = before.id as string;
   await m
     .getRepository(kind.entity)
@@ -141,7 +167,14 @@ export async function updateWebhook(
  * are created, and the parent's webhooks not in the list are deleted (change records of type
  * `Delete`). An `id` that is not one of the parent's webhooks is a 400 naming the item.
  */
-export async function syncInlineWebhooks(m: EntityManager, caller: Caller, kind: WebhookKind, parentId: string, items: Rec[] | null | undefined): Promise<boolean> {
+export async function syncInlineWebhooks(
+  m: EntityManager,
+  caller: Caller,
+  kind: WebhookKind,
+  parentId: string,
+  items: Rec[] | null | undefined,
+  targets: TargetPolicy,
+): Promise<boolean> {
   if (items === null || items === undefined) return false;
   const existing = (await m.query(`SELECT id FROM ${kind.reader.model.table} WHERE "${kind.parentColumn}" = $1 AND organization_id = $2 ORDER BY created_on, id FOR UPDATE`, [
     parentId,
@@ -162,11 +195,11 @@ export async function syncInlineWebhooks(m: EntityManager, caller: Caller, kind:
   for (const [i, item] of items.entries()) {
     const id = typeof item.id === 'string' ? item.id.toLowerCase() : null;
     if (id === null) {
-      await insertWebhook(m, caller, kind, parentId, item, `webhooks[${i}].`);
+      await insertWebhook(m, caller, kind, parentId, item, targets, `webhooks[${i}].`);
     } else {
       kept.add(id);
       const before = (await kind.reader.find(m, caller, id))!;
-      await updateWebhook(m, caller, kind, before, item, 'replace', parentId, `webhooks[${i}].`);
+      await updateWebhook(m, caller, kind, before, item, 'replace', parentId, targets, `webhooks[${i}].`);
     }
     changed = true;
   }
