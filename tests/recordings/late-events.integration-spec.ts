@@ -3,7 +3,8 @@
  * a failed attempt, or another replica handling the later one first): a mute change from while the
  * connection was recording goes into its timeline at its time, whether the recording is still open
  * or already stopped; the recording's state stays that of the latest event, and a late event that
- * changes nothing adds nothing.
+ * changes nothing adds nothing. A connection's end applied before its connect ends the recording
+ * the late connect starts.
  */
 import { randomUUID } from 'node:crypto';
 import { waitFor } from '@switchboard/testing';
@@ -67,5 +68,32 @@ describe('recording-service: events arriving after later ones', () => {
     const bob2 = list.find((c) => c.userId === 'bob')!;
     expect(ada2.stopTimestamp).toBeNull();
     expect(bob2.stopTimestamp).toBe(new Date(base + 1500).toISOString());
+  }, 60_000);
+
+  it('a connection whose end is applied before its connect gets a recording from its connect to its end, not one nothing closes', async () => {
+    // Another replica (or a redelivery) applies the close first; the connect and a mute come after.
+    const carol = simConnection({ organizationId: ORG, applicationId: APP, channelId: CH, userId: 'carol', connectionId: 'carol-cam', recording: true });
+    await publish(h, [
+      event(carol, 'connection.closed', 1000, { state: 'closed' }),
+      event(carol, 'connection.connected', 100),
+      event(carol, 'connection.updated', 500, { audioMuted: true }),
+    ]);
+    const recording = await waitFor(
+      async () => {
+        const l = await query(h, scope, { kind: 'channel.connectionRecordings.list', applicationId: APP, channelId: CH });
+        const c = l.find((r) => r.userId === 'carol');
+        return c?.updates.length === 2 ? c : null;
+      },
+      { timeoutMs: 20000, description: "carol's recording with her late mute" },
+    );
+    expect(recording.startTimestamp).toBe(new Date(base + 100).toISOString());
+    expect(recording.stopTimestamp).toBe(new Date(base + 1000).toISOString());
+    expect(recording.updates.map((u) => [u.index, new Date(u.timestamp).getTime() - base, u.audioMuted])).toEqual([
+      [0, 100, false],
+      [1, 500, true],
+    ]);
+    // Ada still records: the channel recording they share stays open.
+    const channels = await query(h, scope, { kind: 'channel.recordings.list', applicationId: APP, channelId: CH });
+    expect(channels.map((c) => c.stopTimestamp)).toEqual([null]);
   }, 60_000);
 });

@@ -127,17 +127,25 @@ describe('recording-service killed mid-recording', () => {
     expect(metrics).toMatch(/recording_sweeper_actions_total\{what="orphaned"[^}]*\} 1/);
   }, 180_000);
 
-  it("forgets processed event ids only once the stream can no longer deliver their events (its max age)", async () => {
+  it("forgets processed event ids and connection ends only once the stream can no longer deliver their events (its max age)", async () => {
     const day = 24 * 3600 * 1000;
     const gone = randomUUID();
     const deliverable = randomUUID();
     // The harness' stream keeps events 7 days (the contract's max age).
     await sql('INSERT INTO recording.processed_event (event_id, processed_on) VALUES ($1, $2), ($3, $4)', [gone, Date.now() - 8 * day, deliverable, Date.now() - 6 * day]);
-    await waitFor(async () => (await sql('SELECT 1 FROM recording.processed_event WHERE event_id = $1', [gone])).length === 0, {
-      timeoutMs: 10000,
-      description: 'the sweeper to forget the id of an event older than the stream keeps',
-    });
+    await sql(
+      `INSERT INTO recording.connection_end (application_id, channel_id, user_id, device_id, client_id, connection_id, stop_timestamp, reason, created_on)
+       VALUES ('app', 'ch', 'u', 'd', 'c', $1, 0, 'connection closed', $2), ('app', 'ch', 'u', 'd', 'c', $3, 0, 'connection closed', $4)`,
+      [gone, Date.now() - 8 * day, deliverable, Date.now() - 6 * day],
+    );
+    await waitFor(
+      async () =>
+        (await sql('SELECT 1 FROM recording.processed_event WHERE event_id = $1', [gone])).length === 0 &&
+        (await sql('SELECT 1 FROM recording.connection_end WHERE connection_id = $1', [gone])).length === 0,
+      { timeoutMs: 10000, description: 'the sweeper to forget the id of an event, and a connection end, older than the stream keeps' },
+    );
     expect(await sql('SELECT event_id FROM recording.processed_event WHERE event_id = $1', [deliverable])).toEqual([{ event_id: deliverable }]);
+    expect(await sql('SELECT connection_id FROM recording.connection_end WHERE connection_id = ANY($1)', [[gone, deliverable]])).toEqual([{ connection_id: deliverable }]);
     const kept = await sql<{ event_id: string }>('SELECT event_id FROM recording.processed_event WHERE event_id = ANY($1)', [sent.map((e) => e.event.id)]);
     expect(kept).toHaveLength(sent.length);
   }, 30_000);

@@ -6,7 +6,7 @@ import { DataSource, type EntityManager } from 'typeorm';
 import type { RecordingServiceConfig } from '../config.js';
 import { RecordingPaths, audioBase, videoBase } from '../files/paths.js';
 import { ChannelSettings } from './channel-settings.js';
-import { CNR, CR, RU } from '../recordings/recordings.store.js';
+import { CE, CNR, CR, RU } from '../recordings/recordings.store.js';
 import type { ChannelRecordingRow, ConnectionRecordingRow, RecordingUpdateRow } from '../recordings/rows.js';
 
 export interface Flags {
@@ -76,7 +76,8 @@ export function flagsOf(c: WebhookEventConnection): Flags {
  *   and `channel.deactivated` stop it; the last one to stop in a channel closes the channel recording.
  * Events older than what a recording already applied (replicas, and redeliveries after a failure,
  * may bring them out of order) change nothing but its timeline: a change from while it was recording
- * is inserted at its time.
+ * is inserted at its time. An end applied before the connect is remembered (`connection_end`), and
+ * the recording the connect starts stops at that end.
  */
 @Injectable()
 export class LifecycleService {
@@ -134,10 +135,11 @@ export class LifecycleService {
     const wanted = Boolean(c.recording) && !terminal && (hasAudio || hasVideo);
     const flags = flagsOf(c);
 
+    const endReason = `connection ${TERMINAL_TYPES.has(de.event.type) ? de.event.type.slice('connection.'.length) : c.state}`;
+
     if (open) {
       if (!wanted) {
-        const reason = terminal ? `connection ${TERMINAL_TYPES.has(de.event.type) ? de.event.type.slice('connection.'.length) : c.state}` : 'recording disabled';
-        await this.stopConnection(m, open, ts, reason, false, outcome);
+        await this.stopConnection(m, open, ts, terminal ? endReason : 'recording disabled', false, outcome);
         return;
       }
       if (ts < Number(open.last_event_on)) {
@@ -167,7 +169,19 @@ export class LifecycleService {
       );
       return;
     }
-    if (!wanted) return;
+    if (!wanted) {
+      // A recorded connection ended with no recording open: its connect has not been applied yet
+      // (another replica, a redelivery) or it never recorded. Remember the end for a late connect.
+      if (terminal && c.recording) {
+        await m.query(
+          `INSERT INTO ${CE} (application_id, channel_id, user_id, device_id, client_id, connection_id, stop_timestamp, reason, created_on)
+           VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)
+           ON CONFLICT (application_id, channel_id, user_id, device_id, client_id, connection_id) DO UPDATE SET stop_timestamp = LEAST(${CE}.stop_timestamp, EXCLUDED.stop_timestamp)`,
+          [...key, ts, endReason, Date.now()],
+        );
+      }
+      return;
+    }
     // Out of order: a recording of this connection already stopped after this event happened. An
     // event from while it was recording still goes into its timeline.
     const [later] = (await m.query(`SELECT id, start_timestamp FROM ${CNR} WHERE ${keySql} AND stop_timestamp > $7 ORDER BY start_timestamp LIMIT 1`, [...key, ts])) as Array<{
@@ -178,7 +192,10 @@ export class LifecycleService {
       if (Number(later.start_timestamp) <= ts) await this.insertLateUpdate(m, later.id, ts, c.tag ?? null, flags);
       return;
     }
-    await this.startConnection(m, de, c, { hasAudio, hasVideo, flags }, settings);
+    const started = await this.startConnection(m, de, c, { hasAudio, hasVideo, flags }, settings);
+    // The connection already ended (its end was applied first): the recording stops there.
+    const [ended] = (await m.query(`SELECT stop_timestamp, reason FROM ${CE} WHERE ${keySql} AND stop_timestamp >= $7`, [...key, ts])) as Array<{ stop_timestamp: string; reason: string }>;
+    if (ended) await this.stopConnection(m, started, Number(ended.stop_timestamp), ended.reason, false, outcome);
   }
 
   private async startConnection(
@@ -187,7 +204,7 @@ export class LifecycleService {
     c: WebhookEventConnection,
     o: { hasAudio: boolean; hasVideo: boolean; flags: Flags },
     settings: OpenSettings | null,
-  ): Promise<void> {
+  ): Promise<ConnectionRecordingRow> {
     const ts = de.event.timestamp;
     const now = Date.now();
     let [channel] = (await m.query(`SELECT * FROM ${CR} WHERE application_id = $1 AND channel_id = $2 AND stop_timestamp IS NULL FOR UPDATE`, [c.applicationId, c.channelId])) as ChannelRecordingRow[];
@@ -219,11 +236,11 @@ export class LifecycleService {
       await m.query(`UPDATE ${CR} SET has_audio = has_audio OR $2, has_video = has_video OR $3, modified_on = $4 WHERE id = $1`, [channel.id, o.hasAudio, o.hasVideo, now]);
     }
     const id = randomUUID();
-    await m.query(
+    const [row] = (await m.query(
       `INSERT INTO ${CNR} (id, channel_recording_id, organization_id, application_id, channel_id, user_id, device_id, client_id, connection_id, client_protocol,
          connection_type, connection_tag, tag, audio_id, video_id, created_on, modified_on, start_timestamp, has_audio, has_video, audio_muted, video_muted,
          audio_disabled, video_disabled, last_event_on, last_seen_on, connection)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $16, $17, $18, $19, $20, $21, $22, $23, $17, $16, $24)`,
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $16, $17, $18, $19, $20, $21, $22, $23, $17, $16, $24) RETURNING *`,
       [
         id,
         channel!.id,
@@ -250,12 +267,13 @@ export class LifecycleService {
         o.flags.videoDisabled,
         JSON.stringify(c),
       ],
-    );
+    )) as ConnectionRecordingRow[];
     // The timeline starts with the state the connection is recorded in.
     await m.query(
       `INSERT INTO ${RU} (connection_recording_id, index, timestamp, connection_tag, audio_muted, video_muted, audio_disabled, video_disabled) VALUES ($1, 0, $2, $3, $4, $5, $6, $7)`,
       [id, ts, c.tag ?? null, o.flags.audioMuted, o.flags.videoMuted, o.flags.audioDisabled, o.flags.videoDisabled],
     );
+    return row!;
   }
 
   /**

@@ -12,7 +12,7 @@ import { EventBus } from '../lifecycle/event-bus.js';
 import { LifecycleService, lockChannel } from '../lifecycle/lifecycle.service.js';
 import { Outbox } from '../lifecycle/outbox.js';
 import { describeContent, extractArgs, planMux, probe, runTool, type MuxInput } from '../media/ffmpeg.js';
-import { CNR, CR, RecordingsStore } from '../recordings/recordings.store.js';
+import { CE, CNR, CR, RecordingsStore } from '../recordings/recordings.store.js';
 import type { ChannelRecordingRow, ConnectionRecordingRow } from '../recordings/rows.js';
 import { findMediaFile, pruneEmptyDirs, removeTree, sizeOf, sleep } from './files.js';
 import { channelRecordingEvent, connectionRecordingEvent } from './recording-events.js';
@@ -518,10 +518,13 @@ export class PipelineService implements OnApplicationBootstrap, OnModuleDestroy 
     await this.expire();
     await this.closeOrphans();
     await this.resumeStalled();
-    // Ids of events older than the stream keeps them cannot come back; with an unlimited or
-    // unreadable stream, none is forgotten.
+    // Ids of events older than the stream keeps them cannot come back (nor can the connects the
+    // ends remembered were kept for); with an unlimited or unreadable stream, none is forgotten.
     const horizon = await this.bus.redeliveryHorizonMs();
-    if (horizon !== null) await this.ds.query(`DELETE FROM recording.processed_event WHERE processed_on < $1`, [Date.now() - horizon]);
+    if (horizon !== null) {
+      await this.ds.query(`DELETE FROM recording.processed_event WHERE processed_on < $1`, [Date.now() - horizon]);
+      await this.ds.query(`DELETE FROM ${CE} WHERE created_on < $1`, [Date.now() - horizon]);
+    }
   }
 
   private async expire(): Promise<void> {

@@ -33,6 +33,7 @@ type Db = DataSource | EntityManager;
 export const CR = 'recording.channel_recording';
 export const CNR = 'recording.connection_recording';
 export const RU = 'recording.recording_update';
+export const CE = 'recording.connection_end';
 
 /** Reads of channel and connection recordings, tenancy applied, mapped to the contract records. */
 @Injectable()
