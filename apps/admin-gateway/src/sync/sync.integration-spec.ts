@@ -6,7 +6,8 @@
  */
 import { encodeClientToken, SYNC_CLOSE_CODES, type ChannelClaim, type ClientTokenPayload, type EdgeReport, type ServerPush } from '@switchboard/contracts';
 import { testNamespace, testServers, waitFor } from '@switchboard/testing';
-import { randomUUID } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
+import net from 'node:net';
 import WebSocket from 'ws';
 import { DEFAULT_SETTINGS, startFakeRuntime, WireFailure, type FakeRuntime } from '../testing/fake-runtime.testing.js';
 import { startTestGateway, type TestGateway } from '../testing/gateway.testing.js';
@@ -37,6 +38,24 @@ function token(id: Identity, options: { channels?: ChannelClaim[]; type?: 'regis
     channels: options.channels ?? [{ id: 'room-1' }, { id: 'room-2' }],
   };
   return encodeClientToken(payload, options.secret ?? SECRET, options.encoding ?? 'base64');
+}
+
+/** A /sync socket that completes its upgrade, then reads nothing and answers nothing. */
+async function silentSocket(syncUrl: string): Promise<net.Socket> {
+  const url = new URL(syncUrl);
+  const socket = net.connect(Number(url.port), url.hostname);
+  await new Promise<void>((resolve, reject) => socket.once('connect', resolve).once('error', reject));
+  socket.write(
+    `GET ${url.pathname} HTTP/1.1\r\nHost: ${url.host}\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: ${randomBytes(16).toString('base64')}\r\nSec-WebSocket-Version: 13\r\n\r\n`,
+  );
+  await new Promise<void>((resolve, reject) => {
+    socket.once('data', (chunk: Buffer) => {
+      socket.pause();
+      if (chunk.toString('latin1').startsWith('HTTP/1.1 101')) resolve();
+      else reject(new Error(`upgrade refused: ${chunk.toString('latin1').split('\r\n')[0]}`));
+    });
+  });
+  return socket;
 }
 
 describe('/sync client edge', () => {
@@ -641,14 +660,23 @@ describe('/sync client edge', () => {
   });
 
   describe('shutdown', () => {
-    it('unregisters its clients, then closes their sockets with 1012, and refuses new sockets', async () => {
+    it('unregisters its clients, then closes their sockets with 1012, and refuses new sockets with 503 and Retry-After', async () => {
       const leaving = await startTestGateway(servers.natsUrl, ns);
+      let silent: net.Socket | undefined;
       try {
         const { client, id } = await registered(identity(), {}, leaving);
         await client.ok('join', { channelId: 'room-1' });
         await client.ok('connection.open', { channelId: 'room-1', connectionId: 'z1', type: 'sfu', streams: {} });
+        // A socket that never answers the closing handshake keeps the gateway waiting for it (up to
+        // a second) with its HTTP server still listening.
+        silent = await silentSocket(leaving.syncUrl);
         const closing = leaving.close();
         expect((await client.closed).code).toBe(SYNC_CLOSE_CODES.serviceRestart);
+        const late = new WebSocket(leaving.syncUrl);
+        const refusal = await new Promise<{ status: number; retryAfter: unknown }>((resolve) =>
+          late.once('unexpected-response', (_req, res) => resolve({ status: res.statusCode ?? 0, retryAfter: res.headers['retry-after'] })).once('error', () => resolve({ status: -1, retryAfter: null })),
+        );
+        expect(refusal).toEqual({ status: 503, retryAfter: '1' });
         await closing;
         expect(reportsOf(id).slice(-2)).toEqual([
           { kind: 'connection.close', client: ref(id), channelId: 'room-1', connectionId: 'z1' },
@@ -656,6 +684,7 @@ describe('/sync client edge', () => {
         ]);
         await waitFor(() => fake.heartbeats.filter((h) => h.server.id === leaving.gatewayId).at(-1)?.server.active === false, { description: 'the last heartbeat' });
       } finally {
+        silent?.destroy();
         await leaving.close().catch(() => undefined);
       }
     });

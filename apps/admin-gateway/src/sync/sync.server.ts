@@ -83,7 +83,9 @@ export class SyncServer implements OnApplicationBootstrap, BeforeApplicationShut
     this.accepting = false;
     if (this.pingTimer) clearInterval(this.pingTimer);
     this.registerDeadlines.stop();
-    this.server?.off('upgrade', this.onUpgrade);
+    // The upgrade listener stays until the HTTP server closes: a client that comes meanwhile gets a
+    // 503 with Retry-After (without it, the upgrade would reach the HTTP routes and get a 404,
+    // which a client may take for a wrong URL and stop trying).
     // Unregister first, then close: a client reconnecting to another replica must not be
     // unregistered by this one after it registered there.
     await this.store.endAll();
@@ -96,7 +98,7 @@ export class SyncServer implements OnApplicationBootstrap, BeforeApplicationShut
   private readonly onUpgrade = (request: IncomingMessage, stream: Duplex, head: Buffer) => {
     const path = (request.url ?? '').split('?')[0];
     if (path !== SYNC_PATH) return refuseUpgrade(stream, 404, 'Not Found');
-    if (!this.accepting || !this.wss) return refuseUpgrade(stream, 503, 'Service Unavailable');
+    if (!this.accepting || !this.wss) return refuseUpgrade(stream, 503, 'Service Unavailable', 'Retry-After: 1\r\n');
     this.wss.handleUpgrade(request, stream, head, (ws) => this.accept(ws));
   };
 
@@ -322,7 +324,8 @@ function prefixed(errors: FieldError[]): FieldError[] {
   return errors.map((e) => ({ field: e.field ? `data.${e.field}` : 'data', message: e.message }));
 }
 
-function refuseUpgrade(stream: Duplex, status: number, text: string) {
-  stream.end(`HTTP/1.1 ${status} ${text}\r\nConnection: close\r\nContent-Length: 0\r\n\r\n`);
+/** Answers an upgrade request with `status` and closes the socket; `headers`: more header lines, each ending in CRLF. */
+function refuseUpgrade(stream: Duplex, status: number, text: string, headers = '') {
+  stream.end(`HTTP/1.1 ${status} ${text}\r\n${headers}Connection: close\r\nContent-Length: 0\r\n\r\n`);
   stream.destroy();
 }
