@@ -309,6 +309,9 @@ class Launcher {
     return {
       NODE_ENV: 'development',
       LOG_LEVEL: 'info',
+      // A local stack: webhooks may target a receiver on this machine (loopback only; private and
+      // metadata addresses stay refused). Production keeps the default, false.
+      WEBHOOK_ALLOW_LOOPBACK: 'true',
       RECORDINGS_DIR: path.join(this.paths.recordings, 'work'),
       RECORDINGS_STORAGE_DIR: path.join(this.paths.recordings, 'storage'),
       ...localSecrets(this.paths),
