@@ -78,6 +78,7 @@ describe('literalHostKind', () => {
     expect(literalHostKind('93.184.216.34')).toBe('public');
     expect(literalHostKind('localhost')).toBe('loopback');
     expect(literalHostKind('api.LOCALHOST')).toBe('loopback');
+    expect(literalHostKind('localhost.')).toBe('loopback');
     expect(literalHostKind('localhost.example.com')).toBeUndefined();
     expect(literalHostKind('hooks.example.com')).toBeUndefined();
   });

@@ -127,6 +127,6 @@ export function webhookTargetSettings() {
 export function literalHostKind(hostname: string): AddressKind | undefined {
   const host = hostname.replace(/^\[|\]$/g, '').toLowerCase();
   if (isIP(host)) return classifyAddress(host);
-  if (host === 'localhost' || host.endsWith('.localhost') || host === 'localhost.' || host.endsWith('.localhost.')) return 'loopback';
-  return undefined;
+  const name = host.replace(/\.$/, '');
+  return name === 'localhost' || name.endsWith('.localhost') ? 'loopback' : undefined;
 }

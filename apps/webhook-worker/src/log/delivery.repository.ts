@@ -200,11 +200,11 @@ export class DeliveryRepository {
    *
    * When it fails after the transaction got its id, PostgreSQL may have committed it all the same
    * (the connection went during the COMMIT): the error is an UncertainIntake that carries what the
-   * transaction wrote, to be looked up with `committed` once PostgreSQL answers again.
+   * transaction wrote, its outcome to be looked up (`intakeStatus`) once PostgreSQL answers again.
    */
   async commitIntake(eventIds: readonly string[], plan: (fresh: ReadonlySet<string>) => PlannedJob[], now: number): Promise<IntakeCommit> {
     const sorted = [...new Set(eventIds)].sort();
-    let written: (IntakeCommit & { xid: string }) | undefined;
+    let written: { xid: string; commit: IntakeCommit } | undefined;
     try {
       return await this.ds.transaction(async (m: EntityManager) => {
         const rows = (await m.query(
@@ -216,13 +216,13 @@ export class DeliveryRepository {
         const jobs = fresh.size > 0 ? plan(fresh) : [];
         const deliveries = jobs.flatMap((j) => j.deliveries);
         if (deliveries.length > 0) {
-          written = { fresh, jobs, xid: rows[0]!.xid };
+          written = { xid: rows[0]!.xid, commit: { fresh, jobs } };
           await m.query(INSERT_DELIVERIES, [await jsonArray(deliveries, (d) => deliveryRow(d, now))]);
         }
         return { fresh, jobs };
       });
     } catch (e) {
-      if (written) throw new UncertainIntake(written.xid, { fresh: written.fresh, jobs: written.jobs }, e);
+      if (written) throw new UncertainIntake(written.xid, written.commit, e);
       throw e;
     }
   }
