@@ -4,6 +4,8 @@
  * event) is planned and queued once, and a delivery whose success was recorded is never sent again.
  * The only receipts twice are attempts that were on the wire when the worker process died (it never
  * learnt the answer), which is the at-least-once contract; the receiver can drop them by `webhook-id`.
+ * Except after the kill (the dead process's deliveries come back once their lock expires, after
+ * later ones), each channel's events also first reach the channel webhook in stream order.
  * PostgreSQL and NATS are servers of the test's own (the run's shared ones serve other suites),
  * crashed rather than stopped cleanly: PostgreSQL in immediate mode (recovery from its WAL at the
  * restart), nats-server killed.
@@ -279,6 +281,8 @@ describe('webhook-worker under failure', () => {
       await new Promise((r) => setTimeout(r, 2500));
       const { duplicates } = await checkInvariants(run, stoppedAt, { maxDuplicates: 0 });
       expect(duplicates).toBe(0);
+      // The deliveries handed back go out before later ones of their channels.
+      expect(outOfOrderChannels(run, await publishing)).toEqual([]);
     }, 90000);
   });
 
@@ -314,6 +318,7 @@ describe('webhook-worker under failure', () => {
       await waitForAll(run, 90000);
       await new Promise((r) => setTimeout(r, 3000));
       const { duplicates } = await checkInvariants(run, stoppedAt, { maxDuplicates: 0 });
+      expect(outOfOrderChannels(run, await publishing)).toEqual([]);
       process.stdout.write(`redis restart test: ${duplicates} receipts twice\n`);
     }, 120000);
   });
