@@ -4,6 +4,7 @@ export * from './health.js';
 export * from './metrics.js';
 export * from './nats.js';
 export * from './errors.js';
+export * from './dependency-retry.js';
 export * from './service.js';
 export * from './openapi.js';
 export * from './redis.js';

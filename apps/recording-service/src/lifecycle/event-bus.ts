@@ -1,7 +1,7 @@
 import { Inject, Injectable, type OnApplicationShutdown } from '@nestjs/common';
 import { jetstream, jetstreamManager, type ConsumerMessages, type JetStreamManager } from '@nats-io/jetstream';
 import { eventStreamName, eventSubject, type DomainEvent } from '@switchboard/contracts';
-import { EventConsumerLoop, eventRedeliveryHorizonMs, isDependencyDown, JsonLogger, NatsClient, SERVICE_CONFIG, type EventConsumerSpec } from '@switchboard/service-kit';
+import { EventConsumerLoop, eventRedeliveryHorizonMs, isDependencyDown, JsonLogger, NatsClient, retryWhileDependencyDown, SERVICE_CONFIG, type EventConsumerSpec } from '@switchboard/service-kit';
 import type { RecordingServiceConfig } from '../config.js';
 
 const encoder = new TextEncoder();
@@ -82,7 +82,14 @@ export class EventBus implements OnApplicationShutdown {
         continue;
       }
       try {
-        await this.applyInOrder(event, handler, () => msg.working());
+        // While a dependency is down the event stays in hand and is applied again: handed back, it
+        // would come after later ones (a connection's close applied before its connect).
+        await retryWhileDependencyDown(() => handler(event), {
+          stopping: () => this.consumer!.stopped,
+          keepAlive: () => msg.working(),
+          onRetry: (e, tries) =>
+            this.logger.event('warn', 'a dependency is down; applying the event again', { eventId: event.event.id, type: event.event.type, tries, error: (e as Error).message }),
+        });
         msg.ack();
       } catch (e) {
         if (this.consumer!.stopped && isDependencyDown(e)) {
@@ -93,28 +100,6 @@ export class EventBus implements OnApplicationShutdown {
         const attempt = msg.info.deliveryCount;
         this.logger.event('error', 'applying a domain event failed; it will be redelivered', { eventId: event.event.id, type: event.event.type, attempt, error: (e as Error).message });
         msg.nak(Math.min(250 * 2 ** attempt, 10000));
-      }
-    }
-  }
-
-  /**
-   * Applies one event; while a dependency is down (PostgreSQL restarting, say) it tries the same
-   * event again, keeping it in hand (`working` tells JetStream so), instead of handing it back and
-   * going on with the next ones: every event would fail meanwhile, and the ones handed back would
-   * come again after later ones, out of order (a connection's close applied before its connect
-   * leaves a recording open). Any other failure is thrown: the caller hands the event back.
-   */
-  private async applyInOrder(event: DomainEvent, handler: EventHandler, working: () => void): Promise<void> {
-    for (let tries = 1; ; tries++) {
-      try {
-        return await handler(event);
-      } catch (e) {
-        if (!isDependencyDown(e) || this.consumer!.stopped) throw e;
-        if (tries === 1 || tries % 20 === 0) {
-          this.logger.event('warn', 'a dependency is down; applying the event again', { eventId: event.event.id, type: event.event.type, tries, error: (e as Error).message });
-        }
-        working();
-        await new Promise((r) => setTimeout(r, Math.min(100 * 2 ** Math.min(tries, 5), 2000)));
       }
     }
   }

@@ -1,8 +1,8 @@
 import { Injectable, Logger } from '@nestjs/common';
 import type { JsMsg } from '@nats-io/jetstream';
-import { setImmediate as nextTurn, setTimeout as sleep } from 'node:timers/promises';
+import { setImmediate as nextTurn } from 'node:timers/promises';
 import type { DomainEvent } from '@switchboard/contracts';
-import { isDependencyDown } from '@switchboard/service-kit';
+import { retryWhileDependencyDown } from '@switchboard/service-kit';
 import type { WebhookWorkerConfig } from '../config.js';
 import { DeliveryQueue, jobIdOf, lanesOf, type DeliveryJobData } from '../delivery/delivery-queue.js';
 import { DeliveryRepository, UncertainIntake, type IntakeCommit } from '../log/delivery.repository.js';
@@ -207,34 +207,39 @@ export class EventIntake {
    */
   private async commitKeepingOrder(ready: PreparedGroup['ready'], stopping: () => boolean): Promise<IntakeCommit> {
     let uncertain: UncertainIntake | undefined;
-    for (let tries = 1; ; tries++) {
-      try {
+    return retryWhileDependencyDown(
+      async () => {
         if (uncertain) {
           const status = await this.repository.intakeStatus(uncertain);
           if (status === 'committed') {
             this.logger.log(`the intake of ${ready.length} events cut off by the outage had committed: its jobs are queued now`);
             return uncertain.written;
           }
-          if (status === 'aborted') uncertain = undefined;
+          // Not known yet (the server has not noticed the connection is gone): wait as for an outage.
+          if (status === 'in progress') throw uncertain;
+          uncertain = undefined;
         }
-        if (!uncertain) {
+        try {
           return await this.repository.commitIntake(
             ready.map((r) => r.matched.event.id),
             (fresh) => planJobs(planDeliveries(ready.filter((r) => fresh.has(r.matched.event.id)).map((r) => r.matched)), this.config.deliveriesPerJob),
             Date.now(),
           );
+        } catch (e) {
+          if (e instanceof UncertainIntake) uncertain = e;
+          throw e;
         }
-      } catch (e) {
-        if (e instanceof UncertainIntake) uncertain = e;
-        if (!isDependencyDown(e) || stopping()) throw e;
-        if (tries === 1 || tries % 20 === 0) {
-          this.logger.warn(`PostgreSQL is unavailable; the intake of ${ready.length} events is tried again (try ${tries}): ${(e as Error).message}`);
-        }
-      }
-      for (const r of ready) r.msg.working();
-      // Well within the ack wait, so that JetStream does not hand the events to another replica meanwhile.
-      await sleep(Math.min(50 * 2 ** Math.min(tries, 6), 2000, this.config.eventAckWaitMs / 3));
-    }
+      },
+      {
+        stopping,
+        keepAlive: () => {
+          for (const r of ready) r.msg.working();
+        },
+        // Well within the ack wait, so that JetStream does not hand the events to another replica meanwhile.
+        maxDelayMs: Math.min(2000, this.config.eventAckWaitMs / 3),
+        onRetry: (e, tries) => this.logger.warn(`PostgreSQL is unavailable; the intake of ${ready.length} events is tried again (try ${tries}): ${(e as Error).message}`),
+      },
+    );
   }
 
   /** The jobs (in stream order), each lane naming the recent delivery before it on its ordering key. */
