@@ -117,17 +117,22 @@ describe('walking skeleton', () => {
       expectProblem(await call('GET', admin('/applications/no-such-app'), { headers: { 'X-API-Key': operatorKey } }), 404, 'NotFound');
     });
 
-    it('keeps organizations apart: another organization gets 404, a non-operator key gets 403 on the list', async () => {
+    it("keeps organizations apart: another organization gets 404, and each key's application list holds its own organization's", async () => {
       const applicationId = `mine-${ns}`;
       await registerClient(applicationId, organizationId);
       const created = await call<{ key: string }>('POST', mgmt('/ApiKeys'), { headers: { 'X-API-Key': operatorKey }, body: { tag: 'tenant key' } });
       expect(created.status).toBe(201);
       const tenantKey = created.body.key;
       expect((await call('GET', admin(`/applications/${applicationId}`), { headers: { 'X-API-Key': tenantKey } })).status).toBe(200);
-      expectProblem(await call('GET', admin('/applications'), { headers: { 'X-API-Key': tenantKey } }), 403, 'Forbidden');
+      const own = await call<string[]>('GET', admin('/applications'), { headers: { 'X-API-Key': tenantKey } });
+      expect(own.status).toBe(200);
+      expect(own.body).toContain(applicationId);
 
       const foreignKey = await insertOrganizationWithKey(db.url);
       expectProblem(await call('GET', admin(`/applications/${applicationId}`), { headers: { 'X-API-Key': foreignKey } }), 404, 'NotFound');
+      const foreign = await call<string[]>('GET', admin('/applications'), { headers: { 'X-API-Key': foreignKey } });
+      expect(foreign.status).toBe(200);
+      expect(foreign.body).toEqual([]);
     });
 
     it('serves its OpenAPI document, generated from the controllers', async () => {

@@ -229,7 +229,11 @@ describe('runtime-registry live model', () => {
       await expectWire(rt.command(other, { kind: 'message', origin: 'api', target: { level: 'application', applicationId: a }, message: { message: 'x' } }), 'NotFound');
       await expectWire(rt.command(other, { kind: 'kick', origin: 'api', target: { level: 'channel', applicationId: a, channelId: 'ch1' } }), 'NotFound');
       expect(gw1.received.length + gw2.received.length).toBe(0);
-      for (const kind of ['applications.list', 'mediaservers.list', 'mediaservers.stats', 'connectors.list', 'diagnostics.datastore'] as const) {
+      // The application list holds each organization's own applications; operators see them all.
+      expect(await rt.query(TENANT, 'applications.list', {})).toContain(a);
+      expect(await rt.query(other, 'applications.list', {})).not.toContain(a);
+      expect(await rt.query(OPERATOR, 'applications.list', {})).toContain(a);
+      for (const kind of ['mediaservers.list', 'mediaservers.stats', 'connectors.list', 'diagnostics.datastore'] as const) {
         await expectWire(rt.query(TENANT, kind, {}), 'Forbidden');
       }
       await expectWire(rt.query(TENANT, 'mediaserver.get', { mediaServerId: 'x' }), 'Forbidden');

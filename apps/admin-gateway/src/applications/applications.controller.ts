@@ -1,12 +1,11 @@
 import { Controller, HttpCode, Post } from '@nestjs/common';
 import { ApplicationEnvironment, ApplicationSnapshot, MessageBody, type CallerScope } from '@switchboard/contracts';
 import { ApiDoc } from '@switchboard/service-kit';
-import { OperatorOnly } from '../auth/operator.guard.js';
 import { Scope } from '../auth/scope.decorator.js';
 import { ApplicationIdList } from '../http/doc-schemas.js';
 import { Ids, ValidBody } from '../http/params.js';
 import { ADMIN_PREFIXES } from '../http/prefixes.js';
-import { A, OPERATOR_ERRORS, READ_ERRORS, WRITE_ERRORS, GetJson, type AppIds } from '../http/routes.js';
+import { A, LIST_ERRORS, READ_ERRORS, WRITE_ERRORS, GetJson, type AppIds } from '../http/routes.js';
 import { RuntimeClient } from '../runtime/runtime.client.js';
 
 const tags = ['Applications'];
@@ -16,8 +15,13 @@ export class ApplicationsController {
   constructor(private readonly runtime: RuntimeClient) {}
 
   @GetJson('applications')
-  @OperatorOnly()
-  @ApiDoc({ summary: 'List application ids in use (operator credential)', tags, response: ApplicationIdList, errors: OPERATOR_ERRORS })
+  @ApiDoc({
+    summary: 'List application ids in use',
+    description: "An organization's credential lists its own applications; an operator credential lists every organization's.",
+    tags,
+    response: ApplicationIdList,
+    errors: LIST_ERRORS,
+  })
   list(@Scope() scope: CallerScope) {
     return this.runtime.query(scope, 'applications.list', {});
   }

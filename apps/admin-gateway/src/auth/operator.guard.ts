@@ -4,7 +4,7 @@ import type { AuthenticatedRequest } from './admin-auth.guard.js';
 import { requireOperator } from './scope.decorator.js';
 
 /**
- * Operations across organizations (application list, media servers, connectors, diagnostics) need
+ * Operations on the shared infrastructure (media servers, connectors, diagnostics) need
  * an operator credential: 403 before anything else about the request is looked at. Runs after the
  * global AdminAuthGuard, which established the scope.
  */

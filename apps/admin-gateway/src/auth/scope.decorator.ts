@@ -8,7 +8,7 @@ export const Scope = createParamDecorator((_: unknown, ctx: ExecutionContext): C
   return scope;
 });
 
-/** Operations across organizations (application list, media servers, diagnostics) need an operator credential. */
+/** Operations on the shared infrastructure (media servers, connectors, diagnostics) need an operator credential. */
 export function requireOperator(scope: CallerScope): void {
   if (!scope.operator) throw new DomainError('Forbidden', 'This operation needs an operator credential.');
 }

@@ -189,7 +189,6 @@ describe('interface A runtime routes', () => {
     it('has the operator routes of the contract', () => {
       expect(operatorRoutes.map((r) => `${r.method} ${r.path}`).sort()).toEqual(
         [
-          'GET /applications',
           'GET /connectors',
           'GET /diagnostics/datastore',
           'GET /mediaservers',
@@ -212,6 +211,12 @@ describe('interface A runtime routes', () => {
       const reply = await call('GET', `/admin/api/v1.0/applications/${IDS.applicationId}`, { key: TENANT_KEY });
       expect(reply.status).toBe(200);
       expect(fake.queries[0]!.scope).toEqual({ organizationId: 'org-1', operator: false, principal: 'key-tenant' });
+    });
+
+    it("lets a non-operator key list applications, asking the registry with its own scope (the registry answers the organization's own)", async () => {
+      const reply = await call('GET', '/admin/api/v1.0/applications', { key: TENANT_KEY });
+      expect(reply.status).toBe(200);
+      expect(fake.queries).toEqual([expect.objectContaining({ scope: { organizationId: 'org-1', operator: false, principal: 'key-tenant' }, query: { kind: 'applications.list' } })]);
     });
 
     it('answers 401 without a key or with an unknown one', async () => {

@@ -53,7 +53,7 @@ const badLevelPatch = { body: { recording: 'yes', colour: 'red' }, fields: ['rec
 
 export const ROUTES: RouteCase[] = [
   // Applications
-  { name: 'list application ids', method: 'GET', path: '/applications', doc: '/applications', operator: true, ...q({ kind: 'applications.list' } as RuntimeQuery) },
+  { name: 'list application ids', method: 'GET', path: '/applications', doc: '/applications', ...q({ kind: 'applications.list' } as RuntimeQuery) },
   { name: 'application snapshot', method: 'GET', path: A, doc: oA, ...q({ kind: 'application.get', applicationId }) },
   { name: 'message to an application', method: 'POST', path: `${A}/message`, doc: `${oA}/message`, ...message({ level: 'application', applicationId }) },
   { name: 'application environment', method: 'GET', path: `${A}/environment`, doc: `${oA}/environment`, ...q({ kind: 'application.environment', applicationId }) },

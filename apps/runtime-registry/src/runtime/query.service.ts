@@ -31,7 +31,8 @@ const n = (v: unknown) => Math.max(0, Number(v ?? 0) || 0);
 /**
  * Interface A reads (`runtime-registry.v1.query`). Each read is one or two MULTI snapshots; lists
  * are sorted by id. Tenancy: operators see every application; anyone else only applications of
- * their organization (others answer NotFound); OPERATOR_QUERIES need an operator (else Forbidden).
+ * their organization (others answer NotFound; the application list holds only theirs); OPERATOR_QUERIES
+ * need an operator (else Forbidden).
  */
 @Injectable()
 export class QueryService {
@@ -62,7 +63,7 @@ export class QueryService {
     if ((OPERATOR_QUERIES as readonly string[]).includes(q.kind)) this.ctx.requireOperator(scope);
     switch (q.kind) {
       case 'applications.list':
-        return this.applications();
+        return this.applications(scope);
       case 'mediaservers.list':
         return this.ctx.servers.mediaServers();
       case 'mediaserver.get':
@@ -163,9 +164,13 @@ export class QueryService {
     }
   }
 
-  async applications(): Promise<string[]> {
+  /** The applications in use: every organization's for an operator, the caller's own otherwise. */
+  async applications(scope: CallerScope): Promise<string[]> {
     const index = await this.ctx.store.appsIndex();
-    return [...index].filter(([, v]) => v.inUse).map(([a]) => a).sort();
+    return [...index]
+      .filter(([, v]) => v.inUse && (scope.operator || v.organizationId === scope.organizationId))
+      .map(([a]) => a)
+      .sort();
   }
 
   /** The application snapshot: tenancy check and counts in one atomic read (one script). */

@@ -140,8 +140,8 @@ export interface RuntimeQueries {
   'diagnostics.datastore': { params: { cursor?: string; count?: number }; result: DatastorePage };
 }
 export type RuntimeQueryKind = keyof RuntimeQueries;
-/** Queries that span organizations: operator credential only. */
-export const OPERATOR_QUERIES: readonly RuntimeQueryKind[] = ['applications.list', 'mediaservers.list', 'mediaserver.get', 'mediaserver.stats', 'mediaservers.stats', 'connectors.list', 'diagnostics.datastore'];
+/** Queries about the shared infrastructure: operator credential only. */
+export const OPERATOR_QUERIES: readonly RuntimeQueryKind[] = ['mediaservers.list', 'mediaserver.get', 'mediaserver.stats', 'mediaservers.stats', 'connectors.list', 'diagnostics.datastore'];
 
 export type RuntimeQuery = { [K in RuntimeQueryKind]: { kind: K } & RuntimeQueries[K]['params'] }[RuntimeQueryKind];
 export type RuntimeQueryResult<K extends RuntimeQueryKind> = RuntimeQueries[K]['result'];
