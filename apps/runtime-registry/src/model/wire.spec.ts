@@ -58,4 +58,10 @@ describe('wire validation', () => {
     expect(hb.server.id).toBe('g');
     expect(violation(() => parseHeartbeat({ role: 'toaster', server: { id: 'g' } }))[0]!.field).toBe('role');
   });
+
+  it('takes a media server id only as a uuid, lower-cased like the paths that name it', () => {
+    expect(violation(() => parseHeartbeat({ role: 'mediaserver', server: { id: 'media-1' } }))).toEqual([{ field: 'server.id', message: expect.stringContaining('UUID') }]);
+    expect(parseHeartbeat({ role: 'mediaserver', server: { id: '3F2B8C1E-5D4A-4E6F-9A7B-1C2D3E4F5A6B' } }).server.id).toBe('3f2b8c1e-5d4a-4e6f-9a7b-1c2d3e4f5a6b');
+    expect(parseHeartbeat({ role: 'connector', server: { id: 'sip-1' } }).server.id).toBe('sip-1');
+  });
 });
