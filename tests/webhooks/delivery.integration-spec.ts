@@ -280,6 +280,8 @@ describe('webhook-worker delivers domain events to webhooks', () => {
     for (const r of [receiver.at(p)[0]!, receiver.at(q)[0]!]) {
       const expected = createHmac('sha256', Buffer.from(SECRET, 'utf8')).update(Buffer.from(r.raw, 'utf8')).digest('base64');
       expect(r.headers['x-applicationsignature']).toBe(expected);
+      // Spelled as the contract writes it, for receivers that look headers up case-sensitively.
+      expect(r.headerNames).toContain('X-ApplicationSignature');
       const id = r.headers['webhook-id'] as string;
       const ts = r.headers['webhook-timestamp'] as string;
       expect(Math.abs(Number(ts) - Date.now() / 1000)).toBeLessThan(60);

@@ -30,6 +30,8 @@ export interface Received {
   at: number;
   path: string;
   headers: http.IncomingHttpHeaders;
+  /** Header names as they came on the wire (Node lower-cases `headers`' keys). */
+  headerNames: string[];
   raw: string;
   body: unknown;
   /** Event ids in the body (one, or the batch). */
@@ -68,7 +70,7 @@ export async function startReceiver(): Promise<Receiver> {
       const b = body as { id?: string; batch?: Array<{ id: string }> } | undefined;
       const eventIds = b?.batch ? b.batch.map((e) => e.id) : b?.id ? [b.id] : [];
       const path = (req.url ?? '/').split('?')[0]!;
-      const r: Received = { at: Date.now(), path, headers: req.headers, raw, body, eventIds };
+      const r: Received = { at: Date.now(), path, headers: req.headers, headerNames: req.rawHeaders.filter((_, i) => i % 2 === 0), raw, body, eventIds };
       requests.push(r);
       const webhookId = String(req.headers['webhook-id'] ?? '');
       const nth = (countByWebhookId.get(webhookId) ?? 0) + 1;

@@ -10,7 +10,8 @@ import { createHmac } from 'node:crypto';
  *   derives the same key, so it accepts the delivery.
  */
 export interface SignatureHeaders {
-  'x-applicationsignature': string;
+  /** Spelled as the contract writes it: undici sends names as given, and some receivers look them up case-sensitively. */
+  'X-ApplicationSignature': string;
   'webhook-id': string;
   'webhook-timestamp': string;
   'webhook-signature': string;
@@ -29,7 +30,7 @@ export function standardWebhookSignature(secret: string, id: string, timestampSe
 
 export function signatureHeaders(secret: string, deliveryId: string, timestampSeconds: number, body: string): SignatureHeaders {
   return {
-    'x-applicationsignature': applicationSignature(secret, body),
+    'X-ApplicationSignature': applicationSignature(secret, body),
     'webhook-id': deliveryId,
     'webhook-timestamp': String(timestampSeconds),
     'webhook-signature': standardWebhookSignature(secret, deliveryId, timestampSeconds, body),
