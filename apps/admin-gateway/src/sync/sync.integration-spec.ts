@@ -185,6 +185,15 @@ describe('/sync client edge', () => {
       expect(answer.type === 'error' && answer.error.details).toEqual([expect.objectContaining({ field: 'channels[0].colour' })]);
     });
 
+    it('ignores claims it does not use (iss, jti, ...) and honours nbf', async () => {
+      const id = identity();
+      const base = { iat: now(), exp: now() + 60, type: 'register', applicationId: APP, ...id };
+      const client = await open();
+      const extra = encodeClientToken({ ...base, iss: 'https://issuer.example', jti: 'j-1', nbf: now() - 1 } as never, SECRET);
+      expect((await client.ok('register', { token: extra })).clientId).toBe(id.clientId);
+      await refused(encodeClientToken({ ...base, nbf: now() + 3600 } as never, SECRET), 'TokenExpired', SYNC_CLOSE_CODES.tokenExpired);
+    });
+
     it('refuses a join token at register', async () => {
       await refused(token(identity(), { type: 'join' }), 'TokenInvalid', SYNC_CLOSE_CODES.tokenInvalid);
     });

@@ -113,9 +113,10 @@ export function clientTokenSignatureValid(decoded: DecodedClientToken, sharedSec
   return decoded.signature.length === expected.length && timingSafeEqual(decoded.signature, expected);
 }
 
-/** `exp` in the past or `iat` in the future (beyond `skewSeconds`), or `exp` before `iat`: throws. */
+/** `exp` in the past, `iat` or `nbf` in the future (beyond `skewSeconds`), or `exp` before `iat`: throws. */
 export function checkClientTokenTimes(payload: ClientTokenPayload, nowSeconds: number, skewSeconds: number): void {
   if (payload.exp < payload.iat) throw new ClientTokenError('invalid-payload', 'The token expires before it was issued.', [{ field: 'exp', message: 'must not be before iat' }]);
   if (nowSeconds > payload.exp + skewSeconds) throw new ClientTokenError('expired', 'The token has expired.');
   if (payload.iat > nowSeconds + skewSeconds) throw new ClientTokenError('not-yet-valid', 'The token is not valid yet (iat is in the future).');
+  if (payload.nbf !== undefined && payload.nbf > nowSeconds + skewSeconds) throw new ClientTokenError('not-yet-valid', 'The token is not valid yet (nbf is in the future).');
 }

@@ -73,14 +73,21 @@ describe('client token codec', () => {
   });
 
   it('names the offending payload fields', () => {
-    const token = encodeClientToken({ ...payload, type: 'admin', extra: 1 } as never, 's');
+    const token = encodeClientToken({ ...payload, type: 'admin', exp: 'soon' } as never, 's');
     try {
       decodeClientToken(token);
       throw new Error('not refused');
     } catch (e) {
       expect(e).toBeInstanceOf(ClientTokenError);
-      expect((e as ClientTokenError).details.map((d) => d.field).sort()).toEqual(['extra', 'type']);
+      expect((e as ClientTokenError).details.map((d) => d.field).sort()).toEqual(['exp', 'type']);
     }
+  });
+
+  it('ignores claims it does not use (RFC 7519), as tokens minted by other issuers carry them', () => {
+    const token = encodeClientToken({ ...payload, iss: 'https://issuer.example', jti: 'abc', region: 'eu' } as never, 's');
+    expect(decodeClientToken(token).payload).toEqual(expect.objectContaining({ applicationId: payload.applicationId, jti: 'abc' }));
+    // The claims it does use keep their shapes, nbf included.
+    expect(() => decodeClientToken(encodeClientToken({ ...payload, nbf: 'later' } as never, 's'))).toThrow(expect.objectContaining({ reason: 'invalid-payload' }));
   });
 
   it('refuses tokens longer than the bound', () => {
@@ -100,6 +107,8 @@ describe('client token codec', () => {
     expect(() => checkClientTokenTimes(payload, payload.exp + 30, 30)).not.toThrow();
     expect(() => checkClientTokenTimes(payload, payload.exp + 31, 30)).toThrow(expect.objectContaining({ reason: 'expired' }));
     expect(() => checkClientTokenTimes(payload, payload.iat - 31, 30)).toThrow(expect.objectContaining({ reason: 'not-yet-valid' }));
+    expect(() => checkClientTokenTimes({ ...payload, nbf: payload.iat + 100 }, payload.iat + 69, 30)).toThrow(expect.objectContaining({ reason: 'not-yet-valid' }));
+    expect(() => checkClientTokenTimes({ ...payload, nbf: payload.iat + 100 }, payload.iat + 70, 30)).not.toThrow();
     expect(() => checkClientTokenTimes({ ...payload, exp: payload.iat - 1 }, payload.iat, 30)).toThrow(expect.objectContaining({ reason: 'invalid-payload' }));
   });
 });

@@ -2,7 +2,8 @@
  * Payload of a client token (http-contract.md, "Client edge"): a JWT-shaped HS256 string whose
  * payload has the keys below. `iat`/`exp` are Unix seconds. `register` tokens identify a client;
  * `join` tokens also carry the channel claims of the channels it may join (whether `channels` is
- * required for a join is checked by the edge, not by this shape).
+ * required for a join is checked by the edge, not by this shape). The payload is open: a token
+ * minted elsewhere may carry claims of its own, which are ignored (`nbf` is honoured).
  */
 import { Type, type Static } from '@sinclair/typebox';
 import { ChannelClaim } from '../interface-b/channel-claim.js';
@@ -24,7 +25,9 @@ export const ClientTokenPayload = record(
     clientId: OptionalNullable(Type.String()),
     clientRoles: OptionalNullable(StringList()),
     channels: OptionalNullable(Type.Array(ChannelClaim), { description: 'Channel claims.' }),
+    nbf: Type.Optional(Int64({ minimum: 0, description: 'Not before, Unix seconds (optional; honoured when present).' })),
   },
-  'Payload of a client token.',
+  'Payload of a client token. Other claims (`iss`, `jti`, ...) are ignored, as RFC 7519 asks of claims an implementation does not use.',
+  { additionalProperties: true },
 );
 export type ClientTokenPayload = Static<typeof ClientTokenPayload>;
