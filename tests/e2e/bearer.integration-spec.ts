@@ -25,15 +25,17 @@ describe('bearer tokens', () => {
   let gateway: SpawnedService;
   let organizationId: string;
 
-  const sign = (claims: Record<string, unknown>, options: { key?: CryptoKey | KeyObject; issuer?: string; audience?: string; expiresIn?: string | number } = {}) =>
-    new SignJWT(claims)
+  /** `expiresIn: null` leaves out `exp`. */
+  const sign = (claims: Record<string, unknown>, options: { key?: CryptoKey | KeyObject; issuer?: string; audience?: string; expiresIn?: string | number | null } = {}) => {
+    const jwt = new SignJWT(claims)
       .setProtectedHeader({ alg: 'RS256', kid: 'test-key' })
       .setIssuer(options.issuer ?? ISSUER)
       .setAudience(options.audience ?? AUDIENCE)
       .setSubject('user-42')
-      .setIssuedAt()
-      .setExpirationTime(options.expiresIn ?? '5m')
-      .sign(options.key ?? privateKey);
+      .setIssuedAt();
+    if (options.expiresIn !== null) jwt.setExpirationTime(options.expiresIn ?? '5m');
+    return jwt.sign(options.key ?? privateKey);
+  };
 
   beforeAll(async () => {
     const pair = await generateKeyPair('RS256');
@@ -77,11 +79,21 @@ describe('bearer tokens', () => {
       await sign({ org_id: organizationId }, { audience: 'someone-else' }),
       await sign({ org_id: organizationId }, { issuer: 'https://evil.test' }),
       await sign({ org_id: organizationId }, { expiresIn: Math.floor(Date.now() / 1000) - 60 }),
+      // No `exp`: a token that would never expire.
+      await sign({ org_id: organizationId }, { expiresIn: null }),
       'not.a.jwt',
     ]) {
       expectODataError(await call('GET', `${management.url}/ApiKeys`, { headers: { Authorization: `Bearer ${bad}` } }), 401, 'Unauthorized');
     }
     expectODataError(await call('GET', `${management.url}/ApiKeys`, { headers: { Authorization: `Bearer ${await sign({})}` } }), 403, 'Forbidden');
+  });
+
+  it('interface B: the scheme name is case-insensitive', async () => {
+    const good = await sign({ org_id: organizationId });
+    for (const scheme of ['bearer', 'BEARER', 'beArer']) {
+      expect((await call('GET', `${management.url}/ApiKeys`, { headers: { Authorization: `${scheme} ${good}` } })).status).toBe(200);
+    }
+    expectODataError(await call('GET', `${management.url}/ApiKeys`, { headers: { Authorization: `bearer ${await sign({ org_id: organizationId }, { expiresIn: null })}` } }), 401, 'Unauthorized');
   });
 
   it('interface B: a token of another organization sees none of its rows', async () => {
@@ -100,5 +112,18 @@ describe('bearer tokens', () => {
     expect(own.body).toEqual([]);
     expectProblem(await call('GET', `${gateway.url}/admin/api/v1.0/applications/anything`, { headers: { Authorization: `Bearer ${tenant}` } }), 404, 'NotFound');
     expectProblem(await call('GET', `${gateway.url}/admin/api/v1.0/applications`, { headers: { Authorization: `Bearer ${await sign({ scope: 'switchboard:operator' }, { key: otherKey })}` } }), 401, 'Unauthorized');
+  });
+
+  it('interface A: the scheme name is case-insensitive', async () => {
+    const operator = await sign({ scope: 'switchboard:operator' });
+    for (const scheme of ['bearer', 'BEARER', 'beArer']) {
+      expect((await call('GET', `${gateway.url}/admin/api/v1.0/applications`, { headers: { Authorization: `${scheme} ${operator}` } })).status).toBe(200);
+    }
+  });
+
+  it('interface A: a token without exp is refused with 401', async () => {
+    const forever = await sign({ scope: 'switchboard:operator' }, { expiresIn: null });
+    expectProblem(await call('GET', `${gateway.url}/admin/api/v1.0/applications`, { headers: { Authorization: `Bearer ${forever}` } }), 401, 'Unauthorized');
+    expectProblem(await call('GET', `${gateway.url}/admin/api/v1.0/applications`, { headers: { Authorization: `bearer ${forever}` } }), 401, 'Unauthorized');
   });
 });

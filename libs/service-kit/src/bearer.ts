@@ -10,6 +10,18 @@ export interface BearerSettings {
 }
 
 /**
+ * The token of an `Authorization: Bearer <token>` header, or undefined when the header is absent or
+ * names another scheme. The scheme name is case-insensitive (RFC 9110 section 11.1): `bearer x`
+ * and `BEARER x` carry the token `x` as `Bearer x` does.
+ */
+export function bearerToken(authorization: string | string[] | undefined): string | undefined {
+  const header = Array.isArray(authorization) ? authorization[0] : authorization;
+  if (typeof header !== 'string') return undefined;
+  const scheme = /^bearer[ \t]+/i.exec(header);
+  return scheme ? header.slice(scheme[0].length).trim() : undefined;
+}
+
+/**
  * OAuth2 access tokens (JWT) checked against the configured issuer's JWKS, audience and expiry.
  * The organization comes from a configurable claim; the operator scope makes an operator credential.
  * The JWKS is fetched once and refreshed on an unknown key id (jose's remote key set).
@@ -32,6 +44,8 @@ export class BearerVerifier {
         issuer: this.settings.oauthIssuer,
         audience: this.settings.oauthAudience,
         algorithms: ['RS256', 'ES256', 'PS256', 'EdDSA'],
+        // jose checks `exp` only when present: a token without one would never expire.
+        requiredClaims: ['exp'],
       });
       const scopes = typeof payload.scope === 'string' ? payload.scope.split(' ') : Array.isArray(payload.scp) ? (payload.scp as string[]) : [];
       const operator = scopes.includes(this.settings.oauthOperatorScope);

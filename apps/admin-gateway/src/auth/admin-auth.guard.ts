@@ -1,16 +1,29 @@
-import { Inject, Injectable, type CanActivate, type ExecutionContext } from '@nestjs/common';
+import { Inject, Injectable, SetMetadata, type CanActivate, type ExecutionContext } from '@nestjs/common';
+import { Reflector } from '@nestjs/core';
 import { DomainError, type CallerScope } from '@switchboard/contracts';
 import { addressInCidrs, parseCidr, type Cidr } from '@switchboard/config';
-import { SERVICE_CONFIG } from '@switchboard/service-kit';
+import { bearerToken, HealthController, MetricsController, SERVICE_CONFIG } from '@switchboard/service-kit';
 import type { FastifyRequest } from 'fastify';
 import type { GatewayConfig } from '../config.js';
 import { CredentialsService } from './credentials.service.js';
 
 export type AuthenticatedRequest = FastifyRequest & { scope?: CallerScope };
 
+/** Probes and metrics: open to any address, without a credential. */
+const OPEN_CONTROLLERS: ReadonlySet<unknown> = new Set([HealthController, MetricsController]);
+
+const WITHOUT_CREDENTIAL = 'switchboard:admin-without-credential';
+/** A route of the admin host readable without a credential (the OpenAPI document); the address check still applies. */
+export const WithoutCredential = () => SetMetadata(WITHOUT_CREDENTIAL, true);
+
 /**
  * Interface A: the caller's address must be inside the admin CIDR allowlist (403 otherwise), and
  * it must carry `X-API-Key` or `Authorization: Bearer` (401 otherwise). Probes and metrics are open.
+ *
+ * Which check applies is decided by the route the request matched (its controller), never by the
+ * spelling of the request URL: the router decodes the path (`/%61dmin/...` reaches the `/admin/...`
+ * handlers), so a test of the raw URL could be passed around. Every route that is not a probe is
+ * address-checked, including the OpenAPI document and any controller added later.
  */
 @Injectable()
 export class AdminAuthGuard implements CanActivate {
@@ -21,6 +34,7 @@ export class AdminAuthGuard implements CanActivate {
   constructor(
     @Inject(SERVICE_CONFIG) config: GatewayConfig,
     private readonly credentials: CredentialsService,
+    private readonly reflector: Reflector,
   ) {
     this.allow = config.adminCidrAllowlist.map((c) => parseCidr(c)!);
   }
@@ -28,14 +42,11 @@ export class AdminAuthGuard implements CanActivate {
   /** Synchronous for an API key whose verification is remembered (the common case); a promise otherwise. */
   canActivate(context: ExecutionContext): boolean | Promise<boolean> {
     if (context.getType() !== 'http') return true;
+    if (OPEN_CONTROLLERS.has(context.getClass())) return true;
     const request = context.switchToHttp().getRequest<AuthenticatedRequest>();
-    const url = request.url;
-    const query = url.indexOf('?');
-    const path = query < 0 ? url : url.slice(0, query);
-    if (!path.startsWith('/admin/') || path.endsWith('/openapi.json')) return true;
     if (!this.allowed(request.ip)) throw new DomainError('Forbidden', 'The admin API is not reachable from this address.');
+    if (this.reflector.getAllAndOverride<boolean>(WITHOUT_CREDENTIAL, [context.getHandler(), context.getClass()])) return true;
     const key = request.headers['x-api-key'];
-    const authorization = request.headers.authorization;
     if (typeof key === 'string' && key) {
       const cached = this.credentials.cachedApiKey(key, request.raw.socket);
       if (cached) {
@@ -47,8 +58,9 @@ export class AdminAuthGuard implements CanActivate {
         return true;
       });
     }
-    if (authorization?.startsWith('Bearer ')) {
-      return this.credentials.fromBearer(authorization.slice(7).trim()).then((scope) => {
+    const token = bearerToken(request.headers.authorization);
+    if (token !== undefined) {
+      return this.credentials.fromBearer(token).then((scope) => {
         request.scope = scope;
         return true;
       });

@@ -1,6 +1,7 @@
 import { Controller, Get } from '@nestjs/common';
 import { ProblemDetails } from '@switchboard/contracts';
 import { buildOpenApi } from '@switchboard/service-kit';
+import { WithoutCredential } from '../auth/admin-auth.guard.js';
 import { ApplicationsController } from '../applications/applications.controller.js';
 import { ChannelsController } from '../channels/channels.controller.js';
 import { ClientsController } from '../clients/clients.controller.js';
@@ -28,7 +29,9 @@ export const PUBLISHED_CONTROLLERS: Array<new (...args: never[]) => unknown> = [
 
 let document: Record<string, unknown> | undefined;
 
+/** Readable without a credential, but only from the admin CIDR allowlist, like the rest of interface A. */
 @Controller(['admin/api/v1.0', 'admin/api/v1'])
+@WithoutCredential()
 export class OpenApiController {
   @Get('openapi.json')
   openapi() {

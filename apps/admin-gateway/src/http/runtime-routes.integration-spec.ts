@@ -23,14 +23,14 @@ describe('interface A runtime routes', () => {
   let fake: FakeRuntime;
   let gateway: TestGateway;
 
-  async function call(method: string, path: string, options: { key?: string | null; body?: unknown; raw?: string } = {}): Promise<Reply> {
+  async function call(method: string, path: string, options: { key?: string | null; body?: unknown; raw?: string; on?: TestGateway } = {}): Promise<Reply> {
     const headers: Record<string, string> = {};
     const key = options.key === undefined ? OPERATOR_KEY : options.key;
     if (key) headers['x-api-key'] = key;
     let body: string | undefined = options.raw;
     if (options.body !== undefined) body = JSON.stringify(options.body);
     if (body !== undefined) headers['content-type'] = 'application/json';
-    const res = await fetch(`${gateway.url}${path}`, { method, headers, body });
+    const res = await fetch(`${(options.on ?? gateway).url}${path}`, { method, headers, body });
     const text = await res.text();
     return { status: res.status, type: res.headers.get('content-type'), body: text ? JSON.parse(text) : undefined, correlationId: res.headers.get('x-correlation-id') };
   }
@@ -223,6 +223,46 @@ describe('interface A runtime routes', () => {
       expectProblem(await call('GET', `/admin/api/v1.0/applications/${IDS.applicationId}`, { key: null }), 401, 'Unauthorized');
       expectProblem(await call('GET', `/admin/api/v1.0/mediaservers`, { key: 'sb_unknown-key-0000' }), 401, 'Unauthorized');
       expect(fake.queries).toEqual([]);
+    });
+  });
+
+  describe('admin CIDR allowlist', () => {
+    let outside: TestGateway;
+    beforeAll(async () => {
+      // The test calls come from 127.0.0.1: outside this allowlist.
+      outside = await startTestGateway(servers.natsUrl, ns, { ADMIN_CIDR_ALLOWLIST: '10.0.0.0/8' });
+    });
+    afterAll(async () => {
+      await outside?.close();
+    });
+
+    it.each([
+      ['as written', `/admin/api/v1.0/applications/${IDS.applicationId}`],
+      ['under the alias', `/admin/api/v1/applications/${IDS.applicationId}`],
+      ['percent-encoded', `/%61dmin/api/v1.0/applications/${IDS.applicationId}`],
+      ['percent-encoded deeper', `/admin/%61pi/v1.0/%61pplications/${IDS.applicationId}`],
+      ['percent-encoded, operator route', '/%61dmin/api/v1.0/mediaservers'],
+    ])('refuses a caller outside it with 403 however the path is spelled (%s), asking nothing', async (_label, path) => {
+      expectProblem(await call('GET', path, { on: outside }), 403, 'Forbidden');
+      expectProblem(await call('GET', path, { on: outside, key: null }), 403, 'Forbidden');
+      expect(fake.queries).toEqual([]);
+    });
+
+    it('serves the same encoded path to a caller inside it (the router decodes it)', async () => {
+      expect((await call('GET', `/%61dmin/api/v1.0/applications/${IDS.applicationId}`)).status).toBe(200);
+    });
+
+    it('applies to the OpenAPI document too: 403 outside, readable without a credential inside', async () => {
+      for (const path of ['/admin/api/v1.0/openapi.json', '/admin/api/v1/openapi.json', '/%61dmin/api/v1.0/openapi.json', '/admin/api/v1.0/openapi.json?x=1']) {
+        expectProblem(await call('GET', path, { on: outside, key: null }), 403, 'Forbidden');
+        const inside = await call('GET', path, { key: null });
+        expect(inside.status).toBe(200);
+        expect(inside.body.openapi).toEqual(expect.any(String));
+      }
+    });
+
+    it('leaves probes and metrics open to any address', async () => {
+      for (const path of ['/healthz', '/readyz', '/metrics']) expect((await fetch(`${outside.url}${path}`)).status).toBe(200);
     });
   });
 

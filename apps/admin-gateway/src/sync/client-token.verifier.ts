@@ -25,8 +25,11 @@ const REFETCH_AFTER_MS = 1000;
 
 /**
  * Verifies client tokens: shape and payload, HS256 signature with the application's shared
- * secret, `exp`/`iat` with the configured clock skew. Failures are SyncErrors; with `close` set
- * (register) they carry the close code of the failure: 4001 invalid, 4002 expired, 4003 application.
+ * secret, `exp`/`iat` with the configured clock skew. Failures are SyncErrors carrying the close
+ * code of the failure (4001 invalid, 4002 expired, 4003 application): the contract refuses an
+ * expired, tampered or wrong-application token with an error frame and closes the socket, at
+ * `register` and at `join` alike. management-api unreachable or slow is no verdict on the token:
+ * that error closes nothing (the client may retry).
  */
 @Injectable()
 export class ClientTokenVerifier {
@@ -35,19 +38,13 @@ export class ClientTokenVerifier {
     private readonly secrets: ApplicationSecrets,
   ) {}
 
-  async verify(token: string, type: ClientTokenType, options: { applicationId?: string; close: boolean }): Promise<VerifiedToken> {
+  async verify(token: string, type: ClientTokenType, options: { applicationId?: string } = {}): Promise<VerifiedToken> {
     const fail = (code: 'TokenInvalid' | 'TokenExpired' | 'ApplicationRefused', message: string, details: Array<{ field?: string; message: string }> = []) =>
       new SyncError(
         code,
         message,
         details,
-        options.close
-          ? code === 'TokenInvalid'
-            ? SYNC_CLOSE_CODES.tokenInvalid
-            : code === 'TokenExpired'
-              ? SYNC_CLOSE_CODES.tokenExpired
-              : SYNC_CLOSE_CODES.applicationRefused
-          : undefined,
+        code === 'TokenInvalid' ? SYNC_CLOSE_CODES.tokenInvalid : code === 'TokenExpired' ? SYNC_CLOSE_CODES.tokenExpired : SYNC_CLOSE_CODES.applicationRefused,
       );
 
     let decoded;

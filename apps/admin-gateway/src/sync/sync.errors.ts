@@ -7,7 +7,7 @@ export class SyncError extends Error {
     readonly code: SyncErrorCode,
     message: string,
     readonly details: ErrorDetail[] = [],
-    /** Close the socket with this code after the error frame (register failures). */
+    /** Close the socket with this code after the error frame (a refused register or join token). */
     readonly closeCode?: number,
   ) {
     super(message);

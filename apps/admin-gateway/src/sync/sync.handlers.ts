@@ -111,7 +111,7 @@ export class SyncHandlers {
     if (socket.session || socket.registering) throw new SyncError('AlreadyRegistered', 'This socket has registered already.');
     socket.registering = true;
     try {
-      const { payload, application } = await this.tokens.verify(data.token, 'register', { applicationId: data.applicationId, close: true });
+      const { payload, application } = await this.tokens.verify(data.token, 'register', { applicationId: data.applicationId });
       const ref = {
         applicationId: payload.applicationId,
         userId: payload.userId ?? randomUUID(),
@@ -192,7 +192,9 @@ export class SyncHandlers {
     if (session.channels.has(channelId)) throw new SyncError('AlreadyJoined', `The client has joined channel ${channelId} already.`);
     let claims = session.claims;
     if (data.token !== undefined) {
-      const { payload } = await this.tokens.verify(data.token, 'join', { applicationId: session.ref.applicationId, close: false });
+      // Expired, tampered or another application's: an error frame and the socket closed (4001-4003), as at register.
+      const { payload } = await this.tokens.verify(data.token, 'join', { applicationId: session.ref.applicationId });
+      // A valid token of this application naming another client: refused, the socket stays open.
       for (const field of ['userId', 'deviceId', 'clientId'] as const) {
         const value = payload[field];
         if (value !== undefined && value !== null && value !== session.ref[field]) {

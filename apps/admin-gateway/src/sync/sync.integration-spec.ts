@@ -258,17 +258,46 @@ describe('/sync client edge', () => {
       expect(kinds(id)).toEqual(['client.register', 'client.join']);
     });
 
-    it('takes a fresh claim set from a join token of the same client, and refuses one of another client', async () => {
+    it('takes a fresh claim set from a join token of the same client; refuses one of another client, the socket staying open', async () => {
       const { client, id } = await registered(identity(), { channels: [] });
       expect((await client.request('join', { channelId: 'late-room' })).type).toBe('error');
       const other = identity();
       const foreign = await client.request('join', { channelId: 'late-room', token: token(other, { type: 'join', channels: [{ id: 'late-room' }] }) });
       expect(foreign).toEqual(expect.objectContaining({ error: expect.objectContaining({ code: 'TokenInvalid' }) }));
-      const expired = await client.request('join', { channelId: 'late-room', token: token(id, { type: 'join', channels: [{ id: 'late-room' }], iat: now() - 999, exp: now() - 500 }) });
-      expect(expired).toEqual(expect.objectContaining({ error: expect.objectContaining({ code: 'TokenExpired' }) }));
       expect(client.ws.readyState).toBe(WebSocket.OPEN);
       const joined = await client.ok('join', { channelId: 'late-room', token: token(id, { type: 'join', channels: [{ id: 'late-room' }] }) });
       expect(joined.claim).toEqual({ id: 'late-room' });
+    });
+
+    const joinClaims: { type: 'join'; channels: ChannelClaim[] } = { type: 'join', channels: [{ id: 'late-room' }] };
+    it.each([
+      ['expired', 'TokenExpired', SYNC_CLOSE_CODES.tokenExpired, (id: Identity) => token(id, { ...joinClaims, iat: now() - 999, exp: now() - 500 })],
+      ['not valid yet', 'TokenExpired', SYNC_CLOSE_CODES.tokenExpired, (id: Identity) => token(id, { ...joinClaims, iat: now() + 3600, exp: now() + 7200 })],
+      [
+        'tampered (payload changed, signature kept)',
+        'TokenInvalid',
+        SYNC_CLOSE_CODES.tokenInvalid,
+        (id: Identity) => {
+          const [header, , signature] = token(id, joinClaims).split('.');
+          const forged = Buffer.from(JSON.stringify({ iat: now(), exp: now() + 600, type: 'join', applicationId: APP, ...id, channels: [{ id: 'late-room' }, { id: 'vip' }] })).toString('base64');
+          return `${header}.${forged}.${signature}`;
+        },
+      ],
+      ['signed with another secret', 'TokenInvalid', SYNC_CLOSE_CODES.tokenInvalid, (id: Identity) => token(id, { ...joinClaims, secret: 'not-the-secret' })],
+      ['a register token', 'TokenInvalid', SYNC_CLOSE_CODES.tokenInvalid, (id: Identity) => token(id, { ...joinClaims, type: 'register' })],
+      ['of another application', 'ApplicationRefused', SYNC_CLOSE_CODES.applicationRefused, (id: Identity) => token(id, { ...joinClaims, app: 'app-other', secret: 'other-secret' })],
+    ])('refuses a join token that is %s with an error frame and closes the socket as register does', async (_label, code, closeCode, make: (id: Identity) => string) => {
+      const { client, id } = await registered(identity(), { channels: [] });
+      const refusedJoin = client.request('join', { channelId: 'late-room', token: make(id) });
+      // Sent with it, in the same read or after: handled no more once the socket is refused.
+      const after = client.request('join', { channelId: 'late-room', token: token(id, joinClaims) });
+      expect(await refusedJoin).toEqual({ type: 'error', id: expect.anything(), error: expect.objectContaining({ code, message: expect.any(String) }) });
+      expect((await client.closed).code).toBe(closeCode);
+      expect(await Promise.race([after, new Promise((r) => setTimeout(() => r('unanswered'), 200))])).toBe('unanswered');
+      // Nothing joined; the client stays registered for the grace period, as after any drop, and may resume.
+      expect(kinds(id)).toEqual(['client.register']);
+      const again = await open();
+      expect(await again.ok('register', { token: token(id) })).toEqual(expect.objectContaining({ resumed: true, channels: [] }));
     });
 
     it('leaves a joined channel; leaving one not joined is NotJoined', async () => {

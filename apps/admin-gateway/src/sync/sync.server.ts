@@ -178,7 +178,8 @@ export class SyncServer implements OnApplicationBootstrap, BeforeApplicationShut
   /** Works through a socket's queue, one batch of requests after the other. */
   private async drain(socket: SyncSocket): Promise<void> {
     try {
-      while (socket.queue.length > 0) {
+      // A socket closed on a refused token handles nothing more: what it sent after is dropped unanswered.
+      while (socket.queue.length > 0 && socket.closeIntent !== 'refused') {
         const frames = socket.queue.splice(0, MAX_BATCH_REQUESTS);
         const again = await runWithCorrelation(undefined, () => this.runBatch(socket, frames));
         socket.queue.unshift(...again);
@@ -218,6 +219,12 @@ export class SyncServer implements OnApplicationBootstrap, BeforeApplicationShut
         step = prepared instanceof Promise ? await prepared : prepared;
       } catch (error) {
         entries.push({ frame, error });
+        // A refusal that closes the socket (a bad register or join token) ends the batch: the
+        // requests after it are neither prepared nor reported (see drain).
+        if (error instanceof SyncError && error.closeCode) {
+          next++;
+          break;
+        }
         continue;
       }
       if (step === AWAIT_ANSWERS) {
@@ -292,7 +299,12 @@ export class SyncServer implements OnApplicationBootstrap, BeforeApplicationShut
     if (error.code === 'Internal') this.logger.event('error', 'sync request failed', { type, error: e instanceof Error ? e.message : String(e) });
     socket.sendError(id, error.toBody());
     this.metrics.requests.inc({ type, outcome: error.code });
-    if (error.closeCode) socket.close(error.closeCode, error.message, 'refused');
+    if (error.closeCode) {
+      // At once, not on the close event: nothing more of this socket reaches the session, which
+      // (after a refused join) waits out the grace period like after any drop.
+      this.store.detach(socket);
+      socket.close(error.closeCode, error.message, 'refused');
+    }
   }
 
   private closeSlowConsumer(socket: SyncSocket) {

@@ -1,7 +1,7 @@
 import { Inject, Injectable, type CanActivate, type ExecutionContext } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import { DomainError } from '@switchboard/contracts';
-import { BearerVerifier, SERVICE_CONFIG } from '@switchboard/service-kit';
+import { bearerToken, BearerVerifier, SERVICE_CONFIG } from '@switchboard/service-kit';
 import type { ManagementConfig } from '../config.js';
 import { ApiKeysService } from '../api-keys/api-keys.service.js';
 import { PUBLIC_ROUTE, type Caller } from './caller.js';
@@ -31,9 +31,9 @@ export class AuthGuard implements CanActivate {
     if (this.reflector.getAllAndOverride<boolean>(PUBLIC_ROUTE, [context.getHandler(), context.getClass()])) return true;
     const header = request.headers['x-api-key'];
     const value = Array.isArray(header) ? header[0] : header;
-    const authorization = request.headers.authorization;
-    if (!value && typeof authorization === 'string' && authorization.startsWith('Bearer ')) {
-      const scope = await this.bearer.verify(authorization.slice(7).trim());
+    const token = bearerToken(request.headers.authorization);
+    if (!value && token !== undefined) {
+      const scope = await this.bearer.verify(token);
       // Interface B records all belong to an organization: a token must name one.
       if (!scope.organizationId) throw new DomainError('Forbidden', 'The token names no organization.');
       request.caller = { organizationId: scope.organizationId, principal: scope.principal, operator: false };
