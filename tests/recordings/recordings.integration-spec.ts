@@ -8,6 +8,7 @@
  */
 import fs from 'node:fs';
 import { randomUUID } from 'node:crypto';
+import pg from 'pg';
 import type { ChannelRecording, ConnectionRecording, DomainEvent, MuxJson, RecordingQueryKind } from '@switchboard/contracts';
 import { waitFor } from '@switchboard/testing';
 import { decodeFile, ffmpegAvailable, probeFile } from '../../tools/media/media.mjs';
@@ -361,6 +362,20 @@ describe('recordings end to end', () => {
     expect(ready).toMatchObject({ organizationId: ORG, applicationId: APP, event: { origin: 'server', channel: { id: CH, channelRecording: { ready: true, fileName: recording.fileName } } } });
     const a = recording.connectionRecordings.find((c) => c.userId === 'alice')!;
     expect(types(a.id).sort()).toEqual(['connection.recording.audio.ready', 'connection.recording.video.ready', 'connection.recordings.ready']);
+    // One moment (the stage change to ready): the channel's and its connections' ready events carry
+    // its time, so a batch webhook gets them in one call.
+    const ids = new Set([recording.id, ...recording.connectionRecordings.map((c) => c.id)]);
+    const moment = watched.events.filter((e) => ids.has(e.event.channel?.channelRecording?.id ?? '') || ids.has(e.event.connection?.connectionRecording?.id ?? ''));
+    expect(moment).toHaveLength(3 + recording.connectionRecordings.reduce((n, c) => n + Number(c.audioReady) + Number(c.videoReady) + 1, 0));
+    const db = new pg.Client({ connectionString: h.db.url });
+    await db.connect();
+    try {
+      const [row] = (await db.query<{ stage: string; stage_changed_on: string }>('SELECT stage, stage_changed_on FROM recording.channel_recording WHERE id = $1', [recording.id])).rows;
+      expect(row!.stage).toBe('ready');
+      expect(moment.map((e) => e.event.timestamp)).toEqual(moment.map(() => Number(row!.stage_changed_on)));
+    } finally {
+      await db.end();
+    }
   });
 
   it('an expiry patch lets the sweeper delete the recording and its files; delete removes another one', async () => {

@@ -128,6 +128,74 @@ describe('domain events', () => {
     expect(of('client.unregistered')[0]!.client).toEqual(expect.objectContaining({ id: 'c1', userAlias: 'Ann', applicationId: a }));
   });
 
+  it('every event of one operation carries one timestamp (join, settings write, unregister), even while the local clock moves on between them', async () => {
+    const a = 'app-moments';
+    const c1 = { applicationId: a, userId: 'u1', deviceId: 'd1', clientId: 'c1' };
+    const c2 = { applicationId: a, userId: 'u2', deviceId: 'd2', clientId: 'c2' };
+    let seen = 0;
+    /** The events of this application stored since the last call. */
+    const next = async () => {
+      const fresh = (await reader.all()).filter((e) => e.seq > seen && e.event.applicationId === a);
+      seen = Math.max(seen, ...fresh.map((e) => e.seq));
+      return fresh.map((e) => e.event.event);
+    };
+    const stamps = (events: Array<{ timestamp: number }>) => [...new Set(events.map((e) => e.timestamp))];
+    await rt.edge(registerReport(c1, ORG, 'gw-e'));
+    await rt.edge(registerReport(c2, ORG, 'gw-e'));
+    await next();
+
+    // A join that activates the channel: channel.activated and channel.client.joined, one moment.
+    await withTickingClock(() => rt.edge({ kind: 'client.join', client: c1, channelId: 'ch1', claim: claim('ch1') }));
+    const joined = await next();
+    expect(joined.map((e) => e.type)).toEqual(['channel.activated', 'channel.client.joined']);
+    expect(stamps(joined)).toHaveLength(1);
+
+    await rt.edge({ kind: 'client.join', client: c2, channelId: 'ch1', claim: claim('ch1') });
+    await rt.edge({ kind: 'client.join', client: c1, channelId: 'ch2', claim: claim('ch2') });
+    for (const [channelId, connectionId] of [['ch1', 'cn1'], ['ch1', 'cn2'], ['ch2', 'cn3']] as const) {
+      await rt.edge({ kind: 'connection.open', client: c1, channelId, connectionId, type: 'peer', tag: null, streams: { audio: { direction: 'sendrecv' } } });
+    }
+    await next();
+
+    // One settings write reaching two connections: their connection.updated events, one moment.
+    await withTickingClock(() => rt.command(scopeOf(ORG), { kind: 'update', origin: 'api', target: { level: 'channel', applicationId: a, channelId: 'ch1', patch: { recordingMode: 'Audio' } } }));
+    const updated = await next();
+    expect(updated.map((e) => [e.type, e.connection?.id])).toEqual(expect.arrayContaining([['connection.updated', 'cn1'], ['connection.updated', 'cn2']]));
+    expect(updated).toHaveLength(2);
+    expect(stamps(updated)).toHaveLength(1);
+
+    // Unregistering closes three connections, leaves two channels (ch2 deactivates: c1 was its only
+    // member) and forgets the client: every event of it at the moment the registry applied it.
+    await withTickingClock(() => rt.edge({ kind: 'client.unregister', client: c1, reason: 'left', gatewayId: 'gw-e' }));
+    const gone = await next();
+    expect(gone.map((e) => e.type).sort()).toEqual(
+      ['channel.client.left', 'channel.client.left', 'channel.deactivated', 'client.unregistered', 'connection.closed', 'connection.closed', 'connection.closed'].sort(),
+    );
+    expect(gone.find((e) => e.type === 'channel.deactivated')!.channel!.id).toBe('ch2');
+    expect(stamps(gone)).toHaveLength(1);
+  });
+
+  it('a server message to one client names it (client part); one to a user cannot, and names no client', async () => {
+    const a = 'app-recipients';
+    const c = { applicationId: a, userId: 'u9', deviceId: 'd9', clientId: 'c9' };
+    await rt.edge(registerReport(c, ORG, 'gw-e', { userAlias: 'Nine', tag: 'desk', roles: ['host'] }));
+    await rt.edge({ kind: 'client.join', client: c, channelId: 'room', claim: claim('room') });
+    await rt.command(scopeOf(ORG), { kind: 'message', origin: 'api', target: { level: 'client', applicationId: a, userId: 'u9', deviceId: 'd9', clientId: 'c9' }, message: { message: 'to c9' } });
+    await rt.command(scopeOf(ORG), { kind: 'message', origin: 'api', target: { level: 'channel.client', applicationId: a, channelId: 'room', userId: 'u9', deviceId: 'd9', clientId: 'c9' }, message: { message: 'to c9 in room' } });
+    await rt.command(scopeOf(ORG), { kind: 'message', origin: 'api', target: { level: 'user', applicationId: a, userId: 'u9' }, message: { message: 'to u9' } });
+    const messages = (await reader.all()).filter((e) => e.event.applicationId === a && e.event.event.message).map((e) => e.event.event);
+    for (const e of messages) expect({ type: e.type, errors: WebhookValidators.EventInfo.errors(e) }).toEqual({ type: e.type, errors: [] });
+    const recipient = { id: 'c9', userId: 'u9', deviceId: 'd9', userAlias: 'Nine', tag: 'desk', roles: ['host'], applicationId: a };
+    expect(messages.map((e) => [e.type, e.message!.message])).toEqual([
+      ['server.message', 'to c9'],
+      ['channel.server.message', 'to c9 in room'],
+      ['server.message', 'to u9'],
+    ]);
+    expect(messages[0]!.client).toEqual(expect.objectContaining(recipient));
+    expect(messages[1]).toEqual(expect.objectContaining({ channel: expect.objectContaining({ id: 'room' }), client: expect.objectContaining(recipient) }));
+    expect(messages[2]!.client).toBeNull();
+  });
+
   it('a re-published event id is stored once (duplicate window)', async () => {
     const before = (await reader.manager.streams.info(reader.stream)).state.messages;
     const js = jetstream(nc);
@@ -189,3 +257,19 @@ describe('domain events', () => {
     expect(relayed).toEqual(['client.registered', 'channel.activated', 'channel.client.joined', 'connection.initializing']);
   });
 });
+
+/**
+ * Runs `fn` while `Date.now()` moves on by 1 ms at every reading (on top of the real clock), so two
+ * events of one operation stamped by separate readings would differ for sure, not only when a
+ * millisecond happens to pass between them.
+ */
+async function withTickingClock<T>(fn: () => Promise<T>): Promise<T> {
+  const real = Date.now;
+  let ticks = 0;
+  Date.now = () => real() + ++ticks;
+  try {
+    return await fn();
+  } finally {
+    Date.now = real;
+  }
+}

@@ -1,5 +1,5 @@
 import { Inject, Injectable, type OnApplicationBootstrap, type OnModuleDestroy } from '@nestjs/common';
-import { DomainError, RuntimeSubjects, type ConnectionInfo, type DomainEvent, type WebhookEventName } from '@switchboard/contracts';
+import { DomainError, RuntimeSubjects, type ConnectionInfo, type DomainEvent } from '@switchboard/contracts';
 import { JsonLogger, NatsClient, ReadinessService, SERVICE_CONFIG } from '@switchboard/service-kit';
 import { Queue, Worker, type Job } from 'bullmq';
 import fs from 'node:fs/promises';
@@ -15,7 +15,7 @@ import { describeContent, extractArgs, planMux, probe, runTool, type MuxInput } 
 import { CE, CNR, CR, RecordingsStore } from '../recordings/recordings.store.js';
 import type { ChannelRecordingRow, ConnectionRecordingRow } from '../recordings/rows.js';
 import { findMediaFile, pruneEmptyDirs, removeTree, sizeOf, sleep } from './files.js';
-import { channelRecordingEvent, connectionRecordingEvent } from './recording-events.js';
+import { channelRecordingEvent, readyEvents } from './recording-events.js';
 import { RecordingMetrics } from '../metrics.js';
 
 type Step = 'ingest' | 'mux' | 'move';
@@ -201,7 +201,7 @@ export class PipelineService implements OnApplicationBootstrap, OnModuleDestroy 
 
   /** `channel.recording.mux.failed` / `move.failed` of a recording as it is now. */
   private failedEvent(type: 'channel.recording.mux.failed' | 'channel.recording.move.failed', fresh: ChannelRecordingRow): DomainEvent {
-    return channelRecordingEvent(type, fresh, this.store.channelUrls(fresh), fresh.error);
+    return channelRecordingEvent(type, fresh, this.store.channelUrls(fresh), Number(fresh.stage_changed_on), fresh.error);
   }
 
   /** Runs a step when the recording is at it; on the last failed attempt records the failure instead of throwing. */
@@ -437,21 +437,9 @@ export class PipelineService implements OnApplicationBootstrap, OnModuleDestroy 
     await pruneEmptyDirs(this.paths.workDir(r.application_id, r.channel_id, r.id), this.paths.workRoot);
   }
 
-  /** The `*.ready` events of a moved recording and of its connection recordings. */
+  /** The `*.ready` events of a moved recording and of its connection recordings (one moment: its stage change). */
   private async readyEvents(m: EntityManager, r: ChannelRecordingRow): Promise<DomainEvent[]> {
-    const urls = this.store.channelUrls(r);
-    const events: DomainEvent[] = [];
-    const channel = (type: WebhookEventName) => events.push(channelRecordingEvent(type, r, urls));
-    if (r.ready) channel('channel.recording.ready');
-    if (r.audio_ready) channel('channel.recording.audio.ready');
-    if (r.video_ready) channel('channel.recording.video.ready');
-    for (const c of await this.children(r.id, m)) {
-      const curls = this.store.connectionUrls(c);
-      if (c.audio_ready) events.push(connectionRecordingEvent('connection.recording.audio.ready', r, c, curls));
-      if (c.video_ready) events.push(connectionRecordingEvent('connection.recording.video.ready', r, c, curls));
-      if (c.audio_ready || c.video_ready) events.push(connectionRecordingEvent('connection.recordings.ready', r, c, curls));
-    }
-    return events;
+    return readyEvents(r, await this.children(r.id, m), { channel: (x) => this.store.channelUrls(x), connection: (c) => this.store.connectionUrls(c) });
   }
 
   private async moveFailed(r: ChannelRecordingRow, error: string): Promise<void> {
@@ -494,7 +482,7 @@ export class PipelineService implements OnApplicationBootstrap, OnModuleDestroy 
       const locations = [r.file_path, r.audio_file_path, r.video_file_path, ...children.flatMap((c) => [c.audio_file_path, c.video_file_path])].filter((l): l is string => Boolean(l));
       if (expired) {
         const [fresh] = (await m.query(`SELECT * FROM ${CR} WHERE id = $1`, [id])) as ChannelRecordingRow[];
-        await this.outbox.add(m, [channelRecordingEvent('channel.recording.expired', fresh!, { url: null, audioUrl: null, videoUrl: null })]);
+        await this.outbox.add(m, [channelRecordingEvent('channel.recording.expired', fresh!, { url: null, audioUrl: null, videoUrl: null }, now)]);
       }
       return { r, locations };
     });

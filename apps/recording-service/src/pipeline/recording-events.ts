@@ -11,14 +11,19 @@ export function recordingEventId(recordingId: string, type: string): string {
   return `${h.slice(0, 8)}-${h.slice(8, 12)}-5${h.slice(13, 16)}-${((parseInt(h.slice(16, 18), 16) & 0x3f) | 0x80).toString(16)}${h.slice(18, 20)}-${h.slice(20, 32)}`;
 }
 
-function base(type: WebhookEventName, id: string): Pick<EventInfo, 'id' | 'timestamp' | 'origin' | 'type' | 'forced' | 'message'> {
-  return { id, timestamp: Date.now(), origin: 'server', type, forced: false, message: null };
+/**
+ * `at`: when it happened (Unix ms), the time of the change the event announces as written to the
+ * database. Every event of one change gets the same one (the moment a `batch: true` webhook groups by).
+ */
+function base(type: WebhookEventName, id: string, at: number): Pick<EventInfo, 'id' | 'timestamp' | 'origin' | 'type' | 'forced' | 'message'> {
+  return { id, timestamp: Math.round(at), origin: 'server', type, forced: false, message: null };
 }
 
-export function channelRecordingEvent(type: WebhookEventName, r: ChannelRecordingRow, urls: RecordUrls, error: string | null = null): DomainEvent {
+/** A `channel.recording.*` event of a change made at `at` (Unix ms). */
+export function channelRecordingEvent(type: WebhookEventName, r: ChannelRecordingRow, urls: RecordUrls, at: number, error: string | null = null): DomainEvent {
   return {
     event: {
-      ...base(type, recordingEventId(r.id, type)),
+      ...base(type, recordingEventId(r.id, type), at),
       channel: { id: r.channel_id, applicationId: r.application_id, channelRecording: channelEventRecording(r, urls, error) },
       client: null,
       connection: null,
@@ -69,11 +74,12 @@ function connectionPart(c: ConnectionRecordingRow, urls: RecordUrls): WebhookEve
   return { ...fallback, ...(known ?? {}), stats: null, connectionRecording: connectionEventRecording(c, urls) };
 }
 
-export function connectionRecordingEvent(type: WebhookEventName, parent: ChannelRecordingRow, c: ConnectionRecordingRow, urls: RecordUrls): DomainEvent {
+/** A `connection.recording*` event of a change made at `at` (Unix ms). */
+export function connectionRecordingEvent(type: WebhookEventName, parent: ChannelRecordingRow, c: ConnectionRecordingRow, urls: RecordUrls, at: number): DomainEvent {
   const connection = connectionPart(c, urls);
   return {
     event: {
-      ...base(type, recordingEventId(c.id, type)),
+      ...base(type, recordingEventId(c.id, type), at),
       channel: { id: c.channel_id, applicationId: c.application_id, channelRecording: null },
       client: {
         id: connection.clientId,
@@ -91,4 +97,26 @@ export function connectionRecordingEvent(type: WebhookEventName, parent: Channel
     applicationId: parent.application_id,
     organizationId: parent.organization_id,
   };
+}
+
+/**
+ * The `*.ready` events of a moved recording (`r` as its stage change to ready/failed left it) and
+ * of its connection recordings: one moment, so all of them carry the time of that stage change
+ * (`stage_changed_on`), not the time each was built.
+ */
+export function readyEvents(r: ChannelRecordingRow, children: readonly ConnectionRecordingRow[], urls: { channel(r: ChannelRecordingRow): RecordUrls; connection(c: ConnectionRecordingRow): RecordUrls }): DomainEvent[] {
+  const at = Number(r.stage_changed_on);
+  const channelUrls = urls.channel(r);
+  const events: DomainEvent[] = [];
+  const channel = (type: WebhookEventName) => events.push(channelRecordingEvent(type, r, channelUrls, at));
+  if (r.ready) channel('channel.recording.ready');
+  if (r.audio_ready) channel('channel.recording.audio.ready');
+  if (r.video_ready) channel('channel.recording.video.ready');
+  for (const c of children) {
+    const curls = urls.connection(c);
+    if (c.audio_ready) events.push(connectionRecordingEvent('connection.recording.audio.ready', r, c, curls, at));
+    if (c.video_ready) events.push(connectionRecordingEvent('connection.recording.video.ready', r, c, curls, at));
+    if (c.audio_ready || c.video_ready) events.push(connectionRecordingEvent('connection.recordings.ready', r, c, curls, at));
+  }
+  return events;
 }

@@ -5,7 +5,8 @@ import { domainEvent, messagePart, type EventOwner } from '../model/events.js';
 import { effectiveSettings, levelWrites, publicSettings, sameSettings, type LevelSnapshot, type SettingsLevel } from '../model/settings.js';
 import { targetChannel } from '../model/targets.js';
 import { splitMember } from '../store/keys.js';
-import type { UpdateLevel } from '../store/live-store.js';
+import type { ClientIds, UpdateLevel } from '../store/live-store.js';
+import type { ClientRecord } from '../model/records.js';
 import { API_CAUSE, RuntimeContext } from './context.js';
 import { EdgeService, fromBody, LIVE_STATES } from './edge.service.js';
 import { Recipients } from './recipients.js';
@@ -49,7 +50,12 @@ export class CommandService {
     }
   }
 
-  /** Delivers a server message to exactly the clients the target names, with the sender identity of the body. */
+  /**
+   * Delivers a server message to exactly the clients the target names, with the sender identity of
+   * the body. Its one event names the recipient when the target is one client (level `client` or
+   * `channel.client`): the `client` part. A user or device target has no part of EventInfo that
+   * could name it (`client` is one client, `message` the sender), so its event does not.
+   */
   async message(scope: CallerScope, target: MessageTarget, message: MessageBody): Promise<number> {
     const owner = await this.ctx.authorize(scope, target.applicationId);
     const recipients = await this.recipients.resolve(target);
@@ -60,9 +66,15 @@ export class CommandService {
       client: { applicationId: target.applicationId, userId: c.userId, deviceId: c.deviceId, clientId: c.clientId },
       push: { type: 'message', channelId, message, from },
     }));
-    const event = domainEvent(owner, channelId ? 'channel.server.message' : 'server.message', API_CAUSE, { channelId, message: messagePart(message) });
+    const client = target.level === 'client' || target.level === 'channel.client' ? await this.recipientClient(target.applicationId, target) : null;
+    const event = domainEvent(owner, channelId ? 'channel.server.message' : 'server.message', API_CAUSE, { channelId, client, message: messagePart(message) });
     await this.ctx.deliver(deliveries, [event]);
     return deliveries.length;
+  }
+
+  /** The client a client-level message target names, as registered (the target resolved, so it is). */
+  private async recipientClient(a: string, c: ClientIds): Promise<ClientRecord> {
+    return this.ctx.client(c, await this.ctx.store.redis.hgetall(this.ctx.store.keys.client(a, c.userId, c.deviceId, c.clientId)));
   }
 
   /** Removes exactly the intended members from a channel and closes their connections there. */
@@ -163,7 +175,8 @@ export class CommandService {
           push: { type: 'settings', channelId: target.channelId, connectionId: t.connectionId, settings: after, version: result.seq },
         });
       }
-      events.push(this.ctx.connectionEvent(owner, 'connection.updated', API_CAUSE, { channelId: target.channelId, connectionId: t.connectionId, client, conn: t.conn, levels: t.levels }));
+      // One write, one moment: every connection it reached carries the time of the script.
+      events.push(this.ctx.connectionEvent(owner, 'connection.updated', API_CAUSE, { channelId: target.channelId, connectionId: t.connectionId, client, conn: t.conn, levels: t.levels, at: result.at }));
     }
     if (claim && result.client && target.level === 'channel.client') {
       const client = this.ctx.client(target, result.client);

@@ -104,7 +104,7 @@ export class EdgeService {
         // Independent keys (applications index, the previous gateway's client set), both rarely needed.
         if (result.index || result.previousGatewayId) await Promise.all([this.ctx.index(a, result.index), this.store.untrackPreviousGateway(a, r.client, r.gatewayId, result.previousGatewayId)]);
         const owner = { applicationId: a, organizationId: r.organizationId };
-        const events = result.created ? [domainEvent(owner, 'client.registered', CLIENT_CAUSE, { client: this.ctx.client(r.client, result.client) })] : [];
+        const events = result.created ? [domainEvent(owner, 'client.registered', CLIENT_CAUSE, { client: this.ctx.client(r.client, result.client) }, result.at)] : [];
         // Registered again through another gateway replica: the session held by the old one ends.
         const moved: Delivery[] =
           result.previousGatewayId && result.previousGatewayId !== r.gatewayId
@@ -215,7 +215,9 @@ export class EdgeService {
 
   /**
    * Unregisters a client (also used for the clients of a gateway that is gone); false when it was
-   * not registered, or no longer through `onlyIfGateway` (and `onlyIfSession`).
+   * not registered, or no longer through `onlyIfGateway` (and `onlyIfSession`). Every event of it
+   * (connections closed, channels left and deactivated, the client unregistered) carries the time of
+   * the script that applied it.
    */
   async unregisterClient(a: string, c: ClientIds, cause: EventCause, onlyIfGateway?: string, onlyIfSession?: string): Promise<boolean> {
     const result = await this.store.unregister(a, c, this.ctx.config.applicationIdleTtlSeconds * 1000, onlyIfGateway, onlyIfSession);
@@ -226,7 +228,7 @@ export class EdgeService {
     const owner = { applicationId: a, organizationId: result.organizationId };
     const events: DomainEvent[] = [];
     for (const left of result.lefts) await this.ctx.leftChannel(owner, left, client, cause, events);
-    events.push(domainEvent(owner, 'client.unregistered', cause, { client }));
+    events.push(domainEvent(owner, 'client.unregistered', cause, { client }, result.at));
     await this.ctx.events.publish(events);
     return true;
   }
@@ -246,8 +248,9 @@ export class EdgeService {
         const owner = { applicationId: a, organizationId: result.organizationId };
         const client = this.ctx.client(r.client, result.client);
         const events: DomainEvent[] = [];
-        if (result.activated) events.push(domainEvent(owner, 'channel.activated', CLIENT_CAUSE, { channelId: r.channelId, client }));
-        if (!result.already) events.push(domainEvent(owner, 'channel.client.joined', CLIENT_CAUSE, { channelId: r.channelId, client }));
+        // One moment: both events carry the time of the script that applied the join.
+        if (result.activated) events.push(domainEvent(owner, 'channel.activated', CLIENT_CAUSE, { channelId: r.channelId, client }, result.at));
+        if (!result.already) events.push(domainEvent(owner, 'channel.client.joined', CLIENT_CAUSE, { channelId: r.channelId, client }, result.at));
         const [userCount, deviceCount, clientCount, connectionCount] = result.counts;
         const settings = effectiveSettings(result.levels, { ...r.client, connectionId: null });
         const answer: EdgeResults['client.join'] = { channel: { id: r.channelId, userCount, deviceCount, clientCount, connectionCount }, settings: publicSettings(settings) };
@@ -409,7 +412,7 @@ export class EdgeService {
     } else if (result.snapshot) {
       const s = result.snapshot;
       const type = connectionStateEvent(state);
-      if (type) events.push(this.ctx.connectionEvent(owner, type, cause, { ...ref, client, conn: s.conn, levels: s.levels }));
+      if (type) events.push(this.ctx.connectionEvent(owner, type, cause, { ...ref, client, conn: s.conn, levels: s.levels, at: result.at }));
     }
     return events;
   }

@@ -48,12 +48,16 @@ export interface RegisterResult {
   previousGatewayId: string | null;
   client: Hash;
   index: IndexTransition | null;
+  /** When the change happened (the script's Redis clock, Unix ms): the timestamp of its events. */
+  at: number;
 }
 export interface UnregisterResult {
   client: Hash;
   lefts: LeftChannel[];
   index: IndexTransition | null;
   organizationId: string;
+  /** When the change happened (the script's Redis clock; its lefts carry the same): the timestamp of its events. */
+  at: number;
 }
 export interface JoinResult {
   already: boolean;
@@ -62,6 +66,8 @@ export interface JoinResult {
   counts: [number, number, number, number];
   levels: LevelSnapshot;
   organizationId: string;
+  /** When the change happened (the script's Redis clock): the timestamp of its events. */
+  at: number;
 }
 export interface RemoveResult {
   lefts: LeftChannel[];
@@ -83,6 +89,8 @@ export interface StateResult {
   snapshot: ConnectionSnapshot | null;
   client: Hash;
   organizationId: string;
+  /** When the state changed (the script's Redis clock; `closed.at` for a terminal state); 0 when `same`. */
+  at: number;
 }
 export interface LevelTarget extends ConnectionIds {
   conn: Hash;
@@ -97,6 +105,8 @@ export interface LevelUpdateResult {
   claimChanged: boolean;
   client: Hash | null;
   organizationId: string;
+  /** When the write happened (the script's Redis clock): the timestamp of the events it causes. */
+  at: number;
 }
 
 export type RemoveLevel = 'channel' | 'user' | 'device' | 'client';
@@ -227,8 +237,8 @@ export class LiveStore implements OnModuleInit {
         sessionId,
       },
       result: (raw) => {
-        const r = raw as { new: boolean; prevGatewayId: string | false; client: unknown; index?: IndexTransition };
-        return { created: r.new, previousGatewayId: r.prevGatewayId || null, client: asHash(r.client), index: r.index ?? null };
+        const r = raw as { new: boolean; prevGatewayId: string | false; client: unknown; index?: IndexTransition; at: string };
+        return { created: r.new, previousGatewayId: r.prevGatewayId || null, client: asHash(r.client), index: r.index ?? null, at: Number(r.at) };
       },
     };
   }
@@ -238,14 +248,14 @@ export class LiveStore implements OnModuleInit {
    * registration of it) still holds it. Null when it was not registered (or is held by another).
    */
   async unregister(a: string, c: ClientIds, idleTtlMs: number, onlyIfGateway?: string, onlyIfSession?: string): Promise<UnregisterResult | null> {
-    const r = await this.run<{ client: unknown; lefts: unknown; index?: IndexTransition; org: string }>('rtUnregister', this.keys.app(a), {
+    const r = await this.run<{ client: unknown; lefts: unknown; index?: IndexTransition; org: string; at: string }>('rtUnregister', this.keys.app(a), {
       ...ids(c),
       gw: onlyIfGateway,
       session: onlyIfSession,
       idleTtlMs,
     });
     if (r.fail) return null;
-    return { client: asHash(r.client), lefts: asList<RawLeft>(r.lefts).map(left), index: r.index ?? null, organizationId: r.org };
+    return { client: asHash(r.client), lefts: asList<RawLeft>(r.lefts).map(left), index: r.index ?? null, organizationId: r.org, at: Number(r.at) };
   }
 
   /** Joins a channel; `recordingEnabled`: the channel config's default, kept when this join activates the channel. */
@@ -260,7 +270,7 @@ export class LiveStore implements OnModuleInit {
         rec: recordingEnabled === null ? undefined : recordingEnabled ? '1' : '0',
       },
       result: (raw) => {
-        const r = raw as Failure & { already: boolean; activated: boolean; client: unknown; counts: number[]; levels: RawLevels; org: string };
+        const r = raw as Failure & { already: boolean; activated: boolean; client: unknown; counts: number[]; levels: RawLevels; org: string; at: string };
         if (r.fail) throw notFound('client', c);
         const counts = asList<number>(r.counts);
         return {
@@ -270,6 +280,7 @@ export class LiveStore implements OnModuleInit {
           counts: [counts[0] ?? 0, counts[1] ?? 0, counts[2] ?? 0, counts[3] ?? 0],
           levels: levelSnapshot(r.levels),
           organizationId: r.org,
+          at: Number(r.at),
         };
       },
     };
@@ -337,17 +348,19 @@ export class LiveStore implements OnModuleInit {
         error: error ?? undefined,
       },
       result: (raw) => {
-        const r = raw as RawSnapshot & Failure & { same?: boolean; old?: string; closed?: RawClosed | false };
+        const r = raw as RawSnapshot & Failure & { same?: boolean; old?: string; closed?: RawClosed | false; at?: string };
         if (r.fail === 'connection') throw notFoundConnection(ref);
         if (r.fail === 'transition') throw new DomainError('Conflict', `Connection '${ref.connectionId}' cannot go from ${r.detail} to ${state}.`);
-        if (r.same) return { same: true, old: state, closed: null, snapshot: null, client: {}, organizationId: '' };
+        if (r.same) return { same: true, old: state, closed: null, snapshot: null, client: {}, organizationId: '', at: 0 };
+        const closed = r.closed ? closedConnection(r.closed) : null;
         return {
           same: false,
           old: r.old ?? null,
-          closed: r.closed ? closedConnection(r.closed) : null,
-          snapshot: r.closed ? null : snapshot(r),
+          closed,
+          snapshot: closed ? null : snapshot(r),
           client: asHash(r.client),
           organizationId: r.org,
+          at: closed ? closed.at : Number(r.at),
         };
       },
     };
@@ -373,7 +386,7 @@ export class LiveStore implements OnModuleInit {
     lists: Record<string, string>,
     claim: ChannelClaim | null,
   ): Promise<LevelUpdateResult> {
-    const r = await this.run<{ old: unknown; seq: number; targets: unknown; claim: boolean; client: unknown; org: string }>('rtLevelUpdate', this.keys.app(a), {
+    const r = await this.run<{ old: unknown; seq: number; targets: unknown; claim: boolean; client: unknown; org: string; at: string }>('rtLevelUpdate', this.keys.app(a), {
       level,
       ch: esc(ref.channelId),
       ...partialIds(ref),
@@ -394,7 +407,7 @@ export class LiveStore implements OnModuleInit {
       client: asHash(t.client),
       levels: levelSnapshot(t.levels),
     }));
-    return { old: asHash(r.old), seq: Number(r.seq), targets, claimChanged: r.claim, client: r.client ? asHash(r.client) : null, organizationId: r.org };
+    return { old: asHash(r.old), seq: Number(r.seq), targets, claimChanged: r.claim, client: r.client ? asHash(r.client) : null, organizationId: r.org, at: Number(r.at) };
   }
 
   /** Applies an in-use transition to the applications index (ordered by generation). */

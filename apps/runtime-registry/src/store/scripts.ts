@@ -6,7 +6,9 @@
  * slot as further KEYS (declared, never derived), e.g. register's gateway client set. One Redis
  * (not a cluster) serves the registry, so a script may touch both slots.
  * Arguments come as one JSON object in ARGV[1] (ids already escaped, see keys.ts); results go back
- * as JSON. Timestamps come from the Redis clock (`TIME`), so every replica agrees on them.
+ * as JSON. Timestamps come from the Redis clock (`TIME`), so every replica agrees on them; a script
+ * that changes the live model answers the time of its change (`at`, read once per run), and every
+ * event of that change carries it (the moment a `batch: true` webhook groups by).
  *
  * The scripts return raw facts (hashes as read, transitions that happened); the TypeScript side
  * derives effective settings, events and pushes from them.
@@ -203,7 +205,7 @@ forget_client(key)
 -- The reporting gateway's client set (K2, servers slot): it holds the client now. Leaving the
 -- set of a previous gateway (rare: registered again elsewhere) is the caller's.
 redis.call('SADD', K2, P.gwMember)
-local result = { new = not existed, prevGatewayId = prevGw, client = clienth(key) }
+local result = { new = not existed, prevGatewayId = prevGw, client = clienth(key), at = str(t) }
 if redis.call('HGET', B, 'inUse') ~= '1' then
   redis.call('HSET', B, 'inUse', '1')
   redis.call('PERSIST', B)
@@ -241,7 +243,7 @@ if decr(B .. ':users', u) then
 end
 redis.call('DEL', key, key .. ':channels')
 forget_client(key)
-local result = { client = client, lefts = lefts, org = org() }
+local result = { client = client, lefts = lefts, org = org(), at = str(t) }
 if redis.call('SCARD', B .. ':clients') == 0 then
   redis.call('HSET', B, 'inUse', '0')
   result.index = { gen = bump_gen(t), state = 0, org = redis.call('HGET', B, 'organizationId') or '' }
@@ -280,7 +282,7 @@ if not already then
   redis.call('HINCRBY', B .. ':d:' .. ud .. ':channels', ch, 1)
 end
 return ({
-  already = already, activated = activated, client = clienth(key), org = org(),
+  already = already, activated = activated, client = clienth(key), org = org(), at = str(t),
   counts = { redis.call('HLEN', c .. ':users'), redis.call('HLEN', c .. ':devices'), redis.call('HLEN', c .. ':clients'), redis.call('SCARD', c .. ':conns') },
   levels = levels(ch, u, ud, udc, false),
 })
@@ -407,7 +409,7 @@ if P.state == 'connected' and not conn.connectedAt then
 end
 redis.call('HSET', ck, unpack(set))
 if conn.mediaServerId and old then ms_transition(K2, conn.mediaServerId, P.app, ms_phase(old), ms_phase(P.state), 0) end
-return ({ old = old, conn = conn, client = clienth(kcl(udc)), levels = levels(ch, u, ud, udc, cn), org = org() })
+return ({ old = old, conn = conn, client = clienth(kcl(udc)), levels = levels(ch, u, ud, udc, cn), org = org(), at = str(t) })
 `;
 
 /** Writes fields of a connection record (client-reported changes, last stats). */
@@ -465,6 +467,7 @@ else
   cfg = kconn(ch, udc, P.cn) .. ':cfg'
 end
 local old = hgetall(cfg)
+local t = nowms()
 local seq = redis.call('HINCRBY', B, 'seq', 1)
 SEQ = true
 for f, v in pairs(P.set) do redis.call('HSET', cfg, f, v, f .. '@', seq) end
@@ -499,7 +502,7 @@ for _, m in ipairs(members) do
 end
 local client = false
 if udc then client = clienth(kcl(udc)) end
-return ({ old = old, seq = seq, targets = targets, claim = claim, client = client, org = org() })
+return ({ old = old, seq = seq, targets = targets, claim = claim, client = client, org = org(), at = str(t) })
 `;
 
 /** Owner, in-use flag and the application snapshot counts (the hot read of interface A). */

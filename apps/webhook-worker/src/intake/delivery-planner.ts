@@ -117,7 +117,7 @@ function targetKey(d: PlannedDelivery): string {
  *   `(webhook id, event id)`, so planning the same event again gives the same id (and the same
  *   BullMQ job id).
  * - A `batch` webhook gets one delivery per **moment**: the events of one application with the same
- *   `timestamp` (Unix ms, stamped by the runtime on every event one operation generates) among the
+ *   `timestamp` (Unix ms, one per operation: its producer stamps every event of it alike) among the
  *   events planned together (read within the coalescing window `WEBHOOK_BATCH_WINDOW_MS` of the
  *   first one, at most `WEBHOOK_EVENT_BATCH_SIZE` events), in stream order, at most
  *   MAX_EVENTS_PER_BATCH per call. Its id is derived from the webhook id and every event id.
