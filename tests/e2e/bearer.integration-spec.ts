@@ -9,6 +9,8 @@ import type { AddressInfo } from 'node:net';
 import { promisify } from 'node:util';
 import { exportJWK, generateKeyPair, SignJWT, type CryptoKey, type KeyObject } from 'jose';
 import { createTestDatabase, findApp, freePort, serviceTestEnv, spawnService, testNamespace, type SpawnedService, type TestDatabase } from '@switchboard/testing';
+import pg from 'pg';
+import { insertOrganizationWithKey } from '../management/support.js';
 import { call, expectODataError, expectProblem } from './http.js';
 
 const run = promisify(execFile);
@@ -96,11 +98,33 @@ describe('bearer tokens', () => {
     expectODataError(await call('GET', `${management.url}/ApiKeys`, { headers: { Authorization: `bearer ${await sign({ org_id: organizationId }, { expiresIn: null })}` } }), 401, 'Unauthorized');
   });
 
-  it('interface B: a token of another organization sees none of its rows', async () => {
-    const other = await sign({ org_id: '00000000-0000-4000-8000-000000000000' });
-    const list = await call<{ value: unknown[] }>('GET', `${management.url}/ApiKeys`, { headers: { Authorization: `Bearer ${other}` } });
-    expect(list.status).toBe(200);
-    expect(list.body.value).toEqual([]);
+  it('interface B: a token of another organization sees only its own rows', async () => {
+    const pool = new pg.Pool({ connectionString: db.url, max: 1 });
+    try {
+      const { orgId } = await insertOrganizationWithKey(async (text, params) => (await pool.query(text, params)).rows, 'organization B');
+      const other = await sign({ org_id: orgId });
+      const list = await call<{ value: Array<{ tag: string }> }>('GET', `${management.url}/ApiKeys`, { headers: { Authorization: `Bearer ${other}` } });
+      expect(list.status).toBe(200);
+      expect(list.body.value.map((k) => k.tag)).toEqual(['organization B key']);
+      // Upper-case spelling of the same organization: the same caller.
+      const upper = await sign({ org_id: orgId.toUpperCase() });
+      const created = await call<{ id: string }>('POST', `${management.url}/ApiKeys`, { headers: { Authorization: `Bearer ${upper}` }, body: { tag: 'made by B' } });
+      expect(created.status).toBe(201);
+      expect((await pool.query('SELECT organization_id FROM management.api_key WHERE id = $1', [created.body.id])).rows).toEqual([{ organization_id: orgId }]);
+    } finally {
+      await pool.end();
+    }
+  });
+
+  it('interface B: a token whose organization claim is not an organization id, or names no organization that exists, is refused (403), reads and writes alike', async () => {
+    for (const org of ['not-a-uuid', "x' OR '1'='1", '00000000-0000-4000-8000-000000000000']) {
+      const token = await sign({ org_id: org });
+      const headers = { Authorization: `Bearer ${token}` };
+      expectODataError(await call('GET', `${management.url}/ApiKeys`, { headers }), 403, 'Forbidden', null);
+      expectODataError(await call('GET', `${management.url}/Organizations`, { headers }), 403, 'Forbidden', null);
+      expectODataError(await call('POST', `${management.url}/ApiKeys`, { headers, body: { tag: 'never made' } }), 403, 'Forbidden', null);
+      expectODataError(await call('POST', `${management.url}/ApplicationConfigs`, { headers, body: { applicationId: 'never-made' } }), 403, 'Forbidden', null);
+    }
   });
 
   it("interface A: the operator scope lists every application, an organization token its organization's; bad tokens are 401", async () => {

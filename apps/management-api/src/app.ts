@@ -16,6 +16,7 @@ import { WebhooksResolverService } from './application-webhooks/webhooks-resolve
 import { WebhooksRpc } from './application-webhooks/webhooks.rpc.js';
 import { ChannelRecordingSettingsRpc } from './channel-configs/channel-recording-settings.rpc.js';
 import { AuthGuard } from './auth/auth.guard.js';
+import { KnownOrganizations } from './auth/known-organizations.js';
 import { ChannelConfigsService } from './channel-configs/channel-configs.service.js';
 import { ChannelWebhooksService } from './channel-webhooks/channel-webhooks.service.js';
 import { WebhookTargets } from './common/webhook-kit.js';
@@ -53,6 +54,7 @@ class ManagementModule {
         ChannelWebhooksService,
         WebhookTargets,
         ForwardedReadsService,
+        KnownOrganizations,
         OrganizationsService,
         PaymentMethodsService,
         SubscriptionsService,

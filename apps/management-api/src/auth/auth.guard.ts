@@ -5,12 +5,15 @@ import { bearerToken, BearerVerifier, SERVICE_CONFIG } from '@switchboard/servic
 import type { ManagementConfig } from '../config.js';
 import { ApiKeysService } from '../api-keys/api-keys.service.js';
 import { PUBLIC_ROUTE, type Caller } from './caller.js';
+import { KnownOrganizations } from './known-organizations.js';
 
 const OPEN_PATHS = new Set(['/healthz', '/readyz', '/metrics']);
 
 /**
  * Every interface B route needs an `X-API-Key`, or `Authorization: Bearer <JWT>` for user accounts
- * (when OAUTH_* is configured); the credential's organization scopes everything after.
+ * (when OAUTH_* is configured); the credential's organization scopes everything after. A token's
+ * organization claim is the issuer's word, not ours: it must name an organization of this
+ * deployment (403 otherwise, like a token naming none), so nothing after sees an id that is not one.
  */
 @Injectable()
 export class AuthGuard implements CanActivate {
@@ -19,6 +22,7 @@ export class AuthGuard implements CanActivate {
   constructor(
     private readonly keys: ApiKeysService,
     private readonly reflector: Reflector,
+    private readonly organizations: KnownOrganizations,
     @Inject(SERVICE_CONFIG) config: ManagementConfig,
   ) {
     this.bearer = new BearerVerifier(config);
@@ -36,7 +40,9 @@ export class AuthGuard implements CanActivate {
       const scope = await this.bearer.verify(token);
       // Interface B records all belong to an organization: a token must name one.
       if (!scope.organizationId) throw new DomainError('Forbidden', 'The token names no organization.');
-      request.caller = { organizationId: scope.organizationId, principal: scope.principal, operator: false };
+      const organizationId = await this.organizations.resolve(scope.organizationId);
+      if (!organizationId) throw new DomainError('Forbidden', 'The token names an organization this service does not know.');
+      request.caller = { organizationId, principal: scope.principal, operator: false };
       return true;
     }
     if (!value) throw new DomainError('Unauthorized', 'An X-API-Key header or a Bearer token is required.');

@@ -54,7 +54,7 @@ export class OpenApiController {
           'Errors answer `{ "error": { code, message, target, details } }` with code `QuerySyntaxError`, `QueryLimitExceeded`, `UnknownProperty`, `ValidationFailed`, `NotFound`, `Unauthorized`, `Forbidden`, `Conflict`, `Unavailable` or `Timeout`, and `target` naming the offending option or field. ' +
           'Every record belongs to the caller\'s organization; another organization\'s record answers 404 like a missing one. Every change writes change records (secrets `<redacted>`). ' +
           'Authenticate with `X-API-Key`. Every operation accepts the optional query parameter `api-version` (only `1.0`).',
-        security: { ApiKey: { type: 'apiKey', in: 'header', name: 'X-API-Key' }, oauth2: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT', description: 'User account access token (when OAUTH_* is configured)' } },
+        security: { ApiKey: { type: 'apiKey', in: 'header', name: 'X-API-Key' }, oauth2: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT', description: 'User account access token (when OAUTH_* is configured). Its organization claim must name an organization of this deployment: a token naming none, or one that is not an organization id or does not exist, answers 403 Forbidden.' } },
         errorSchema: ODataErrorBody,
         errorMediaType: 'application/json',
         commonErrors: [400, 401],

@@ -1,0 +1,40 @@
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import type { DataSource } from 'typeorm';
+import { isUuid } from '../common/record-reader.js';
+
+/** How long an organization found in the database is taken as existing without asking again. */
+export const KNOWN_ORGANIZATION_TTL_MS = 30_000;
+const CACHE_LIMIT = 10_000;
+
+/**
+ * Whether an organization id names an organization of this deployment: the check a bearer token's
+ * organization claim passes before it scopes a request (an API key's organization comes from its
+ * own row). Organizations found are remembered for a short while (organizations are never deleted,
+ * so a stale entry can only be one that still exists); ids not found are asked again each time, so
+ * an organization created a moment ago is known at once.
+ */
+@Injectable()
+export class KnownOrganizations {
+  private readonly found = new Map<string, number>();
+
+  constructor(@InjectDataSource() private readonly ds: DataSource) {}
+
+  /** The organization's id as stored (lower-case), or null when `id` is not one of its organizations. */
+  async resolve(id: string): Promise<string | null> {
+    if (!isUuid(id)) return null;
+    const key = id.toLowerCase();
+    const now = Date.now();
+    const expires = this.found.get(key);
+    if (expires !== undefined && expires > now) return key;
+    const rows = (await this.ds.query('SELECT 1 FROM management.organization WHERE id = $1', [key])) as unknown[];
+    if (rows.length === 0) {
+      this.found.delete(key);
+      return null;
+    }
+    this.found.delete(key);
+    if (this.found.size >= CACHE_LIMIT) this.found.delete(this.found.keys().next().value as string);
+    this.found.set(key, now + KNOWN_ORGANIZATION_TTL_MS);
+    return key;
+  }
+}
