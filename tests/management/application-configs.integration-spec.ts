@@ -95,6 +95,30 @@ describe('application configs', () => {
     });
     expect(created.status).toBe(201);
     const id = created.body.id as string;
+    // The answer is the created record with its webhooks as written (in the body's order).
+    const hook = (fields: Record<string, unknown>) => ({
+      applicationConfigId: id,
+      name: null,
+      url: null,
+      disabled: false,
+      batch: false,
+      reliable: false,
+      events: null,
+      id: expect.stringMatching(/^[0-9a-f-]{36}$/),
+      createdOn: expect.any(Number),
+      createdBy: expect.any(String),
+      modifiedOn: expect.any(Number),
+      modifiedBy: expect.any(String),
+      ...fields,
+    });
+    expect(created.body.webhooks).toEqual([
+      hook({ name: 'alpha', url: 'https://example.com/a', events: ['channel.activated'] }),
+      hook({ name: 'beta', url: 'https://example.com/b', reliable: true }),
+    ]);
+    const asStored = await h.api('GET', `/ApplicationConfigs/${id}${q({ $expand: 'webhooks($orderby=name)' })}`);
+    expect(asStored.body).toEqual(created.body);
+    // A read without $expand keeps the navigation property null.
+    expect((await h.api('GET', `/ApplicationConfigs/${id}`)).body).toEqual({ ...created.body, webhooks: null });
     const expanded = await h.api('GET', `/ApplicationConfigs/${id}${q({ $expand: 'webhooks($orderby=name desc;$select=name,reliable)' })}`);
     expect(expanded.status).toBe(200);
     expect(expanded.body.webhooks).toEqual([
@@ -107,9 +131,25 @@ describe('application configs', () => {
     const alpha = filtered.body.webhooks[0];
     const put = await h.api('PUT', `/ApplicationConfigs/${id}`, { body: { webhooks: [{ id: alpha.id, name: 'alpha2', url: 'https://example.com/a2' }, { name: 'gamma' }] } });
     expect(put.status).toBe(200);
+    expect(put.body).toEqual({
+      ...created.body,
+      tag: null,
+      disabled: false,
+      webhooks: [hook({ id: alpha.id, name: 'alpha2', url: 'https://example.com/a2', createdOn: alpha.createdOn }), hook({ name: 'gamma' })],
+    });
     const after = await h.api('GET', `/ApplicationWebhooks${q({ applicationConfigId: id, $orderby: 'name' })}`);
     expect(after.body.value.map((w: any) => w.name)).toEqual(['alpha2', 'gamma']);
     expect(after.body.value[0].id).toBe(alpha.id);
+    expect(after.body.value).toEqual(put.body.webhooks);
+    // PATCH with webhooks answers them too; without webhooks they stay null in the answer (and untouched).
+    const patched = await h.api('PATCH', `/ApplicationConfigs/${id}`, { body: { tag: 'patched', webhooks: [{ id: alpha.id, name: 'alpha3' }] } });
+    expect(patched.status).toBe(200);
+    expect(patched.body).toEqual({ ...put.body, tag: 'patched', webhooks: [hook({ id: alpha.id, name: 'alpha3', createdOn: alpha.createdOn })] });
+    const untouched = await h.api('PATCH', `/ApplicationConfigs/${id}`, { body: { tag: 'again' } });
+    expect(untouched.body).toEqual({ ...patched.body, tag: 'again', webhooks: null });
+    expect((await h.api('GET', `/ApplicationWebhooks${q({ applicationConfigId: id })}`)).body.value.map((w: any) => w.name)).toEqual(['alpha3']);
+    const emptied = await h.api('PUT', `/ApplicationConfigs/${id}`, { body: { webhooks: [] } });
+    expect(emptied.body.webhooks).toEqual([]);
     const deleted = (await h.sql('SELECT entity_id, property_name, old_value, new_value FROM management.change_record WHERE type = $1 AND entity_type = $2', ['Delete', 'ApplicationWebhook'])) as any[];
     expect(deleted.find((r) => r.property_name === 'name')).toEqual(expect.objectContaining({ old_value: 'beta', new_value: null }));
 

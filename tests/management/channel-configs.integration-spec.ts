@@ -176,6 +176,38 @@ describe('channel configs and channel webhooks', () => {
       expect.objectContaining({ channelConfigId: [null, config.id], name: [null, 'joined'], batch: [null, 'true'], events: [null, '["channel.client.joined","channel.client.left"]'] }),
     );
     expect(log.filter((c) => c.type === 'Update').map((c) => c.propertyName)).toEqual(['name', 'url', 'batch', 'events', 'disabled']);
+
+    // Inline webhooks of a channel config: create and update answer them as written (body order).
+    const inline = await h.api('POST', '/ChannelConfigs', {
+      body: { applicationConfigId: appConfigId, channelIdPattern: 'inline', webhooks: [{ name: 'one', url: 'https://hooks.example.com/1', events: ['channel.activated'] }, { name: 'two', reliable: true }] },
+    });
+    expect(inline.status).toBe(201);
+    const hook = (fields: Record<string, unknown>) => ({
+      channelConfigId: inline.body.id,
+      name: null,
+      url: null,
+      disabled: false,
+      batch: false,
+      reliable: false,
+      events: null,
+      id: expect.stringMatching(/^[0-9a-f-]{36}$/),
+      createdOn: expect.any(Number),
+      createdBy: expect.any(String),
+      modifiedOn: expect.any(Number),
+      modifiedBy: expect.any(String),
+      ...fields,
+    });
+    expect(inline.body.webhooks).toEqual([hook({ name: 'one', url: 'https://hooks.example.com/1', events: ['channel.activated'] }), hook({ name: 'two', reliable: true })]);
+    expect((await h.api('GET', `/ChannelConfigs/${inline.body.id}${q({ $expand: 'webhooks($orderby=name)' })}`)).body).toEqual(inline.body);
+    expect((await h.api('GET', `/ChannelConfigs/${inline.body.id}`)).body).toEqual({ ...inline.body, webhooks: null });
+    const [one] = inline.body.webhooks;
+    const replaced = await h.api('PUT', `/ChannelConfigs/${inline.body.id}`, { body: { priority: 3, webhooks: [{ name: 'three' }, { id: one.id, name: 'one-renamed' }] } });
+    expect(replaced.status).toBe(200);
+    expect(replaced.body).toEqual(expect.objectContaining({ id: inline.body.id, priority: 3, webhooks: [hook({ name: 'three' }), hook({ id: one.id, name: 'one-renamed', createdOn: one.createdOn })] }));
+    const merged = await h.api('PATCH', `/ChannelConfigs/${inline.body.id}`, { body: { priority: 4 } });
+    expect(merged.body).toEqual({ ...replaced.body, priority: 4, webhooks: null });
+    const listed = await h.api('GET', `/ChannelWebhooks${q({ channelConfigId: inline.body.id, $orderby: 'name desc' })}`);
+    expect(listed.body.value).toEqual(replaced.body.webhooks);
     expectODataError(await h.api('POST', '/ChannelWebhooks', { body: { name: 'orphan' } }), 400, 'ValidationFailed', 'channelConfigId');
     expectODataError(await h.api('POST', '/ChannelWebhooks', { body: { channelConfigId: config.id, events: ['no.such.event'] } }), 400, 'ValidationFailed', 'events[0]');
   });

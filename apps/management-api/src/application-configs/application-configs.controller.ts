@@ -32,7 +32,7 @@ export class ApplicationConfigsController {
     summary: 'Create an application config',
     description:
       '`applicationId` is required and unique across organizations (409 otherwise). A `sharedSecret` is generated when none is given. ' +
-      'Inline `webhooks` are created with the config. The change log records every property, the shared secret as `<redacted>`.',
+      'Inline `webhooks` are created with the config, and the answer shows them as written (in the body\'s order; `webhooks` is null when the body has none). The change log records every property, the shared secret as `<redacted>`.',
     tags,
     body: ApplicationConfigCreateBody,
     response: ApplicationConfig,
@@ -55,7 +55,8 @@ export class ApplicationConfigsController {
     summary: 'Replace an application config',
     description:
       'Every writable field is replaced; absent `disabled` becomes false and absent `tag` null, while absent (or null) `applicationId` and `sharedSecret` are kept. ' +
-      '`webhooks`: absent or null leaves the webhooks alone; a list becomes the webhooks (items with the `id` of one of them update it, items without `id` are created, the others are deleted).',
+      '`webhooks`: absent or null leaves the webhooks alone; a list becomes the webhooks (items with the `id` of one of them update it, items without `id` are created, the others are deleted); the answer shows them as written, in the body\'s order. ' +
+      'Without `webhooks` in the body the answer has `webhooks: null`, as a read without `$expand`.',
     tags,
     body: ApplicationConfigUpdateBody,
     response: ApplicationConfig,

@@ -36,7 +36,7 @@ export class ChannelConfigsController {
     summary: 'Create a channel config',
     description:
       '`channelIdPattern` is a channel id or `*`; at most 3 `videoEncodings`; one `default` config per application config (409 for a second). ' +
-      'Inline `webhooks` are created with the config. The RTMP `secretKey` reads `<redacted>` in the change log.',
+      'Inline `webhooks` are created with the config, and the answer shows them as written (in the body\'s order; `webhooks` is null when the body has none). The RTMP `secretKey` reads `<redacted>` in the change log.',
     tags,
     body: ChannelConfigCreateBody,
     response: ChannelConfig,
@@ -59,7 +59,7 @@ export class ChannelConfigsController {
     summary: 'Replace a channel config',
     description:
       'Every writable field is replaced: absent ones take their defaults (`default` false, `priority` 0, `bandwidthAdaptationPolicy` `Enabled`, empty settings objects, no video encodings); ' +
-      'absent `applicationConfigId` and `channelIdPattern` are kept. Nested settings objects are replaced whole. `webhooks` as for application configs.',
+      'absent `applicationConfigId` and `channelIdPattern` are kept. Nested settings objects are replaced whole. `webhooks` as for application configs (the answer shows them as written when the body has them, otherwise null).',
     tags,
     body: ChannelConfigUpdateBody,
     response: ChannelConfig,

@@ -12,7 +12,7 @@ import { invalid, nextState, type WriteMode } from '../common/bodies.js';
 import { redactKeys, writeChanges } from '../common/change-log.js';
 import { conflictOnUnique } from '../common/db-errors.js';
 import { RecordReader, type ListAnswer, type Rec } from '../common/record-reader.js';
-import { syncInlineWebhooks, WebhookTargets } from '../common/webhook-kit.js';
+import { syncInlineWebhooks, WebhookTargets, withWrittenWebhooks } from '../common/webhook-kit.js';
 import { ChannelConfigEntity } from './channel-config.entity.js';
 import { CHANNEL_CONFIGS } from './channel-config.model.js';
 
@@ -88,8 +88,8 @@ export class ChannelConfigsService {
         .catch(uniqueDefault);
       const after = await this.reader.one(m, caller, id);
       await writeChanges(m, caller, { entityType: 'ChannelConfig', entityId: id, type: 'Create', before: null, after, properties: FIELDS, redact: REDACT });
-      await syncInlineWebhooks(m, caller, CHANNEL_WEBHOOK_KIND, id, webhooks as Rec[] | null | undefined, this.targets);
-      return { record: after, applicationId: parent.applicationId as string };
+      const written = await syncInlineWebhooks(m, caller, CHANNEL_WEBHOOK_KIND, id, webhooks as Rec[] | null | undefined, this.targets);
+      return { record: withWrittenWebhooks(after, written), applicationId: parent.applicationId as string };
     });
     this.events.changed([applicationId]);
     return record;
@@ -111,8 +111,8 @@ export class ChannelConfigsService {
         .catch(uniqueDefault);
       const after = await this.reader.one(m, caller, id);
       await writeChanges(m, caller, { entityType: 'ChannelConfig', entityId: id, type: 'Update', before, after, properties: FIELDS, redact: REDACT });
-      await syncInlineWebhooks(m, caller, CHANNEL_WEBHOOK_KIND, id, webhooks as Rec[] | null | undefined, this.targets);
-      return { record: after, applicationIds: [oldParent.applicationId as string, parent.applicationId as string] };
+      const written = await syncInlineWebhooks(m, caller, CHANNEL_WEBHOOK_KIND, id, webhooks as Rec[] | null | undefined, this.targets);
+      return { record: withWrittenWebhooks(after, written), applicationIds: [oldParent.applicationId as string, parent.applicationId as string] };
     });
     this.events.changed(applicationIds);
     return record;

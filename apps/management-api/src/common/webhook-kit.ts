@@ -166,6 +166,9 @@ export async function updateWebhook(
  * becomes the parent's webhooks: items with the `id` of one of them update it, items without `id`
  * are created, and the parent's webhooks not in the list are deleted (change records of type
  * `Delete`). An `id` that is not one of the parent's webhooks is a 400 naming the item.
+ *
+ * Returns the parent's webhooks as written, one full record per item in the body's order (the
+ * `webhooks` of the create or update answer), or null when the body left them alone.
  */
 export async function syncInlineWebhooks(
   m: EntityManager,
@@ -174,8 +177,8 @@ export async function syncInlineWebhooks(
   parentId: string,
   items: Rec[] | null | undefined,
   targets: TargetPolicy,
-): Promise<boolean> {
-  if (items === null || items === undefined) return false;
+): Promise<Rec[] | null> {
+  if (items === null || items === undefined) return null;
   const existing = (await m.query(`SELECT id FROM ${kind.reader.model.table} WHERE "${kind.parentColumn}" = $1 AND organization_id = $2 ORDER BY created_on, id FOR UPDATE`, [
     parentId,
     caller.organizationId,
@@ -191,26 +194,33 @@ export async function syncInlineWebhooks(
     if (id !== null) seen.add(id);
   }
   const kept = new Set<string>();
-  let changed = false;
+  const written: Rec[] = [];
   for (const [i, item] of items.entries()) {
     const id = typeof item.id === 'string' ? item.id.toLowerCase() : null;
     if (id === null) {
-      await insertWebhook(m, caller, kind, parentId, item, targets, `webhooks[${i}].`);
+      written.push(await insertWebhook(m, caller, kind, parentId, item, targets, `webhooks[${i}].`));
     } else {
       kept.add(id);
       const before = (await kind.reader.find(m, caller, id))!;
-      await updateWebhook(m, caller, kind, before, item, 'replace', parentId, targets, `webhooks[${i}].`);
+      written.push(await updateWebhook(m, caller, kind, before, item, 'replace', parentId, targets, `webhooks[${i}].`));
     }
-    changed = true;
   }
   for (const id of ids) {
     if (kept.has(id)) continue;
     const before = (await kind.reader.find(m, caller, id))!;
     await m.getRepository(kind.entity).delete({ id, organizationId: caller.organizationId } as Rec);
     await writeChanges(m, caller, { entityType: kind.entityType, entityId: id, type: 'Delete', before, after: null, properties: trackedWebhookProperties(kind) });
-    changed = true;
   }
-  return changed;
+  return written;
+}
+
+/**
+ * The answer of a create or update of a parent (spec 4.B rule 7: "the created or updated record"):
+ * with the webhooks as written when the body carried `webhooks`; otherwise `webhooks` stays null,
+ * as in a read without `$expand` (a navigation property the request did not touch).
+ */
+export function withWrittenWebhooks(record: Rec, written: Rec[] | null): Rec {
+  return written === null ? record : { ...record, webhooks: written };
 }
 
 function pickWebhookFields(body: Rec): Rec {
