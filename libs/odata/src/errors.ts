@@ -3,7 +3,10 @@
  * contract, `target` names the offending query option (`$filter`, `$orderby`, ...). Messages name
  * the offending property or token and the position, never SQL text.
  */
-export type ODataErrorCode = 'QuerySyntaxError' | 'QueryLimitExceeded' | 'UnknownProperty' | 'ValidationFailed';
+import type { ODataQueryErrorCode } from '@switchboard/contracts';
+
+/** The contract's list (`ODATA_QUERY_ERROR_CODES`): the published error schema is built from it. */
+export type ODataErrorCode = ODataQueryErrorCode;
 
 export interface ODataErrorDetail {
   code: string;

@@ -1,4 +1,4 @@
-import { DomainError } from '@switchboard/contracts';
+import { DomainError, type ODataQueryErrorCode } from '@switchboard/contracts';
 import { ODataError, parseQueryOptions, parseQueryOptionsSyntax, type EntityModel, type ODataQuery, type QueryParams } from '@switchboard/odata';
 
 /**
@@ -8,7 +8,7 @@ import { ODataError, parseQueryOptions, parseQueryOptionsSyntax, type EntityMode
  */
 export class ODataQueryError extends DomainError {
   constructor(
-    readonly odataCode: string,
+    readonly odataCode: ODataQueryErrorCode,
     message: string,
     target: string,
   ) {

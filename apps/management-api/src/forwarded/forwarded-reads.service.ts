@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { DomainError, type ForwardedQueryOptions, type RequestMap, type RequestOf, type ResponseOf } from '@switchboard/contracts';
+import { DomainError, odataQueryErrorCodeOf, type ForwardedQueryOptions, type RequestMap, type RequestOf, type ResponseOf } from '@switchboard/contracts';
 import { projectRecord, type QueryParams } from '@switchboard/odata';
 import { NatsClient } from '@switchboard/service-kit';
 import type { DataSource } from 'typeorm';
@@ -77,8 +77,6 @@ export class ForwardedReadsService {
   }
 }
 
-const ODATA_CODE = /^(QuerySyntaxError|QueryLimitExceeded|UnknownProperty|ValidationFailed): /;
-
 /**
  * Services that bind forwarded options answer a refused one as `ValidationFailed` with one detail
  * naming the option (`field: '$filter'`), the OData code leading the message (`UnknownProperty: ...`).
@@ -87,9 +85,8 @@ export function downstreamQueryError(e: unknown): unknown {
   if (!(e instanceof DomainError) || e.code !== 'ValidationFailed') return e;
   const detail = e.details.find((d) => typeof d.field === 'string' && d.field.startsWith('$'));
   if (!detail?.field) return e;
-  const text = ODATA_CODE.test(detail.message) ? detail.message : ODATA_CODE.test(e.message) ? e.message : detail.message;
-  const m = ODATA_CODE.exec(text);
-  return new ODataQueryError(m?.[1] ?? 'ValidationFailed', m ? text.slice(m[0].length) : text, detail.field);
+  const coded = odataQueryErrorCodeOf(detail.message) ?? odataQueryErrorCodeOf(e.message);
+  return new ODataQueryError(coded?.code ?? 'ValidationFailed', coded?.message ?? detail.message, detail.field);
 }
 
 /** Only the list envelope crosses to the client: `{ value }` plus `@odata.count` when the answer has one. */

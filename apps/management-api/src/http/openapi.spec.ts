@@ -1,4 +1,4 @@
-import { ACTION_NAMES } from '@switchboard/contracts';
+import { ACTION_NAMES, ERROR_CODES } from '@switchboard/contracts';
 import { OpenApiController, PUBLISHED_CONTROLLERS } from './openapi.controller.js';
 
 const ROUTE_METHOD = 'method';
@@ -61,5 +61,17 @@ describe('OpenAPI document', () => {
     for (const schema of ['ApplicationConfig', 'ApplicationConfigList', 'ChannelConfig', 'ODataError', 'ClaimsPayload', 'StringValueResponse', 'ManagementChannelRecording']) {
       expect(doc.components.schemas).toHaveProperty(schema);
     }
+  });
+
+  it('describes errors with every code the server sends, the query codes of the contract included', () => {
+    const doc = new OpenApiController().openapi() as { components: { schemas: Record<string, any> } };
+    const error = doc.components.schemas.ODataError.properties.error;
+    const codes = (schema: { anyOf?: Array<{ const: string }>; enum?: string[] }) => (schema.enum ?? schema.anyOf?.map((s) => s.const) ?? []).slice().sort();
+    // http-contract.md interface B: "a fixed code per failure kind (QuerySyntaxError, QueryLimitExceeded, UnknownProperty, ValidationFailed,
+    // NotFound, Unauthorized, Forbidden, Conflict)"; the transport codes (ERROR_CODES) reach the body too (odata-errors.ts).
+    const contract = ['QuerySyntaxError', 'QueryLimitExceeded', 'UnknownProperty', 'ValidationFailed', 'NotFound', 'Unauthorized', 'Forbidden', 'Conflict'];
+    const expected = [...new Set([...contract, ...ERROR_CODES])].sort();
+    expect(codes(error.properties.code)).toEqual(expected);
+    expect(codes(error.properties.details.items.properties.code)).toEqual(expected);
   });
 });

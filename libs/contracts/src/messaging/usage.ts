@@ -84,6 +84,8 @@
  * replayed event changes nothing.
  */
 
+import { odataQueryErrorCodeOf } from '../problem/index.js';
+
 /** Length of one usage bucket: a clock hour, in milliseconds. */
 export const USAGE_BUCKET_MS = 3_600_000;
 
@@ -106,6 +108,5 @@ export type UsageEventType = (typeof USAGE_EVENT_TYPES)[number];
 
 /** Prefix of the detail message of a refused OData option: `'<OData code>: <message>'`. */
 export function usageQueryErrorCode(detailMessage: string): string | undefined {
-  const m = /^(QuerySyntaxError|QueryLimitExceeded|UnknownProperty|ValidationFailed): /.exec(detailMessage);
-  return m?.[1];
+  return odataQueryErrorCodeOf(detailMessage)?.code;
 }

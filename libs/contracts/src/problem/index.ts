@@ -15,6 +15,26 @@ export const ERROR_CODES = [
 ] as const;
 export type ErrorCode = (typeof ERROR_CODES)[number];
 
+/**
+ * The OData codes of a refused query option (interface B, http-contract.md): the code the OData
+ * engine (`@switchboard/odata`, whose `ODataErrorCode` is this type) gives a refusal, sent in the
+ * error body in place of the transport code `ValidationFailed`. Services that bind forwarded options
+ * put it first in the detail message (`'<code>: <message>'`, see `odataQueryErrorCodeOf`).
+ */
+export const ODATA_QUERY_ERROR_CODES = ['QuerySyntaxError', 'QueryLimitExceeded', 'UnknownProperty', 'ValidationFailed'] as const;
+export type ODataQueryErrorCode = (typeof ODATA_QUERY_ERROR_CODES)[number];
+
+/** Every `code` an interface B error body can carry: a query code or a transport code. */
+export const ODATA_ERROR_CODES: readonly (ODataQueryErrorCode | ErrorCode)[] = [...new Set([...ODATA_QUERY_ERROR_CODES, ...ERROR_CODES])];
+
+const QUERY_CODE_PREFIX = new RegExp(`^(${ODATA_QUERY_ERROR_CODES.join('|')}): `);
+
+/** The query code leading a detail message (`'UnknownProperty: ...'`) and the rest of the message, or undefined. */
+export function odataQueryErrorCodeOf(message: string): { code: ODataQueryErrorCode; message: string } | undefined {
+  const m = QUERY_CODE_PREFIX.exec(message);
+  return m ? { code: m[1] as ODataQueryErrorCode, message: message.slice(m[0].length) } : undefined;
+}
+
 export interface ErrorDetail {
   field?: string;
   message: string;
@@ -77,10 +97,12 @@ import { Type } from '@sinclair/typebox';
 export const ODataErrorBody = Type.Object(
   {
     error: Type.Object({
-      code: Type.Union(ERROR_CODES.map((c) => Type.Literal(c))),
+      code: Type.Union(ODATA_ERROR_CODES.map((c) => Type.Literal(c)), {
+        description: 'The failure kind: a refused query option answers `QuerySyntaxError`, `QueryLimitExceeded`, `UnknownProperty` or `ValidationFailed`.',
+      }),
       message: Type.String(),
       target: Type.Union([Type.String(), Type.Null()], { description: 'The offending query option or field' }),
-      details: Type.Array(Type.Object({ code: Type.String(), message: Type.String(), target: Type.Union([Type.String(), Type.Null()]) })),
+      details: Type.Array(Type.Object({ code: Type.Union(ODATA_ERROR_CODES.map((c) => Type.Literal(c))), message: Type.String(), target: Type.Union([Type.String(), Type.Null()]) })),
     }),
   },
   { $id: 'ODataError', description: 'Interface B error body' },
