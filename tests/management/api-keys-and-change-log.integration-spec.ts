@@ -1,5 +1,6 @@
 /** API keys (extended with OData and the change log) and the change log itself, on real PostgreSQL. */
 import { createHash } from 'node:crypto';
+import { ChangeRecord, validator } from '@switchboard/contracts';
 import { expectODataError } from '../e2e/http.js';
 import { changeMap, changesOf, q, startManagement, type Harness } from './support.js';
 
@@ -106,6 +107,14 @@ describe('API keys and the change log', () => {
       expect(one.body.changedBy).toBe(keys.body.value[0].id);
       expect((await h.api('GET', `/ChangeRecords/${first!.id}${q({ $select: 'propertyName' })}`)).body).toEqual({ propertyName: first!.propertyName });
       expectODataError(await h.api('GET', `/ChangeRecords${q({ $filter: 'colour eq 1' })}`), 400, 'UnknownProperty', '$filter');
+      // What the log holds is what the published schema says: every record of every change type validates.
+      const webhook = await h.api('POST', '/ApplicationWebhooks', { body: { applicationConfigId: app.body.id, name: 'short-lived' } });
+      expect((await h.api('PUT', `/ApplicationConfigs/${app.body.id}`, { body: { tag: 'v4', webhooks: [] } })).status).toBe(200);
+      const log = (await h.api('GET', `/ChangeRecords${q({ $top: 1000 })}`)).body.value as unknown[];
+      expect(new Set(log.map((r: any) => r.type))).toEqual(new Set(['Create', 'Update', 'Delete']));
+      expect([...new Set((await changesOf(h, webhook.body.id)).map((c) => c.type))]).toEqual(['Create', 'Delete']);
+      const schema = validator(ChangeRecord);
+      expect(log.flatMap((r) => schema.errors(r))).toEqual([]);
       expectODataError(await h.api('GET', '/ChangeRecords/00000000-0000-4000-8000-000000000000'), 404, 'NotFound');
     });
 

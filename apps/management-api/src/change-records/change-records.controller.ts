@@ -1,6 +1,6 @@
 import { Controller, Get, Param, Query } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { ChangeRecord, ChangeRecordList } from '@switchboard/contracts';
+import { CHANGE_TYPES, ChangeRecord, ChangeRecordList } from '@switchboard/contracts';
 import type { QueryParams } from '@switchboard/odata';
 import { ApiDoc } from '@switchboard/service-kit';
 import type { DataSource } from 'typeorm';
@@ -22,7 +22,8 @@ export class ChangeRecordsController {
   @ApiDoc({
     summary: "Query the organization's change log",
     description:
-      '`type` is `Create`, `Update` or `Delete`; values are text (objects as JSON); secrets (shared secrets, API key values, RTMP stream keys) read `<redacted>`. ' +
+      `\`type\` is ${CHANGE_TYPES.map((t) => `\`${t}\``).join(', ')}; ` +
+      'values are text (objects as JSON); secrets (shared secrets, API key values, RTMP stream keys) read `<redacted>`. ' +
       'Without `$orderby` the records come in the order they were written.',
     tags,
     response: ChangeRecordList,

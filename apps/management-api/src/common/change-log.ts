@@ -1,3 +1,4 @@
+import type { ChangeType } from '@switchboard/contracts';
 import { randomUUID } from 'node:crypto';
 import type { EntityManager } from 'typeorm';
 import type { Caller } from '../auth/caller.js';
@@ -6,7 +7,8 @@ import type { Rec } from './record-reader.js';
 
 export const REDACTED = '<redacted>';
 
-export type ChangeType = 'Create' | 'Update' | 'Delete';
+/** The contract's `CHANGE_TYPES`: the ChangeRecord schema documents exactly what is written. */
+export type { ChangeType };
 
 /** How a property's value is written to the change log. */
 export type Redactor = (value: unknown) => unknown;

@@ -74,4 +74,10 @@ describe('OpenAPI document', () => {
     expect(codes(error.properties.code)).toEqual(expected);
     expect(codes(error.properties.details.items.properties.code)).toEqual(expected);
   });
+
+  it('documents the change record types the change log writes', () => {
+    const doc = new OpenApiController().openapi() as { components: { schemas: Record<string, any> } };
+    const type = doc.components.schemas.ChangeRecord.properties.type as { anyOf: Array<{ const: string }> };
+    expect(type.anyOf.map((s) => s.const)).toEqual(['Create', 'Update', 'Delete']);
+  });
 });

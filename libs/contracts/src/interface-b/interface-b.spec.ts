@@ -5,6 +5,7 @@ import {
   ACTION_NAMES,
   ActionPayloads,
   ActionValidators,
+  CHANGE_TYPES,
   InterfaceBSchemas,
   InterfaceBValidators,
   SDK_DOWNLOAD_DATE_FIELDS,
@@ -59,7 +60,7 @@ const applicationConfig: ApplicationConfig = {
   webhooks: [applicationWebhook],
 };
 const changeRecord: ChangeRecord = {
-  type: 'Updated',
+  type: 'Update',
   entityType: 'ApplicationConfig',
   entityId: 'appcfg-1',
   propertyName: 'sharedSecret',
@@ -436,6 +437,12 @@ describe('request bodies', () => {
 });
 
 describe('records', () => {
+  it('lists the change types the change log writes (Create, Update, Delete), and only those', () => {
+    expect(CHANGE_TYPES).toEqual(['Create', 'Update', 'Delete']);
+    for (const type of CHANGE_TYPES) expect(v.ChangeRecord.check({ ...changeRecord, type })).toBe(true);
+    for (const type of ['Created', 'Updated', 'Deleted', 'update', '']) expect(v.ChangeRecord.errors({ ...changeRecord, type }).map((e) => e.field)).toEqual(['type']);
+  });
+
   it('keeps the EnabledFeatures capitalisation of the subscription', () => {
     expect(Object.keys(InterfaceBSchemas.Subscription.properties)).toContain('EnabledFeatures');
     expect(v.Subscription.errors({ ...subscription, enabledFeatures: [] }).map((e) => e.field)).toEqual(['enabledFeatures']);

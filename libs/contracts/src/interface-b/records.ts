@@ -13,7 +13,7 @@
  *   (schema-kit.ts): server-managed fields may be sent and are ignored.
  */
 import { Type, type Static, type TSchema } from '@sinclair/typebox';
-import { DateTime, Int64, Nullable, StringList, Uuid, record, writeModels } from '../interface-a/schema-kit.js';
+import { DateTime, Int64, Nullable, StringEnum, StringList, Uuid, record, writeModels } from '../interface-a/schema-kit.js';
 import { WebhookEventSelector } from '../webhooks/event-names.js';
 
 const NullableString = (description?: string) => Nullable(Type.String(), description ? { description } : {});
@@ -115,10 +115,14 @@ export type ApplicationConfigUpdateBody = Static<typeof ApplicationConfigUpdateB
 // Change log and usage (read-only)
 // ---------------------------------------------------------------------------------------------
 
+/** The `type` of a change record, as management-api writes it: the record was created, updated or deleted. */
+export const CHANGE_TYPES = ['Create', 'Update', 'Delete'] as const;
+export type ChangeType = (typeof CHANGE_TYPES)[number];
+
 export const ChangeRecord = record(
   'ChangeRecord',
   {
-    type: Type.String({ description: 'Kind of change (e.g. `Created`, `Updated`, `Deleted`).' }),
+    type: StringEnum(CHANGE_TYPES, { description: 'Kind of change: `Create`, `Update` or `Delete` of the entity (one record per property it changed).' }),
     entityType: Type.String(),
     entityId: Type.String(),
     propertyName: Type.String(),
