@@ -99,14 +99,31 @@ describe('forwarded reads', () => {
     expect(seen).toHaveLength(1);
   });
 
-  it('serves channel and connection recordings from recording-service, with $select applied to single reads', async () => {
+  /**
+   * What recording-service answers to a single read: the record projected by `$select`, names bound
+   * to the record's properties (an unknown one, or any `$expand`: the records have no navigation
+   * properties, is refused with the OData code first in the detail message).
+   */
+  function asRecordingService(record: Record<string, unknown>, query: Record<string, string> | undefined) {
+    for (const option of ['$select', '$expand'] as const) {
+      const names = (query?.[option] ?? '').split(',').filter((n) => n !== '' && n !== '*');
+      const unknown = option === '$expand' ? names[0] : names.find((n) => !(n in record));
+      if (unknown) return { err: { code: 'ValidationFailed', message: `Unknown property '${unknown}'`, details: [{ field: option, message: `UnknownProperty: Unknown property '${unknown}' in ${option}` }] } };
+    }
+    const select = query?.$select?.split(',');
+    return select ? Object.fromEntries(Object.entries(record).filter(([k]) => select.includes(k))) : record;
+  }
+
+  it('serves channel and connection recordings from recording-service, passing $select of single reads through', async () => {
     const recording = { id: recordingId, applicationId, channelId: 'lobby', ready: true, url: 'https://files.example.com/r.mp4' };
     await fake('recording-service.v1.channel-recordings.list', (data) => ({ value: [recording], '@odata.count': 1, echo: data.query }));
-    await fake('recording-service.v1.channel-recordings.get', (data) => (data.channelRecordingId === recordingId ? recording : { err: { code: 'NotFound', message: 'No such recording' } }));
+    await fake('recording-service.v1.channel-recordings.get', (data) =>
+      data.channelRecordingId === recordingId ? asRecordingService(recording, data.query) : { err: { code: 'NotFound', message: 'No such recording' } },
+    );
     await fake('recording-service.v1.channel-recordings.delete', () => null);
     await fake('recording-service.v1.channel-recordings.read', (data) => `${data.what}:${data.channelRecordingId}`);
     await fake('recording-service.v1.connection-recordings.list', () => ({ value: [] }));
-    await fake('recording-service.v1.connection-recordings.get', () => ({ id: recordingId, connectionId: 'cn', audioUrl: 'a' }));
+    await fake('recording-service.v1.connection-recordings.get', (data) => asRecordingService({ id: recordingId, connectionId: 'cn', audioUrl: 'a' }, data.query));
     await fake('recording-service.v1.connection-recordings.read', (data) => `${data.what}`);
     await fake('recording-service.v1.storage.used-size', (data) => data.applicationIds.length * 1000);
 
@@ -117,6 +134,8 @@ describe('forwarded reads', () => {
 
     const one = await h.api('GET', `/ChannelRecordings/${applicationId}/lobby/${recordingId}${q({ $select: 'id,url' })}`);
     expect(one.body).toEqual({ id: recordingId, url: recording.url });
+    expect(seen.at(-1)!.data).toEqual({ scope: expect.any(Object), applicationId, channelId: 'lobby', channelRecordingId: recordingId, query: { $select: 'id,url' } });
+    expect((await h.api('GET', `/ChannelRecordings/${applicationId}/lobby/${recordingId}`)).body).toEqual(recording);
     expect(seen.at(-1)!.data).toEqual({ scope: expect.any(Object), applicationId, channelId: 'lobby', channelRecordingId: recordingId });
     expectODataError(await h.api('GET', `/ChannelRecordings/${applicationId}/lobby/${randomUUID()}`), 404, 'NotFound');
     expectODataError(await h.api('GET', `/ChannelRecordings/${applicationId}/lobby/not-a-uuid`), 404, 'NotFound');
@@ -129,6 +148,7 @@ describe('forwarded reads', () => {
 
     expect((await h.api('GET', `/ConnectionRecordings/${applicationId}`)).body).toEqual({ value: [] });
     expect((await h.api('GET', `/ConnectionRecordings/${applicationId}/${recordingId}${q({ $select: 'connectionId' })}`)).body).toEqual({ connectionId: 'cn' });
+    expect(seen.at(-1)!.data).toEqual({ scope: expect.any(Object), applicationId, connectionRecordingId: recordingId, query: { $select: 'connectionId' } });
     for (const what of ['Url', 'AudioUrl', 'VideoUrl']) expect((await h.api('GET', `/ConnectionRecordings/${applicationId}/${recordingId}/${what}`)).body).toEqual({ value: what });
 
     expect((await h.api('GET', '/RecordingStorage/UsedSize')).body).toEqual({ value: 2000 });
@@ -167,6 +187,37 @@ describe('forwarded reads', () => {
     const unknown = await h.api('GET', `/Usage${q({ applicationId, $orderby: 'colour' })}`);
     expectODataError(unknown, 400, 'UnknownProperty', '$orderby');
     expect(unknown.body.error.message).toBe("Unknown property 'colour'");
+  });
+
+  it('answers an unknown $select or $expand name on the recording reads with 400 UnknownProperty, like the other entity sets', async () => {
+    const recording = { id: recordingId, applicationId, channelId: 'lobby', ready: true };
+    await fake('recording-service.v1.channel-recordings.get', (data) => asRecordingService(recording, data.query));
+    await fake('recording-service.v1.connection-recordings.get', (data) => asRecordingService({ id: recordingId, connectionId: 'cn' }, data.query));
+    await fake('recording-service.v1.channel-recordings.list', (data) => (data.query.$expand ? asRecordingService(recording, { $expand: data.query.$expand }) : { value: [recording] }));
+    await fake('recording-service.v1.connection-recordings.list', (data) => (data.query.$expand ? asRecordingService(recording, { $expand: data.query.$expand }) : { value: [] }));
+    const channel = `/ChannelRecordings/${applicationId}/lobby/${recordingId}`;
+    const connection = `/ConnectionRecordings/${applicationId}/${recordingId}`;
+    for (const path of [channel, connection]) {
+      const colour = await h.api('GET', `${path}${q({ $select: 'id,colour' })}`);
+      expectODataError(colour, 400, 'UnknownProperty', '$select');
+      expect(colour.body.error.message).toBe("Unknown property 'colour' in $select");
+      expectODataError(await h.api('GET', `${path}${q({ $expand: 'connectionRecordings' })}`), 400, 'UnknownProperty', '$expand');
+    }
+    for (const list of [`/ChannelRecordings/${applicationId}`, `/ConnectionRecordings/${applicationId}`]) {
+      expectODataError(await h.api('GET', `${list}${q({ $expand: 'colour' })}`), 400, 'UnknownProperty', '$expand');
+      expect(seen.at(-1)!.data.query).toEqual({ $expand: 'colour' });
+    }
+    // The same names on an entity set of this service: the same answer.
+    const app = (await h.api('GET', '/ApplicationConfigs')).body.value[0];
+    expectODataError(await h.api('GET', `/ApplicationConfigs/${app.id}${q({ $select: 'id,colour' })}`), 400, 'UnknownProperty', '$select');
+    expectODataError(await h.api('GET', `/ApplicationConfigs/${app.id}${q({ $expand: 'colour' })}`), 400, 'UnknownProperty', '$expand');
+    // Grammar and limits are still checked here, before anything is asked.
+    const before = seen.length;
+    expectODataError(await h.api('GET', `${channel}${q({ $expand: 'a(' })}`), 400, 'QuerySyntaxError', '$expand');
+    expectODataError(await h.api('GET', `${channel}${q({ $expand: 'a($expand=b($expand=c))' })}`), 400, 'QueryLimitExceeded', '$expand');
+    expectODataError(await h.api('GET', `${channel}${q({ $select: 'id,' })}`), 400, 'QuerySyntaxError', '$select');
+    expectODataError(await h.api('GET', `${channel}${q({ $filter: 'ready' })}`), 400, 'QuerySyntaxError', '$filter');
+    expect(seen).toHaveLength(before);
   });
 
   it('serves the webhook delivery log from webhook-worker (list, one attempt, replay)', async () => {

@@ -301,6 +301,27 @@ describe('recordings end to end', () => {
     // The per-operation subjects management-api speaks answer the same.
     const viaManagement = await natsRequest<{ value: Array<{ id: string }> }>(h.nc, h.ns, 'recording-service.v1.channel-recordings.list', { scope, applicationId: APP, query: { $top: '1' } });
     expect(viaManagement.value.map((x) => x.id)).toEqual([audioOnly.id]);
+    // Single reads bind $select and $expand to the record's properties: the names of the list's model.
+    const channelRef = { scope, applicationId: APP, channelId: CH, channelRecordingId: recording.id };
+    const connectionRef = { scope, applicationId: APP, connectionRecordingId: a.id };
+    expect(await natsRequest(h.nc, h.ns, 'recording-service.v1.channel-recordings.get', { ...channelRef, query: { $select: 'id,ready' } })).toEqual({ id: recording.id, ready: true });
+    expect(await natsRequest(h.nc, h.ns, 'recording-service.v1.connection-recordings.get', { ...connectionRef, query: { $select: 'userId' } })).toEqual({ userId: 'alice' });
+    for (const [subject, ref] of [
+      ['recording-service.v1.channel-recordings.get', channelRef],
+      ['recording-service.v1.connection-recordings.get', connectionRef],
+    ] as const) {
+      for (const [option, value] of [
+        ['$select', 'id,colour'],
+        ['$expand', 'connectionRecordings'],
+      ] as const) {
+        await expect(natsRequest(h.nc, h.ns, subject, { ...ref, query: { [option]: value } })).rejects.toMatchObject({
+          wire: { code: 'ValidationFailed', details: [{ field: option, message: expect.stringMatching(/^UnknownProperty: /) }] },
+        });
+      }
+    }
+    await expect(natsRequest(h.nc, h.ns, 'recording-service.v1.channel-recordings.list', { scope, applicationId: APP, query: { $expand: 'colour' } })).rejects.toMatchObject({
+      wire: { code: 'ValidationFailed', details: [{ field: '$expand', message: expect.stringMatching(/^UnknownProperty: /) }] },
+    });
     expect(
       await natsRequest(h.nc, h.ns, 'recording-service.v1.channel-recordings.read', { scope, applicationId: APP, channelId: CH, channelRecordingId: recording.id, what: 'MuxJson' }),
     ).toContain(recording.id);

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DomainError, odataQueryErrorCodeOf, type ForwardedQueryOptions, type RequestMap, type RequestOf, type ResponseOf } from '@switchboard/contracts';
-import { projectRecord, type QueryParams } from '@switchboard/odata';
+import type { QueryParams } from '@switchboard/odata';
 import { NatsClient } from '@switchboard/service-kit';
 import type { DataSource } from 'typeorm';
 import { toScope, type Caller } from '../auth/caller.js';
@@ -13,6 +13,14 @@ import { isUuid } from '../common/record-reader.js';
 export const FORWARDED_LIST_OPTIONS = ['$filter', '$orderby', '$top', '$skip', '$count', '$select'] as const;
 export const FORWARDED_SINGLE_OPTIONS = ['$select'] as const;
 export const FORWARDED_SCALAR_OPTIONS = ['$select', '$expand'] as const;
+/**
+ * Recording reads (recording-service) take `$expand` too, lists and single reads alike (4.B rules 4
+ * and 5): recording-service binds `$select` and `$expand` names to the record's properties, and a
+ * recording has no navigation properties, so any `$expand` name is a 400 UnknownProperty, as on
+ * every other entity set without navigations (`*` expands nothing).
+ */
+export const RECORDING_LIST_OPTIONS = [...FORWARDED_LIST_OPTIONS, '$expand'] as const;
+export const RECORDING_SINGLE_OPTIONS = ['$select', '$expand'] as const;
 
 /**
  * Interface B reads served by other services over NATS: `usage-aggregator` and `recording-service`
@@ -44,20 +52,17 @@ export class ForwardedReadsService {
   }
 
   /** The list options to pass through, grammar and limits checked. */
-  listOptions(query: QueryParams | undefined, what: string): ForwardedQueryOptions {
-    return checkForwardedQuery(query, FORWARDED_LIST_OPTIONS, what).options as ForwardedQueryOptions;
+  listOptions(query: QueryParams | undefined, what: string, allowed: readonly string[] = FORWARDED_LIST_OPTIONS): ForwardedQueryOptions {
+    return checkForwardedQuery(query, allowed, what).options as ForwardedQueryOptions;
   }
 
-  /** `$select` of a single-record read, applied here to the record the answering service returns. */
-  selection(query: QueryParams | undefined, what: string): <T>(record: T) => T {
-    const { query: parsed } = checkForwardedQuery(query, FORWARDED_SINGLE_OPTIONS, what);
-    if (!parsed.select) return (record) => record;
-    return <T>(record: T) => projectRecord(record as Record<string, unknown>, { select: parsed.select, expand: [] }) as T;
-  }
-
-  /** `$select` of a single-record read, passed through to the answering service. */
-  singleQueryOptions(query: QueryParams | undefined, what: string): ForwardedQueryOptions {
-    return checkForwardedQuery(query, FORWARDED_SINGLE_OPTIONS, what).options as ForwardedQueryOptions;
+  /**
+   * The options of a single-record read (`$select`, and `$expand` where `allowed` says so), grammar
+   * and limits checked, passed through to the answering service, which binds the names to the
+   * record's properties (an unknown one is its UnknownProperty, see `downstreamQueryError`).
+   */
+  singleQueryOptions(query: QueryParams | undefined, what: string, allowed: readonly string[] = FORWARDED_SINGLE_OPTIONS): ForwardedQueryOptions {
+    return checkForwardedQuery(query, allowed, what).options as ForwardedQueryOptions;
   }
 
   /** Scalar reads take `$select` and `$expand` (4.B "numeric reads"); they have nothing to select: checked, then ignored. */
@@ -87,6 +92,11 @@ export function downstreamQueryError(e: unknown): unknown {
   if (!detail?.field) return e;
   const coded = odataQueryErrorCodeOf(detail.message) ?? odataQueryErrorCodeOf(e.message);
   return new ODataQueryError(coded?.code ?? 'ValidationFailed', coded?.message ?? detail.message, detail.field);
+}
+
+/** A single-read request with the read's options, or without `query` when the client gave none. */
+export function withQuery<R extends object>(request: R, query: ForwardedQueryOptions): R & { query?: ForwardedQueryOptions } {
+  return Object.keys(query).length > 0 ? { ...request, query } : request;
 }
 
 /** Only the list envelope crosses to the client: `{ value }` plus `@odata.count` when the answer has one. */

@@ -15,12 +15,14 @@ import type { QueryParams } from '@switchboard/odata';
 import { ApiDoc } from '@switchboard/service-kit';
 import { CurrentCaller, type Caller } from '../auth/caller.js';
 import { API_VERSION_DOC, LIST_QUERY_DOC, SINGLE_QUERY_DOC } from '../common/odata-query.js';
-import { FORWARDED_LIST_OPTIONS, ForwardedReadsService, listEnvelope, uuidParam } from './forwarded-reads.service.js';
+import { ForwardedReadsService, listEnvelope, RECORDING_LIST_OPTIONS, RECORDING_SINGLE_OPTIONS, uuidParam, withQuery } from './forwarded-reads.service.js';
 
 const FORWARDED = (service: string, subject: string) =>
   `Answered by ${service} (\`${subject}\`) with the OData options passed through. 404 when the application (or the recording) is not the organization's; 503 when ${service} is down, 504 when it is slow.`;
-const LIST_DOC = LIST_QUERY_DOC.filter((q) => (FORWARDED_LIST_OPTIONS as readonly string[]).includes(q.name) || q.name === 'api-version');
-const SELECT_DOC = SINGLE_QUERY_DOC.filter((q) => q.name !== '$expand');
+const NAMES =
+  ' `$select` and `$expand` name properties of the recording (an unknown name is a 400 `UnknownProperty`); a recording has no navigation properties, so `$expand` accepts no name (`*` expands nothing).';
+const LIST_DOC = LIST_QUERY_DOC.filter((q) => (RECORDING_LIST_OPTIONS as readonly string[]).includes(q.name) || q.name === 'api-version');
+const SELECT_DOC = SINGLE_QUERY_DOC.filter((q) => (RECORDING_SINGLE_OPTIONS as readonly string[]).includes(q.name) || q.name === 'api-version');
 const SCALAR_DOC = SINGLE_QUERY_DOC;
 const EmptyObject = Type.Object({}, { $id: 'EmptyObject', additionalProperties: false, description: 'An empty object.' });
 
@@ -34,14 +36,14 @@ export class ChannelRecordingsController {
   @Get(':applicationId')
   @ApiDoc({
     summary: 'Channel recordings of an application',
-    description: FORWARDED('recording-service', ManagementReadSubjects.channelRecordingsList),
+    description: FORWARDED('recording-service', ManagementReadSubjects.channelRecordingsList) + NAMES,
     tags: ['Channel recordings'],
     response: ManagementChannelRecordingList,
     errors: [404, 503, 504],
     query: LIST_DOC,
   })
   async list(@CurrentCaller() caller: Caller, @Param('applicationId') applicationId: string, @Query() query: QueryParams) {
-    const options = this.reads.listOptions(query, 'ChannelRecordings');
+    const options = this.reads.listOptions(query, 'ChannelRecordings', RECORDING_LIST_OPTIONS);
     await this.reads.ownApplication(caller, applicationId);
     return listEnvelope(await this.reads.request(ManagementReadSubjects.channelRecordingsList, { scope: this.reads.scope(caller), applicationId, query: options }));
   }
@@ -49,7 +51,7 @@ export class ChannelRecordingsController {
   @Get(':applicationId/:channelId/:channelRecordingId')
   @ApiDoc({
     summary: 'Get a channel recording',
-    description: FORWARDED('recording-service', ManagementReadSubjects.channelRecordingGet),
+    description: FORWARDED('recording-service', ManagementReadSubjects.channelRecordingGet) + NAMES,
     tags: ['Channel recordings'],
     response: ManagementChannelRecording,
     errors: [404, 503, 504],
@@ -62,9 +64,9 @@ export class ChannelRecordingsController {
     @Param('channelRecordingId') recordingId: string,
     @Query() query: QueryParams,
   ) {
-    const select = this.reads.selection(query, 'a channel recording read');
+    const options = this.reads.singleQueryOptions(query, 'a channel recording read', RECORDING_SINGLE_OPTIONS);
     const ref = await this.ref(caller, applicationId, channelId, recordingId);
-    return select(await this.reads.request(ManagementReadSubjects.channelRecordingGet, ref));
+    return this.reads.request(ManagementReadSubjects.channelRecordingGet, withQuery(ref, options));
   }
 
   @Delete(':applicationId/:channelId/:channelRecordingId')
@@ -137,14 +139,14 @@ export class ConnectionRecordingsController {
   @Get(':applicationId')
   @ApiDoc({
     summary: 'Connection recordings of an application',
-    description: FORWARDED('recording-service', ManagementReadSubjects.connectionRecordingsList),
+    description: FORWARDED('recording-service', ManagementReadSubjects.connectionRecordingsList) + NAMES,
     tags: ['Connection recordings'],
     response: ConnectionRecordingList,
     errors: [404, 503, 504],
     query: LIST_DOC,
   })
   async list(@CurrentCaller() caller: Caller, @Param('applicationId') applicationId: string, @Query() query: QueryParams) {
-    const options = this.reads.listOptions(query, 'ConnectionRecordings');
+    const options = this.reads.listOptions(query, 'ConnectionRecordings', RECORDING_LIST_OPTIONS);
     await this.reads.ownApplication(caller, applicationId);
     return listEnvelope(await this.reads.request(ManagementReadSubjects.connectionRecordingsList, { scope: this.reads.scope(caller), applicationId, query: options }));
   }
@@ -152,15 +154,15 @@ export class ConnectionRecordingsController {
   @Get(':applicationId/:connectionRecordingId')
   @ApiDoc({
     summary: 'Get a connection recording',
-    description: FORWARDED('recording-service', ManagementReadSubjects.connectionRecordingGet),
+    description: FORWARDED('recording-service', ManagementReadSubjects.connectionRecordingGet) + NAMES,
     tags: ['Connection recordings'],
     response: ConnectionRecording,
     errors: [404, 503, 504],
     query: SELECT_DOC,
   })
   async get(@CurrentCaller() caller: Caller, @Param('applicationId') applicationId: string, @Param('connectionRecordingId') recordingId: string, @Query() query: QueryParams) {
-    const select = this.reads.selection(query, 'a connection recording read');
-    return select(await this.reads.request(ManagementReadSubjects.connectionRecordingGet, await this.ref(caller, applicationId, recordingId)));
+    const options = this.reads.singleQueryOptions(query, 'a connection recording read', RECORDING_SINGLE_OPTIONS);
+    return this.reads.request(ManagementReadSubjects.connectionRecordingGet, withQuery(await this.ref(caller, applicationId, recordingId), options));
   }
 
   @Get(':applicationId/:connectionRecordingId/Url')

@@ -1,11 +1,12 @@
 import { Controller } from '@nestjs/common';
 import { MessagePattern, Payload } from '@nestjs/microservices';
 import {
+  ChannelRecordingGetRequest,
   ChannelRecordingReadRequest,
   ChannelRecordingRef,
   ChannelRecordingsListRequest,
+  ConnectionRecordingGetRequest,
   ConnectionRecordingReadRequest,
-  ConnectionRecordingRef,
   ConnectionRecordingsListRequest,
   ManagementReadSubjects,
   parseRecordingCommandRequest,
@@ -20,9 +21,10 @@ import { RecordingsQueryService } from './recordings-query.service.js';
 
 const channelList = validator(ChannelRecordingsListRequest);
 const channelRef = validator(ChannelRecordingRef);
+const channelGet = validator(ChannelRecordingGetRequest);
 const channelRead = validator(ChannelRecordingReadRequest);
 const connectionList = validator(ConnectionRecordingsListRequest);
-const connectionRef = validator(ConnectionRecordingRef);
+const connectionGet = validator(ConnectionRecordingGetRequest);
 const connectionRead = validator(ConnectionRecordingReadRequest);
 const usedSize = validator(StorageUsedSizeRequest);
 
@@ -67,8 +69,8 @@ export class RecordingsRpc {
 
   @MessagePattern(ManagementReadSubjects.channelRecordingGet)
   managementChannelGet(@Payload() body: unknown): Promise<unknown> {
-    const { scope, ...ref } = channelRef.parse(body);
-    return this.queries.run(scope, { kind: 'management.channelRecording.get', ...ref });
+    const { scope, query, ...ref } = channelGet.parse(body);
+    return this.queries.run(scope, { kind: 'management.channelRecording.get', ...ref, ...(query ? { options: query } : {}) });
   }
 
   @MessagePattern(ManagementReadSubjects.channelRecordingDelete)
@@ -91,8 +93,8 @@ export class RecordingsRpc {
 
   @MessagePattern(ManagementReadSubjects.connectionRecordingGet)
   managementConnectionGet(@Payload() body: unknown): Promise<unknown> {
-    const { scope, ...ref } = connectionRef.parse(body);
-    return this.queries.run(scope, { kind: 'management.connectionRecording.get', ...ref });
+    const { scope, query, ...ref } = connectionGet.parse(body);
+    return this.queries.run(scope, { kind: 'management.connectionRecording.get', ...ref, ...(query ? { options: query } : {}) });
   }
 
   @MessagePattern(ManagementReadSubjects.connectionRecordingRead)

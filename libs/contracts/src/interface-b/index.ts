@@ -128,9 +128,11 @@ export const InterfaceBSchemas = {
   UsageListRequest: messaging.UsageListRequest,
   ChannelRecordingsListRequest: messaging.ChannelRecordingsListRequest,
   ChannelRecordingRef: messaging.ChannelRecordingRef,
+  ChannelRecordingGetRequest: messaging.ChannelRecordingGetRequest,
   ChannelRecordingReadRequest: messaging.ChannelRecordingReadRequest,
   ConnectionRecordingsListRequest: messaging.ConnectionRecordingsListRequest,
   ConnectionRecordingRef: messaging.ConnectionRecordingRef,
+  ConnectionRecordingGetRequest: messaging.ConnectionRecordingGetRequest,
   ConnectionRecordingReadRequest: messaging.ConnectionRecordingReadRequest,
   StorageUsedSizeRequest: messaging.StorageUsedSizeRequest,
 } as const;

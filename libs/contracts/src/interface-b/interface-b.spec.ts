@@ -321,12 +321,17 @@ const table: ContractTable<typeof InterfaceBSchemas> = {
   },
   ChannelRecordingsListRequest: { valid: { scope: natsScope, applicationId: 'app-1', query: {} }, wrong: { field: 'applicationId', value: '' } },
   ChannelRecordingRef: { valid: { scope: natsScope, applicationId: 'app-1', channelId: 'room-1', channelRecordingId: UUID_A }, wrong: { field: 'channelRecordingId', value: 'not-a-uuid' } },
+  ChannelRecordingGetRequest: {
+    valid: { scope: natsScope, applicationId: 'app-1', channelId: 'room-1', channelRecordingId: UUID_A, query: { $select: 'id,ready', $expand: 'x' } },
+    wrong: { field: 'query.$select', value: ['id'] },
+  },
   ChannelRecordingReadRequest: {
     valid: { scope: natsScope, applicationId: 'app-1', channelId: 'room-1', channelRecordingId: UUID_A, what: 'MuxJson' },
     wrong: { field: 'what', value: 'Json' },
   },
   ConnectionRecordingsListRequest: { valid: { scope: natsScope, applicationId: 'app-1', query: { $select: 'id' } }, wrong: { field: 'query', value: '$select=id' } },
   ConnectionRecordingRef: { valid: { scope: natsScope, applicationId: 'app-1', connectionRecordingId: UUID_A }, wrong: { field: 'scope.operator', value: 'no' } },
+  ConnectionRecordingGetRequest: { valid: { scope: natsScope, applicationId: 'app-1', connectionRecordingId: UUID_A }, wrong: { field: 'query', value: '$select=id' } },
   ConnectionRecordingReadRequest: { valid: { scope: natsScope, applicationId: 'app-1', connectionRecordingId: UUID_A, what: 'AudioUrl' }, wrong: { field: 'what', value: 'MuxJson' } },
   StorageUsedSizeRequest: { valid: { scope: natsScope, applicationIds: ['app-1', 'app-2'] }, wrong: { field: 'applicationIds', value: 'app-1' } },
 };

@@ -15,10 +15,13 @@
  *     (another organization's application answers 404 there, before any request); the answering
  *     service may rely on it and must still scope by application id;
  *   - `query` carries the client's OData options verbatim (lower-case `$` names, values as
- *     written, URL-decoded). management-api has checked their grammar and limits; the answering
- *     service binds them to its own entity model with `@switchboard/odata` and answers an unknown
- *     property as a WireError `{ code: 'ValidationFailed', message, details: [{ field: <option>, message }] }`
- *     (the OData code such as `UnknownProperty` cannot cross NATS: `ErrorCode` lacks it);
+ *     written, URL-decoded): the list options on lists, `$select` and `$expand` on the single
+ *     reads of a recording (absent when the client gave none). management-api has checked their
+ *     grammar and limits; the answering service binds them to its own entity model with
+ *     `@switchboard/odata` and answers an unknown property (an `$expand` name included: the
+ *     recordings have no navigation properties) as a WireError `{ code: 'ValidationFailed',
+ *     message, details: [{ field: <option>, message: '<OData code>: <message>' }] }` (the OData code
+ *     such as `UnknownProperty` cannot cross NATS: `ErrorCode` lacks it);
  *   - a missing recording is a `NotFound` WireError; nobody answering is turned into a 503, a
  *     late answer into a 504 by management-api.
  *
@@ -89,6 +92,13 @@ export const ChannelRecordingRef = record(
 );
 export type ChannelRecordingRef = Static<typeof ChannelRecordingRef>;
 
+export const ChannelRecordingGetRequest = record(
+  'ChannelRecordingGetRequest',
+  { ...ChannelRecordingRef.properties, query: Type.Optional(ForwardedQueryOptions) },
+  'Get one channel recording, with the `$select` and `$expand` of the read (GET /ChannelRecordings/{applicationId}/{channelId}/{channelRecordingId}).',
+);
+export type ChannelRecordingGetRequest = Static<typeof ChannelRecordingGetRequest>;
+
 export const CHANNEL_RECORDING_READS = ['MuxJson', 'Url', 'AudioUrl', 'VideoUrl'] as const;
 export const ChannelRecordingReadRequest = record(
   'ChannelRecordingReadRequest',
@@ -110,6 +120,13 @@ export const ConnectionRecordingRef = record(
   'One connection recording.',
 );
 export type ConnectionRecordingRef = Static<typeof ConnectionRecordingRef>;
+
+export const ConnectionRecordingGetRequest = record(
+  'ConnectionRecordingGetRequest',
+  { ...ConnectionRecordingRef.properties, query: Type.Optional(ForwardedQueryOptions) },
+  'Get one connection recording, with the `$select` and `$expand` of the read (GET /ConnectionRecordings/{applicationId}/{connectionRecordingId}).',
+);
+export type ConnectionRecordingGetRequest = Static<typeof ConnectionRecordingGetRequest>;
 
 export const CONNECTION_RECORDING_READS = ['Url', 'AudioUrl', 'VideoUrl'] as const;
 export const ConnectionRecordingReadRequest = record(
@@ -137,11 +154,11 @@ export interface ODataListResponse<T> {
 export interface ManagementReadRequestMap {
   'usage-aggregator.v1.usage.list': { request: UsageListRequest; response: ODataListResponse<UsageRecord> };
   'recording-service.v1.channel-recordings.list': { request: ChannelRecordingsListRequest; response: ODataListResponse<ManagementChannelRecording> };
-  'recording-service.v1.channel-recordings.get': { request: ChannelRecordingRef; response: ManagementChannelRecording };
+  'recording-service.v1.channel-recordings.get': { request: ChannelRecordingGetRequest; response: ManagementChannelRecording };
   'recording-service.v1.channel-recordings.delete': { request: ChannelRecordingRef; response: null };
   'recording-service.v1.channel-recordings.read': { request: ChannelRecordingReadRequest; response: string };
   'recording-service.v1.connection-recordings.list': { request: ConnectionRecordingsListRequest; response: ODataListResponse<ConnectionRecording> };
-  'recording-service.v1.connection-recordings.get': { request: ConnectionRecordingRef; response: ConnectionRecording };
+  'recording-service.v1.connection-recordings.get': { request: ConnectionRecordingGetRequest; response: ConnectionRecording };
   'recording-service.v1.connection-recordings.read': { request: ConnectionRecordingReadRequest; response: string };
   'recording-service.v1.storage.used-size': { request: StorageUsedSizeRequest; response: number };
 }
