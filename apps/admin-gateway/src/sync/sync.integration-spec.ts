@@ -562,6 +562,38 @@ describe('/sync client edge', () => {
       expect(kinds(id)).toEqual(['client.register']);
     });
 
+    it('drops what a replaced socket still had queued: a register left in its queue does not take the session back', async () => {
+      const id = identity();
+      const first = await registered(id);
+      await first.client.ok('join', { channelId: 'room-1' });
+      let release!: () => void;
+      const gate = new Promise<void>((r) => (release = r));
+      let held!: () => void;
+      const holding = new Promise<void>((r) => (held = r));
+      fake.onEdge = async (report) => {
+        if (report.kind === 'client.join' && report.channelId === 'room-2') {
+          held();
+          await gate;
+        }
+        return defaultAnswer(report);
+      };
+      void first.client.request('join', { channelId: 'room-2' });
+      await holding;
+      // Queued behind the join in progress, for the socket's next batch (on its own it would be AlreadyRegistered).
+      void first.client.request('register', { token: token(id) });
+      const second = await open();
+      expect((await second.ok('register', { token: token(id) })).resumed).toBe(true);
+      expect((await first.client.closed).code).toBe(SYNC_CLOSE_CODES.replaced);
+      // The join's answer goes nowhere (its socket is closed); what that socket had queued after it
+      // would run next: give it the time to.
+      release();
+      await new Promise((r) => setTimeout(r, 300));
+      // The successor keeps the session: still open, and its requests act on it.
+      expect(second.ws.readyState).toBe(second.ws.OPEN);
+      expect(await second.ok('leave', { channelId: 'room-1' })).toEqual({ channelId: 'room-1' });
+      expect(reportsOf(id).filter((r) => r.kind === 'client.register')).toHaveLength(1);
+    });
+
     it('unregisters at once on an unregister request and closes normally', async () => {
       const { client, id } = await registered();
       await client.ok('join', { channelId: 'room-1' });

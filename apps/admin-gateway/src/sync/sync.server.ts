@@ -178,8 +178,10 @@ export class SyncServer implements OnApplicationBootstrap, BeforeApplicationShut
   /** Works through a socket's queue, one batch of requests after the other. */
   private async drain(socket: SyncSocket): Promise<void> {
     try {
-      // A socket closed on a refused token handles nothing more: what it sent after is dropped unanswered.
-      while (socket.queue.length > 0 && socket.closeIntent !== 'refused') {
+      // A socket the gateway closed (a refused token, replaced by a newer socket of its client,
+      // unregistered, too slow, shutdown) handles nothing more: what it sent after is dropped
+      // unanswered. A register left in a replaced socket's queue would otherwise take the session back.
+      while (socket.queue.length > 0 && socket.closeIntent === null) {
         const frames = socket.queue.splice(0, MAX_BATCH_REQUESTS);
         const again = await runWithCorrelation(undefined, () => this.runBatch(socket, frames));
         socket.queue.unshift(...again);
