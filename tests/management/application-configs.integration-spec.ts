@@ -1,6 +1,6 @@
 /** Application configs and application webhooks on real PostgreSQL: CRUD, OData, change log, uniqueness. */
 import { expectODataError } from '../e2e/http.js';
-import { changeMap, changesOf, q, startManagement, type Harness } from './support.js';
+import { changeMap, changesOf, expectedWebhook, q, startManagement, type Harness } from './support.js';
 
 describe('application configs', () => {
   let h: Harness;
@@ -96,21 +96,7 @@ describe('application configs', () => {
     expect(created.status).toBe(201);
     const id = created.body.id as string;
     // The answer is the created record with its webhooks as written (in the body's order).
-    const hook = (fields: Record<string, unknown>) => ({
-      applicationConfigId: id,
-      name: null,
-      url: null,
-      disabled: false,
-      batch: false,
-      reliable: false,
-      events: null,
-      id: expect.stringMatching(/^[0-9a-f-]{36}$/),
-      createdOn: expect.any(Number),
-      createdBy: expect.any(String),
-      modifiedOn: expect.any(Number),
-      modifiedBy: expect.any(String),
-      ...fields,
-    });
+    const hook = (fields: Record<string, unknown>) => expectedWebhook({ applicationConfigId: id }, fields);
     expect(created.body.webhooks).toEqual([
       hook({ name: 'alpha', url: 'https://example.com/a', events: ['channel.activated'] }),
       hook({ name: 'beta', url: 'https://example.com/b', reliable: true }),

@@ -1,6 +1,6 @@
 /** Channel configs and channel webhooks on real PostgreSQL: nested settings, rules, OData, change log. */
 import { expectODataError } from '../e2e/http.js';
-import { changeMap, changesOf, q, startManagement, type Harness } from './support.js';
+import { changeMap, changesOf, expectedWebhook, q, startManagement, type Harness } from './support.js';
 
 describe('channel configs and channel webhooks', () => {
   let h: Harness;
@@ -182,21 +182,7 @@ describe('channel configs and channel webhooks', () => {
       body: { applicationConfigId: appConfigId, channelIdPattern: 'inline', webhooks: [{ name: 'one', url: 'https://hooks.example.com/1', events: ['channel.activated'] }, { name: 'two', reliable: true }] },
     });
     expect(inline.status).toBe(201);
-    const hook = (fields: Record<string, unknown>) => ({
-      channelConfigId: inline.body.id,
-      name: null,
-      url: null,
-      disabled: false,
-      batch: false,
-      reliable: false,
-      events: null,
-      id: expect.stringMatching(/^[0-9a-f-]{36}$/),
-      createdOn: expect.any(Number),
-      createdBy: expect.any(String),
-      modifiedOn: expect.any(Number),
-      modifiedBy: expect.any(String),
-      ...fields,
-    });
+    const hook = (fields: Record<string, unknown>) => expectedWebhook({ channelConfigId: inline.body.id }, fields);
     expect(inline.body.webhooks).toEqual([hook({ name: 'one', url: 'https://hooks.example.com/1', events: ['channel.activated'] }), hook({ name: 'two', reliable: true })]);
     expect((await h.api('GET', `/ChannelConfigs/${inline.body.id}${q({ $expand: 'webhooks($orderby=name)' })}`)).body).toEqual(inline.body);
     expect((await h.api('GET', `/ChannelConfigs/${inline.body.id}`)).body).toEqual({ ...inline.body, webhooks: null });

@@ -109,3 +109,22 @@ export async function changesOf(h: Harness, entityId: string, key?: string): Pro
 export function changeMap(records: Array<Record<string, any>>, type: string): Record<string, [string | null, string | null]> {
   return Object.fromEntries(records.filter((r) => r.type === type).map((r) => [r.propertyName, [r.oldValue, r.newValue]]));
 }
+
+/** The webhook a create or update answers with: defaults of the record, the audit fields set, `fields` over them. */
+export function expectedWebhook(parent: { applicationConfigId: string } | { channelConfigId: string }, fields: Record<string, unknown>): Record<string, unknown> {
+  return {
+    ...parent,
+    name: null,
+    url: null,
+    disabled: false,
+    batch: false,
+    reliable: false,
+    events: null,
+    id: expect.stringMatching(/^[0-9a-f-]{36}$/),
+    createdOn: expect.any(Number),
+    createdBy: expect.any(String),
+    modifiedOn: expect.any(Number),
+    modifiedBy: expect.any(String),
+    ...fields,
+  };
+}
