@@ -21,6 +21,17 @@ export function bearerToken(authorization: string | string[] | undefined): strin
   return scheme ? header.slice(scheme[0].length).trim() : undefined;
 }
 
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/**
+ * Organization ids are UUIDs, stored lower-cased; an issuer may spell the claim in upper case. The
+ * same organization must scope the caller alike on both interfaces (the registry compares ids as
+ * strings), so a UUID-shaped claim is lower-cased; anything else is kept for the caller to refuse.
+ */
+function canonicalOrganization(claim: string): string {
+  return UUID.test(claim) ? claim.toLowerCase() : claim;
+}
+
 /**
  * OAuth2 access tokens (JWT) checked against the configured issuer's JWKS, audience and expiry.
  * The organization comes from a configurable claim; the operator scope makes an operator credential.
@@ -51,7 +62,7 @@ export class BearerVerifier {
       const operator = scopes.includes(this.settings.oauthOperatorScope);
       const org = payload[this.settings.oauthOrganizationClaim];
       if (!operator && typeof org !== 'string') throw new DomainError('Forbidden', 'The token names no organization.');
-      return { organizationId: typeof org === 'string' ? org : null, operator, principal: payload.sub ?? 'oauth2' };
+      return { organizationId: typeof org === 'string' ? canonicalOrganization(org) : null, operator, principal: payload.sub ?? 'oauth2' };
     } catch (e) {
       if (e instanceof DomainError) throw e;
       if (e instanceof joseErrors.JWKSTimeout) throw new DomainError('Unavailable', 'The token issuer cannot be reached.');
