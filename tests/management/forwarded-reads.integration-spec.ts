@@ -1,5 +1,5 @@
 /**
- * Reads interface B serves from other services (usage-aggregator, recording-service) over NATS:
+ * Reads interface B serves from other services (usage-aggregator, recording-service, webhook-worker) over NATS:
  * 503 while nobody answers, the OData options passed through, tenancy settled before any request.
  * The answering services are faked here on the real NATS with the contract's subjects.
  */
@@ -217,6 +217,49 @@ describe('forwarded reads', () => {
     expectODataError(await h.api('GET', `${channel}${q({ $expand: 'a($expand=b($expand=c))' })}`), 400, 'QueryLimitExceeded', '$expand');
     expectODataError(await h.api('GET', `${channel}${q({ $select: 'id,' })}`), 400, 'QuerySyntaxError', '$select');
     expectODataError(await h.api('GET', `${channel}${q({ $filter: 'ready' })}`), 400, 'QuerySyntaxError', '$filter');
+    expect(seen).toHaveLength(before);
+  });
+
+  /**
+   * What a service binding forwarded options with `parseForwardedQuery` answers to `$expand` on a
+   * record without navigation properties: `*` expands nothing, a name is refused as UnknownProperty.
+   */
+  function expandRefusal(query: Record<string, string> | undefined, entity: string) {
+    const name = (query?.$expand ?? '').split(',').find((n) => n !== '' && n !== '*');
+    if (!name) return undefined;
+    const message = `Unknown navigation property '${name}' in $expand of ${entity}`;
+    return { err: { code: 'ValidationFailed', message, details: [{ field: '$expand', message: `UnknownProperty: ${message}` }] } };
+  }
+
+  it('passes $expand of /Usage and /WebhookDeliveries (lists and single read) through: * expands nothing, a name is 400 UnknownProperty', async () => {
+    const usage = { id: randomUUID(), applicationId, startTimestamp: '2030-01-01T00:00:00Z', endTimestamp: '2030-01-01T01:00:00Z', participantMessages: 1, participantMinutes: [] };
+    const attempt = { id: randomUUID(), deliveryId: randomUUID(), attempt: 1, success: true, final: true };
+    await fake('usage-aggregator.v1.usage.list', (data) => expandRefusal(data.query, 'UsageRecord') ?? { value: [usage] });
+    await fake('webhook-worker.v1.deliveries.list', (data) => expandRefusal(data.query, 'WebhookDelivery') ?? { value: [attempt] });
+    await fake('webhook-worker.v1.deliveries.get', (data) => expandRefusal(data.query, 'WebhookDelivery') ?? attempt);
+    const reads: Array<{ path: string; base: Record<string, string>; answer: unknown }> = [
+      { path: '/Usage', base: { applicationId }, answer: { value: [usage] } },
+      { path: '/WebhookDeliveries', base: {}, answer: { value: [attempt] } },
+      { path: `/WebhookDeliveries/${attempt.id}`, base: {}, answer: attempt },
+    ];
+    for (const { path, base, answer } of reads) {
+      const plain = await h.api('GET', Object.keys(base).length ? `${path}${q(base)}` : path);
+      expect(plain.body).toEqual(answer);
+      const star = await h.api('GET', `${path}${q({ ...base, $expand: '*' })}`);
+      expect(star.status).toBe(200);
+      expect(star.body).toEqual(plain.body);
+      expect(seen.at(-1)!.data.query).toEqual({ $expand: '*' });
+      const nope = await h.api('GET', `${path}${q({ ...base, $expand: 'nope' })}`);
+      expectODataError(nope, 400, 'UnknownProperty', '$expand');
+      expect(nope.body.error.message).toContain("'nope'");
+      expect(seen.at(-1)!.data.query).toEqual({ $expand: 'nope' });
+    }
+    // Grammar and limits are still checked here, before anything is asked.
+    const before = seen.length;
+    for (const { path, base } of reads) {
+      expectODataError(await h.api('GET', `${path}${q({ ...base, $expand: 'a(' })}`), 400, 'QuerySyntaxError', '$expand');
+      expectODataError(await h.api('GET', `${path}${q({ ...base, $expand: 'a($expand=b($expand=c))' })}`), 400, 'QueryLimitExceeded', '$expand');
+    }
     expect(seen).toHaveLength(before);
   });
 

@@ -60,4 +60,17 @@ describe('GET /Usage through management-api', () => {
     expect(all.value.map((r: { startTimestamp: string }) => r.startTimestamp)).toEqual([iso(10)]);
     expect(all.value[0].participantMinutes[0].value.usageParticipantMinutes * MIN).toBe(HOUR);
   });
+
+  it('takes $expand (4.B rule 5), bound by usage-aggregator: * expands nothing, a name is 400 UnknownProperty naming it', async () => {
+    const window = `/Usage?applicationId=${app}&startTimestamp=${at(9)}&endTimestamp=${at(12)}&$count=true`;
+    const plain = await m.api('GET', window);
+    expect(plain.status).toBe(200);
+    const star = await m.api('GET', `${window}&$expand=*`);
+    expect(star.status).toBe(200);
+    expect(star.body).toEqual(plain.body);
+    const nope = await m.api('GET', `${window}&$expand=nope`);
+    expect(nope.status).toBe(400);
+    expect(nope.body.error).toMatchObject({ code: 'UnknownProperty', target: '$expand' });
+    expect(nope.body.error.message).toContain("'nope'");
+  });
 });

@@ -408,13 +408,30 @@ describe('webhook-worker delivers domain events to webhooks', () => {
     // Errors name the option.
     const bad = await list({ $filter: 'nope eq 1' });
     expect(bad.err).toEqual(expect.objectContaining({ code: 'ValidationFailed', details: [expect.objectContaining({ field: '$filter' })] }));
-    expect(bad.err!.message).toMatch(/^UnknownProperty/);
+    expect(bad.err!.details![0]!.message).toMatch(/^UnknownProperty: /);
 
     const id = selected.response && (await list({ $filter: `applicationId eq '${a}'`, $select: 'id' })).response!.value[0]!.id!;
     const one = await natsCall<Partial<WebhookDelivery>>(nc, ns, 'webhook-worker.v1.deliveries.get', { scope: { organizationId: 'org-2', operator: false, principal: 'k' }, id, query: { $select: 'id,url' } });
     expect(one.response).toEqual({ id, url: `${receiver.url}${p}` });
     const hidden = await natsCall(nc, ns, 'webhook-worker.v1.deliveries.get', { scope, id });
     expect(hidden.err?.code).toBe('NotFound');
+
+    // $expand is bound to the attempt's properties, on the list and the single read alike: an attempt has
+    // no navigation properties, so `*` expands nothing (the answer is unchanged) and any name is UnknownProperty.
+    const org2 = { organizationId: 'org-2', operator: false, principal: 'k' };
+    const unexpanded = await list({ $filter: `applicationId eq '${a}'`, $orderby: 'eventType desc' });
+    expect((await list({ $filter: `applicationId eq '${a}'`, $orderby: 'eventType desc', $expand: '*' })).response).toEqual(unexpanded.response);
+    const plainOne = await natsCall<Partial<WebhookDelivery>>(nc, ns, 'webhook-worker.v1.deliveries.get', { scope: org2, id });
+    expect(plainOne.response?.id).toBe(id);
+    expect((await natsCall(nc, ns, 'webhook-worker.v1.deliveries.get', { scope: org2, id, query: { $expand: '*' } })).response).toEqual(plainOne.response);
+    expect((await natsCall(nc, ns, 'webhook-worker.v1.deliveries.get', { scope: org2, id, query: { $select: 'id', $expand: '*' } })).response).toEqual({ id });
+    for (const nope of [await list({ $expand: 'nope' }), await natsCall(nc, ns, 'webhook-worker.v1.deliveries.get', { scope: org2, id, query: { $expand: 'nope' } })]) {
+      expect(nope.err).toEqual(expect.objectContaining({ code: 'ValidationFailed', details: [expect.objectContaining({ field: '$expand' })] }));
+      expect(nope.err!.details![0]!.message).toMatch(/^UnknownProperty: .*'nope'/);
+    }
+    // A single read takes $select and $expand only.
+    const top = await natsCall(nc, ns, 'webhook-worker.v1.deliveries.get', { scope: org2, id, query: { $top: '1' } });
+    expect(top.err).toEqual(expect.objectContaining({ code: 'ValidationFailed', details: [expect.objectContaining({ field: '$top', message: expect.stringMatching(/^QuerySyntaxError: /) })] }));
   });
 
   it('keeps the order of the events of one channel for a webhook', async () => {

@@ -10,3 +10,4 @@ export * from './options.js';
 export * from './evaluate.js';
 export * from './project.js';
 export * from './typeorm.js';
+export * from './forwarded.js';

@@ -9,18 +9,21 @@ import { invalid } from '../common/bodies.js';
 import { checkForwardedQuery, ODataQueryError } from '../common/odata-query.js';
 import { isUuid } from '../common/record-reader.js';
 
-/** Options a forwarded list takes (grammar and limits checked here; names bound by the answering service). */
-export const FORWARDED_LIST_OPTIONS = ['$filter', '$orderby', '$top', '$skip', '$count', '$select'] as const;
-export const FORWARDED_SINGLE_OPTIONS = ['$select'] as const;
-export const FORWARDED_SCALAR_OPTIONS = ['$select', '$expand'] as const;
 /**
- * Recording reads (recording-service) take `$expand` too, lists and single reads alike (4.B rules 4
- * and 5): recording-service binds `$select` and `$expand` names to the record's properties, and a
- * recording has no navigation properties, so any `$expand` name is a 400 UnknownProperty, as on
- * every other entity set without navigations (`*` expands nothing).
+ * Options the forwarded reads take (4.B rules 4 and 5), grammar and limits checked here; the
+ * answering service (recording-service, usage-aggregator, webhook-worker) binds the names to the
+ * record's properties with `@switchboard/odata` (`parseForwardedQuery`). None of these records has
+ * navigation properties, so any `$expand` name is a 400 UnknownProperty, as on every other entity
+ * set without navigations, and `$expand=*` expands nothing.
  */
-export const RECORDING_LIST_OPTIONS = [...FORWARDED_LIST_OPTIONS, '$expand'] as const;
-export const RECORDING_SINGLE_OPTIONS = ['$select', '$expand'] as const;
+export const FORWARDED_LIST_OPTIONS = ['$filter', '$orderby', '$top', '$skip', '$count', '$select', '$expand'] as const;
+export const FORWARDED_SINGLE_OPTIONS = ['$select', '$expand'] as const;
+export const FORWARDED_SCALAR_OPTIONS = ['$select', '$expand'] as const;
+
+/** OpenAPI: how the answering service binds `$select` and `$expand` of a forwarded read of `record`s. */
+export function forwardedNamesDoc(record: string): string {
+  return ` \`$select\` and \`$expand\` name properties of the ${record} (an unknown name is a 400 \`UnknownProperty\`); a ${record} has no navigation properties, so \`$expand\` accepts no name (\`*\` expands nothing).`;
+}
 
 /**
  * Interface B reads served by other services over NATS: `usage-aggregator` and `recording-service`
@@ -52,17 +55,17 @@ export class ForwardedReadsService {
   }
 
   /** The list options to pass through, grammar and limits checked. */
-  listOptions(query: QueryParams | undefined, what: string, allowed: readonly string[] = FORWARDED_LIST_OPTIONS): ForwardedQueryOptions {
-    return checkForwardedQuery(query, allowed, what).options as ForwardedQueryOptions;
+  listOptions(query: QueryParams | undefined, what: string): ForwardedQueryOptions {
+    return checkForwardedQuery(query, FORWARDED_LIST_OPTIONS, what).options as ForwardedQueryOptions;
   }
 
   /**
-   * The options of a single-record read (`$select`, and `$expand` where `allowed` says so), grammar
+   * The options of a single-record read (`$select` and `$expand`), grammar
    * and limits checked, passed through to the answering service, which binds the names to the
    * record's properties (an unknown one is its UnknownProperty, see `downstreamQueryError`).
    */
-  singleQueryOptions(query: QueryParams | undefined, what: string, allowed: readonly string[] = FORWARDED_SINGLE_OPTIONS): ForwardedQueryOptions {
-    return checkForwardedQuery(query, allowed, what).options as ForwardedQueryOptions;
+  singleQueryOptions(query: QueryParams | undefined, what: string): ForwardedQueryOptions {
+    return checkForwardedQuery(query, FORWARDED_SINGLE_OPTIONS, what).options as ForwardedQueryOptions;
   }
 
   /** Scalar reads take `$select` and `$expand` (4.B "numeric reads"); they have nothing to select: checked, then ignored. */

@@ -15,14 +15,13 @@ import type { QueryParams } from '@switchboard/odata';
 import { ApiDoc } from '@switchboard/service-kit';
 import { CurrentCaller, type Caller } from '../auth/caller.js';
 import { API_VERSION_DOC, LIST_QUERY_DOC, SINGLE_QUERY_DOC } from '../common/odata-query.js';
-import { ForwardedReadsService, listEnvelope, RECORDING_LIST_OPTIONS, RECORDING_SINGLE_OPTIONS, uuidParam, withQuery } from './forwarded-reads.service.js';
+import { FORWARDED_LIST_OPTIONS, FORWARDED_SINGLE_OPTIONS, forwardedNamesDoc, ForwardedReadsService, listEnvelope, uuidParam, withQuery } from './forwarded-reads.service.js';
 
 const FORWARDED = (service: string, subject: string) =>
   `Answered by ${service} (\`${subject}\`) with the OData options passed through. 404 when the application (or the recording) is not the organization's; 503 when ${service} is down, 504 when it is slow.`;
-const NAMES =
-  ' `$select` and `$expand` name properties of the recording (an unknown name is a 400 `UnknownProperty`); a recording has no navigation properties, so `$expand` accepts no name (`*` expands nothing).';
-const LIST_DOC = LIST_QUERY_DOC.filter((q) => (RECORDING_LIST_OPTIONS as readonly string[]).includes(q.name) || q.name === 'api-version');
-const SELECT_DOC = SINGLE_QUERY_DOC.filter((q) => (RECORDING_SINGLE_OPTIONS as readonly string[]).includes(q.name) || q.name === 'api-version');
+const NAMES = forwardedNamesDoc('recording');
+const LIST_DOC = LIST_QUERY_DOC.filter((q) => (FORWARDED_LIST_OPTIONS as readonly string[]).includes(q.name) || q.name === 'api-version');
+const SELECT_DOC = SINGLE_QUERY_DOC.filter((q) => (FORWARDED_SINGLE_OPTIONS as readonly string[]).includes(q.name) || q.name === 'api-version');
 const SCALAR_DOC = SINGLE_QUERY_DOC;
 const EmptyObject = Type.Object({}, { $id: 'EmptyObject', additionalProperties: false, description: 'An empty object.' });
 
@@ -43,7 +42,7 @@ export class ChannelRecordingsController {
     query: LIST_DOC,
   })
   async list(@CurrentCaller() caller: Caller, @Param('applicationId') applicationId: string, @Query() query: QueryParams) {
-    const options = this.reads.listOptions(query, 'ChannelRecordings', RECORDING_LIST_OPTIONS);
+    const options = this.reads.listOptions(query, 'ChannelRecordings');
     await this.reads.ownApplication(caller, applicationId);
     return listEnvelope(await this.reads.request(ManagementReadSubjects.channelRecordingsList, { scope: this.reads.scope(caller), applicationId, query: options }));
   }
@@ -64,7 +63,7 @@ export class ChannelRecordingsController {
     @Param('channelRecordingId') recordingId: string,
     @Query() query: QueryParams,
   ) {
-    const options = this.reads.singleQueryOptions(query, 'a channel recording read', RECORDING_SINGLE_OPTIONS);
+    const options = this.reads.singleQueryOptions(query, 'a channel recording read');
     const ref = await this.ref(caller, applicationId, channelId, recordingId);
     return this.reads.request(ManagementReadSubjects.channelRecordingGet, withQuery(ref, options));
   }
@@ -146,7 +145,7 @@ export class ConnectionRecordingsController {
     query: LIST_DOC,
   })
   async list(@CurrentCaller() caller: Caller, @Param('applicationId') applicationId: string, @Query() query: QueryParams) {
-    const options = this.reads.listOptions(query, 'ConnectionRecordings', RECORDING_LIST_OPTIONS);
+    const options = this.reads.listOptions(query, 'ConnectionRecordings');
     await this.reads.ownApplication(caller, applicationId);
     return listEnvelope(await this.reads.request(ManagementReadSubjects.connectionRecordingsList, { scope: this.reads.scope(caller), applicationId, query: options }));
   }
@@ -161,7 +160,7 @@ export class ConnectionRecordingsController {
     query: SELECT_DOC,
   })
   async get(@CurrentCaller() caller: Caller, @Param('applicationId') applicationId: string, @Param('connectionRecordingId') recordingId: string, @Query() query: QueryParams) {
-    const options = this.reads.singleQueryOptions(query, 'a connection recording read', RECORDING_SINGLE_OPTIONS);
+    const options = this.reads.singleQueryOptions(query, 'a connection recording read');
     return this.reads.request(ManagementReadSubjects.connectionRecordingGet, withQuery(await this.ref(caller, applicationId, recordingId), options));
   }
 

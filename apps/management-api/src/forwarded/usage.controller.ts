@@ -6,7 +6,7 @@ import { CurrentCaller, type Caller } from '../auth/caller.js';
 import { invalid } from '../common/bodies.js';
 import { LIST_QUERY_DOC } from '../common/odata-query.js';
 import { singleParam } from '../common/parent-param.js';
-import { FORWARDED_LIST_OPTIONS, ForwardedReadsService, listEnvelope, timestampParam } from './forwarded-reads.service.js';
+import { FORWARDED_LIST_OPTIONS, forwardedNamesDoc, ForwardedReadsService, listEnvelope, timestampParam } from './forwarded-reads.service.js';
 
 @Controller('Usage')
 export class UsageController {
@@ -17,7 +17,8 @@ export class UsageController {
     summary: 'Usage records of an application',
     description:
       'Answered by usage-aggregator (`usage-aggregator.v1.usage.list`) with the OData options passed through. `startTimestamp` (inclusive) and `endTimestamp` (exclusive) are Unix ms. ' +
-      '404 when the application is not the organization\'s; 503 when the usage service is down, 504 when it is slow.',
+      '404 when the application is not the organization\'s; 503 when the usage service is down, 504 when it is slow.' +
+      forwardedNamesDoc('usage record'),
     tags: ['Usage'],
     response: UsageRecordList,
     errors: [404, 503, 504],

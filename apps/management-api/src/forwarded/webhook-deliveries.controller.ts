@@ -4,11 +4,12 @@ import type { QueryParams } from '@switchboard/odata';
 import { ApiDoc } from '@switchboard/service-kit';
 import { CurrentCaller, type Caller } from '../auth/caller.js';
 import { API_VERSION_DOC, LIST_QUERY_DOC, SINGLE_QUERY_DOC } from '../common/odata-query.js';
-import { FORWARDED_LIST_OPTIONS, FORWARDED_SINGLE_OPTIONS, ForwardedReadsService, listEnvelope, uuidParam } from './forwarded-reads.service.js';
+import { FORWARDED_LIST_OPTIONS, FORWARDED_SINGLE_OPTIONS, forwardedNamesDoc, ForwardedReadsService, listEnvelope, uuidParam } from './forwarded-reads.service.js';
 
 const tags = ['Webhook deliveries'];
 const WebhookDeliveryList = listOf(WebhookDelivery);
 const SERVED = 'Answered by webhook-worker (`webhook-worker.v1.deliveries.*`); 503 when it is down, 504 when it is slow.';
+const NAMES = forwardedNamesDoc('delivery attempt');
 
 /**
  * The webhook delivery log (`/WebhookDeliveries`, messaging/webhooks.ts): one entity per attempt,
@@ -21,7 +22,7 @@ export class WebhookDeliveriesController {
   @Get()
   @ApiDoc({
     summary: "List the organization's webhook delivery attempts",
-    description: `One record per attempt (retries share \`deliveryId\`); newest first without \`$orderby\`. ${SERVED}`,
+    description: `One record per attempt (retries share \`deliveryId\`); newest first without \`$orderby\`. ${SERVED}${NAMES}`,
     tags,
     response: WebhookDeliveryList,
     errors: [503, 504],
@@ -35,7 +36,7 @@ export class WebhookDeliveriesController {
   @Get(':id')
   @ApiDoc({
     summary: 'Get one webhook delivery attempt',
-    description: SERVED,
+    description: SERVED + NAMES,
     tags,
     response: WebhookDelivery,
     errors: [404, 503, 504],

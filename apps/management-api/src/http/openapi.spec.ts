@@ -58,6 +58,14 @@ describe('OpenAPI document', () => {
     expect(JSON.stringify(kick.requestBody)).toContain('KickUserPayload');
     const list = doc.paths['/ApplicationConfigs']!.get as { parameters: Array<{ name: string }> };
     expect(list.parameters.map((p) => p.name)).toEqual(['$filter', '$orderby', '$top', '$skip', '$count', '$select', '$expand', 'api-version']);
+    // The forwarded reads take $expand too (4.B rules 4 and 5), bound by the answering service.
+    const params = (path: string) => (doc.paths[path]!.get as { parameters: Array<{ name: string }> }).parameters.map((p) => p.name);
+    const forwardedLists = ['/Usage', '/WebhookDeliveries', '/ChannelRecordings/{applicationId}', '/ConnectionRecordings/{applicationId}'];
+    for (const path of forwardedLists) expect(params(path)).toEqual(expect.arrayContaining(['$filter', '$orderby', '$top', '$skip', '$count', '$select', '$expand']));
+    for (const path of ['/WebhookDeliveries/{id}', '/ChannelRecordings/{applicationId}/{channelId}/{channelRecordingId}', '/ConnectionRecordings/{applicationId}/{connectionRecordingId}']) {
+      expect(params(path).filter((n) => n.startsWith('$'))).toEqual(['$select', '$expand']);
+    }
+    for (const path of [...forwardedLists, '/WebhookDeliveries/{id}']) expect((doc.paths[path]!.get as { description: string }).description).toContain('`*` expands nothing');
     for (const schema of ['ApplicationConfig', 'ApplicationConfigList', 'ChannelConfig', 'ODataError', 'ClaimsPayload', 'StringValueResponse', 'ManagementChannelRecording']) {
       expect(doc.components.schemas).toHaveProperty(schema);
     }

@@ -1,5 +1,15 @@
-import { DomainError, type ODataOptions } from '@switchboard/contracts';
-import { applyODataQuery, defineEntityModel, executeCount, ODataError, parseQueryOptions, projectRecord, type EntityModel, type ODataQuery, type PropertySpec } from '@switchboard/odata';
+import type { ODataOptions } from '@switchboard/contracts';
+import {
+  applyODataQuery,
+  defineEntityModel,
+  executeCount,
+  parseForwardedQuery,
+  projectRecord,
+  withForwardedQueryErrors,
+  type EntityModel,
+  type ODataQuery,
+  type PropertySpec,
+} from '@switchboard/odata';
 import type { DataSource } from 'typeorm';
 
 const col = (name: string, kind: PropertySpec['kind'], column: string): PropertySpec => ({ name, kind, column });
@@ -65,25 +75,9 @@ export const ConnectionRecordingModel: EntityModel = defineEntityModel({
   properties: connectionProperties,
 });
 
-/** ODataError -> ValidationFailed naming the option (the OData code rides in the detail message). */
-export function toValidationError(e: ODataError): DomainError {
-  return new DomainError('ValidationFailed', e.message, [{ field: e.target, message: `${e.code}: ${e.message}` }], e.target);
-}
-
+/** The forwarded options bound to `model` (`@switchboard/odata` `parseForwardedQuery`: single reads take `$select` and `$expand`). */
 export function parseOptions(options: ODataOptions | undefined, model: EntityModel, single: boolean): ODataQuery {
-  const params: Record<string, string> = {};
-  for (const [k, v] of Object.entries(options ?? {})) if (typeof v === 'string') params[k] = v;
-  if (single) {
-    for (const k of Object.keys(params)) {
-      if (k !== '$select' && k !== '$expand') throw new DomainError('ValidationFailed', `${k} is not supported on a single-record read.`, [{ field: k, message: 'QuerySyntaxError: only $select and $expand' }], k);
-    }
-  }
-  try {
-    return parseQueryOptions(params, model);
-  } catch (e) {
-    if (e instanceof ODataError) throw toValidationError(e);
-    throw e;
-  }
+  return parseForwardedQuery(options, model, single);
 }
 
 /**
@@ -99,15 +93,10 @@ export async function odataPage(
 ): Promise<{ ids: string[]; count?: number }> {
   const qb = ds.createQueryBuilder().select('r.id', 'id').from(model.table!, 'r').where(where.sql, where.params);
   if (query.orderBy.length === 0) qb.orderBy('r.start_timestamp', 'DESC');
-  try {
-    const applied = applyODataQuery(qb, query, model, 'r');
-    const rows = (await applied.query.getRawMany()) as Array<{ id: string }>;
-    const count = applied.countQuery ? await executeCount(applied.countQuery) : undefined;
-    return count === undefined ? { ids: rows.map((r) => r.id) } : { ids: rows.map((r) => r.id), count };
-  } catch (e) {
-    if (e instanceof ODataError) throw toValidationError(e);
-    throw e;
-  }
+  const applied = withForwardedQueryErrors(() => applyODataQuery(qb, query, model, 'r'));
+  const rows = (await applied.query.getRawMany()) as Array<{ id: string }>;
+  const count = applied.countQuery ? await executeCount(applied.countQuery) : undefined;
+  return count === undefined ? { ids: rows.map((r) => r.id) } : { ids: rows.map((r) => r.id), count };
 }
 
 export function project(record: Record<string, unknown>, query: ODataQuery, model: EntityModel): Record<string, unknown> {

@@ -8,16 +8,7 @@ import {
   type UsageParticipantMinutesEntry,
   type UsageRecord,
 } from '@switchboard/contracts';
-import {
-  applyODataQuery,
-  executeCount,
-  ODataError,
-  parseQueryOptions,
-  projectRecord,
-  selectModelRecords,
-  type ODataQuery,
-  type QueryParams,
-} from '@switchboard/odata';
+import { applyODataQuery, executeCount, parseForwardedQuery, projectRecord, selectModelRecords, withForwardedQueryErrors } from '@switchboard/odata';
 import { DataSource, type SelectQueryBuilder } from 'typeorm';
 import { ceilHour, floorHour, HOUR_MS } from './hour-split.js';
 import { usageRecordModel } from './usage-record.model.js';
@@ -125,7 +116,8 @@ export class UsageQueryService {
   private async records(window: UsageWindow, options: Options, now: number): Promise<{ value: Array<Partial<UsageRecord>>; count?: number }> {
     const { organizationId, operator } = window.scope;
     if (organizationId === null && !operator) throw new DomainError('Forbidden', 'Usage belongs to an organization; the caller has none.');
-    const query = parseOptions(options);
+    // Bound to the usage record; it has no navigation properties: any `$expand` name is UnknownProperty, `*` expands nothing.
+    const query = parseForwardedQuery(options, usageRecordModel);
     if (window.end <= window.start) return query.count ? { value: [], count: 0 } : { value: [] };
 
     const from = floorHour(window.start);
@@ -143,7 +135,7 @@ export class UsageQueryService {
       }) as SelectQueryBuilder<Rec>;
     const toRecord = selectModelRecords(qb, usageRecordModel, ALIAS);
     if (query.orderBy.length === 0) qb.addOrderBy(`"${ALIAS}"."start_timestamp"`, 'ASC');
-    const { query: page, countQuery } = guard(() => applyODataQuery(qb, query, usageRecordModel, ALIAS));
+    const { query: page, countQuery } = withForwardedQueryErrors(() => applyODataQuery(qb, query, usageRecordModel, ALIAS));
     const rows = (await page.getRawMany()) as Rec[];
     const value = rows.map((raw) => projectRecord(toUsageRecord(toRecord(raw)) as unknown as Rec, query) as Partial<UsageRecord>);
     if (!countQuery) return { value };
@@ -165,20 +157,4 @@ function toUsageRecord(r: Rec): UsageRecord {
     participantMessages: Number(r.participantMessages ?? 0),
     participantMinutes,
   };
-}
-
-/** The forwarded `$` options, parsed against the usage model; a refusal names the option and the OData code. */
-function parseOptions(options: Options): ODataQuery {
-  const params: QueryParams = {};
-  for (const [key, value] of Object.entries(options)) if (value !== undefined) params[key] = String(value);
-  return guard(() => parseQueryOptions(params, usageRecordModel));
-}
-
-function guard<T>(fn: () => T): T {
-  try {
-    return fn();
-  } catch (e) {
-    if (e instanceof ODataError) throw new DomainError('ValidationFailed', e.message, [{ field: e.target, message: `${e.code}: ${e.message}` }], e.target);
-    throw e;
-  }
 }

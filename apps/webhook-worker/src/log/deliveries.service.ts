@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DomainError, type CallerScope, type ForwardedQueryOptions, type ODataListResponse, type WebhookDelivery, type WebhookDeliveryReplayResult } from '@switchboard/contracts';
-import { applyODataQuery, executeCount, ODataError, parseQueryOptions, projectRecord, selectModelRecords, type ODataQuery, type QueryParams } from '@switchboard/odata';
+import { applyODataQuery, executeCount, parseForwardedQuery, projectRecord, selectModelRecords, withForwardedQueryErrors } from '@switchboard/odata';
 import { randomUUID } from 'node:crypto';
 import { DataSource, type SelectQueryBuilder } from 'typeorm';
 import { DeliveryQueue, withTimeout } from '../delivery/delivery-queue.js';
@@ -12,25 +12,15 @@ import { WEBHOOK_DELIVERY_TABLE, webhookDeliveryModel } from './webhook-delivery
 
 const ALIAS = 'a';
 
-/** An OData query error as it crosses NATS (see interface-b/management-messaging.ts). */
-function queryError(e: ODataError): DomainError {
-  return new DomainError('ValidationFailed', `${e.code}: ${e.message}`, [{ field: e.target, message: e.message }], e.target);
-}
-
-function parse(query: QueryParams): ODataQuery {
-  try {
-    return parseQueryOptions(query, webhookDeliveryModel);
-  } catch (e) {
-    if (e instanceof ODataError) throw queryError(e);
-    throw e;
-  }
-}
-
 export function canSee(scope: CallerScope, organizationId: string): boolean {
   return scope.operator || (scope.organizationId !== null && scope.organizationId === organizationId);
 }
 
-/** The `/WebhookDeliveries` entity set: list, read, replay (see messaging/webhooks.ts). */
+/**
+ * The `/WebhookDeliveries` entity set: list, read, replay (see messaging/webhooks.ts). The OData
+ * options are bound to the attempt's properties (`parseForwardedQuery`); an attempt has no
+ * navigation properties, so any `$expand` name is UnknownProperty and `$expand=*` expands nothing.
+ */
 @Injectable()
 export class DeliveriesService {
   constructor(
@@ -51,11 +41,11 @@ export class DeliveriesService {
   }
 
   async list(scope: CallerScope, options: ForwardedQueryOptions): Promise<ODataListResponse<WebhookDelivery>> {
-    const query = parse(options as QueryParams);
+    const query = parseForwardedQuery(options, webhookDeliveryModel);
     const { qb, toRecord } = this.base(scope);
     // Newest first unless the caller orders (the key is added as the last sort item either way).
     if (query.orderBy.length === 0) qb.orderBy(`"${ALIAS}"."attempted_on"`, 'DESC');
-    const applied = applyODataQuery(qb, query, webhookDeliveryModel, ALIAS);
+    const applied = withForwardedQueryErrors(() => applyODataQuery(qb, query, webhookDeliveryModel, ALIAS));
     const rows = (await applied.query.getRawMany()) as Array<Record<string, unknown>>;
     const value = rows.map((raw) => projectRecord(toRecord(raw), query, webhookDeliveryModel) as WebhookDelivery);
     if (!applied.countQuery) return { value };
@@ -63,12 +53,7 @@ export class DeliveriesService {
   }
 
   async get(scope: CallerScope, id: string, options: ForwardedQueryOptions | undefined): Promise<Partial<WebhookDelivery>> {
-    for (const key of Object.keys(options ?? {})) {
-      if (key.toLowerCase() !== '$select') {
-        throw new DomainError('ValidationFailed', `QuerySyntaxError: ${key} is not supported on a single-record read; supported: $select.`, [{ field: key, message: `${key} is not supported here` }], key);
-      }
-    }
-    const query = parse(options?.$select !== undefined ? { $select: options.$select } : {});
+    const query = parseForwardedQuery(options, webhookDeliveryModel, true);
     const { qb, toRecord } = this.base(scope);
     qb.andWhere(`"${ALIAS}"."id" = :attemptId`, { attemptId: id }).limit(1);
     const raw = (await qb.getRawOne()) as Record<string, unknown> | undefined;

@@ -15,11 +15,12 @@
  *     (another organization's application answers 404 there, before any request); the answering
  *     service may rely on it and must still scope by application id;
  *   - `query` carries the client's OData options verbatim (lower-case `$` names, values as
- *     written, URL-decoded): the list options on lists, `$select` and `$expand` on the single
- *     reads of a recording (absent when the client gave none). management-api has checked their
- *     grammar and limits; the answering service binds them to its own entity model with
- *     `@switchboard/odata` and answers an unknown property (an `$expand` name included: the
- *     recordings have no navigation properties) as a WireError `{ code: 'ValidationFailed',
+ *     written, URL-decoded): the list options (`$expand` included) on lists, `$select` and
+ *     `$expand` on the single reads of a recording (absent when the client gave none).
+ *     management-api has checked their grammar and limits; the answering service binds them to
+ *     its own entity model with `@switchboard/odata` (`parseForwardedQuery`) and answers an
+ *     unknown property (an `$expand` name included: neither recordings nor usage records have
+ *     navigation properties; `*` expands nothing) as a WireError `{ code: 'ValidationFailed',
  *     message, details: [{ field: <option>, message: '<OData code>: <message>' }] }` (the OData code
  *     such as `UnknownProperty` cannot cross NATS: `ErrorCode` lacks it);
  *   - a missing recording is a `NotFound` WireError; nobody answering is turned into a 503, a

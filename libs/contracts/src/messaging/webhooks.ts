@@ -42,18 +42,19 @@
  * (`eventId`/`eventType` are those of the first event; `eventIds` lists all, `eventCount` counts them).
  *
  * Suggested routes on management-api (interface B): GET `/WebhookDeliveries` (list, OData options),
- * GET `/WebhookDeliveries/{id}` (`$select` only), POST `/WebhookDeliveries/{id}/Replay`.
+ * GET `/WebhookDeliveries/{id}` (`$select` and `$expand`), POST `/WebhookDeliveries/{id}/Replay`.
  *
  * - `webhook-worker.v1.deliveries.list`   `WebhookDeliveriesListRequest` `{ scope, query }` ->
  *   `ODataListResponse<WebhookDelivery>` `{ value, '@odata.count'? }`. `query` holds the client's
- *   OData options verbatim (`$filter $orderby $top $skip $count $select`; `$expand` is refused: the
- *   entity has no navigation property), checked by management-api for grammar and limits
- *   (`checkForwardedQuery`) and bound here to the entity model with `@switchboard/odata`. With no
- *   `$orderby` the newest attempts come first (`attemptedOn desc`, then `id`). A query error
- *   answers `{ code: 'ValidationFailed', message, details: [{ field: <option>, message }] }` (the
- *   OData code, e.g. `UnknownProperty`, is the start of `message`).
+ *   OData options verbatim (`$filter $orderby $top $skip $count $select $expand`), checked by
+ *   management-api for grammar and limits (`checkForwardedQuery`) and bound here to the entity
+ *   model with `@switchboard/odata` (`parseForwardedQuery`). The entity has no navigation property:
+ *   any `$expand` name is `UnknownProperty`, `$expand=*` expands nothing. With no `$orderby` the
+ *   newest attempts come first (`attemptedOn desc`, then `id`). A query error answers
+ *   `{ code: 'ValidationFailed', message, details: [{ field: <option>, message: '<OData code>: <message>' }] }`
+ *   (the OData code, e.g. `UnknownProperty`, starts the detail message, as on the other forwarded reads).
  * - `webhook-worker.v1.deliveries.get`    `WebhookDeliveryGetRequest` `{ scope, id, query }` ->
- *   `WebhookDelivery` (projected by `query.$select`), or `NotFound`.
+ *   `WebhookDelivery` (projected by `query.$select`; `$expand` bound as on the list), or `NotFound`.
  * - `webhook-worker.v1.deliveries.replay` `WebhookDeliveryReplayRequest` `{ scope, id }` (the id of
  *   any attempt of the delivery) -> `WebhookDeliveryReplayResult` `{ deliveryId, replayOf }`: a NEW
  *   delivery (new `webhook-id`, attempt series from 1, the same event payload) to the webhook's
@@ -237,7 +238,7 @@ export type WebhookDeliveriesListRequest = Static<typeof WebhookDeliveriesListRe
 export const WebhookDeliveryGetRequest = record(
   'WebhookDeliveryGetRequest',
   { scope: CallerScope, id: Uuid(), query: Type.Optional(ForwardedQueryOptions) },
-  'Read one delivery attempt (GET /WebhookDeliveries/{id}); only `$select` applies.',
+  'Read one delivery attempt (GET /WebhookDeliveries/{id}); only `$select` and `$expand` apply.',
 );
 export type WebhookDeliveryGetRequest = Static<typeof WebhookDeliveryGetRequest>;
 
