@@ -14,6 +14,7 @@ import { ApplicationsRpc } from './application-configs/applications.rpc.js';
 import { ApplicationWebhooksService } from './application-webhooks/application-webhooks.service.js';
 import { WebhooksResolverService } from './application-webhooks/webhooks-resolver.service.js';
 import { WebhooksRpc } from './application-webhooks/webhooks.rpc.js';
+import { ChangeNoticeConsumer } from './change-records/change-notice.consumer.js';
 import { ChannelRecordingSettingsRpc } from './channel-configs/channel-recording-settings.rpc.js';
 import { AuthGuard } from './auth/auth.guard.js';
 import { KnownOrganizations } from './auth/known-organizations.js';
@@ -50,6 +51,7 @@ class ManagementModule {
         ApplicationActionsService,
         ApplicationEvents,
         ApplicationWebhooksService,
+        ChangeNoticeConsumer,
         ChannelConfigsService,
         ChannelWebhooksService,
         WebhookTargets,

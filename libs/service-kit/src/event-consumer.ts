@@ -1,7 +1,7 @@
 import { AckPolicy, DeliverPolicy, JetStreamApiCodes, JetStreamApiError, ReplayPolicy, jetstream, jetstreamManager, type ConsumerMessages, type JetStreamManager } from '@nats-io/jetstream';
 import { nanos, type NatsConnection } from '@nats-io/transport-node';
-import { eventStreamName, eventSubject } from '@switchboard/contracts';
-import { ensureEventStream } from './event-stream.js';
+import { changeStreamName, changeSubject, eventStreamName, eventSubject } from '@switchboard/contracts';
+import { ensureChangeStream, ensureEventStream } from './event-stream.js';
 import type { JsonLogger } from './logger.js';
 
 /** A durable pull consumer of the domain event stream, shared by every replica of a service. */
@@ -17,6 +17,28 @@ export interface EventConsumerSpec {
   maxAckPending: number;
 }
 
+/**
+ * The stream a consumer reads: the domain event stream unless a loop says otherwise (the change
+ * notice stream, `changeStreamOf`).
+ */
+export interface ConsumedStream {
+  name: string;
+  /** The consumer's filter subject. */
+  filterSubject: string;
+  /** Makes sure the stream exists (called before the consumer is ensured at every attachment). */
+  ensure(jsm: JetStreamManager): Promise<unknown>;
+}
+
+/** The domain event stream of a namespace, as a ConsumedStream (the default of every consumer). */
+export function eventStreamOf(namespace: string): ConsumedStream {
+  return { name: eventStreamName(namespace), filterSubject: eventSubject(namespace, '>'), ensure: (jsm) => ensureEventStream(jsm, namespace) };
+}
+
+/** The change notice stream of a namespace (contracts `changes.ts`), as a ConsumedStream. */
+export function changeStreamOf(namespace: string): ConsumedStream {
+  return { name: changeStreamName(namespace), filterSubject: changeSubject(namespace, '>'), ensure: (jsm) => ensureChangeStream(jsm, namespace) };
+}
+
 function isCode(e: unknown, code: number): boolean {
   return e instanceof JetStreamApiError && e.code === code;
 }
@@ -28,8 +50,8 @@ function isCode(e: unknown, code: number): boolean {
  * its delivery state; its ack wait, max deliver and max ack pending are brought to `spec` when they
  * differ. Race-safe: replicas ensuring it at the same moment all succeed.
  */
-export async function ensureEventConsumer(jsm: JetStreamManager, namespace: string, spec: EventConsumerSpec): Promise<void> {
-  const stream = eventStreamName(namespace);
+export async function ensureEventConsumer(jsm: JetStreamManager, namespace: string, spec: EventConsumerSpec, consumed: ConsumedStream = eventStreamOf(namespace)): Promise<void> {
+  const stream = consumed.name;
   const mutable = { ack_wait: nanos(spec.ackWaitMs), max_deliver: spec.maxDeliver, max_ack_pending: spec.maxAckPending };
   try {
     const c = (await jsm.consumers.info(stream, spec.name)).config;
@@ -47,7 +69,7 @@ export async function ensureEventConsumer(jsm: JetStreamManager, namespace: stri
       ack_policy: AckPolicy.Explicit,
       deliver_policy: DeliverPolicy.All,
       replay_policy: ReplayPolicy.Instant,
-      filter_subject: eventSubject(namespace, '>'),
+      filter_subject: consumed.filterSubject,
       ...mutable,
     });
   } catch (e) {
@@ -66,6 +88,8 @@ export interface EventConsumerLoopOptions {
   /** The NATS connection to pull on (awaited at every attachment). */
   connection: () => Promise<NatsConnection>;
   logger: JsonLogger;
+  /** The stream to consume (default: the domain event stream of `namespace`). */
+  stream?: ConsumedStream;
 }
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms).unref());
@@ -115,14 +139,15 @@ export class EventConsumerLoop {
 
   private async run(): Promise<void> {
     const { namespace, spec, logger } = this.options;
-    const stream = eventStreamName(namespace);
+    const consumed = this.options.stream ?? eventStreamOf(namespace);
+    const stream = consumed.name;
     let failures = 0;
     while (!this.stopping) {
       try {
         const nc = await this.options.connection();
         const jsm = await jetstreamManager(nc);
-        await ensureEventStream(jsm, namespace);
-        await ensureEventConsumer(jsm, namespace, spec);
+        await consumed.ensure(jsm);
+        await ensureEventConsumer(jsm, namespace, spec, consumed);
         const consumer = await jetstream(nc).consumers.get(stream, spec.name);
         const messages = await consumer.consume({ max_messages: this.options.maxMessages });
         this.messages = messages;

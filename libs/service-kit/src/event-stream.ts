@@ -1,6 +1,6 @@
-import { DiscardPolicy, JetStreamApiCodes, JetStreamApiError, RetentionPolicy, StorageType, type JetStreamManager, type StreamConfig } from '@nats-io/jetstream';
+import { DiscardPolicy, JetStreamApiCodes, JetStreamApiError, RetentionPolicy, StorageType, type JetStreamManager, type StreamConfig, type StreamInfo } from '@nats-io/jetstream';
 import { millis, nanos } from '@nats-io/transport-node';
-import { eventStreamName, eventStreamSettings } from '@switchboard/contracts';
+import { changeStreamSettings, eventStreamName, eventStreamSettings } from '@switchboard/contracts';
 
 /** Limits of the domain event stream; defaults from the contract's `eventStreamSettings`. */
 export interface EventStreamLimits {
@@ -44,23 +44,10 @@ export interface EnsureEventStreamOptions {
  */
 export async function ensureEventStream(jsm: JetStreamManager, namespace: string, options: EnsureEventStreamOptions = {}): Promise<'created' | 'existing' | 'updated'> {
   const wanted = eventStreamConfig(namespace, options.limits);
-  let info;
-  try {
-    info = await jsm.streams.info(wanted.name);
-  } catch (e) {
-    if (!isStreamNotFound(e)) throw e;
-    try {
-      await jsm.streams.add(wanted);
-      return 'created';
-    } catch (addError) {
-      // Another replica or service created it in between: use theirs.
-      info = await jsm.streams.info(wanted.name).catch(() => {
-        throw addError;
-      });
-    }
-  }
+  const { info, created } = await createOrInfo(jsm, wanted);
+  if (created) return 'created';
   if (!options.enforce) return 'existing';
-  const c = info.config;
+  const c = info!.config;
   const subjectsDiffer = wanted.subjects.some((s) => !(c.subjects ?? []).includes(s));
   if (c.max_age === wanted.max_age && c.duplicate_window === wanted.duplicate_window && !subjectsDiffer) return 'existing';
   await jsm.streams.update(wanted.name, {
@@ -69,6 +56,50 @@ export async function ensureEventStream(jsm: JetStreamManager, namespace: string
     duplicate_window: wanted.duplicate_window,
   });
   return 'updated';
+}
+
+/** A stream's info, or the stream created as `wanted` when missing (race-safe: another creator's stream is used). */
+async function createOrInfo(jsm: JetStreamManager, wanted: Partial<StreamConfig> & { name: string }): Promise<{ info?: StreamInfo; created: boolean }> {
+  let info;
+  try {
+    info = await jsm.streams.info(wanted.name);
+  } catch (e) {
+    if (!isStreamNotFound(e)) throw e;
+    try {
+      await jsm.streams.add(wanted);
+      return { created: true };
+    } catch (addError) {
+      // Another replica or service created it in between: use theirs.
+      info = await jsm.streams.info(wanted.name).catch(() => {
+        throw addError;
+      });
+    }
+  }
+  return { info, created: false };
+}
+
+/** The change notice stream (`changeStreamSettings`) in JetStream's terms: limits retention, file storage. */
+export function changeStreamConfig(namespace: string): Partial<StreamConfig> & { name: string; subjects: string[] } {
+  const s = changeStreamSettings(namespace);
+  return {
+    name: s.name,
+    subjects: [...s.subjects],
+    retention: RetentionPolicy.Limits,
+    storage: StorageType.File,
+    discard: DiscardPolicy.Old,
+    max_age: nanos(s.maxAgeMs),
+    duplicate_window: nanos(s.duplicateWindowMs),
+    num_replicas: s.replicas,
+  };
+}
+
+/**
+ * Makes sure the change notice stream exists (see contracts `changes.ts`): its publishers ensure
+ * it before publishing and its consumer before attaching, so none waits for another. An existing
+ * stream is used as it is. Idempotent and race-safe.
+ */
+export async function ensureChangeStream(jsm: JetStreamManager, namespace: string): Promise<'created' | 'existing'> {
+  return (await createOrInfo(jsm, changeStreamConfig(namespace))).created ? 'created' : 'existing';
 }
 
 /**

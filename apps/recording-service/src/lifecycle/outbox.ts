@@ -1,11 +1,21 @@
 import { Inject, Injectable, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
-import type { DomainEvent } from '@switchboard/contracts';
-import { JsonLogger, NatsClient, SERVICE_CONFIG } from '@switchboard/service-kit';
+import { jetstream, jetstreamManager } from '@nats-io/jetstream';
+import { changeSubject, RECORDING_CHANGE_OWNER, type ChangeNotice, type DomainEvent } from '@switchboard/contracts';
+import { ensureChangeStream, JsonLogger, NatsClient, SERVICE_CONFIG } from '@switchboard/service-kit';
 import { DataSource, type EntityManager } from 'typeorm';
 import type { RecordingServiceConfig } from '../config.js';
 import { EventBus } from './event-bus.js';
 
 const OUTBOX = 'recording.outbox';
+const CHANGE_OUTBOX = 'recording.change_outbox';
+const encoder = new TextEncoder();
+
+/** One outbox table and where its rows go. */
+interface Lane {
+  table: string;
+  what: string;
+  publish(payload: unknown): Promise<void>;
+}
 /** Events one relay transaction takes (and holds locked while it publishes them). */
 const BATCH = 100;
 /** How long shutdown waits for a relay round in progress (its publishes time out on their own). */
@@ -20,6 +30,11 @@ const SHUTDOWN_WAIT_MS = 5000;
  * A publish repeated after a crash carries the same id, so JetStream drops the duplicate (within
  * its duplicate window). Replicas relay side by side: each batch is taken with
  * `FOR UPDATE SKIP LOCKED`, so no two replicas publish the same row at once.
+ *
+ * The same relay empties the sibling table `recording.change_outbox`: change notices (the change
+ * records of an expiry update or a delete, contracts `changes.ts`), written with `addChanges` in
+ * the transaction of the change and published to the change notice stream (ensured before the
+ * first publish) on `<ns>.changes.recording-service` with Nats-Msg-Id = notice id.
  */
 @Injectable()
 export class Outbox implements OnApplicationBootstrap, OnApplicationShutdown {
@@ -27,6 +42,8 @@ export class Outbox implements OnApplicationBootstrap, OnApplicationShutdown {
   private running?: Promise<void>;
   private again = false;
   private stopped = false;
+  private changeStreamReady = false;
+  private readonly lanes: Lane[];
 
   constructor(
     private readonly ds: DataSource,
@@ -34,7 +51,12 @@ export class Outbox implements OnApplicationBootstrap, OnApplicationShutdown {
     private readonly nats: NatsClient,
     @Inject(SERVICE_CONFIG) private readonly config: RecordingServiceConfig,
     private readonly logger: JsonLogger,
-  ) {}
+  ) {
+    this.lanes = [
+      { table: OUTBOX, what: 'event', publish: (payload) => this.bus.publish([payload as DomainEvent]) },
+      { table: CHANGE_OUTBOX, what: 'change notice', publish: (payload) => this.publishChange(payload as ChangeNotice) },
+    ];
+  }
 
   onApplicationBootstrap(): void {
     this.timer = setInterval(() => this.kick(), this.config.recordingsOutboxRelayIntervalMs);
@@ -56,6 +78,17 @@ export class Outbox implements OnApplicationBootstrap, OnApplicationShutdown {
        SELECT e.id, e.type, e.payload, $4 FROM unnest($1::text[], $2::text[], $3::jsonb[]) WITH ORDINALITY AS e(id, type, payload, n) ORDER BY e.n
        ON CONFLICT (event_id) DO NOTHING`,
       [events.map((e) => e.event.id), events.map((e) => e.event.type), events.map((e) => JSON.stringify(e)), Date.now()],
+    );
+  }
+
+  /** Adds change notices in the caller's transaction (a notice id already waiting is not added twice). */
+  async addChanges(m: EntityManager, notices: ChangeNotice[]): Promise<void> {
+    if (notices.length === 0) return;
+    await m.query(
+      `INSERT INTO ${CHANGE_OUTBOX} (notice_id, payload, created_on)
+       SELECT n.id, n.payload, $3 FROM unnest($1::uuid[], $2::jsonb[]) WITH ORDINALITY AS n(id, payload, k) ORDER BY n.k
+       ON CONFLICT (notice_id) DO NOTHING`,
+      [notices.map((n) => n.id), notices.map((n) => JSON.stringify(n)), Date.now()],
     );
   }
 
@@ -85,31 +118,50 @@ export class Outbox implements OnApplicationBootstrap, OnApplicationShutdown {
     // Before the first connection no row is taken: a transaction never waits for NATS to come up.
     await this.nats.connection$();
     let total = 0;
-    for (;;) {
-      const { published, complete } = await this.relayBatch();
-      total += published;
-      if (complete || this.stopped) return total;
+    for (const lane of this.lanes) {
+      for (;;) {
+        const { published, complete } = await this.relayBatch(lane);
+        total += published;
+        if (this.stopped) return total;
+        if (complete) break;
+      }
+    }
+    return total;
+  }
+
+  /** Publishes one change notice (the stream is ensured before the first publish, and again after a failure). */
+  private async publishChange(notice: ChangeNotice): Promise<void> {
+    const nc = await this.nats.connection$();
+    try {
+      if (!this.changeStreamReady) {
+        await ensureChangeStream(await jetstreamManager(nc), this.config.natsNamespace);
+        this.changeStreamReady = true;
+      }
+      await jetstream(nc).publish(changeSubject(this.config.natsNamespace, RECORDING_CHANGE_OWNER), encoder.encode(JSON.stringify(notice)), { msgID: notice.id });
+    } catch (e) {
+      this.changeStreamReady = false;
+      throw e;
     }
   }
 
   /** One batch in one transaction: publish in order, delete what JetStream acknowledged, stop at the first failure. */
-  private async relayBatch(): Promise<{ published: number; complete: boolean }> {
+  private async relayBatch(lane: Lane): Promise<{ published: number; complete: boolean }> {
     return this.ds.transaction(async (m) => {
-      const rows = (await m.query(`SELECT seq, payload FROM ${OUTBOX} ORDER BY seq LIMIT ${BATCH} FOR UPDATE SKIP LOCKED`)) as Array<{ seq: string; payload: DomainEvent }>;
+      const rows = (await m.query(`SELECT seq, payload FROM ${lane.table} ORDER BY seq LIMIT ${BATCH} FOR UPDATE SKIP LOCKED`)) as Array<{ seq: string; payload: unknown }>;
       const acknowledged: string[] = [];
       let failure: Error | undefined;
       for (const row of rows) {
         try {
-          await this.bus.publish([row.payload]);
+          await lane.publish(row.payload);
           acknowledged.push(row.seq);
         } catch (e) {
           failure = e as Error;
           break;
         }
       }
-      if (acknowledged.length > 0) await m.query(`DELETE FROM ${OUTBOX} WHERE seq = ANY($1::bigint[])`, [acknowledged]);
+      if (acknowledged.length > 0) await m.query(`DELETE FROM ${lane.table} WHERE seq = ANY($1::bigint[])`, [acknowledged]);
       if (failure) {
-        this.logger.event('warn', 'an outbox event could not be published yet; it stays for the next round', { published: acknowledged.length, waiting: rows.length - acknowledged.length, error: failure.message });
+        this.logger.event('warn', `an outbox ${lane.what} could not be published yet; it stays for the next round`, { published: acknowledged.length, waiting: rows.length - acknowledged.length, error: failure.message });
         return { published: acknowledged.length, complete: true };
       }
       return { published: acknowledged.length, complete: rows.length < BATCH };

@@ -13,6 +13,7 @@ import { LifecycleService, lockChannel } from '../lifecycle/lifecycle.service.js
 import { Outbox } from '../lifecycle/outbox.js';
 import { describeContent, extractArgs, planMux, probe, runTool, type MuxInput } from '../media/ffmpeg.js';
 import { CE, CNR, CR, RecordingsStore } from '../recordings/recordings.store.js';
+import { channelRecordingChanges, SWEEPER_ACTOR } from '../recordings/change-notices.js';
 import type { ChannelRecordingRow, ConnectionRecordingRow } from '../recordings/rows.js';
 import { findMediaFile, pruneEmptyDirs, removeTree, sizeOf, sleep } from './files.js';
 import { channelRecordingEvent, readyEvents } from './recording-events.js';
@@ -458,8 +459,10 @@ export class PipelineService implements OnApplicationBootstrap, OnModuleDestroy 
    * Marks a stopped channel recording and its connection recordings deleted; with `removeFiles`
    * removes every file (work directory and storage target). Returns false when it already was.
    * `expired`: the sweeper deletes it; `channel.recording.expired` goes out with the deletion.
+   * The change records of the deletion (`deleted`, `deletedOn`, `deletedBy`) go to the change
+   * outbox in the same transaction, naming `changedBy` (the caller; the sweeper by default).
    */
-  async deleteRecording(id: string, actor: string | null, removeFiles: boolean, expired = false): Promise<boolean> {
+  async deleteRecording(id: string, actor: string | null, removeFiles: boolean, expired = false, changedBy: string = SWEEPER_ACTOR): Promise<boolean> {
     const now = Date.now();
     const done = await this.ds.transaction(async (m) => {
       const [peek] = (await m.query(`SELECT application_id, channel_id FROM ${CR} WHERE id = $1`, [id])) as Array<{ application_id: string; channel_id: string }>;
@@ -480,14 +483,13 @@ export class PipelineService implements OnApplicationBootstrap, OnModuleDestroy 
       const children = (await m.query(`SELECT audio_file_path, video_file_path FROM ${CNR} WHERE channel_recording_id = $1`, [id])) as Array<{ audio_file_path: string | null; video_file_path: string | null }>;
       await m.query(`UPDATE ${CNR} SET deleted = true, deleted_on = $2, deleted_by = $3, modified_on = $2${childReset} WHERE channel_recording_id = $1 AND NOT deleted`, [id, now, actor]);
       const locations = [r.file_path, r.audio_file_path, r.video_file_path, ...children.flatMap((c) => [c.audio_file_path, c.video_file_path])].filter((l): l is string => Boolean(l));
-      if (expired) {
-        const [fresh] = (await m.query(`SELECT * FROM ${CR} WHERE id = $1`, [id])) as ChannelRecordingRow[];
-        await this.outbox.add(m, [channelRecordingEvent('channel.recording.expired', fresh!, { url: null, audioUrl: null, videoUrl: null }, now)]);
-      }
+      const [fresh] = (await m.query(`SELECT * FROM ${CR} WHERE id = $1`, [id])) as ChannelRecordingRow[];
+      await this.outbox.addChanges(m, channelRecordingChanges('Delete', r, fresh!, changedBy, now));
+      if (expired) await this.outbox.add(m, [channelRecordingEvent('channel.recording.expired', fresh!, { url: null, audioUrl: null, videoUrl: null }, now)]);
       return { r, locations };
     });
     if (!done) return false;
-    if (expired) this.outbox.kick();
+    this.outbox.kick();
     if (removeFiles) {
       const { r, locations } = done;
       const work = this.paths.workDir(r.application_id, r.channel_id, r.id);

@@ -1,15 +1,22 @@
 import { Injectable } from '@nestjs/common';
 import type { CallerScope, RecordingCommand } from '@switchboard/contracts';
+import { Outbox } from '../lifecycle/outbox.js';
 import { PipelineService } from '../pipeline/pipeline.service.js';
+import { channelRecordingChanges } from './change-notices.js';
 import { CR, RecordingsStore } from './recordings.store.js';
+import type { ChannelRecordingRow } from './rows.js';
 import { actorOf } from './sql.js';
 
-/** Answers `recording-service.v1.command`: expiry patch and delete. */
+/**
+ * Answers `recording-service.v1.command`: expiry patch and delete. Each writes its change records
+ * (change notices, relayed to management-api's change log) in the transaction of the change.
+ */
 @Injectable()
 export class RecordingsCommandService {
   constructor(
     private readonly store: RecordingsStore,
     private readonly pipeline: PipelineService,
+    private readonly outbox: Outbox,
   ) {}
 
   async run(scope: CallerScope, command: RecordingCommand): Promise<null> {
@@ -18,16 +25,21 @@ export class RecordingsCommandService {
       case 'channelRecording.update': {
         const expiry = command.patch.expiryTimestamp;
         if (expiry === undefined) return null;
-        await this.store.ds.query(`UPDATE ${CR} SET expiry_timestamp = $2, modified_on = $3, modified_by = $4 WHERE id = $1`, [
-          row.id,
-          expiry === null ? null : Date.parse(expiry),
-          Date.now(),
-          actorOf(scope),
-        ]);
+        const now = Date.now();
+        const noticed = await this.store.ds.transaction(async (m) => {
+          const [before] = (await m.query(`SELECT * FROM ${CR} WHERE id = $1 FOR UPDATE`, [row.id])) as ChannelRecordingRow[];
+          await m.query(`UPDATE ${CR} SET expiry_timestamp = $2, modified_on = $3, modified_by = $4 WHERE id = $1`, [row.id, expiry === null ? null : Date.parse(expiry), now, actorOf(scope)]);
+          const [after] = (await m.query(`SELECT * FROM ${CR} WHERE id = $1`, [row.id])) as ChannelRecordingRow[];
+          if (!before || !after) return false;
+          const notices = channelRecordingChanges('Update', before, after, scope.principal, now);
+          await this.outbox.addChanges(m, notices);
+          return notices.length > 0;
+        });
+        if (noticed) this.outbox.kick();
         return null;
       }
       case 'channelRecording.delete':
-        await this.pipeline.deleteRecording(row.id, actorOf(scope), row.delete_files);
+        await this.pipeline.deleteRecording(row.id, actorOf(scope), row.delete_files, false, scope.principal);
         return null;
     }
   }

@@ -3,3 +3,4 @@ export * from './runtime.js';
 export * from './recordings.js';
 export * from './usage.js';
 export * from './webhooks.js';
+export * from './changes.js';

@@ -1,0 +1,95 @@
+import { Inject, Injectable, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
+import type { ConsumerMessages, JsMsg } from '@nats-io/jetstream';
+import { CHANGE_NOTICE_CONSUMER, changeNotice, ContractViolation, type ChangeNotice } from '@switchboard/contracts';
+import { changeStreamOf, EventConsumerLoop, JsonLogger, NatsClient, SERVICE_CONFIG, type BaseConfig } from '@switchboard/service-kit';
+import { DataSource } from 'typeorm';
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+const MAX_NAK_DELAY_MS = 30_000;
+
+/**
+ * Stores the change records other services announce about records they own (today: channel
+ * recordings, from recording-service; contracts `changes.ts`). Reads the change notice stream
+ * `<ns>-changes` with the durable pull consumer `management-api-changes` (service-kit's
+ * EventConsumerLoop, which creates the stream when it does not exist yet) and inserts each
+ * notice into `management.change_record` under the notice id: a redelivered notice is stored once
+ * (`ON CONFLICT (id) DO NOTHING`). Acknowledged after the insert committed; a failure is handed
+ * back with a growing delay; a malformed notice, or one of an organization this deployment does
+ * not know, is logged and never redelivered.
+ */
+@Injectable()
+export class ChangeNoticeConsumer implements OnApplicationBootstrap, OnApplicationShutdown {
+  private readonly consumer: EventConsumerLoop;
+
+  constructor(
+    private readonly ds: DataSource,
+    private readonly nats: NatsClient,
+    @Inject(SERVICE_CONFIG) config: BaseConfig,
+    private readonly logger: JsonLogger,
+  ) {
+    this.consumer = new EventConsumerLoop(
+      {
+        namespace: config.natsNamespace,
+        stream: changeStreamOf(config.natsNamespace),
+        spec: { name: CHANGE_NOTICE_CONSUMER, description: 'management-api: change records of records other services own', ackWaitMs: 30_000, maxDeliver: -1, maxAckPending: 1000 },
+        maxMessages: 64,
+        connection: () => this.nats.connection$(),
+        logger,
+      },
+      (messages) => this.consume(messages),
+    );
+  }
+
+  onApplicationBootstrap(): void {
+    this.consumer.start();
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    await this.consumer.stop(2000);
+  }
+
+  private async consume(messages: ConsumerMessages): Promise<void> {
+    for await (const msg of messages) {
+      if (this.consumer.stopped) msg.nak();
+      else await this.handle(msg);
+    }
+  }
+
+  private async handle(msg: JsMsg): Promise<void> {
+    let notice: ChangeNotice;
+    try {
+      notice = changeNotice.parse(msg.json<unknown>());
+    } catch (e) {
+      const reason = e instanceof ContractViolation ? e.message : 'the message is not JSON';
+      this.logger.event('error', 'change notice consumer: malformed notice dropped', { subject: msg.subject, seq: msg.seq, reason });
+      msg.term(reason.slice(0, 200));
+      return;
+    }
+    try {
+      const stored = await this.store(notice);
+      if (stored === 'unknown-organization') {
+        this.logger.event('warn', 'change notice consumer: notice of an unknown organization dropped', { id: notice.id, organizationId: notice.organizationId, entityType: notice.entityType });
+      }
+      msg.ack();
+    } catch (e) {
+      const delay = Math.min(MAX_NAK_DELAY_MS, 1000 * 2 ** Math.min(10, msg.info.deliveryCount - 1));
+      this.logger.event('warn', 'change notice consumer: storing a notice failed; it will come again', { id: notice.id, deliveryCount: msg.info.deliveryCount, retryInMs: delay, error: (e as Error).message });
+      msg.nak(delay);
+    }
+  }
+
+  /** Inserts the change record of `notice` unless one of its id exists; a notice of an organization not stored here is skipped. */
+  async store(notice: ChangeNotice): Promise<'stored' | 'duplicate' | 'unknown-organization'> {
+    if (!UUID.test(notice.organizationId)) return 'unknown-organization';
+    const rows = (await this.ds.query(
+      `INSERT INTO management.change_record (id, organization_id, type, entity_type, entity_id, property_name, old_value, new_value, changed_on, changed_by)
+       SELECT $1::uuid, o.id, $3::text, $4::text, $5::text, $6::text, $7::text, $8::text, $9::bigint, $10::text FROM management.organization o WHERE o.id = $2::uuid
+       ON CONFLICT (id) DO NOTHING
+       RETURNING id`,
+      [notice.id, notice.organizationId, notice.type, notice.entityType, notice.entityId, notice.propertyName, notice.oldValue, notice.newValue, notice.changedOn, notice.changedBy],
+    )) as unknown[];
+    if (rows.length > 0) return 'stored';
+    const [known] = (await this.ds.query(`SELECT 1 FROM management.organization WHERE id = $1::uuid`, [notice.organizationId])) as unknown[];
+    return known ? 'duplicate' : 'unknown-organization';
+  }
+}
