@@ -9,12 +9,11 @@ export interface EventStreamLimits {
   replicas: number;
 }
 
-/** The domain event stream in JetStream's terms (durations in nanoseconds). */
-export function eventStreamConfig(namespace: string, limits: EventStreamLimits = eventStreamSettings(namespace)): Partial<StreamConfig> & { name: string; subjects: string[] } {
-  const s = eventStreamSettings(namespace);
+/** A stream of ours in JetStream's terms: limits retention, file storage, durations in nanoseconds. */
+function streamConfig(name: string, subjects: readonly string[], limits: EventStreamLimits): Partial<StreamConfig> & { name: string; subjects: string[] } {
   return {
-    name: s.name,
-    subjects: [...s.subjects],
+    name,
+    subjects: [...subjects],
     retention: RetentionPolicy.Limits,
     storage: StorageType.File,
     discard: DiscardPolicy.Old,
@@ -22,6 +21,12 @@ export function eventStreamConfig(namespace: string, limits: EventStreamLimits =
     duplicate_window: nanos(limits.duplicateWindowMs),
     num_replicas: limits.replicas,
   };
+}
+
+/** The domain event stream in JetStream's terms. */
+export function eventStreamConfig(namespace: string, limits: EventStreamLimits = eventStreamSettings(namespace)): Partial<StreamConfig> & { name: string; subjects: string[] } {
+  const s = eventStreamSettings(namespace);
+  return streamConfig(s.name, s.subjects, limits);
 }
 
 function isStreamNotFound(e: unknown): boolean {
@@ -78,19 +83,10 @@ async function createOrInfo(jsm: JetStreamManager, wanted: Partial<StreamConfig>
   return { info, created: false };
 }
 
-/** The change notice stream (`changeStreamSettings`) in JetStream's terms: limits retention, file storage. */
+/** The change notice stream (`changeStreamSettings`) in JetStream's terms. */
 export function changeStreamConfig(namespace: string): Partial<StreamConfig> & { name: string; subjects: string[] } {
   const s = changeStreamSettings(namespace);
-  return {
-    name: s.name,
-    subjects: [...s.subjects],
-    retention: RetentionPolicy.Limits,
-    storage: StorageType.File,
-    discard: DiscardPolicy.Old,
-    max_age: nanos(s.maxAgeMs),
-    duplicate_window: nanos(s.duplicateWindowMs),
-    num_replicas: s.replicas,
-  };
+  return streamConfig(s.name, s.subjects, s);
 }
 
 /**
