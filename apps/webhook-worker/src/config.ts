@@ -77,6 +77,14 @@ export const settings = {
   ...webhookTargetSettings(),
 
   // ---- delivery log, recovery, retention ----
+  logIntervalMs: int({
+    env: 'WEBHOOK_LOG_INTERVAL_MS',
+    default: 5,
+    min: 1,
+    max: 1000,
+    description:
+      'Attempts are logged in statements at least this far apart while every delivery place is not taken (then at once); larger: fewer PostgreSQL statements at moderate load, but a job, and the next job of its channel, waits up to this long for its log rows',
+  }),
   logRetentionDays: int({ env: 'WEBHOOK_LOG_RETENTION_DAYS', default: 7, min: 1, max: 3650, description: 'Deliveries, their logged attempts and processed event ids older than this are pruned' }),
   pruneIntervalMs: int({ env: 'WEBHOOK_PRUNE_INTERVAL_MS', default: HOUR, min: 1000, max: 24 * HOUR, description: 'How often one replica prunes the delivery log' }),
   reconcileIntervalMs: int({

@@ -13,6 +13,18 @@ describe('DeliveryLogWriter', () => {
     expect(statements).toEqual([['a1', 'a2', 'a3'], ['a4']]);
   });
 
+  it('waits out the configured interval between statements while no sender waits', async () => {
+    const starts: number[] = [];
+    const repo = { writeAttempts: async () => void starts.push(performance.now()) } as unknown as DeliveryRepository;
+    const w = new DeliveryLogWriter(repo, { logIntervalMs: 200 });
+    expect(w.minIntervalMs).toBe(200);
+    await w.record(row(1));
+    await w.record(row(2));
+    expect(starts).toHaveLength(2);
+    // The second statement started no sooner than the interval after the first (timers may fire a little early).
+    expect(starts[1]! - starts[0]!).toBeGreaterThanOrEqual(190);
+  });
+
   it('gathers rows while statements are in flight (at most 4 at once)', async () => {
     const statements: number[] = [];
     let inFlight = 0;

@@ -1,4 +1,6 @@
-import { Injectable, Logger } from '@nestjs/common';
+import { Injectable, Logger, Optional } from '@nestjs/common';
+import type { WebhookWorkerConfig } from '../config.js';
+import { InjectWebhookConfig } from '../tokens.js';
 import { DeliveryRepository, type AttemptRow } from './delivery.repository.js';
 
 interface Waiting {
@@ -9,7 +11,7 @@ interface Waiting {
 /**
  * Writes logged attempts in groups: a row recorded while fewer than `maxConcurrent` statements are
  * in flight is written on the next turn of the event loop, with every row recorded in the same
- * turn, unless a statement started less than `minIntervalMs` ago: then it waits for the rest of
+ * turn, unless a statement started less than `minIntervalMs` (`WEBHOOK_LOG_INTERVAL_MS`) ago: then it waits for the rest of
  * that interval, gathering the rows recorded meanwhile (at most `maxRows` per statement). Low load:
  * one row, no added delay; high load: a statement every few ms instead of one per row or two (each
  * statement costs a round trip and its share of PostgreSQL's CPU; the rows' deliveries are already
@@ -39,9 +41,14 @@ export class DeliveryLogWriter {
   private idle: Array<() => void> = [];
   readonly maxRows = 500;
   readonly maxConcurrent = 4;
-  readonly minIntervalMs: number = 5;
+  readonly minIntervalMs: number;
 
-  constructor(private readonly repository: DeliveryRepository) {}
+  constructor(
+    private readonly repository: DeliveryRepository,
+    @Optional() @InjectWebhookConfig() config?: Pick<WebhookWorkerConfig, 'logIntervalMs'>,
+  ) {
+    this.minIntervalMs = config?.logIntervalMs ?? 5;
+  }
 
   record(row: AttemptRow): Promise<void> {
     return new Promise<void>((resolve) => {
