@@ -584,10 +584,15 @@ describe('/sync client edge', () => {
       const second = await open();
       expect((await second.ok('register', { token: token(id) })).resumed).toBe(true);
       expect((await first.client.closed).code).toBe(SYNC_CLOSE_CODES.replaced);
-      // The join's answer goes nowhere (its socket is closed); what that socket had queued after it
-      // would run next: give it the time to.
+      // The join's answer goes nowhere (its socket is closed); the register queued after it is
+      // dropped and counted as such, not run.
+      const dropped = async () => {
+        const text = await (await fetch(`${gateway.url}/metrics`)).text();
+        return Number(/^sync_requests_total\{(?=[^}]*type="register")(?=[^}]*outcome="Dropped")[^}]*\} (\d+)/m.exec(text)?.[1] ?? 0);
+      };
+      const droppedBefore = await dropped();
       release();
-      await new Promise((r) => setTimeout(r, 300));
+      await waitFor(async () => (await dropped()) > droppedBefore, { description: "the replaced socket's queued register, dropped" });
       // The successor keeps the session: still open, and its requests act on it.
       expect(second.ws.readyState).toBe(second.ws.OPEN);
       expect(await second.ok('leave', { channelId: 'room-1' })).toEqual({ channelId: 'room-1' });

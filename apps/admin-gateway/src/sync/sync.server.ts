@@ -186,6 +186,11 @@ export class SyncServer implements OnApplicationBootstrap, BeforeApplicationShut
         const again = await runWithCorrelation(undefined, () => this.runBatch(socket, frames));
         socket.queue.unshift(...again);
       }
+      // Counted as dropped (sync_requests_total{outcome="Dropped"}), so they are not lost silently.
+      for (const frame of socket.queue.splice(0)) {
+        socket.answered();
+        this.metrics.requests.inc({ type: frame.type, outcome: 'Dropped' });
+      }
     } catch (e) {
       this.logger.event('error', 'sync queue failed', { socketId: socket.id, error: e instanceof Error ? e.message : String(e) });
     } finally {
