@@ -72,9 +72,24 @@ describe('channel recordings in the change log', () => {
     ]);
     for (const r of updates) expect(r).toMatchObject({ entityId: id, changedBy: admin.principal, changedOn: expect.any(Number), id: expect.any(String) });
 
+    // A connection recording of it: deleted with it, so logged with it.
+    const child = randomUUID();
+    const t = Date.now();
+    await sql(
+      `INSERT INTO recording.connection_recording (id, channel_recording_id, organization_id, application_id, channel_id, user_id, device_id, client_id, connection_id,
+         created_on, modified_on, start_timestamp, stop_timestamp, last_event_on, last_seen_on)
+       VALUES ($1, $2, $3, $4, $5, 'u1', 'd1', 'c1', 'cn1', $6, $6, $7, $8, $8, $8)`,
+      [child, id, m.orgA, app, CH, t, t - 60_000, t - 30_000],
+    );
     const deleted = await m.api('DELETE', `/ChannelRecordings/${app}/${CH}/${id}`);
     expect(deleted.status).toBe(200);
     const all = await waitFor(async () => ((await changesOf(m, id)).length >= 5 ? changesOf(m, id) : null), { timeoutMs: 20000, description: 'the change records of the delete' });
+    const childRecords = await waitFor(async () => ((await changesOf(m, child)).length >= 3 ? changesOf(m, child) : null), { timeoutMs: 20000, description: "the connection recording's change records" });
+    expect(logged(childRecords)).toEqual([
+      ['Delete', 'ConnectionRecording', 'deleted', 'false', 'true'],
+      ['Delete', 'ConnectionRecording', 'deletedOn', null, expect.any(String)],
+      ['Delete', 'ConnectionRecording', 'deletedBy', null, expect.any(String)],
+    ]);
     const deletes = all.filter((r) => r.type === 'Delete');
     const [{ deleted_on: deletedOn, deleted_by: deletedBy }] = await sql<{ deleted_on: string; deleted_by: string | null }>('SELECT deleted_on, deleted_by FROM recording.channel_recording WHERE id = $1', [id]);
     expect(deletedBy).not.toBeNull();

@@ -13,7 +13,7 @@ import { LifecycleService, lockChannel } from '../lifecycle/lifecycle.service.js
 import { Outbox } from '../lifecycle/outbox.js';
 import { describeContent, extractArgs, planMux, probe, runTool, type MuxInput } from '../media/ffmpeg.js';
 import { CE, CNR, CR, RecordingsStore } from '../recordings/recordings.store.js';
-import { channelRecordingChanges, SWEEPER_ACTOR } from '../recordings/change-notices.js';
+import { channelRecordingChanges, connectionRecordingChanges, SWEEPER_ACTOR } from '../recordings/change-notices.js';
 import type { ChannelRecordingRow, ConnectionRecordingRow } from '../recordings/rows.js';
 import { findMediaFile, pruneEmptyDirs, removeTree, sizeOf, sleep } from './files.js';
 import { channelRecordingEvent, readyEvents } from './recording-events.js';
@@ -480,11 +480,14 @@ export class PipelineService implements OnApplicationBootstrap, OnModuleDestroy 
         ? `, audio_ready = false, video_ready = false, audio_file_path = NULL, video_file_path = NULL, audio_file_size = NULL, video_file_size = NULL,
              audio_move_pending = false, video_move_pending = false`
         : '';
-      const children = (await m.query(`SELECT audio_file_path, video_file_path FROM ${CNR} WHERE channel_recording_id = $1`, [id])) as Array<{ audio_file_path: string | null; video_file_path: string | null }>;
-      await m.query(`UPDATE ${CNR} SET deleted = true, deleted_on = $2, deleted_by = $3, modified_on = $2${childReset} WHERE channel_recording_id = $1 AND NOT deleted`, [id, now, actor]);
+      const children = (await m.query(`SELECT * FROM ${CNR} WHERE channel_recording_id = $1`, [id])) as ConnectionRecordingRow[];
+      const deletedChildren = (await m.query(
+        `UPDATE ${CNR} SET deleted = true, deleted_on = $2, deleted_by = $3, modified_on = $2${childReset} WHERE channel_recording_id = $1 AND NOT deleted RETURNING *`,
+        [id, now, actor],
+      )) as [ConnectionRecordingRow[], number];
       const locations = [r.file_path, r.audio_file_path, r.video_file_path, ...children.flatMap((c) => [c.audio_file_path, c.video_file_path])].filter((l): l is string => Boolean(l));
       const [fresh] = (await m.query(`SELECT * FROM ${CR} WHERE id = $1`, [id])) as ChannelRecordingRow[];
-      await this.outbox.addChanges(m, channelRecordingChanges('Delete', r, fresh!, changedBy, now));
+      await this.outbox.addChanges(m, [...channelRecordingChanges('Delete', r, fresh!, changedBy, now), ...connectionRecordingChanges(children, deletedChildren[0], changedBy, now)]);
       if (expired) await this.outbox.add(m, [channelRecordingEvent('channel.recording.expired', fresh!, { url: null, audioUrl: null, videoUrl: null }, now)]);
       return { r, locations };
     });

@@ -1,6 +1,6 @@
 import { changeNotice } from '@switchboard/contracts';
-import { channelRecordingChanges, CHANNEL_RECORDING_ENTITY } from './change-notices.js';
-import type { ChannelRecordingRow } from './rows.js';
+import { channelRecordingChanges, CHANNEL_RECORDING_ENTITY, connectionRecordingChanges, CONNECTION_RECORDING_ENTITY } from './change-notices.js';
+import type { ChannelRecordingRow, ConnectionRecordingRow } from './rows.js';
 
 const ORG = '7d1f8a52-6c1e-4d55-9a43-0f6b1f0f9a10';
 const row = (over: Partial<ChannelRecordingRow>): ChannelRecordingRow =>
@@ -39,5 +39,23 @@ describe('change notices of a channel recording', () => {
 
   it('no change, no notice', () => {
     expect(channelRecordingChanges('Update', row({ expiry_timestamp: '5' }), row({ expiry_timestamp: '5' }), 'k', 1)).toEqual([]);
+  });
+
+  it("a delete logs each connection recording it deleted too, under the connection recording's own id", () => {
+    const actor = '1c7f0e7a-2b1d-4c8e-9d6a-3f2e1a0b9c8d';
+    const child = (id: string, over: Partial<ConnectionRecordingRow>): ConnectionRecordingRow =>
+      ({ id, organization_id: ORG, deleted: false, deleted_on: null, deleted_by: null, audio_ready: true, ...over }) as ConnectionRecordingRow;
+    const before = [child('c1', {}), child('c2', {}), child('c3', { deleted: true, deleted_on: '5', deleted_by: actor })];
+    // The delete's UPDATE returns the ones it changed (not c3, deleted before).
+    const after = [child('c1', { deleted: true, deleted_on: '1767225600000', deleted_by: actor }), child('c2', { deleted: true, deleted_on: '1767225600000', deleted_by: actor })];
+    const notices = connectionRecordingChanges(before, after, actor, 7);
+    expect(notices.map((n) => [n.entityType, n.entityId, n.type, n.propertyName, n.oldValue, n.newValue])).toEqual([
+      [CONNECTION_RECORDING_ENTITY, 'c1', 'Delete', 'deleted', 'false', 'true'],
+      [CONNECTION_RECORDING_ENTITY, 'c1', 'Delete', 'deletedOn', null, '2026-01-01T00:00:00.000Z'],
+      [CONNECTION_RECORDING_ENTITY, 'c1', 'Delete', 'deletedBy', null, actor],
+      [CONNECTION_RECORDING_ENTITY, 'c2', 'Delete', 'deleted', 'false', 'true'],
+      [CONNECTION_RECORDING_ENTITY, 'c2', 'Delete', 'deletedOn', null, '2026-01-01T00:00:00.000Z'],
+      [CONNECTION_RECORDING_ENTITY, 'c2', 'Delete', 'deletedBy', null, actor],
+    ]);
   });
 });

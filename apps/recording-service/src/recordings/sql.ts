@@ -1,4 +1,4 @@
-import type { CallerScope } from '@switchboard/contracts';
+import { isUuid, type CallerScope } from '@switchboard/contracts';
 
 /** A WHERE clause built from conditions with positional parameters ($1, $2, ...). */
 export class Where {
@@ -53,9 +53,7 @@ export function applyWindow(where: Where, window: TimeWindow, alias: string): Wh
   return where;
 }
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
 /** `createdBy`/`modifiedBy`/`deletedBy` are uuids: the principal when it is one, else null. */
 export function actorOf(scope: CallerScope): string | null {
-  return UUID.test(scope.principal) ? scope.principal.toLowerCase() : null;
+  return isUuid(scope.principal) ? scope.principal.toLowerCase() : null;
 }
