@@ -1,4 +1,4 @@
-import { DomainError, type CallerScope } from '@switchboard/contracts';
+import { DomainError, isUuid, type CallerScope } from '@switchboard/contracts';
 import { createRemoteJWKSet, errors as joseErrors, jwtVerify, type JWTVerifyGetKey } from 'jose';
 
 export interface BearerSettings {
@@ -21,15 +21,13 @@ export function bearerToken(authorization: string | string[] | undefined): strin
   return scheme ? header.slice(scheme[0].length).trim() : undefined;
 }
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
 /**
  * Organization ids are UUIDs, stored lower-cased; an issuer may spell the claim in upper case. The
  * same organization must scope the caller alike on both interfaces (the registry compares ids as
  * strings), so a UUID-shaped claim is lower-cased; anything else is kept for the caller to refuse.
  */
 function canonicalOrganization(claim: string): string {
-  return UUID.test(claim) ? claim.toLowerCase() : claim;
+  return isUuid(claim) ? claim.toLowerCase() : claim;
 }
 
 /**

@@ -1,11 +1,10 @@
 import { Body, Injectable, Param, type ArgumentMetadata, type PipeTransform } from '@nestjs/common';
-import { DomainError, validator, type Validator } from '@switchboard/contracts';
+import { DomainError, isUuid, validator, type Validator } from '@switchboard/contracts';
 import type { Static, TSchema } from '@sinclair/typebox';
 
 /** Longest entity id accepted in a path (the ids of the runtime contract are bounded the same way). */
 export const MAX_ID_LENGTH = 256;
 const CONTROL = /[\u0000-\u001f\u007f]/;
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 function invalidParam(name: string, message: string): DomainError {
   return new DomainError('ValidationFailed', `The path parameter ${name} is invalid.`, [{ field: name, message }]);
@@ -31,7 +30,7 @@ export class IdsPipe implements PipeTransform<unknown, Record<string, string>> {
 
 /** A path uuid (`{ms}`, `{r}`, `{cr}` of the contract), lower-cased. 400 naming the parameter otherwise. */
 export function checkUuid(name: string, value: unknown): string {
-  if (typeof value !== 'string' || !UUID.test(value)) throw invalidParam(name, 'must be a UUID');
+  if (typeof value !== 'string' || !isUuid(value)) throw invalidParam(name, 'must be a UUID');
   return value.toLowerCase();
 }
 

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource } from 'typeorm';
-import { isUuid } from '../common/record-reader.js';
+import { isUuid } from '@switchboard/contracts';
 
 /** How long an organization found in the database is taken as existing without asking again. */
 export const KNOWN_ORGANIZATION_TTL_MS = 30_000;

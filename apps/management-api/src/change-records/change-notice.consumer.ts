@@ -3,8 +3,8 @@ import type { ConsumerMessages, JsMsg } from '@nats-io/jetstream';
 import { CHANGE_NOTICE_CONSUMER, changeNotice, ContractViolation, type ChangeNotice } from '@switchboard/contracts';
 import { changeStreamOf, EventConsumerLoop, JsonLogger, NatsClient, SERVICE_CONFIG, type BaseConfig } from '@switchboard/service-kit';
 import { DataSource } from 'typeorm';
+import { KnownOrganizations } from '../auth/known-organizations.js';
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const MAX_NAK_DELAY_MS = 30_000;
 
 /**
@@ -24,6 +24,7 @@ export class ChangeNoticeConsumer implements OnApplicationBootstrap, OnApplicati
   constructor(
     private readonly ds: DataSource,
     private readonly nats: NatsClient,
+    private readonly organizations: KnownOrganizations,
     @Inject(SERVICE_CONFIG) config: BaseConfig,
     private readonly logger: JsonLogger,
   ) {
@@ -80,16 +81,15 @@ export class ChangeNoticeConsumer implements OnApplicationBootstrap, OnApplicati
 
   /** Inserts the change record of `notice` unless one of its id exists; a notice of an organization not stored here is skipped. */
   async store(notice: ChangeNotice): Promise<'stored' | 'duplicate' | 'unknown-organization'> {
-    if (!UUID.test(notice.organizationId)) return 'unknown-organization';
+    const organizationId = await this.organizations.resolve(notice.organizationId);
+    if (!organizationId) return 'unknown-organization';
     const rows = (await this.ds.query(
       `INSERT INTO management.change_record (id, organization_id, type, entity_type, entity_id, property_name, old_value, new_value, changed_on, changed_by)
-       SELECT $1::uuid, o.id, $3::text, $4::text, $5::text, $6::text, $7::text, $8::text, $9::bigint, $10::text FROM management.organization o WHERE o.id = $2::uuid
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)
        ON CONFLICT (id) DO NOTHING
        RETURNING id`,
-      [notice.id, notice.organizationId, notice.type, notice.entityType, notice.entityId, notice.propertyName, notice.oldValue, notice.newValue, notice.changedOn, notice.changedBy],
+      [notice.id, organizationId, notice.type, notice.entityType, notice.entityId, notice.propertyName, notice.oldValue, notice.newValue, notice.changedOn, notice.changedBy],
     )) as unknown[];
-    if (rows.length > 0) return 'stored';
-    const [known] = (await this.ds.query(`SELECT 1 FROM management.organization WHERE id = $1::uuid`, [notice.organizationId])) as unknown[];
-    return known ? 'duplicate' : 'unknown-organization';
+    return rows.length > 0 ? 'stored' : 'duplicate';
   }
 }

@@ -1,4 +1,4 @@
-import { DomainError } from '@switchboard/contracts';
+import { DomainError, isUuid } from '@switchboard/contracts';
 import {
   applyODataQuery,
   executeCount,
@@ -155,6 +155,3 @@ function guard<T>(fn: () => T): T {
   }
 }
 
-export function isUuid(v: string): boolean {
-  return /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(v);
-}

@@ -1,13 +1,12 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { DomainError, odataQueryErrorCodeOf, type ForwardedQueryOptions, type RequestMap, type RequestOf, type ResponseOf } from '@switchboard/contracts';
-import type { QueryParams } from '@switchboard/odata';
+import { DomainError, isUuid, odataQueryErrorCodeOf, type ForwardedQueryOptions, type RequestMap, type RequestOf, type ResponseOf } from '@switchboard/contracts';
+import { FORWARDED_SINGLE_READ_OPTIONS, type QueryParams } from '@switchboard/odata';
 import { NatsClient } from '@switchboard/service-kit';
 import type { DataSource } from 'typeorm';
 import { toScope, type Caller } from '../auth/caller.js';
 import { invalid } from '../common/bodies.js';
 import { checkForwardedQuery, ODataQueryError } from '../common/odata-query.js';
-import { isUuid } from '../common/record-reader.js';
 
 /**
  * Options the forwarded reads take (4.B rules 4 and 5), grammar and limits checked here; the
@@ -17,8 +16,10 @@ import { isUuid } from '../common/record-reader.js';
  * set without navigations, and `$expand=*` expands nothing.
  */
 export const FORWARDED_LIST_OPTIONS = ['$filter', '$orderby', '$top', '$skip', '$count', '$select', '$expand'] as const;
-export const FORWARDED_SINGLE_OPTIONS = ['$select', '$expand'] as const;
-export const FORWARDED_SCALAR_OPTIONS = ['$select', '$expand'] as const;
+/** Single reads: the list the answering services bind with (`@switchboard/odata`), so the two cannot drift apart. */
+export const FORWARDED_SINGLE_OPTIONS = FORWARDED_SINGLE_READ_OPTIONS;
+/** Scalar reads (4.B "numeric reads") take what a single read takes; they have nothing to select. */
+export const FORWARDED_SCALAR_OPTIONS = FORWARDED_SINGLE_READ_OPTIONS;
 
 /** OpenAPI: how the answering service binds `$select` and `$expand` of a forwarded read of `record`s. */
 export function forwardedNamesDoc(record: string): string {

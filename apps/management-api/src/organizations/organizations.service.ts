@@ -1,12 +1,12 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import type { OrganizationUpdateBody } from '@switchboard/contracts';
+import { isUuid, type OrganizationUpdateBody } from '@switchboard/contracts';
 import type { ODataQuery } from '@switchboard/odata';
 import type { DataSource } from 'typeorm';
 import type { Caller } from '../auth/caller.js';
 import { invalid, nextState, type WriteMode } from '../common/bodies.js';
 import { writeChanges } from '../common/change-log.js';
-import { isUuid, RecordReader, type ListAnswer, type Rec } from '../common/record-reader.js';
+import { RecordReader, type ListAnswer, type Rec } from '../common/record-reader.js';
 import { OrganizationEntity } from './organization.entity.js';
 import { ORGANIZATIONS } from './organization.model.js';
 

@@ -8,6 +8,7 @@ import {
   CallerScope,
   ChannelClaim,
   ContractViolation,
+  isUuid,
   ChannelPatch,
   ClientInChannelPatch,
   ClientPatch,
@@ -334,8 +335,6 @@ export function parseEdgeReport(value: unknown, path: string): EdgeReport {
   return value as EdgeReport;
 }
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
 /**
  * A media server's id is interface A's `mediaServerId` (a uuid in the paths and the statistics), so
  * it must be one, and is kept lower-cased as the gateway passes path ids on: otherwise the server
@@ -344,7 +343,7 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 export function parseHeartbeat(value: unknown): Heartbeat & { type?: string } {
   const hb = heartbeatValidator.parse(value) as unknown as Heartbeat & { type?: string };
   if (hb.role === 'mediaserver') {
-    if (!UUID.test(hb.server.id)) throw new ContractViolation('runtime-registry.v1.heartbeat', [{ field: 'server.id', message: 'must be a UUID (the mediaServerId of interface A)' }]);
+    if (!isUuid(hb.server.id)) throw new ContractViolation('runtime-registry.v1.heartbeat', [{ field: 'server.id', message: 'must be a UUID (the mediaServerId of interface A)' }]);
     hb.server.id = hb.server.id.toLowerCase();
   }
   return hb;

@@ -58,6 +58,7 @@ export {
   SERVER_MANAGED_KEYWORD,
   StringEnum,
   Uuid,
+  isUuid,
   validatorsFor,
   type SchemaRegistry,
   type Validators,

@@ -35,6 +35,11 @@ import { validator, type Validator } from '../validation/validate.js';
 // ---------------------------------------------------------------------------------------------
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** Whether `value` is a UUID in its text form, in either case (the `uuid` format of every schema here). */
+export function isUuid(value: unknown): boolean {
+  return typeof value === 'string' && UUID.test(value);
+}
 const DATE_TIME = /^(\d{4})-(\d{2})-(\d{2})[Tt](\d{2}):(\d{2}):(\d{2})(?:\.\d+)?(?:[Zz]|[+-](\d{2}):(\d{2}))$/;
 
 /** RFC 3339 `date-time` (the JSON Schema format): full date, time and offset, each part in range. */
