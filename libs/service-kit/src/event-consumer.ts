@@ -80,6 +80,15 @@ export async function ensureEventConsumer(jsm: JetStreamManager, namespace: stri
   }
 }
 
+/**
+ * How long a message whose handling failed waits before JetStream hands it over again: 1 s,
+ * doubling with every delivery, at most `maxMs` (default 30 s). For NAKs of a consumer that retries
+ * while its dependency is down.
+ */
+export function redeliveryDelayMs(deliveryCount: number, maxMs = 30_000, firstMs = 1000): number {
+  return Math.min(maxMs, firstMs * 2 ** Math.min(10, Math.max(0, deliveryCount - 1)));
+}
+
 export interface EventConsumerLoopOptions {
   namespace: string;
   spec: EventConsumerSpec;

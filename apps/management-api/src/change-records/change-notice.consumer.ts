@@ -1,11 +1,10 @@
 import { Inject, Injectable, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
 import type { ConsumerMessages, JsMsg } from '@nats-io/jetstream';
 import { CHANGE_NOTICE_CONSUMER, changeNotice, ContractViolation, type ChangeNotice } from '@switchboard/contracts';
-import { changeStreamOf, EventConsumerLoop, JsonLogger, NatsClient, SERVICE_CONFIG, type BaseConfig } from '@switchboard/service-kit';
+import { changeStreamOf, EventConsumerLoop, redeliveryDelayMs, JsonLogger, NatsClient, SERVICE_CONFIG, type BaseConfig } from '@switchboard/service-kit';
 import { DataSource } from 'typeorm';
 import { KnownOrganizations } from '../auth/known-organizations.js';
 
-const MAX_NAK_DELAY_MS = 30_000;
 
 /**
  * Stores the change records other services announce about records they own (today: channel
@@ -73,7 +72,7 @@ export class ChangeNoticeConsumer implements OnApplicationBootstrap, OnApplicati
       }
       msg.ack();
     } catch (e) {
-      const delay = Math.min(MAX_NAK_DELAY_MS, 1000 * 2 ** Math.min(10, msg.info.deliveryCount - 1));
+      const delay = redeliveryDelayMs(msg.info.deliveryCount);
       this.logger.event('warn', 'change notice consumer: storing a notice failed; it will come again', { id: notice.id, deliveryCount: msg.info.deliveryCount, retryInMs: delay, error: (e as Error).message });
       msg.nak(delay);
     }

@@ -1,7 +1,7 @@
 import { Inject, Injectable, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
 import { jetstreamManager, type ConsumerMessages, type JsMsg } from '@nats-io/jetstream';
 import { connect, type NatsConnection } from '@nats-io/transport-node';
-import { EventConsumerLoop, eventRedeliveryHorizonMs, JsonLogger, Metrics, SERVICE_CONFIG, type BaseConfig } from '@switchboard/service-kit';
+import { EventConsumerLoop, eventRedeliveryHorizonMs, JsonLogger, redeliveryDelayMs, Metrics, SERVICE_CONFIG, type BaseConfig } from '@switchboard/service-kit';
 import { Counter } from 'prom-client';
 import { readUsageEvent } from './event-reader.js';
 import { UsageLedger } from './usage-ledger.js';
@@ -116,7 +116,7 @@ export class UsageEventConsumer implements OnApplicationBootstrap, OnApplication
       if (outcome === 'duplicate') this.logger.event('debug', 'usage consumer: event already applied', { eventId: fact.eventId });
     } catch (e) {
       this.outcomes.inc({ outcome: 'failed' });
-      const delay = Math.min(MAX_NAK_DELAY_MS, RETRY_MS * 2 ** Math.min(10, msg.info.deliveryCount - 1));
+      const delay = redeliveryDelayMs(msg.info.deliveryCount, MAX_NAK_DELAY_MS, RETRY_MS);
       this.logger.event('warn', 'usage consumer: applying an event failed; it will come again', {
         eventId: fact.eventId,
         deliveryCount: msg.info.deliveryCount,

@@ -15,6 +15,7 @@ import { Type, type Static } from '@sinclair/typebox';
 import { Int64, Nullable, StringEnum, Uuid } from '../interface-a/schema-kit.js';
 import { CHANGE_TYPES } from '../interface-b/records.js';
 import { validator } from '../validation/validate.js';
+import { STREAM_LIMITS } from './runtime.js';
 
 /** JetStream stream of change notices, and the subject a record owner publishes on. */
 export function changeStreamName(namespace: string): string {
@@ -26,13 +27,7 @@ export function changeSubject(namespace: string, owner: string): string {
 
 /** The change notice stream as whoever starts first creates it (durations in milliseconds). */
 export function changeStreamSettings(namespace: string) {
-  return {
-    name: changeStreamName(namespace),
-    subjects: [changeSubject(namespace, '>')],
-    maxAgeMs: 7 * 24 * 3600 * 1000,
-    duplicateWindowMs: 2 * 60 * 1000,
-    replicas: 1,
-  };
+  return { name: changeStreamName(namespace), subjects: [changeSubject(namespace, '>')], ...STREAM_LIMITS };
 }
 
 /** Durable consumer of the change notice stream (management-api). */

@@ -372,6 +372,9 @@ export function eventSubject(namespace: string, type: string): string {
   return `${namespace}.events.${type}`;
 }
 
+/** The limits our streams are created with (durations in milliseconds): 7 days, duplicates dropped within 2 minutes, one replica. */
+export const STREAM_LIMITS = Object.freeze({ maxAgeMs: 7 * 24 * 3600 * 1000, duplicateWindowMs: 2 * 60 * 1000, replicas: 1 });
+
 /**
  * The domain event stream as whoever starts first creates it: runtime-registry (its owner, which
  * may configure other limits) or a consumer (webhook-worker, usage-aggregator, recording-service),
@@ -381,14 +384,9 @@ export function eventSubject(namespace: string, type: string): string {
  * forgotten once the event is older than `maxAgeMs`: the stream cannot deliver it again.
  */
 export function eventStreamSettings(namespace: string) {
-  return {
-    name: eventStreamName(namespace),
-    subjects: [eventSubject(namespace, '>')],
-    maxAgeMs: 7 * 24 * 3600 * 1000,
-    duplicateWindowMs: 2 * 60 * 1000,
-    replicas: 1,
-  };
+  return { name: eventStreamName(namespace), subjects: [eventSubject(namespace, '>')], ...STREAM_LIMITS };
 }
+
 
 export interface RuntimeRequestMap {
   'runtime-registry.v1.query': { request: { scope: CallerScope; query: RuntimeQuery }; response: unknown };
