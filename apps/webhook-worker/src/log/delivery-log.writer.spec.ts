@@ -1,13 +1,15 @@
 import type { AttemptRow, DeliveryRepository } from './delivery.repository.js';
 import { DeliveryLogWriter } from './delivery-log.writer.js';
 
+/** The default `WEBHOOK_LOG_INTERVAL_MS`. */
+const INTERVAL_5_MS = { logIntervalMs: 5 };
 const row = (n: number) => ({ id: `a${n}`, deliveryId: `d${n}` }) as AttemptRow;
 
 describe('DeliveryLogWriter', () => {
   it('writes rows recorded in the same turn together, and at once when idle', async () => {
     const statements: string[][] = [];
     const repo = { writeAttempts: async (rows: AttemptRow[]) => void statements.push(rows.map((r) => r.id)) } as unknown as DeliveryRepository;
-    const w = new DeliveryLogWriter(repo);
+    const w = new DeliveryLogWriter(repo, INTERVAL_5_MS);
     await Promise.all([w.record(row(1)), w.record(row(2)), w.record(row(3))]);
     await w.record(row(4));
     expect(statements).toEqual([['a1', 'a2', 'a3'], ['a4']]);
@@ -38,7 +40,7 @@ describe('DeliveryLogWriter', () => {
         inFlight--;
       },
     } as unknown as DeliveryRepository;
-    const w = new DeliveryLogWriter(repo);
+    const w = new DeliveryLogWriter(repo, INTERVAL_5_MS);
     const all: Array<Promise<void>> = [];
     for (let i = 0; i < 50; i++) {
       all.push(w.record(row(i)));
@@ -52,9 +54,6 @@ describe('DeliveryLogWriter', () => {
 
   it('expedite: rows senders wait for are written at once, not at the end of the interval, and back to back while they wait', async () => {
     // An interval no test waits for: a row written before it ends was expedited.
-    class SlowWriter extends DeliveryLogWriter {
-      override readonly minIntervalMs = 60_000;
-    }
     const statements: string[][] = [];
     const held: Array<() => void> = [];
     const repo = {
@@ -67,7 +66,7 @@ describe('DeliveryLogWriter', () => {
     const turns = async (n = 5) => {
       for (let i = 0; i < n; i++) await new Promise((r) => setImmediate(r));
     };
-    const w = new SlowWriter(repo);
+    const w = new DeliveryLogWriter(repo, { logIntervalMs: 60_000 });
     const done: string[] = [];
     const record = (n: number) => w.record(row(n)).then(() => void done.push(`a${n}`));
 
@@ -121,7 +120,7 @@ describe('DeliveryLogWriter', () => {
         written.push(...rows.map((r) => r.id));
       },
     } as unknown as DeliveryRepository;
-    const w = new DeliveryLogWriter(repo);
+    const w = new DeliveryLogWriter(repo, INTERVAL_5_MS);
     const p = w.record(row(1));
     await w.drain(5000);
     await p;

@@ -1,4 +1,4 @@
-import { Injectable, Logger, Optional } from '@nestjs/common';
+import { Injectable, Logger } from '@nestjs/common';
 import type { WebhookWorkerConfig } from '../config.js';
 import { InjectWebhookConfig } from '../tokens.js';
 import { DeliveryRepository, type AttemptRow } from './delivery.repository.js';
@@ -45,9 +45,9 @@ export class DeliveryLogWriter {
 
   constructor(
     private readonly repository: DeliveryRepository,
-    @Optional() @InjectWebhookConfig() config?: Pick<WebhookWorkerConfig, 'logIntervalMs'>,
+    @InjectWebhookConfig() config: Pick<WebhookWorkerConfig, 'logIntervalMs'>,
   ) {
-    this.minIntervalMs = config?.logIntervalMs ?? 5;
+    this.minIntervalMs = config.logIntervalMs;
   }
 
   record(row: AttemptRow): Promise<void> {
