@@ -294,6 +294,31 @@ describe('DeliverWebhook', () => {
     expect(rows.map((r) => r.deliveryId).sort()).toEqual([a1, a2, b1, b2, a3].map((x) => x!.deliveryId).sort());
   });
 
+  it('a job held up reading its secret keeps its place on its channel: a later job of the channel, naming no predecessor, waits for it', async () => {
+    // After a NATS outage the secret's lookup waits for management-api (up to the request timeout),
+    // and a job of the same channel queued more than PREDECESSOR_MEMORY_MS later names no predecessor.
+    let answerLookup: (() => void) | undefined;
+    const lookup = new Promise<void>((r) => (answerLookup = r));
+    const configuration = { organizationId: 'org-1', sharedSecret: 's3cret', channelConfigId: null, webhooks: [] };
+    resolve = async () => {
+      await lookup;
+      return configuration;
+    };
+    const earlier = data({ channelId: 'room-1' });
+    const running = deliver.run(job(earlier), 't');
+    await new Promise((r) => setTimeout(r, 20));
+    // The lookup is answered from the cache by now for the later job.
+    resolve = async () => configuration;
+    const later = data({ channelId: 'room-1' });
+    const next = deliver.run(job(later), 't');
+    await new Promise((r) => setTimeout(r, 50));
+    expect(requests).toHaveLength(0);
+    answerLookup!();
+    await expect(running).resolves.toBe('delivered');
+    await expect(next).resolves.toBe('delivered');
+    expect(requests.map((h) => h['webhook-id'])).toEqual([one(earlier).deliveryId, one(later).deliveryId]);
+  });
+
   it('a delivery in another channel than the job is retried in a job of its own, with its channel', async () => {
     const d = data({ channelId: 'room-1' });
     d.deliveries.push(item({ channelId: 'room-2' }));

@@ -143,16 +143,23 @@ export class DeliverWebhook {
 
   private async process(job: Job<DeliveryJobData>, token: string | undefined): Promise<DeliveryResult> {
     const data = job.data;
-    const todo = await this.toSend(job);
-    if (todo.size === 0) return 'skipped';
-    const secret = await this.secretFor(job, token);
+    // The lanes take their places on their keys first, and wait there for what the job still has
+    // to read (its deliveries' state, when it ran before; the secret): a job held up by a read (the
+    // secret's lookup waiting for management-api after a NATS outage) must not let a later job of the
+    // same channel, which may name no predecessor (see EventIntake's PREDECESSOR_MEMORY_MS), go first.
+    const ready = this.toSend(job).then(async (todo) => ({ todo, secret: todo.size === 0 ? null : await this.secretFor(job, token) }));
+    // Awaited by the lanes when their turn comes; handled here so a failure meanwhile is not unhandled.
+    ready.catch(() => undefined);
     const outcomes = await Promise.allSettled(
       lanesOf(data).map((lane) =>
         this.sequencer.run(
           lane.key,
           lane.order,
           lane.prev,
-          () => this.sendAll(job, secret, lane.items, todo),
+          async () => {
+            const { todo, secret } = await ready;
+            return todo.size === 0 ? [] : this.sendAll(job, secret, lane.items, todo);
+          },
           // Stopping: a lane waiting for another replica's job starts at once (and sends nothing).
           lane.prevJobId ? () => (this.stopping ? Promise.resolve(false) : this.queue.inProgress(lane.prevJobId!)) : undefined,
         ),
@@ -163,6 +170,8 @@ export class DeliverWebhook {
       if (o.status === 'rejected') throw o.reason;
       sent.push(...o.value);
     }
+    const { todo } = await ready;
+    if (todo.size === 0) return 'skipped';
     const attempted = new Set(sent.map((s) => s.item.deliveryId));
     const unsent = data.deliveries
       .filter((d) => todo.has(d.deliveryId) && !attempted.has(d.deliveryId) && !this.settled.has(d.deliveryId))
