@@ -185,7 +185,10 @@ export class DeliveryQueue {
       let end = start;
       let deliveries = 0;
       while (end < jobs.length && (end === start || deliveries + jobs[end]!.deliveries.length <= ADD_SLICE)) deliveries += jobs[end++]!.deliveries.length;
-      await this.queue.addBulk(jobs.slice(start, end).map((data) => ({ name: 'deliver', data, opts: this.jobOptions(data, delayMs) })));
+      // A single job goes without `addBulk`, whose ioredis pipeline copies every script BullMQ
+      // defines onto itself when it is made (~35 µs): at 1,000 events/s most intake groups make one job.
+      if (end - start === 1) await this.queue.add('deliver', jobs[start]!, this.jobOptions(jobs[start]!, delayMs));
+      else await this.queue.addBulk(jobs.slice(start, end).map((data) => ({ name: 'deliver', data, opts: this.jobOptions(data, delayMs) })));
       start = end;
     }
   }
