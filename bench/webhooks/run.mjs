@@ -220,8 +220,8 @@ try {
     log(`raw BullMQ round trip (${label}): ${RAW} jobs in ${seconds.toFixed(2)} s = ${jobsPerSecond} jobs/s (concurrency ${CONCURRENCY})`);
     return { jobs: RAW, seconds: +seconds.toFixed(2), jobsPerSecond };
   }
-  // A round not counted first: the rounds after it ran 10-25% faster than the first of a run (the
-  // bench's BullMQ code compiled, Redis warm), and the pipeline is warmed by the steady load.
+  // A round not counted first: without it, the first round of a run was the slowest in 7 of 8 runs,
+  // by up to a third (the pipeline is warmed by the steady load).
   await rawBullmq('warm-up, not counted');
   const rawBefore = await rawBullmq('before');
 
