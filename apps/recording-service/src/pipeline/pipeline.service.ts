@@ -475,7 +475,10 @@ export class PipelineService implements OnApplicationBootstrap, OnModuleDestroy 
         ? `, ready = false, audio_ready = false, video_ready = false, file_path = NULL, audio_file_path = NULL, video_file_path = NULL,
              file_size = NULL, audio_file_size = NULL, video_file_size = NULL, move_pending = false, audio_move_pending = false, video_move_pending = false, mux_pending = false`
         : '';
-      await m.query(`UPDATE ${CR} SET deleted = true, deleted_on = $2, deleted_by = $3, modified_on = $2, modified_by = COALESCE($3, modified_by)${fileReset} WHERE id = $1`, [id, now, actor]);
+      const [[fresh]] = (await m.query(
+        `UPDATE ${CR} SET deleted = true, deleted_on = $2, deleted_by = $3, modified_on = $2, modified_by = COALESCE($3, modified_by)${fileReset} WHERE id = $1 RETURNING *`,
+        [id, now, actor],
+      )) as [ChannelRecordingRow[], number];
       const childReset = removeFiles
         ? `, audio_ready = false, video_ready = false, audio_file_path = NULL, video_file_path = NULL, audio_file_size = NULL, video_file_size = NULL,
              audio_move_pending = false, video_move_pending = false`
@@ -486,7 +489,6 @@ export class PipelineService implements OnApplicationBootstrap, OnModuleDestroy 
         [id, now, actor],
       )) as [ConnectionRecordingRow[], number];
       const locations = [r.file_path, r.audio_file_path, r.video_file_path, ...children.flatMap((c) => [c.audio_file_path, c.video_file_path])].filter((l): l is string => Boolean(l));
-      const [fresh] = (await m.query(`SELECT * FROM ${CR} WHERE id = $1`, [id])) as ChannelRecordingRow[];
       await this.outbox.addChanges(m, [...channelRecordingChanges('Delete', r, fresh!, changedBy, now), ...connectionRecordingChanges(children, deletedChildren[0], changedBy, now)]);
       if (expired) await this.outbox.add(m, [channelRecordingEvent('channel.recording.expired', fresh!, { url: null, audioUrl: null, videoUrl: null }, now)]);
       return { r, locations };

@@ -28,8 +28,12 @@ export class RecordingsCommandService {
         const now = Date.now();
         const noticed = await this.store.ds.transaction(async (m) => {
           const [before] = (await m.query(`SELECT * FROM ${CR} WHERE id = $1 FOR UPDATE`, [row.id])) as ChannelRecordingRow[];
-          await m.query(`UPDATE ${CR} SET expiry_timestamp = $2, modified_on = $3, modified_by = $4 WHERE id = $1`, [row.id, expiry === null ? null : Date.parse(expiry), now, actorOf(scope)]);
-          const [after] = (await m.query(`SELECT * FROM ${CR} WHERE id = $1`, [row.id])) as ChannelRecordingRow[];
+          const [[after]] = (await m.query(`UPDATE ${CR} SET expiry_timestamp = $2, modified_on = $3, modified_by = $4 WHERE id = $1 RETURNING *`, [
+            row.id,
+            expiry === null ? null : Date.parse(expiry),
+            now,
+            actorOf(scope),
+          ])) as [ChannelRecordingRow[], number];
           if (!before || !after) return false;
           const notices = channelRecordingChanges('Update', before, after, scope.principal, now);
           await this.outbox.addChanges(m, notices);
