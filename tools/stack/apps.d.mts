@@ -22,7 +22,6 @@ export interface ScriptResult {
 }
 
 export declare function serviceNode(root?: string): string;
-export declare function runOnServiceNode(root?: string): void;
 export declare function discoverApps(root?: string): App[];
 export declare function camelCase(name: string): string;
 export declare function assertBuilt(root: string, file: string, what: string): void;

@@ -2,7 +2,7 @@
 //   "switchboard": { "service": "management-api", "port": 8081, "main": "dist/main.js",
 //                    "migrate": "dist/migrate.js", "bootstrap": "dist/bootstrap.js" }
 // (migrate and bootstrap are optional). Plain Node built-ins only.
-import { spawn, spawnSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -28,19 +28,6 @@ export function serviceNode(root = REPO_ROOT) {
   } catch {
     return process.execPath;
   }
-}
-
-/**
- * Runs the current script again on `serviceNode()` (same flags and arguments, same terminal) and
- * exits with its status, unless it already runs there. For entry points started as `node <script>`
- * with the machine's node (the benchmarks), whose own process hosts load generators that must run
- * on the same runtime as the services they are compared with.
- */
-export function runOnServiceNode(root = REPO_ROOT) {
-  const node = serviceNode(root);
-  if (node === fs.realpathSync(process.execPath)) return;
-  const result = spawnSync(node, [...process.execArgv, ...process.argv.slice(1)], { stdio: 'inherit' });
-  process.exit(result.status ?? 1);
 }
 
 /**

@@ -100,10 +100,13 @@ function formatError(error) {
   return text;
 }
 
-/** Runs a command with the terminal attached; resolves to its exit code. */
-function runInherited(command, args, cwd) {
+/**
+ * Runs a command with the terminal attached; resolves to its exit code. `stdoutToStderr` sends its
+ * output to this process's stderr, for callers whose stdout is data (a benchmark's `--json`).
+ */
+function runInherited(command, args, cwd, { stdoutToStderr = false } = {}) {
   return new Promise((resolve, reject) => {
-    const child = spawn(command, args, { cwd, stdio: 'inherit' });
+    const child = spawn(command, args, { cwd, stdio: stdoutToStderr ? ['inherit', process.stderr, 'inherit'] : 'inherit' });
     child.once('error', (error) => reject(new StackError(`Could not run ${command}: ${error.message}`)));
     child.once('close', (code, signal) => resolve(signal ? 128 : code));
   });
@@ -118,6 +121,21 @@ export function installReason(root) {
   if (!fs.existsSync(hidden)) return 'node_modules was not installed by npm';
   if (fs.existsSync(lock) && fs.statSync(lock).mtimeMs > fs.statSync(hidden).mtimeMs) return 'package-lock.json changed since the last install';
   return null;
+}
+
+/**
+ * What `npm start` and the benchmarks do before they run anything: `npm install` when node_modules
+ * is not current (installReason), then `npm run build` (Nx: a cache hit, about 2 s, when nothing
+ * changed). Throws a StackError when either fails.
+ */
+export async function prepareWorkspace({ root = REPO_ROOT, log = console.log, stdoutToStderr = false } = {}) {
+  const reason = installReason(root);
+  if (reason) {
+    log(`Running npm install (${reason})…`);
+    if ((await runInherited('npm', ['install'], root, { stdoutToStderr })) !== 0) throw new StackError('npm install failed (see above).');
+  }
+  log('Building (npm run build)…');
+  if ((await runInherited('npm', ['run', 'build'], root, { stdoutToStderr })) !== 0) throw new StackError('npm run build failed (see above).');
 }
 
 /** External servers named by NATS_URL / REDIS_URL / DATABASE_URL. */
@@ -578,21 +596,12 @@ export async function startStack({ root = REPO_ROOT, serversOnly = false, log = 
   const launcher = new Launcher({ paths, previous, log });
   launcher.installSignalHandlers();
   try {
-    if (!serversOnly) {
-      const reason = installReason(root);
-      if (reason) {
-        log(`Running npm install (${reason})…`);
-        if ((await runInherited('npm', ['install'], root)) !== 0) throw new StackError('npm install failed (see above).');
-      }
-    }
+    if (!serversOnly) await prepareWorkspace({ root, log });
     launcher.checkInterrupted();
     const external = externalServers();
     ensureBinaries({ install: true, servers: SERVER_NAMES.filter((s) => !external[s]), ffmpeg: !serversOnly, log });
     let apps = [];
     if (!serversOnly) {
-      log('Building (npm run build)…');
-      if ((await runInherited('npm', ['run', 'build'], root)) !== 0) throw new StackError('npm run build failed (see above).');
-      launcher.checkInterrupted();
       apps = discoverApps(root);
       if (apps.length === 0) log('warning: no service declares a "switchboard" key in apps/*/package.json; starting the servers only.');
     }
