@@ -1,0 +1,79 @@
+// Every benchmark command runs, as documented, with small figures: each must go from its command
+// (which prepares the workspace and moves to the services' Node, bench/lib/entry.mjs) through its
+// own servers and services to its report. Nothing here asserts a timing or a ratio's size (the
+// figures of such short runs mean nothing): only that each phase ran, delivered what it sent, and
+// reported. The benchmarks start their servers on free ports of their own.
+import { spawn } from 'node:child_process';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
+
+interface Run {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+function bench(command: string, args: string[]): Promise<Run> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [path.join(ROOT, command), ...args], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
+    child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
+    child.once('error', reject);
+    child.once('close', (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
+/** The run's exit code, with what it printed when that is not 0 (so that a failure says why). */
+function outcome(run: Run): string {
+  return run.code === 0 ? 'exit 0' : `exit ${run.code}\n${run.stdout.slice(-3000)}\n${run.stderr.slice(-3000)}`;
+}
+
+const RATIO = /\d+\.\d\d/;
+
+const TIMEOUT_MS = 240_000;
+
+describe('benchmark commands', () => {
+  it('bench/webhooks/run.mjs --json: every event of the steady phase and of the burst is delivered, and stdout is the JSON alone', async () => {
+    const run = await bench('bench/webhooks/run.mjs', ['--rate', '200', '--seconds', '1', '--warmup', '1', '--burst', '500', '--raw', '500', '--rounds', '1', '--json']);
+    expect(outcome(run)).toBe('exit 0');
+    // The build's output went to stderr: stdout parses as a whole.
+    const report = JSON.parse(run.stdout) as {
+      steady: { published: number; delivered: number; allDelivered: boolean };
+      burst: { events: number; delivered: number; allDelivered: boolean };
+      rounds: Array<{ ratio: number }>;
+      ratio: { burstToRawBullmq: number };
+    };
+    expect(report.steady.allDelivered).toBe(true);
+    expect(report.steady.delivered).toBe(report.steady.published);
+    expect(report.burst).toMatchObject({ events: 500, delivered: 500, allDelivered: true });
+    expect(report.rounds).toHaveLength(1);
+    expect(report.ratio.burstToRawBullmq).toBeGreaterThan(0);
+    expect(run.stderr).toMatch(/Building \(npm run build\)/);
+  }, TIMEOUT_MS);
+
+  it('bench/webhooks/pg-log.mjs: one variant measured', async () => {
+    const run = await bench('bench/webhooks/pg-log.mjs', ['current', '--deliveries', '300', '--rounds', '1', '--per-log', '60']);
+    expect(outcome(run)).toBe('exit 0');
+    expect(run.stdout).toMatch(/^current\s+outbox insert \d+\.\d µs\/delivery, attempt log \d+\.\d µs\/delivery/m);
+  }, TIMEOUT_MS);
+
+  it('bench/odata/run.mjs: the OData read path against the hand-written query', async () => {
+    const run = await bench('bench/odata/run.mjs', ['--rows', '2000', '--queries', '100', '--concurrency', '2']);
+    expect(outcome(run)).toBe('exit 0');
+    expect(run.stdout).toMatch(/loaded 2000 change records/);
+    expect(run.stdout).toMatch(new RegExp(`ratio OData / hand-written: ${RATIO.source}`));
+  }, TIMEOUT_MS);
+
+  it('bench/admin/run.mjs: snapshots through the gateway against the bare server, and /sync connects without errors', async () => {
+    const run = await bench('bench/admin/run.mjs', ['--duration', '1', '--rounds', '1', '--concurrency', '4', '--connections', '1000', '--sync-clients', '50', '--sync-concurrency', '10']);
+    expect(outcome(run)).toBe('exit 0');
+    expect(run.stdout).toMatch(new RegExp(`gateway / bare \\(100 connections\\):\\s+${RATIO.source}`));
+    expect(run.stdout).toMatch(new RegExp(`1000 / 100 connections \\(gateway\\): ${RATIO.source}`));
+    expect(run.stdout).toMatch(/\/sync register\+join\+connect: [1-9]\d* clients\/s/);
+    expect(run.stdout).not.toMatch(/errors: /);
+  }, TIMEOUT_MS);
+});
