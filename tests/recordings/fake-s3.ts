@@ -12,12 +12,16 @@ export interface FakeS3 {
   url: string;
   objects: Map<string, { body: Buffer; contentType: string }>;
   rejected: string[];
+  /** Makes the `n`-th PUT from now (1: the next one) answer `status` without storing anything: a store's passing error. */
+  failPut(n: number, status?: number): void;
   close(): Promise<void>;
 }
 
 export async function startFakeS3(o: { bucket: string; accessKeyId: string; secretAccessKey: string; region: string }): Promise<FakeS3> {
   const objects = new Map<string, { body: Buffer; contentType: string }>();
   const rejected: string[] = [];
+  const failing = new Map<number, number>();
+  let puts = 0;
   const server = http.createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
@@ -49,6 +53,8 @@ export async function startFakeS3(o: { bucket: string; accessKeyId: string; secr
       const key = rest.map((s) => decodeURIComponent(s)).join('/');
       switch (req.method) {
         case 'PUT': {
+          const failure = failing.get(++puts);
+          if (failure) return fail(failure, 'InjectedFailure');
           if (createHash('sha256').update(body).digest('hex') !== req.headers['x-amz-content-sha256']) return fail(400, 'XAmzContentSHA256Mismatch');
           objects.set(key, { body, contentType: String(req.headers['content-type'] ?? 'application/octet-stream') });
           res.writeHead(200, { etag: '"x"' }).end();
@@ -84,6 +90,7 @@ export async function startFakeS3(o: { bucket: string; accessKeyId: string; secr
     url: `http://127.0.0.1:${port}`,
     objects,
     rejected,
+    failPut: (n, status = 503) => void failing.set(puts + n, status),
     close: () => new Promise((resolve) => server.close(() => resolve())),
   };
 }

@@ -82,4 +82,48 @@ describe('recordings stored in an S3-compatible bucket', () => {
     expect((await fetch(url)).status).toBe(404);
     expect(s3.rejected).toEqual([]);
   }, 90_000);
+
+  it('a move cut off after some files were uploaded is resumed by its retry: the recording becomes ready with every file', async () => {
+    const channel = 'bucket-retry-room';
+    const t0 = Date.now() - 60_000;
+    const eli = simConnection({ organizationId: ORG, applicationId: APP, channelId: channel, userId: 'eli', connectionId: 'eli-cam', recording: true });
+    await publish(h, [connectionEvent('connection.connected', eli, t0), connectionEvent('connection.closed', { ...eli, state: 'closed' }, t0 + 2000)]);
+    await waitFor(async () => (await query(h, scope, { kind: 'channel.connectionRecordings.list', applicationId: APP, channelId: channel }))[0]?.stopTimestamp, { timeoutMs: 15000 });
+    // The first upload of the move succeeds (and its work file is removed), the second fails: the
+    // step fails with the first file in the bucket but not yet recorded on the recording.
+    s3.failPut(2);
+    await writeMediaFor(h, eli);
+    const [recording] = await waitFor(
+      async () => {
+        const list = await query(h, scope, { kind: 'channel.recordings.list', applicationId: APP, channelId: channel });
+        return list[0]?.ready ? list : null;
+      },
+      // Before resuming existed, every retry failed on the removed work file and the recording ended failed.
+      { timeoutMs: 30000, intervalMs: 250, description: 'the recording to become ready after the failed upload' },
+    );
+    const r = recording!;
+    const c = r.connectionRecordings[0]!;
+    expect(s3.rejected).toEqual([expect.stringMatching(/^PUT .*: InjectedFailure$/)]);
+    expect({ audioReady: r.audioReady, videoReady: r.videoReady, connectionAudioReady: c.audioReady, connectionVideoReady: c.videoReady }).toEqual({
+      audioReady: true,
+      videoReady: true,
+      connectionAudioReady: true,
+      connectionVideoReady: true,
+    });
+    for (const [key, size] of [
+      [r.objectKey, r.fileSize],
+      [r.audioObjectKey, r.audioFileSize],
+      [r.videoObjectKey, r.videoFileSize],
+      [c.audioObjectKey, c.audioFileSize],
+      [c.videoObjectKey, c.videoFileSize],
+    ] as const) {
+      expect(key).toBeTruthy();
+      expect(s3.objects.get(key!)?.body.length).toBe(size);
+    }
+    const url = await query(h, scope, { kind: 'channelRecording.url', applicationId: APP, channelId: channel, channelRecordingId: r.id });
+    const whole = await fetch(url);
+    expect(whole.status).toBe(200);
+    expect(Buffer.from(await whole.arrayBuffer()).equals(s3.objects.get(r.objectKey!)!.body)).toBe(true);
+    expect(fs.readdirSync(h.workDir)).toEqual([]);
+  }, 90_000);
 });

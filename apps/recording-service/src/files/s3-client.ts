@@ -150,6 +150,15 @@ export class S3Client {
     return this.request('GET', key, range ? { range } : {}, EMPTY_SHA256);
   }
 
+  /** The size of an object, or null when there is none. */
+  async head(key: string): Promise<number | null> {
+    const r = await this.request('HEAD', key, {}, EMPTY_SHA256);
+    r.body.resume();
+    if (r.status === 404) return null;
+    if (r.status !== 200) throw new S3Error(r.status, `S3 HEAD ${key} answered ${r.status}`);
+    return Number(r.headers['content-length'] ?? 0);
+  }
+
   async delete(key: string): Promise<void> {
     const r = await this.request('DELETE', key, {}, EMPTY_SHA256);
     const text = await S3Client.drain(r);

@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Readable } from 'node:stream';
-import { moveFile, pruneEmptyDirs, removeTree } from '../pipeline/files.js';
+import { moveFile, pruneEmptyDirs, removeTree, sizeOf } from '../pipeline/files.js';
 import { contentTypeOf, RecordingPaths } from './paths.js';
 import { S3Client, type S3Options } from './s3-client.js';
 import { parseRange } from './url-signer.js';
@@ -32,7 +32,11 @@ export interface StorageTarget {
   readonly kind: 'local' | 's3';
   /** Whether `location` already is in the target (a move that crashed half-way is resumed). */
   holds(location: string): boolean;
-  /** Moves a work file into the target (the work file is gone afterwards). */
+  /**
+   * Moves a work file into the target (the work file is gone afterwards). Resumable: when the work
+   * file is gone but `key` is in the target, an earlier attempt moved it and was cut off before the
+   * move was recorded (a later file of the step failed, or the process died); it is taken as stored.
+   */
   put(file: string, key: string): Promise<Stored>;
   /** Streams a stored file, honouring a Range header; null when it does not exist. */
   open(location: string, range: string | undefined): Promise<Opened | null>;
@@ -40,6 +44,11 @@ export interface StorageTarget {
   remove(locations: string[], recordingPrefix: string): Promise<void>;
   /** `recordingPath` of a channel recording in the target. */
   recordingPath(prefix: string): string;
+}
+
+/** A work file that is not there (ENOENT). */
+function isMissing(e: unknown): boolean {
+  return (e as NodeJS.ErrnoException | undefined)?.code === 'ENOENT';
 }
 
 export class LocalStorage implements StorageTarget {
@@ -52,7 +61,13 @@ export class LocalStorage implements StorageTarget {
 
   async put(file: string, key: string): Promise<Stored> {
     const dest = this.paths.storagePath(key);
-    if (file !== dest) await moveFile(file, dest);
+    if (file !== dest) {
+      try {
+        await moveFile(file, dest);
+      } catch (e) {
+        if (!isMissing(e) || (await sizeOf(dest)) === null) throw e;
+      }
+    }
     return { location: dest, key, size: (await fs.promises.stat(dest)).size };
   }
 
@@ -102,7 +117,14 @@ export class S3Storage implements StorageTarget {
   }
 
   async put(file: string, key: string): Promise<Stored> {
-    const size = await this.client.putFile(key, file, contentTypeOf(file));
+    let size: number;
+    try {
+      size = await this.client.putFile(key, file, contentTypeOf(file));
+    } catch (e) {
+      const stored = isMissing(e) ? await this.client.head(key) : null;
+      if (stored === null) throw e;
+      size = stored;
+    }
     await fs.promises.rm(file, { force: true });
     return { location: `${this.prefix}${key}`, key, size };
   }
