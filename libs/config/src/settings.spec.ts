@@ -33,6 +33,14 @@ describe('loadConfig', () => {
     }
   });
 
+  it("refuses a value that still holds the templates' REPLACE_ME placeholder, without echoing it", () => {
+    expect(() => loadConfig(settings, { NAME: 'a', SECRET: 'REPLACE_ME_AT_LEAST_32_RANDOM_CHARACTERS' })).toThrow(
+      new ConfigError('SECRET', 'still holds a template placeholder (REPLACE_ME...): set the real value, or leave it unset when it is not used'),
+    );
+    expect(() => loadConfig(settings, { NAME: 'a', DB: 'postgres://switchboard:REPLACE_ME_PASSWORD@db/switchboard' })).toThrow(/^Invalid configuration: DB still holds a template placeholder/);
+    expect(loadConfig(settings, { NAME: 'replace me', SECRET: 'replace_me_not_the_marker' }).name).toBe('replace me');
+  });
+
   it('requires NATS_URL in the common settings', () => {
     expect(() => loadConfig(commonSettings(1), {})).toThrow(/NATS_URL is required/);
     expect(loadConfig(commonSettings(1), { NATS_URL: 'nats://127.0.0.1:4222' }).natsNamespace).toBe('sb');

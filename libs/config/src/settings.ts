@@ -115,6 +115,9 @@ export function list(o: Options<readonly string[]> & { item?: (v: string) => str
 }
 
 /** Reads and validates every setting; throws ConfigError naming the first bad setting. */
+/** What the deployment templates put where the operator must set a value (k8s/secrets.yaml, k8s/config.yaml). */
+export const PLACEHOLDER = 'REPLACE_ME';
+
 export function loadConfig<S extends Settings>(settings: S, env: Record<string, string | undefined> = process.env): ConfigOf<S> {
   const out: Record<string, unknown> = {};
   for (const [key, s] of Object.entries(settings)) {
@@ -124,6 +127,10 @@ export function loadConfig<S extends Settings>(settings: S, env: Record<string, 
       out[key] = s.defaultValue;
       continue;
     }
+    // The deployment templates (k8s/) mark what the operator must fill in with REPLACE_ME; a value
+    // still holding one would pass most checks (a 40-character placeholder is a valid HMAC key,
+    // and a publicly known one).
+    if (raw.includes(PLACEHOLDER)) throw new ConfigError(s.env, `still holds a template placeholder (${PLACEHOLDER}...): set the real value, or leave it unset when it is not used`);
     try {
       out[key] = s.parse(raw);
     } catch (e) {
