@@ -7,6 +7,7 @@
 // manifest that drops a required setting, sets an unknown one (a typo), takes a sensitive one from
 // a ConfigMap, gives an invalid value, or probes the wrong port or path fails here.
 import fs from 'node:fs';
+import net from 'node:net';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { parseAllDocuments } from 'yaml';
@@ -246,6 +247,56 @@ function entrypointArms(text: string): Map<string, string> {
   return new Map([...text.matchAll(/^\s*([a-z][a-z-]*)\)\s*target=([A-Za-z0-9_-]+)\s*;;/gm)].map((m) => [m[1]!, m[2]!]));
 }
 
+
+/**
+ * Settings holding an address that clients outside the cluster use: the service that reads it, the
+ * service whose routes it must reach, and a path requested below the URL's own path.
+ */
+const PUBLIC_URLS: Record<string, { service: string; backend: string; below: string }> = {
+  RECORDINGS_PUBLIC_URL: { service: 'recording-service', backend: 'recording-service', below: '/files/token' },
+  SYNC_PUBLIC_URL: { service: 'admin-gateway', backend: 'admin-gateway', below: '' },
+  EXTERNAL_ADMIN_URL: { service: 'runtime-registry', backend: 'admin-gateway', below: '/api/v1.0/applications' },
+  EXTERNAL_SYNC_URL: { service: 'runtime-registry', backend: 'admin-gateway', below: '' },
+};
+/** How a setting that announces a public address is named. */
+const PUBLIC_URL_NAME = /^(EXTERNAL_[A-Z0-9_]*URL|[A-Z0-9_]*PUBLIC_URL)$/;
+
+/** Why a host is no address a client elsewhere can reach (undefined when it may be one). */
+function unreachableHost(hostname: string, { allowLoopback = false } = {}): string | undefined {
+  const host = hostname.replace(/^\[|\]$/g, '').toLowerCase();
+  if (host === '0.0.0.0' || host === '::' || /^0+(\.0+){0,3}$/.test(host)) return 'the unspecified address (a bind address, not one to connect to)';
+  const loopback = host === 'localhost' || host.endsWith('.localhost') || host === '::1' || (net.isIPv4(host) && host.startsWith('127.'));
+  if (loopback && !allowLoopback) return 'a loopback address';
+  if (host.endsWith('.svc') || host.endsWith('.cluster.local')) return 'a name that resolves only inside the cluster';
+  return undefined;
+}
+
+/** Whether an Ingress path matches a request path (Prefix: whole path elements; Exact: equal). */
+function ingressPathMatches(p: Y, requestPath: string): boolean {
+  const rulePath = String(p.path ?? '/');
+  if (p.pathType === 'Exact') return requestPath === rulePath;
+  const prefix = rulePath.replace(/\/+$/, '');
+  return prefix === '' || requestPath === prefix || requestPath.startsWith(`${prefix}/`);
+}
+
+/** The backend Service and port an Ingress of k8s/ sends `url` to (longest matching path wins). */
+function ingressRoute(ingresses: Y[], url: URL): { service: string; port: number | string } | undefined {
+  let best: { length: number; service: string; port: number | string } | undefined;
+  for (const ing of ingresses) {
+    for (const rule of ing.spec?.rules ?? []) {
+      if (rule.host !== undefined && String(rule.host).toLowerCase() !== url.hostname.toLowerCase()) continue;
+      for (const p of rule.http?.paths ?? []) {
+        if (!ingressPathMatches(p, url.pathname)) continue;
+        const length = String(p.path ?? '/').length + (p.pathType === 'Exact' ? 1 : 0);
+        if (best && best.length >= length) continue;
+        const svc = p.backend?.service ?? {};
+        best = { length, service: svc.name, port: svc.port?.number ?? svc.port?.name };
+      }
+    }
+  }
+  return best && { service: best.service, port: best.port };
+}
+
 // ------------------------------------------------------------------------------------------------
 
 describe('the services the deployment files are checked against', () => {
@@ -439,6 +490,50 @@ describe('k8s/', () => {
     });
   });
 
+  describe('public addresses', () => {
+    const ingresses = OBJECTS.filter((o) => o.kind === 'Ingress');
+
+    it('the settings announcing a public address are the ones checked here', () => {
+      const found = SERVICES.flatMap((s) => [...s.settings.keys()].filter((env) => PUBLIC_URL_NAME.test(env)).map((env) => `${env} (${s.service})`));
+      expect(found.sort()).toEqual(Object.entries(PUBLIC_URLS).map(([env, p]) => `${env} (${p.service})`).sort());
+    });
+
+    it('an Ingress in its own file sends each path to an existing Service port', () => {
+      expect(ingresses.length).toBeGreaterThan(0);
+      const problems: string[] = [];
+      for (const ing of ingresses) {
+        if (ing.apiVersion !== 'networking.k8s.io/v1') problems.push(`${ing.__file}: Ingress/${ing.metadata.name}: apiVersion must be networking.k8s.io/v1`);
+        for (const rule of ing.spec?.rules ?? []) {
+          for (const p of rule.http?.paths ?? []) {
+            const where = `${ing.__file}: ${rule.host ?? '*'}${p.path}`;
+            if (!['Prefix', 'Exact'].includes(p.pathType)) problems.push(`${where}: pathType must be Prefix or Exact (ImplementationSpecific differs between controllers)`);
+            const svc = find('Service', p.backend?.service?.name);
+            const port = p.backend?.service?.port ?? {};
+            if (!svc) problems.push(`${where}: backend Service ${p.backend?.service?.name} is not in k8s/`);
+            else if (!(svc.spec?.ports ?? []).some((sp: Y) => sp.port === port.number || (port.name !== undefined && sp.name === port.name))) problems.push(`${where}: Service ${svc.metadata.name} has no port ${port.number ?? port.name}`);
+          }
+        }
+      }
+      expect(problems).toEqual([]);
+    });
+
+    it.each(Object.entries(PUBLIC_URLS))('%s is set to a public address that the Ingress routes to its service', (env, p) => {
+      const svc = SERVICES.find((s) => s.service === p.service)!;
+      const container = containerOf(find('Deployment', p.service), p.service);
+      const { values } = checkK8sEnv(p.service, container, svc.settings, p.service);
+      const raw = values.get(env)?.raw;
+      // Unset, the service announces its own bind address or a loopback default.
+      expect(`${env} ${raw === undefined || raw === '' ? 'is not set' : 'is set'} in k8s/${p.service}.yaml`).toBe(`${env} is set in k8s/${p.service}.yaml`);
+      const url = new URL(raw!);
+      expect(`${env} "${raw}": ${unreachableHost(url.hostname) ?? 'public'}`).toBe(`${env} "${raw}": public`);
+      const requested = new URL(url.href);
+      requested.pathname = `${url.pathname.replace(/\/+$/, '')}${p.below}` || '/';
+      const route = ingressRoute(ingresses, requested);
+      const backend = SERVICES.find((s) => s.service === p.backend)!;
+      expect({ path: requested.pathname, route }).toEqual({ path: requested.pathname, route: { service: p.backend, port: backend.port } });
+    });
+  });
+
   describe('migrate-job.yaml', () => {
     const job = OBJECTS.find((o) => o.kind === 'Job');
     const pod = job?.spec?.template?.spec;
@@ -533,6 +628,20 @@ describe('docker/compose.yaml', () => {
 
     it('gets every required setting, no unknown ones, all valid', () => {
       expect(checkComposeEnv(name, c, svc.settings)).toEqual([]);
+    });
+
+    it('sets the public addresses it announces to ones the host reaches (not the 0.0.0.0 it binds to)', () => {
+      const env = composeEnv(c);
+      const problems: string[] = [];
+      for (const [setting, p] of Object.entries(PUBLIC_URLS)) {
+        if (p.service !== name) continue;
+        if (!env[setting]) problems.push(`${setting} is not set (it would announce its bind address or a default)`);
+        else {
+          const why = unreachableHost(new URL(env[setting]).hostname, { allowLoopback: true });
+          if (why) problems.push(`${setting} "${env[setting]}" is ${why}`);
+        }
+      }
+      expect(problems).toEqual([]);
     });
 
     it('starts after its servers are healthy and its migrations completed', () => {
