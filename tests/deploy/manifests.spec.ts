@@ -534,37 +534,63 @@ describe('k8s/', () => {
     });
   });
 
-  describe('migrate-job.yaml', () => {
-    const job = OBJECTS.find((o) => o.kind === 'Job');
-    const pod = job?.spec?.template?.spec;
+  describe('migrations and bootstrap', () => {
+    const jobs = OBJECTS.filter((o) => o.kind === 'Job');
     const migrating = SERVICES.filter((s) => s.decl.migrate);
     const bootstrapping = SERVICES.filter((s) => s.decl.bootstrap);
     const dbSchema = byEnv(databaseSettings());
+    /** Release version as a name suffix: 0.1.0 -> v0-1-0. */
+    const versionSuffix = (version: string) => `v${version.replace(/[^a-z0-9]+/gi, '-').toLowerCase()}`;
 
-    it('is a Job in k8s/migrate-job.yaml that does not restart failed containers in place', () => {
-      expect(job?.__file).toBe('k8s/migrate-job.yaml');
-      expect(job.apiVersion).toBe('batch/v1');
-      expect(['Never', 'OnFailure']).toContain(pod.restartPolicy);
+    it.each(SERVICES.map((s) => [s.service, s] as const))('%s: each pod migrates its own schema in an init container before the service starts', (name, svc) => {
+      const pod = find('Deployment', name)?.spec?.template?.spec;
+      const inits: Y[] = pod?.initContainers ?? [];
+      const expected = svc.decl.migrate ? [{ image: `switchboard/${name}:${svc.version}`, args: ['migrate'] }] : [];
+      expect(inits.map((c) => ({ image: c.image, args: c.args }))).toEqual(expected);
+      const problems: string[] = [];
+      for (const c of inits) {
+        const where = `k8s/${name}.yaml (init container ${c.name})`;
+        if (c.command !== undefined) problems.push(`${where}: sets command; the entrypoint's migrate subcommand runs the migrations`);
+        problems.push(...checkK8sEnv(where, c, dbSchema, 'the database settings of migrate').problems);
+        problems.push(...checkHardening(where, pod, c));
+      }
+      expect(problems).toEqual([]);
     });
 
-    it('runs the migrations of every service that has them, in init containers (run one after the other), then bootstrap', () => {
-      const byImage = (a: { image: string }, b: { image: string }) => a.image.localeCompare(b.image);
-      const inits = (pod.initContainers ?? []).map((c: Y) => ({ image: c.image, args: c.args }));
-      const expected = migrating.map((s) => ({ image: `switchboard/${s.service}:${s.version}`, args: ['migrate'] }));
-      expect([...inits].sort(byImage)).toEqual(expected.sort(byImage));
+    it('every Job carries the release version in its name and runs images of that version (a Job cannot be changed in place)', () => {
+      expect(jobs.length).toBeGreaterThan(0);
+      const problems: string[] = [];
+      for (const job of jobs) {
+        const containers: Y[] = [...(job.spec?.template?.spec?.initContainers ?? []), ...(job.spec?.template?.spec?.containers ?? [])];
+        const versions = new Set(containers.map((c) => String(c.image).split(':')[1]));
+        if (versions.size !== 1) problems.push(`${job.__file}: Job/${job.metadata.name} runs images of versions ${[...versions].join(', ')}`);
+        const version = [...versions][0] ?? '';
+        if (!String(job.metadata.name).endsWith(`-${versionSuffix(version)}`)) problems.push(`${job.__file}: Job/${job.metadata.name} must end with -${versionSuffix(version)}, the version of its images`);
+        if (String(job.metadata.name).length > 63) problems.push(`${job.__file}: Job/${job.metadata.name} is longer than 63 characters`);
+      }
+      expect(problems).toEqual([]);
+    });
+
+    it('a Job in k8s/bootstrap-job.yaml bootstraps, after migrating that schema, and does not restart failed containers in place', () => {
+      const job = jobs.find((j) => (j.spec?.template?.spec?.containers ?? []).some((c: Y) => (c.args ?? [])[0] === 'bootstrap'));
+      expect(job?.__file).toBe('k8s/bootstrap-job.yaml');
+      expect(job.apiVersion).toBe('batch/v1');
+      const pod = job.spec.template.spec;
+      expect(['Never', 'OnFailure']).toContain(pod.restartPolicy);
+      expect((pod.initContainers ?? []).map((c: Y) => ({ image: c.image, args: c.args }))).toEqual(
+        bootstrapping.filter((s) => s.decl.migrate).map((s) => ({ image: `switchboard/${s.service}:${s.version}`, args: ['migrate'] })),
+      );
       expect(pod.containers.map((c: Y) => ({ image: c.image, args: c.args }))).toEqual(
         bootstrapping.map((s) => ({ image: `switchboard/${s.service}:${s.version}`, args: ['bootstrap'] })),
       );
-    });
-
-    it('gives each container its database settings (DATABASE_URL from the Secret) and nothing unknown', () => {
       const problems: string[] = [];
       for (const c of [...(pod.initContainers ?? []), ...pod.containers]) {
-        const where = `k8s/migrate-job.yaml (${c.name})`;
+        const where = `k8s/bootstrap-job.yaml (${c.name})`;
         problems.push(...checkK8sEnv(where, c, dbSchema, 'the database settings of migrate/bootstrap').problems);
         problems.push(...checkHardening(where, pod, c));
       }
       expect(problems).toEqual([]);
+      expect(migrating.length).toBeGreaterThan(0);
     });
   });
 });
