@@ -99,7 +99,8 @@ export async function createService(options: ServiceOptions): Promise<NestFastif
 
 /**
  * Entry point of a service process: validates configuration (a bad value stops the process with
- * a message naming the setting, exit code 78), starts, and shuts down gracefully on SIGTERM/SIGINT:
+ * a message naming the setting, exit code 78), starts listening, subscribes its NATS request
+ * handlers whenever NATS answers (readiness says so meanwhile), and shuts down gracefully on SIGTERM/SIGINT:
  * readiness goes false, in-flight work finishes within SHUTDOWN_TIMEOUT_MS, then the process exits.
  */
 export async function runService(name: string, loadConfig: () => BaseConfig, build: (config: BaseConfig) => Promise<INestApplication>): Promise<void> {
@@ -115,16 +116,31 @@ export async function runService(name: string, loadConfig: () => BaseConfig, bui
     throw e;
   }
   const log = new JsonLogger(name, config.logLevel);
-  let app: INestApplication;
-  try {
-    app = await build(config);
-    await app.startAllMicroservices();
-    await app.listen(config.httpPort, config.httpHost);
-  } catch (e) {
+  const fatal = (e: unknown) => {
     log.event('fatal', `${name} failed to start: ${(e as Error).message}`);
     process.exit(1);
+  };
+  let app: INestApplication;
+  // The NATS request handlers are subscribed once NATS answers, which may be long after the start
+  // (NATS down or not reachable yet): meanwhile the service listens, /healthz answers and /readyz
+  // says 503 with what it waits for, instead of a process with no port that an orchestrator's
+  // probes kill over and over.
+  let subscribed = false;
+  try {
+    app = await build(config);
+    if (app.getMicroservices().length > 0) {
+      app.get(ReadinessService).register('requestHandlers', async () => {
+        if (!subscribed) throw new Error('not subscribed on NATS yet');
+      });
+    }
+    await app.listen(config.httpPort, config.httpHost);
+  } catch (e) {
+    return fatal(e);
   }
   log.event('info', `${name} listening`, { url: `http://${config.httpHost}:${config.httpPort}` });
+  app.startAllMicroservices().then(() => {
+    subscribed = true;
+  }, fatal);
 
   let stopping = false;
   const stop = async (signal: string) => {
