@@ -45,5 +45,12 @@ class GatewayModule {
  * answer any request); the client edge holds the sockets of its own clients.
  */
 export async function buildAdminGateway(config: GatewayConfig) {
-  return createService({ name: 'admin-gateway', config, imports: [GatewayModule.forConfig(config)], rpcServer: false, renderHttpError: renderProblem });
+  return createService({
+    name: 'admin-gateway',
+    config,
+    imports: [GatewayModule.forConfig(config)],
+    rpcServer: false,
+    renderHttpError: renderProblem,
+    trustedProxies: config.trustedProxyCidrs,
+  });
 }

@@ -3,6 +3,11 @@ import { bool, checkOAuthSettings, cidrList, commonSettings, int, loadConfig, oa
 export const settings = {
   ...commonSettings(8080),
   adminCidrAllowlist: cidrList('ADMIN_CIDR_ALLOWLIST', ['127.0.0.1/32', '::1/128'], 'Comma-separated CIDR blocks allowed to call the admin API (others: 403)'),
+  trustedProxyCidrs: cidrList(
+    'TRUSTED_PROXY_CIDRS',
+    [],
+    'Comma-separated CIDR blocks of reverse proxies in front of the gateway (e.g. the ingress controller\'s pods): the caller ADMIN_CIDR_ALLOWLIST judges is then the last address of X-Forwarded-For not in these blocks; empty: the TCP peer, X-Forwarded-For ignored',
+  ),
   apiKeyCacheTtlMs: int({ env: 'API_KEY_CACHE_TTL_MS', default: 10000, min: 0, max: 300000, description: 'How long a verified API key is remembered by a gateway replica' }),
   apiKeyNegativeCacheTtlMs: int({ env: 'API_KEY_NEGATIVE_CACHE_TTL_MS', default: 2000, min: 0, max: 60000, description: 'How long a rejected API key is remembered' }),
   adminShareReads: bool({ env: 'ADMIN_SHARE_READS', default: true, description: 'Identical interface A reads (same credential scope, same query) arriving in one event-loop turn share one request to runtime-registry; false sends one per HTTP request' }),

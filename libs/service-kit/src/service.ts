@@ -37,6 +37,11 @@ export interface ServiceOptions {
   rpcServer: boolean;
   renderHttpError: HttpErrorRenderer;
   bodyLimitBytes?: number;
+  /**
+   * CIDR blocks of reverse proxies whose X-Forwarded-For is believed: `request.ip` is then the last
+   * address of the chain not in them. Empty or absent: the TCP peer, the header ignored.
+   */
+  trustedProxies?: readonly string[];
   logger?: JsonLogger;
 }
 
@@ -70,7 +75,7 @@ export async function createService(options: ServiceOptions): Promise<NestFastif
     providers,
     exports: [SERVICE_CONFIG, NATS_OPTIONS, NatsClient, JsonLogger],
   };
-  const adapter = new FastifyAdapter({ bodyLimit: options.bodyLimitBytes ?? 1024 * 1024, trustProxy: false, return503OnClosing: true, routerOptions: { maxParamLength: 512 } });
+  const adapter = new FastifyAdapter({ bodyLimit: options.bodyLimitBytes ?? 1024 * 1024, trustProxy: options.trustedProxies?.length ? [...options.trustedProxies] : false, return503OnClosing: true, routerOptions: { maxParamLength: 512 } });
   const app = await NestFactory.create<NestFastifyApplication>(root, adapter, { logger, bufferLogs: false, abortOnError: false });
   app.useGlobalFilters(new TransportErrorFilter(options.renderHttpError));
 

@@ -23,8 +23,8 @@ describe('interface A runtime routes', () => {
   let fake: FakeRuntime;
   let gateway: TestGateway;
 
-  async function call(method: string, path: string, options: { key?: string | null; body?: unknown; raw?: string; on?: TestGateway } = {}): Promise<Reply> {
-    const headers: Record<string, string> = {};
+  async function call(method: string, path: string, options: { key?: string | null; body?: unknown; raw?: string; on?: TestGateway; headers?: Record<string, string> } = {}): Promise<Reply> {
+    const headers: Record<string, string> = { ...options.headers };
     const key = options.key === undefined ? OPERATOR_KEY : options.key;
     if (key) headers['x-api-key'] = key;
     let body: string | undefined = options.raw;
@@ -263,6 +263,35 @@ describe('interface A runtime routes', () => {
 
     it('leaves probes and metrics open to any address', async () => {
       for (const path of ['/healthz', '/readyz', '/metrics']) expect((await fetch(`${outside.url}${path}`)).status).toBe(200);
+    });
+
+    it('judges the TCP peer, not a caller named in X-Forwarded-For, when no proxy is trusted', async () => {
+      const path = `/admin/api/v1.0/applications/${IDS.applicationId}`;
+      expectProblem(await call('GET', path, { on: outside, headers: { 'x-forwarded-for': '10.1.2.3' } }), 403, 'Forbidden');
+    });
+  });
+
+  describe('admin CIDR allowlist behind a trusted reverse proxy (TRUSTED_PROXY_CIDRS)', () => {
+    let proxied: TestGateway;
+    const path = `/admin/api/v1.0/applications/${IDS.applicationId}`;
+    beforeAll(async () => {
+      // The test plays the proxy (127.0.0.1), in front of callers on 10.0.0.0/8 and elsewhere.
+      proxied = await startTestGateway(servers.natsUrl, ns, { ADMIN_CIDR_ALLOWLIST: '10.0.0.0/8', TRUSTED_PROXY_CIDRS: '127.0.0.1/32' });
+    });
+    afterAll(async () => {
+      await proxied?.close();
+    });
+
+    it('admits a caller the proxy names inside the allowlist, and refuses one outside it or the proxy itself', async () => {
+      expect((await call('GET', path, { on: proxied, headers: { 'x-forwarded-for': '10.1.2.3' } })).status).toBe(200);
+      expectProblem(await call('GET', path, { on: proxied, headers: { 'x-forwarded-for': '198.51.100.7' } }), 403, 'Forbidden');
+      expectProblem(await call('GET', path, { on: proxied }), 403, 'Forbidden');
+    });
+
+    it('takes the last address the trusted proxies did not add: a caller cannot prepend an allowed one', async () => {
+      // The caller (198.51.100.7) sent "X-Forwarded-For: 10.9.9.9"; the proxy appended the caller's address.
+      expectProblem(await call('GET', path, { on: proxied, headers: { 'x-forwarded-for': '10.9.9.9, 198.51.100.7' } }), 403, 'Forbidden');
+      expect((await call('GET', path, { on: proxied, headers: { 'x-forwarded-for': '198.51.100.7, 10.1.2.3' } })).status).toBe(200);
     });
   });
 
