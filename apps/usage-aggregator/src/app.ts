@@ -1,8 +1,7 @@
 import { Module, type DynamicModule } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { dataSourceOptions, databaseReadiness } from '@switchboard/persistence';
-import { createRedis, createService, ReadinessService, redisReadiness, RedisLifecycle, REDIS, renderPlainError } from '@switchboard/service-kit';
-import type { Redis } from 'ioredis';
+import { createService, ReadinessService, renderPlainError } from '@switchboard/service-kit';
 import { DataSource } from 'typeorm';
 import type { UsageAggregatorConfig } from './config.js';
 import { persistenceOptions } from './persistence.js';
@@ -19,7 +18,7 @@ class UsageAggregatorModule {
       module: UsageAggregatorModule,
       imports: [TypeOrmModule.forRootAsync({ useFactory: () => dataSourceOptions(persistenceOptions(config.databaseUrl, config.databasePoolSize)) })],
       controllers: [UsageRpc],
-      providers: [{ provide: REDIS, useFactory: () => createRedis(config.redisUrl, 'usage-aggregator') }, RedisLifecycle, UsageLedger, UsageQueryService, UsageEventConsumer, UsagePruner],
+      providers: [UsageLedger, UsageQueryService, UsageEventConsumer, UsagePruner],
     };
   }
 }
@@ -27,10 +26,8 @@ class UsageAggregatorModule {
 export async function buildUsageAggregator(config: UsageAggregatorConfig) {
   const app = await createService({ name: 'usage-aggregator', config, imports: [UsageAggregatorModule.forConfig(config)], rpcServer: true, renderHttpError: renderPlainError });
   const ds = app.get(DataSource);
-  const redis = app.get<Redis>(REDIS);
   const readiness = app.get(ReadinessService);
   readiness.register('postgres', () => databaseReadiness(ds));
-  readiness.register('redis', () => redisReadiness(redis));
   const consumer = app.get(UsageEventConsumer);
   readiness.register('event-stream', () => consumer.ready());
   return app;

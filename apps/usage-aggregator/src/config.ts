@@ -1,9 +1,9 @@
-import { commonSettings, databaseSettings, int, loadConfig, redisSettings, type ConfigOf } from '@switchboard/config';
+import { commonSettings, databaseSettings, int, loadConfig, type ConfigOf } from '@switchboard/config';
 
 export const settings = {
   ...commonSettings(8085),
+  // No Redis: its state is PostgreSQL (usage schema) and JetStream (the event consumer).
   ...databaseSettings(),
-  ...redisSettings(),
   usageLedgerRetentionSeconds: int({
     env: 'USAGE_LEDGER_RETENTION_SECONDS',
     default: 8 * 24 * 3600,
