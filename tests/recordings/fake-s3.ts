@@ -1,7 +1,7 @@
 /**
  * A small S3-compatible server for the tests: PUT, GET (with Range), HEAD and DELETE of objects in
- * memory, path-style URLs, every request's AWS SigV4 signature checked (403 otherwise) and the
- * payload hash of uploads checked against the body.
+ * memory and ListObjectsV2 of the bucket, path-style URLs, every request's AWS SigV4 signature
+ * checked (403 otherwise) and the payload hash of uploads checked against the body.
  */
 import { createHash } from 'node:crypto';
 import http from 'node:http';
@@ -14,6 +14,9 @@ export interface FakeS3 {
   rejected: string[];
   /** Makes the `n`-th PUT from now (1: the next one) answer `status` without storing anything: a store's passing error. */
   failPut(n: number, status?: number): void;
+  /** Makes every DELETE and listing answer `status` without doing anything (the store fails removals) until `restore()`. */
+  failRemovals(status?: number): void;
+  restore(): void;
   close(): Promise<void>;
 }
 
@@ -21,6 +24,7 @@ export async function startFakeS3(o: { bucket: string; accessKeyId: string; secr
   const objects = new Map<string, { body: Buffer; contentType: string }>();
   const rejected: string[] = [];
   const failing = new Map<number, number>();
+  let removalsDown: number | null = null;
   let puts = 0;
   const server = http.createServer((req, res) => {
     const chunks: Buffer[] = [];
@@ -51,6 +55,25 @@ export async function startFakeS3(o: { bucket: string; accessKeyId: string; secr
       const [, bucket, ...rest] = url.pathname.split('/');
       if (bucket !== o.bucket) return fail(404, 'NoSuchBucket');
       const key = rest.map((s) => decodeURIComponent(s)).join('/');
+      if (req.method === 'GET' && key === '' && url.searchParams.get('list-type') === '2') {
+        if (removalsDown) return fail(removalsDown, 'InjectedFailure');
+        const prefix = url.searchParams.get('prefix') ?? '';
+        const after = url.searchParams.get('continuation-token') ?? '';
+        // Pages of 2 keys unless asked otherwise (S3: 1000), so that every listing pages.
+        const max = Number(url.searchParams.get('max-keys') ?? 2);
+        const matching = [...objects.keys()].filter((k) => k.startsWith(prefix) && k > after).sort();
+        const page = matching.slice(0, max);
+        const truncated = matching.length > page.length;
+        const xml = (t: string) => t.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+        res.writeHead(200, { 'content-type': 'application/xml' });
+        return void res.end(
+          `<?xml version="1.0" encoding="UTF-8"?><ListBucketResult xmlns="http://s3.amazonaws.com/doc/2006-03-01/"><Name>${o.bucket}</Name><Prefix>${xml(prefix)}</Prefix>` +
+            `<KeyCount>${page.length}</KeyCount><MaxKeys>${max}</MaxKeys><IsTruncated>${truncated}</IsTruncated>` +
+            page.map((k) => `<Contents><Key>${xml(k)}</Key><Size>${objects.get(k)!.body.length}</Size></Contents>`).join('') +
+            (truncated ? `<NextContinuationToken>${xml(page[page.length - 1]!)}</NextContinuationToken>` : '') +
+            '</ListBucketResult>',
+        );
+      }
       switch (req.method) {
         case 'PUT': {
           const failure = failing.get(++puts);
@@ -76,9 +99,11 @@ export async function startFakeS3(o: { bucket: string; accessKeyId: string; secr
           res.writeHead(200, { 'content-length': size, 'content-type': object.contentType });
           return void res.end(req.method === 'HEAD' ? undefined : object.body);
         }
-        case 'DELETE':
+        case 'DELETE': {
+          if (removalsDown) return fail(removalsDown, 'InjectedFailure');
           objects.delete(key);
           return void res.writeHead(204).end();
+        }
         default:
           return fail(405, 'MethodNotAllowed');
       }
@@ -91,6 +116,8 @@ export async function startFakeS3(o: { bucket: string; accessKeyId: string; secr
     objects,
     rejected,
     failPut: (n, status = 503) => void failing.set(puts + n, status),
+    failRemovals: (status = 503) => void (removalsDown = status),
+    restore: () => void (removalsDown = null),
     close: () => new Promise((resolve) => server.close(() => resolve())),
   };
 }

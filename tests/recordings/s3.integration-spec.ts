@@ -2,7 +2,7 @@
  * The S3-compatible storage target: with RECORDINGS_S3_* set, the move job uploads every file with a
  * SigV4-signed PUT (here to a small S3-compatible server that checks each signature and payload
  * hash), the signed URLs stream the objects back through the service (ranges included), and delete
- * removes the objects.
+ * removes the objects: every object under the recording's prefix, retried until the store answers.
  */
 import fs from 'node:fs';
 import { randomUUID } from 'node:crypto';
@@ -125,5 +125,41 @@ describe('recordings stored in an S3-compatible bucket', () => {
     expect(whole.status).toBe(200);
     expect(Buffer.from(await whole.arrayBuffer()).equals(s3.objects.get(r.objectKey!)!.body)).toBe(true);
     expect(fs.readdirSync(h.workDir)).toEqual([]);
+  }, 90_000);
+
+  it('a delete while the store fails answers success; once the store answers again every object under the recording goes', async () => {
+    const channel = 'bucket-outage-room';
+    const t0 = Date.now() - 60_000;
+    const fay = simConnection({ organizationId: ORG, applicationId: APP, channelId: channel, userId: 'fay', connectionId: 'fay-cam', recording: true });
+    await publish(h, [connectionEvent('connection.connected', fay, t0), connectionEvent('connection.closed', { ...fay, state: 'closed' }, t0 + 2000)]);
+    await waitFor(async () => (await query(h, scope, { kind: 'channel.connectionRecordings.list', applicationId: APP, channelId: channel }))[0]?.stopTimestamp, { timeoutMs: 15000 });
+    await writeMediaFor(h, fay);
+    const [recording] = await waitFor(
+      async () => {
+        const list = await query(h, scope, { kind: 'channel.recordings.list', applicationId: APP, channelId: channel });
+        return list[0]?.ready ? list : null;
+      },
+      { timeoutMs: 30000, intervalMs: 250, description: 'the recording to become ready' },
+    );
+    const r = recording!;
+    const prefix = `${r.recordingPath!.slice(`s3://${S3.bucket}/`.length)}/`;
+    const under = () => [...s3.objects.keys()].filter((k) => k.startsWith(prefix)).sort();
+    // An object under the recording's prefix that no row names (e.g. uploaded by a move a deletion overtook).
+    s3.objects.set(`${prefix}stray.webm`, { body: Buffer.from('stray'), contentType: 'video/webm' });
+    expect(under()).toHaveLength(6);
+
+    s3.failRemovals(503);
+    const ref = { applicationId: APP, channelId: channel, channelRecordingId: r.id };
+    // Before, the deletion committed and then answered the store's error (and nothing removed the files later).
+    await expect(command(h, scope, { kind: 'channelRecording.delete', ...ref })).resolves.toBeNull();
+    expect(await query(h, scope, { kind: 'channelRecording.get', ...ref })).toMatchObject({ deleted: true, url: null, filePath: null });
+    expect(under()).toHaveLength(6); // the store refused every removal so far
+    await expect(command(h, scope, { kind: 'channelRecording.delete', ...ref })).resolves.toBeNull(); // again: a no-op
+
+    s3.restore();
+    // The sweeper retries the pending removal; the object no row named goes too (the prefix is listed).
+    await waitFor(() => under().length === 0, { timeoutMs: 30000, description: 'every object under the deleted recording to be removed' });
+    expect(s3.rejected.filter((x) => !/InjectedFailure$/.test(x))).toEqual([]);
+    expect(s3.rejected.some((x) => x.startsWith('DELETE '))).toBe(true);
   }, 90_000);
 });

@@ -15,6 +15,7 @@ import { LifecycleService } from './lifecycle/lifecycle.service.js';
 import { Outbox } from './lifecycle/outbox.js';
 import { RecordingMetrics } from './metrics.js';
 import { persistenceOptions } from './persistence.js';
+import { FileRemovals } from './pipeline/file-removals.js';
 import { PipelineService } from './pipeline/pipeline.service.js';
 import { RecordingsCommandService } from './recordings/recordings-command.service.js';
 import { RecordingsQueryService } from './recordings/recordings-query.service.js';
@@ -65,6 +66,7 @@ class RecordingServiceModule {
         ChannelSettings,
         EventBus,
         Outbox,
+        FileRemovals,
         PipelineService,
       ],
     };

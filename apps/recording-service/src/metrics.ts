@@ -9,6 +9,7 @@ export class RecordingMetrics {
   readonly steps: Counter<'step' | 'outcome'>;
   readonly stepSeconds: Histogram<'step'>;
   readonly sweeps: Counter<'what'>;
+  readonly fileRemovals: Counter<'outcome'>;
 
   constructor(metrics: Metrics) {
     const registers = [metrics.registry];
@@ -16,5 +17,11 @@ export class RecordingMetrics {
     this.steps = new Counter({ name: 'recording_pipeline_steps_total', help: 'Pipeline steps (ingest, mux, move) by outcome (done, skipped, retry, failed)', labelNames: ['step', 'outcome'], registers });
     this.stepSeconds = new Histogram({ name: 'recording_pipeline_step_seconds', help: 'Duration of pipeline steps', labelNames: ['step'], buckets: [0.05, 0.1, 0.5, 1, 2.5, 5, 10, 30, 60, 300], registers });
     this.sweeps = new Counter({ name: 'recording_sweeper_actions_total', help: 'What the sweeper did: expired (deleted), orphaned (closed), resumed (stalled step re-queued)', labelNames: ['what'], registers });
+    this.fileRemovals = new Counter({
+      name: 'recording_file_removals_total',
+      help: 'Attempts at removing the files of deleted recordings, by outcome (done, failed; stuck: a removal failed 8 times in a row and is still retried)',
+      labelNames: ['outcome'],
+      registers,
+    });
   }
 }

@@ -5,8 +5,9 @@ import https from 'node:https';
 import type { Readable } from 'node:stream';
 
 /**
- * A minimal S3-compatible client: PUT (from a file), GET (optionally a byte range, streamed), DELETE,
- * each signed with AWS Signature Version 4 (header form). No SDK: the service needs four calls.
+ * A minimal S3-compatible client: PUT (from a file), GET (optionally a byte range, streamed), HEAD,
+ * DELETE and ListObjectsV2, each signed with AWS Signature Version 4 (header form). No SDK: the
+ * service needs five calls.
  */
 export interface S3Options {
   /** e.g. https://s3.eu-west-1.amazonaws.com or http://127.0.0.1:9000 */
@@ -106,8 +107,19 @@ export class S3Client {
     return new URL(`${base.protocol}//${this.o.bucket}.${base.host}${base.pathname.replace(/\/+$/, '')}/${encodedKey}`);
   }
 
-  private request(method: string, key: string, extra: Record<string, string>, payloadHash: string, body?: () => Readable, contentLength?: number): Promise<S3Response> {
-    const url = this.objectUrl(key);
+  /** The bucket itself (`<endpoint>/<bucket>` or `<bucket>.<host>/`) with a query (encoded as SigV4 signs it). */
+  bucketUrl(query: Record<string, string>): URL {
+    const base = new URL(this.o.endpoint);
+    const root = base.pathname.replace(/\/+$/, '');
+    const url = this.o.pathStyle ? new URL(`${base.origin}${root}/${uriEncode(this.o.bucket)}`) : new URL(`${base.protocol}//${this.o.bucket}.${base.host}${root}/`);
+    url.search = Object.entries(query)
+      .map(([k, v]) => `${uriEncode(k)}=${uriEncode(v)}`)
+      .join('&');
+    return url;
+  }
+
+  private request(method: string, key: string | URL, extra: Record<string, string>, payloadHash: string, body?: () => Readable, contentLength?: number): Promise<S3Response> {
+    const url = typeof key === 'string' ? this.objectUrl(key) : key;
     const headers = signV4({
       method,
       url,
@@ -159,9 +171,45 @@ export class S3Client {
     return Number(r.headers['content-length'] ?? 0);
   }
 
+  /**
+   * The keys of the objects whose key starts with `prefix` (ListObjectsV2, every page). Throws an
+   * S3Error with the status when the store refuses (403: no s3:ListBucket permission).
+   */
+  async list(prefix: string): Promise<string[]> {
+    const keys: string[] = [];
+    let token: string | undefined;
+    for (;;) {
+      const r = await this.request('GET', this.bucketUrl({ 'list-type': '2', prefix, ...(token ? { 'continuation-token': token } : {}) }), {}, EMPTY_SHA256);
+      const chunks: Buffer[] = [];
+      for await (const c of r.body) chunks.push(c as Buffer);
+      const xml = Buffer.concat(chunks).toString('utf8');
+      if (r.status !== 200) throw new S3Error(r.status, `S3 LIST ${prefix} answered ${r.status}: ${xml.slice(0, 500)}`);
+      const page = parseListObjectsV2(xml);
+      keys.push(...page.keys);
+      if (!page.truncated || !page.nextToken) return keys;
+      token = page.nextToken;
+    }
+  }
+
   async delete(key: string): Promise<void> {
     const r = await this.request('DELETE', key, {}, EMPTY_SHA256);
     const text = await S3Client.drain(r);
     if (r.status !== 204 && r.status !== 200 && r.status !== 404) throw new S3Error(r.status, `S3 DELETE ${key} answered ${r.status}: ${text}`);
   }
+}
+
+const XML_ENTITIES: Record<string, string> = { amp: '&', lt: '<', gt: '>', quot: '"', apos: "'" };
+
+function xmlText(text: string): string {
+  return text.replace(/&(#x[0-9a-fA-F]+|#\d+|amp|lt|gt|quot|apos);/g, (_m, e: string) =>
+    e.startsWith('#x') ? String.fromCodePoint(parseInt(e.slice(2), 16)) : e.startsWith('#') ? String.fromCodePoint(Number(e.slice(1))) : XML_ENTITIES[e]!,
+  );
+}
+
+/** The keys, `IsTruncated` and `NextContinuationToken` of a ListObjectsV2 answer (`ListBucketResult`). */
+export function parseListObjectsV2(xml: string): { keys: string[]; truncated: boolean; nextToken: string | null } {
+  const keys = [...xml.matchAll(/<Contents>[\s\S]*?<Key>([\s\S]*?)<\/Key>[\s\S]*?<\/Contents>/g)].map((m) => xmlText(m[1]!));
+  const truncated = /<IsTruncated>\s*true\s*<\/IsTruncated>/i.test(xml);
+  const token = /<NextContinuationToken>([\s\S]*?)<\/NextContinuationToken>/.exec(xml)?.[1];
+  return { keys, truncated, nextToken: token === undefined ? null : xmlText(token) };
 }

@@ -40,7 +40,10 @@ export interface StorageTarget {
   put(file: string, key: string): Promise<Stored>;
   /** Streams a stored file, honouring a Range header; null when it does not exist. */
   open(location: string, range: string | undefined): Promise<Opened | null>;
-  /** Removes stored files (missing ones are fine) and the recording's directory when local. */
+  /**
+   * Removes stored files (missing ones are fine) and everything under the recording's prefix (local:
+   * its directory; S3: its listed objects). Idempotent; throws when the target fails.
+   */
   remove(locations: string[], recordingPrefix: string): Promise<void>;
   /** `recordingPath` of a channel recording in the target. */
   recordingPath(prefix: string): string;
@@ -154,8 +157,14 @@ export class S3Storage implements StorageTarget {
     return { status: r.status as 200 | 206, size, headers, body: r.body };
   }
 
-  async remove(locations: string[]): Promise<void> {
+  /**
+   * Deletes the named objects, then every object under the recording's prefix (ListObjectsV2: an
+   * object stored there that no row names, e.g. uploaded by a move the deletion overtook, goes too;
+   * the credentials need s3:ListBucket). Throws when the store fails, so the removal is retried.
+   */
+  async remove(locations: string[], recordingPrefix: string): Promise<void> {
     for (const l of locations) if (this.holds(l)) await this.client.delete(this.keyOf(l));
+    for (const key of await this.client.list(`${recordingPrefix}/`)) await this.client.delete(key);
   }
 
   recordingPath(prefix: string): string {

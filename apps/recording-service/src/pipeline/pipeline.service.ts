@@ -15,7 +15,8 @@ import { describeContent, extractArgs, planMux, probe, runTool, type MuxInput } 
 import { CE, CNR, CR, RecordingsStore } from '../recordings/recordings.store.js';
 import { channelRecordingChanges, connectionRecordingChanges, SWEEPER_ACTOR } from '../recordings/change-notices.js';
 import type { ChannelRecordingRow, ConnectionRecordingRow } from '../recordings/rows.js';
-import { findMediaFile, pruneEmptyDirs, removeTree, sizeOf, sleep } from './files.js';
+import { FileRemovals } from './file-removals.js';
+import { findMediaFile, pruneEmptyDirs, sizeOf, sleep } from './files.js';
 import { channelRecordingEvent, readyEvents } from './recording-events.js';
 import { RecordingMetrics } from '../metrics.js';
 
@@ -71,6 +72,7 @@ export class PipelineService implements OnApplicationBootstrap, OnModuleDestroy 
     private readonly logger: JsonLogger,
     private readonly metrics: RecordingMetrics,
     private readonly readiness: ReadinessService,
+    private readonly removals: FileRemovals,
   ) {}
 
   private queueName(step: Step | 'sweep'): string {
@@ -457,7 +459,10 @@ export class PipelineService implements OnApplicationBootstrap, OnModuleDestroy 
 
   /**
    * Marks a stopped channel recording and its connection recordings deleted; with `removeFiles`
-   * removes every file (work directory and storage target). Returns false when it already was.
+   * removes every file (work directory and storage target): the removal is recorded in the
+   * transaction of the deletion (`recording.file_removal`) and tried once it committed; when the
+   * storage target fails it stays pending and the sweeper retries it, so the deletion succeeds
+   * either way and no file is left behind for good. Returns false when it already was deleted.
    * `expired`: the sweeper deletes it; `channel.recording.expired` goes out with the deletion.
    * The change records of the deletion (`deleted`, `deletedOn`, `deletedBy`) go to the change
    * outbox in the same transaction, naming `changedBy` (the caller; the sweeper by default).
@@ -488,29 +493,27 @@ export class PipelineService implements OnApplicationBootstrap, OnModuleDestroy 
         `UPDATE ${CNR} SET deleted = true, deleted_on = $2, deleted_by = $3, modified_on = $2${childReset} WHERE channel_recording_id = $1 AND NOT deleted RETURNING *`,
         [id, now, actor],
       )) as [ConnectionRecordingRow[], number];
-      const locations = [r.file_path, r.audio_file_path, r.video_file_path, ...children.flatMap((c) => [c.audio_file_path, c.video_file_path])].filter((l): l is string => Boolean(l));
+      if (removeFiles) {
+        const locations = [r.file_path, r.audio_file_path, r.video_file_path, ...children.flatMap((c) => [c.audio_file_path, c.video_file_path])].filter((l): l is string => Boolean(l));
+        await this.removals.schedule(m, r, locations);
+      }
       await this.outbox.addChanges(m, [...channelRecordingChanges('Delete', r, fresh!, changedBy, now), ...connectionRecordingChanges(children, deletedChildren[0], changedBy, now)]);
       if (expired) await this.outbox.add(m, [channelRecordingEvent('channel.recording.expired', fresh!, { url: null, audioUrl: null, videoUrl: null }, now)]);
-      return { r, locations };
+      return true;
     });
     if (!done) return false;
     this.outbox.kick();
-    if (removeFiles) {
-      const { r, locations } = done;
-      const work = this.paths.workDir(r.application_id, r.channel_id, r.id);
-      await removeTree(work);
-      await pruneEmptyDirs(path.dirname(work), this.paths.workRoot);
-      await this.storage.remove(locations, this.paths.recordingPrefix(r.organization_id, r.application_id, r.channel_id, r.id));
-    }
+    if (removeFiles) await this.removals.run(id);
     return true;
   }
 
   // ---- sweeper -------------------------------------------------------------------------------
 
-  /** Expired recordings, orphaned connection recordings, stalled pipeline steps, old processed event ids. */
+  /** Expired recordings, pending file removals, orphaned connection recordings, stalled pipeline steps, old processed event ids. */
   async sweep(): Promise<void> {
     if (!this.started) return;
     await this.expire();
+    await this.removals.runDue();
     await this.closeOrphans();
     await this.resumeStalled();
     // Ids of events older than the stream keeps them cannot come back (nor can the connects the
