@@ -242,6 +242,18 @@ function dockerInstructions(text: string): string[] {
     .filter(Boolean);
 }
 
+/** Dockerfile instructions by stage name (`FROM ... AS name`; unnamed stages are #<index>). */
+function dockerStages(lines: string[]): Map<string, string[]> {
+  const stages = new Map<string, string[]>();
+  let current: string[] | undefined;
+  for (const l of lines) {
+    const from = /^FROM\s+\S+(?:\s+AS\s+(\S+))?/i.exec(l);
+    if (from) stages.set(from[1] ?? `#${stages.size}`, (current = []));
+    else current?.push(l);
+  }
+  return stages;
+}
+
 /** `case` arms of docker/entrypoint.sh: `serve) target=main ;;` -> serve: main. */
 function entrypointArms(text: string): Map<string, string> {
   return new Map([...text.matchAll(/^\s*([a-z][a-z-]*)\)\s*target=([A-Za-z0-9_-]+)\s*;;/gm)].map((m) => [m[1]!, m[2]!]));
@@ -758,13 +770,7 @@ describe('docker/Dockerfile and docker/entrypoint.sh', () => {
   });
 
   it('has one final stage per service that exposes its port, selected by SERVICE', () => {
-    const stages = new Map<string, string[]>();
-    let current: string[] | undefined;
-    for (const l of lines) {
-      const from = /^FROM\s+\S+(?:\s+AS\s+(\S+))?/i.exec(l);
-      if (from) stages.set(from[1] ?? `#${stages.size}`, (current = []));
-      else current?.push(l);
-    }
+    const stages = dockerStages(lines);
     const serviceStages = [...stages.keys()].filter((k) => k.startsWith('service-'));
     expect(serviceStages.map((k) => k.slice('service-'.length)).sort()).toEqual([...SERVICE_NAMES].sort());
     for (const svc of SERVICES) {
@@ -773,6 +779,39 @@ describe('docker/Dockerfile and docker/entrypoint.sh', () => {
       expect(body).toContain(`ENV HTTP_PORT=${svc.port}`);
     }
     expect(lines.filter((l) => l.startsWith('FROM')).at(-1)).toBe('FROM service-${SERVICE}');
+  });
+
+  it('creates, owned by the service user, every directory compose mounts a named volume at (else Docker makes it root-owned)', () => {
+    const stages = dockerStages(lines);
+    const runtimeUser = lines.filter((l) => /^USER\s/.test(l)).map((l) => l.split(/\s+/)[1]!).at(-1)!;
+    const uid = runtimeUser.split(':')[0]!;
+    const named = Object.keys(COMPOSE.docs[0]?.volumes ?? {});
+    const problems: string[] = [];
+    let checked = 0;
+    for (const [key, c] of Object.entries(COMPOSE_SERVICES)) {
+      const service = composeBuildService(c);
+      if (!service) continue;
+      // The runtime stage and the service's own stage make the image of this service.
+      const body = [...(stages.get('runtime') ?? []), ...(stages.get(`service-${service}`) ?? [])];
+      const runs = body.filter((l) => l.startsWith('RUN ')).join('\n');
+      for (const v of c.volumes ?? []) {
+        const [source, target] = typeof v === 'string' ? v.split(':') : [v.source, v.target];
+        if (!named.includes(source)) continue;
+        checked++;
+        const dir = target.replace(/\/+$/, '');
+        const made = new RegExp(`mkdir -p[^\\n&;]*\\s${dir}(/|\\s|$)`, 'm').test(runs);
+        const owned = new RegExp(`chown (-R )?${uid}(:\\d+)?\\s[^\\n&;]*${dir}(\\s|$)`, 'm').test(runs);
+        if (!made || !owned) problems.push(`compose ${key} mounts volume ${source} at ${dir}: the image of ${service} must create it (mkdir -p) and chown it to ${uid}`);
+      }
+      // Directories the service writes to are on a volume.
+      for (const [env, raw] of Object.entries(composeEnv(c))) {
+        if (!/_DIR$/.test(env) || !raw.startsWith('/')) continue;
+        const mounted = (c.volumes ?? []).some((v: Y) => raw.startsWith(`${String(typeof v === 'string' ? v.split(':')[1] : v.target).replace(/\/+$/, '')}/`));
+        if (!mounted) problems.push(`compose ${key}: ${env} ${raw} is on no volume (the root filesystem of the container is the image's)`);
+      }
+    }
+    expect(checked).toBeGreaterThan(0);
+    expect(problems).toEqual([]);
   });
 
   it('starts docker/entrypoint.sh, which runs serve by default', () => {
