@@ -25,6 +25,13 @@ interface StepJob {
   channelRecordingId: string;
 }
 
+/** A move found its recording deleted (thrown to stop it; not a failure). */
+class RecordingDeleted extends Error {
+  constructor() {
+    super('the recording was deleted while its files were being moved');
+  }
+}
+
 const STEP_OF_STAGE: Record<string, Step> = { ingesting: 'ingest', muxing: 'mux', moving: 'move' };
 const ATTEMPTS: Record<Step, number> = { ingest: 3, mux: 2, move: 3 };
 const POLL_MS = 250;
@@ -161,8 +168,12 @@ export class PipelineService implements OnApplicationBootstrap, OnModuleDestroy 
     });
   }
 
-  /** Moves a channel recording to `stage` (with more columns); answers the row as it is now. */
-  private async setStage(id: string, stage: string, fields: Record<string, unknown> = {}, db: DataSource | EntityManager = this.ds): Promise<ChannelRecordingRow> {
+  /**
+   * Moves a channel recording to `stage` (with more columns); answers the row as it is now, or
+   * undefined when the recording was deleted (a deleted recording is never changed by a step: a
+   * deletion holding the row makes this wait and then find it deleted).
+   */
+  private async setStage(id: string, stage: string, fields: Record<string, unknown> = {}, db: DataSource | EntityManager = this.ds): Promise<ChannelRecordingRow | undefined> {
     const now = Date.now();
     const sets = ['stage = $2', 'stage_changed_on = $3', 'modified_on = $3'];
     const params: unknown[] = [id, stage, now];
@@ -171,13 +182,14 @@ export class PipelineService implements OnApplicationBootstrap, OnModuleDestroy 
       sets.push(`${column} = $${params.length}`);
     }
     // TypeORM answers an UPDATE ... RETURNING with [rows, affected].
-    const [rows] = (await db.query(`UPDATE ${CR} SET ${sets.join(', ')} WHERE id = $1 RETURNING *`, params)) as [ChannelRecordingRow[], number];
-    return rows[0]!;
+    const [rows] = (await db.query(`UPDATE ${CR} SET ${sets.join(', ')} WHERE id = $1 AND NOT deleted RETURNING *`, params)) as [ChannelRecordingRow[], number];
+    return rows[0];
   }
 
   /**
    * A stage change and the events announcing it, in one transaction (the events go to the outbox,
-   * so they are published if and only if the change committed); then relays them.
+   * so they are published if and only if the change committed); then relays them. False (nothing
+   * changed, nothing announced) when the recording was deleted.
    */
   private async setStageAnnounced(
     id: string,
@@ -185,13 +197,25 @@ export class PipelineService implements OnApplicationBootstrap, OnModuleDestroy 
     fields: Record<string, unknown>,
     announce: (m: EntityManager, fresh: ChannelRecordingRow) => Promise<DomainEvent[]> | DomainEvent[],
     alsoInTransaction?: (m: EntityManager) => Promise<unknown>,
-  ): Promise<void> {
-    await this.ds.transaction(async (m) => {
+  ): Promise<boolean> {
+    const changed = await this.ds.transaction(async (m) => {
       const fresh = await this.setStage(id, stage, fields, m);
+      if (!fresh) return false;
       await alsoInTransaction?.(m);
       await this.outbox.add(m, await announce(m, fresh));
+      return true;
     });
-    this.outbox.kick();
+    if (changed) this.outbox.kick();
+    return changed;
+  }
+
+  /**
+   * A step found its recording deleted while it ran: it stops, and what it wrote or stored since
+   * the deletion's removal goes too when the deletion removed the files (`FileRemovals.reopen`).
+   */
+  private async deletedDuring(r: ChannelRecordingRow, step: Step, stored: string[] = []): Promise<void> {
+    this.logger.event('info', `recording ${step} stopped: the recording was deleted`, { channelRecordingId: r.id });
+    await this.removals.reopen(r, stored);
   }
 
   private async row(id: string): Promise<ChannelRecordingRow | undefined> {
@@ -210,6 +234,8 @@ export class PipelineService implements OnApplicationBootstrap, OnModuleDestroy 
   /** Runs a step when the recording is at it; on the last failed attempt records the failure instead of throwing. */
   private async step(job: Job<StepJob>, step: Step, fn: (r: ChannelRecordingRow) => Promise<void>): Promise<string> {
     const r = await this.row(job.data.channelRecordingId);
+    // Deleted at this step: an attempt cut off (a crash) may have stored files after the deletion's removal.
+    if (r?.deleted && STEP_OF_STAGE[r.stage] === step) await this.removals.reopen(r, []);
     if (!r || r.deleted || STEP_OF_STAGE[r.stage] !== step) {
       this.logger.event('debug', `recording ${step} skipped`, { channelRecordingId: job.data.channelRecordingId, stage: r?.stage ?? null });
       this.metrics.steps.inc({ step, outcome: 'skipped' });
@@ -230,7 +256,7 @@ export class PipelineService implements OnApplicationBootstrap, OnModuleDestroy 
       this.logger.event('error', `recording ${step} failed`, { channelRecordingId: r.id, error: message });
       if (step === 'mux') await this.muxFailed(r, message);
       else if (step === 'move') await this.moveFailed(r, message);
-      else await this.setStage(r.id, 'failed', { error: message, mux_pending: false });
+      else if (!(await this.setStage(r.id, 'failed', { error: message, mux_pending: false }))) await this.deletedDuring(r, step);
       return 'failed';
     } finally {
       timer();
@@ -284,7 +310,7 @@ export class PipelineService implements OnApplicationBootstrap, OnModuleDestroy 
            video_file_name = COALESCE($10, video_file_name), video_file_path = $11, video_file_size = $12, video_content = $13,
            video_first_frame_timestamp = COALESCE($14, video_first_frame_timestamp), video_last_frame_timestamp = COALESCE($15, video_last_frame_timestamp),
            video_delay = $16
-         WHERE id = $1`,
+         WHERE id = $1 AND NOT deleted`,
         [
           c.id,
           ingested,
@@ -306,13 +332,17 @@ export class PipelineService implements OnApplicationBootstrap, OnModuleDestroy 
       );
     }
     if (!anyFile) {
-      await this.setStageAnnounced(r.id, 'failed', { ingested: false, mux_pending: false, error: 'no media file was written for any connection recording' }, (_m, fresh) =>
+      const failed = await this.setStageAnnounced(r.id, 'failed', { ingested: false, mux_pending: false, error: 'no media file was written for any connection recording' }, (_m, fresh) =>
         fresh.mux_enabled ? [this.failedEvent('channel.recording.mux.failed', fresh)] : [],
       );
+      if (!failed) await this.deletedDuring(r, 'ingest');
       return;
     }
     const next = r.mux_enabled ? 'muxing' : 'moving';
-    await this.setStage(r.id, next, { ingested: allIngested, has_audio: hasAudio, has_video: hasVideo, ...(next === 'moving' ? { mux_pending: false } : {}) });
+    if (!(await this.setStage(r.id, next, { ingested: allIngested, has_audio: hasAudio, has_video: hasVideo, ...(next === 'moving' ? { mux_pending: false } : {}) }))) {
+      await this.deletedDuring(r, 'ingest');
+      return;
+    }
     await this.enqueue(r.mux_enabled ? 'mux' : 'move', r.id);
   }
 
@@ -357,7 +387,7 @@ export class PipelineService implements OnApplicationBootstrap, OnModuleDestroy 
       await runTool(this.config.ffmpegPath, extractArgs(file, type, `${out}.part`));
       await fs.rename(`${out}.part`, out);
     }
-    await this.setStage(r.id, 'moving', {
+    const moving = await this.setStage(r.id, 'moving', {
       file_name: path.basename(file),
       file_path: file,
       file_size: await sizeOf(file),
@@ -373,31 +403,58 @@ export class PipelineService implements OnApplicationBootstrap, OnModuleDestroy 
       has_audio: plan.hasAudio,
       has_video: plan.hasVideo,
     });
+    if (!moving) return this.deletedDuring(r, 'mux');
     await this.enqueue('move', r.id);
   }
 
   /** The channel file could not be built: say so, then still move the connection files. */
   private async muxFailed(r: ChannelRecordingRow, error: string): Promise<void> {
-    await this.setStageAnnounced(r.id, 'moving', { mux_pending: false, error: `mux failed: ${error}` }, (_m, fresh) => [this.failedEvent('channel.recording.mux.failed', fresh)]);
+    const moving = await this.setStageAnnounced(r.id, 'moving', { mux_pending: false, error: `mux failed: ${error}` }, (_m, fresh) => [this.failedEvent('channel.recording.mux.failed', fresh)]);
+    if (!moving) return this.deletedDuring(r, 'mux');
     await this.enqueue('move', r.id);
   }
 
   // ---- move ----------------------------------------------------------------------------------
 
-  /** Moves every file of the recording from the work directory to the storage target. */
+  /**
+   * Moves every file of the recording from the work directory to the storage target. A recording
+   * deleted meanwhile stops the move (before the next upload, or at the end), and what the move
+   * stored goes with the deletion's files.
+   */
   private async move(r: ChannelRecordingRow): Promise<void> {
     const started = performance.now();
     const children = await this.children(r.id);
-    await this.ds.query(`UPDATE ${CR} SET move_pending = file_path IS NOT NULL, audio_move_pending = audio_file_path IS NOT NULL, video_move_pending = video_file_path IS NOT NULL WHERE id = $1`, [r.id]);
+    await this.ds.query(
+      `UPDATE ${CR} SET move_pending = file_path IS NOT NULL, audio_move_pending = audio_file_path IS NOT NULL, video_move_pending = video_file_path IS NOT NULL WHERE id = $1 AND NOT deleted`,
+      [r.id],
+    );
     await this.ds.query(`UPDATE ${CNR} SET audio_move_pending = audio_file_path IS NOT NULL, video_move_pending = video_file_path IS NOT NULL WHERE channel_recording_id = $1 AND NOT deleted`, [r.id]);
+    const stored: string[] = [];
     const place = async (file: string | null, key: string | null): Promise<{ path: string; key: string; size: number | null; seconds: number } | null> => {
       if (!file) return null;
       const t = performance.now();
       if (this.storage.holds(file) && key) return { path: file, key, size: null, seconds: 0 }; // moved by an earlier attempt
-      if ((await this.row(r.id))?.deleted) throw new DomainError('Conflict', 'the recording was deleted while its files were being moved');
-      const stored = await this.storage.put(file, this.paths.objectKey(r.organization_id, r.application_id, r.channel_id, r.id, path.basename(file)));
-      return { path: stored.location, key: stored.key, size: stored.size, seconds: (performance.now() - t) / 1000 };
+      if ((await this.row(r.id))?.deleted) throw new RecordingDeleted();
+      const put = await this.storage.put(file, this.paths.objectKey(r.organization_id, r.application_id, r.channel_id, r.id, path.basename(file)));
+      stored.push(put.location);
+      return { path: put.location, key: put.key, size: put.size, seconds: (performance.now() - t) / 1000 };
     };
+    try {
+      await this.moveFiles(r, children, place, started);
+    } catch (e) {
+      if (!(e instanceof RecordingDeleted)) throw e;
+      await this.deletedDuring(r, 'move', stored);
+      return;
+    }
+    await pruneEmptyDirs(this.paths.workDir(r.application_id, r.channel_id, r.id), this.paths.workRoot);
+  }
+
+  private async moveFiles(
+    r: ChannelRecordingRow,
+    children: ConnectionRecordingRow[],
+    place: (file: string | null, key: string | null) => Promise<{ path: string; key: string; size: number | null; seconds: number } | null>,
+    started: number,
+  ): Promise<void> {
     const main = await place(r.file_path, r.object_key);
     const audio = await place(r.audio_file_path, r.audio_object_key);
     const video = await place(r.video_file_path, r.video_object_key);
@@ -409,11 +466,11 @@ export class PipelineService implements OnApplicationBootstrap, OnModuleDestroy 
            audio_ready = $6, audio_move_pending = false,
            video_file_path = $7, video_object_key = $8, video_file_size = COALESCE($9, video_file_size), video_move_seconds = COALESCE($10, video_move_seconds),
            video_ready = $11, video_move_pending = false, modified_on = $12
-         WHERE id = $1`,
+         WHERE id = $1 AND NOT deleted`,
         [c.id, ca?.path ?? null, ca?.key ?? null, ca?.size ?? null, ca?.seconds ?? null, Boolean(ca), cv?.path ?? null, cv?.key ?? null, cv?.size ?? null, cv?.seconds ?? null, Boolean(cv), Date.now()],
       );
     }
-    const stored = {
+    const moved = {
       file_path: main?.path ?? null,
       object_key: main?.key ?? null,
       file_size: main?.size ?? r.file_size,
@@ -436,8 +493,7 @@ export class PipelineService implements OnApplicationBootstrap, OnModuleDestroy 
     };
     // Without muxing there is no channel file: the recording is done (its connection files are
     // ready) but not `ready` itself. With muxing, a missing channel file is a failure.
-    await this.setStageAnnounced(r.id, main || !r.mux_enabled ? 'ready' : 'failed', stored, (m, fresh) => this.readyEvents(m, fresh));
-    await pruneEmptyDirs(this.paths.workDir(r.application_id, r.channel_id, r.id), this.paths.workRoot);
+    if (!(await this.setStageAnnounced(r.id, main || !r.mux_enabled ? 'ready' : 'failed', moved, (m, fresh) => this.readyEvents(m, fresh)))) throw new RecordingDeleted();
   }
 
   /** The `*.ready` events of a moved recording and of its connection recordings (one moment: its stage change). */
@@ -446,13 +502,14 @@ export class PipelineService implements OnApplicationBootstrap, OnModuleDestroy 
   }
 
   private async moveFailed(r: ChannelRecordingRow, error: string): Promise<void> {
-    await this.setStageAnnounced(
+    const failed = await this.setStageAnnounced(
       r.id,
       'failed',
       { move_pending: false, audio_move_pending: false, video_move_pending: false, error: `move failed: ${error}` },
       (_m, fresh) => [this.failedEvent('channel.recording.move.failed', fresh)],
-      (m) => m.query(`UPDATE ${CNR} SET audio_move_pending = false, video_move_pending = false WHERE channel_recording_id = $1`, [r.id]),
+      (m) => m.query(`UPDATE ${CNR} SET audio_move_pending = false, video_move_pending = false WHERE channel_recording_id = $1 AND NOT deleted`, [r.id]),
     );
+    if (!failed) await this.deletedDuring(r, 'move');
   }
 
   // ---- delete --------------------------------------------------------------------------------
