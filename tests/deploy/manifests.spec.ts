@@ -273,6 +273,17 @@ const PUBLIC_URLS: Record<string, { service: string; backend: string; below: str
 /** How a setting that announces a public address is named. */
 const PUBLIC_URL_NAME = /^(EXTERNAL_[A-Z0-9_]*URL|[A-Z0-9_]*PUBLIC_URL)$/;
 
+/**
+ * Services on the request path besides the public ones and those the Ingress reaches:
+ * runtime-registry answers every interface A request and every /sync frame the gateway forwards.
+ */
+const REQUEST_PATH = ['runtime-registry'];
+
+/** Services an Ingress of k8s/ sends requests to. */
+function ingressBackends(): string[] {
+  return OBJECTS.filter((o) => o.kind === 'Ingress').flatMap((ing) => (ing.spec?.rules ?? []).flatMap((r: Y) => (r.http?.paths ?? []).map((p: Y) => p.backend?.service?.name)));
+}
+
 /** Why a host is no address a client elsewhere can reach (undefined when it may be one). */
 function unreachableHost(hostname: string, { allowLoopback = false } = {}): string | undefined {
   const host = hostname.replace(/^\[|\]$/g, '').toLowerCase();
@@ -491,13 +502,19 @@ describe('k8s/', () => {
       expect(graceMs).toBeGreaterThan(shutdownMs + SHUTDOWN_SLACK_MS + preStopSeconds(container) * 1000);
     });
 
-    it(`scales horizontally${svc.decl.http === 'public' ? ' (at least 2 replicas, with a disruption budget)' : ''}`, () => {
+    const onRequestPath = svc.decl.http === 'public' || REQUEST_PATH.includes(name) || ingressBackends().includes(name);
+    it(`scales horizontally${onRequestPath ? ' (on the request path: at least 2 replicas, with a disruption budget that lets one go)' : ''}`, () => {
       const hpa = OBJECTS.find((o) => o.kind === 'HorizontalPodAutoscaler' && o.spec?.scaleTargetRef?.name === name);
-      expect(hpa?.spec?.minReplicas).toBeGreaterThanOrEqual(svc.decl.http === 'public' ? 2 : 1);
-      if (svc.decl.http === 'public') {
-        const pdb = OBJECTS.find((o) => o.kind === 'PodDisruptionBudget' && matches(o.spec?.selector?.matchLabels, deployment.spec.template.metadata.labels));
+      expect(hpa?.spec?.minReplicas).toBeGreaterThanOrEqual(onRequestPath ? 2 : 1);
+      const pdb = OBJECTS.find((o) => o.kind === 'PodDisruptionBudget' && matches(o.spec?.selector?.matchLabels, deployment.spec.template.metadata.labels));
+      if (onRequestPath) {
+        expect(pdb?.__file).toBe(`k8s/${name}.yaml`);
         expect(pdb?.apiVersion).toBe('policy/v1');
         expect(pdb?.spec?.minAvailable ?? pdb?.spec?.maxUnavailable).toBeDefined();
+      }
+      if (pdb?.spec?.minAvailable !== undefined) {
+        // A budget that keeps every replica of the minimum blocks node drains for good.
+        expect(Number(pdb.spec.minAvailable)).toBeLessThan(hpa.spec.minReplicas);
       }
     });
   });
