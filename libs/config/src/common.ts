@@ -5,7 +5,15 @@ import { parseCidr } from './cidr.js';
 export function commonSettings(defaultPort: number) {
   return {
     httpHost: str({ env: 'HTTP_HOST', default: '127.0.0.1', description: 'Address the HTTP server binds to (0.0.0.0 in containers)' }),
-    httpPort: int({ env: 'HTTP_PORT', default: defaultPort, min: 0, max: 65535, description: 'HTTP port (API, /healthz, /readyz, /metrics)' }),
+    httpPort: int({ env: 'HTTP_PORT', default: defaultPort, min: 0, max: 65535, description: 'HTTP port (API, and /healthz, /readyz, /metrics unless OPS_PORT is set)' }),
+    opsPort: int({
+      env: 'OPS_PORT',
+      optional: true,
+      min: 1,
+      max: 65535,
+      description:
+        'Port of /healthz, /readyz and /metrics, on HTTP_HOST, when they must not be reachable where the API is (a public ingress in front of HTTP_PORT); HTTP_PORT then answers 404 for them. Unset: on HTTP_PORT',
+    }),
     logLevel: oneOf(['debug', 'info', 'warn', 'error'] as const, { env: 'LOG_LEVEL', default: 'info', description: 'Lowest log level written' }),
     natsUrl: url({ env: 'NATS_URL', protocols: ['nats', 'tls'], description: 'NATS server URL (JetStream enabled)' }),
     natsNamespace: str({

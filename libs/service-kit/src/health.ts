@@ -1,4 +1,4 @@
-import { Controller, Get, Global, Injectable, Module, Res } from '@nestjs/common';
+import { Controller, Get, Global, Injectable, Module, Res, type DynamicModule } from '@nestjs/common';
 import type { FastifyReply } from 'fastify';
 
 export type ReadinessCheck = () => Promise<void>;
@@ -62,11 +62,22 @@ export class HealthController {
 
   @Get('readyz')
   async readyz(@Res() reply: FastifyReply) {
-    const result = await this.readiness.evaluate();
-    await reply.status(result.ready ? 200 : 503).send({ status: result.ready ? 'ok' : 'unavailable', checks: result.checks });
+    const { status, body } = await readinessAnswer(this.readiness);
+    await reply.status(status).send(body);
   }
 }
 
+/** What `/readyz` answers: 200 or 503, with every check's state. */
+export async function readinessAnswer(readiness: ReadinessService): Promise<{ status: 200 | 503; body: { status: 'ok' | 'unavailable'; checks: Record<string, string> } }> {
+  const result = await readiness.evaluate();
+  return { status: result.ready ? 200 : 503, body: { status: result.ready ? 'ok' : 'unavailable', checks: result.checks } };
+}
+
 @Global()
-@Module({ controllers: [HealthController], providers: [ReadinessService], exports: [ReadinessService] })
-export class HealthModule {}
+@Module({})
+export class HealthModule {
+  /** `routes: false`: readiness without the `/healthz` and `/readyz` routes (served on OPS_PORT, see ops-server). */
+  static forService(routes = true): DynamicModule {
+    return { module: HealthModule, controllers: routes ? [HealthController] : [], providers: [ReadinessService], exports: [ReadinessService] };
+  }
+}

@@ -2,6 +2,7 @@ export * from './correlation.js';
 export * from './logger.js';
 export * from './health.js';
 export * from './metrics.js';
+export * from './ops-server.js';
 export * from './nats.js';
 export * from './errors.js';
 export * from './dependency-retry.js';

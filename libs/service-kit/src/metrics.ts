@@ -41,12 +41,15 @@ export class Metrics {
   }
 }
 
+/** The content type of `/metrics` (Prometheus text format 0.0.4). */
+export const METRICS_CONTENT_TYPE = 'text/plain; version=0.0.4; charset=utf-8';
+
 @Controller()
 export class MetricsController {
   constructor(private readonly metrics: Metrics) {}
 
   @Get('metrics')
-  @Header('Content-Type', 'text/plain; version=0.0.4; charset=utf-8')
+  @Header('Content-Type', METRICS_CONTENT_TYPE)
   async scrape(): Promise<string> {
     return this.metrics.registry.metrics();
   }
@@ -55,8 +58,9 @@ export class MetricsController {
 @Global()
 @Module({})
 export class MetricsModule {
-  static forService(service: string) {
+  /** `routes: false`: the registry without its `/metrics` route (served on OPS_PORT, see ops-server). */
+  static forService(service: string, routes = true) {
     const metrics = new Metrics(service);
-    return { module: MetricsModule, controllers: [MetricsController], providers: [{ provide: Metrics, useValue: metrics }], exports: [Metrics] };
+    return { module: MetricsModule, controllers: routes ? [MetricsController] : [], providers: [{ provide: Metrics, useValue: metrics }], exports: [Metrics] };
   }
 }

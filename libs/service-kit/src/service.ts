@@ -9,11 +9,14 @@ import { HealthModule, ReadinessService } from './health.js';
 import { JsonLogger } from './logger.js';
 import { Metrics, MetricsModule } from './metrics.js';
 import { NATS_OPTIONS, NamespacedNatsServer, NatsClient, type NatsOptions } from './nats.js';
+import { startOpsServer } from './ops-server.js';
 
 /** The settings every service has (see `commonSettings` in @switchboard/config). */
 export interface BaseConfig {
   readonly httpHost: string;
   readonly httpPort: number;
+  /** Port of /healthz, /readyz, /metrics when they are not on httpPort (see startOpsServer). */
+  readonly opsPort?: number;
   readonly logLevel: 'debug' | 'info' | 'warn' | 'error';
   readonly natsUrl: string;
   readonly natsNamespace: string;
@@ -71,7 +74,7 @@ export async function createService(options: ServiceOptions): Promise<NestFastif
   const root: DynamicModule = {
     module: CoreModule,
     global: true,
-    imports: [HealthModule, MetricsModule.forService(name), ...options.imports],
+    imports: [HealthModule.forService(!config.opsPort), MetricsModule.forService(name, !config.opsPort), ...options.imports],
     providers,
     exports: [SERVICE_CONFIG, NATS_OPTIONS, NatsClient, JsonLogger],
   };
@@ -139,10 +142,11 @@ export async function runService(name: string, loadConfig: () => BaseConfig, bui
       });
     }
     await app.listen(config.httpPort, config.httpHost);
+    if (config.opsPort) await startOpsServer({ host: config.httpHost, port: config.opsPort, readiness: app.get(ReadinessService), metrics: app.get(Metrics) });
   } catch (e) {
     return fatal(e);
   }
-  log.event('info', `${name} listening`, { url: `http://${config.httpHost}:${config.httpPort}` });
+  log.event('info', `${name} listening`, { url: `http://${config.httpHost}:${config.httpPort}`, ...(config.opsPort ? { ops: `http://${config.httpHost}:${config.opsPort}` } : {}) });
   app.startAllMicroservices().then(() => {
     subscribed = true;
   }, fatal);

@@ -168,6 +168,8 @@ export async function spawnService(name: string, env: Record<string, string | un
   const port = mergedEnv.HTTP_PORT;
   const url = port ? `http://${mergedEnv.HTTP_HOST}:${port}` : undefined;
   if (url) {
+    // With OPS_PORT the probes are there, not on HTTP_PORT.
+    const readyUrl = mergedEnv.OPS_PORT ? `http://${mergedEnv.HTTP_HOST}:${mergedEnv.OPS_PORT}` : url;
     const readyTimeoutMs = options.readyTimeoutMs ?? 30000;
     const deadline = Date.now() + readyTimeoutMs;
     let last = 'no answer';
@@ -176,7 +178,7 @@ export async function spawnService(name: string, env: Record<string, string | un
         throw new Error(`${app.service} ${describeExit(exitInfo)} before /readyz answered 200. Its output:\n${output.slice(-8000)}`);
       }
       try {
-        const res = await fetch(`${url}/readyz`, { signal: AbortSignal.timeout(2000) });
+        const res = await fetch(`${readyUrl}/readyz`, { signal: AbortSignal.timeout(2000) });
         await res.body?.cancel().catch(() => {});
         if (res.status === 200) break;
         last = `HTTP ${res.status}`;
@@ -185,7 +187,7 @@ export async function spawnService(name: string, env: Record<string, string | un
       }
       if (Date.now() >= deadline) {
         await stop('SIGKILL');
-        throw new Error(`${app.service} was not ready within ${readyTimeoutMs} ms (${url}/readyz last answered: ${last}). Its output:\n${output.slice(-8000)}`);
+        throw new Error(`${app.service} was not ready within ${readyTimeoutMs} ms (${readyUrl}/readyz last answered: ${last}). Its output:\n${output.slice(-8000)}`);
       }
       await new Promise((resolve) => setTimeout(resolve, 100));
     }
