@@ -1,20 +1,40 @@
 import { Inject, Injectable, type OnApplicationShutdown } from '@nestjs/common';
 import { jetstream, jetstreamManager, type ConsumerMessages, type JetStreamManager } from '@nats-io/jetstream';
 import { eventStreamName, eventSubject, type DomainEvent } from '@switchboard/contracts';
-import { EventConsumerLoop, eventRedeliveryHorizonMs, isDependencyDown, JsonLogger, NatsClient, retryWhileDependencyDown, SERVICE_CONFIG, type EventConsumerSpec } from '@switchboard/service-kit';
+import {
+  EventConsumerLoop,
+  eventRedeliveryHorizonMs,
+  isDependencyDown,
+  JsonLogger,
+  NatsClient,
+  redeliveryDelayMs,
+  retryWhileDependencyDown,
+  SERVICE_CONFIG,
+  type EventConsumerSpec,
+} from '@switchboard/service-kit';
 import type { RecordingServiceConfig } from '../config.js';
+import { RecordingMetrics } from '../metrics.js';
 
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
 
 export type EventHandler = (event: DomainEvent) => Promise<void>;
 
+/** NAK delay of a failed event: 500 ms after the first delivery, doubling, at most 60 s. */
+const RETRY_FIRST_MS = 500;
+const RETRY_MAX_MS = 60_000;
+/** Deliveries after which an event that keeps failing is reported as stuck (about 5 minutes of retries). */
+export const STUCK_AFTER_DELIVERIES = 12;
+
 /**
  * JetStream side of the service: the durable consumer of the domain event stream (kept attached
  * by service-kit's EventConsumerLoop; one event at a time per replica: acknowledged after the
  * handler committed; while a dependency is down the event in hand is applied again until it goes
- * through, keeping the stream's order; any other failure is NAKed with a delay and redelivered, at
- * most 20 times) and the publication of the service's own events.
+ * through, keeping the stream's order; any other failure is NAKed with a growing delay, at most
+ * 60 s, and redelivered without limit: a lasting failure (disk full, a read-only failover, statement
+ * timeouts) must not drop an event for good; one that failed STUCK_AFTER_DELIVERIES times is logged
+ * as an error at every further failure and counted once in `recording_domain_events_stuck_total`)
+ * and the publication of the service's own events.
  */
 @Injectable()
 export class EventBus implements OnApplicationShutdown {
@@ -25,6 +45,7 @@ export class EventBus implements OnApplicationShutdown {
     private readonly nats: NatsClient,
     @Inject(SERVICE_CONFIG) private readonly config: RecordingServiceConfig,
     private readonly logger: JsonLogger,
+    private readonly metrics: RecordingMetrics,
   ) {}
 
   get streamName(): string {
@@ -32,7 +53,8 @@ export class EventBus implements OnApplicationShutdown {
   }
 
   private get spec(): EventConsumerSpec {
-    return { name: this.config.eventsConsumerName, ackWaitMs: 60_000, maxDeliver: 20, maxAckPending: 1000 };
+    // Unlimited deliveries; an existing consumer's max_deliver is brought to it (ensureEventConsumer).
+    return { name: this.config.eventsConsumerName, ackWaitMs: 60_000, maxDeliver: -1, maxAckPending: 1000 };
   }
 
   private async manager(): Promise<JetStreamManager> {
@@ -98,8 +120,17 @@ export class EventBus implements OnApplicationShutdown {
           continue;
         }
         const attempt = msg.info.deliveryCount;
-        this.logger.event('error', 'applying a domain event failed; it will be redelivered', { eventId: event.event.id, type: event.event.type, attempt, error: (e as Error).message });
-        msg.nak(Math.min(250 * 2 ** attempt, 10000));
+        const retryInMs = redeliveryDelayMs(attempt, RETRY_MAX_MS, RETRY_FIRST_MS);
+        const stuck = attempt >= STUCK_AFTER_DELIVERIES;
+        if (attempt === STUCK_AFTER_DELIVERIES) this.metrics.stuckEvents.inc();
+        this.logger.event(stuck ? 'error' : 'warn', stuck ? 'a domain event keeps failing; it is redelivered until it goes through' : 'applying a domain event failed; it will be redelivered', {
+          eventId: event.event.id,
+          type: event.event.type,
+          attempt,
+          retryInMs,
+          error: (e as Error).message,
+        });
+        msg.nak(retryInMs);
       }
     }
   }
