@@ -306,6 +306,14 @@ describe('recordings end to end', () => {
     const connectionRef = { scope, applicationId: APP, connectionRecordingId: a.id };
     expect(await natsRequest(h.nc, h.ns, 'recording-service.v1.channel-recordings.get', { ...channelRef, query: { $select: 'id,ready' } })).toEqual({ id: recording.id, ready: true });
     expect(await natsRequest(h.nc, h.ns, 'recording-service.v1.connection-recordings.get', { ...connectionRef, query: { $select: 'userId' } })).toEqual({ userId: 'alice' });
+    // `updates` is a field of the record: $select keeps it (before: UnknownProperty); it is not filterable.
+    const withUpdates = await query(h, scope, { kind: 'management.connectionRecording.get', applicationId: APP, connectionRecordingId: a.id, options: { $select: 'id,updates' } });
+    expect(withUpdates).toEqual({ id: a.id, updates: a.updates });
+    const listed = await query(h, scope, { kind: 'management.connectionRecordings.list', applicationId: APP, options: { $filter: "userId eq 'alice'", $select: 'updates' } });
+    expect(listed.value).toEqual([{ updates: a.updates }]);
+    await expect(query(h, scope, { kind: 'management.connectionRecordings.list', applicationId: APP, options: { $filter: 'updates eq null' } })).rejects.toMatchObject({
+      wire: { code: 'ValidationFailed', details: [expect.objectContaining({ field: '$filter' })] },
+    });
     for (const [subject, ref] of [
       ['recording-service.v1.channel-recordings.get', channelRef],
       ['recording-service.v1.connection-recordings.get', connectionRef],

@@ -62,11 +62,15 @@ const connectionProperties: PropertySpec[] = [
   ...props('number', ['videoDelay', 'audioMoveSeconds', 'videoMoveSeconds']),
   { name: 'audioUrl', kind: 'string', sql: () => 'NULL::text', filterable: false, sortable: false },
   { name: 'videoUrl', kind: 'string', sql: () => 'NULL::text', filterable: false, sortable: false },
+  // The mute timeline (rows of `recording_update`, loaded with the record): selectable only. The
+  // model has no kind for a collection of objects; a collection kind is what makes `$select` keep
+  // it and `$filter`/`$orderby` refuse it.
+  { name: 'updates', kind: 'string-array', sql: () => 'NULL::jsonb', filterable: false, sortable: false },
 ];
 
 /**
  * Connection recording over `recording.connection_recording`. `updates` (the mute timeline) is in
- * every record but is not a query property: it cannot be filtered or named in `$select`.
+ * every record and can be named in `$select`; it cannot be filtered or ordered by.
  */
 export const ConnectionRecordingModel: EntityModel = defineEntityModel({
   name: 'ConnectionRecording',

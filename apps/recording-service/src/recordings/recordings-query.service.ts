@@ -125,7 +125,7 @@ export class RecordingsQueryService {
     return url;
   }
 
-  /** `updates` is not a query property: `$select` drops it unless the whole record is selected. */
+  /** `$select` keeps `updates` when it names it (or selects everything). */
   private projectConnection(record: Record<string, unknown>, query: ReturnType<typeof parseOptions>): Record<string, unknown> {
     return project(record, query, ConnectionRecordingModel);
   }
