@@ -464,21 +464,26 @@ describe('k8s/', () => {
       expect(container.args ?? ['serve']).toEqual(['serve']);
     });
 
-    it(`listens, is probed and is served on port ${svc.port} (/healthz live, /readyz ready)`, () => {
-      expect((container.ports ?? []).map((p: Y) => p.containerPort)).toEqual([svc.port]);
+    it(`listens, is probed and is served on port ${svc.port} (/healthz live, /readyz ready, on OPS_PORT when set)`, () => {
+      const opsRaw = (container.env ?? []).find((e: Y) => e.name === 'OPS_PORT')?.value;
+      const opsPort = opsRaw === undefined ? svc.port : Number(opsRaw);
+      expect((container.ports ?? []).map((p: Y) => p.containerPort)).toEqual(opsRaw === undefined ? [svc.port] : [svc.port, opsPort]);
       expect(container.livenessProbe?.httpGet?.path).toBe('/healthz');
-      expect(resolvePort(container.livenessProbe?.httpGet?.port, container)).toBe(svc.port);
+      expect(resolvePort(container.livenessProbe?.httpGet?.port, container)).toBe(opsPort);
       expect(container.readinessProbe?.httpGet?.path).toBe('/readyz');
-      expect(resolvePort(container.readinessProbe?.httpGet?.port, container)).toBe(svc.port);
+      expect(resolvePort(container.readinessProbe?.httpGet?.port, container)).toBe(opsPort);
       if (container.startupProbe?.httpGet) {
         expect(container.startupProbe.httpGet.path).toBe('/healthz');
-        expect(resolvePort(container.startupProbe.httpGet.port, container)).toBe(svc.port);
+        expect(resolvePort(container.startupProbe.httpGet.port, container)).toBe(opsPort);
       }
+      const annotations = deployment.spec.template.metadata.annotations ?? {};
+      if (annotations['prometheus.io/port'] !== undefined) expect(annotations['prometheus.io/port']).toBe(String(opsPort));
       const httpPort = (container.env ?? []).find((e: Y) => e.name === 'HTTP_PORT');
       expect(httpPort?.value).toBe(String(svc.port));
       const service = find('Service', name);
       expect(service.spec?.type ?? 'ClusterIP').toBe('ClusterIP');
       expect(matches(service.spec?.selector, deployment.spec.template.metadata.labels)).toBe(true);
+      // Only the API port: what routes to the Service (the Ingress) never reaches the ops port.
       expect(service.spec.ports).toHaveLength(1);
       expect(service.spec.ports[0].port).toBe(svc.port);
       expect(resolvePort(service.spec.ports[0].targetPort ?? service.spec.ports[0].port, container)).toBe(svc.port);
@@ -540,6 +545,21 @@ describe('k8s/', () => {
             const port = p.backend?.service?.port ?? {};
             if (!svc) problems.push(`${where}: backend Service ${p.backend?.service?.name} is not in k8s/`);
             else if (!(svc.spec?.ports ?? []).some((sp: Y) => sp.port === port.number || (port.name !== undefined && sp.name === port.name))) problems.push(`${where}: Service ${svc.metadata.name} has no port ${port.number ?? port.name}`);
+          }
+        }
+      }
+      expect(problems).toEqual([]);
+    });
+
+    it('routes no /healthz, /readyz or /metrics to a service that answers them on its API port (OPS_PORT moves them)', () => {
+      const problems: string[] = [];
+      for (const route of ['/healthz', '/readyz', '/metrics']) {
+        for (const ing of ingresses) {
+          for (const host of new Set((ing.spec?.rules ?? []).map((r: Y) => r.host ?? 'any.example'))) {
+            const target = ingressRoute(ingresses, new URL(`https://${host}${route}`));
+            if (!target) continue;
+            const container = containerOf(find('Deployment', target.service), target.service);
+            if (!(container?.env ?? []).some((e: Y) => e.name === 'OPS_PORT')) problems.push(`${ing.__file}: ${host}${route} reaches ${target.service}, which serves it on its API port (set OPS_PORT)`);
           }
         }
       }
