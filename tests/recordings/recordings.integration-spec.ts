@@ -410,7 +410,7 @@ describe('recordings end to end', () => {
   it('an expiry patch lets the sweeper delete the recording and its files; delete removes another one', async () => {
     const r = { applicationId: APP, channelId: CH, channelRecordingId: recording.id };
     await expect(command(h, scope, { kind: 'channelRecording.update', ...r, patch: { expiryTimestamp: 'not a date' } } as never)).rejects.toMatchObject({ wire: { code: 'ValidationFailed' } });
-    // A leap second passes the date-time format but is no JavaScript date: before, it reached PostgreSQL as NaN (Internal).
+    // A leap second is no JavaScript date: the date-time format refuses it (before, it reached PostgreSQL as NaN: Internal).
     await expect(command(h, scope, { kind: 'channelRecording.update', ...r, patch: { expiryTimestamp: '2030-06-30T23:59:60Z' } })).rejects.toMatchObject({
       wire: { code: 'ValidationFailed', details: [{ field: 'command.patch.expiryTimestamp', message: expect.any(String) }] },
     });

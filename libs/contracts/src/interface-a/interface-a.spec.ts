@@ -146,6 +146,7 @@ describe('interface A specifics', () => {
     ['2025-03-01T10:00:00', false],
     ['2025-03-01', false],
     ['2025-03-01T24:00:00Z', false],
+    ['2030-06-30T23:59:60Z', false],
   ])('date-time %j is valid: %s', (value, ok) => {
     expect(isDateTime(value)).toBe(ok);
   });

@@ -42,13 +42,17 @@ export function isUuid(value: unknown): boolean {
 }
 const DATE_TIME = /^(\d{4})-(\d{2})-(\d{2})[Tt](\d{2}):(\d{2}):(\d{2})(?:\.\d+)?(?:[Zz]|[+-](\d{2}):(\d{2}))$/;
 
-/** RFC 3339 `date-time` (the JSON Schema format): full date, time and offset, each part in range. */
+/**
+ * RFC 3339 `date-time` (the JSON Schema format): full date, time and offset, each part in range. A
+ * leap second (`:60`), which RFC 3339 allows, is refused: no service could store it (Date.parse
+ * reads it as NaN), so it is a validation error here rather than an internal one further in.
+ */
 export function isDateTime(value: string): boolean {
   const m = DATE_TIME.exec(value);
   if (!m) return false;
   const [year, month, day, hour, minute, second, offH = 0, offM = 0] = m.slice(1).map((p) => (p === undefined ? undefined : Number(p))) as number[];
   const daysInMonth = new Date(Date.UTC(year, month, 0)).getUTCDate();
-  return month >= 1 && month <= 12 && day >= 1 && day <= daysInMonth && hour <= 23 && minute <= 59 && second <= 60 && offH <= 23 && offM <= 59;
+  return month >= 1 && month <= 12 && day >= 1 && day <= daysInMonth && hour <= 23 && minute <= 59 && second <= 59 && offH <= 23 && offM <= 59;
 }
 
 if (!FormatRegistry.Has('uuid')) FormatRegistry.Set('uuid', (value) => UUID.test(value));
