@@ -82,6 +82,8 @@ async function setUp(label: string, redisUrl: string, own: { natsUrl?: string; d
     WEBHOOK_RECONCILE_INTERVAL_MS: '500',
     WEBHOOK_BATCH_WINDOW_MS: '5',
     SHUTDOWN_TIMEOUT_MS: '5000',
+    // At most SHUTDOWN_TIMEOUT_MS (the worker refuses more); the receiver answers at once.
+    WEBHOOK_TIMEOUT_MS: '5000',
   };
   return { ns, db, nc, bus, receiver, env, applicationId, eventIds: [] };
 }

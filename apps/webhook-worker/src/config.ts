@@ -1,4 +1,4 @@
-import { commonSettings, databaseSettings, int, loadConfig, redisSettings, webhookTargetSettings, type ConfigOf } from '@switchboard/config';
+import { commonSettings, ConfigError, databaseSettings, int, loadConfig, redisSettings, webhookTargetSettings, type ConfigOf } from '@switchboard/config';
 
 const SECOND = 1000;
 const HOUR = 3600 * SECOND;
@@ -58,7 +58,13 @@ export const settings = {
     description:
       'Deliveries of one webhook queued together by one intake group (one BullMQ job), at most; those of one channel are sent one after the other, channels concurrently; 1: a job per delivery',
   }),
-  timeoutMs: int({ env: 'WEBHOOK_TIMEOUT_MS', default: 10 * SECOND, min: 100, max: 120 * SECOND, description: 'Timeout of one delivery attempt (connect, send, answer)' }),
+  timeoutMs: int({
+    env: 'WEBHOOK_TIMEOUT_MS',
+    default: 10 * SECOND,
+    min: 100,
+    max: 120 * SECOND,
+    description: 'Timeout of one delivery attempt (connect, send, answer); at most SHUTDOWN_TIMEOUT_MS, since a stopping replica waits for its attempts in flight',
+  }),
   retryDelayMs: int({
     env: 'WEBHOOK_RETRY_DELAY_MS',
     default: 5 * SECOND,
@@ -106,5 +112,12 @@ export const settings = {
 export type WebhookWorkerConfig = ConfigOf<typeof settings>;
 
 export function loadWebhookWorkerConfig(env: Record<string, string | undefined> = process.env): WebhookWorkerConfig {
-  return loadConfig(settings, env);
+  const config = loadConfig(settings, env);
+  // A stopping replica finishes its attempts in flight and logs them before it exits, and is forced
+  // out 2 s after SHUTDOWN_TIMEOUT_MS: an attempt allowed to take longer would be cut off unlogged,
+  // and sent again once its job's lock expired.
+  if (config.timeoutMs > config.shutdownTimeoutMs) {
+    throw new ConfigError('WEBHOOK_TIMEOUT_MS', `(${config.timeoutMs}) must not exceed SHUTDOWN_TIMEOUT_MS (${config.shutdownTimeoutMs}): a stopping replica waits for its attempts in flight`);
+  }
+  return config;
 }
