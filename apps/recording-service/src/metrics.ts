@@ -20,7 +20,7 @@ export class RecordingMetrics {
       help: 'Domain events whose application failed 12 deliveries in a row (each is still redelivered until it goes through)',
       registers,
     });
-    this.steps = new Counter({ name: 'recording_pipeline_steps_total', help: 'Pipeline steps (ingest, mux, move) by outcome (done, skipped, retry, failed)', labelNames: ['step', 'outcome'], registers });
+    this.steps = new Counter({ name: 'recording_pipeline_steps_total', help: 'Pipeline steps (ingest, mux, move) by outcome (done, skipped, retry, failed, interrupted: cut off by a stop and handed back)', labelNames: ['step', 'outcome'], registers });
     this.stepSeconds = new Histogram({ name: 'recording_pipeline_step_seconds', help: 'Duration of pipeline steps', labelNames: ['step'], buckets: [0.05, 0.1, 0.5, 1, 2.5, 5, 10, 30, 60, 300], registers });
     this.sweeps = new Counter({ name: 'recording_sweeper_actions_total', help: 'What the sweeper did: expired (deleted), orphaned (closed), resumed (stalled step re-queued)', labelNames: ['what'], registers });
     this.fileRemovals = new Counter({

@@ -1,4 +1,4 @@
-import { describeContent, planMux } from './ffmpeg.js';
+import { describeContent, planMux, runTool, ToolError, ToolInterrupted } from './ffmpeg.js';
 
 describe('planMux', () => {
   it('tiles every video, delays and mixes every audio, and cuts at the channel duration', () => {
@@ -41,5 +41,20 @@ describe('describeContent', () => {
     const probe = { formatName: 'matroska,webm', durationSeconds: 1, startSeconds: 0, streams: [{ index: 0, codecType: 'video', codecName: 'vp8', width: 320, height: 240 }] };
     expect(describeContent(probe, 'video')).toBe('video/webm; codecs=vp8; width=320; height=240');
     expect(describeContent(probe, 'audio')).toBeNull();
+  });
+});
+
+describe('runTool', () => {
+  it('answers the output of a tool that succeeds, and the end of its stderr when it fails', async () => {
+    await expect(runTool('sh', ['-c', 'echo done'])).resolves.toBe('done\n');
+    await expect(runTool('sh', ['-c', 'echo broken >&2; exit 3'])).rejects.toThrow(new ToolError('sh exited with 3: broken'));
+  });
+
+  it('kills the tool when the signal is aborted, and says it was interrupted rather than failed', async () => {
+    const stop = new AbortController();
+    const running = runTool('sleep', ['30'], undefined, stop.signal);
+    setTimeout(() => stop.abort(), 50);
+    await expect(running).rejects.toBeInstanceOf(ToolInterrupted);
+    await expect(runTool('sleep', ['30'], undefined, stop.signal)).rejects.toBeInstanceOf(ToolInterrupted);
   });
 });

@@ -21,10 +21,21 @@ export class ToolError extends Error {
   override readonly name = 'ToolError';
 }
 
-/** Runs a tool, resolving with stdout; rejects with the tail of stderr. Killed after `timeoutMs`. */
-export function runTool(bin: string, args: string[], timeoutMs = 300000): Promise<string> {
+/** A tool killed because `signal` was aborted (the service stops): the work was not done, nor did it fail. */
+export class ToolInterrupted extends Error {
+  override readonly name = 'ToolInterrupted';
+}
+
+/**
+ * Runs a tool, resolving with stdout; rejects with the tail of stderr. Killed after `timeoutMs`, or
+ * when `signal` is aborted (then rejects with ToolInterrupted).
+ */
+export function runTool(bin: string, args: string[], timeoutMs = 300000, signal?: AbortSignal): Promise<string> {
   return new Promise((resolve, reject) => {
+    if (signal?.aborted) return reject(new ToolInterrupted(`${bin} was not started: stopping`));
     const child = spawn(bin, args, { stdio: ['ignore', 'pipe', 'pipe'] });
+    const interrupt = () => child.kill('SIGKILL');
+    signal?.addEventListener('abort', interrupt, { once: true });
     let out = '';
     let err = '';
     child.stdout.on('data', (c: Buffer) => (out += c.toString('utf8')));
@@ -35,12 +46,15 @@ export function runTool(bin: string, args: string[], timeoutMs = 300000): Promis
     const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
     child.once('error', (e) => {
       clearTimeout(timer);
+      signal?.removeEventListener('abort', interrupt);
       reject(new ToolError(`${bin} could not run: ${e.message}`));
     });
-    child.once('close', (code, signal) => {
+    child.once('close', (code, killedBy) => {
       clearTimeout(timer);
+      signal?.removeEventListener('abort', interrupt);
       if (code === 0) resolve(out);
-      else reject(new ToolError(`${bin} ${signal ? `was killed by ${signal}` : `exited with ${code}`}: ${err.trim().split('\n').slice(-5).join(' | ')}`));
+      else if (signal?.aborted) reject(new ToolInterrupted(`${bin} was stopped: the service is stopping`));
+      else reject(new ToolError(`${bin} ${killedBy ? `was killed by ${killedBy}` : `exited with ${code}`}: ${err.trim().split('\n').slice(-5).join(' | ')}`));
     });
   });
 }

@@ -1,7 +1,7 @@
 import { Inject, Injectable, type OnApplicationBootstrap, type OnModuleDestroy } from '@nestjs/common';
 import { DomainError, RuntimeSubjects, type ConnectionInfo, type DomainEvent } from '@switchboard/contracts';
 import { JsonLogger, NatsClient, ReadinessService, SERVICE_CONFIG } from '@switchboard/service-kit';
-import { Queue, Worker, type Job } from 'bullmq';
+import { DelayedError, Queue, Worker, type Job } from 'bullmq';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { DataSource, type EntityManager } from 'typeorm';
@@ -104,15 +104,15 @@ export class PipelineService implements OnApplicationBootstrap, OnModuleDestroy 
     await fs.mkdir(this.paths.workRoot, { recursive: true });
     if (this.storage.kind === 'local') await fs.mkdir(this.paths.storageRoot, { recursive: true });
     const connection = bullConnection(this.config.redisUrl);
-    const make = (step: Step | 'sweep', concurrency: number, fn: (job: Job) => Promise<unknown>) => {
+    const make = (step: Step | 'sweep', concurrency: number, fn: (job: Job, token?: string) => Promise<unknown>) => {
       const w = new Worker(this.queueName(step), fn, { connection, prefix: this.prefix, concurrency, autorun: true });
       w.on('error', (e) => this.logger.event('warn', `worker ${step}: ${e.message}`));
       w.on('failed', (job, e) => this.logger.event('warn', `job ${step} ${job?.id ?? ''} failed (attempt ${job?.attemptsMade ?? '?'})`, { error: e.message }));
       this.workers.push(w);
     };
-    make('ingest', 8, (job) => this.step(job as Job<StepJob>, 'ingest', (r) => this.ingest(r)));
-    make('mux', this.config.recordingsMuxConcurrency, (job) => this.step(job as Job<StepJob>, 'mux', (r) => this.mux(r)));
-    make('move', 4, (job) => this.step(job as Job<StepJob>, 'move', (r) => this.move(r)));
+    make('ingest', 8, (job, token) => this.step(job as Job<StepJob>, token, 'ingest', (r) => this.ingest(r)));
+    make('mux', this.config.recordingsMuxConcurrency, (job, token) => this.step(job as Job<StepJob>, token, 'mux', (r) => this.mux(r)));
+    make('move', 4, (job, token) => this.step(job as Job<StepJob>, token, 'move', (r) => this.move(r)));
     make('sweep', 1, () => this.sweep());
     this.started = true;
     this.readiness.register('event-consumer', async () => {
@@ -123,6 +123,8 @@ export class PipelineService implements OnApplicationBootstrap, OnModuleDestroy 
   }
 
   private stopping = false;
+  /** Aborted when the service stops: the ffmpeg runs and the ingest wait in progress end at once (see step). */
+  private readonly halt = new AbortController();
   private startup?: Promise<void>;
 
   private async startInBackground(): Promise<void> {
@@ -152,6 +154,7 @@ export class PipelineService implements OnApplicationBootstrap, OnModuleDestroy 
 
   async onModuleDestroy(): Promise<void> {
     this.stopping = true;
+    this.halt.abort();
     await this.startup;
     await this.bus.stop();
     await Promise.all(this.workers.map((w) => w.close().catch(() => undefined)));
@@ -232,7 +235,7 @@ export class PipelineService implements OnApplicationBootstrap, OnModuleDestroy 
   }
 
   /** Runs a step when the recording is at it; on the last failed attempt records the failure instead of throwing. */
-  private async step(job: Job<StepJob>, step: Step, fn: (r: ChannelRecordingRow) => Promise<void>): Promise<string> {
+  private async step(job: Job<StepJob>, token: string | undefined, step: Step, fn: (r: ChannelRecordingRow) => Promise<void>): Promise<string> {
     const r = await this.row(job.data.channelRecordingId);
     // Deleted at this step: an attempt cut off (a crash) may have stored files after the deletion's removal.
     if (r?.deleted && STEP_OF_STAGE[r.stage] === step) await this.removals.reopen(r, []);
@@ -249,6 +252,14 @@ export class PipelineService implements OnApplicationBootstrap, OnModuleDestroy 
       this.metrics.steps.inc({ step, outcome: 'done' });
       return 'done';
     } catch (e) {
+      if (this.halt.signal.aborted) {
+        // Cut off by the stop (ffmpeg killed, the ingest wait ended), not failed: the step goes back
+        // to the queue without using an attempt, for the next replica (or this one, restarted).
+        this.logger.event('info', `recording ${step} interrupted by the stop; handed back`, { channelRecordingId: r.id });
+        this.metrics.steps.inc({ step, outcome: 'interrupted' });
+        await job.moveToDelayed(Date.now() + 1000, token);
+        throw new DelayedError();
+      }
       const last = job.attemptsMade + 1 >= (job.opts.attempts ?? 1);
       this.metrics.steps.inc({ step, outcome: last ? 'failed' : 'retry' });
       if (!last) throw e;
@@ -284,6 +295,7 @@ export class PipelineService implements OnApplicationBootstrap, OnModuleDestroy 
       );
     let found = await look();
     while (!found.every((f) => (!f.c.has_audio || f.audio) && (!f.c.has_video || f.video)) && Date.now() < deadline) {
+      if (this.halt.signal.aborted) throw new Error('the service is stopping');
       await sleep(POLL_MS);
       children = await this.children(r.id);
       found = await look();
@@ -374,7 +386,7 @@ export class PipelineService implements OnApplicationBootstrap, OnModuleDestroy 
     const part = path.join(dir, `${r.id}.mux.part`);
     const plan = planMux(inputs, duration, part);
     await fs.mkdir(dir, { recursive: true });
-    await runTool(this.config.ffmpegPath, plan.args);
+    await runTool(this.config.ffmpegPath, plan.args, undefined, this.halt.signal);
     const file = path.join(dir, `${r.id}${plan.extension}`);
     await fs.rename(part, file);
     const audioFile = plan.hasAudio ? path.join(dir, `${r.id}.audio.ogg`) : null;
@@ -384,7 +396,7 @@ export class PipelineService implements OnApplicationBootstrap, OnModuleDestroy 
       ['video', videoFile],
     ] as const) {
       if (!out) continue;
-      await runTool(this.config.ffmpegPath, extractArgs(file, type, `${out}.part`));
+      await runTool(this.config.ffmpegPath, extractArgs(file, type, `${out}.part`), undefined, this.halt.signal);
       await fs.rename(`${out}.part`, out);
     }
     const moving = await this.setStage(r.id, 'moving', {
