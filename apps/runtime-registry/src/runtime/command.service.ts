@@ -110,7 +110,7 @@ export class CommandService {
     for (const left of result.lefts) {
       const member = [...result.clients.keys()].find((m) => sameClient(m, left));
       const client = this.ctx.client(left, (member && result.clients.get(member)) || {});
-      await this.ctx.leftChannel(owner, left, client, API_CAUSE, events);
+      this.ctx.leftChannel(owner, left, client, API_CAUSE, events);
       deliveries.push({
         gatewayId: client.gatewayId,
         client: { applicationId: a, userId: left.userId, deviceId: left.deviceId, clientId: left.clientId },

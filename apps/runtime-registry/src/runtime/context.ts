@@ -1,6 +1,7 @@
 /**
  * Shared plumbing of the runtime services: tenancy, turning store answers into records, events of
- * closed connections and departures, and media server bookkeeping of connection lifecycles.
+ * closed connections and departures. (The media server counts of connection lifecycles move in the
+ * store's scripts, with the change they go with.)
  */
 import { Inject, Injectable } from '@nestjs/common';
 import { DomainError, type CallerScope, type ConnectionInfo, type DomainEvent, type MediaStats, type WebhookEventName } from '@switchboard/contracts';
@@ -12,7 +13,7 @@ import { domainEvent, connectionStateEvent, type EventCause, type EventOwner } f
 import { clientRecord, connectionInfo, storedConnection, type ClientRecord } from '../model/records.js';
 import { effectiveSettings, type LevelSnapshot } from '../model/settings.js';
 import { LiveStore, type ClientIds, type ClosedConnection, type IndexTransition, type LeftChannel } from '../store/live-store.js';
-import { phaseOf, ServersStore } from '../store/servers-store.js';
+import { ServersStore } from '../store/servers-store.js';
 
 export const CLIENT_CAUSE: EventCause = { origin: 'client', forced: false };
 export const API_CAUSE: EventCause = { origin: 'api', forced: true };
@@ -88,21 +89,18 @@ export class RuntimeContext {
     if (transition) await this.store.indexApply(applicationId, transition);
   }
 
-  /** Events and media server bookkeeping of a connection that left the live model. */
-  async closedConnection(owner: EventOwner, closed: ClosedConnection, client: ClientRecord, cause: EventCause, events: DomainEvent[]): Promise<void> {
+  /**
+   * The event of a connection that left the live model. Its media server's counts moved in the
+   * script that removed it (close_conn in scripts.ts), whatever closed it.
+   */
+  closedConnection(owner: EventOwner, closed: ClosedConnection, client: ClientRecord, cause: EventCause, events: DomainEvent[]): void {
     const type = connectionStateEvent(closed.final);
     if (type) events.push(this.connectionEvent(owner, type, cause, { ...closed, client, state: closed.final, at: closed.at }));
-    const stored = storedConnection(closed.conn);
-    if (stored.mediaServerId && !closed.counted) {
-      await this.servers.transition(stored.mediaServerId, owner.applicationId, phaseOf(stored.state), phaseOf(closed.final), closed.at - stored.openedAt).catch((e: unknown) =>
-        this.logger.event('error', 'media server statistics not updated', { mediaServerId: stored.mediaServerId, error: (e as Error).message }),
-      );
-    }
   }
 
   /** Events of a client leaving a channel (its connections closed first). */
-  async leftChannel(owner: EventOwner, left: LeftChannel, client: ClientRecord, cause: EventCause, events: DomainEvent[]): Promise<void> {
-    for (const closed of left.closed) await this.closedConnection(owner, closed, client, cause, events);
+  leftChannel(owner: EventOwner, left: LeftChannel, client: ClientRecord, cause: EventCause, events: DomainEvent[]): void {
+    for (const closed of left.closed) this.closedConnection(owner, closed, client, cause, events);
     events.push(domainEvent(owner, 'channel.client.left', cause, { channelId: left.channelId, client }, left.at));
     if (left.deactivated) events.push(domainEvent(owner, 'channel.deactivated', cause, { channelId: left.channelId, client }, left.at));
   }

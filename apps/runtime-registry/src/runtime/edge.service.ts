@@ -227,7 +227,7 @@ export class EdgeService {
     await this.store.untrackGateway(a, c, client.gatewayId);
     const owner = { applicationId: a, organizationId: result.organizationId };
     const events: DomainEvent[] = [];
-    for (const left of result.lefts) await this.ctx.leftChannel(owner, left, client, cause, events);
+    for (const left of result.lefts) this.ctx.leftChannel(owner, left, client, cause, events);
     events.push(domainEvent(owner, 'client.unregistered', cause, { client }, result.at));
     await this.ctx.events.publish(events);
     return true;
@@ -273,7 +273,7 @@ export class EdgeService {
     const events: DomainEvent[] = [];
     for (const left of result.lefts) {
       const hash = [...result.clients.values()][0] ?? {};
-      await this.ctx.leftChannel(owner, left, this.ctx.client(left, hash), CLIENT_CAUSE, events);
+      this.ctx.leftChannel(owner, left, this.ctx.client(left, hash), CLIENT_CAUSE, events);
     }
     await this.ctx.events.publish(events);
     return { ok: true };
@@ -374,7 +374,7 @@ export class EdgeService {
     const ref = connRef(r);
     return {
       call: this.stateCall(a, ref, r.state, ALLOWED_FROM[r.state], r.error ?? null),
-      finish: async (result) => ({ answer: { ok: true }, events: await this.movedState(a, ref, r.state, result, CLIENT_CAUSE), deliveries: [] }),
+      finish: async (result) => ({ answer: { ok: true }, events: this.movedState(a, ref, r.state, result, CLIENT_CAUSE), deliveries: [] }),
     };
   }
 
@@ -402,13 +402,13 @@ export class EdgeService {
   }
 
   /** The events of a state change the store applied. */
-  private async movedState(a: string, ref: ConnectionIds, state: ConnectionState, result: StateResult, cause: EventCause): Promise<DomainEvent[]> {
+  private movedState(a: string, ref: ConnectionIds, state: ConnectionState, result: StateResult, cause: EventCause): DomainEvent[] {
     if (result.same) return [];
     const owner: EventOwner = { applicationId: a, organizationId: result.organizationId };
     const client = this.ctx.client(ref, result.client);
     const events: DomainEvent[] = [];
     if (result.closed) {
-      await this.ctx.closedConnection(owner, result.closed, client, cause, events);
+      this.ctx.closedConnection(owner, result.closed, client, cause, events);
     } else if (result.snapshot) {
       const s = result.snapshot;
       const type = connectionStateEvent(state);

@@ -31,8 +31,6 @@ export interface ClosedConnection extends ConnectionIds {
   levels: LevelSnapshot;
   final: string;
   at: number;
-  /** Its media server's statistics already count the close (the state change script did it). */
-  counted: boolean;
 }
 
 /** A client leaving a channel (kick, leave, unregister). */
@@ -246,10 +244,12 @@ export class LiveStore implements OnModuleInit {
   /**
    * Unregisters a client; `onlyIfGateway` / `onlyIfSession`: only while that gateway (and that
    * registration of it) still holds it. Null when it was not registered (or is held by another).
+   * The counts of its connections on their media servers are freed in the same step.
    */
   async unregister(a: string, c: ClientIds, idleTtlMs: number, onlyIfGateway?: string, onlyIfSession?: string): Promise<UnregisterResult | null> {
-    const r = await this.run<{ client: unknown; lefts: unknown; index?: IndexTransition; org: string; at: string }>('rtUnregister', this.keys.app(a), {
+    const r = await this.run<{ client: unknown; lefts: unknown; index?: IndexTransition; org: string; at: string }>('rtUnregister', [this.keys.app(a), this.keys.servers()], {
       ...ids(c),
+      app: a,
       gw: onlyIfGateway,
       session: onlyIfSession,
       idleTtlMs,
@@ -286,8 +286,10 @@ export class LiveStore implements OnModuleInit {
     };
   }
 
+  /** Removes members of a channel (kicks, a leave); the counts of their connections on their media servers are freed in the same step. */
   async removeMembers(a: string, channelId: string, level: RemoveLevel, who: Partial<ClientIds>): Promise<RemoveResult> {
-    const r = await this.run<{ lefts: unknown; clients: unknown; org: string }>('rtRemoveMembers', this.keys.app(a), {
+    const r = await this.run<{ lefts: unknown; clients: unknown; org: string }>('rtRemoveMembers', [this.keys.app(a), this.keys.servers()], {
+      app: a,
       ch: esc(channelId),
       level,
       ...partialIds(who),
@@ -495,7 +497,6 @@ interface RawClosed {
   levels: RawLevels;
   final: string;
   at: string;
-  counted?: boolean;
 }
 interface RawLeft {
   ch: string;
@@ -557,7 +558,6 @@ function closedConnection(r: RawClosed): ClosedConnection {
     levels: levelSnapshot(r.levels),
     final: r.final,
     at: Number(r.at),
-    counted: r.counted === true,
   };
 }
 

@@ -20,6 +20,71 @@
  * read once per run; a script that writes it forgets what it read.
  */
 
+/**
+ * Placement and media server statistics, shared by the servers scripts and the app scripts that
+ * do this bookkeeping in the same script as the change it goes with: an open places, a state change
+ * moves the count, and every close of a connection (state change, leave, kick, unregister) frees
+ * it in the script that removes the connection (close_conn). `S` is the servers base key.
+ */
+const MEDIA_FUNCTIONS = `
+-- The least-loaded media server that is enabled, has heartbeated within the timeout and is below
+-- its capacity (false when none).
+local function ms_pick(S, timeoutMs, t)
+  local cutoff = t - timeoutMs
+  local ranked = redis.call('ZRANGE', S .. ':mediaserver:load', 0, -1, 'WITHSCORES')
+  for i = 1, #ranked, 2 do
+    local id, load = ranked[i], tonumber(ranked[i + 1])
+    local seen = tonumber(redis.call('ZSCORE', S .. ':mediaserver:seen', id) or '0')
+    if seen >= cutoff and redis.call('SISMEMBER', S .. ':mediaserver:disabled', id) == 0 then
+      local info = redis.call('HGET', S .. ':mediaserver', id)
+      local ok, decoded = false, nil
+      if info then ok, decoded = pcall(cjson.decode, info) end
+      if ok and type(decoded) == 'table' and decoded.stopping ~= true then
+        local capacity = decoded.capacity
+        if type(capacity) ~= 'number' or load < capacity then return id end
+      end
+    end
+  end
+  return false
+end
+-- Counts a new connection of application app as pending on media server id.
+local function ms_place(S, id, app)
+  redis.call('ZINCRBY', S .. ':mediaserver:load', 1, id)
+  redis.call('HINCRBY', S .. ':mediaserver:stats:' .. id, 'pending', 1)
+  redis.call('HINCRBY', S .. ':mediaserver:apps:' .. id, app, 1)
+end
+-- The phase a connection state counts in on its media server.
+local function ms_phase(state)
+  if state == 'new' or state == 'initializing' or state == 'connecting' then return 'pending' end
+  if state == 'connected' or state == 'failing' or state == 'closing' then return 'active' end
+  if state == 'failed' then return 'failed' end
+  return 'closed'
+end
+-- Moves one connection's count on a media server: from phase (pending/active/none) to phase
+-- (pending/active/closed/failed/released). Terminal phases free the load and add to the totals.
+local function ms_transition(S, id, app, from, to, durationMs)
+  if redis.call('HEXISTS', S .. ':mediaserver', id) == 0 then return 0 end
+  local stats = S .. ':mediaserver:stats:' .. id
+  if from == to then return 0 end
+  if from == 'pending' or from == 'active' then
+    if redis.call('HINCRBY', stats, from, -1) < 0 then redis.call('HSET', stats, from, 0) end
+  end
+  if to == 'pending' or to == 'active' then
+    redis.call('HINCRBY', stats, to, 1)
+    return 1
+  end
+  if tonumber(redis.call('ZSCORE', S .. ':mediaserver:load', id) or '0') > 0 then redis.call('ZINCRBY', S .. ':mediaserver:load', -1, id) end
+  local apps = S .. ':mediaserver:apps:' .. id
+  if redis.call('HINCRBY', apps, app, -1) <= 0 then redis.call('HDEL', apps, app) end
+  if to == 'closed' or to == 'failed' then
+    redis.call('HINCRBY', stats, to, 1)
+    redis.call('HINCRBY', stats, 'durationMs', durationMs)
+    if to == 'failed' then redis.call('HINCRBY', stats, 'failedDurationMs', durationMs) end
+  end
+  return 1
+end
+`;
+
 /** Helpers shared by the application scripts. */
 const APP_PRELUDE = `
 local B = KEYS[1]
@@ -103,8 +168,12 @@ local function levels(ch, u, ud, udc, cn)
   return { ch = hgetall(c .. ':cfg'), u = hgetall(c .. ':ucfg:' .. u), d = hgetall(c .. ':dcfg:' .. ud), c = hgetall(c .. ':ccfg:' .. udc), n = n }
 end
 
--- Removes one connection from the live model; returns what it was.
-local function close_conn(ch, u, d, cl, cn, final, t)
+${MEDIA_FUNCTIONS}
+-- Removes one connection from the live model; returns what it was (false: already gone, nothing
+-- changes). Its count on its media server (M: { S = the servers base key, app = the application
+-- id }) moves from its last live phase to the final state's in the same step: once per connection,
+-- since only the run that removes it gets here.
+local function close_conn(ch, u, d, cl, cn, final, t, M)
   local ud = u .. '/' .. d
   local udc = ud .. '/' .. cl
   local key = kconn(ch, udc, cn)
@@ -118,11 +187,15 @@ local function close_conn(ch, u, d, cl, cn, final, t)
   decr(c .. ':uconns', u)
   decr(c .. ':dconns', ud)
   redis.call('DEL', key, key .. ':cfg')
+  if conn.mediaServerId then
+    ms_transition(M.S, conn.mediaServerId, M.app, ms_phase(conn.state or 'new'), ms_phase(final), math.max(0, t - (tonumber(conn.openedAt or '0') or 0)))
+  end
   return { ch = ch, u = u, d = d, cl = cl, cn = cn, conn = conn, levels = lv, final = final, at = str(t) }
 end
 
--- Removes a client from a channel, closing its connections there; returns what happened.
-local function leave(ch, u, d, cl, t)
+-- Removes a client from a channel, closing its connections there (M: see close_conn); returns
+-- what happened (false: not a member, nothing changes).
+local function leave(ch, u, d, cl, t, M)
   local ud = u .. '/' .. d
   local udc = ud .. '/' .. cl
   local c = kch(ch)
@@ -130,7 +203,7 @@ local function leave(ch, u, d, cl, t)
   if not claim then return false end
   local closed = {}
   for _, cn in ipairs(redis.call('SMEMBERS', c .. ':cconn:' .. udc)) do
-    local r = close_conn(ch, u, d, cl, cn, 'closed', t)
+    local r = close_conn(ch, u, d, cl, cn, 'closed', t, M)
     if r then closed[#closed + 1] = r end
   end
   redis.call('DEL', c .. ':cconn:' .. udc, c .. ':ccfg:' .. udc)
@@ -214,7 +287,10 @@ end
 return (result)
 `;
 
-/** Unregisters a client: leaves every channel (closing its connections) and forgets it. */
+/**
+ * Unregisters a client: leaves every channel (closing its connections, and freeing their counts on
+ * their media servers, K2: the servers base key) and forgets it.
+ */
 const UNREGISTER = `
 local u, d, cl = P.u, P.d, P.cl
 local ud = u .. '/' .. d
@@ -227,9 +303,10 @@ local client = clienth(key)
 if given(P.gw) and client.gatewayId ~= P.gw then return fail('moved') end
 if given(P.session) and client.sessionId ~= P.session then return fail('moved') end
 local t = nowms()
+local M = { S = K2, app = P.app }
 local lefts = {}
 for _, ch in ipairs(redis.call('SMEMBERS', key .. ':channels')) do
-  local r = leave(ch, u, d, cl, t)
+  local r = leave(ch, u, d, cl, t, M)
   if r then lefts[#lefts + 1] = r end
 end
 redis.call('SREM', B .. ':clients', udc)
@@ -290,7 +367,8 @@ return ({
 
 /**
  * Removes members of a channel: everyone (level channel), a user's or a device's clients, or one
- * client. Used by kicks and by a client leaving.
+ * client, closing their connections there (and freeing their counts on their media servers, K2:
+ * the servers base key). Used by kicks and by a client leaving.
  */
 const REMOVE_MEMBERS = `
 local ch, level = P.ch, P.level
@@ -309,6 +387,7 @@ else
   if redis.call('HEXISTS', c .. ':clients', sel) == 0 then return fail('client') end
 end
 local t = nowms()
+local M = { S = K2, app = P.app }
 local lefts = {}
 local clients = {}
 for _, m in ipairs(redis.call('HKEYS', c .. ':clients')) do
@@ -316,7 +395,7 @@ for _, m in ipairs(redis.call('HKEYS', c .. ':clients')) do
   if pick then
     local p = split(m)
     clients[m] = clienth(kcl(m))
-    local r = leave(ch, p[1], p[2], p[3], t)
+    local r = leave(ch, p[1], p[2], p[3], t, M)
     if r then lefts[#lefts + 1] = r end
   end
 end
@@ -373,8 +452,7 @@ return ({ conn = conn, client = clienth(key), levels = levels(ch, u, ud, udc, cn
 
 /**
  * Moves a connection to a new state; a terminal state removes it from the live model. The count of
- * a connection on its media server moves along in the same step (K2: the servers base key);
- * a closed record says so (`counted`).
+ * a connection on its media server moves along in the same step (K2: the servers base key).
  */
 const CONN_STATE = `
 local u, d, cl, ch, cn = P.u, P.d, P.cl, P.ch, P.cn
@@ -392,10 +470,7 @@ local t = nowms()
 if given(P.error) then redis.call('HSET', ck, 'error', P.error) end
 if P.terminal then
   -- close_conn returns the record with its last live state; the final state travels beside it.
-  local r = close_conn(ch, u, d, cl, cn, P.state, t)
-  local msid = r.conn.mediaServerId
-  if msid then ms_transition(K2, msid, P.app, ms_phase(r.conn.state or 'new'), ms_phase(P.state), math.max(0, t - (tonumber(r.conn.openedAt or '0') or 0))) end
-  r.counted = true
+  local r = close_conn(ch, u, d, cl, cn, P.state, t, { S = K2, app = P.app })
   return ({ old = old, closed = r, client = clienth(kcl(udc)), org = org() })
 end
 -- The record as read, with what this change writes.
@@ -530,70 +605,6 @@ return 1
 // Servers (slot {servers}); KEYS[1] = `P rt:srv:{servers}`
 // ---------------------------------------------------------------------------------------------
 
-/**
- * Placement and media server statistics, shared by the servers scripts and the app scripts that
- * do this bookkeeping in the same round trip as the change it goes with (open, state changes).
- * `S` is the servers base key.
- */
-const MEDIA_FUNCTIONS = `
--- The least-loaded media server that is enabled, has heartbeated within the timeout and is below
--- its capacity (false when none).
-local function ms_pick(S, timeoutMs, t)
-  local cutoff = t - timeoutMs
-  local ranked = redis.call('ZRANGE', S .. ':mediaserver:load', 0, -1, 'WITHSCORES')
-  for i = 1, #ranked, 2 do
-    local id, load = ranked[i], tonumber(ranked[i + 1])
-    local seen = tonumber(redis.call('ZSCORE', S .. ':mediaserver:seen', id) or '0')
-    if seen >= cutoff and redis.call('SISMEMBER', S .. ':mediaserver:disabled', id) == 0 then
-      local info = redis.call('HGET', S .. ':mediaserver', id)
-      local ok, decoded = false, nil
-      if info then ok, decoded = pcall(cjson.decode, info) end
-      if ok and type(decoded) == 'table' and decoded.stopping ~= true then
-        local capacity = decoded.capacity
-        if type(capacity) ~= 'number' or load < capacity then return id end
-      end
-    end
-  end
-  return false
-end
--- Counts a new connection of application app as pending on media server id.
-local function ms_place(S, id, app)
-  redis.call('ZINCRBY', S .. ':mediaserver:load', 1, id)
-  redis.call('HINCRBY', S .. ':mediaserver:stats:' .. id, 'pending', 1)
-  redis.call('HINCRBY', S .. ':mediaserver:apps:' .. id, app, 1)
-end
--- The phase a connection state counts in on its media server (servers-store.ts phaseOf).
-local function ms_phase(state)
-  if state == 'new' or state == 'initializing' or state == 'connecting' then return 'pending' end
-  if state == 'connected' or state == 'failing' or state == 'closing' then return 'active' end
-  if state == 'failed' then return 'failed' end
-  return 'closed'
-end
--- Moves one connection's count on a media server: from phase (pending/active/none) to phase
--- (pending/active/closed/failed/released). Terminal phases free the load and add to the totals.
-local function ms_transition(S, id, app, from, to, durationMs)
-  if redis.call('HEXISTS', S .. ':mediaserver', id) == 0 then return 0 end
-  local stats = S .. ':mediaserver:stats:' .. id
-  if from == to then return 0 end
-  if from == 'pending' or from == 'active' then
-    if redis.call('HINCRBY', stats, from, -1) < 0 then redis.call('HSET', stats, from, 0) end
-  end
-  if to == 'pending' or to == 'active' then
-    redis.call('HINCRBY', stats, to, 1)
-    return 1
-  end
-  if tonumber(redis.call('ZSCORE', S .. ':mediaserver:load', id) or '0') > 0 then redis.call('ZINCRBY', S .. ':mediaserver:load', -1, id) end
-  local apps = S .. ':mediaserver:apps:' .. id
-  if redis.call('HINCRBY', apps, app, -1) <= 0 then redis.call('HDEL', apps, app) end
-  if to == 'closed' or to == 'failed' then
-    redis.call('HINCRBY', stats, to, 1)
-    redis.call('HINCRBY', stats, 'durationMs', durationMs)
-    if to == 'failed' then redis.call('HINCRBY', stats, 'failedDurationMs', durationMs) end
-  end
-  return 1
-end
-`;
-
 const SERVERS_PRELUDE = `
 local S = KEYS[1]
 local P = cjson.decode(ARGV[1])
@@ -624,16 +635,6 @@ const PLACE = `
 local id = ms_pick(S, P.timeoutMs, nowms())
 if id then ms_place(S, id, P.app) end
 return cjson.encode({ id = id })
-`;
-
-/**
- * Moves one connection's count on a media server: from phase (pending/active/none) to phase
- * (pending/active/closed/failed/released). Terminal phases free the load and add to the totals.
- */
-const TRANSITION = `
-local from = false
-if given(P.from) then from = P.from end
-return ms_transition(S, P.id, P.app, from, P.to, P.durationMs)
 `;
 
 /** Enables or disables a media server (PATCH active). */
@@ -686,7 +687,6 @@ export const APP_SCRIPTS = {
 export const SERVER_SCRIPTS = {
   rtHeartbeat: HEARTBEAT,
   rtPlace: PLACE,
-  rtTransition: TRANSITION,
   rtSetActive: SET_ACTIVE,
   rtExpireServers: EXPIRE_SERVERS,
 } as const;
@@ -696,9 +696,16 @@ export type ServerScript = keyof typeof SERVER_SCRIPTS;
 
 /**
  * App scripts that get a second key of the servers slot (see the top of this file): register the
- * gateway's client set; open and the state change the servers base key (with the media functions).
+ * gateway's client set; every script that opens or closes connections (open, state change, member
+ * removal, unregister) the servers base key, for the media server counts.
  */
-const APP_SCRIPT_SERVER_KEY: Partial<Record<AppScript, 'gateway' | 'media'>> = { rtRegister: 'gateway', rtOpen: 'media', rtConnState: 'media' };
+export const APP_SCRIPT_SERVER_KEY: Partial<Record<AppScript, 'gateway' | 'media'>> = {
+  rtRegister: 'gateway',
+  rtUnregister: 'media',
+  rtRemoveMembers: 'media',
+  rtOpen: 'media',
+  rtConnState: 'media',
+};
 
 /** The app scripts that `rtSequence` can run one after the other (the reports of a client edge sequence). */
 export const SEQUENCE_SCRIPTS = ['rtRegister', 'rtJoin', 'rtOpen', 'rtConnState'] as const satisfies readonly AppScript[];
@@ -735,9 +742,9 @@ export function scriptDefinitions(): Record<string, ScriptDef> {
   for (const name of Object.keys(APP_SCRIPTS) as AppScript[]) {
     const second = APP_SCRIPT_SERVER_KEY[name];
     const body = `${opFunction(name)}return cjson.encode(${name}(P, KEYS[2]))\n`;
-    out[name] = { numberOfKeys: second ? 2 : 1, lua: withHelpers(APP_PRELUDE + (second === 'media' ? MEDIA_FUNCTIONS : ''), body) };
+    out[name] = { numberOfKeys: second ? 2 : 1, lua: withHelpers(APP_PRELUDE, body) };
   }
-  out.rtSequence = { lua: withHelpers(APP_PRELUDE + MEDIA_FUNCTIONS, SEQUENCE) };
+  out.rtSequence = { lua: withHelpers(APP_PRELUDE, SEQUENCE) };
   for (const [name, body] of Object.entries(SERVER_SCRIPTS)) out[name] = { numberOfKeys: 1, lua: withHelpers(SERVERS_PRELUDE, body) };
   return out;
 }

@@ -28,26 +28,6 @@ export interface ServerView extends StoredServer {
   enabled: boolean;
 }
 
-/** The phase a connection counts in on its media server. */
-export type MediaPhase = 'pending' | 'active' | 'closed' | 'failed' | 'released';
-
-export function phaseOf(state: string): MediaPhase {
-  switch (state) {
-    case 'new':
-    case 'initializing':
-    case 'connecting':
-      return 'pending';
-    case 'connected':
-    case 'failing':
-    case 'closing':
-      return 'active';
-    case 'failed':
-      return 'failed';
-    default:
-      return 'closed';
-  }
-}
-
 /**
  * Media servers, connectors, gateways and recording services: heartbeats, placement and media
  * server statistics. All keys live in the `{servers}` slot, so placement is one atomic script that
@@ -88,18 +68,6 @@ export class ServersStore {
   async place(applicationId: string): Promise<string | null> {
     const r = await this.live.run<{ id: string | false }>('rtPlace', this.keys.servers(), { app: applicationId, timeoutMs: this.heartbeatTimeoutMs });
     return r.id || null;
-  }
-
-  /** Moves a connection's count on its media server from one phase to another. */
-  async transition(mediaServerId: string, applicationId: string, from: MediaPhase | null, to: MediaPhase, durationMs = 0): Promise<void> {
-    if (from === to) return;
-    await this.live.run('rtTransition', this.keys.servers(), {
-      id: mediaServerId,
-      app: applicationId,
-      from: from ?? undefined,
-      to,
-      durationMs: Math.max(0, Math.round(durationMs)),
-    });
   }
 
   /** PATCH active; false when the media server is unknown. */

@@ -1,0 +1,27 @@
+import { APP_SCRIPT_SERVER_KEY, APP_SCRIPTS, scriptDefinitions, type AppScript } from './scripts.js';
+
+describe('scriptDefinitions', () => {
+  const defs = scriptDefinitions();
+
+  it('every app script that closes connections gets the servers base key, so their media server counts move in the same script', () => {
+    const closing = (Object.keys(APP_SCRIPTS) as AppScript[]).filter((name) => /\bclose_conn\s*\(/.test(defs[name]!.lua));
+    expect(closing.sort()).toEqual(['rtConnState', 'rtRemoveMembers', 'rtUnregister']);
+    for (const name of closing) {
+      expect({ name, keys: defs[name]!.numberOfKeys, second: APP_SCRIPT_SERVER_KEY[name] }).toEqual({ name, keys: 2, second: 'media' });
+      expect(defs[name]!.lua).toMatch(/\bms_transition\s*\(/);
+    }
+  });
+
+  it('no script calls a helper above its definition (Lua would read it as an undefined global)', () => {
+    for (const [name, def] of Object.entries(defs)) {
+      const lines = def.lua.split('\n');
+      for (const [at, line] of lines.entries()) {
+        const fn = /^local function (\w+)/.exec(line)?.[1];
+        if (!fn) continue;
+        const call = new RegExp(`\\b${fn}\\s*\\(`);
+        const early = lines.slice(0, at).findIndex((l) => !l.trimStart().startsWith('--') && call.test(l));
+        expect({ name, fn, calledAt: early }).toEqual({ name, fn, calledAt: -1 });
+      }
+    }
+  });
+});
