@@ -10,8 +10,10 @@ export interface EdgeConnection {
   localAudioMuted: boolean;
   localVideoMuted: boolean;
   mediaServerId: string | null;
-  /** null while the registry has not answered the open yet. */
+  /** null while the registry has not answered the open yet (nor pushed settings for it). */
   settings: EffectiveSettings | null;
+  /** `version` of the settings push applied last (null: none with a version): older pushes are stale. */
+  settingsVersion: number | null;
 }
 
 /** The identity of a client across sockets: application, user, device and client ids. */
@@ -63,30 +65,40 @@ export class ClientSession {
     for (const c of this.connectionsIn(channelId)) this.connections.delete(c.connectionId);
   }
 
-  /** Applies what a push changes in the client's state at the edge (kicks, settings, claims, identity). */
-  apply(push: ServerPush): void {
+  /**
+   * Applies what a push changes in the client's state at the edge (kicks, settings, claims,
+   * identity). False: a stale settings push (a version not above the one applied to its connection:
+   * two registry replicas pushed out of order), neither applied nor to be delivered.
+   */
+  apply(push: ServerPush): boolean {
     switch (push.type) {
       case 'kicked':
         if (push.connectionId) this.connections.delete(push.connectionId);
         else this.leaveLocally(push.channelId);
-        return;
+        return true;
       case 'settings': {
         const connection = this.connections.get(push.connectionId);
-        if (connection) connection.settings = push.settings;
-        return;
+        if (!connection) return true;
+        // Without a version (a registry that does not send it) the push cannot be ordered: applied.
+        if (typeof push.version === 'number') {
+          if (connection.settingsVersion !== null && push.version <= connection.settingsVersion) return false;
+          connection.settingsVersion = push.version;
+        }
+        connection.settings = push.settings;
+        return true;
       }
       case 'claim.updated':
         this.claims = [...this.claims.filter((c) => c.id !== push.channelId), { ...push.claim, id: push.channelId }];
         if (this.channels.has(push.channelId)) this.channels.set(push.channelId, push.claim);
-        return;
+        return true;
       case 'client.updated':
         this.userAlias = push.userAlias;
         this.deviceAlias = push.deviceAlias;
         this.tag = push.tag;
         this.roles = push.roles;
-        return;
+        return true;
       default:
-        return;
+        return true;
     }
   }
 
@@ -95,6 +107,6 @@ export class ClientSession {
   }
 
   describeConnections(): SyncConnectionState[] {
-    return [...this.connections.values()].map((c) => ({ ...c }));
+    return [...this.connections.values()].map(({ settingsVersion: _, ...c }) => c);
   }
 }

@@ -11,7 +11,8 @@ import { SyncMetrics } from './sync.metrics.js';
  * Listens on `pushSubject(namespace, gatewayId)` (this replica only) and hands each delivery of a
  * PushBatch to the client's session: the push changes the edge state (kicks, settings, claims,
  * identity) and goes to the socket as a `push` frame; `unregistered` ends the session and closes
- * the socket (4010). Deliveries for clients this replica does not hold are counted and dropped.
+ * the socket (4010). Deliveries for clients this replica does not hold, and settings pushes older
+ * than the ones a connection has (`version`), are counted and dropped.
  */
 @Injectable()
 export class PushListener implements OnApplicationBootstrap {
@@ -70,7 +71,10 @@ export class PushListener implements OnApplicationBootstrap {
         this.metrics.pushes.inc({ outcome: 'unregistered' });
         continue;
       }
-      session.apply(push!);
+      if (!session.apply(push!)) {
+        this.metrics.pushes.inc({ outcome: 'stale' });
+        continue;
+      }
       this.store.deliver(session, push!);
     }
   }

@@ -275,6 +275,7 @@ export class SyncHandlers {
       localVideoMuted: data.streams.video?.muted ?? false,
       mediaServerId: null,
       settings: null,
+      settingsVersion: null,
     };
     session.connections.set(connectionId, connection);
     return {
@@ -289,8 +290,10 @@ export class SyncHandlers {
         remoteConnectionId: data.remoteConnectionId ?? null,
       },
       finish: (answer) => {
-        const settings = (answer.settings as EffectiveSettings | undefined) ?? NO_SETTINGS;
-        connection.settings = settings;
+        // A settings push that arrived before this answer comes from a write the registry applied
+        // after the open (it found the connection): newer than the answer's settings, it stays.
+        if (connection.settings === null) connection.settings = (answer.settings as EffectiveSettings | undefined) ?? NO_SETTINGS;
+        const settings = connection.settings;
         connection.mediaServerId = (answer.mediaServerId as string | null | undefined) ?? null;
         // Kicked out of the channel while the registry answered: the connection is gone already.
         if (!session.channels.has(data.channelId)) throw new SyncError('NotJoined', `The client left channel ${data.channelId} meanwhile.`);

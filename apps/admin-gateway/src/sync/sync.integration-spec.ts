@@ -58,6 +58,19 @@ async function silentSocket(syncUrl: string): Promise<net.Socket> {
   return socket;
 }
 
+/** A metric of a gateway's /metrics: the first series carrying these labels (0 when there is none). */
+async function metric(gw: TestGateway, name: string, labels: Record<string, string> = {}): Promise<number> {
+  const text = await (await fetch(`${gw.url}/metrics`)).text();
+  for (const line of text.split('\n')) {
+    const m = /^([A-Za-z_:][\w:]*)(?:\{([^}]*)\})? (\S+)$/.exec(line);
+    if (!m || m[1] !== name) continue;
+    if (Object.entries(labels).every(([k, v]) => (m[2] ?? '').includes(`${k}="${v}"`))) return Number(m[3]);
+  }
+  return 0;
+}
+
+const pushCounter = (gw: TestGateway, outcome: string) => metric(gw, 'sync_pushes_total', { outcome });
+
 describe('/sync client edge', () => {
   const servers = testServers();
   const ns = testNamespace('gw_sync');
@@ -468,6 +481,53 @@ describe('/sync client edge', () => {
       await fake.push(gateway.gatewayId, { deliveries: [{ client: ref(id), push: { type: 'claim.updated', channelId: 'granted', claim: { id: 'granted' } } }] });
       await client.push(0);
       await client.ok('join', { channelId: 'granted' });
+    });
+
+    const unmuteDisabled = { ...DEFAULT_SETTINGS, audioMuted: true, audioUnmuteDisabled: true };
+    const settingsPush = (connectionId: string, settings: typeof DEFAULT_SETTINGS, version?: number): ServerPush => ({
+      type: 'settings',
+      channelId: 'room-1',
+      connectionId,
+      settings,
+      ...(version === undefined ? {} : { version }),
+    });
+
+    it('applies a settings push only when its version is newer than the one applied: an older push arriving late is dropped', async () => {
+      const { client, id } = await registered(identity(), { channels: [{ id: 'room-1' }] });
+      await client.ok('join', { channelId: 'room-1' });
+      await client.ok('connection.open', { channelId: 'room-1', connectionId: 'v1', type: 'sfu', streams: { audio: { direction: 'sendrecv', muted: true } } });
+      const staleBefore = await pushCounter(gateway, 'stale');
+      await fake.push(gateway.gatewayId, { deliveries: [{ client: ref(id), push: settingsPush('v1', unmuteDisabled, 8) }] });
+      // Pushed by another registry replica: an earlier write (version 7) and the same one again, after it.
+      await fake.push(gateway.gatewayId, { deliveries: [{ client: ref(id), push: settingsPush('v1', DEFAULT_SETTINGS, 7) }, { client: ref(id), push: settingsPush('v1', DEFAULT_SETTINGS, 8) }] });
+      const marker: ServerPush = { type: 'kicked', channelId: 'elsewhere' };
+      await fake.push(gateway.gatewayId, { deliveries: [{ client: ref(id), push: marker }] });
+      // Neither reached the client, nor changed what the edge holds.
+      expect(await client.push(1)).toEqual(marker);
+      expect(client.pushes[0]).toEqual(settingsPush('v1', unmuteDisabled, 8));
+      expect(await pushCounter(gateway, 'stale')).toBe(staleBefore + 2);
+      expect(await client.request('connection.update', { connectionId: 'v1', localAudioMuted: false })).toEqual(expect.objectContaining({ error: expect.objectContaining({ code: 'UnmuteDisabled' }) }));
+      // A newer write applies.
+      await fake.push(gateway.gatewayId, { deliveries: [{ client: ref(id), push: settingsPush('v1', DEFAULT_SETTINGS, 9) }] });
+      expect(await client.push(2)).toEqual(settingsPush('v1', DEFAULT_SETTINGS, 9));
+      expect(await client.ok('connection.update', { connectionId: 'v1', localAudioMuted: false })).toEqual(expect.objectContaining({ localAudioMuted: false }));
+    });
+
+    it('keeps settings pushed while the open was being answered over the older ones of the answer', async () => {
+      const { client, id } = await registered(identity(), { channels: [{ id: 'room-1' }] });
+      await client.ok('join', { channelId: 'room-1' });
+      fake.onEdge = async (report) => {
+        // A settings write the registry applied after the open, pushed before the open's answer arrives.
+        if (report.kind === 'connection.open') await fake.push(gateway.gatewayId, { deliveries: [{ client: ref(id), push: settingsPush(report.connectionId, unmuteDisabled, 3) }] });
+        return defaultAnswer(report);
+      };
+      const opened = await client.ok('connection.open', { channelId: 'room-1', connectionId: 'w1', type: 'sfu', streams: { audio: { direction: 'sendrecv', muted: true } } });
+      expect(opened.settings).toEqual(unmuteDisabled);
+      expect(await client.request('connection.update', { connectionId: 'w1', localAudioMuted: false })).toEqual(expect.objectContaining({ error: expect.objectContaining({ code: 'UnmuteDisabled' }) }));
+      // Versioned from then on: an older push is stale.
+      await fake.push(gateway.gatewayId, { deliveries: [{ client: ref(id), push: settingsPush('w1', DEFAULT_SETTINGS, 2) }, { client: ref(id), push: { type: 'kicked', channelId: 'elsewhere' } }] });
+      expect(await client.push(1)).toEqual({ type: 'kicked', channelId: 'elsewhere' });
+      expect(await client.request('connection.update', { connectionId: 'w1', localAudioMuted: false })).toEqual(expect.objectContaining({ error: expect.objectContaining({ code: 'UnmuteDisabled' }) }));
     });
 
     it('closes the socket with 4010 when the registry unregisters the client, reporting nothing back', async () => {
