@@ -19,6 +19,21 @@ export const settings = {
   syncMaxSendBufferBytes: int({ env: 'SYNC_MAX_SEND_BUFFER_BYTES', default: 1048576, min: 16384, max: 67108864, description: 'Bytes queued for a socket the client does not read; beyond it the socket is closed as a slow consumer (code 4029)' }),
   syncMaxPendingRequests: int({ env: 'SYNC_MAX_PENDING_REQUESTS', default: 32, min: 1, max: 1024, description: 'Requests of one socket queued or in flight; further requests are refused with TooManyRequests' }),
   syncMaxDetachedPushes: int({ env: 'SYNC_MAX_DETACHED_PUSHES', default: 100, min: 0, max: 10000, description: 'Pushes kept for a client during its grace period and delivered when it resumes (the oldest are dropped beyond)' }),
+  syncUnregisterRetryMs: int({
+    env: 'SYNC_UNREGISTER_RETRY_MS',
+    default: 500,
+    min: 10,
+    max: 60000,
+    description:
+      'First delay before the unregisters runtime-registry did not take (registry, Redis or NATS restarting) are sent again; it doubles while they keep failing, up to 10 s (or this value if larger); they are sent until the registry takes them (at shutdown, until SHUTDOWN_TIMEOUT_MS runs out)',
+  }),
+  syncMaxPendingUnregisters: int({
+    env: 'SYNC_MAX_PENDING_UNREGISTERS',
+    default: 50000,
+    min: 1,
+    max: 10000000,
+    description: 'Unregisters kept for a retry (about 1 KB each); beyond it the oldest is forgotten, logged and counted in sync_unregisters_lost_total, and its client stays registered until this replica stops heartbeating',
+  }),
   syncPingIntervalMs: int({ env: 'SYNC_PING_INTERVAL_MS', default: 20000, min: 1000, max: 300000, description: 'WebSocket ping interval; a socket that misses a pong for a whole interval is dropped' }),
   syncPublicUrl: url({ env: 'SYNC_PUBLIC_URL', optional: true, protocols: ['ws', 'wss'], description: 'URL clients reach this replica\'s /sync at, announced in heartbeats (default ws://HTTP_HOST:HTTP_PORT/sync)' }),
   clientTokenClockSkewSeconds: int({ env: 'CLIENT_TOKEN_CLOCK_SKEW_SECONDS', default: 30, min: 0, max: 600, description: 'Clock skew tolerated when checking exp and iat of client tokens' }),

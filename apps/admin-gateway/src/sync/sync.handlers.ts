@@ -62,7 +62,11 @@ export class SyncHandlers {
     @Inject(GATEWAY_ID) private readonly gatewayId: string,
   ) {}
 
-  /** `unregister` (never batched): ends the session with the registry (its connections closed), then the socket closes. */
+  /**
+   * `unregister` (never batched): ends the session with the registry (its connections closed), then
+   * the socket closes. Answered once the registry was told, or could not be: then the gateway sends
+   * the unregister again until the registry takes it (see SessionStore#end), so the answer is `{}` either way.
+   */
   async unregister(socket: SyncSocket): Promise<SyncResults['unregister']> {
     const session = this.registered(socket);
     await this.store.end(session, 'left');
@@ -119,7 +123,12 @@ export class SyncHandlers {
         clientId: payload.clientId ?? randomUUID(),
       };
       const claims = payload.channels ?? [];
-      const existing = this.store.get(ref);
+      let existing = this.store.get(ref);
+      if (!existing || existing.ended) {
+        // A new session: the previous one's unregister goes first, if the registry has not taken it yet.
+        await this.store.settle(ref);
+        existing = this.store.get(ref);
+      }
       if (existing && !existing.ended) {
         // Resume (the client's previous socket dropped, or is still open and is replaced).
         existing.claims = claims;

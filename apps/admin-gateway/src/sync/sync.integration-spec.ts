@@ -77,6 +77,8 @@ describe('/sync client edge', () => {
   let fake: FakeRuntime;
   let gateway: TestGateway;
   let shortGrace: TestGateway;
+  /** Retries the unregisters the registry refused after 20 ms (doubling). */
+  let retrying: TestGateway;
   const clients: TestSyncClient[] = [];
 
   async function open(gw: TestGateway = gateway): Promise<TestSyncClient> {
@@ -102,9 +104,10 @@ describe('/sync client edge', () => {
     fake.applications.set(APP, { applicationId: APP, applicationConfigId: 'cfg-1', organizationId: 'org-sync', sharedSecret: SECRET, disabled: false });
     fake.applications.set('app-off', { applicationId: 'app-off', applicationConfigId: 'cfg-2', organizationId: 'org-sync', sharedSecret: SECRET, disabled: true });
     fake.applications.set('app-other', { applicationId: 'app-other', applicationConfigId: 'cfg-3', organizationId: 'org-2', sharedSecret: 'other-secret', disabled: false });
-    [gateway, shortGrace] = await Promise.all([
+    [gateway, shortGrace, retrying] = await Promise.all([
       startTestGateway(servers.natsUrl, ns, { SYNC_GRACE_PERIOD_MS: '600000', SYNC_REGISTER_TIMEOUT_MS: '30000', SYNC_MAX_SEND_BUFFER_BYTES: '65536' }),
       startTestGateway(servers.natsUrl, ns, { SYNC_GRACE_PERIOD_MS: '100', SYNC_REGISTER_TIMEOUT_MS: '300', SYNC_MAX_FRAME_BYTES: '2048', SYNC_MAX_PENDING_REQUESTS: '2' }),
+      startTestGateway(servers.natsUrl, ns, { SYNC_GRACE_PERIOD_MS: '100', SYNC_UNREGISTER_RETRY_MS: '20' }),
     ]);
   });
 
@@ -115,7 +118,7 @@ describe('/sync client edge', () => {
   });
 
   afterAll(async () => {
-    await Promise.all([gateway?.close(), shortGrace?.close()]);
+    await Promise.all([gateway?.close(), shortGrace?.close(), retrying?.close()]);
     await fake?.close();
   });
 
@@ -669,6 +672,117 @@ describe('/sync client edge', () => {
         { kind: 'connection.close', client: ref(id), channelId: 'room-1', connectionId: 'u1' },
         { kind: 'client.unregister', client: ref(id), reason: 'left', gatewayId: gateway.gatewayId, sessionId: registerSession(id) },
       ]);
+    });
+  });
+
+  describe('unregisters the registry did not take', () => {
+    const unregisters = (id: Identity) => reportsOf(id).filter((r) => r.kind === 'client.unregister') as Array<Extract<EdgeReport, { kind: 'client.unregister' }>>;
+    /** The registry refuses this client's unregisters (Unavailable, as while it or Redis restarts) while `refuse` says so. */
+    function refuseUnregisters(id: Identity, refuse: () => boolean) {
+      fake.onEdge = (report) => {
+        if (report.kind === 'client.unregister' && report.client.clientId === id.clientId && refuse()) throw new WireFailure('Unavailable', 'the registry is restarting');
+        return defaultAnswer(report);
+      };
+    }
+    const times = (n: number) => () => n-- > 0;
+    const pending = (gw: TestGateway) => metric(gw, 'sync_pending_unregisters');
+
+    it('answers an unregister request at once and sends the unregister again until the registry takes it', async () => {
+      const { client, id } = await registered(identity(), {}, retrying);
+      await client.ok('join', { channelId: 'room-1' });
+      await client.ok('connection.open', { channelId: 'room-1', connectionId: 't1', type: 'sfu', streams: {} });
+      const okBefore = await metric(retrying, 'sync_unregister_attempts_total', { outcome: 'ok' });
+      refuseUnregisters(id, times(2));
+      expect(await client.ok('unregister')).toEqual({});
+      expect((await client.closed).code).toBe(1000);
+      await waitFor(() => unregisters(id).length >= 3, { description: 'the third unregister' });
+      await waitFor(async () => (await pending(retrying)) === 0, { description: 'no unregister pending' });
+      // The same unregister each time (this gateway, this session); the connection close went once:
+      // the unregister closes what the registry still holds of the client.
+      const expected = { kind: 'client.unregister', client: ref(id), reason: 'left', gatewayId: retrying.gatewayId, sessionId: registerSession(id) };
+      expect(unregisters(id)).toEqual([expected, expected, expected]);
+      expect(kinds(id).filter((k) => k === 'connection.close')).toHaveLength(1);
+      expect(await metric(retrying, 'sync_unregister_attempts_total', { outcome: 'ok' })).toBe(okBefore + 1);
+    });
+
+    it('does the same for a client whose grace period ended', async () => {
+      const { client, id } = await registered(identity(), {}, retrying);
+      refuseUnregisters(id, times(1));
+      client.terminate();
+      await waitFor(() => unregisters(id).length >= 2, { description: 'the unregister sent again' });
+      expect(unregisters(id).map((r) => [r.reason, r.sessionId])).toEqual([
+        ['dropped', registerSession(id)],
+        ['dropped', registerSession(id)],
+      ]);
+    });
+
+    it('unregisters the old session of a client registering again before its new one, and never the new one', async () => {
+      const id = identity();
+      const first = await registered(id, {}, retrying);
+      const oldSession = registerSession(id);
+      let refusing = true;
+      refuseUnregisters(id, () => refusing);
+      await first.client.ok('unregister');
+      expect(await pending(retrying)).toBeGreaterThan(0);
+      // While the registry refuses the old session's unregister, the new register is refused too
+      // (not reported: it would take over the old registration, its channels and connections).
+      const second = await open(retrying);
+      expect(await second.request('register', { token: token(id) })).toEqual(expect.objectContaining({ type: 'error', error: expect.objectContaining({ code: 'Unavailable' }) }));
+      expect(reportsOf(id).filter((r) => r.kind === 'client.register')).toHaveLength(1);
+      refusing = false;
+      expect(await second.ok('register', { token: token(id) })).toEqual(expect.objectContaining({ resumed: false }));
+      const newSession = registerSession(id);
+      expect(newSession).not.toBe(oldSession);
+      await waitFor(async () => (await pending(retrying)) === 0, { description: 'no unregister pending' });
+      await second.ok('join', { channelId: 'room-1' });
+      const order = reportsOf(id).map((r) => (r.kind === 'client.unregister' ? `unregister ${r.sessionId === oldSession ? 'old' : 'new'}` : r.kind));
+      expect(order.slice(order.lastIndexOf('unregister old'))).toEqual(['unregister old', 'client.register', 'client.join']);
+      expect(order).not.toContain('unregister new');
+    });
+
+    it('keeps at most SYNC_MAX_PENDING_UNREGISTERS, forgetting the oldest (counted)', async () => {
+      // No retry before the shutdown (which sends what is pending at once).
+      const bounded = await startTestGateway(servers.natsUrl, ns, { SYNC_UNREGISTER_RETRY_MS: '60000', SYNC_MAX_PENDING_UNREGISTERS: '2', SHUTDOWN_TIMEOUT_MS: '5000' });
+      let refusing = true;
+      fake.onEdge = (report) => {
+        if (report.kind === 'client.unregister' && refusing) throw new WireFailure('Unavailable', 'the registry is restarting');
+        return defaultAnswer(report);
+      };
+      try {
+        const ids: Identity[] = [];
+        for (let i = 0; i < 3; i++) {
+          const { client, id } = await registered(identity(), {}, bounded);
+          ids.push(id);
+          await client.ok('unregister');
+        }
+        expect(await pending(bounded)).toBe(2);
+        expect(await metric(bounded, 'sync_unregisters_lost_total', { reason: 'over-limit' })).toBe(1);
+        refusing = false;
+        await bounded.close();
+        // The first client's was forgotten; the two others went through.
+        expect(ids.map((id) => unregisters(id).length)).toEqual([1, 2, 2]);
+      } finally {
+        refusing = false;
+        await bounded.close().catch(() => undefined);
+      }
+    });
+
+    it('at shutdown, sends them again until the registry takes them, within SHUTDOWN_TIMEOUT_MS', async () => {
+      const leaving = await startTestGateway(servers.natsUrl, ns, { SYNC_UNREGISTER_RETRY_MS: '20', SHUTDOWN_TIMEOUT_MS: '5000' });
+      const { client, id } = await registered(identity(), {}, leaving);
+      refuseUnregisters(id, times(3));
+      await leaving.close();
+      expect((await client.closed).code).toBe(SYNC_CLOSE_CODES.serviceRestart);
+      expect(unregisters(id).map((r) => [r.reason, r.gatewayId, r.sessionId])).toEqual(Array.from({ length: 4 }, () => ['dropped', leaving.gatewayId, registerSession(id)]));
+    });
+
+    it('at shutdown, leaves what the registry still refuses when SHUTDOWN_TIMEOUT_MS runs out (to its sweeper)', async () => {
+      const leaving = await startTestGateway(servers.natsUrl, ns, { SYNC_UNREGISTER_RETRY_MS: '20', SHUTDOWN_TIMEOUT_MS: '1500' });
+      const { client, id } = await registered(identity(), {}, leaving);
+      refuseUnregisters(id, () => true);
+      await leaving.close();
+      expect((await client.closed).code).toBe(SYNC_CLOSE_CODES.serviceRestart);
+      expect(unregisters(id).length).toBeGreaterThan(1);
     });
   });
 

@@ -10,6 +10,9 @@ export class SyncMetrics {
   readonly requests: Counter<'type' | 'outcome'>;
   readonly pushes: Counter<'outcome'>;
   readonly closes: Counter<'code'>;
+  readonly pendingUnregisters: Gauge;
+  readonly unregisterAttempts: Counter<'outcome'>;
+  readonly unregistersLost: Counter<'reason'>;
 
   constructor(metrics: Metrics) {
     const registers = [metrics.registry];
@@ -18,5 +21,13 @@ export class SyncMetrics {
     this.requests = new Counter({ name: 'sync_requests_total', help: 'Requests received over /sync', labelNames: ['type', 'outcome'], registers });
     this.pushes = new Counter({ name: 'sync_pushes_total', help: 'Pushes received for clients of this replica', labelNames: ['outcome'], registers });
     this.closes = new Counter({ name: 'sync_socket_closes_total', help: 'Sockets closed, by close code', labelNames: ['code'], registers });
+    this.pendingUnregisters = new Gauge({ name: 'sync_pending_unregisters', help: 'Unregisters of ended sessions runtime-registry has not taken yet (being sent, or waiting for a retry)', registers });
+    this.unregisterAttempts = new Counter({ name: 'sync_unregister_attempts_total', help: 'Unregisters sent to runtime-registry: ok (taken), failed (refused or unanswered: sent again later)', labelNames: ['outcome'], registers });
+    this.unregistersLost = new Counter({
+      name: 'sync_unregisters_lost_total',
+      help: 'Unregisters given up before runtime-registry took them: over-limit (SYNC_MAX_PENDING_UNREGISTERS), shutdown (left to the registry sweeper)',
+      labelNames: ['reason'],
+      registers,
+    });
   }
 }

@@ -80,19 +80,24 @@ export class SyncServer implements OnApplicationBootstrap, BeforeApplicationShut
   }
 
   async beforeApplicationShutdown() {
+    // The shutdown budget: unregisters the registry does not take by then are left to its sweeper.
+    const deadline = Date.now() + this.config.shutdownTimeoutMs;
     this.accepting = false;
     if (this.pingTimer) clearInterval(this.pingTimer);
     this.registerDeadlines.stop();
     // The upgrade listener stays until the HTTP server closes: a client that comes meanwhile gets a
     // 503 with Retry-After (without it, the upgrade would reach the HTTP routes and get a 404,
     // which a client may take for a wrong URL and stop trying).
-    // Unregister first, then close: a client reconnecting to another replica must not be
-    // unregistered by this one after it registered there.
-    await this.store.endAll();
+    // Unregister first, then close: a client reconnecting to another replica registers there after
+    // this one's unregister (registered first, it would keep the channels and connections of its
+    // registration here). The unregisters the registry refused are sent again after the close
+    // (stale by then if the client registered elsewhere: the registry ignores them).
+    await this.store.endAll(deadline);
     for (const socket of this.sockets) socket.close(SYNC_CLOSE_CODES.serviceRestart, 'gateway shutting down', 'shutdown');
-    const deadline = Date.now() + SHUTDOWN_CLOSE_WAIT_MS;
-    while (this.sockets.size > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+    const closeDeadline = Date.now() + SHUTDOWN_CLOSE_WAIT_MS;
+    while (this.sockets.size > 0 && Date.now() < closeDeadline) await new Promise((r) => setTimeout(r, 20));
     for (const socket of this.sockets) socket.ws.terminate();
+    await this.store.drainUnregisters(deadline);
   }
 
   private readonly onUpgrade = (request: IncomingMessage, stream: Duplex, head: Buffer) => {
