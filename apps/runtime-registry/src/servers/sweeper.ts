@@ -8,6 +8,8 @@ import { EdgeService } from '../runtime/edge.service.js';
 import { SERVER_ROLES } from '../store/keys.js';
 import { LiveStore } from '../store/live-store.js';
 import { ServersStore } from '../store/servers-store.js';
+import type { HearingState } from './hearing.js';
+import { Heartbeats } from './heartbeats.js';
 
 /** Every this many passes the applications index is reconciled with the applications themselves. */
 const RECONCILE_EVERY = 60;
@@ -17,6 +19,10 @@ const RECONCILE_EVERY = 60;
  * - clients held by a gateway replica without heartbeat for SERVER_HEARTBEAT_TIMEOUT_SECONDS +
  *   CLIENT_DROP_GRACE_SECONDS are unregistered (their connections closed, events published);
  * - servers without heartbeat for SERVER_RETENTION_SECONDS are forgotten;
+ *   both only when the replica running the pass has itself heard heartbeats without interruption
+ *   for at least that long (`Heartbeats.hearing`): silence during a NATS or Redis outage, before
+ *   the replica started or while it stalled is not silence it heard, and proves nothing. Otherwise
+ *   they are held back (logged once per interruption) until a pass of a replica that did hear;
  * - events parked while JetStream was unavailable are relayed;
  * - now and then, the applications index is reconciled with the applications' own in-use flags
  *   (repairs an index update lost to a crash between the two steps), and long-unused entries go.
@@ -28,12 +34,15 @@ export class Sweeper implements OnApplicationBootstrap, BeforeApplicationShutdow
   private stopped = false;
   private passes = 0;
   private readonly owner = randomUUID();
+  /** The hearing epoch in which each kind of hold-back was logged (once per interruption). */
+  private readonly heldLogged = new Map<string, number>();
 
   constructor(
     private readonly store: LiveStore,
     private readonly servers: ServersStore,
     private readonly edge: EdgeService,
     private readonly events: EventPublisher,
+    private readonly heartbeats: Heartbeats,
     private readonly logger: JsonLogger,
     @Inject(SERVICE_CONFIG) private readonly config: RegistryConfig,
   ) {}
@@ -54,7 +63,11 @@ export class Sweeper implements OnApplicationBootstrap, BeforeApplicationShutdow
     this.timer = setTimeout(() => {
       this.running = this.pass()
         .then(() => undefined)
-        .catch((e: unknown) => this.logger.event('warn', 'housekeeping pass failed', { error: (e as Error).message }))
+        .catch((e: unknown) => {
+          this.logger.event('warn', 'housekeeping pass failed', { error: (e as Error).message });
+          // Whatever failed (Redis, most likely), silence is not concluded from data read around it.
+          this.heartbeats.interrupt(`housekeeping pass failed: ${(e as Error).message}`);
+        })
         .finally(() => this.schedule());
     }, this.config.sweepIntervalMs);
     this.timer.unref();
@@ -67,10 +80,7 @@ export class Sweeper implements OnApplicationBootstrap, BeforeApplicationShutdow
     if (got !== 'OK') return false;
     try {
       await this.dropClientsOfGoneGateways();
-      for (const role of SERVER_ROLES) {
-        const gone = await this.servers.expire(role);
-        if (gone.length) this.logger.event('info', 'servers forgotten after retention', { role, ids: gone });
-      }
+      await this.forgetSilentServers();
       await this.events.relayOutbox().catch((e: unknown) => this.logger.event('warn', 'relay of parked events failed', { error: (e as Error).message }));
       if (this.passes++ % RECONCILE_EVERY === 0) await this.reconcileIndex();
       return true;
@@ -80,12 +90,39 @@ export class Sweeper implements OnApplicationBootstrap, BeforeApplicationShutdow
     }
   }
 
+  /**
+   * Unregisters the clients of every gateway silent for SERVER_HEARTBEAT_TIMEOUT_SECONDS +
+   * CLIENT_DROP_GRACE_SECONDS, provided this replica heard heartbeats without interruption for at
+   * least that long, before and while it read the gateways' last heartbeats. Answers how many.
+   */
   async dropClientsOfGoneGateways(): Promise<number> {
+    const windowMs = (this.config.serverHeartbeatTimeoutSeconds + this.config.clientDropGraceSeconds) * 1000;
+    const seenKey = this.store.keys.serverSeen('gateway');
+    const before = this.heartbeats.hearing();
     const now = await this.servers.now();
-    const cutoff = now - (this.config.serverHeartbeatTimeoutSeconds + this.config.clientDropGraceSeconds) * 1000;
-    const gone = await this.store.redis.zrangebyscore(this.store.keys.serverSeen('gateway'), '-inf', `(${cutoff}`);
+    const cutoff = now - windowMs;
+    const silent = await this.store.redis.zrangebyscore(seenKey, '-inf', `(${cutoff}`);
+    if (silent.length === 0) return 0;
+    // Read again after the reads: an interruption (or a stall) while they ran voids them.
+    const hearing = this.heartbeats.hearing();
+    if (hearing.epoch !== before.epoch || hearing.heardForMs < windowMs) {
+      if (this.heldLogged.get('gateways') !== hearing.epoch) {
+        const clients: Record<string, number> = {};
+        for (const gatewayId of silent) {
+          const n = await this.store.redis.scard(this.store.keys.gatewayClients(gatewayId));
+          if (n > 0) clients[gatewayId] = n;
+        }
+        if (Object.keys(clients).length) this.holdBack('gateways', 'clients of silent gateways kept: this replica has not heard heartbeats for the whole window', { clients }, hearing, windowMs);
+      }
+      return 0;
+    }
+    const gone: string[] = [];
     let dropped = 0;
-    for (const gatewayId of gone) {
+    for (const gatewayId of silent) {
+      // A heartbeat recorded since the read (by any replica) means the gateway is back.
+      const seen = await this.store.redis.zscore(seenKey, gatewayId);
+      if (seen !== null && Number(seen) >= cutoff) continue;
+      const droppedBefore = dropped;
       const key = this.store.keys.gatewayClients(gatewayId);
       let cursor = '0';
       do {
@@ -102,9 +139,40 @@ export class Sweeper implements OnApplicationBootstrap, BeforeApplicationShutdow
           await this.store.redis.srem(key, member);
         }
       } while (cursor !== '0');
+      if (dropped > droppedBefore) gone.push(gatewayId);
     }
     if (dropped) this.logger.event('info', 'clients of gone gateways unregistered', { gateways: gone, clients: dropped });
     return dropped;
+  }
+
+  /**
+   * Forgets the servers silent for SERVER_RETENTION_SECONDS, provided this replica heard heartbeats
+   * without interruption for at least that long (forgetting a media server also drops its
+   * statistics and its PATCH active:false).
+   */
+  async forgetSilentServers(): Promise<void> {
+    const retentionMs = this.config.serverRetentionSeconds * 1000;
+    const hearing = this.heartbeats.hearing();
+    if (hearing.heardForMs < retentionMs) {
+      const cutoff = (await this.servers.now()) - retentionMs;
+      const silent: Record<string, number> = {};
+      for (const role of SERVER_ROLES) {
+        const n = await this.store.redis.zcount(this.store.keys.serverSeen(role), '-inf', `(${cutoff}`);
+        if (n > 0) silent[role] = n;
+      }
+      if (Object.keys(silent).length) this.holdBack('servers', 'silent servers kept: this replica has not heard heartbeats for the whole retention', { servers: silent }, hearing, retentionMs);
+      return;
+    }
+    for (const role of SERVER_ROLES) {
+      const gone = await this.servers.expire(role);
+      if (gone.length) this.logger.event('info', 'servers forgotten after retention', { role, ids: gone });
+    }
+  }
+
+  private holdBack(kind: string, message: string, fields: Record<string, unknown>, hearing: HearingState, windowMs: number) {
+    if (this.heldLogged.get(kind) === hearing.epoch) return;
+    this.heldLogged.set(kind, hearing.epoch);
+    this.logger.event('info', message, { ...fields, reason: hearing.reason, heardForMs: Math.round(hearing.heardForMs), windowMs });
   }
 
   async reconcileIndex(): Promise<void> {
