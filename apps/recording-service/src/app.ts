@@ -1,7 +1,7 @@
 import { Module, type DynamicModule } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { dataSourceOptions, databaseReadiness } from '@switchboard/persistence';
-import { createRedis, createService, ReadinessService, redisReadiness, RedisLifecycle, REDIS, renderPlainError } from '@switchboard/service-kit';
+import { createRedis, createService, JsonLogger, ReadinessService, REDIS, RedisLifecycle, redisReadiness, renderPlainError } from '@switchboard/service-kit';
 import type { Redis } from 'ioredis';
 import { DataSource } from 'typeorm';
 import type { RecordingServiceConfig } from './config.js';
@@ -53,7 +53,7 @@ class RecordingServiceModule {
       imports: [TypeOrmModule.forRootAsync({ useFactory: () => dataSourceOptions(persistenceOptions(config.databaseUrl, config.databasePoolSize)) })],
       controllers: [RecordingsRpc, FilesController],
       providers: [
-        { provide: REDIS, useFactory: () => createRedis(config.redisUrl, 'recording-service') },
+        { provide: REDIS, useFactory: (logger: JsonLogger) => createRedis(config.redisUrl, 'recording-service', { logger }), inject: [JsonLogger] },
         RedisLifecycle,
         { provide: UrlSigner, useValue: new UrlSigner(config.recordingsUrlSecret, publicUrlOf(config), config.recordingsUrlTtlSeconds) },
         { provide: RecordingPaths, useValue: paths },

@@ -1,5 +1,5 @@
 import { Module, type DynamicModule } from '@nestjs/common';
-import { createRedis, createService, ReadinessService, REDIS, RedisLifecycle, redisReadiness, renderPlainError } from '@switchboard/service-kit';
+import { createRedis, createService, JsonLogger, ReadinessService, REDIS, RedisLifecycle, redisReadiness, renderPlainError } from '@switchboard/service-kit';
 import type { Redis } from 'ioredis';
 import type { RegistryConfig } from './config.js';
 import { EventPublisher } from './events/event-publisher.js';
@@ -25,7 +25,7 @@ class RegistryModule {
       module: RegistryModule,
       controllers: [RuntimeRpc],
       providers: [
-        { provide: REDIS, useFactory: () => createRedis(config.redisUrl, 'runtime-registry', { autoPipelining: true }) },
+        { provide: REDIS, useFactory: (logger: JsonLogger) => createRedis(config.redisUrl, 'runtime-registry', { autoPipelining: true, logger }), inject: [JsonLogger] },
         { provide: KEY_PREFIX, useValue: config.redisKeyPrefix },
         RedisLifecycle,
         LiveStore,

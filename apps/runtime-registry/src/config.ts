@@ -16,14 +16,16 @@ export const settings = {
     default: 3600,
     min: 1,
     max: 2592000,
-    description: 'A gone server is removed from the lists (and its statistics dropped) after this long without a heartbeat',
+    description:
+      'A gone server is removed from the lists (and its statistics dropped) after this long without a heartbeat, once the sweeping replica has itself heard heartbeats without a break for as long (see the registry README, "Silence")',
   }),
   clientDropGraceSeconds: int({
     env: 'CLIENT_DROP_GRACE_SECONDS',
     default: 30,
     min: 0,
     max: 86400,
-    description: 'Clients held by a gateway replica that is gone (no heartbeat) are unregistered and their connections closed this long after it went gone',
+    description:
+      'Clients held by a gateway replica that is gone (no heartbeat) are unregistered and their connections closed this long after it went gone, once the sweeping replica has itself heard heartbeats without a break for the timeout and this grace (a NATS or Redis outage restarts that clock)',
   }),
   sweepIntervalMs: int({
     env: 'REGISTRY_SWEEP_INTERVAL_MS',

@@ -1,7 +1,7 @@
 import { Injectable, Module, type BeforeApplicationShutdown, type DynamicModule, type OnApplicationBootstrap } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { dataSourceOptions, databaseReadiness } from '@switchboard/persistence';
-import { createRedis, createService, ReadinessService, redisReadiness, RedisLifecycle, REDIS, renderPlainError } from '@switchboard/service-kit';
+import { createRedis, createService, JsonLogger, ReadinessService, REDIS, RedisLifecycle, redisReadiness, renderPlainError } from '@switchboard/service-kit';
 import type { Redis } from 'ioredis';
 import { DataSource } from 'typeorm';
 import type { WebhookWorkerConfig } from './config.js';
@@ -60,7 +60,7 @@ class WebhookWorkerModule {
       controllers: [DeliveriesRpc],
       providers: [
         { provide: WEBHOOK_CONFIG, useValue: config },
-        { provide: REDIS, useFactory: () => createRedis(config.redisUrl, 'webhook-worker') },
+        { provide: REDIS, useFactory: (logger: JsonLogger) => createRedis(config.redisUrl, 'webhook-worker', { logger }), inject: [JsonLogger] },
         RedisLifecycle,
         WebhookMetrics,
         WebhookResolver,

@@ -1,5 +1,6 @@
 import { Inject, Injectable, type OnApplicationShutdown } from '@nestjs/common';
 import { Redis } from 'ioredis';
+import { JsonLogger } from './logger.js';
 
 /**
  * A Redis connection that keeps reconnecting forever; commands issued while it is down fail fast
@@ -9,8 +10,8 @@ import { Redis } from 'ioredis';
  * answers come back in one read) instead of one round trip each; for services that issue many
  * small concurrent commands. Order per connection is unchanged, MULTI and scripts stay atomic.
  */
-export function createRedis(url: string, name: string, options: { autoPipelining?: boolean } = {}): Redis {
-  return new Redis(url, {
+export function createRedis(url: string, name: string, options: { autoPipelining?: boolean; logger?: JsonLogger } = {}): Redis {
+  const redis = new Redis(url, {
     connectionName: name,
     lazyConnect: false,
     enableOfflineQueue: false,
@@ -18,6 +19,21 @@ export function createRedis(url: string, name: string, options: { autoPipelining
     retryStrategy: (attempt) => Math.min(50 * attempt, 1000),
     enableAutoPipelining: options.autoPipelining ?? false,
   });
+  // Without a listener ioredis prints "Unhandled error event" on stderr at every reconnect attempt of
+  // an outage; one log line when the connection is lost and one when it is back (readiness says so meanwhile).
+  const logger = options.logger ?? new JsonLogger(name, 'info');
+  let down = false;
+  redis.on('error', (e: Error) => {
+    if (down) return;
+    down = true;
+    logger.event('warn', 'Redis connection lost; reconnecting', { error: e.message });
+  });
+  redis.on('ready', () => {
+    if (!down) return;
+    down = false;
+    logger.event('info', 'Redis connection back');
+  });
+  return redis;
 }
 
 export async function redisReadiness(redis: Redis): Promise<void> {
