@@ -1,3 +1,5 @@
+import { randomUUID } from 'node:crypto';
+import { performance } from 'node:perf_hooks';
 import { Inject, Injectable, type BeforeApplicationShutdown, type OnApplicationBootstrap } from '@nestjs/common';
 import { jetstreamManager } from '@nats-io/jetstream';
 import { DomainError, eventStreamName, eventSubject, type DomainEvent } from '@switchboard/contracts';
@@ -10,6 +12,67 @@ const decoder = new TextDecoder();
 const ACK_HEAD = Buffer.from('{"stream":');
 const ERROR_FIELD = Buffer.from('"error"');
 
+/** Every replica reads this often whether the outbox holds events: its view of it (see `publish`). */
+const OUTBOX_POLL_MS = 100;
+/**
+ * `publish` trusts a view of the outbox read less than this long ago (counted from when the read
+ * was sent) and asks Redis otherwise; a replica that parks events answers its caller no sooner
+ * than this long after they are in the outbox, so every replica's view shows them by then.
+ */
+const OUTBOX_VIEW_MS = 500;
+/**
+ * Events per relay batch, batches per relay run, and the longest a batch waits for its
+ * acknowledgements (at most half of EVENT_PUBLISH_TIMEOUT_MS: a batch sent while NATS was down
+ * must not hold up, once it is back, the publishes queued behind it).
+ */
+const RELAY_BATCH = 100;
+const RELAY_MAX_BATCHES = 50;
+const RELAY_TIMEOUT_MS = 2000;
+/** The relay lock's lease, renewed after every batch. */
+const RELAY_LOCK_MS = 5000;
+/** JetStream's refusals that a later attempt cannot change: the message is larger than the stream takes. */
+const REFUSED_FOR_GOOD = new Set([10054]);
+
+/**
+ * Appends events to the outbox (chunks: Lua's unpack has a limit) and answers the value the
+ * outbox's head counter will have once the last of them is relayed.
+ * KEYS: outbox, head counter. ARGV: the events.
+ */
+const PUSH_SCRIPT = `
+local len = 0
+for i = 1, #ARGV, 1000 do
+  len = redis.call('RPUSH', KEYS[1], unpack(ARGV, i, math.min(i + 999, #ARGV)))
+end
+return tonumber(redis.call('GET', KEYS[2]) or '0') + len`;
+
+/**
+ * Removes relayed events from the head of the outbox, each only if it still is the head (a relay
+ * that lost its lock removes nothing another removed), setting aside (`r`) those the stream can
+ * never take; counts every removal in the head counter. Answers { head counter, events left }.
+ * KEYS: outbox, head counter, set-aside list. ARGV: pairs (kind, event) in outbox order.
+ */
+const POP_SCRIPT = `
+local n = 0
+for i = 1, #ARGV, 2 do
+  if redis.call('LINDEX', KEYS[1], 0) == ARGV[i + 1] then
+    redis.call('LPOP', KEYS[1])
+    if ARGV[i] == 'r' then redis.call('RPUSH', KEYS[3], ARGV[i + 1]) end
+    n = n + 1
+  end
+end
+return { redis.call('INCRBY', KEYS[2], n), redis.call('LLEN', KEYS[1]) }`;
+
+const RENEW_SCRIPT = "if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('PEXPIRE', KEYS[1], ARGV[2]) end return 0";
+const RELEASE_SCRIPT = "if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end return 0";
+
+/** A publish waiting for its events, queued in the outbox, to be relayed. */
+interface Waiter {
+  /** The outbox's head counter once its last event is relayed. */
+  target: number;
+  settle(relayed: boolean): void;
+  timer?: NodeJS.Timeout;
+}
+
 /**
  * Domain events to JetStream. Every event has a unique id (uuid) sent as `Nats-Msg-Id`, so the
  * stream stores it once even when it is published again (retries, relays) within the duplicate
@@ -21,13 +84,33 @@ const ERROR_FIELD = Buffer.from('"error"');
  * - `publish` awaits the stream's acknowledgement of every event, retrying with backoff within
  *   EVENT_PUBLISH_TIMEOUT_MS. Events still unacknowledged then are parked in Redis (`P rt:outbox`)
  *   and the caller gets Unavailable: the change it asked for is applied, its events are late, not
- *   lost. The housekeeping pass relays parked events once the stream is back.
+ *   lost.
+ * - While the outbox holds events (parked by any replica), `publish` queues new events behind
+ *   them instead of sending them to the stream, and relays the outbox, in order, until its own are
+ *   stored (or answers Unavailable at its deadline, its events staying queued): an event never
+ *   overtakes one parked before its operation started. Once the outbox is empty, events go to the
+ *   stream directly again. Whether it holds events is read from a view every replica refreshes
+ *   every OUTBOX_POLL_MS, so a publish costs no Redis round trip while nothing is parked.
+ * - One relay at a time over all replicas (`P rt:outbox:relay`, a lease renewed per batch), in
+ *   batches sent in order; the housekeeping pass relays too. Events the stream can never take
+ *   (larger than its limits) are set aside in `P rt:outbox:refused` instead of holding back the
+ *   rest forever.
  */
 @Injectable()
 export class EventPublisher implements OnApplicationBootstrap, BeforeApplicationShutdown {
   private ensured = false;
   private stopping = false;
   private ensureLoop?: Promise<void>;
+  /** Whether the outbox held events, read at `sentAt` (performance.now() when the read was sent). */
+  private view = { sentAt: -Infinity, parked: false };
+  private viewTimer?: NodeJS.Timeout;
+  /** This replica's relay run in flight (one at a time). */
+  private relaying?: Promise<number>;
+  /** This replica's loop relaying for its waiting publishes. */
+  private draining?: Promise<void>;
+  private readonly waiters = new Set<Waiter>();
+  /** Owner of the relay lock. */
+  private readonly owner = randomUUID();
 
   constructor(
     private readonly nats: NatsClient,
@@ -41,16 +124,35 @@ export class EventPublisher implements OnApplicationBootstrap, BeforeApplication
     return eventStreamName(this.config.natsNamespace);
   }
 
+  private get outboxKey(): string {
+    return this.store.keys.outbox();
+  }
+  /** How many events ever left the outbox (relayed or set aside). */
+  private get headKey(): string {
+    return `${this.store.keys.outbox()}:head`;
+  }
+  private get lockKey(): string {
+    return `${this.store.keys.outbox()}:relay`;
+  }
+  /** Events the stream refused for good, kept for an operator. */
+  get refusedKey(): string {
+    return `${this.store.keys.outbox()}:refused`;
+  }
+
   onApplicationBootstrap() {
     this.readiness.register('event-stream', async () => {
       if (!this.ensured) throw new Error(`stream ${this.streamName} is not ensured yet`);
     });
     this.ensureLoop = this.keepEnsuring();
+    this.pollOutbox();
   }
 
   async beforeApplicationShutdown() {
     this.stopping = true;
-    await this.ensureLoop?.catch(() => undefined);
+    if (this.viewTimer) clearTimeout(this.viewTimer);
+    // Publishes still waiting answer Unavailable now: their events stay queued for the relay.
+    for (const w of [...this.waiters]) w.settle(false);
+    await Promise.all([this.ensureLoop, this.draining, this.relaying].map((p) => p?.catch(() => undefined)));
   }
 
   /** Retries creating the stream until it exists (NATS may come up after the registry). */
@@ -79,6 +181,40 @@ export class EventPublisher implements OnApplicationBootstrap, BeforeApplication
     if (outcome !== 'existing') this.logger.event('info', `event stream ${outcome}`, { stream: this.streamName });
     this.ensured = true;
   }
+
+  // ---- the view of the outbox -------------------------------------------------------------
+
+  private pollOutbox() {
+    if (this.stopping) return;
+    this.viewTimer = setTimeout(() => {
+      void this.readOutbox()
+        .catch(() => undefined)
+        .finally(() => this.pollOutbox());
+    }, OUTBOX_POLL_MS);
+    this.viewTimer.unref();
+  }
+
+  /** Reads whether the outbox holds events (and keeps it as the view). */
+  private async readOutbox(): Promise<boolean> {
+    const sentAt = performance.now();
+    const parked = (await this.store.redis.exists(this.outboxKey)) === 1;
+    this.see(sentAt, parked);
+    return parked;
+  }
+
+  /** Takes a reading sent at `sentAt`, unless a later one is known already. */
+  private see(sentAt: number, parked: boolean) {
+    if (sentAt >= this.view.sentAt) this.view = { sentAt, parked };
+  }
+
+  /** Whether the outbox holds events: the view when recent enough, else asked. */
+  private outboxHolds(): boolean | Promise<boolean> {
+    if (performance.now() - this.view.sentAt < OUTBOX_VIEW_MS) return this.view.parked;
+    // Redis unreachable: nothing could be parked (nor queued) now either; the stream is the only way.
+    return this.readOutbox().catch(() => false);
+  }
+
+  // ---- publishing -------------------------------------------------------------------------
 
   /** The JetStream publish of one event: on its type's subject, its id as `Nats-Msg-Id`. */
   private publishRequest(event: DomainEvent): RawRequest {
@@ -122,13 +258,20 @@ export class EventPublisher implements OnApplicationBootstrap, BeforeApplication
   }
 
   /**
-   * Publishes the events of one operation and waits for every acknowledgement. The first attempt
+   * Publishes the events of one operation and waits for every acknowledgement. While the outbox
+   * holds events, they are queued behind those (see `publishBehind`). Otherwise the first attempt
    * sends them all at once, in order (one request batch, one timer: the stream keeps their order);
    * an event that failed is retried on its own with backoff (a retry may then land after a later
    * event). On failure, parks the unacknowledged ones for the relay and throws Unavailable.
    */
   async publish(events: DomainEvent[]): Promise<void> {
     if (events.length === 0) return;
+    const holds = this.outboxHolds();
+    if (typeof holds === 'boolean' ? holds : await holds) return this.publishBehind(events);
+    return this.publishDirect(events);
+  }
+
+  private async publishDirect(events: DomainEvent[]): Promise<void> {
     const deadline = Date.now() + this.config.eventPublishTimeoutMs;
     let first: Array<PromiseSettledResult<ReplyMsg>>;
     try {
@@ -162,8 +305,10 @@ export class EventPublisher implements OnApplicationBootstrap, BeforeApplication
     const failed = events.filter((_, i) => outcomes[i]!.status === 'rejected');
     if (failed.length === 0) return;
     const reason = (outcomes.find((o) => o.status === 'rejected') as PromiseRejectedResult).reason as Error;
+    let parkedAt: number;
     try {
-      await this.store.redis.rpush(this.store.keys.outbox(), ...failed.map((e) => JSON.stringify(e)));
+      await this.enqueue(failed);
+      parkedAt = performance.now();
       this.logger.event('error', 'event stream unavailable: events parked for relay', { count: failed.length, ids: failed.map((e) => e.event.id), error: reason?.message });
     } catch (parkError) {
       this.logger.event('error', 'event stream unavailable and events could not be parked: events lost', {
@@ -171,34 +316,207 @@ export class EventPublisher implements OnApplicationBootstrap, BeforeApplication
         error: reason?.message,
         parkError: (parkError as Error).message,
       });
+      throw unavailable();
     }
-    throw new DomainError('Unavailable', 'The event stream is unavailable: the change was applied and its events are queued for delivery.');
+    await untilVisible(parkedAt);
+    throw unavailable();
   }
 
-  /** Relays parked events (oldest first); returns how many reached the stream. */
-  async relayOutbox(batch = 100): Promise<number> {
-    const key = this.store.keys.outbox();
-    const raw = await this.store.redis.lrange(key, 0, batch - 1);
+  /**
+   * The outbox holds events: these are queued behind them, and this replica relays the outbox
+   * (or waits while another does) until they are stored, or answers Unavailable at the deadline
+   * with them queued (late, not lost).
+   */
+  private async publishBehind(events: DomainEvent[]): Promise<void> {
+    const deadline = performance.now() + this.config.eventPublishTimeoutMs;
+    let target: number;
+    let parkedAt: number;
+    try {
+      target = await this.enqueue(events);
+      parkedAt = performance.now();
+    } catch {
+      // Redis refused them (it just answered the view): the stream is the only way left.
+      return this.publishDirect(events);
+    }
+    if (await this.relayedBy(target, deadline)) return;
+    this.logger.event('error', 'event stream unavailable: events queued behind parked events', { count: events.length, ids: events.map((e) => e.event.id) });
+    await untilVisible(parkedAt);
+    throw unavailable();
+  }
+
+  /** Appends events to the outbox; answers the head counter's value once they are relayed. */
+  private async enqueue(events: DomainEvent[]): Promise<number> {
+    const target = Number(await this.store.redis.eval(PUSH_SCRIPT, 2, this.outboxKey, this.headKey, ...events.map((e) => JSON.stringify(e))));
+    // This replica's own publishes see them at once; the others within OUTBOX_POLL_MS.
+    this.see(performance.now(), true);
+    return target;
+  }
+
+  // ---- relaying ---------------------------------------------------------------------------
+
+  /** Resolves true once the head counter reaches `target`, false at `deadline` (performance.now()). */
+  private relayedBy(target: number, deadline: number): Promise<boolean> {
+    return new Promise<boolean>((resolve) => {
+      const w: Waiter = {
+        target,
+        settle: (relayed) => {
+          if (!this.waiters.delete(w)) return;
+          clearTimeout(w.timer);
+          resolve(relayed);
+        },
+      };
+      this.waiters.add(w);
+      w.timer = setTimeout(() => w.settle(false), Math.max(0, deadline - performance.now()));
+      this.drain();
+    });
+  }
+
+  /** Settles the waiters whose events are out of the outbox. */
+  private reached(head: number) {
+    for (const w of [...this.waiters]) if (w.target <= head) w.settle(true);
+  }
+
+  /** Relays while publishes of this replica wait: itself when it gets the lock, else watching another replica's progress. */
+  private drain() {
+    if (this.draining || this.stopping) return;
+    this.draining = (async () => {
+      let pause = 10;
+      while (this.waiters.size > 0 && !this.stopping) {
+        const relayed = await this.relayOutbox().catch(() => 0);
+        if (this.waiters.size === 0) break;
+        try {
+          this.reached(Number((await this.store.redis.get(this.headKey)) ?? 0));
+        } catch {
+          // Redis unreachable: the waiters answer Unavailable at their deadlines.
+        }
+        if (this.waiters.size === 0) break;
+        if (relayed > 0) pause = 10;
+        else {
+          await sleep(pause);
+          pause = Math.min(pause * 2, 100);
+        }
+      }
+    })().finally(() => {
+      this.draining = undefined;
+      if (this.waiters.size > 0) this.drain();
+    });
+  }
+
+  /**
+   * Relays parked events, oldest first, if no other replica is relaying; returns how many reached
+   * the stream. Stops at the first event the stream does not take (the rest wait, in order), when
+   * the outbox is empty, or after RELAY_MAX_BATCHES batches. One run at a time per replica.
+   */
+  relayOutbox(): Promise<number> {
+    this.relaying ??= this.relayUnderLock().finally(() => {
+      this.relaying = undefined;
+    });
+    return this.relaying;
+  }
+
+  private async relayUnderLock(): Promise<number> {
+    const redis = this.store.redis;
+    if ((await redis.set(this.lockKey, this.owner, 'PX', RELAY_LOCK_MS, 'NX')) !== 'OK') return 0;
     let relayed = 0;
-    for (const item of raw) {
-      let event: DomainEvent;
-      try {
-        event = JSON.parse(item) as DomainEvent;
-      } catch {
-        await this.store.redis.lrem(key, 1, item);
-        continue;
+    try {
+      for (let n = 0; n < RELAY_MAX_BATCHES && !this.stopping; n++) {
+        const readAt = performance.now();
+        const items = await redis.lrange(this.outboxKey, 0, RELAY_BATCH - 1);
+        if (items.length === 0) {
+          this.see(readAt, false);
+          break;
+        }
+        const batch = await this.relayBatch(items);
+        relayed += batch.stored;
+        if (batch.removable.length > 0) {
+          const popAt = performance.now();
+          const [head, left] = (await redis.eval(POP_SCRIPT, 3, this.outboxKey, this.headKey, this.refusedKey, ...batch.removable.flat())) as [number, number];
+          this.reached(Number(head));
+          if (Number(left) === 0) this.see(popAt, false);
+        }
+        // Still unavailable: the rest waits, in order, for the next run.
+        if (batch.removable.length < items.length) break;
+        if (Number(await redis.eval(RENEW_SCRIPT, 1, this.lockKey, this.owner, RELAY_LOCK_MS)) !== 1) break;
       }
-      try {
-        await this.publishOne(event, 2000);
-      } catch {
-        break; // still unavailable: keep the rest in order for the next pass
-      }
-      await this.store.redis.lrem(key, 1, item);
-      relayed++;
+    } finally {
+      await redis.eval(RELEASE_SCRIPT, 1, this.lockKey, this.owner).catch(() => undefined);
     }
     if (relayed) this.logger.event('info', 'relayed parked events', { count: relayed });
     return relayed;
   }
+
+  /**
+   * Publishes one batch of parked events at once, in outbox order (the stream keeps the order of
+   * one connection's publishes). Answers the leading events that may leave the outbox, as (kind,
+   * event) pairs: stored (`s`, also when the stream found it a duplicate), unreadable (`s`), or
+   * refused for good (`r`, set aside); the first other failure ends them.
+   */
+  private async relayBatch(items: string[]): Promise<{ removable: Array<['s' | 'r', string]>; stored: number }> {
+    const events = items.map((item): DomainEvent | undefined => {
+      try {
+        return JSON.parse(item) as DomainEvent;
+      } catch {
+        return undefined;
+      }
+    });
+    const readable = events.filter((e): e is DomainEvent => e !== undefined);
+    let outcomes: Array<PromiseSettledResult<ReplyMsg>>;
+    try {
+      const timeoutMs = Math.max(50, Math.min(RELAY_TIMEOUT_MS, Math.floor(this.config.eventPublishTimeoutMs / 2)));
+      const nc = await withTimeout(this.nats.connection$(), timeoutMs, 'NATS is not connected');
+      outcomes = await this.nats.requestRawMany(
+        nc,
+        readable.map((e) => this.publishRequest(e)),
+        { timeoutMs },
+      );
+    } catch (e) {
+      outcomes = readable.map((): PromiseRejectedResult => ({ status: 'rejected', reason: e }));
+    }
+    const removable: Array<['s' | 'r', string]> = [];
+    let stored = 0;
+    let k = 0;
+    for (let i = 0; i < items.length; i++) {
+      const event = events[i];
+      if (!event) {
+        this.logger.event('error', 'unreadable parked event dropped', { item: items[i]!.slice(0, 200) });
+        removable.push(['s', items[i]!]);
+        continue;
+      }
+      const o = outcomes[k++]!;
+      let error: unknown;
+      if (o.status === 'rejected') error = o.reason;
+      else {
+        try {
+          checkAck(o.value.data);
+          removable.push(['s', items[i]!]);
+          stored++;
+          continue;
+        } catch (e) {
+          error = e;
+        }
+      }
+      if (!refusedForGood(error)) break;
+      this.logger.event('error', 'the event stream refuses a parked event for good: set aside, not delivered', { id: event.event.id, type: event.event.type, key: this.refusedKey, error: (error as Error).message });
+      removable.push(['r', items[i]!]);
+    }
+    return { removable, stored };
+  }
+}
+
+/** The stream refused an event (`{ error }` in its answer). */
+class StreamRefusal extends Error {
+  constructor(
+    message: string,
+    readonly errCode: number | undefined,
+  ) {
+    super(message);
+  }
+}
+
+/** Whether no later attempt can get the event stored: larger than NATS' max_payload or the stream's limit. */
+function refusedForGood(e: unknown): boolean {
+  if (e instanceof StreamRefusal) return e.errCode !== undefined && REFUSED_FOR_GOOD.has(e.errCode);
+  return e instanceof Error && /max_payload/i.test(e.message);
 }
 
 /**
@@ -209,10 +527,24 @@ function checkAck(data: Uint8Array): void {
   const b = Buffer.from(data.buffer, data.byteOffset, data.length);
   if (b.length > ACK_HEAD.length && b.compare(ACK_HEAD, 0, ACK_HEAD.length, 0, ACK_HEAD.length) === 0 && b.indexOf(ERROR_FIELD) < 0) return;
   const ack = (data.length ? JSON.parse(decoder.decode(data)) : {}) as { stream?: string; error?: { code?: number; err_code?: number; description?: string } };
-  if (ack.error) throw new Error(`the event stream refused the event: ${ack.error.description ?? ack.error.err_code ?? ack.error.code}`);
+  if (ack.error) throw new StreamRefusal(`the event stream refused the event: ${ack.error.description ?? ack.error.err_code ?? ack.error.code}`, ack.error.err_code);
   if (!ack.stream) throw new Error('the event stream answered no acknowledgement');
 }
 
+function unavailable(): DomainError {
+  return new DomainError('Unavailable', 'The event stream is unavailable: the change was applied and its events are queued for delivery.');
+}
+
+/** Waits until every replica's view of the outbox shows events parked at `parkedAt` (performance.now()). */
+function untilVisible(parkedAt: number): Promise<void> {
+  return sleep(parkedAt + OUTBOX_VIEW_MS - performance.now());
+}
+
+function withTimeout<T>(p: Promise<T>, ms: number, message: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  return Promise.race([p, new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(message)), ms)))]).finally(() => clearTimeout(timer));
+}
+
 function sleep(ms: number) {
-  return new Promise<void>((resolve) => setTimeout(resolve, ms));
+  return new Promise<void>((resolve) => setTimeout(resolve, Math.max(0, ms)));
 }
