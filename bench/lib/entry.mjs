@@ -6,7 +6,7 @@
 //    `--json` keeps stdout for the figures;
 // 2. runs the benchmark's module on the runtime the services ship on (serviceNode), load
 //    generators included, with the same Node flags and arguments, and exits with its status.
-import { spawnSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { REPO_ROOT, serviceNode } from '../../tools/stack/apps.mjs';
 import { StackError } from '../../tools/stack/servers.mjs';
@@ -22,8 +22,14 @@ export async function runBench(main) {
     process.exit(1);
   }
   const node = serviceNode(REPO_ROOT);
-  const result = spawnSync(node, [...process.execArgv, fileURLToPath(main), ...process.argv.slice(2)], { stdio: 'inherit' });
-  if (result.error) throw result.error;
-  process.exit(result.status ?? (result.signal ? 128 : 1));
+  const child = spawn(node, [...process.execArgv, fileURLToPath(main), ...process.argv.slice(2)], { stdio: 'inherit' });
+  // A signal for this command is the benchmark's: it stops its servers and services (env.mjs) and
+  // exits. (A terminal's Ctrl-C reaches both processes; the benchmark handles it once.)
+  for (const signal of ['SIGINT', 'SIGTERM']) process.on(signal, () => child.kill(signal));
+  const [code, signal] = await new Promise((resolve, reject) => {
+    child.once('error', reject);
+    child.once('exit', (c, s) => resolve([c, s]));
+  });
+  process.exit(code ?? (signal === 'SIGINT' ? 130 : 143));
 }
 

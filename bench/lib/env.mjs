@@ -16,26 +16,56 @@ export async function startBenchEnvironment({ postgres = true, redis = true } = 
   /** PIDs of the servers and services, by name (CPU accounting, see cpu.mjs). */
   const pids = {};
   const env = { NATS_NAMESPACE: 'bench', LOG_LEVEL: 'warn' };
-  const nats = await startNats({ port: await freePort(), dataDir: path.join(dir, 'nats'), logFile: path.join(dir, 'nats.log') });
-  stops.push(() => stopPid(nats.pid));
-  pids['nats-server'] = nats.pid;
-  env.NATS_URL = nats.url;
-  if (redis) {
-    const r = await startRedis({ port: await freePort(), dataDir: path.join(dir, 'redis'), logFile: path.join(dir, 'redis.log'), persist: false });
-    stops.push(() => stopPid(r.pid));
-    pids['redis-server'] = r.pid;
-    env.REDIS_URL = r.url;
-  }
-  if (postgres) {
-    const pg = await startPostgres({ port: await freePort(), dataDir: path.join(dir, 'pg'), logFile: path.join(dir, 'pg.log'), fsync: false });
-    stops.push(() => stopPid(pg.pid, { signal: 'SIGINT' }));
-    await ensureDatabase(pg.url, 'bench');
-    env.DATABASE_URL = withDatabase(pg.url, 'bench');
-    env.PG_ADMIN_URL = pg.url;
-    await runMigrations(discoverApps(), { env: { ...process.env, ...env }, logDir: dir, unbuilt: 'throw' });
-  }
   const services = [];
   const urls = {};
+  // The servers run detached (a terminal's Ctrl-C does not reach them): they are stopped here when
+  // the start fails half-way, and when the benchmark is interrupted (SIGINT, SIGTERM).
+  const stopAll = async () => {
+    for (const child of [...services].reverse()) {
+      if (child.exitCode !== null || child.signalCode !== null) continue;
+      child.kill('SIGTERM');
+      await new Promise((r) => (child.exitCode !== null || child.signalCode !== null ? r() : child.once('exit', r)));
+    }
+    for (const stop of [...stops].reverse()) await stop().catch(() => {});
+  };
+  const interrupted = (signal) => {
+    process.stderr.write(`${signal}: stopping the benchmark's servers and services\n`);
+    void stopAll().finally(() => {
+      fs.rmSync(dir, { recursive: true, force: true });
+      process.exit(signal === 'SIGINT' ? 130 : 143);
+    });
+  };
+  process.once('SIGINT', interrupted);
+  process.once('SIGTERM', interrupted);
+  const forgetSignals = () => {
+    process.off('SIGINT', interrupted);
+    process.off('SIGTERM', interrupted);
+  };
+  try {
+    const nats = await startNats({ port: await freePort(), dataDir: path.join(dir, 'nats'), logFile: path.join(dir, 'nats.log') });
+    stops.push(() => stopPid(nats.pid));
+    pids['nats-server'] = nats.pid;
+    env.NATS_URL = nats.url;
+    if (redis) {
+      const r = await startRedis({ port: await freePort(), dataDir: path.join(dir, 'redis'), logFile: path.join(dir, 'redis.log'), persist: false });
+      stops.push(() => stopPid(r.pid));
+      pids['redis-server'] = r.pid;
+      env.REDIS_URL = r.url;
+    }
+    if (postgres) {
+      const pg = await startPostgres({ port: await freePort(), dataDir: path.join(dir, 'pg'), logFile: path.join(dir, 'pg.log'), fsync: false });
+      stops.push(() => stopPid(pg.pid, { signal: 'SIGINT' }));
+      await ensureDatabase(pg.url, 'bench');
+      env.DATABASE_URL = withDatabase(pg.url, 'bench');
+      env.PG_ADMIN_URL = pg.url;
+      await runMigrations(discoverApps(), { env: { ...process.env, ...env }, logDir: dir, unbuilt: 'throw' });
+    }
+  } catch (error) {
+    forgetSignals();
+    await stopAll();
+    fs.rmSync(dir, { recursive: true, force: true });
+    throw error;
+  }
   return {
     env,
     dir,
@@ -77,11 +107,8 @@ export async function startBenchEnvironment({ postgres = true, redis = true } = 
       return JSON.parse(out.stdout.trim().split('\n').at(-1));
     },
     async stop() {
-      for (const child of services.reverse()) {
-        child.kill('SIGTERM');
-        await new Promise((r) => (child.exitCode !== null ? r() : child.once('exit', r)));
-      }
-      for (const stop of stops.reverse()) await stop().catch(() => {});
+      forgetSignals();
+      await stopAll();
       // BENCH_KEEP_LOGS=<dir>: the services' logs are copied there before the data goes.
       if (process.env.BENCH_KEEP_LOGS) {
         fs.mkdirSync(process.env.BENCH_KEEP_LOGS, { recursive: true });

@@ -4,6 +4,7 @@
 // figures of such short runs mean nothing): only that each phase ran, delivered what it sent, and
 // reported. The benchmarks start their servers on free ports of their own.
 import { spawn } from 'node:child_process';
+import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -15,7 +16,8 @@ interface Run {
   stderr: string;
 }
 
-function bench(command: string, args: string[]): Promise<Run> {
+/** `whenRunning` is called with the command's process once it runs (to signal it). */
+function bench(command: string, args: string[], whenRunning?: (child: ReturnType<typeof spawn>) => void): Promise<Run> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [path.join(ROOT, command), ...args], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
@@ -24,7 +26,30 @@ function bench(command: string, args: string[]): Promise<Run> {
     child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
     child.once('error', reject);
     child.once('close', (code) => resolve({ code, stdout, stderr }));
+    whenRunning?.(child);
   });
+}
+
+/** The processes running now that use `dir`: in their command line, as their working directory, or through an open file (a log). */
+function processesUsing(dir: string): string[] {
+  const found: string[] = [];
+  const inside = (target: string) => target === dir || target.startsWith(`${dir}/`);
+  for (const pid of fs.readdirSync('/proc').filter((p) => /^\d+$/.test(p))) {
+    try {
+      const line = fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8').replace(/\0/g, ' ');
+      const fds = fs.readdirSync(`/proc/${pid}/fd`).map((fd) => {
+        try {
+          return fs.readlinkSync(`/proc/${pid}/fd/${fd}`);
+        } catch {
+          return '';
+        }
+      });
+      if (line.includes(dir) || inside(fs.readlinkSync(`/proc/${pid}/cwd`)) || fds.some(inside)) found.push(`${pid} ${line}`);
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return found;
 }
 
 /** The run's exit code, with what it printed when that is not 0 (so that a failure says why). */
@@ -53,6 +78,29 @@ describe('benchmark commands', () => {
     expect(report.rounds).toHaveLength(1);
     expect(report.ratio.burstToRawBullmq).toBeGreaterThan(0);
     expect(run.stderr).toMatch(/Building \(npm run build\)/);
+  }, TIMEOUT_MS);
+
+  it('bench/webhooks/run.mjs stopped by a signal stops its servers and services, which run detached, and removes its data', async () => {
+    const before = new Set(fs.existsSync(path.join(ROOT, '.data')) ? fs.readdirSync(path.join(ROOT, '.data')) : []);
+    let dir: string | undefined;
+    const run = await bench('bench/webhooks/run.mjs', ['--rate', '200', '--seconds', '60', '--warmup', '1', '--burst', '500', '--raw', '500', '--rounds', '1'], (child) => {
+      // Interrupted once its worker runs (its log is in the benchmark's data directory).
+      const poll = setInterval(() => {
+        const fresh = fs.readdirSync(path.join(ROOT, '.data')).filter((d) => d.startsWith('bench-') && !before.has(d));
+        const candidate = fresh.map((d) => path.join(ROOT, '.data', d)).find((d) => fs.existsSync(d) && fs.readdirSync(d).some((f) => f.startsWith('webhook-worker-')));
+        if (!candidate) return;
+        dir = candidate;
+        clearInterval(poll);
+        child.kill('SIGTERM');
+      }, 100);
+      child.once('close', () => clearInterval(poll));
+    });
+    expect(dir).toBeDefined();
+    expect(run.code).toBe(143);
+    expect(run.stderr).toMatch(/SIGTERM: stopping the benchmark's servers and services/);
+    // Its NATS, Redis and PostgreSQL ran with their data under `dir`, the worker with its log there.
+    expect(processesUsing(dir!)).toEqual([]);
+    expect(fs.existsSync(dir!)).toBe(false);
   }, TIMEOUT_MS);
 
   it('bench/webhooks/pg-log.mjs: one variant measured', async () => {
