@@ -28,15 +28,19 @@ export async function startBenchEnvironment({ postgres = true, redis = true } = 
     }
     for (const stop of [...stops].reverse()) await stop().catch(() => {});
   };
+  // Once: a terminal's Ctrl-C reaches this process both directly and forwarded by run.mjs.
+  let interruptedBy;
   const interrupted = (signal) => {
+    if (interruptedBy) return;
+    interruptedBy = signal;
     process.stderr.write(`${signal}: stopping the benchmark's servers and services\n`);
     void stopAll().finally(() => {
       fs.rmSync(dir, { recursive: true, force: true });
       process.exit(signal === 'SIGINT' ? 130 : 143);
     });
   };
-  process.once('SIGINT', interrupted);
-  process.once('SIGTERM', interrupted);
+  process.on('SIGINT', interrupted);
+  process.on('SIGTERM', interrupted);
   const forgetSignals = () => {
     process.off('SIGINT', interrupted);
     process.off('SIGTERM', interrupted);
