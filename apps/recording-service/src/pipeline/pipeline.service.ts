@@ -34,6 +34,8 @@ class RecordingDeleted extends Error {
 
 const STEP_OF_STAGE: Record<string, Step> = { ingesting: 'ingest', muxing: 'mux', moving: 'move' };
 const ATTEMPTS: Record<Step, number> = { ingest: 3, mux: 2, move: 3 };
+/** The sweeper's schedule is written again every 10 sweep intervals, at least this often apart. */
+const RESCHEDULE_MIN_MS = 5000;
 const POLL_MS = 250;
 /** Twice the default max age of the event stream. */
 
@@ -126,13 +128,26 @@ export class PipelineService implements OnApplicationBootstrap, OnModuleDestroy 
   /** Aborted when the service stops: the ffmpeg runs and the ingest wait in progress end at once (see step). */
   private readonly halt = new AbortController();
   private startup?: Promise<void>;
+  private rescheduler?: NodeJS.Timeout;
+
+  /** The sweeper's schedule, kept in Redis by BullMQ (one for the whole deployment). */
+  private scheduleSweeps(): Promise<unknown> {
+    return this.queue('sweep').upsertJobScheduler('recording-sweeper', { every: this.config.recordingsSweepIntervalMs }, { name: 'sweep', opts: { removeOnComplete: true, removeOnFail: true } });
+  }
 
   private async startInBackground(): Promise<void> {
     for (let attempt = 1; !this.stopping; attempt++) {
       try {
-        await this.queue('sweep').upsertJobScheduler('recording-sweeper', { every: this.config.recordingsSweepIntervalMs }, { name: 'sweep', opts: { removeOnComplete: true, removeOnFail: true } });
+        await this.scheduleSweeps();
         await this.queue('sweep').add('sweep', {}, { jobId: `sweep-startup-${process.pid}-${Date.now()}`, removeOnComplete: true, removeOnFail: true });
         this.bus.start((event) => this.onEvent(event));
+        // Written again now and then: a Redis that lost its data (no persistence, a failover to an
+        // empty replica) would otherwise stop every sweep (expiry, removals, stalled steps) until a
+        // replica restarts. Upserting an unchanged schedule changes nothing.
+        this.rescheduler = setInterval(() => {
+          this.scheduleSweeps().catch((e: unknown) => this.logger.event('debug', 'sweeper schedule not written (Redis)', { error: (e as Error).message }));
+        }, Math.max(RESCHEDULE_MIN_MS, 10 * this.config.recordingsSweepIntervalMs));
+        this.rescheduler.unref();
         return;
       } catch (e) {
         if (attempt % 10 === 1) this.logger.event('warn', 'job scheduler not set up yet (Redis), retrying; events wait until it is', { attempt, error: (e as Error).message });
@@ -155,6 +170,7 @@ export class PipelineService implements OnApplicationBootstrap, OnModuleDestroy 
   async onModuleDestroy(): Promise<void> {
     this.stopping = true;
     this.halt.abort();
+    clearInterval(this.rescheduler);
     await this.startup;
     await this.bus.stop();
     await Promise.all(this.workers.map((w) => w.close().catch(() => undefined)));
