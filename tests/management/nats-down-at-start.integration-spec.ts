@@ -5,7 +5,7 @@
  * probes would kill over and over); once NATS is up it becomes ready without a restart.
  * management-api stands for every service with NATS request handlers (the service kit's runService).
  */
-import { createTestDatabase, freePort, spawnService, startNatsServer, testNamespace, waitFor, type OwnNatsServer, type SpawnedService, type TestDatabase } from '@switchboard/testing';
+import { createTestDatabase, freePort, serviceTestEnv, spawnService, startNatsServer, testNamespace, waitFor, type OwnNatsServer, type SpawnedService, type TestDatabase } from '@switchboard/testing';
 
 describe('a service started while NATS is down', () => {
   let nats: OwnNatsServer | undefined;
@@ -26,7 +26,7 @@ describe('a service started while NATS is down', () => {
     const url = `http://127.0.0.1:${port}`;
     const starting = spawnService(
       'management-api',
-      { NATS_URL: nats.url, NATS_NAMESPACE: testNamespace('natsdown'), DATABASE_URL: db.url, LOG_LEVEL: 'warn', HTTP_PORT: String(port) },
+      { ...serviceTestEnv(testNamespace('natsdown'), db.url), NATS_URL: nats.url, HTTP_PORT: String(port) },
       { readyTimeoutMs: 60000 },
     );
     starting.catch(() => undefined);

@@ -3,7 +3,7 @@
  * front of the API port (k8s routes `/` to interface B) does not expose them; the API port answers
  * 404 for them. management-api stands for every service (the service kit's runService).
  */
-import { createTestDatabase, freePort, spawnService, testNamespace, testServers, type SpawnedService, type TestDatabase } from '@switchboard/testing';
+import { createTestDatabase, freePort, serviceTestEnv, spawnService, testNamespace, type SpawnedService, type TestDatabase } from '@switchboard/testing';
 
 describe('OPS_PORT', () => {
   let db: TestDatabase | undefined;
@@ -14,14 +14,7 @@ describe('OPS_PORT', () => {
     db = await createTestDatabase('opsport');
     const opsPort = await freePort();
     ops = `http://127.0.0.1:${opsPort}`;
-    service = await spawnService('management-api', {
-      NATS_URL: testServers().natsUrl,
-      NATS_NAMESPACE: testNamespace('opsport'),
-      DATABASE_URL: db.url,
-      LOG_LEVEL: 'warn',
-      HTTP_PORT: String(await freePort()),
-      OPS_PORT: String(opsPort),
-    });
+    service = await spawnService('management-api', { ...serviceTestEnv(testNamespace('opsport'), db.url), HTTP_PORT: String(await freePort()), OPS_PORT: String(opsPort) });
   }, 60000);
 
   afterAll(async () => {

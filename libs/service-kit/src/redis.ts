@@ -1,6 +1,6 @@
 import { Inject, Injectable, type OnApplicationShutdown } from '@nestjs/common';
 import { Redis } from 'ioredis';
-import { JsonLogger } from './logger.js';
+import type { JsonLogger } from './logger.js';
 
 /**
  * A Redis connection that keeps reconnecting forever; commands issued while it is down fail fast
@@ -10,7 +10,7 @@ import { JsonLogger } from './logger.js';
  * answers come back in one read) instead of one round trip each; for services that issue many
  * small concurrent commands. Order per connection is unchanged, MULTI and scripts stay atomic.
  */
-export function createRedis(url: string, name: string, options: { autoPipelining?: boolean; logger?: JsonLogger } = {}): Redis {
+export function createRedis(url: string, name: string, options: { autoPipelining?: boolean; logger: JsonLogger }): Redis {
   const redis = new Redis(url, {
     connectionName: name,
     lazyConnect: false,
@@ -21,7 +21,7 @@ export function createRedis(url: string, name: string, options: { autoPipelining
   });
   // Without a listener ioredis prints "Unhandled error event" on stderr at every reconnect attempt of
   // an outage; one log line when the connection is lost and one when it is back (readiness says so meanwhile).
-  const logger = options.logger ?? new JsonLogger(name, 'info');
+  const { logger } = options;
   let down = false;
   redis.on('error', (e: Error) => {
     if (down) return;

@@ -52,9 +52,9 @@ describe('runTool', () => {
 
   it('kills the tool when the signal is aborted, and says it was interrupted rather than failed', async () => {
     const stop = new AbortController();
-    const running = runTool('sleep', ['30'], undefined, stop.signal);
+    const running = runTool('sleep', ['30'], { signal: stop.signal });
     setTimeout(() => stop.abort(), 50);
     await expect(running).rejects.toBeInstanceOf(ToolInterrupted);
-    await expect(runTool('sleep', ['30'], undefined, stop.signal)).rejects.toBeInstanceOf(ToolInterrupted);
+    await expect(runTool('sleep', ['30'], { signal: stop.signal })).rejects.toBeInstanceOf(ToolInterrupted);
   });
 });

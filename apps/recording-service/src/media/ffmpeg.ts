@@ -30,7 +30,7 @@ export class ToolInterrupted extends Error {
  * Runs a tool, resolving with stdout; rejects with the tail of stderr. Killed after `timeoutMs`, or
  * when `signal` is aborted (then rejects with ToolInterrupted).
  */
-export function runTool(bin: string, args: string[], timeoutMs = 300000, signal?: AbortSignal): Promise<string> {
+export function runTool(bin: string, args: string[], { timeoutMs = 300000, signal }: { timeoutMs?: number; signal?: AbortSignal } = {}): Promise<string> {
   return new Promise((resolve, reject) => {
     if (signal?.aborted) return reject(new ToolInterrupted(`${bin} was not started: stopping`));
     const child = spawn(bin, args, { stdio: ['ignore', 'pipe', 'pipe'] });
@@ -60,7 +60,7 @@ export function runTool(bin: string, args: string[], timeoutMs = 300000, signal?
 }
 
 export async function probe(ffprobe: string, file: string): Promise<ProbeResult> {
-  const out = await runTool(ffprobe, ['-v', 'error', '-print_format', 'json', '-show_format', '-show_streams', file], 60000);
+  const out = await runTool(ffprobe, ['-v', 'error', '-print_format', 'json', '-show_format', '-show_streams', file], { timeoutMs: 60000 });
   const json = JSON.parse(out) as {
     format?: { format_name?: string; duration?: string; start_time?: string };
     streams?: Array<{ index: number; codec_type?: string; codec_name?: string; width?: number; height?: number }>;

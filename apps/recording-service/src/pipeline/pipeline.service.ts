@@ -402,7 +402,7 @@ export class PipelineService implements OnApplicationBootstrap, OnModuleDestroy 
     const part = path.join(dir, `${r.id}.mux.part`);
     const plan = planMux(inputs, duration, part);
     await fs.mkdir(dir, { recursive: true });
-    await runTool(this.config.ffmpegPath, plan.args, undefined, this.halt.signal);
+    await runTool(this.config.ffmpegPath, plan.args, { signal: this.halt.signal });
     const file = path.join(dir, `${r.id}${plan.extension}`);
     await fs.rename(part, file);
     const audioFile = plan.hasAudio ? path.join(dir, `${r.id}.audio.ogg`) : null;
@@ -412,7 +412,7 @@ export class PipelineService implements OnApplicationBootstrap, OnModuleDestroy 
       ['video', videoFile],
     ] as const) {
       if (!out) continue;
-      await runTool(this.config.ffmpegPath, extractArgs(file, type, `${out}.part`), undefined, this.halt.signal);
+      await runTool(this.config.ffmpegPath, extractArgs(file, type, `${out}.part`), { signal: this.halt.signal });
       await fs.rename(`${out}.part`, out);
     }
     const moving = await this.setStage(r.id, 'moving', {
