@@ -14,6 +14,7 @@ import { EdgeClient } from './sync/edge.client.js';
 import { gatewayIdProvider } from './sync/gateway-identity.js';
 import { HeartbeatService } from './sync/heartbeat.service.js';
 import { PushListener } from './sync/push.listener.js';
+import { SessionReconciler } from './sync/session-reconciler.js';
 import { SessionStore } from './sync/session.store.js';
 import { SyncHandlers } from './sync/sync.handlers.js';
 import { SyncMetrics } from './sync/sync.metrics.js';
@@ -26,9 +27,9 @@ import { SyncServer } from './sync/sync.server.js';
 })
 class AdminApiModule {}
 
-/** The client edge: the /sync WebSocket on the same HTTP server, pushes, heartbeats. */
+/** The client edge: the /sync WebSocket on the same HTTP server, pushes (and their reconciliation), heartbeats. */
 @Module({
-  providers: [gatewayIdProvider, SyncMetrics, EdgeClient, ApplicationSecrets, ClientTokenVerifier, SessionStore, SyncHandlers, SyncServer, PushListener, HeartbeatService],
+  providers: [gatewayIdProvider, SyncMetrics, EdgeClient, ApplicationSecrets, ClientTokenVerifier, SessionStore, SyncHandlers, SyncServer, PushListener, SessionReconciler, HeartbeatService],
   exports: [SyncServer, SessionStore],
 })
 class ClientEdgeModule {}

@@ -34,6 +34,21 @@ export const settings = {
     max: 10000000,
     description: 'Unregisters kept for a retry (about 1 KB each); beyond it the oldest is forgotten, logged and counted in sync_unregisters_lost_total, and its client stays registered until this replica stops heartbeating',
   }),
+  syncReconcileIntervalMs: int({
+    env: 'SYNC_RECONCILE_INTERVAL_MS',
+    default: 60000,
+    min: 0,
+    max: 3600000,
+    description:
+      'Interval of the passes that check every client of this replica against runtime-registry and apply what pushes lost on the way would have told it (kicks, closed connections, settings, client updates, unregistrations); a pass also runs whenever the NATS connection comes back. 0: only after a reconnect',
+  }),
+  syncReconcileConcurrency: int({
+    env: 'SYNC_RECONCILE_CONCURRENCY',
+    default: 16,
+    min: 1,
+    max: 1000,
+    description: 'Clients a reconcile pass checks at the same time (one runtime-registry read per client, plus one per channel it has connections in)',
+  }),
   syncPingIntervalMs: int({ env: 'SYNC_PING_INTERVAL_MS', default: 20000, min: 1000, max: 300000, description: 'WebSocket ping interval; a socket that misses a pong for a whole interval is dropped' }),
   syncPublicUrl: url({ env: 'SYNC_PUBLIC_URL', optional: true, protocols: ['ws', 'wss'], description: 'URL clients reach this replica\'s /sync at, announced in heartbeats (default ws://HTTP_HOST:HTTP_PORT/sync)' }),
   clientTokenClockSkewSeconds: int({ env: 'CLIENT_TOKEN_CLOCK_SKEW_SECONDS', default: 30, min: 0, max: 600, description: 'Clock skew tolerated when checking exp and iat of client tokens' }),

@@ -38,6 +38,14 @@ export class ClientSession {
   ended = false;
   /** This registration (reported with register and unregister: a stale unregister is ignored). */
   readonly sessionId = randomUUID();
+  /**
+   * Bumped by every change of the edge state (a batch of requests that change it, taken up or
+   * answered; a push applied): a reconcile pass drops what it read of the registry when this moved
+   * meanwhile (see SessionReconciler).
+   */
+  revision = 0;
+  /** Batches of this client's requests that change the edge state being handled (prepared, not answered yet). */
+  busy = 0;
 
   constructor(
     readonly ref: ClientRef,
@@ -71,6 +79,7 @@ export class ClientSession {
    * two registry replicas pushed out of order), neither applied nor to be delivered.
    */
   apply(push: ServerPush): boolean {
+    this.revision++;
     switch (push.type) {
       case 'kicked':
         if (push.connectionId) this.connections.delete(push.connectionId);

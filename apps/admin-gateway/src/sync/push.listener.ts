@@ -66,16 +66,9 @@ export class PushListener implements OnApplicationBootstrap {
         this.metrics.pushes.inc({ outcome: 'unknown-client' });
         continue;
       }
-      if (push!.type === 'unregistered') {
-        this.store.endByServer(session, push as Extract<typeof push, { type: 'unregistered' }>);
-        this.metrics.pushes.inc({ outcome: 'unregistered' });
-        continue;
-      }
-      if (!session.apply(push!)) {
-        this.metrics.pushes.inc({ outcome: 'stale' });
-        continue;
-      }
-      this.store.deliver(session, push!);
+      const outcome = this.store.push(session, push!);
+      // `delivered` is counted by the store (delivered, kept or dropped).
+      if (outcome !== 'delivered') this.metrics.pushes.inc({ outcome });
     }
   }
 }

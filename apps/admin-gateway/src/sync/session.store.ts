@@ -47,6 +47,11 @@ export class SessionStore {
     return this.sessions.get(clientKey(ref));
   }
 
+  /** The sessions held right now (a copy). */
+  list(): ClientSession[] {
+    return [...this.sessions.values()];
+  }
+
   add(session: ClientSession): void {
     this.sessions.set(session.key, session);
     this.metrics.sessions.set(this.sessions.size);
@@ -80,6 +85,22 @@ export class SessionStore {
     const kept = session.detached;
     session.detached = [];
     for (const push of kept) this.deliver(session, push);
+  }
+
+  /**
+   * What a push from the registry does to a session, whether it came over NATS (PushListener) or
+   * was derived from the registry's live state after pushes were lost (SessionReconciler): the
+   * change of the edge state (`ClientSession#apply`), then the `push` frame to the client;
+   * `unregistered` ends the session (4010). `stale`: an older settings push, neither applied nor delivered.
+   */
+  push(session: ClientSession, push: ServerPush): 'delivered' | 'unregistered' | 'stale' {
+    if (push.type === 'unregistered') {
+      this.endByServer(session, push);
+      return 'unregistered';
+    }
+    if (!session.apply(push)) return 'stale';
+    this.deliver(session, push);
+    return 'delivered';
   }
 
   deliver(session: ClientSession, push: ServerPush): void {

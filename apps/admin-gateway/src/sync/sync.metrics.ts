@@ -13,6 +13,8 @@ export class SyncMetrics {
   readonly pendingUnregisters: Gauge;
   readonly unregisterAttempts: Counter<'outcome'>;
   readonly unregistersLost: Counter<'reason'>;
+  readonly reconcilePasses: Counter<'trigger' | 'outcome'>;
+  readonly reconcileCorrections: Counter<'push'>;
 
   constructor(metrics: Metrics) {
     const registers = [metrics.registry];
@@ -27,6 +29,18 @@ export class SyncMetrics {
       name: 'sync_unregisters_lost_total',
       help: 'Unregisters given up before runtime-registry took them: over-limit (SYNC_MAX_PENDING_UNREGISTERS), shutdown (left to the registry sweeper)',
       labelNames: ['reason'],
+      registers,
+    });
+    this.reconcilePasses = new Counter({
+      name: 'sync_reconcile_passes_total',
+      help: 'Passes checking the clients of this replica against runtime-registry, by trigger (reconnect, periodic, retry) and outcome (ok; incomplete: some clients could not be read or were busy, checked again later)',
+      labelNames: ['trigger', 'outcome'],
+      registers,
+    });
+    this.reconcileCorrections = new Counter({
+      name: 'sync_reconcile_corrections_total',
+      help: 'Pushes a reconcile pass derived from the registry\'s live state (the ones lost on the way), by push type',
+      labelNames: ['push'],
       registers,
     });
   }

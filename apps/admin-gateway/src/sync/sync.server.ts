@@ -19,6 +19,7 @@ import type { IncomingMessage, Server } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { WebSocketServer, type RawData, type WebSocket } from 'ws';
 import type { GatewayConfig } from '../config.js';
+import type { ClientSession } from './client-session.js';
 import { SessionStore } from './session.store.js';
 import { SyncError } from './sync.errors.js';
 import { EdgeClient } from './edge.client.js';
@@ -33,6 +34,8 @@ const MAX_BATCH_REQUESTS = 64;
 /** What a report adds to the frame it comes from (client ids, gateway id, claims of a register). */
 const REPORT_OVERHEAD_BYTES = 512;
 const SHUTDOWN_CLOSE_WAIT_MS = 1000;
+/** Requests that leave the edge state as it is (a batch of only these does not hold its session). */
+const READ_ONLY_REQUESTS: ReadonlySet<SyncRequestType> = new Set(['ping', 'stats', 'message']);
 
 /**
  * The `/sync` WebSocket endpoint on the gateway's HTTP server (same port). Reads frames, checks
@@ -212,6 +215,31 @@ export class SyncServer implements OnApplicationBootstrap, BeforeApplicationShut
    * refused too (answered with their errors). Returns the requests to handle again (not answered).
    */
   private async runBatch(socket: SyncSocket, frames: QueuedFrame[]): Promise<QueuedFrame[]> {
+    // A batch that changes the edge state holds its session busy (a register: once prepared) and
+    // moves its revision when taken up and when answered, so a reconcile pass reading the registry
+    // meanwhile leaves the session alone (see SessionReconciler).
+    if (!frames.some((f) => !READ_ONLY_REQUESTS.has(f.type))) return this.runFrames(socket, frames, () => undefined);
+    const held = new Set<ClientSession>();
+    const hold = () => {
+      const session = socket.session;
+      if (!session || held.has(session)) return;
+      held.add(session);
+      session.busy++;
+      session.revision++;
+    };
+    hold();
+    try {
+      return await this.runFrames(socket, frames, hold);
+    } finally {
+      for (const session of held) {
+        session.busy--;
+        session.revision++;
+      }
+    }
+  }
+
+  /** The work of runBatch; `hold` is called after each request is prepared (a register attaches its session then). */
+  private async runFrames(socket: SyncSocket, frames: QueuedFrame[], hold: () => void): Promise<QueuedFrame[]> {
     const entries: Array<{ frame: QueuedFrame; step?: Step; error?: unknown; outcome?: EdgeOutcome }> = [];
     let next = 0;
     for (; next < frames.length; next++) {
@@ -229,6 +257,7 @@ export class SyncServer implements OnApplicationBootstrap, BeforeApplicationShut
         const prepared = this.handlers.prepare(socket, frame.type, frame.data);
         // Only register and a join with a token wait for something: the others need no turn of the microtask queue.
         step = prepared instanceof Promise ? await prepared : prepared;
+        hold();
       } catch (error) {
         entries.push({ frame, error });
         // A refusal that closes the socket (a bad register or join token) ends the batch: the

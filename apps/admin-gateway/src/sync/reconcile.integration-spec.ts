@@ -1,0 +1,315 @@
+/**
+ * The edge converges after pushes were lost: the real runtime-registry (its own process, on the
+ * jest run's NATS and Redis), gateways in this process, management-api's application resolution
+ * answered by a stub. One gateway reaches NATS through a TCP proxy the test cuts (a network blip):
+ * kicks, settings and client updates made meanwhile are pushed to nobody, and once the gateway's
+ * NATS connection is back its reconcile pass gives the client what the lost pushes would have.
+ * Another gateway checks its clients periodically: changes the registry made without a push reach
+ * its clients too; a client busy with requests while passes run gets nothing it should not.
+ */
+import { RequestError, NoRespondersError, connect, type NatsConnection } from '@nats-io/transport-node';
+import {
+  encodeClientToken,
+  pushSubject,
+  RuntimeSubjects,
+  SYNC_CLOSE_CODES,
+  type CallerScope,
+  type ChannelClaim,
+  type ClientRef,
+  type EdgeReport,
+  type ResolvedApplication,
+  type RuntimeCommand,
+  type ServerPush,
+} from '@switchboard/contracts';
+import { flushRedisPrefix, freePort, spawnService, testNamespace, testServers, waitFor, type SpawnedService } from '@switchboard/testing';
+import { randomUUID } from 'node:crypto';
+import net from 'node:net';
+import { startTestGateway, type TestGateway } from '../testing/gateway.testing.js';
+import { TestSyncClient } from '../testing/sync-client.testing.js';
+
+const APP = 'app-reconcile';
+const ORG = 'org-reconcile';
+const SECRET = 'reconcile-secret';
+const SCOPE: CallerScope = { organizationId: ORG, operator: false, principal: 'reconcile-test' };
+const CLAIMS: ChannelClaim[] = [{ id: 'room-a' }, { id: 'room-b' }, { id: 'room-c' }];
+
+const encoder = new TextEncoder();
+const decoder = new TextDecoder();
+const now = () => Math.floor(Date.now() / 1000);
+
+interface Identity {
+  userId: string;
+  deviceId: string;
+  clientId: string;
+}
+
+function identity(): Identity {
+  return { userId: `u-${randomUUID()}`, deviceId: `d-${randomUUID()}`, clientId: `c-${randomUUID()}` };
+}
+
+function token(id: Identity): string {
+  return encodeClientToken({ iat: now(), exp: now() + 600, type: 'register', applicationId: APP, ...id, clientRoles: ['participant'], channels: CLAIMS }, SECRET);
+}
+
+/** A TCP proxy in front of NATS: `cut` drops its connections and refuses new ones until `restore` (a network blip). */
+interface NatsProxy {
+  url: string;
+  cut(): void;
+  restore(): void;
+  close(): Promise<void>;
+}
+
+async function natsProxy(target: string): Promise<NatsProxy> {
+  const upstreamUrl = new URL(target);
+  const sockets = new Set<net.Socket>();
+  let open = true;
+  const server = net.createServer((client) => {
+    if (!open) {
+      client.destroy();
+      return;
+    }
+    const upstream = net.connect(Number(upstreamUrl.port), upstreamUrl.hostname);
+    sockets.add(client).add(upstream);
+    const drop = () => {
+      client.destroy();
+      upstream.destroy();
+      sockets.delete(client);
+      sockets.delete(upstream);
+    };
+    client.on('error', drop).on('close', drop);
+    upstream.on('error', drop).on('close', drop);
+    client.pipe(upstream);
+    upstream.pipe(client);
+  });
+  const port = await freePort();
+  await new Promise<void>((resolve, reject) => server.once('error', reject).listen(port, '127.0.0.1', () => resolve()));
+  return {
+    url: `nats://127.0.0.1:${port}`,
+    cut() {
+      open = false;
+      for (const s of sockets) s.destroy();
+      sockets.clear();
+    },
+    restore() {
+      open = true;
+    },
+    close: () =>
+      new Promise<void>((resolve) => {
+        for (const s of sockets) s.destroy();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+/** A metric of a gateway's /metrics, summed over the series carrying these labels. */
+async function metric(gw: TestGateway, name: string, labels: Record<string, string> = {}): Promise<number> {
+  const text = await (await fetch(`${gw.url}/metrics`)).text();
+  let sum = 0;
+  for (const line of text.split('\n')) {
+    const m = /^([A-Za-z_:][\w:]*)(?:\{([^}]*)\})? (\S+)$/.exec(line);
+    if (!m || m[1] !== name) continue;
+    if (Object.entries(labels).every(([k, v]) => (m[2] ?? '').includes(`${k}="${v}"`))) sum += Number(m[3]);
+  }
+  return sum;
+}
+
+const byText = (a: ServerPush, b: ServerPush) => JSON.stringify(a).localeCompare(JSON.stringify(b));
+
+describe('reconciling the edge with runtime-registry after lost pushes', () => {
+  const servers = testServers();
+  const ns = testNamespace('gw_reconcile');
+  let nc: NatsConnection;
+  let registry: SpawnedService;
+  let proxy: NatsProxy;
+  /** Reaches NATS through the proxy; reconciles only when its NATS connection comes back. */
+  let cutOff: TestGateway;
+  /** Checks its clients every 200 ms. */
+  let periodic: TestGateway;
+  /** Checks its clients every 10 ms (a client keeps changing its state meanwhile). */
+  let eager: TestGateway;
+  const clients: TestSyncClient[] = [];
+
+  async function rpc(subject: string, data: unknown): Promise<unknown> {
+    const msg = await nc.request(`${ns}.${subject}`, encoder.encode(JSON.stringify({ pattern: subject, data, id: randomUUID() })), { timeout: 10000 });
+    const reply = JSON.parse(decoder.decode(msg.data)) as { err?: unknown; response?: unknown };
+    if (reply.err) throw new Error(`${subject}: ${JSON.stringify(reply.err)}`);
+    return reply.response;
+  }
+
+  /** An interface A command (kick, update) to the registry, as the gateway's HTTP side sends it. */
+  const command = (c: RuntimeCommand) => rpc(RuntimeSubjects.command, { scope: SCOPE, command: c });
+  /** A report straight to the registry: it changes the live model and pushes nothing to the gateway. */
+  const edge = (report: EdgeReport) => rpc(RuntimeSubjects.edge, { report });
+
+  async function registered(gw: TestGateway, id: Identity = identity()) {
+    const client = await TestSyncClient.open(gw.syncUrl);
+    clients.push(client);
+    await client.ok('register', { token: token(id), userAlias: 'Ann', tag: 'first' });
+    const ref: ClientRef = { applicationId: APP, ...id };
+    return { client, id, ref };
+  }
+
+  /** Resolves once the NATS server no longer holds the gateway's push subscription (its connection is gone). */
+  async function unsubscribed(gw: TestGateway): Promise<void> {
+    await waitFor(
+      async () => {
+        try {
+          await nc.request(pushSubject(ns, gw.gatewayId), encoder.encode(JSON.stringify({ deliveries: [] })), { timeout: 200 });
+          return false;
+        } catch (e) {
+          return e instanceof NoRespondersError || (e instanceof RequestError && e.isNoResponders());
+        }
+      },
+      { timeoutMs: 10000, description: 'the gateway to be cut off from NATS' },
+    );
+  }
+
+  beforeAll(async () => {
+    nc = await connect({ servers: servers.natsUrl });
+    const application: ResolvedApplication = { applicationId: APP, applicationConfigId: 'cfg-reconcile', organizationId: ORG, sharedSecret: SECRET, disabled: false };
+    nc.subscribe(`${ns}.${RuntimeSubjects.resolveApplication}`, {
+      callback: (err, msg) => {
+        if (err) return;
+        const { id, data } = JSON.parse(decoder.decode(msg.data)) as { id: string; data: { applicationId: string } };
+        const reply = data.applicationId === APP ? { id, response: application, isDisposed: true } : { id, err: { code: 'NotFound', message: 'unknown application' }, isDisposed: true };
+        msg.respond(encoder.encode(JSON.stringify(reply)));
+      },
+    });
+    await nc.flush();
+    proxy = await natsProxy(servers.natsUrl);
+    [registry, cutOff, periodic, eager] = await Promise.all([
+      spawnService('runtime-registry', { NATS_URL: servers.natsUrl, NATS_NAMESPACE: ns, REDIS_URL: servers.redisUrl, REDIS_KEY_PREFIX: `${ns}:`, HTTP_PORT: String(await freePort()), LOG_LEVEL: 'warn' }),
+      startTestGateway(proxy.url, ns, { SYNC_RECONCILE_INTERVAL_MS: '0', SYNC_GRACE_PERIOD_MS: '600000' }),
+      startTestGateway(servers.natsUrl, ns, { SYNC_RECONCILE_INTERVAL_MS: '200', SYNC_GRACE_PERIOD_MS: '600000' }),
+      startTestGateway(servers.natsUrl, ns, { SYNC_RECONCILE_INTERVAL_MS: '10', SYNC_GRACE_PERIOD_MS: '600000' }),
+    ]);
+  }, 60000);
+
+  afterEach(() => {
+    proxy.restore();
+    for (const c of clients.splice(0)) c.terminate();
+  });
+
+  afterAll(async () => {
+    await Promise.all([cutOff?.close(), periodic?.close(), eager?.close()]);
+    await registry?.stop();
+    await proxy?.close();
+    await nc?.close();
+    await flushRedisPrefix(servers.redisUrl, `${ns}:`);
+  });
+
+  it('after a NATS blip, gives a client the kicks, closed connections, settings and client update pushed meanwhile, and applies them at the edge', async () => {
+    const { client, ref } = await registered(cutOff);
+    for (const channelId of ['room-a', 'room-b', 'room-c']) await client.ok('join', { channelId });
+    const open = (channelId: string, connectionId: string, audioMuted: boolean) =>
+      client.ok('connection.open', { channelId, connectionId, type: 'peer', streams: { audio: { direction: 'sendrecv', muted: audioMuted } } });
+    await open('room-a', 'cn-a1', true);
+    await open('room-a', 'cn-a2', false);
+    await open('room-b', 'cn-b', false);
+
+    proxy.cut();
+    await unsubscribed(cutOff);
+    // Each of these pushes to the gateway, which is not there to get it.
+    await command({ kind: 'kick', origin: 'api', target: { level: 'channel.client', ...ref, channelId: 'room-b' } });
+    await command({ kind: 'kick', origin: 'api', target: { level: 'channel.client', ...ref, channelId: 'room-c' } });
+    await command({ kind: 'kick', origin: 'api', target: { level: 'connection', ...ref, channelId: 'room-a', connectionId: 'cn-a2' } });
+    await command({ kind: 'update', origin: 'api', target: { level: 'connection', ...ref, channelId: 'room-a', connectionId: 'cn-a1', patch: { audioUnmuteDisabled: true, recording: true, recordingTag: 'rec-1' } } });
+    await command({ kind: 'update', origin: 'api', target: { level: 'client', ...ref, patch: { tag: 'second', roles: ['moderator'] } } });
+    expect(client.pushes).toEqual([]);
+
+    proxy.restore();
+    const expected: ServerPush[] = [
+      { type: 'kicked', channelId: 'room-a', connectionId: 'cn-a2' },
+      {
+        type: 'settings',
+        channelId: 'room-a',
+        connectionId: 'cn-a1',
+        settings: { recording: true, recordingTag: 'rec-1', audioMuted: false, videoMuted: false, audioUnmuteDisabled: true, videoUnmuteDisabled: false },
+      },
+      { type: 'kicked', channelId: 'room-b', connectionId: null },
+      { type: 'kicked', channelId: 'room-c', connectionId: null },
+      { type: 'client.updated', userAlias: 'Ann', deviceAlias: null, tag: 'second', roles: ['moderator'] },
+    ];
+    await waitFor(() => client.pushes.length >= expected.length, { timeoutMs: 15000, description: 'the reconciled pushes' });
+    expect([...client.pushes].sort(byText)).toEqual([...expected].sort(byText));
+
+    // The edge holds the registry's state now: what it refuses, it refuses before reporting.
+    expect(await client.request('connection.update', { connectionId: 'cn-a1', localAudioMuted: false })).toEqual(
+      expect.objectContaining({ type: 'error', error: expect.objectContaining({ code: 'UnmuteDisabled' }) }),
+    );
+    expect(await client.request('connection.state', { connectionId: 'cn-a2', state: 'initializing' })).toEqual(
+      expect.objectContaining({ type: 'error', error: expect.objectContaining({ code: 'UnknownConnection' }) }),
+    );
+    expect(await client.request('connection.open', { channelId: 'room-b', type: 'peer', streams: {} })).toEqual(
+      expect.objectContaining({ type: 'error', error: expect.objectContaining({ code: 'NotJoined' }) }),
+    );
+    // Kicked out, the client may join again (the edge no longer believes it is in the channel).
+    await client.ok('join', { channelId: 'room-c' });
+    await client.ok('connection.state', { connectionId: 'cn-a1', state: 'initializing' });
+  });
+
+  it('after a NATS blip, ends the session of a client the registry unregistered meanwhile (4010)', async () => {
+    const { client, ref } = await registered(cutOff);
+    await client.ok('join', { channelId: 'room-a' });
+    const other = await registered(cutOff);
+
+    proxy.cut();
+    await unsubscribed(cutOff);
+    // As the registry does for the clients of a gateway it believes gone.
+    await edge({ kind: 'client.unregister', client: ref, reason: 'dropped', gatewayId: cutOff.gatewayId });
+    proxy.restore();
+
+    await waitFor(() => client.pushes.length > 0, { timeoutMs: 15000, description: 'the unregistered push' });
+    expect(client.pushes).toEqual([{ type: 'unregistered', reason: expect.any(String) }]);
+    expect((await client.closed).code).toBe(SYNC_CLOSE_CODES.unregistered);
+    // The other client, still registered, keeps its session and gets nothing.
+    await other.client.ok('join', { channelId: 'room-a' });
+    expect(other.client.pushes).toEqual([]);
+  });
+
+  it('checks its clients periodically: changes the registry made without a push reach them', async () => {
+    const { client, ref } = await registered(periodic);
+    await client.ok('join', { channelId: 'room-a' });
+    await client.ok('join', { channelId: 'room-b' });
+    await client.ok('connection.open', { channelId: 'room-a', connectionId: 'cn-1', type: 'peer', streams: { audio: { direction: 'sendrecv' } } });
+    await client.ok('connection.open', { channelId: 'room-a', connectionId: 'cn-2', type: 'peer', streams: { audio: { direction: 'sendrecv' } } });
+
+    await edge({ kind: 'connection.close', client: ref, channelId: 'room-a', connectionId: 'cn-1' });
+    await edge({ kind: 'client.leave', client: ref, channelId: 'room-b' });
+
+    await waitFor(() => client.pushes.length >= 2, { timeoutMs: 10000, description: 'the reconciled pushes' });
+    const expected: ServerPush[] = [
+      { type: 'kicked', channelId: 'room-a', connectionId: 'cn-1' },
+      { type: 'kicked', channelId: 'room-b', connectionId: null },
+    ];
+    expect([...client.pushes].sort(byText)).toEqual(expected.sort(byText));
+    expect(await client.request('connection.close', { connectionId: 'cn-1' })).toEqual(expect.objectContaining({ type: 'error', error: expect.objectContaining({ code: 'UnknownConnection' }) }));
+    await client.ok('connection.close', { connectionId: 'cn-2' });
+  });
+
+  it('pushes nothing to a client whose state did not change, nor to one changing it while passes run', async () => {
+    const quiet = await registered(periodic);
+    await quiet.client.ok('join', { channelId: 'room-a' });
+    await quiet.client.ok('connection.open', { channelId: 'room-a', connectionId: 'cn-q', type: 'peer', streams: { audio: { direction: 'sendrecv', muted: true } } });
+    const passes = await metric(periodic, 'sync_reconcile_passes_total');
+    await waitFor(async () => (await metric(periodic, 'sync_reconcile_passes_total')) >= passes + 3, { timeoutMs: 10000, description: 'three reconcile passes' });
+    expect(quiet.client.pushes).toEqual([]);
+
+    // Joins, opens, mutes, closes and leaves while the eager gateway checks its clients every 10 ms.
+    const busy = await registered(eager);
+    for (let i = 0; i < 15; i++) {
+      await busy.client.ok('join', { channelId: 'room-b' });
+      await busy.client.ok('connection.open', { channelId: 'room-b', connectionId: `cn-${i}`, type: 'peer', streams: { audio: { direction: 'sendrecv' } } });
+      await busy.client.ok('connection.update', { connectionId: `cn-${i}`, localAudioMuted: true });
+      await busy.client.ok('client.update', { tag: `tag-${i}` });
+      await busy.client.ok('connection.close', { connectionId: `cn-${i}` });
+      await busy.client.ok('leave', { channelId: 'room-b' });
+    }
+    await busy.client.ok('join', { channelId: 'room-b' });
+    await busy.client.ok('connection.open', { channelId: 'room-b', connectionId: 'cn-last', type: 'peer', streams: { audio: { direction: 'sendrecv' } } });
+    const after = await metric(eager, 'sync_reconcile_passes_total');
+    await waitFor(async () => (await metric(eager, 'sync_reconcile_passes_total')) >= after + 3, { timeoutMs: 10000, description: 'three more reconcile passes' });
+    expect(busy.client.pushes).toEqual([]);
+    await busy.client.ok('connection.close', { connectionId: 'cn-last' });
+  });
+});
