@@ -3,6 +3,7 @@ import { createRedis, createService, JsonLogger, ReadinessService, REDIS, RedisL
 import type { Redis } from 'ioredis';
 import type { RegistryConfig } from './config.js';
 import { EventPublisher } from './events/event-publisher.js';
+import { OperationJournal } from './events/journal.js';
 import { Pusher } from './events/pusher.js';
 import { RuntimeRpc } from './rpc/runtime.rpc.js';
 import { ChannelRecordingDefaults } from './runtime/channel-recording.js';
@@ -10,6 +11,7 @@ import { CommandService } from './runtime/command.service.js';
 import { RuntimeContext } from './runtime/context.js';
 import { Diagnostics } from './runtime/diagnostics.js';
 import { EdgeService } from './runtime/edge.service.js';
+import { JournalRecovery } from './runtime/journal-recovery.js';
 import { QueryService } from './runtime/query.service.js';
 import { Recipients } from './runtime/recipients.js';
 import { Heartbeats } from './servers/heartbeats.js';
@@ -31,12 +33,14 @@ class RegistryModule {
         LiveStore,
         ServersStore,
         EventPublisher,
+        OperationJournal,
         Pusher,
         RuntimeContext,
         ChannelRecordingDefaults,
         Recipients,
         EdgeService,
         CommandService,
+        JournalRecovery,
         QueryService,
         Diagnostics,
         Heartbeats,

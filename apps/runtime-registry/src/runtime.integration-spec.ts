@@ -542,6 +542,46 @@ describe('runtime-registry live model', () => {
       expect(gw1.of('message')).toHaveLength(0);
     });
 
+    it('a registration in another session replaces the previous one: its channels and connections end, with their events; the new one starts with none', async () => {
+      const a = 'app-replace';
+      const c = { applicationId: a, userId: 'u', deviceId: 'd', clientId: 'c' };
+      const other = { applicationId: a, userId: 'u2', deviceId: 'd2', clientId: 'c2' };
+      const conn = { client: c, channelId: 'room', connectionId: 'cn' };
+      await rt.edge({ ...registerReport(c, ORG, 'gw-1'), sessionId: 's-1' });
+      await rt.edge({ ...registerReport(other, ORG, 'gw-1'), sessionId: 's-o' });
+      for (const ch of ['room', 'solo']) await rt.edge({ kind: 'client.join', client: c, channelId: ch, claim: claim(ch) });
+      await rt.edge({ kind: 'client.join', client: other, channelId: 'room', claim: claim('room') });
+      await rt.edge({ kind: 'connection.open', ...conn, type: 'peer', tag: null, streams: { audio: { direction: 'sendrecv' } } });
+      await rt.edge({ kind: 'connection.state', ...conn, state: 'initializing' });
+      // The same session registering again (a retry) changes nothing.
+      await rt.edge({ ...registerReport(c, ORG, 'gw-1'), sessionId: 's-1' });
+      expect((await rt.query(TENANT, 'client.get', c)).channelCount).toBe(2);
+      const last = Math.max(0, ...(await events.all()).map((e) => e.seq));
+
+      // Its gateway is gone: the client registers through another one, in a new session.
+      await rt.edge({ ...registerReport(c, ORG, 'gw-2'), sessionId: 's-2' });
+      expect((await rt.query(TENANT, 'client.get', c)).channelCount).toBe(0);
+      expect(await rt.query(TENANT, 'channel.get', { applicationId: a, channelId: 'room' })).toEqual({ id: 'room', userCount: 1, deviceCount: 1, clientCount: 1, connectionCount: 0 });
+      await expectWire(rt.query(TENANT, 'channel.get', { applicationId: a, channelId: 'solo' }), 'NotFound');
+      const fresh = (await events.all()).filter((e) => e.seq > last && e.event.applicationId === a).map((e) => e.event.event);
+      expect(fresh.map((e) => [e.type, e.channel?.id ?? null, e.origin]).sort()).toEqual(
+        [
+          ['channel.client.left', 'room', 'server'],
+          ['channel.client.left', 'solo', 'server'],
+          ['channel.deactivated', 'solo', 'server'],
+          ['client.registered', null, 'client'],
+          ['client.unregistered', null, 'server'],
+          ['connection.closed', 'room', 'server'],
+        ].sort(),
+      );
+      // The old registration ends before the new one starts.
+      expect(fresh.map((e) => e.type).slice(-2)).toEqual(['client.unregistered', 'client.registered']);
+      // The client joins again, as its new session does at the edge: a join, with its event.
+      expect((await rt.edge({ kind: 'client.join', client: c, channelId: 'room', claim: claim('room') })).channel.clientCount).toBe(2);
+      const joined = (await events.all()).filter((e) => e.seq > last && e.event.applicationId === a && e.event.event.type === 'channel.client.joined');
+      expect(joined).toHaveLength(1);
+    });
+
     it('ignores a stale unregister: one from the old gateway, or from an ended session, leaves the live registration', async () => {
       const c = { applicationId: 'app-stale', userId: 'u', deviceId: 'd', clientId: 'c' };
       const clientGet = () => rt.query(TENANT, 'client.get', c);

@@ -311,7 +311,8 @@ export class EventPublisher implements OnApplicationBootstrap, BeforeApplication
       parkedAt = performance.now();
       this.logger.event('error', 'event stream unavailable: events parked for relay', { count: failed.length, ids: failed.map((e) => e.event.id), error: reason?.message });
     } catch (parkError) {
-      this.logger.event('error', 'event stream unavailable and events could not be parked: events lost', {
+      // Lost unless the operation journaled its change (events/journal.ts): then they are rebuilt later.
+      this.logger.event('error', 'event stream unavailable and events could not be parked', {
         ids: failed.map((e) => e.event.id),
         error: reason?.message,
         parkError: (parkError as Error).message,
@@ -319,7 +320,7 @@ export class EventPublisher implements OnApplicationBootstrap, BeforeApplication
       throw unavailable();
     }
     await untilVisible(parkedAt);
-    throw unavailable();
+    throw new EventsParked();
   }
 
   /**
@@ -341,7 +342,7 @@ export class EventPublisher implements OnApplicationBootstrap, BeforeApplication
     if (await this.relayedBy(target, deadline)) return;
     this.logger.event('error', 'event stream unavailable: events queued behind parked events', { count: events.length, ids: events.map((e) => e.event.id) });
     await untilVisible(parkedAt);
-    throw unavailable();
+    throw new EventsParked();
   }
 
   /** Appends events to the outbox; answers the head counter's value once they are relayed. */
@@ -533,6 +534,13 @@ function checkAck(data: Uint8Array): void {
 
 function unavailable(): DomainError {
   return new DomainError('Unavailable', 'The event stream is unavailable: the change was applied and its events are queued for delivery.');
+}
+
+/** Unavailable, the events being parked in the outbox: late, in order, not lost. */
+export class EventsParked extends DomainError {
+  constructor() {
+    super('Unavailable', 'The event stream is unavailable: the change was applied and its events are queued for delivery.');
+  }
 }
 
 /** Waits until every replica's view of the outbox shows events parked at `parkedAt` (performance.now()). */

@@ -5,10 +5,11 @@ import { domainEvent, messagePart, type EventOwner } from '../model/events.js';
 import { effectiveSettings, levelWrites, publicSettings, sameSettings, type LevelSnapshot, type SettingsLevel } from '../model/settings.js';
 import { targetChannel } from '../model/targets.js';
 import { splitMember } from '../store/keys.js';
-import type { ClientIds, UpdateLevel } from '../store/live-store.js';
+import type { ClientIds, LevelUpdateResult, RemoveLevel, RemoveResult, ScriptCall, UpdateLevel } from '../store/live-store.js';
 import type { ClientRecord } from '../model/records.js';
 import { API_CAUSE, RuntimeContext } from './context.js';
-import { EdgeService, fromBody, LIVE_STATES } from './edge.service.js';
+import { EdgeService, fromBody, LIVE_STATES, type Effects } from './edge.service.js';
+import type { JournalContext } from './journaled.js';
 import { Recipients } from './recipients.js';
 
 const LEVEL_KEY: Record<UpdateLevel, keyof LevelSnapshot> = { channel: 'ch', user: 'u', device: 'd', client: 'c', connection: 'n' };
@@ -82,28 +83,19 @@ export class CommandService {
     const a = target.applicationId;
     await this.ctx.authorize(scope, a);
     if (target.level === 'connection') {
-      const ref = { userId: target.userId, deviceId: target.deviceId, clientId: target.clientId, channelId: target.channelId, connectionId: target.connectionId };
       const gatewayId = await this.ctx.store.redis.hget(this.ctx.store.keys.client(a, target.userId, target.deviceId, target.clientId), 'gatewayId');
-      const events = await this.edge.moveState(a, ref, 'closed', LIVE_STATES, null, API_CAUSE);
-      await this.ctx.deliver(
-        [
-          {
-            gatewayId,
-            client: { applicationId: a, userId: target.userId, deviceId: target.deviceId, clientId: target.clientId },
-            push: { type: 'kicked', channelId: target.channelId, connectionId: target.connectionId },
-          },
-        ],
-        events,
-      );
+      const entry = this.ctx.journal.open({ k: 'kick', target, gatewayId } satisfies JournalContext);
+      const events = await this.edge.moveState(a, connectionOf(target), 'closed', LIVE_STATES, null, API_CAUSE, entry);
+      await this.ctx.settle(entry, [kickedConnection(target, gatewayId)], events);
       return;
     }
-    const level = target.level === 'channel' ? 'channel' : target.level === 'channel.user' ? 'user' : target.level === 'channel.device' ? 'device' : 'client';
-    const who = {
-      userId: 'userId' in target ? target.userId : undefined,
-      deviceId: 'deviceId' in target ? target.deviceId : undefined,
-      clientId: 'clientId' in target ? target.clientId : undefined,
-    };
-    const result = await this.ctx.store.removeMembers(a, target.channelId, level, who);
+    const entry = this.ctx.journal.open({ k: 'kick', target, gatewayId: null } satisfies JournalContext);
+    const { events, deliveries } = this.kicked(a, await this.ctx.store.call(kickCall(this.ctx, target), entry));
+    await this.ctx.settle(entry, deliveries, events);
+  }
+
+  /** The events and pushes of members removed by a kick. */
+  private kicked(a: string, result: RemoveResult): Effects {
     const owner: EventOwner = { applicationId: a, organizationId: result.organizationId };
     const events: DomainEvent[] = [];
     const deliveries: Delivery[] = [];
@@ -117,13 +109,14 @@ export class CommandService {
         push: { type: 'kicked', channelId: left.channelId, connectionId: null },
       });
     }
-    await this.ctx.deliver(deliveries, events);
+    return { events, deliveries };
   }
 
   async update(scope: CallerScope, target: UpdateTarget): Promise<void> {
     const a = target.applicationId;
     const owner = await this.ctx.authorize(scope, a);
     if (target.level === 'client') {
+      // Not journaled: a client patch emits its event on every run, a retried one too.
       const set: Record<string, string> = {};
       const p = target.patch;
       if (typeof p.userAlias === 'string') set.userAlias = p.userAlias;
@@ -144,18 +137,16 @@ export class CommandService {
       );
       return;
     }
-    const level: UpdateLevel & SettingsLevel =
-      target.level === 'channel' ? 'channel' : target.level === 'channel.user' ? 'user' : target.level === 'channel.device' ? 'device' : target.level === 'channel.client' ? 'client' : 'connection';
-    const { set, lists } = levelWrites(level, target.patch);
+    const entry = this.ctx.journal.open({ k: 'update', target, owner } satisfies JournalContext);
+    const { events, deliveries } = this.updated(target, owner, await this.ctx.store.call(levelCall(this.ctx, target), entry));
+    await this.ctx.settle(entry, deliveries, events);
+  }
+
+  /** The events and pushes of a settings update at a channel, user, device, client or connection level. */
+  private updated(target: LevelTarget, owner: EventOwner, result: LevelUpdateResult): Effects {
+    const a = target.applicationId;
+    const level = updateLevel(target);
     const claim = target.level === 'channel.client' ? (target.patch.claim ?? null) : null;
-    const ref = {
-      channelId: target.channelId,
-      userId: 'userId' in target ? target.userId : undefined,
-      deviceId: 'deviceId' in target ? target.deviceId : undefined,
-      clientId: 'clientId' in target ? target.clientId : undefined,
-      connectionId: 'connectionId' in target ? target.connectionId : undefined,
-    };
-    const result = await this.ctx.store.levelUpdate(a, level, ref, set, lists, claim);
     const events: DomainEvent[] = [];
     const deliveries: Delivery[] = [];
     const key = LEVEL_KEY[level];
@@ -186,8 +177,69 @@ export class CommandService {
         push: { type: 'claim.updated', channelId: target.channelId, claim },
       });
     }
-    await this.ctx.deliver(deliveries, events);
+    return { events, deliveries };
   }
+
+  /**
+   * The events and pushes of a journaled kick or update, from its context and its script's answer
+   * (see OperationJournal): exactly those its replica built.
+   */
+  recover(context: Extract<JournalContext, { k: 'kick' | 'update' }>, answer: string): Effects {
+    if (context.k === 'update') {
+      const target = context.target as LevelTarget;
+      return this.updated(target, context.owner, levelCall(this.ctx, target).result(JSON.parse(answer)));
+    }
+    const target = context.target;
+    if (target.level === 'connection') {
+      return { events: this.edge.stateEvents(target.applicationId, connectionOf(target), 'closed', API_CAUSE, answer), deliveries: [kickedConnection(target, context.gatewayId)] };
+    }
+    return this.kicked(target.applicationId, kickCall(this.ctx, target).result(JSON.parse(answer)));
+  }
+}
+
+type LevelTarget = Exclude<UpdateTarget, { level: 'client' }>;
+type ConnectionKick = Extract<KickTarget, { level: 'connection' }>;
+
+function connectionOf(t: ConnectionKick) {
+  return { userId: t.userId, deviceId: t.deviceId, clientId: t.clientId, channelId: t.channelId, connectionId: t.connectionId };
+}
+
+function kickedConnection(t: ConnectionKick, gatewayId: string | null): Delivery {
+  return {
+    gatewayId,
+    client: { applicationId: t.applicationId, userId: t.userId, deviceId: t.deviceId, clientId: t.clientId },
+    push: { type: 'kicked', channelId: t.channelId, connectionId: t.connectionId },
+  };
+}
+
+/** The script call of a kick of channel members. */
+function kickCall(ctx: RuntimeContext, target: Exclude<KickTarget, ConnectionKick>): ScriptCall<RemoveResult> {
+  const level: RemoveLevel = target.level === 'channel' ? 'channel' : target.level === 'channel.user' ? 'user' : target.level === 'channel.device' ? 'device' : 'client';
+  const who = {
+    userId: 'userId' in target ? target.userId : undefined,
+    deviceId: 'deviceId' in target ? target.deviceId : undefined,
+    clientId: 'clientId' in target ? target.clientId : undefined,
+  };
+  return ctx.store.removeMembersCall(target.applicationId, target.channelId, level, who);
+}
+
+function updateLevel(target: LevelTarget): UpdateLevel & SettingsLevel {
+  return target.level === 'channel' ? 'channel' : target.level === 'channel.user' ? 'user' : target.level === 'channel.device' ? 'device' : target.level === 'channel.client' ? 'client' : 'connection';
+}
+
+/** The script call of a settings update below the application. */
+function levelCall(ctx: RuntimeContext, target: LevelTarget): ScriptCall<LevelUpdateResult> {
+  const level = updateLevel(target);
+  const { set, lists } = levelWrites(level, target.patch);
+  const claim = target.level === 'channel.client' ? (target.patch.claim ?? null) : null;
+  const ref = {
+    channelId: target.channelId,
+    userId: 'userId' in target ? target.userId : undefined,
+    deviceId: 'deviceId' in target ? target.deviceId : undefined,
+    clientId: 'clientId' in target ? target.clientId : undefined,
+    connectionId: 'connectionId' in target ? target.connectionId : undefined,
+  };
+  return ctx.store.levelUpdateCall(target.applicationId, level, ref, set, lists, claim);
 }
 
 function sameClient(member: string, c: { userId: string; deviceId: string; clientId: string }): boolean {

@@ -7,12 +7,13 @@ import { Inject, Injectable } from '@nestjs/common';
 import { DomainError, type CallerScope, type ConnectionInfo, type DomainEvent, type MediaStats, type WebhookEventName } from '@switchboard/contracts';
 import { JsonLogger, SERVICE_CONFIG } from '@switchboard/service-kit';
 import type { RegistryConfig } from '../config.js';
-import { EventPublisher } from '../events/event-publisher.js';
+import { EventPublisher, EventsParked } from '../events/event-publisher.js';
+import { OperationJournal, stampEvents } from '../events/journal.js';
 import { Pusher, type Delivery } from '../events/pusher.js';
 import { domainEvent, connectionStateEvent, type EventCause, type EventOwner } from '../model/events.js';
 import { clientRecord, connectionInfo, storedConnection, type ClientRecord } from '../model/records.js';
 import { effectiveSettings, type LevelSnapshot } from '../model/settings.js';
-import { LiveStore, type ClientIds, type ClosedConnection, type IndexTransition, type LeftChannel } from '../store/live-store.js';
+import { LiveStore, type ClientIds, type ClosedConnection, type IndexTransition, type JournalEntry, type LeftChannel } from '../store/live-store.js';
 import { ServersStore } from '../store/servers-store.js';
 
 export const CLIENT_CAUSE: EventCause = { origin: 'client', forced: false };
@@ -25,6 +26,7 @@ export class RuntimeContext {
     readonly store: LiveStore,
     readonly servers: ServersStore,
     readonly events: EventPublisher,
+    readonly journal: OperationJournal,
     readonly pusher: Pusher,
     readonly logger: JsonLogger,
     @Inject(SERVICE_CONFIG) readonly config: RegistryConfig,
@@ -103,6 +105,22 @@ export class RuntimeContext {
     for (const closed of left.closed) this.closedConnection(owner, closed, client, cause, events);
     events.push(domainEvent(owner, 'channel.client.left', cause, { channelId: left.channelId, client }, left.at));
     if (left.deactivated) events.push(domainEvent(owner, 'channel.deactivated', cause, { channelId: left.channelId, client }, left.at));
+  }
+
+  /**
+   * `deliver` for a change applied with a journal entry (see OperationJournal): its events get their
+   * ids from the entry, and the entry goes once they are stored or parked. When they are neither,
+   * the entry stays, for another replica to publish them later.
+   */
+  async settle(entry: JournalEntry, deliveries: Delivery[], events: DomainEvent[]): Promise<void> {
+    stampEvents(events, entry.id);
+    try {
+      await this.deliver(deliveries, events);
+    } catch (e) {
+      if (e instanceof EventsParked) this.journal.close(entry.id);
+      throw e;
+    }
+    this.journal.close(entry.id);
   }
 
   /** Sends pushes and publishes events; the pushes go out even when the events must be parked. */

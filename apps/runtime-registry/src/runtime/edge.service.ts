@@ -6,18 +6,23 @@ import { connectionFields, mediaStats, parseJson, type ClientRecord } from '../m
 import { effectiveSettings, publicSettings } from '../model/settings.js';
 import { clientMessageTarget } from '../model/targets.js';
 import { clientMember } from '../store/keys.js';
-import type { CallOutcome, ClientIds, ConnectionIds, ConnectionSnapshot, JoinResult, RegisterResult, ScriptCall, StateResult } from '../store/live-store.js';
+import type { CallOutcome, ClientIds, ConnectionIds, ConnectionSnapshot, JoinResult, JournalEntry, RegisterResult, RemoveResult, ScriptCall, StateResult, UnregisterResult } from '../store/live-store.js';
 import { ChannelRecordingDefaults } from './channel-recording.js';
 import { CLIENT_CAUSE, RuntimeContext, SERVER_CAUSE } from './context.js';
+import type { JournalContext } from './journaled.js';
 import { Recipients } from './recipients.js';
 
 type Report<K extends EdgeReport['kind']> = Extract<EdgeReport, { kind: K }>;
 
-/** What a report leaves to do once its script ran: its answer, and the events and pushes it causes. */
-interface Done {
-  answer: unknown;
+/** The events and pushes a change causes. */
+export interface Effects {
   events: DomainEvent[];
   deliveries: Delivery[];
+}
+
+/** What a report leaves to do once its script ran: its answer, and the events and pushes it causes. */
+interface Done extends Effects {
+  answer: unknown;
 }
 
 /** A report as its script call and what follows the script (see `EdgeService.together`). */
@@ -93,7 +98,7 @@ export class EdgeService {
   }
 
   async register(r: Report<'client.register'>): Promise<EdgeResults['client.register']> {
-    return (await this.single(this.registerStep(r))) as EdgeResults['client.register'];
+    return (await this.single(this.registerStep(r), r)) as EdgeResults['client.register'];
   }
 
   private registerStep(r: Report<'client.register'>): Step<RegisterResult> {
@@ -104,7 +109,14 @@ export class EdgeService {
         // Independent keys (applications index, the previous gateway's client set), both rarely needed.
         if (result.index || result.previousGatewayId) await Promise.all([this.ctx.index(a, result.index), this.store.untrackPreviousGateway(a, r.client, r.gatewayId, result.previousGatewayId)]);
         const owner = { applicationId: a, organizationId: r.organizationId };
-        const events = result.created ? [domainEvent(owner, 'client.registered', CLIENT_CAUSE, { client: this.ctx.client(r.client, result.client) }, result.at)] : [];
+        const events: DomainEvent[] = [];
+        if (result.replaced) {
+          // The registration of the client's previous session ended with this one (see rtRegister).
+          const previous = this.ctx.client(r.client, result.replaced.client);
+          for (const left of result.replaced.lefts) this.ctx.leftChannel(owner, left, previous, SERVER_CAUSE, events);
+          events.push(domainEvent(owner, 'client.unregistered', SERVER_CAUSE, { client: previous }, result.at));
+        }
+        if (result.created || result.replaced) events.push(domainEvent(owner, 'client.registered', CLIENT_CAUSE, { client: this.ctx.client(r.client, result.client) }, result.at));
         // Registered again through another gateway replica: the session held by the old one ends.
         const moved: Delivery[] =
           result.previousGatewayId && result.previousGatewayId !== r.gatewayId
@@ -121,16 +133,20 @@ export class EdgeService {
     };
   }
 
-  /** Runs one report's script, then publishes its events and sends its pushes: its answer. */
-  private async single<T>(step: Step<T>): Promise<unknown> {
-    const done = await step.finish(await this.store.call(step.call));
-    await this.emit(done.deliveries, done.events);
+  /**
+   * Runs one report's script, then publishes its events and sends its pushes: its answer. `report`:
+   * the change is journaled (see OperationJournal), for a report that may cause events.
+   */
+  private async single<T>(step: Step<T>, report?: EdgeReport): Promise<unknown> {
+    const entry = report && this.journal({ k: 'edge', reports: [forJournal(report)], seq: false });
+    const done = await step.finish(await this.store.call(step.call, entry));
+    if (entry) await this.ctx.settle(entry, done.deliveries, done.events);
+    else await this.ctx.deliver(done.deliveries, done.events);
     return done.answer;
   }
 
-  private async emit(deliveries: Delivery[], events: DomainEvent[]): Promise<void> {
-    if (deliveries.length) await this.ctx.deliver(deliveries, events);
-    else await this.ctx.events.publish(events);
+  private journal(context: JournalContext): JournalEntry {
+    return this.ctx.journal.open(context);
   }
 
   /** Whether `next` can be applied in one script run with `first` (see `together`). */
@@ -158,7 +174,24 @@ export class EdgeService {
         break;
       }
     }
-    const ran = await this.store.sequence(steps.map((s) => s.call));
+    const entry = this.journal({ k: 'edge', reports: reports.slice(0, steps.length).map(forJournal), seq: true });
+    const ran = await this.store.sequence(
+      steps.map((s) => s.call),
+      entry,
+    );
+    const { out, events, deliveries, firstWithEvents } = await this.finishAll(steps, ran);
+    try {
+      await this.ctx.settle(entry, deliveries, events);
+    } catch (error) {
+      for (let i = Math.max(0, firstWithEvents); i < out.length; i++) if ('ok' in out[i]!) out[i] = { error } as CallOutcome<unknown>;
+      return out;
+    }
+    if (prepError && ran.length === steps.length && !out.some((o) => 'error' in o)) out.push(prepError);
+    return out;
+  }
+
+  /** What follows the script runs of `together`: each report's answer, and the events and pushes of them all. */
+  private async finishAll(steps: Array<Step<unknown>>, ran: Array<CallOutcome<unknown>>) {
     const out: Array<CallOutcome<unknown>> = [];
     const events: DomainEvent[] = [];
     const deliveries: Delivery[] = [];
@@ -176,27 +209,54 @@ export class EdgeService {
         deliveries.push(...done.deliveries);
         out.push({ ok: done.answer });
       } catch (error) {
-        // Applied, with the ones after it: they answer this error too (as publishing below).
+        // Applied, with the ones after it: they answer this error too (as publishing does).
         while (out.length < ran.length) out.push({ error });
         break;
       }
     }
-    try {
-      await this.emit(deliveries, events);
-    } catch (error) {
-      for (let i = Math.max(0, firstWithEvents); i < out.length; i++) if ('ok' in out[i]!) out[i] = { error } as CallOutcome<unknown>;
-      return out;
-    }
-    if (prepError && ran.length === steps.length && !out.some((o) => 'error' in o)) out.push(prepError);
-    return out;
+    return { out, events, deliveries, firstWithEvents };
   }
 
-  private async stepOf(r: EdgeReport): Promise<Step<unknown>> {
+  /**
+   * The events and pushes of a journaled change of the client edge, from its context and its
+   * script's answer (see OperationJournal): exactly those its replica built.
+   */
+  async recover(context: Extract<JournalContext, { k: 'edge' | 'leave' | 'close' | 'unregister' }>, answer: string): Promise<Effects> {
+    switch (context.k) {
+      case 'edge': {
+        const steps: Array<Step<unknown>> = [];
+        for (const r of context.reports) steps.push(await this.stepOf(r, true));
+        if (context.seq) return this.finishAll(steps, this.store.sequenceOutcomes(steps.map((s) => s.call), answer));
+        const step = steps[0]!;
+        return step.finish(step.call.result(JSON.parse(answer)));
+      }
+      case 'leave': {
+        const r = context.report;
+        return { events: this.leftEvents(r.client.applicationId, this.leaveCall(r).result(JSON.parse(answer))), deliveries: [] };
+      }
+      case 'close': {
+        const r = context.report;
+        return { events: this.stateEvents(r.client.applicationId, connRef(r), 'closed', CLIENT_CAUSE, answer), deliveries: [] };
+      }
+      case 'unregister': {
+        const result = this.store.unregisterCall(context.a, context.c, 0).result(JSON.parse(answer));
+        return { events: result ? await this.unregistered(context.a, context.c, context.cause, result) : [], deliveries: [] };
+      }
+    }
+  }
+
+  /** The events of a journaled state change, from its script's answer (see `recover`). */
+  stateEvents(a: string, ref: ConnectionIds, state: ConnectionState, cause: EventCause, answer: string): DomainEvent[] {
+    return this.movedState(a, ref, state, this.stateCall(a, ref, state, [], null).result(JSON.parse(answer)), cause);
+  }
+
+  /** A report's step; `recovering`: only to read a journaled answer (see `recover`), its call does not run. */
+  private async stepOf(r: EdgeReport, recovering = false): Promise<Step<unknown>> {
     switch (r.kind) {
       case 'client.register':
         return this.registerStep(r) as Step<unknown>;
       case 'client.join':
-        return (await this.joinStep(r)) as Step<unknown>;
+        return (await this.joinStep(r, recovering)) as Step<unknown>;
       case 'connection.open':
         return this.openStep(r) as Step<unknown>;
       case 'connection.state':
@@ -220,8 +280,16 @@ export class EdgeService {
    * the script that applied it.
    */
   async unregisterClient(a: string, c: ClientIds, cause: EventCause, onlyIfGateway?: string, onlyIfSession?: string): Promise<boolean> {
-    const result = await this.store.unregister(a, c, this.ctx.config.applicationIdleTtlSeconds * 1000, onlyIfGateway, onlyIfSession);
+    const ids = { userId: c.userId, deviceId: c.deviceId, clientId: c.clientId };
+    const entry = this.journal({ k: 'unregister', a, c: ids, cause, gw: onlyIfGateway, session: onlyIfSession });
+    const result = await this.store.call(this.store.unregisterCall(a, ids, this.ctx.config.applicationIdleTtlSeconds * 1000, onlyIfGateway, onlyIfSession), entry);
     if (!result) return false;
+    await this.ctx.settle(entry, [], await this.unregistered(a, ids, cause, result));
+    return true;
+  }
+
+  /** What follows an unregister's script: the bookkeeping outside the application's keys, and its events. */
+  private async unregistered(a: string, c: ClientIds, cause: EventCause, result: UnregisterResult): Promise<DomainEvent[]> {
     await this.ctx.index(a, result.index);
     const client = this.ctx.client(c, result.client);
     await this.store.untrackGateway(a, c, client.gatewayId);
@@ -229,19 +297,18 @@ export class EdgeService {
     const events: DomainEvent[] = [];
     for (const left of result.lefts) this.ctx.leftChannel(owner, left, client, cause, events);
     events.push(domainEvent(owner, 'client.unregistered', cause, { client }, result.at));
-    await this.ctx.events.publish(events);
-    return true;
+    return events;
   }
 
   async join(r: Report<'client.join'>): Promise<EdgeResults['client.join']> {
-    return (await this.single(await this.joinStep(r))) as EdgeResults['client.join'];
+    return (await this.single(await this.joinStep(r), r)) as EdgeResults['client.join'];
   }
 
-  private async joinStep(r: Report<'client.join'>): Promise<Step<JoinResult>> {
+  private async joinStep(r: Report<'client.join'>, recovering = false): Promise<Step<JoinResult>> {
     const a = r.client.applicationId;
     // Cached per channel: a request to management-api only for a channel this replica has not seen
     // lately (it matters when this join activates the channel; the script ignores it otherwise).
-    const recordingEnabled = await this.recordingDefaults.recordingEnabled(a, r.channelId);
+    const recordingEnabled = recovering ? null : await this.recordingDefaults.recordingEnabled(a, r.channelId);
     return {
       call: this.store.joinCall(a, r.client, r.channelId, r.claim, recordingEnabled),
       finish: async (result) => {
@@ -260,23 +327,31 @@ export class EdgeService {
   }
 
   async leave(r: Report<'client.leave'>): Promise<EdgeResults['client.leave']> {
-    const a = r.client.applicationId;
+    const entry = this.journal({ k: 'leave', report: r });
     let result;
     try {
-      result = await this.store.removeMembers(a, r.channelId, 'client', r.client);
+      result = await this.store.call(this.leaveCall(r), entry);
     } catch (e) {
       // Leaving a channel one is not in (a retried report) changes nothing.
       if (e instanceof DomainError && e.code === 'NotFound') return { ok: true };
       throw e;
     }
+    await this.ctx.settle(entry, [], this.leftEvents(r.client.applicationId, result));
+    return { ok: true };
+  }
+
+  private leaveCall(r: Report<'client.leave'>): ScriptCall<RemoveResult> {
+    return this.store.removeMembersCall(r.client.applicationId, r.channelId, 'client', r.client);
+  }
+
+  private leftEvents(a: string, result: RemoveResult): DomainEvent[] {
     const owner = { applicationId: a, organizationId: result.organizationId };
     const events: DomainEvent[] = [];
     for (const left of result.lefts) {
       const hash = [...result.clients.values()][0] ?? {};
       this.ctx.leftChannel(owner, left, this.ctx.client(left, hash), CLIENT_CAUSE, events);
     }
-    await this.ctx.events.publish(events);
-    return { ok: true };
+    return events;
   }
 
   async update(r: Report<'client.update'>): Promise<EdgeResults['client.update']> {
@@ -346,6 +421,7 @@ export class EdgeService {
   }
 
   async open(r: Report<'connection.open'>): Promise<EdgeResults['connection.open']> {
+    // Not journaled: an open causes no event.
     return (await this.single(this.openStep(r))) as EdgeResults['connection.open'];
   }
 
@@ -366,7 +442,7 @@ export class EdgeService {
   }
 
   async state(r: Report<'connection.state'>): Promise<EdgeResults['connection.state']> {
-    return (await this.single(this.stateStep(r))) as EdgeResults['connection.state'];
+    return (await this.single(this.stateStep(r), r)) as EdgeResults['connection.state'];
   }
 
   private stateStep(r: Report<'connection.state'>): Step<StateResult> {
@@ -379,21 +455,33 @@ export class EdgeService {
   }
 
   async close(r: Report<'connection.close'>): Promise<EdgeResults['connection.close']> {
+    const entry = this.journal({ k: 'close', report: r });
     let events: DomainEvent[];
     try {
-      events = await this.moveState(r.client.applicationId, connRef(r), 'closed', LIVE_STATES, null, CLIENT_CAUSE);
+      events = await this.moveState(r.client.applicationId, connRef(r), 'closed', LIVE_STATES, null, CLIENT_CAUSE, entry);
     } catch (e) {
       // Closing a connection that is already gone (a retried report, or it failed) changes nothing.
       if (e instanceof DomainError && e.code === 'NotFound') return { ok: true };
       throw e;
     }
-    await this.ctx.events.publish(events);
+    await this.ctx.settle(entry, [], events);
     return { ok: true };
   }
 
-  /** Moves a connection to a state (the store keeps its media server statistics); returns the events to publish. */
-  async moveState(a: string, ref: ConnectionIds, state: ConnectionState, from: readonly string[], error: { code: string; message: string } | null, cause: EventCause): Promise<DomainEvent[]> {
-    return this.movedState(a, ref, state, await this.store.call(this.stateCall(a, ref, state, from, error)), cause);
+  /**
+   * Moves a connection to a state (the store keeps its media server statistics); returns the events
+   * to publish. `entry`: the change is journaled with it (the caller settles it).
+   */
+  async moveState(
+    a: string,
+    ref: ConnectionIds,
+    state: ConnectionState,
+    from: readonly string[],
+    error: { code: string; message: string } | null,
+    cause: EventCause,
+    entry?: JournalEntry,
+  ): Promise<DomainEvent[]> {
+    return this.movedState(a, ref, state, await this.store.call(this.stateCall(a, ref, state, from, error), entry), cause);
   }
 
   private stateCall(a: string, ref: ConnectionIds, state: ConnectionState, from: readonly string[], error: { code: string; message: string } | null): ScriptCall<StateResult> {
@@ -439,6 +527,14 @@ export class EdgeService {
     await this.ctx.events.publish([this.ctx.connectionEvent(owner, 'connection.stats', CLIENT_CAUSE, { ...ref, client, conn: s.conn, levels: s.levels, stats, at: now })]);
     return { ok: true };
   }
+}
+
+/**
+ * A report as its journal entry keeps it: without what only its script reads and its events never
+ * need (a register's channel claims, the longest part of most reports).
+ */
+function forJournal(r: EdgeReport): EdgeReport {
+  return r.kind === 'client.register' ? { ...r, claims: [] } : r;
 }
 
 function connRef(r: { client: ClientIds; channelId: string; connectionId: string }): ConnectionIds {

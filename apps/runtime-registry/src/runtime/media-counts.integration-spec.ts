@@ -187,6 +187,17 @@ describe('runtime-registry media server counts of closed connections', () => {
     expect(await counts()).toEqual(after);
   });
 
+  it('a registration in another session frees the connections of the registration it replaces', async () => {
+    const a = 'app-replaced';
+    const c = clientOf(a, 'u', 'd', 'c');
+    const { before, placed } = await opened(a, [c], ['one', 'two']);
+    // The same registration again, now naming its session: nothing is replaced.
+    await rt.edge({ ...registerReport(c, ORG, GW), sessionId: 's-1' });
+    expect((await counts()).load).toBe(before.load + placed);
+    await rt.edge({ ...registerReport(c, ORG, `${GW}-next`), sessionId: 's-2' });
+    expect(await counts()).toEqual(afterClosing(before, placed, a));
+  });
+
   it('the clients of a gone gateway, unregistered by the housekeeping, free their connections', async () => {
     const a = 'app-gone-gateway';
     const gone = `gw-gone-${randomUUID()}`;
@@ -205,7 +216,7 @@ describe('runtime-registry media server counts of closed connections', () => {
       const a = 'app-crash-leave';
       const c = clientOf(a, 'u', 'd', 'c');
       const { before, placed } = await opened(a, [c], ['room']);
-      expect((await store.removeMembers(a, 'room', 'client', c)).lefts).toHaveLength(1);
+      expect((await store.call(store.removeMembersCall(a, 'room', 'client', c))).lefts).toHaveLength(1);
       expect(await counts()).toEqual(afterClosing(before, placed, a));
     });
 
@@ -213,7 +224,7 @@ describe('runtime-registry media server counts of closed connections', () => {
       const a = 'app-crash-kick';
       const clients = [clientOf(a, 'u1', 'd', 'c'), clientOf(a, 'u2', 'd', 'c')];
       const { before, placed } = await opened(a, clients, ['room']);
-      expect((await store.removeMembers(a, 'room', 'channel', {})).lefts).toHaveLength(2);
+      expect((await store.call(store.removeMembersCall(a, 'room', 'channel', {}))).lefts).toHaveLength(2);
       expect(await counts()).toEqual(afterClosing(before, placed, a));
     });
 
@@ -221,9 +232,9 @@ describe('runtime-registry media server counts of closed connections', () => {
       const a = 'app-crash-unregister';
       const c = clientOf(a, 'u', 'd', 'c');
       const { before, placed } = await opened(a, [c], ['one', 'two']);
-      expect((await store.unregister(a, c, 60000))?.lefts).toHaveLength(2);
+      expect((await store.call(store.unregisterCall(a, c, 60000)))?.lefts).toHaveLength(2);
       expect(await counts()).toEqual(afterClosing(before, placed, a));
-      expect(await store.unregister(a, c, 60000)).toBeNull();
+      expect(await store.call(store.unregisterCall(a, c, 60000))).toBeNull();
       expect(await counts()).toEqual(afterClosing(before, placed, a));
     });
   });

@@ -5,6 +5,7 @@ import type { RegistryConfig } from '../config.js';
 import { EventPublisher } from '../events/event-publisher.js';
 import { SERVER_CAUSE } from '../runtime/context.js';
 import { EdgeService } from '../runtime/edge.service.js';
+import { JournalRecovery } from '../runtime/journal-recovery.js';
 import { SERVER_ROLES } from '../store/keys.js';
 import { LiveStore } from '../store/live-store.js';
 import { ServersStore } from '../store/servers-store.js';
@@ -23,6 +24,7 @@ const RECONCILE_EVERY = 60;
  *   for at least that long (`Heartbeats.hearing`): silence during a NATS or Redis outage, before
  *   the replica started or while it stalled is not silence it heard, and proves nothing. Otherwise
  *   they are held back (logged once per interruption) until a pass of a replica that did hear;
+ * - the events of changes whose replica stopped before publishing them are published (JournalRecovery);
  * - events parked while JetStream was unavailable are relayed;
  * - now and then, the applications index is reconciled with the applications' own in-use flags
  *   (repairs an index update lost to a crash between the two steps), and long-unused entries go.
@@ -42,6 +44,7 @@ export class Sweeper implements OnApplicationBootstrap, BeforeApplicationShutdow
     private readonly servers: ServersStore,
     private readonly edge: EdgeService,
     private readonly events: EventPublisher,
+    private readonly journal: JournalRecovery,
     private readonly heartbeats: Heartbeats,
     private readonly logger: JsonLogger,
     @Inject(SERVICE_CONFIG) private readonly config: RegistryConfig,
@@ -79,6 +82,7 @@ export class Sweeper implements OnApplicationBootstrap, BeforeApplicationShutdow
     const got = await this.store.redis.set(lock, this.owner, 'PX', Math.max(1000, this.config.sweepIntervalMs * 2), 'NX');
     if (got !== 'OK') return false;
     try {
+      await this.journal.recover().catch((e: unknown) => this.logger.event('warn', 'journal recovery failed', { error: (e as Error).message }));
       await this.dropClientsOfGoneGateways();
       await this.forgetSilentServers();
       await this.events.relayOutbox().catch((e: unknown) => this.logger.event('warn', 'relay of parked events failed', { error: (e as Error).message }));

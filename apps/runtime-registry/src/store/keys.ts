@@ -63,6 +63,9 @@
  *   P rt:outbox:head                        string  events relayed from the outbox so far (a waiting publish reads it)
  *   P rt:outbox:relay                       string  lease of the one relay running (renewed per batch)
  *   P rt:outbox:refused                     list  parked events the stream can never take (too large), set aside
+ *   P rt:journal                            hash  entry id -> "<µs>\n<context>\n<answer>": changes whose events are
+ *                                           not yet published or parked (written by the change's script,
+ *                                           see events/journal.ts)
  *
  * No secret is ever written to Redis: shared secrets stay in management-api and the gateway.
  */
@@ -100,6 +103,9 @@ export class RegistryKeys {
   }
   outbox(): string {
     return `${this.root}outbox`;
+  }
+  journal(): string {
+    return `${this.root}journal`;
   }
   /** Base key of an application; every other key of it starts with this (hash tag `{a}`). */
   app(a: string): string {

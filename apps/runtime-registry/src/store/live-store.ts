@@ -5,7 +5,7 @@ import type { Redis } from 'ioredis';
 import { asHash, asList } from '../model/records.js';
 import type { LevelHash, LevelSnapshot } from '../model/settings.js';
 import { clientMember, esc, KEY_PREFIX, RegistryKeys, splitMember, unesc } from './keys.js';
-import { scriptDefinitions, type SequenceScript } from './scripts.js';
+import { scriptDefinitions, SEQUENCE_SCRIPTS, type AppScript, type SequenceScript } from './scripts.js';
 
 type Hash = Record<string, string>;
 
@@ -45,6 +45,8 @@ export interface RegisterResult {
   created: boolean;
   previousGatewayId: string | null;
   client: Hash;
+  /** The registration of another session this one replaced: its client hash, and the channels it left. */
+  replaced: { client: Hash; lefts: LeftChannel[] } | null;
   index: IndexTransition | null;
   /** When the change happened (the script's Redis clock, Unix ms): the timestamp of its events. */
   at: number;
@@ -118,11 +120,20 @@ type ScriptCaller = (...keysAndArgs: Array<string | number>) => Promise<string>;
  * the same name does (throwing its DomainErrors).
  */
 export interface ScriptCall<T> {
-  script: SequenceScript;
+  script: AppScript;
   /** The application's base key, and the script's second key if it has one. */
   keys: [string] | [string, string];
   args: unknown;
   result(raw: unknown): T;
+}
+
+/**
+ * An entry of the operation journal (events/journal.ts): a script run given one records, in the same
+ * atomic run as its change, `context` (a JSON text) and its answer under `id`.
+ */
+export interface JournalEntry {
+  id: string;
+  context: string;
 }
 
 /** The outcome of one call of `LiveStore.sequence`. */
@@ -163,9 +174,22 @@ export class LiveStore implements OnModuleInit {
     return JSON.parse(raw) as T & Failure;
   }
 
-  /** Runs one described script call (see `ScriptCall`). */
-  async call<T>(c: ScriptCall<T>): Promise<T> {
-    return c.result(await this.run(c.script, c.keys, c.args));
+  /**
+   * Runs an app script: KEYS are its keys and the journal, ARGV its arguments as JSON and, with
+   * `journal`, the entry's id and context (the run records the entry with its change, see
+   * scripts.ts). Answers the script's JSON text.
+   */
+  private runApp(script: AppScript | 'rtSequence', keys: readonly string[], args: Record<string, unknown>, journal?: JournalEntry, numberOfKeys = false): Promise<string> {
+    const fn = (this.redis as unknown as Record<string, ScriptCaller>)[script];
+    if (!fn) throw new Error(`script ${script} is not defined`);
+    const all = [...keys, this.keys.journal(), JSON.stringify(args)];
+    if (journal) all.push(journal.id, journal.context);
+    return numberOfKeys ? fn.call(this.redis, keys.length + 1, ...all) : fn.call(this.redis, ...all);
+  }
+
+  /** Runs one described script call (see `ScriptCall`); with `journal`, journaled with its change. */
+  async call<T>(c: ScriptCall<T>, journal?: JournalEntry): Promise<T> {
+    return c.result(JSON.parse(await this.runApp(c.script, c.keys, c.args as Record<string, unknown>, journal)));
   }
 
   /**
@@ -174,18 +198,23 @@ export class LiveStore implements OnModuleInit {
    * fails ends it: answers the outcomes of the calls that ran (the failing one last); the calls
    * after it were not applied.
    */
-  async sequence(calls: ReadonlyArray<ScriptCall<unknown>>): Promise<Array<CallOutcome<unknown>>> {
+  async sequence(calls: ReadonlyArray<ScriptCall<unknown>>, journal?: JournalEntry): Promise<Array<CallOutcome<unknown>>> {
     if (calls.length === 0) return [];
     const keys: string[] = [calls[0]!.keys[0]];
     const ops = calls.map((c) => {
       if (c.keys[0] !== keys[0]) throw new Error('a script sequence runs against one application');
+      if (!(SEQUENCE_SCRIPTS as readonly string[]).includes(c.script)) throw new Error(`${c.script} does not run in a sequence`);
       const second = c.keys[1];
       let k = second === undefined ? 0 : keys.indexOf(second);
       if (k < 0) k = keys.push(second!) - 1;
-      return { s: c.script, p: c.args, k: k + 1 };
+      return { s: c.script as SequenceScript, p: c.args, k: k + 1 };
     });
-    const fn = (this.redis as unknown as Record<string, ScriptCaller>).rtSequence!;
-    const raw = asList<unknown>(JSON.parse(await fn.call(this.redis, keys.length, ...keys, JSON.stringify({ ops }))));
+    return this.sequenceOutcomes(calls, await this.runApp('rtSequence', keys, { ops }, journal, true));
+  }
+
+  /** The outcomes of a `sequence` from its script's answer (also read from a journal entry). */
+  sequenceOutcomes(calls: ReadonlyArray<ScriptCall<unknown>>, answer: string): Array<CallOutcome<unknown>> {
+    const raw = asList<unknown>(JSON.parse(answer));
     const out: Array<CallOutcome<unknown>> = [];
     let client: unknown;
     for (let i = 0; i < raw.length && i < calls.length; i++) {
@@ -223,6 +252,7 @@ export class LiveStore implements OnModuleInit {
       keys: [this.keys.app(a), this.keys.gatewayClients(gatewayId)],
       args: {
         ...ids(c),
+        app: a,
         org: organizationId,
         gw: gatewayId,
         gwMember: this.gatewayMember(a, c),
@@ -235,8 +265,15 @@ export class LiveStore implements OnModuleInit {
         sessionId,
       },
       result: (raw) => {
-        const r = raw as { new: boolean; prevGatewayId: string | false; client: unknown; index?: IndexTransition; at: string };
-        return { created: r.new, previousGatewayId: r.prevGatewayId || null, client: asHash(r.client), index: r.index ?? null, at: Number(r.at) };
+        const r = raw as { new: boolean; prevGatewayId: string | false; client: unknown; replaced: false | { client: unknown; lefts: unknown }; index?: IndexTransition; at: string };
+        return {
+          created: r.new,
+          previousGatewayId: r.prevGatewayId || null,
+          client: asHash(r.client),
+          replaced: r.replaced ? { client: asHash(r.replaced.client), lefts: asList<RawLeft>(r.replaced.lefts).map(left) } : null,
+          index: r.index ?? null,
+          at: Number(r.at),
+        };
       },
     };
   }
@@ -246,16 +283,17 @@ export class LiveStore implements OnModuleInit {
    * registration of it) still holds it. Null when it was not registered (or is held by another).
    * The counts of its connections on their media servers are freed in the same step.
    */
-  async unregister(a: string, c: ClientIds, idleTtlMs: number, onlyIfGateway?: string, onlyIfSession?: string): Promise<UnregisterResult | null> {
-    const r = await this.run<{ client: unknown; lefts: unknown; index?: IndexTransition; org: string; at: string }>('rtUnregister', [this.keys.app(a), this.keys.servers()], {
-      ...ids(c),
-      app: a,
-      gw: onlyIfGateway,
-      session: onlyIfSession,
-      idleTtlMs,
-    });
-    if (r.fail) return null;
-    return { client: asHash(r.client), lefts: asList<RawLeft>(r.lefts).map(left), index: r.index ?? null, organizationId: r.org, at: Number(r.at) };
+  unregisterCall(a: string, c: ClientIds, idleTtlMs: number, onlyIfGateway?: string, onlyIfSession?: string): ScriptCall<UnregisterResult | null> {
+    return {
+      script: 'rtUnregister',
+      keys: [this.keys.app(a), this.keys.servers()],
+      args: { ...ids(c), app: a, gw: onlyIfGateway, session: onlyIfSession, idleTtlMs },
+      result: (raw) => {
+        const r = raw as Failure & { client: unknown; lefts: unknown; index?: IndexTransition; org: string; at: string };
+        if (r.fail) return null;
+        return { client: asHash(r.client), lefts: asList<RawLeft>(r.lefts).map(left), index: r.index ?? null, organizationId: r.org, at: Number(r.at) };
+      },
+    };
   }
 
   /** Joins a channel; `recordingEnabled`: the channel config's default, kept when this join activates the channel. */
@@ -287,17 +325,19 @@ export class LiveStore implements OnModuleInit {
   }
 
   /** Removes members of a channel (kicks, a leave); the counts of their connections on their media servers are freed in the same step. */
-  async removeMembers(a: string, channelId: string, level: RemoveLevel, who: Partial<ClientIds>): Promise<RemoveResult> {
-    const r = await this.run<{ lefts: unknown; clients: unknown; org: string }>('rtRemoveMembers', [this.keys.app(a), this.keys.servers()], {
-      app: a,
-      ch: esc(channelId),
-      level,
-      ...partialIds(who),
-    });
-    if (r.fail) throw notFoundInChannel(r.fail, channelId, who);
-    const clients = new Map<string, Hash>();
-    for (const [member, hash] of Object.entries(asHash(r.clients) as unknown as Record<string, unknown>)) clients.set(member, asHash(hash));
-    return { lefts: asList<RawLeft>(r.lefts).map(left), clients, organizationId: r.org };
+  removeMembersCall(a: string, channelId: string, level: RemoveLevel, who: Partial<ClientIds>): ScriptCall<RemoveResult> {
+    return {
+      script: 'rtRemoveMembers',
+      keys: [this.keys.app(a), this.keys.servers()],
+      args: { app: a, ch: esc(channelId), level, ...partialIds(who) },
+      result: (raw) => {
+        const r = raw as Failure & { lefts: unknown; clients: unknown; org: string };
+        if (r.fail) throw notFoundInChannel(r.fail, channelId, who);
+        const clients = new Map<string, Hash>();
+        for (const [member, hash] of Object.entries(asHash(r.clients) as unknown as Record<string, unknown>)) clients.set(member, asHash(hash));
+        return { lefts: asList<RawLeft>(r.lefts).map(left), clients, organizationId: r.org };
+      },
+    };
   }
 
   /**
@@ -369,47 +409,54 @@ export class LiveStore implements OnModuleInit {
   }
 
   async connPatch(a: string, ref: ConnectionIds, set: Record<string, string>, del: string[]): Promise<ConnectionSnapshot> {
-    const r = await this.run<RawSnapshot>('rtConnPatch', this.keys.app(a), { ...connIds(ref), set, del });
+    const r = JSON.parse(await this.runApp('rtConnPatch', [this.keys.app(a)], { ...connIds(ref), set, del })) as RawSnapshot & Failure;
     if (r.fail) throw notFoundConnection(ref);
     return snapshot(r);
   }
 
   async clientPatch(a: string, c: ClientIds, set: Record<string, string>, del: string[]): Promise<{ client: Hash; channels: string[]; organizationId: string }> {
-    const r = await this.run<{ client: unknown; channels: unknown; org: string }>('rtClientPatch', this.keys.app(a), { ...ids(c), set, del });
+    const r = JSON.parse(await this.runApp('rtClientPatch', [this.keys.app(a)], { ...ids(c), set, del })) as Failure & { client: unknown; channels: unknown; org: string };
     if (r.fail) throw notFound('client', c);
     return { client: asHash(r.client), channels: asList<string>(r.channels).map(unesc), organizationId: r.org };
   }
 
-  async levelUpdate(
+  levelUpdateCall(
     a: string,
     level: UpdateLevel,
     ref: { channelId: string } & Partial<ClientIds> & { connectionId?: string },
     set: Record<string, string>,
     lists: Record<string, string>,
     claim: ChannelClaim | null,
-  ): Promise<LevelUpdateResult> {
-    const r = await this.run<{ old: unknown; seq: number; targets: unknown; claim: boolean; client: unknown; org: string; at: string }>('rtLevelUpdate', this.keys.app(a), {
-      level,
-      ch: esc(ref.channelId),
-      ...partialIds(ref),
-      cn: ref.connectionId === undefined ? undefined : esc(ref.connectionId),
-      set,
-      lists,
-      claim: claim ? JSON.stringify(claim) : undefined,
-    });
-    if (r.fail) {
-      if (r.fail === 'connection') throw notFoundConnection(ref as ConnectionIds);
-      throw notFoundInChannel(r.fail, ref.channelId, ref);
-    }
-    const targets = asList<RawTarget>(r.targets).map((t) => ({
-      channelId: ref.channelId,
-      ...rawIds(t),
-      connectionId: unesc(t.cn),
-      conn: asHash(t.conn),
-      client: asHash(t.client),
-      levels: levelSnapshot(t.levels),
-    }));
-    return { old: asHash(r.old), seq: Number(r.seq), targets, claimChanged: r.claim, client: r.client ? asHash(r.client) : null, organizationId: r.org, at: Number(r.at) };
+  ): ScriptCall<LevelUpdateResult> {
+    return {
+      script: 'rtLevelUpdate',
+      keys: [this.keys.app(a)],
+      args: {
+        level,
+        ch: esc(ref.channelId),
+        ...partialIds(ref),
+        cn: ref.connectionId === undefined ? undefined : esc(ref.connectionId),
+        set,
+        lists,
+        claim: claim ? JSON.stringify(claim) : undefined,
+      },
+      result: (raw) => {
+        const r = raw as Failure & { old: unknown; seq: number; targets: unknown; claim: boolean; client: unknown; org: string; at: string };
+        if (r.fail) {
+          if (r.fail === 'connection') throw notFoundConnection(ref as ConnectionIds);
+          throw notFoundInChannel(r.fail, ref.channelId, ref);
+        }
+        const targets = asList<RawTarget>(r.targets).map((t) => ({
+          channelId: ref.channelId,
+          ...rawIds(t),
+          connectionId: unesc(t.cn),
+          conn: asHash(t.conn),
+          client: asHash(t.client),
+          levels: levelSnapshot(t.levels),
+        }));
+        return { old: asHash(r.old), seq: Number(r.seq), targets, claimChanged: r.claim, client: r.client ? asHash(r.client) : null, organizationId: r.org, at: Number(r.at) };
+      },
+    };
   }
 
   /** Applies an in-use transition to the applications index (ordered by generation). */
@@ -433,7 +480,7 @@ export class LiveStore implements OnModuleInit {
 
   /** Owner, in-use flag and counts of an application, in one atomic read. */
   async appSnapshot(a: string): Promise<{ organizationId: string | null; inUse: boolean; counts: number[] }> {
-    const r = await this.run<{ org: string | false; inUse: boolean; counts: number[] }>('rtAppSnapshot', this.keys.app(a), {});
+    const r = JSON.parse(await this.runApp('rtAppSnapshot', [this.keys.app(a)], {})) as { org: string | false; inUse: boolean; counts: number[] };
     return { organizationId: r.org || null, inUse: r.inUse, counts: asList<number>(r.counts) };
   }
 

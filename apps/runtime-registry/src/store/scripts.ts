@@ -235,7 +235,12 @@ end
 
 /**
  * Registers (or re-registers) a client, and adds it to the client set of its gateway (K2) in
- * the same round trip.
+ * the same round trip. A registration in another session (P.sessionId: the client's previous
+ * gateway replica is gone, or it registered again through another one) replaces the previous
+ * registration: that one's channels and connections end with it, as an unregister ends them (their
+ * media server counts too: the servers base key is K2's own prefix, the same slot), and the new
+ * one starts without any, as the client's new session at the edge does. A repeated registration of
+ * the same session (a retry) changes nothing.
  */
 const REGISTER = `
 local u, d, cl = P.u, P.d, P.cl
@@ -245,7 +250,19 @@ local key = kcl(udc)
 local t = nowms()
 local existed = redis.call('EXISTS', key) == 1
 local prevGw = false
-if existed then prevGw = redis.call('HGET', key, 'gatewayId') or false end
+local replaced = false
+if existed then
+  prevGw = redis.call('HGET', key, 'gatewayId') or false
+  local prevSession = redis.call('HGET', key, 'sessionId')
+  if given(P.sessionId) and prevSession and prevSession ~= P.sessionId then
+    replaced = { client = clienth(key), lefts = {} }
+    local M = { S = string.match(K2, '^(.*):gateway:clients:'), app = P.app }
+    for _, ch in ipairs(redis.call('SMEMBERS', key .. ':channels')) do
+      local r = leave(ch, u, d, cl, t, M)
+      if r then replaced.lefts[#replaced.lefts + 1] = r end
+    end
+  end
+end
 -- One HSET (and one HDEL of the optional fields not given) for the whole client hash.
 local set = { 'gatewayId', P.gw, 'roles', P.roles, 'protocol', P.protocol, 'claims', P.claims }
 local del = {}
@@ -257,7 +274,7 @@ for _, f in ipairs({ 'userAlias', 'deviceAlias', 'tag', 'sessionId' }) do
     del[#del + 1] = f
   end
 end
-if not existed then
+if not existed or replaced then
   set[#set + 1] = 'registeredAt'
   set[#set + 1] = str(t)
 end
@@ -278,7 +295,7 @@ forget_client(key)
 -- The reporting gateway's client set (K2, servers slot): it holds the client now. Leaving the
 -- set of a previous gateway (rare: registered again elsewhere) is the caller's.
 redis.call('SADD', K2, P.gwMember)
-local result = { new = not existed, prevGatewayId = prevGw, client = clienth(key), at = str(t) }
+local result = { new = not existed, prevGatewayId = prevGw, client = clienth(key), replaced = replaced, at = str(t) }
 if redis.call('HGET', B, 'inUse') ~= '1' then
   redis.call('HSET', B, 'inUse', '1')
   redis.call('PERSIST', B)
@@ -733,7 +750,25 @@ for i, o in ipairs(P.ops) do
   -- A client hash read once in this run (clienth) goes back once: later answers say \`client = 1\`.
   if r.client ~= nil and r.client == client then r.client = 1 elseif r.client ~= nil then client = r.client end
 end
-return cjson.encode(out)
+local answer = cjson.encode(out)
+if out[1] and not out[1].fail then journal(answer) end
+return answer
+`;
+
+/**
+ * The operation journal (see events/journal.ts): an app script run given a journal entry id
+ * (ARGV[2], with its context ARGV[3], a JSON text) records, in the same atomic run as its change,
+ * `<Redis clock, µs>\n<context>\n<its JSON answer>` under that id in the journal hash, the LAST of
+ * its KEYS (every app script gets it, whether it journals or not). A run that changed nothing (a
+ * failure, a state change to the same state) records nothing. From an entry, another replica can
+ * rebuild the events of a change whose replica died before it published them.
+ */
+const JOURNAL_FUNCTION = `
+local function journal(answer)
+  if not ARGV[2] then return end
+  local t = redis.call('TIME')
+  redis.call('HSET', KEYS[#KEYS], ARGV[2], t[1] .. string.format('%06d', tonumber(t[2])) .. '\\n' .. ARGV[3] .. '\\n' .. answer)
+end
 `;
 
 /** Every script with its full source (prelude included), ready for `defineCommand`. */
@@ -741,10 +776,15 @@ export function scriptDefinitions(): Record<string, ScriptDef> {
   const out: Record<string, ScriptDef> = { rtIndexApply: { numberOfKeys: 1, lua: INDEX_APPLY } };
   for (const name of Object.keys(APP_SCRIPTS) as AppScript[]) {
     const second = APP_SCRIPT_SERVER_KEY[name];
-    const body = `${opFunction(name)}return cjson.encode(${name}(P, KEYS[2]))\n`;
-    out[name] = { numberOfKeys: second ? 2 : 1, lua: withHelpers(APP_PRELUDE, body) };
+    // KEYS: the application's base key, its second key if it has one, the journal.
+    const body = `${opFunction(name)}local r = ${name}(P, ${second ? 'KEYS[2]' : 'nil'})
+local answer = cjson.encode(r)
+if not r.fail and not r.same then journal(answer) end
+return answer
+`;
+    out[name] = { numberOfKeys: second ? 3 : 2, lua: withHelpers(APP_PRELUDE + JOURNAL_FUNCTION, body) };
   }
-  out.rtSequence = { lua: withHelpers(APP_PRELUDE, SEQUENCE) };
+  out.rtSequence = { lua: withHelpers(APP_PRELUDE + JOURNAL_FUNCTION, SEQUENCE) };
   for (const [name, body] of Object.entries(SERVER_SCRIPTS)) out[name] = { numberOfKeys: 1, lua: withHelpers(SERVERS_PRELUDE, body) };
   return out;
 }

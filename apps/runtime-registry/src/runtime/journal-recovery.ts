@@ -1,0 +1,99 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { JsonLogger, SERVICE_CONFIG } from '@switchboard/service-kit';
+import type { RegistryConfig } from '../config.js';
+import { EventsParked } from '../events/event-publisher.js';
+import type { StoredEntry } from '../events/journal.js';
+import { ServersStore } from '../store/servers-store.js';
+import { CommandService } from './command.service.js';
+import { RuntimeContext } from './context.js';
+import { EdgeService, type Effects } from './edge.service.js';
+import type { JournalContext } from './journaled.js';
+
+/**
+ * A journal entry is left to its own replica for EVENT_PUBLISH_TIMEOUT_MS (its publish) and this
+ * much more (the steps around it, and the outbox becoming visible to every replica); after that it
+ * is taken for the entry of a replica that died.
+ */
+const GRACE_MS = 5000;
+/** Entries finished per pass, oldest first. */
+const PER_PASS = 500;
+/** An entry whose events cannot be built is given up (logged with its context) after this long. */
+const GIVE_UP_MS = 3_600_000;
+
+const KINDS: ReadonlySet<string> = new Set(['edge', 'leave', 'close', 'unregister', 'kick', 'update']);
+
+/**
+ * Finishes the changes of the operation journal whose replica did not (see OperationJournal): from
+ * each entry left over, builds the change's events (with the ids its replica gave them) and pushes
+ * again, and publishes them. Run by the housekeeping pass, one replica at a time.
+ */
+@Injectable()
+export class JournalRecovery {
+  /** Entries whose events could not be built, and whether that was logged. */
+  private readonly failing = new Set<string>();
+
+  constructor(
+    private readonly ctx: RuntimeContext,
+    private readonly edge: EdgeService,
+    private readonly commands: CommandService,
+    private readonly servers: ServersStore,
+    private readonly logger: JsonLogger,
+    @Inject(SERVICE_CONFIG) private readonly config: RegistryConfig,
+  ) {}
+
+  /** One pass: answers how many entries were finished. */
+  async recover(): Promise<number> {
+    const now = await this.servers.now();
+    const due = await this.ctx.journal.recordedBefore(now - this.config.eventPublishTimeoutMs - GRACE_MS, PER_PASS);
+    let finished = 0;
+    for (const entry of due) {
+      const context = entry.context as JournalContext | null;
+      if (!context || typeof context !== 'object' || !KINDS.has(context.k)) {
+        this.logger.event('error', 'unreadable journal entry dropped', { id: entry.id });
+        await this.ctx.journal.drop(entry.id);
+        continue;
+      }
+      let effects: Effects;
+      try {
+        effects = await this.effectsOf(context, entry.answer);
+      } catch (e) {
+        await this.failed(entry, now, e);
+        continue;
+      }
+      this.failing.delete(entry.id);
+      try {
+        await this.ctx.settle({ id: entry.id, context: '' }, effects.deliveries, effects.events);
+      } catch (e) {
+        // Parked: settled. Otherwise the stream and the outbox are out of reach: the next pass tries again.
+        if (!(e instanceof EventsParked)) throw e;
+      }
+      finished++;
+    }
+    // Gone before another replica's pass reads the journal.
+    await this.ctx.journal.flush();
+    if (finished) this.logger.event('warn', 'events of changes whose replica stopped before publishing them were published', { entries: finished });
+    return finished;
+  }
+
+  private effectsOf(context: JournalContext, answer: string): Promise<Effects> | Effects {
+    switch (context.k) {
+      case 'kick':
+      case 'update':
+        return this.commands.recover(context, answer);
+      default:
+        return this.edge.recover(context, answer);
+    }
+  }
+
+  private async failed(entry: StoredEntry, now: number, e: unknown) {
+    const error = (e as Error).message;
+    if (now - entry.atUs / 1000 > GIVE_UP_MS) {
+      this.failing.delete(entry.id);
+      this.logger.event('error', 'journal entry given up: its events could not be built', { id: entry.id, context: entry.context, error });
+      await this.ctx.journal.drop(entry.id);
+    } else if (!this.failing.has(entry.id)) {
+      this.failing.add(entry.id);
+      this.logger.event('warn', 'the events of a journal entry could not be built yet', { id: entry.id, error });
+    }
+  }
+}
