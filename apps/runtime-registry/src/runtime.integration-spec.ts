@@ -582,6 +582,44 @@ describe('runtime-registry live model', () => {
       expect(joined).toHaveLength(1);
     });
 
+    it("the read of a gateway's sessions: per client its registration, channels with claims, connections with their settings, and the settings version", async () => {
+      const a = 'app-sessions';
+      const c = { applicationId: a, userId: 'u/1', deviceId: 'd:1', clientId: 'c 1' };
+      const d = { applicationId: a, userId: 'u2', deviceId: 'd2', clientId: 'c2' };
+      const other = { applicationId: 'app-sessions-2', userId: 'u', deviceId: 'd', clientId: 'c' };
+      const never = { applicationId: a, userId: 'nobody', deviceId: 'd', clientId: 'c' };
+      const read = (clients: unknown[]) => rt.raw('runtime-registry.v1.edge', { report: { kind: 'gateway.sessions', clients } });
+      await rt.edge({ ...registerReport(c, ORG, 'gw-1', { tag: 't' }), sessionId: 's-c' });
+      await rt.edge({ ...registerReport(d, ORG, 'gw-1'), sessionId: 's-d' });
+      await rt.edge({ ...registerReport(other, ORG, 'gw-1'), sessionId: 's-o' });
+      await rt.edge({ kind: 'client.join', client: c, channelId: 'room/1', claim: claim('room/1', { disableSendMessage: true }) });
+      await rt.edge({ kind: 'connection.open', client: c, channelId: 'room/1', connectionId: 'cn:1', type: 'peer', tag: null, streams: { audio: { direction: 'sendrecv' } } });
+      await rt.command(TENANT, { kind: 'update', origin: 'api', target: { level: 'channel', applicationId: a, channelId: 'room/1', patch: { audioUnmuteDisabled: true } } });
+      await rt.command(TENANT, { kind: 'update', origin: 'api', target: { level: 'connection', applicationId: a, channelId: 'room/1', userId: 'u/1', deviceId: 'd:1', clientId: 'c 1', connectionId: 'cn:1', patch: { recordingTag: 'x' } } });
+      const answer = (await read([c, never, other, d])) as { clients: Array<Record<string, unknown> | null> };
+      const settings = { recording: false, recordingTag: 'x', audioMuted: false, videoMuted: false, audioUnmuteDisabled: true, videoUnmuteDisabled: false };
+      expect(answer.clients).toEqual([
+        {
+          gatewayId: 'gw-1',
+          sessionId: 's-c',
+          userAlias: 'alias-u/1',
+          deviceAlias: 'dev-d:1',
+          tag: 't',
+          roles: ['participant'],
+          channels: [{ channelId: 'room/1', claim: { id: 'room/1', disableSendMessage: true }, connections: [{ connectionId: 'cn:1', settings }] }],
+          settingsVersion: expect.any(Number),
+        },
+        null,
+        expect.objectContaining({ sessionId: 's-o', channels: [], settingsVersion: 0 }),
+        expect.objectContaining({ sessionId: 's-d', channels: [] }),
+      ]);
+      // The version of the last settings push of the application (two writes: 2).
+      expect(answer.clients[0]!.settingsVersion).toBe(2);
+      expect(answer.clients[3]!.settingsVersion).toBe(2);
+      await expectWire(read(Array.from({ length: 501 }, () => c)), 'ValidationFailed');
+      await expectWire(read([{ applicationId: a, userId: 'u' }]), 'ValidationFailed');
+    });
+
     it('ignores a stale unregister: one from the old gateway, or from an ended session, leaves the live registration', async () => {
       const c = { applicationId: 'app-stale', userId: 'u', deviceId: 'd', clientId: 'c' };
       const clientGet = () => rt.query(TENANT, 'client.get', c);

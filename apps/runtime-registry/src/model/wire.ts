@@ -22,8 +22,10 @@ import {
   UserInChannelPatch,
   validator,
   EDGE_BATCH_MAX_REPORTS,
+  EDGE_SESSIONS_MAX_CLIENTS,
   type EdgeBatch,
   type EdgeReport,
+  type EdgeSessionsRead,
   type Heartbeat,
   type RuntimeCommand,
   type RuntimeQuery,
@@ -314,13 +316,20 @@ const batchEnvelope = validator(
   'runtime-registry.v1.edge',
 );
 
+const sessionsRead = validator(
+  closed({ kind: Literal('gateway.sessions'), clients: Type.Array(ClientRefSchema, { maxItems: EDGE_SESSIONS_MAX_CLIENTS }) }),
+  'runtime-registry.v1.edge',
+);
+
 /**
- * An edge request: one report, or a batch (see EdgeBatch). A batch's envelope is checked here; its
- * reports one by one with `parseEdgeReport`, so an invalid one fails alone (ValidationFailed) and
- * ends its sequence like any other failure.
+ * An edge request: one report, a batch (see EdgeBatch), or the read of a gateway's sessions (see
+ * EdgeSessionsRead). A batch's envelope is checked here; its reports one by one with
+ * `parseEdgeReport`, so an invalid one fails alone (ValidationFailed) and ends its sequence like
+ * any other failure.
  */
-export function parseEdge(value: unknown): { report: EdgeReport } | { batch: EdgeBatch } {
+export function parseEdge(value: unknown): { report: EdgeReport } | { batch: EdgeBatch } | { sessions: EdgeSessionsRead } {
   const r = edgeEnvelope.parse(value) as { report: { kind?: unknown } };
+  if (r.report.kind === 'gateway.sessions') return { sessions: sessionsRead.parse(r.report) as unknown as EdgeSessionsRead };
   if (r.report.kind === 'batch') {
     const batch = batchEnvelope.parse(r.report) as unknown as EdgeBatch;
     const total = batch.sequences.reduce((n, s) => n + s.length, 0);

@@ -12,7 +12,8 @@ import { QueryService } from '../runtime/query.service.js';
  * The registry's NATS surface (queue group `runtime-registry`: one replica answers each request):
  * - `runtime-registry.v1.query`   { scope, query }   -> the result of the query kind
  * - `runtime-registry.v1.command` { scope, command } -> null
- * - `runtime-registry.v1.edge`    { report }         -> EdgeResults[kind]; a batch -> EdgeBatchResult
+ * - `runtime-registry.v1.edge`    { report }         -> EdgeResults[kind]; a batch -> EdgeBatchResult;
+ *                                                       the read of a gateway's sessions -> EdgeSessionsResult
  * Errors cross as typed WireErrors (ValidationFailed, NotFound, Forbidden, Conflict, Unavailable).
  */
 @Controller()
@@ -45,6 +46,7 @@ export class RuntimeRpc {
     return answer<unknown>(() => {
       const parsed = parseEdge(body);
       if ('batch' in parsed) return this.batch(parsed.batch);
+      if ('sessions' in parsed) return this.edge.sessions(parsed.sessions);
       return this.edge.handle(parsed.report);
     });
   }

@@ -1,12 +1,12 @@
 import { Injectable } from '@nestjs/common';
-import { DomainError, type ConnectionState, type DomainEvent, type EdgeReport, type EdgeResults, type MessageBody } from '@switchboard/contracts';
+import { DomainError, type ChannelClaim, type ConnectionState, type DomainEvent, type EdgeReport, type EdgeResults, type EdgeSessionsRead, type EdgeSessionsResult, type EdgeSessionState, type MessageBody } from '@switchboard/contracts';
 import type { Delivery } from '../events/pusher.js';
 import { domainEvent, connectionStateEvent, messagePart, type EventCause, type EventOwner } from '../model/events.js';
-import { connectionFields, mediaStats, parseJson, type ClientRecord } from '../model/records.js';
+import { clientRecord, connectionFields, mediaStats, parseJson, type ClientRecord } from '../model/records.js';
 import { effectiveSettings, publicSettings } from '../model/settings.js';
 import { clientMessageTarget } from '../model/targets.js';
 import { clientMember } from '../store/keys.js';
-import type { CallOutcome, ClientIds, ConnectionIds, ConnectionSnapshot, JoinResult, JournalEntry, RegisterResult, RemoveResult, ScriptCall, StateResult, UnregisterResult } from '../store/live-store.js';
+import type { CallOutcome, ClientIds, ConnectionIds, ConnectionSnapshot, JoinResult, JournalEntry, RegisterResult, RemoveResult, ScriptCall, SessionSnapshot, StateResult, UnregisterResult } from '../store/live-store.js';
 import { ChannelRecordingDefaults } from './channel-recording.js';
 import { CLIENT_CAUSE, RuntimeContext, SERVER_CAUSE } from './context.js';
 import type { JournalContext } from './journaled.js';
@@ -505,6 +505,33 @@ export class EdgeService {
     return events;
   }
 
+  /**
+   * What the registry holds for the sessions of the gateway asking (see EdgeSessionState): one
+   * atomic read per application, the clients answered in the order asked.
+   */
+  async sessions(r: EdgeSessionsRead): Promise<EdgeSessionsResult> {
+    const byApp = new Map<string, number[]>();
+    r.clients.forEach((c, i) => {
+      const list = byApp.get(c.applicationId);
+      if (list) list.push(i);
+      else byApp.set(c.applicationId, [i]);
+    });
+    const out = new Array<EdgeSessionState | null>(r.clients.length).fill(null);
+    await Promise.all(
+      [...byApp].map(async ([a, asked]) => {
+        const read = await this.store.sessions(
+          a,
+          asked.map((i) => r.clients[i]!),
+        );
+        asked.forEach((i, k) => {
+          const s = read.clients[k];
+          if (s) out[i] = sessionState(r.clients[i]!, s, read.seq);
+        });
+      }),
+    );
+    return { clients: out };
+  }
+
   async connectionUpdate(r: Report<'connection.update'>): Promise<EdgeResults['connection.update']> {
     const a = r.client.applicationId;
     const ref = connRef(r);
@@ -527,6 +554,24 @@ export class EdgeService {
     await this.ctx.events.publish([this.ctx.connectionEvent(owner, 'connection.stats', CLIENT_CAUSE, { ...ref, client, conn: s.conn, levels: s.levels, stats, at: now })]);
     return { ok: true };
   }
+}
+
+function sessionState(c: ClientIds, s: SessionSnapshot, seq: number): EdgeSessionState {
+  const client = clientRecord(c, s.client);
+  return {
+    gatewayId: client.gatewayId,
+    sessionId: s.client.sessionId ?? null,
+    userAlias: client.userAlias,
+    deviceAlias: client.deviceAlias,
+    tag: client.tag,
+    roles: client.roles,
+    channels: s.channels.map((ch) => ({
+      channelId: ch.channelId,
+      claim: parseJson<ChannelClaim>(ch.claim ?? undefined, { id: ch.channelId }),
+      connections: ch.connections.map((n) => ({ connectionId: n.connectionId, settings: publicSettings(effectiveSettings(n.levels, { ...c, connectionId: n.connectionId })) })),
+    })),
+    settingsVersion: seq,
+  };
 }
 
 /**

@@ -109,6 +109,13 @@ export interface LevelUpdateResult {
   at: number;
 }
 
+/** A registered client as `sessions` reads it. */
+export interface SessionSnapshot {
+  client: Hash;
+  /** Its channels: the claim (JSON text; null if unreadable) and its connections with their settings levels. */
+  channels: Array<{ channelId: string; claim: string | null; connections: Array<{ connectionId: string; levels: LevelSnapshot }> }>;
+}
+
 export type RemoveLevel = 'channel' | 'user' | 'device' | 'client';
 export type UpdateLevel = 'channel' | 'user' | 'device' | 'client' | 'connection';
 
@@ -476,6 +483,34 @@ export class LiveStore implements OnModuleInit {
       if (err) throw err;
       return value;
     });
+  }
+
+  /**
+   * What the registry holds for these clients of application `a`, in one atomic read (rtSessions):
+   * one per client, null when not registered; and the application's settings sequence number.
+   */
+  async sessions(a: string, clients: ClientIds[]): Promise<{ clients: Array<SessionSnapshot | null>; seq: number }> {
+    const r = JSON.parse(await this.runApp('rtSessions', [this.keys.app(a)], { cls: clients.map((c) => clientMember(c.userId, c.deviceId, c.clientId)) })) as {
+      clients: unknown;
+      seq: string;
+    };
+    type RawSession = { client: unknown; channels: unknown } | false;
+    type RawChannel = { ch: string; claim: string | false; conns: unknown };
+    return {
+      seq: Number(r.seq) || 0,
+      clients: asList<RawSession>(r.clients).map((x) =>
+        x
+          ? {
+              client: asHash(x.client),
+              channels: asList<RawChannel>(x.channels).map((ch) => ({
+                channelId: unesc(ch.ch),
+                claim: ch.claim || null,
+                connections: asList<{ cn: string; levels: RawLevels }>(ch.conns).map((n) => ({ connectionId: unesc(n.cn), levels: levelSnapshot(n.levels) })),
+              })),
+            }
+          : null,
+      ),
+    };
   }
 
   /** Owner, in-use flag and counts of an application, in one atomic read. */

@@ -597,6 +597,37 @@ if udc then client = clienth(kcl(udc)) end
 return ({ old = old, seq = seq, targets = targets, claim = claim, client = client, org = org(), at = str(t) })
 `;
 
+/**
+ * What the registry holds for some clients of the application (P.cls: their `u/d/cl` members), for
+ * a gateway's check of its sessions: per client, false when not registered, else its hash (the
+ * gateway and session holding it among the fields), and per channel it is in, its claim and its
+ * connections with their settings levels; with the application's settings sequence number. A read:
+ * it changes nothing.
+ */
+const SESSIONS = `
+local out = {}
+for i, udc in ipairs(P.cls) do
+  local key = kcl(udc)
+  if redis.call('EXISTS', key) == 0 then
+    out[i] = false
+  else
+    local p = split(udc)
+    local ud = p[1] .. '/' .. p[2]
+    local channels = {}
+    for _, ch in ipairs(redis.call('SMEMBERS', key .. ':channels')) do
+      local c = kch(ch)
+      local conns = {}
+      for _, cn in ipairs(redis.call('SMEMBERS', c .. ':cconn:' .. udc)) do
+        conns[#conns + 1] = { cn = cn, levels = levels(ch, p[1], ud, udc, cn) }
+      end
+      channels[#channels + 1] = { ch = ch, claim = redis.call('HGET', c .. ':clients', udc) or false, conns = conns }
+    end
+    out[i] = { client = clienth(key), channels = channels }
+  end
+end
+return ({ clients = out, seq = redis.call('HGET', B, 'seq') or '0' })
+`;
+
 /** Owner, in-use flag and the application snapshot counts (the hot read of interface A). */
 const APP_SNAPSHOT = `
 return ({
@@ -699,6 +730,7 @@ export const APP_SCRIPTS = {
   rtClientPatch: CLIENT_PATCH,
   rtLevelUpdate: LEVEL_UPDATE,
   rtAppSnapshot: APP_SNAPSHOT,
+  rtSessions: SESSIONS,
 } as const;
 
 export const SERVER_SCRIPTS = {

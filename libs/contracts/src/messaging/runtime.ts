@@ -237,6 +237,44 @@ export type EdgeReport =
   | { kind: 'connection.close'; client: ClientRef; channelId: string; connectionId: string };
 
 /**
+ * A read on the edge subject (`runtime-registry.v1.edge` with `report: { kind: 'gateway.sessions',
+ * ... }`), not a report of a change: what the registry holds for each of these clients (the
+ * sessions of the gateway asking), so the gateway can make its sessions converge after pushes it
+ * lost. At most EDGE_SESSIONS_MAX_CLIENTS clients; answered EdgeSessionsResult.
+ */
+export interface EdgeSessionsRead {
+  kind: 'gateway.sessions';
+  clients: ClientRef[];
+}
+export const EDGE_SESSIONS_MAX_CLIENTS = 500;
+/** One per client asked, in order; null: not registered. */
+export interface EdgeSessionsResult {
+  clients: Array<EdgeSessionState | null>;
+}
+
+/**
+ * A client as the registry holds it, for the gateway's check of its session (`gateway.sessions`):
+ * every fact a push could have changed. Read per application in one atomic step.
+ */
+export interface EdgeSessionState {
+  /** The gateway replica and session holding the registration (null: registered without one). */
+  gatewayId: string | null;
+  sessionId: string | null;
+  userAlias: string | null;
+  deviceAlias: string | null;
+  tag: string | null;
+  roles: string[];
+  channels: Array<{
+    channelId: string;
+    claim: ChannelClaim;
+    /** The client's connections in the channel, with the effective settings a `settings` push carries. */
+    connections: Array<{ connectionId: string; settings: EffectiveSettings }>;
+  }>;
+  /** The application's settings sequence number when read: the `version` of the settings pushes sent up to then. */
+  settingsVersion: number;
+}
+
+/**
  * Several reports in one request (`runtime-registry.v1.edge` with `report: { kind: 'batch', ... }`):
  * `sequences` are independent of each other (e.g. the queued requests of different sockets) and may
  * run concurrently; the reports of one sequence run in order, each exactly as if reported alone.
@@ -391,6 +429,6 @@ export function eventStreamSettings(namespace: string) {
 export interface RuntimeRequestMap {
   'runtime-registry.v1.query': { request: { scope: CallerScope; query: RuntimeQuery }; response: unknown };
   'runtime-registry.v1.command': { request: { scope: CallerScope; command: RuntimeCommand }; response: null };
-  'runtime-registry.v1.edge': { request: { report: EdgeReport | EdgeBatch }; response: unknown };
+  'runtime-registry.v1.edge': { request: { report: EdgeReport | EdgeBatch | EdgeSessionsRead }; response: unknown };
   'management-api.v1.applications.resolve': { request: { applicationId: string }; response: ResolvedApplication };
 }
