@@ -1,5 +1,16 @@
 import { Injectable } from '@nestjs/common';
-import { DomainError, EDGE_BATCH_MAX_REPORTS, RuntimeSubjects, type EdgeBatchResult, type EdgeOutcome, type EdgeReport, type EdgeResults } from '@switchboard/contracts';
+import {
+  DomainError,
+  EDGE_BATCH_MAX_REPORTS,
+  RuntimeSubjects,
+  type ClientRef,
+  type EdgeBatchResult,
+  type EdgeOutcome,
+  type EdgeReport,
+  type EdgeResults,
+  type EdgeSessionsRead,
+  type EdgeSessionsResult,
+} from '@switchboard/contracts';
 import { NatsClient } from '@switchboard/service-kit';
 
 export type EdgeReportOf<K extends EdgeReport['kind']> = Extract<EdgeReport, { kind: K }>;
@@ -21,6 +32,8 @@ const MAX_BATCH_BYTES = 256 * 1024;
  * `sequence` reports the queued requests of one socket, in order; the sequences of every socket
  * handed over during one event loop turn travel in one batch request (EdgeBatch), so a burst of
  * clients costs one NATS round trip (and one registry dispatch) rather than one per frame.
+ *
+ * `sessions` reads what the registry holds for some of this replica's clients (see SessionReconciler).
  */
 @Injectable()
 export class EdgeClient {
@@ -35,6 +48,15 @@ export class EdgeClient {
   async report<K extends EdgeReport['kind']>(report: EdgeReportOf<K>): Promise<Partial<EdgeResults[K]>> {
     const answer = await this.nats.request(RuntimeSubjects.edge, { report });
     return (answer ?? {}) as Partial<EdgeResults[K]>;
+  }
+
+  /**
+   * What the registry holds for these clients (at most EDGE_SESSIONS_MAX_CLIENTS, each a plain
+   * ClientRef: the registry refuses other fields), one per client in order; null: not registered.
+   */
+  async sessions(clients: ClientRef[]): Promise<EdgeSessionsResult> {
+    const report: EdgeSessionsRead = { kind: 'gateway.sessions', clients };
+    return (await this.nats.request(RuntimeSubjects.edge, { report })) as EdgeSessionsResult;
   }
 
   /**

@@ -5,7 +5,9 @@
  * kicks, settings and client updates made meanwhile are pushed to nobody, and once the gateway's
  * NATS connection is back its reconcile pass gives the client what the lost pushes would have.
  * Another gateway checks its clients periodically: changes the registry made without a push reach
- * its clients too; a client busy with requests while passes run gets nothing it should not.
+ * its clients too; a client busy with requests while passes run gets nothing it should not; a
+ * settings push newer than what the passes read is not rolled back. A gateway holding 501 clients
+ * reads them in two requests per pass.
  */
 import { RequestError, NoRespondersError, connect, type NatsConnection } from '@nats-io/transport-node';
 import {
@@ -17,8 +19,10 @@ import {
   type ChannelClaim,
   type ClientRef,
   type EdgeReport,
+  type EffectiveSettings,
   type ResolvedApplication,
   type RuntimeCommand,
+  type PushBatch,
   type ServerPush,
 } from '@switchboard/contracts';
 import { flushRedisPrefix, freePort, spawnService, testNamespace, testServers, waitFor, type SpawnedService } from '@switchboard/testing';
@@ -113,7 +117,11 @@ async function metric(gw: TestGateway, name: string, labels: Record<string, stri
   return sum;
 }
 
-const byText = (a: ServerPush, b: ServerPush) => JSON.stringify(a).localeCompare(JSON.stringify(b));
+/** Pushes in a stable order (their type and target; not a settings push's version, a number the registry picks). */
+const sortKey = (p: ServerPush) => JSON.stringify([p.type, 'channelId' in p ? p.channelId : null, 'connectionId' in p ? (p.connectionId ?? null) : null]);
+const byText = (a: ServerPush, b: ServerPush) => sortKey(a).localeCompare(sortKey(b));
+
+const NO_SETTINGS: EffectiveSettings = { recording: false, recordingTag: null, audioMuted: false, videoMuted: false, audioUnmuteDisabled: false, videoUnmuteDisabled: false };
 
 describe('reconciling the edge with runtime-registry after lost pushes', () => {
   const servers = testServers();
@@ -123,6 +131,11 @@ describe('reconciling the edge with runtime-registry after lost pushes', () => {
   let proxy: NatsProxy;
   /** Reaches NATS through the proxy; reconciles only when its NATS connection comes back. */
   let cutOff: TestGateway;
+  /** Like cutOff, through a proxy of its own: it holds the 501 clients of the request count test only. */
+  let crowdedProxy: NatsProxy;
+  let crowded: TestGateway;
+  /** The `gateway.sessions` reads sent on the edge subject (seen by a plain subscription next to the registry's queue group): the clients of each. */
+  const sessionReads: ClientRef[][] = [];
   /** Checks its clients every 200 ms. */
   let periodic: TestGateway;
   /** Checks its clients every 10 ms (a client keeps changing its state meanwhile). */
@@ -140,6 +153,20 @@ describe('reconciling the edge with runtime-registry after lost pushes', () => {
   const command = (c: RuntimeCommand) => rpc(RuntimeSubjects.command, { scope: SCOPE, command: c });
   /** A report straight to the registry: it changes the live model and pushes nothing to the gateway. */
   const edge = (report: EdgeReport) => rpc(RuntimeSubjects.edge, { report });
+  /** Pushes to a gateway as the registry does (a PushBatch on its push subject), in order. */
+  const pushTo = async (gw: TestGateway, ref: ClientRef, ...pushes: ServerPush[]) => {
+    const batch: PushBatch = { deliveries: pushes.map((push) => ({ client: ref, push })) };
+    nc.publish(pushSubject(ns, gw.gatewayId), encoder.encode(JSON.stringify(batch)));
+    await nc.flush();
+  };
+  /** Counts the gateway's reconcile passes from now on: `after(n)` resolves once n more have run. */
+  async function passCounter(gw: TestGateway, labels: Record<string, string> = {}) {
+    const count = () => metric(gw, 'sync_reconcile_passes_total', labels);
+    const before = await count();
+    return { after: (n: number) => waitFor(async () => (await count()) >= before + n, { timeoutMs: 15000, description: `${n} reconcile passes` }) };
+  }
+  /** Resolves after `n` more reconcile passes of the gateway. */
+  const passes = async (gw: TestGateway, n: number) => (await passCounter(gw)).after(n);
 
   async function registered(gw: TestGateway, id: Identity = identity()) {
     const client = await TestSyncClient.open(gw.syncUrl);
@@ -176,24 +203,36 @@ describe('reconciling the edge with runtime-registry after lost pushes', () => {
       },
     });
     await nc.flush();
+    nc.subscribe(`${ns}.${RuntimeSubjects.edge}`, {
+      callback: (err, msg) => {
+        if (err) return;
+        const report = (JSON.parse(decoder.decode(msg.data)) as { data?: { report?: { kind?: string; clients?: ClientRef[] } } }).data?.report;
+        if (report?.kind === 'gateway.sessions' && Array.isArray(report.clients)) sessionReads.push(report.clients);
+      },
+    });
+    await nc.flush();
     proxy = await natsProxy(servers.natsUrl);
-    [registry, cutOff, periodic, eager] = await Promise.all([
+    crowdedProxy = await natsProxy(servers.natsUrl);
+    [registry, cutOff, periodic, eager, crowded] = await Promise.all([
       spawnService('runtime-registry', { NATS_URL: servers.natsUrl, NATS_NAMESPACE: ns, REDIS_URL: servers.redisUrl, REDIS_KEY_PREFIX: `${ns}:`, HTTP_PORT: String(await freePort()), LOG_LEVEL: 'warn' }),
       startTestGateway(proxy.url, ns, { SYNC_RECONCILE_INTERVAL_MS: '0', SYNC_GRACE_PERIOD_MS: '600000' }),
       startTestGateway(servers.natsUrl, ns, { SYNC_RECONCILE_INTERVAL_MS: '200', SYNC_GRACE_PERIOD_MS: '600000' }),
       startTestGateway(servers.natsUrl, ns, { SYNC_RECONCILE_INTERVAL_MS: '10', SYNC_GRACE_PERIOD_MS: '600000' }),
+      startTestGateway(crowdedProxy.url, ns, { SYNC_RECONCILE_INTERVAL_MS: '0', SYNC_GRACE_PERIOD_MS: '600000' }),
     ]);
   }, 60000);
 
   afterEach(() => {
     proxy.restore();
+    crowdedProxy.restore();
     for (const c of clients.splice(0)) c.terminate();
   });
 
   afterAll(async () => {
-    await Promise.all([cutOff?.close(), periodic?.close(), eager?.close()]);
+    await Promise.all([cutOff?.close(), periodic?.close(), eager?.close(), crowded?.close()]);
     await registry?.stop();
     await proxy?.close();
+    await crowdedProxy?.close();
     await nc?.close();
     await flushRedisPrefix(servers.redisUrl, `${ns}:`);
   });
@@ -225,6 +264,8 @@ describe('reconciling the edge with runtime-registry after lost pushes', () => {
         channelId: 'room-a',
         connectionId: 'cn-a1',
         settings: { recording: true, recordingTag: 'rec-1', audioMuted: false, videoMuted: false, audioUnmuteDisabled: true, videoUnmuteDisabled: false },
+        // The application's settings sequence at the read: ordered with the pushes.
+        version: expect.any(Number),
       },
       { type: 'kicked', channelId: 'room-b', connectionId: null },
       { type: 'kicked', channelId: 'room-c', connectionId: null },
@@ -232,6 +273,14 @@ describe('reconciling the edge with runtime-registry after lost pushes', () => {
     ];
     await waitFor(() => client.pushes.length >= expected.length, { timeoutMs: 15000, description: 'the reconciled pushes' });
     expect([...client.pushes].sort(byText)).toEqual([...expected].sort(byText));
+    const { version } = client.pushes.find((p) => p.type === 'settings') as Extract<ServerPush, { type: 'settings' }>;
+
+    // A settings push of the read's version or older arriving late (the one lost, delayed on the way)
+    // is stale: it does not roll the reconciled settings back. The newer push after it is applied.
+    const newer: ServerPush = { type: 'settings', channelId: 'room-a', connectionId: 'cn-a1', settings: { ...NO_SETTINGS, audioUnmuteDisabled: true, recordingTag: 'newer' }, version: version! + 1 };
+    await pushTo(cutOff, ref, { type: 'settings', channelId: 'room-a', connectionId: 'cn-a1', settings: NO_SETTINGS, version: version! }, newer);
+    await waitFor(() => client.pushes.length > expected.length, { timeoutMs: 5000, description: 'the newer settings push' });
+    expect(client.pushes.slice(expected.length)).toEqual([newer]);
 
     // The edge holds the registry's state now: what it refuses, it refuses before reporting.
     expect(await client.request('connection.update', { connectionId: 'cn-a1', localAudioMuted: false })).toEqual(
@@ -265,6 +314,86 @@ describe('reconciling the edge with runtime-registry after lost pushes', () => {
     // The other client, still registered, keeps its session and gets nothing.
     await other.client.ok('join', { channelId: 'room-a' });
     expect(other.client.pushes).toEqual([]);
+  });
+
+  it('after a NATS blip, gives a client the claim change pushed meanwhile, and the edge enforces it', async () => {
+    const { client, ref } = await registered(cutOff);
+    await client.ok('join', { channelId: 'room-a' });
+
+    proxy.cut();
+    await unsubscribed(cutOff);
+    const claim: ChannelClaim = { id: 'room-a', disablePeer: true, disableSendMessage: true };
+    await command({ kind: 'update', origin: 'api', target: { level: 'channel.client', ...ref, channelId: 'room-a', patch: { claim } } });
+    expect(client.pushes).toEqual([]);
+    proxy.restore();
+
+    await waitFor(() => client.pushes.length > 0, { timeoutMs: 15000, description: 'the reconciled claim' });
+    expect(client.pushes).toEqual([{ type: 'claim.updated', channelId: 'room-a', claim }]);
+    expect(await client.request('connection.open', { channelId: 'room-a', type: 'peer', streams: {} })).toEqual(
+      expect.objectContaining({ type: 'error', error: expect.objectContaining({ code: 'Forbidden' }) }),
+    );
+    expect(await client.request('message', { channelId: 'room-a', message: 'hi' })).toEqual(expect.objectContaining({ type: 'error', error: expect.objectContaining({ code: 'Forbidden' }) }));
+    // Applied, the claim is no longer a difference: the next pass pushes nothing more.
+    const reconnects = await passCounter(cutOff, { trigger: 'reconnect' });
+    proxy.cut();
+    await unsubscribed(cutOff);
+    proxy.restore();
+    await reconnects.after(1);
+    expect(client.pushes).toHaveLength(1);
+  });
+
+  it('after a NATS blip, ends the session of a client whose registration another gateway or another session took meanwhile, and only that one', async () => {
+    const moved = await registered(cutOff);
+    await moved.client.ok('join', { channelId: 'room-a' });
+    const replaced = await registered(cutOff);
+    await replaced.client.ok('join', { channelId: 'room-a' });
+    const stays = await registered(cutOff);
+
+    proxy.cut();
+    await unsubscribed(cutOff);
+    // The client registers again through another gateway: the registry pushes `unregistered` to this one, lost.
+    const elsewhere = await TestSyncClient.open(periodic.syncUrl);
+    clients.push(elsewhere);
+    await elsewhere.ok('register', { token: token(moved.id), userAlias: 'Ann', tag: 'first' });
+    // A registration of another session through this gateway's id (the registry pushes nothing then).
+    await edge({
+      kind: 'client.register',
+      client: { ...replaced.ref, userAlias: 'Ann', deviceAlias: null, tag: 'first', roles: ['participant'], protocol: 'websocket' },
+      organizationId: ORG,
+      gatewayId: cutOff.gatewayId,
+      claims: CLAIMS,
+      sessionId: randomUUID(),
+    });
+    proxy.restore();
+
+    for (const { client } of [moved, replaced]) {
+      await waitFor(() => client.pushes.length > 0, { timeoutMs: 15000, description: 'the unregistered push' });
+      expect(client.pushes).toEqual([{ type: 'unregistered', reason: expect.any(String) }]);
+      expect((await client.closed).code).toBe(SYNC_CLOSE_CODES.unregistered);
+    }
+    expect(stays.client.pushes).toEqual([]);
+    await stays.client.ok('join', { channelId: 'room-a' });
+    // The ended session reported nothing: the registration elsewhere lives on, checked by its own gateway.
+    await elsewhere.ok('join', { channelId: 'room-a' });
+    await passes(periodic, 3);
+    expect(elsewhere.pushes).toEqual([]);
+    await elsewhere.ok('leave', { channelId: 'room-a' });
+  });
+
+  it('does not roll back a settings push newer than what its passes read', async () => {
+    const { client, ref } = await registered(periodic);
+    await client.ok('join', { channelId: 'room-a' });
+    await client.ok('connection.open', { channelId: 'room-a', connectionId: 'cn-v', type: 'peer', streams: { audio: { direction: 'sendrecv', muted: true } } });
+    // A push of a write the passes' reads do not see (a version above the application's settings sequence).
+    const newer: ServerPush = { type: 'settings', channelId: 'room-a', connectionId: 'cn-v', settings: { ...NO_SETTINGS, audioUnmuteDisabled: true }, version: 2 ** 40 };
+    await pushTo(periodic, ref, newer);
+    await waitFor(() => client.pushes.length > 0, { timeoutMs: 5000, description: 'the settings push' });
+    await passes(periodic, 3);
+    expect(client.pushes).toEqual([newer]);
+    expect(await client.request('connection.update', { connectionId: 'cn-v', localAudioMuted: false })).toEqual(
+      expect.objectContaining({ type: 'error', error: expect.objectContaining({ code: 'UnmuteDisabled' }) }),
+    );
+    await client.ok('connection.close', { connectionId: 'cn-v' });
   });
 
   it('checks its clients periodically: changes the registry made without a push reach them', async () => {
@@ -312,4 +441,25 @@ describe('reconciling the edge with runtime-registry after lost pushes', () => {
     expect(busy.client.pushes).toEqual([]);
     await busy.client.ok('connection.close', { connectionId: 'cn-last' });
   });
+
+  it('reads its clients EDGE_SESSIONS_MAX_CLIENTS at a time: 501 clients, two requests per pass', async () => {
+    const ids = Array.from({ length: 501 }, () => identity());
+    for (let i = 0; i < ids.length; i += 50) await Promise.all(ids.slice(i, i + 50).map((id) => registered(crowded, id)));
+    const ours = new Set(ids.map((id) => id.clientId));
+    const seen = sessionReads.length;
+
+    const reconnects = await passCounter(crowded, { trigger: 'reconnect' });
+    crowdedProxy.cut();
+    await unsubscribed(crowded);
+    crowdedProxy.restore();
+    await reconnects.after(1);
+    // The reads went out before the pass ended: delivered to this subscription before the flush's answer.
+    await nc.flush();
+
+    const reads = sessionReads.slice(seen).filter((clients) => clients.some((c) => ours.has(c.clientId)));
+    expect(reads.map((clients) => clients.length).sort((a, b) => a - b)).toEqual([1, 500]);
+    expect(new Set(reads.flat().map((c) => c.clientId))).toEqual(ours);
+    // Nothing differed: none of them got a push.
+    expect(clients.flatMap((c) => c.pushes)).toEqual([]);
+  }, 60000);
 });

@@ -1,20 +1,9 @@
 import { Inject, Injectable, type BeforeApplicationShutdown, type OnApplicationBootstrap } from '@nestjs/common';
-import {
-  DomainError,
-  RuntimeSubjects,
-  type CallerScope,
-  type ClientRef,
-  type ConnectionInfo,
-  type EffectiveSettings,
-  type RuntimeQueries,
-  type RuntimeQuery,
-  type RuntimeQueryKind,
-  type RuntimeQueryResult,
-  type ServerPush,
-} from '@switchboard/contracts';
+import { EDGE_SESSIONS_MAX_CLIENTS, type EdgeSessionState, type EffectiveSettings, type ServerPush } from '@switchboard/contracts';
 import { JsonLogger, NatsClient, SERVICE_CONFIG } from '@switchboard/service-kit';
 import type { GatewayConfig } from '../config.js';
-import type { ClientSession, EdgeConnection } from './client-session.js';
+import type { ClientSession } from './client-session.js';
+import { EdgeClient } from './edge.client.js';
 import { GATEWAY_ID } from './gateway-identity.js';
 import { SessionStore } from './session.store.js';
 import { SyncMetrics } from './sync.metrics.js';
@@ -35,27 +24,34 @@ const MAX_BUSY_RETRIES = 5;
  * most once: one sent while the replica was cut off from NATS (a NATS restart, a network blip) is
  * gone, and the session it was for would stay stale until its client reconnects. So whenever the
  * NATS connection comes back (and every SYNC_RECONCILE_INTERVAL_MS, a safety net for losses
- * nobody noticed), each session is checked against runtime-registry's live state with the
- * interface A reads it already answers, and what the lost pushes would have told it goes through
- * the one path every push takes (`SessionStore#push`: the edge state changes and the client gets
- * the `push` frame):
+ * nobody noticed), each session is checked against what runtime-registry holds for its client
+ * (the edge read `gateway.sessions`, see EdgeSessionState), and what the lost pushes would have
+ * told it goes through the one path every push takes (`SessionStore#push`: the edge state changes
+ * and the client gets the `push` frame):
  * - the client is no longer registered: `unregistered` (the session ends, 4010);
+ * - the registration is held by another gateway replica or another session of the client (it
+ *   registered again elsewhere): `unregistered` too, as the registry pushes then; nothing is
+ *   reported back, the registration is someone else's. A registration naming no gateway or no
+ *   session (a reporter that does not send them) is not taken for someone else's;
  * - a channel the session is in that the registry no longer lists for the client: `kicked`;
+ * - a channel whose claim differs: `claim.updated`;
  * - a connection the registry no longer has: `kicked` with its connection id;
- * - effective settings of a connection that differ: `settings` (without a version: it is the
- *   registry's current state, applied over whatever version the connection had);
+ * - effective settings of a connection that differ: `settings`, with the application's settings
+ *   sequence number at the read as its `version`: the session orders it with the pushes as it
+ *   orders pushes (ClientSession#apply), so a read older than a push applied already is stale and
+ *   rolls nothing back, and a push older than the read that arrives after it is stale in turn;
  * - aliases, tag or roles that differ: `client.updated`.
  *
- * Reads per session: `client.get` (registered, identity, channel count), `channel.client.connections`
- * for each channel it has connections in (membership, connections, settings), and `client.channels`
- * only when the channel count says a channel without connections was left. At most
- * SYNC_RECONCILE_CONCURRENCY sessions are read at the same time. A session whose requests are being
- * handled, or that changed while it was read (a request, a push), is left alone and checked again
- * shortly; so are the sessions whose reads failed (the registry restarting too), with a growing delay.
+ * One `gateway.sessions` request reads up to EDGE_SESSIONS_MAX_CLIENTS sessions (the registry reads
+ * them per application in one atomic step); a pass sends at most SYNC_RECONCILE_CONCURRENCY of them
+ * at a time. A session whose requests are being handled is not asked for; one that changed while it
+ * was read (a request, a push) is left alone; both are checked again shortly, as are the sessions
+ * whose read failed (the registry restarting too), with a growing delay.
  *
- * Not derivable from these reads (nothing in them says it): a claim changed by `claim.updated`,
- * a registration taken over by another gateway replica (the registry does not tell which gateway
- * holds a client), and the audio/video mute setting of a connection its client muted itself.
+ * The settings compared are the effective settings a `settings` push carries (the mute setting,
+ * not what media sees), so a connection its client muted itself is checked like any other. What
+ * the registry holds and the session does not (a channel or connection of the client it does not
+ * know of) is not reconciled: no push says it.
  */
 @Injectable()
 export class SessionReconciler implements OnApplicationBootstrap, BeforeApplicationShutdown {
@@ -74,6 +70,7 @@ export class SessionReconciler implements OnApplicationBootstrap, BeforeApplicat
     @Inject(SERVICE_CONFIG) private readonly config: GatewayConfig,
     @Inject(GATEWAY_ID) private readonly gatewayId: string,
     private readonly nats: NatsClient,
+    private readonly edge: EdgeClient,
     private readonly store: SessionStore,
     private readonly metrics: SyncMetrics,
     private readonly logger: JsonLogger,
@@ -156,32 +153,35 @@ export class SessionReconciler implements OnApplicationBootstrap, BeforeApplicat
     this.retryTimer.unref();
   }
 
-  /** Checks the sessions, SYNC_RECONCILE_CONCURRENCY at a time; answers the ones to check again. */
+  /**
+   * Checks the sessions, EDGE_SESSIONS_MAX_CLIENTS per `gateway.sessions` read, at most
+   * SYNC_RECONCILE_CONCURRENCY reads at a time; answers the ones to check again.
+   */
   private async pass(trigger: ReconcileTrigger, sessions: ClientSession[]): Promise<ClientSession[]> {
     const again: ClientSession[] = [];
     const counts: Record<Checked, number> = { ok: 0, corrected: 0, busy: 0, failed: 0 };
     let firstError: string | undefined;
+    const chunks: ClientSession[][] = [];
+    for (let i = 0; i < sessions.length; i += EDGE_SESSIONS_MAX_CLIENTS) chunks.push(sessions.slice(i, i + EDGE_SESSIONS_MAX_CLIENTS));
     let next = 0;
     const worker = async () => {
-      while (next < sessions.length && !this.stopping) {
-        const session = sessions[next++]!;
-        let checked: Checked;
-        try {
-          checked = await this.check(session);
-        } catch (e) {
-          checked = 'failed';
-          firstError ??= e instanceof Error ? e.message : String(e);
-        }
-        counts[checked]++;
-        if (checked === 'failed') again.push(session);
-        else if (checked === 'busy') {
-          const rounds = (this.busyRounds.get(session) ?? 0) + 1;
-          this.busyRounds.set(session, rounds);
-          if (rounds < MAX_BUSY_RETRIES) again.push(session);
-        } else this.busyRounds.delete(session);
+      while (next < chunks.length && !this.stopping) {
+        const chunk = chunks[next++]!;
+        const { checked, error } = await this.check(chunk);
+        firstError ??= error;
+        chunk.forEach((session, i) => {
+          const outcome = checked[i]!;
+          counts[outcome]++;
+          if (outcome === 'failed') again.push(session);
+          else if (outcome === 'busy') {
+            const rounds = (this.busyRounds.get(session) ?? 0) + 1;
+            this.busyRounds.set(session, rounds);
+            if (rounds < MAX_BUSY_RETRIES) again.push(session);
+          } else this.busyRounds.delete(session);
+        });
       }
     };
-    await Promise.all(Array.from({ length: Math.min(this.config.syncReconcileConcurrency, sessions.length) }, worker));
+    await Promise.all(Array.from({ length: Math.min(this.config.syncReconcileConcurrency, chunks.length) }, worker));
     this.metrics.reconcilePasses.inc({ trigger, outcome: again.length ? 'incomplete' : 'ok' });
     if (counts.corrected || counts.failed) {
       this.logger.event(counts.failed ? 'warn' : 'info', 'reconciled the clients of this replica with runtime-registry', {
@@ -197,100 +197,107 @@ export class SessionReconciler implements OnApplicationBootstrap, BeforeApplicat
   }
 
   /**
-   * Reads one session's client from the registry and applies what differs. Nothing is applied when
-   * the session changed while it was read (or is being changed): its reads may predate the change.
+   * Reads what the registry holds for a chunk of sessions (one `gateway.sessions` request) and
+   * applies what differs; one outcome per session. A session ended is `ok`; one whose requests are
+   * being handled is not asked for (`busy`); all those asked are `failed` when the read fails.
    */
-  private async check(session: ClientSession): Promise<Checked> {
-    if (session.ended) return 'ok';
-    if (session.busy > 0) return 'busy';
-    const revision = session.revision;
-    const { applicationId, userId, deviceId, clientId } = session.ref;
-    const ref: ClientRef = { applicationId, userId, deviceId, clientId };
-    const scope: CallerScope = { organizationId: session.organizationId, operator: false, principal: `admin-gateway:${this.gatewayId}` };
-    const joined = [...session.channels.keys()];
-    const withConnections = joined.filter((channelId) => session.connectionsIn(channelId).length > 0);
-    const [client, ...lists] = await Promise.all([
-      this.read(scope, 'client.get', ref),
-      ...withConnections.map((channelId) => this.read(scope, 'channel.client.connections', { ...ref, channelId })),
-    ]);
-    if (client && (typeof client.channelCount !== 'number' || !Array.isArray(client.roles))) throw new Error('client.get answered an unreadable client');
-    if (lists.some((list) => list !== null && !Array.isArray(list))) throw new Error('channel.client.connections answered an unreadable list');
-    // The registry's connections of the client in each channel it has connections in here; null: not a member.
-    const connections = new Map(withConnections.map((channelId, i) => [channelId, lists[i] as ConnectionInfo[] | null]));
-    // The channels the registry lists for the client, read only when a channel without connections here may be gone.
-    let listed: Set<string> | undefined;
-    if (client && joined.length > withConnections.length) {
-      const members = withConnections.filter((channelId) => connections.get(channelId) !== null).length;
-      if (client.channelCount < members + (joined.length - withConnections.length)) {
-        const channels = await this.read(scope, 'client.channels', ref);
-        // Unregistered between the two reads: the next pass sees it.
-        if (!channels) return 'busy';
-        if (!Array.isArray(channels)) throw new Error('client.channels answered an unreadable list');
-        listed = new Set(channels.map((c) => c.id));
+  private async check(chunk: ClientSession[]): Promise<{ checked: Checked[]; error?: string }> {
+    const checked: Array<Checked | undefined> = chunk.map((s) => (s.ended ? 'ok' : s.busy > 0 ? 'busy' : undefined));
+    const asked = chunk.filter((_, i) => checked[i] === undefined);
+    // What a session was before its read: one that changed meanwhile is left alone (see `reconcile`).
+    const revisions = asked.map((s) => s.revision);
+    let error: string | undefined;
+    let states: Array<EdgeSessionState | null> | undefined;
+    if (asked.length) {
+      try {
+        const answer = await this.edge.sessions(asked.map(({ ref }) => ({ applicationId: ref.applicationId, userId: ref.userId, deviceId: ref.deviceId, clientId: ref.clientId })));
+        if (!Array.isArray(answer?.clients) || answer.clients.length !== asked.length) throw new Error('gateway.sessions answered an unreadable list');
+        states = answer.clients;
+      } catch (e) {
+        error = e instanceof Error ? e.message : String(e);
       }
     }
-    if (session.ended) return 'ok';
-    if (session.busy > 0 || session.revision !== revision) return 'busy';
-
-    const pushes: ServerPush[] = [];
-    if (!client) pushes.push({ type: 'unregistered', reason: 'The client is no longer registered.' });
-    else {
-      for (const channelId of joined) {
-        const list = connections.get(channelId);
-        const member = list !== undefined ? list !== null : !listed || listed.has(channelId);
-        if (!member) {
-          pushes.push({ type: 'kicked', channelId, connectionId: null });
-          continue;
-        }
-        if (!list) continue;
-        const infos = new Map(list.map((info) => [info.id, info]));
-        for (const connection of session.connectionsIn(channelId)) {
-          const info = infos.get(connection.connectionId);
-          if (!info) {
-            pushes.push({ type: 'kicked', channelId, connectionId: connection.connectionId });
-            continue;
-          }
-          if (!connection.settings) continue;
-          const settings = settingsOf(info, connection, connection.settings);
-          if (!sameSettings(settings, connection.settings)) pushes.push({ type: 'settings', channelId, connectionId: connection.connectionId, settings });
-        }
+    let k = 0;
+    const outcomes = checked.map((outcome, i): Checked => {
+      if (outcome) return outcome;
+      const at = k++;
+      if (!states) return 'failed';
+      try {
+        return this.reconcile(chunk[i]!, revisions[at]!, states[at] ?? null);
+      } catch (e) {
+        error ??= e instanceof Error ? e.message : String(e);
+        return 'failed';
       }
-      if (client.userAlias !== session.userAlias || client.deviceAlias !== session.deviceAlias || client.tag !== session.tag || !sameList(client.roles, session.roles)) {
-        pushes.push({ type: 'client.updated', userAlias: client.userAlias, deviceAlias: client.deviceAlias, tag: client.tag, roles: [...client.roles] });
-      }
-    }
-    for (const push of pushes) {
-      if (session.ended) break;
-      if (this.store.push(session, push) !== 'stale') this.metrics.reconcileCorrections.inc({ push: push.type });
-    }
-    return pushes.length ? 'corrected' : 'ok';
+    });
+    return { checked: outcomes, ...(error ? { error } : {}) };
   }
 
-  /** One interface A read in the session's organization; null when the registry answers NotFound. */
-  private async read<K extends RuntimeQueryKind>(scope: CallerScope, kind: K, params: RuntimeQueries[K]['params']): Promise<RuntimeQueryResult<K> | null> {
-    try {
-      return (await this.nats.request(RuntimeSubjects.query, { scope, query: { kind, ...params } as RuntimeQuery })) as RuntimeQueryResult<K>;
-    } catch (e) {
-      if (e instanceof DomainError && e.code === 'NotFound') return null;
-      throw e;
+  /**
+   * Applies to one session what differs from the registry's state of its client (null: not
+   * registered). Nothing is applied when the session changed since `revision` (while it was read)
+   * or is being changed: the read may predate the change.
+   */
+  private reconcile(session: ClientSession, revision: number, state: EdgeSessionState | null): Checked {
+    if (session.ended) return 'ok';
+    if (session.busy > 0 || session.revision !== revision) return 'busy';
+    let corrected = false;
+    for (const push of this.differences(session, state)) {
+      if (session.ended) break;
+      // `stale`: a settings push older than the one the connection has (it stays as it is).
+      if (this.store.push(session, push) === 'stale') continue;
+      this.metrics.reconcileCorrections.inc({ push: push.type });
+      corrected = true;
     }
+    return corrected ? 'corrected' : 'ok';
+  }
+
+  /** The pushes that make the session what the registry holds (see the class comment). */
+  private differences(session: ClientSession, state: EdgeSessionState | null): ServerPush[] {
+    if (!state) return [{ type: 'unregistered', reason: 'The client is no longer registered.' }];
+    if (!readable(state)) throw new Error('gateway.sessions answered an unreadable client');
+    // Null: a registration that does not say (nothing taken over that this replica could know of).
+    if ((state.gatewayId !== null && state.gatewayId !== this.gatewayId) || (state.sessionId !== null && state.sessionId !== session.sessionId)) {
+      return [{ type: 'unregistered', reason: 'The client registered again through another gateway or session.' }];
+    }
+    const pushes: ServerPush[] = [];
+    const channels = new Map(state.channels.map((channel) => [channel.channelId, channel]));
+    for (const [channelId, claim] of session.channels) {
+      const channel = channels.get(channelId);
+      if (!channel) {
+        pushes.push({ type: 'kicked', channelId, connectionId: null });
+        continue;
+      }
+      if (!sameJson(channel.claim, claim)) pushes.push({ type: 'claim.updated', channelId, claim: channel.claim });
+      const settingsOf = new Map(channel.connections.map((c) => [c.connectionId, c.settings]));
+      for (const connection of session.connectionsIn(channelId)) {
+        const settings = settingsOf.get(connection.connectionId);
+        if (!settings) {
+          pushes.push({ type: 'kicked', channelId, connectionId: connection.connectionId });
+          continue;
+        }
+        // Null: the open is not answered yet (the session is busy then; the next pass sees it).
+        if (!connection.settings || sameSettings(settings, connection.settings)) continue;
+        // The read's version orders it with the pushes: not applied over a newer push (stale), and a
+        // push older than the read that arrives late is stale in turn.
+        pushes.push({ type: 'settings', channelId, connectionId: connection.connectionId, settings, version: state.settingsVersion });
+      }
+    }
+    if (state.userAlias !== session.userAlias || state.deviceAlias !== session.deviceAlias || state.tag !== session.tag || !sameList(state.roles, session.roles)) {
+      pushes.push({ type: 'client.updated', userAlias: state.userAlias, deviceAlias: state.deviceAlias, tag: state.tag, roles: [...state.roles] });
+    }
+    return pushes;
   }
 }
 
-/**
- * A connection's effective settings as the registry reports them in its ConnectionInfo. The mutes
- * there are what media sees: the setting, or the client's own mute. While the client has not muted
- * itself that is the setting; once it has, the setting cannot be told apart and the known one stays.
- */
-function settingsOf(info: ConnectionInfo, connection: EdgeConnection, known: EffectiveSettings): EffectiveSettings {
-  return {
-    recording: info.recording,
-    recordingTag: info.recordingTag,
-    audioMuted: connection.localAudioMuted ? known.audioMuted : info.localAudioMuted,
-    videoMuted: connection.localVideoMuted ? known.videoMuted : info.localVideoMuted,
-    audioUnmuteDisabled: info.localAudioUnmuteDisabled,
-    videoUnmuteDisabled: info.localVideoUnmuteDisabled,
-  };
+/** The shape the checks rely on (a registry answering something else fails the session's check). */
+function readable(state: EdgeSessionState): boolean {
+  return (
+    typeof state === 'object' &&
+    Array.isArray(state.roles) &&
+    typeof state.settingsVersion === 'number' &&
+    Array.isArray(state.channels) &&
+    state.channels.every((c) => typeof c?.channelId === 'string' && typeof c.claim === 'object' && c.claim !== null && Array.isArray(c.connections) && c.connections.every((n) => typeof n?.connectionId === 'string' && typeof n.settings === 'object' && n.settings !== null))
+  );
 }
 
 function sameSettings(a: EffectiveSettings, b: EffectiveSettings): boolean {
@@ -302,6 +309,16 @@ function sameSettings(a: EffectiveSettings, b: EffectiveSettings): boolean {
     a.audioUnmuteDisabled === b.audioUnmuteDisabled &&
     a.videoUnmuteDisabled === b.videoUnmuteDisabled
   );
+}
+
+/** Equal as JSON values, whatever the order of their keys (a claim travels as JSON both ways). */
+function sameJson(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) return false;
+  if (Array.isArray(a) || Array.isArray(b)) return Array.isArray(a) && Array.isArray(b) && a.length === b.length && a.every((v, i) => sameJson(v, b[i]));
+  const ka = Object.keys(a).filter((key) => (a as Record<string, unknown>)[key] !== undefined);
+  const kb = Object.keys(b).filter((key) => (b as Record<string, unknown>)[key] !== undefined);
+  return ka.length === kb.length && ka.every((key) => sameJson((a as Record<string, unknown>)[key], (b as Record<string, unknown>)[key]));
 }
 
 function sameList(a: readonly string[], b: readonly string[]): boolean {
