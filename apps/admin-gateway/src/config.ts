@@ -44,10 +44,10 @@ export const settings = {
   }),
   syncReconcileConcurrency: int({
     env: 'SYNC_RECONCILE_CONCURRENCY',
-    default: 16,
+    default: 4,
     min: 1,
-    max: 1000,
-    description: 'Clients a reconcile pass checks at the same time (one runtime-registry read per client, plus one per channel it has connections in)',
+    max: 64,
+    description: 'Reads a reconcile pass has in flight at once (runtime-registry gateway.sessions, up to 500 clients each)',
   }),
   syncPingIntervalMs: int({ env: 'SYNC_PING_INTERVAL_MS', default: 20000, min: 1000, max: 300000, description: 'WebSocket ping interval; a socket that misses a pong for a whole interval is dropped' }),
   syncPublicUrl: url({ env: 'SYNC_PUBLIC_URL', optional: true, protocols: ['ws', 'wss'], description: 'URL clients reach this replica\'s /sync at, announced in heartbeats (default ws://HTTP_HOST:HTTP_PORT/sync)' }),
