@@ -46,6 +46,14 @@ export class ClientSession {
   revision = 0;
   /** Batches of this client's requests that change the edge state being handled (prepared, not answered yet). */
   busy = 0;
+  /**
+   * Reports a reconcile pass is sending for this client (what the registry holds and the session
+   * does not: `client.leave`, `connection.close`), until answered; never rejects. The session is
+   * busy meanwhile, and its own reports (its requests, its unregister) wait for them: the registry
+   * runs the sequences of a batch concurrently, so a join of the same channel sent meanwhile could
+   * otherwise be applied before the leave and be undone by it (see SessionReconciler).
+   */
+  corrections?: Promise<void>;
 
   constructor(
     readonly ref: ClientRef,

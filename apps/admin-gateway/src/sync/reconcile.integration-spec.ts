@@ -7,7 +7,10 @@
  * Another gateway checks its clients periodically: changes the registry made without a push reach
  * its clients too; a client busy with requests while passes run gets nothing it should not; a
  * settings push newer than what the passes read is not rolled back. A gateway holding 501 clients
- * reads them in two requests per pass.
+ * reads them in two requests per pass. What the registry holds and a session does not (a join and
+ * opens the registry applied while their answers were lost, reported here straight to it) is left
+ * and closed by the passes; a join or open applied while its answer is still awaited (a proxy holds
+ * back the registry's answers to a gateway) is not.
  */
 import { RequestError, NoRespondersError, connect, type NatsConnection } from '@nats-io/transport-node';
 import {
@@ -22,6 +25,7 @@ import {
   type EffectiveSettings,
   type ResolvedApplication,
   type RuntimeCommand,
+  type RuntimeQuery,
   type PushBatch,
   type ServerPush,
 } from '@switchboard/contracts';
@@ -30,6 +34,7 @@ import { randomUUID } from 'node:crypto';
 import net from 'node:net';
 import { startTestGateway, type TestGateway } from '../testing/gateway.testing.js';
 import { TestSyncClient } from '../testing/sync-client.testing.js';
+import { SessionReconciler } from './session-reconciler.js';
 
 const APP = 'app-reconcile';
 const ORG = 'org-reconcile';
@@ -55,11 +60,17 @@ function token(id: Identity): string {
   return encodeClientToken({ iat: now(), exp: now() + 600, type: 'register', applicationId: APP, ...id, clientRoles: ['participant'], channels: CLAIMS }, SECRET);
 }
 
-/** A TCP proxy in front of NATS: `cut` drops its connections and refuses new ones until `restore` (a network blip). */
+/**
+ * A TCP proxy in front of NATS: `cut` drops its connections and refuses new ones until `restore` (a
+ * network blip); `hold` keeps what NATS sends (the answers to the gateway's requests among it) until
+ * `release`, while what the gateway sends goes on.
+ */
 interface NatsProxy {
   url: string;
   cut(): void;
   restore(): void;
+  hold(): void;
+  release(): void;
   close(): Promise<void>;
 }
 
@@ -67,6 +78,7 @@ async function natsProxy(target: string): Promise<NatsProxy> {
   const upstreamUrl = new URL(target);
   const sockets = new Set<net.Socket>();
   let open = true;
+  let held: Array<() => void> | null = null;
   const server = net.createServer((client) => {
     if (!open) {
       client.destroy();
@@ -83,7 +95,10 @@ async function natsProxy(target: string): Promise<NatsProxy> {
     client.on('error', drop).on('close', drop);
     upstream.on('error', drop).on('close', drop);
     client.pipe(upstream);
-    upstream.pipe(client);
+    upstream.on('data', (chunk: Buffer) => {
+      if (held) held.push(() => client.write(chunk));
+      else client.write(chunk);
+    });
   });
   const port = await freePort();
   await new Promise<void>((resolve, reject) => server.once('error', reject).listen(port, '127.0.0.1', () => resolve()));
@@ -96,6 +111,14 @@ async function natsProxy(target: string): Promise<NatsProxy> {
     },
     restore() {
       open = true;
+    },
+    hold() {
+      held ??= [];
+    },
+    release() {
+      const writes = held ?? [];
+      held = null;
+      for (const write of writes) write();
     },
     close: () =>
       new Promise<void>((resolve) => {
@@ -140,6 +163,12 @@ describe('reconciling the edge with runtime-registry after lost pushes', () => {
   let periodic: TestGateway;
   /** Checks its clients every 10 ms (a client keeps changing its state meanwhile). */
   let eager: TestGateway;
+  /**
+   * Through a proxy that can hold the registry's answers back; checks its clients when the test asks
+   * (no pass may be reading when answers are held: it could not end until they are released).
+   */
+  let heldProxy: NatsProxy;
+  let held: TestGateway;
   const clients: TestSyncClient[] = [];
 
   async function rpc(subject: string, data: unknown): Promise<unknown> {
@@ -149,6 +178,19 @@ describe('reconciling the edge with runtime-registry after lost pushes', () => {
     return reply.response;
   }
 
+  /** An interface A read of the registry, as the gateway's HTTP side sends it. */
+  const query = (q: RuntimeQuery) => rpc(RuntimeSubjects.query, { scope: SCOPE, query: q });
+  /** The channels the registry lists for a client. */
+  const channelsOf = async (ref: ClientRef) => ((await query({ kind: 'client.channels', ...ref })) as Array<{ id: string }>).map((c) => c.id).sort();
+  /** The connections the registry lists for a client in a channel (none when it is not in the channel). */
+  const connectionsOf = async (ref: ClientRef, channelId: string) => {
+    try {
+      return ((await query({ kind: 'channel.client.connections', ...ref, channelId })) as Array<{ id: string }>).map((c) => c.id).sort();
+    } catch (e) {
+      if (/NotFound/.test((e as Error).message)) return [];
+      throw e;
+    }
+  };
   /** An interface A command (kick, update) to the registry, as the gateway's HTTP side sends it. */
   const command = (c: RuntimeCommand) => rpc(RuntimeSubjects.command, { scope: SCOPE, command: c });
   /** A report straight to the registry: it changes the live model and pushes nothing to the gateway. */
@@ -167,6 +209,12 @@ describe('reconciling the edge with runtime-registry after lost pushes', () => {
   }
   /** Resolves after `n` more reconcile passes of the gateway. */
   const passes = async (gw: TestGateway, n: number) => (await passCounter(gw)).after(n);
+  /** Asks the gateway for a pass (one starts at once when none runs) and resolves once one more ended. */
+  const pass = async (gw: TestGateway) => {
+    const counter = await passCounter(gw);
+    gw.app.get(SessionReconciler).request('periodic');
+    await counter.after(1);
+  };
 
   async function registered(gw: TestGateway, id: Identity = identity()) {
     const client = await TestSyncClient.open(gw.syncUrl);
@@ -213,26 +261,31 @@ describe('reconciling the edge with runtime-registry after lost pushes', () => {
     await nc.flush();
     proxy = await natsProxy(servers.natsUrl);
     crowdedProxy = await natsProxy(servers.natsUrl);
-    [registry, cutOff, periodic, eager, crowded] = await Promise.all([
+    heldProxy = await natsProxy(servers.natsUrl);
+    [registry, cutOff, periodic, eager, crowded, held] = await Promise.all([
       spawnService('runtime-registry', { NATS_URL: servers.natsUrl, NATS_NAMESPACE: ns, REDIS_URL: servers.redisUrl, REDIS_KEY_PREFIX: `${ns}:`, HTTP_PORT: String(await freePort()), LOG_LEVEL: 'warn' }),
       startTestGateway(proxy.url, ns, { SYNC_RECONCILE_INTERVAL_MS: '0', SYNC_GRACE_PERIOD_MS: '600000' }),
       startTestGateway(servers.natsUrl, ns, { SYNC_RECONCILE_INTERVAL_MS: '200', SYNC_GRACE_PERIOD_MS: '600000' }),
       startTestGateway(servers.natsUrl, ns, { SYNC_RECONCILE_INTERVAL_MS: '10', SYNC_GRACE_PERIOD_MS: '600000' }),
       startTestGateway(crowdedProxy.url, ns, { SYNC_RECONCILE_INTERVAL_MS: '0', SYNC_GRACE_PERIOD_MS: '600000' }),
+      // Answers held back for a moment must not time out.
+      startTestGateway(heldProxy.url, ns, { SYNC_RECONCILE_INTERVAL_MS: '0', SYNC_GRACE_PERIOD_MS: '600000', NATS_REQUEST_TIMEOUT_MS: '30000' }),
     ]);
   }, 60000);
 
   afterEach(() => {
     proxy.restore();
     crowdedProxy.restore();
+    heldProxy.release();
     for (const c of clients.splice(0)) c.terminate();
   });
 
   afterAll(async () => {
-    await Promise.all([cutOff?.close(), periodic?.close(), eager?.close(), crowded?.close()]);
+    await Promise.all([cutOff?.close(), periodic?.close(), eager?.close(), crowded?.close(), held?.close()]);
     await registry?.stop();
     await proxy?.close();
     await crowdedProxy?.close();
+    await heldProxy?.close();
     await nc?.close();
     await flushRedisPrefix(servers.redisUrl, `${ns}:`);
   });
@@ -440,6 +493,107 @@ describe('reconciling the edge with runtime-registry after lost pushes', () => {
     await waitFor(async () => (await metric(eager, 'sync_reconcile_passes_total')) >= after + 3, { timeoutMs: 10000, description: 'three more reconcile passes' });
     expect(busy.client.pushes).toEqual([]);
     await busy.client.ok('connection.close', { connectionId: 'cn-last' });
+  });
+
+  /**
+   * What the registry holds after requests whose answer the gateway did not get (a NATS request
+   * timeout, a registry restart: the gateway undid them at the edge and answered the client an
+   * error), reported here straight to the registry in one sequence (so no pass runs between them):
+   * a join and an open in it, an open in a channel the client is in. The session knows none of them.
+   */
+  async function ghosts(ref: ClientRef, joined: string, inJoined: string, existing: string, inExisting: string): Promise<void> {
+    const open = (channelId: string, connectionId: string): EdgeReport => ({ kind: 'connection.open', client: ref, channelId, connectionId, type: 'peer', tag: null, streams: { audio: { direction: 'sendrecv' } } });
+    const reports: EdgeReport[] = [
+      { kind: 'client.join', client: ref, channelId: joined, claim: { id: joined } },
+      open(joined, inJoined),
+      open(existing, inExisting),
+      { kind: 'connection.state', client: ref, channelId: existing, connectionId: inExisting, state: 'initializing' },
+    ];
+    const result = (await rpc(RuntimeSubjects.edge, { report: { kind: 'batch', sequences: [reports] } })) as { sequences: unknown[][] };
+    expect(result.sequences[0]!.map((o) => Object.keys(o as object))).toEqual(reports.map(() => ['ok']));
+  }
+
+  it('leaves the channels and closes the connections the registry holds for a client and its session does not, and leaves the session as it is', async () => {
+    const { client, ref } = await registered(periodic);
+    await client.ok('join', { channelId: 'room-a' });
+    await client.ok('connection.open', { channelId: 'room-a', connectionId: 'cn-own', type: 'peer', streams: { audio: { direction: 'sendrecv' } } });
+    const leaves = await metric(periodic, 'sync_reconcile_corrections_total', { report: 'leave' });
+    const closes = await metric(periodic, 'sync_reconcile_corrections_total', { report: 'close' });
+
+    // Applied (every report answered ok); a pass may remove them before the next line.
+    await ghosts(ref, 'room-b', 'cn-ghost-b', 'room-a', 'cn-ghost-a');
+
+    await waitFor(async () => (await channelsOf(ref)).length === 1 && (await connectionsOf(ref, 'room-a')).length === 1, {
+      timeoutMs: 15000,
+      description: 'the registry to hold only what the session has',
+    });
+    expect(await channelsOf(ref)).toEqual(['room-a']);
+    expect(await connectionsOf(ref, 'room-a')).toEqual(['cn-own']);
+    expect(await connectionsOf(ref, 'room-b')).toEqual([]);
+    // Counted once the gateway has the registry's answers (the registry may show the change a moment before).
+    const counted = async () => [await metric(periodic, 'sync_reconcile_corrections_total', { report: 'leave' }), await metric(periodic, 'sync_reconcile_corrections_total', { report: 'close' })];
+    await waitFor(async () => (await counted()).every((n, i) => n >= [leaves, closes][i]! + 1), { timeoutMs: 10000, description: 'the reports counted' });
+    // Nothing changed at the edge: the client is told nothing, and its own channel and connection stay.
+    expect(client.pushes).toEqual([]);
+    await client.ok('connection.state', { connectionId: 'cn-own', state: 'initializing' });
+    await client.ok('message', { channelId: 'room-a', message: 'still here' });
+    // The client may join the channel and open the connection it was refused (the edge and the registry agree now).
+    await client.ok('join', { channelId: 'room-b' });
+    await client.ok('connection.open', { channelId: 'room-a', connectionId: 'cn-ghost-a', type: 'peer', streams: { audio: { direction: 'sendrecv' } } });
+    await passes(periodic, 3);
+    expect(await channelsOf(ref)).toEqual(['room-a', 'room-b']);
+    expect(await connectionsOf(ref, 'room-a')).toEqual(['cn-ghost-a', 'cn-own']);
+    expect(client.pushes).toEqual([]);
+    // One leave and one close (the connection in the channel left went with it), reported once.
+    expect(await counted()).toEqual([leaves + 1, closes + 1]);
+    await client.ok('connection.close', { connectionId: 'cn-own' });
+    await client.ok('connection.close', { connectionId: 'cn-ghost-a' });
+  });
+
+  it('leaves alone a join and an open the registry applied while their answers are awaited', async () => {
+    const { client, ref } = await registered(held);
+    await client.ok('join', { channelId: 'room-a' });
+    // The held gateway runs the passes the test asks for, and those its retries start: after one that
+    // read every session (`ok`), none runs and none is due, so holding answers back holds no read.
+    const quiet = () => passCounter(held, { outcome: 'ok' });
+
+    // The registry applies the join; its answer is held back on the way to the gateway. The passes
+    // meanwhile find the session busy: they read nothing (so they end while answers are held).
+    heldProxy.hold();
+    const join = client.request('join', { channelId: 'room-b' });
+    await waitFor(async () => (await channelsOf(ref)).includes('room-b'), { timeoutMs: 10000, description: 'the join in the registry' });
+    await pass(held);
+    await pass(held);
+    let settled = await quiet();
+    heldProxy.release();
+    expect(await join).toEqual(expect.objectContaining({ type: 'result' }));
+    // The retry of the busy session reads it, now answered.
+    await settled.after(1);
+
+    // The same for an open.
+    heldProxy.hold();
+    const open = client.request('connection.open', { channelId: 'room-b', connectionId: 'cn-flight', type: 'peer', streams: { audio: { direction: 'sendrecv' } } });
+    await waitFor(async () => (await connectionsOf(ref, 'room-b')).includes('cn-flight'), { timeoutMs: 10000, description: 'the open in the registry' });
+    await pass(held);
+    await pass(held);
+    settled = await quiet();
+    heldProxy.release();
+    expect(await open).toEqual(expect.objectContaining({ type: 'result' }));
+    await settled.after(1);
+    expect(await channelsOf(ref)).toEqual(['room-a', 'room-b']);
+    expect(await connectionsOf(ref, 'room-b')).toEqual(['cn-flight']);
+
+    // The passes of this gateway do remove what the session does not have (made now), and only that.
+    await ghosts(ref, 'room-c', 'cn-ghost-c', 'room-b', 'cn-ghost-b');
+    await pass(held);
+    expect(await channelsOf(ref)).toEqual(['room-a', 'room-b']);
+    expect(await connectionsOf(ref, 'room-b')).toEqual(['cn-flight']);
+    await pass(held);
+    expect(await channelsOf(ref)).toEqual(['room-a', 'room-b']);
+    expect(await connectionsOf(ref, 'room-b')).toEqual(['cn-flight']);
+    expect(client.pushes).toEqual([]);
+    await client.ok('connection.state', { connectionId: 'cn-flight', state: 'initializing' });
+    await client.ok('connection.close', { connectionId: 'cn-flight' });
   });
 
   it('reads its clients EDGE_SESSIONS_MAX_CLIENTS at a time: 501 clients, two requests per pass', async () => {

@@ -1,5 +1,5 @@
 import { Inject, Injectable, type BeforeApplicationShutdown, type OnApplicationBootstrap } from '@nestjs/common';
-import { EDGE_SESSIONS_MAX_CLIENTS, type EdgeSessionState, type EffectiveSettings, type ServerPush } from '@switchboard/contracts';
+import { EDGE_SESSIONS_MAX_CLIENTS, type EdgeOutcome, type EdgeReport, type EdgeSessionState, type EffectiveSettings, type ServerPush } from '@switchboard/contracts';
 import { JsonLogger, NatsClient, SERVICE_CONFIG } from '@switchboard/service-kit';
 import type { GatewayConfig } from '../config.js';
 import type { ClientSession } from './client-session.js';
@@ -12,6 +12,17 @@ export type ReconcileTrigger = 'reconnect' | 'periodic' | 'retry';
 
 /** What checking one session came to. */
 type Checked = 'ok' | 'corrected' | 'busy' | 'failed';
+
+/** The reports of a pass that removed what the registry held and the sessions did not. */
+interface Removed {
+  left: number;
+  closed: number;
+  /** Refused or unanswered: their sessions are checked again. */
+  failed: number;
+}
+
+/** What the registry holds for a client and its session does not (see `SessionReconciler#extras`). */
+type Removal = Extract<EdgeReport, { kind: 'client.leave' | 'connection.close' }>;
 
 /** First delay before the sessions a pass could not check are checked again; it doubles up to MAX_RETRY_MS. */
 const FIRST_RETRY_MS = 500;
@@ -49,9 +60,30 @@ const MAX_BUSY_RETRIES = 5;
  * whose read failed (the registry restarting too), with a growing delay.
  *
  * The settings compared are the effective settings a `settings` push carries (the mute setting,
- * not what media sees), so a connection its client muted itself is checked like any other. What
- * the registry holds and the session does not (a channel or connection of the client it does not
- * know of) is not reconciled: no push says it.
+ * not what media sees), so a connection its client muted itself is checked like any other.
+ *
+ * What the registry holds and the session does not is removed the other way, by reporting to the
+ * registry (EdgeClient, the path of every report: the reports of a pass sent in one turn travel in
+ * one batch request, one sequence each), for a registration that is the session's own (this replica
+ * and this session; one naming none is not taken for it here):
+ * - a channel the registry lists for the client that the session is not in: `client.leave` (the
+ *   registry closes the client's connections in it too);
+ * - a connection the registry lists in a channel the session is in that the session does not have
+ *   (there): `connection.close`.
+ * They come from requests whose answer the gateway did not get (a NATS request timeout, a registry
+ * restart): the gateway undid them at the edge and answered the client an error, while the registry
+ * may have applied them. The edge is the truth here: memberships and connections come only from the
+ * client's own requests. The client gets no push for these (nothing changes at the edge). A join or
+ * open whose answer is awaited is no such difference: its session is busy from the moment its batch
+ * is taken up (prepared, the edge state changed in advance) until it is answered or undone, and moves
+ * its revision at both ends, so a session read while one was under way is left alone. The session is
+ * busy while the reports of a pass are under way too, and its own reports (its requests, its
+ * unregister) wait for them (ClientSession#corrections): the registry runs the sequences of a batch
+ * concurrently, and a join of the channel sent meanwhile must not be applied before the leave.
+ * Reports the registry refuses or does not answer get their session checked again. Left open: these
+ * reports name the client, not the session, so one that reaches the registry after the client
+ * registered again elsewhere and joined the channel there (between the read and the report, a few
+ * milliseconds) would apply to that registration; the registry has no conditional leave or close.
  */
 @Injectable()
 export class SessionReconciler implements OnApplicationBootstrap, BeforeApplicationShutdown {
@@ -160,6 +192,7 @@ export class SessionReconciler implements OnApplicationBootstrap, BeforeApplicat
   private async pass(trigger: ReconcileTrigger, sessions: ClientSession[]): Promise<ClientSession[]> {
     const again: ClientSession[] = [];
     const counts: Record<Checked, number> = { ok: 0, corrected: 0, busy: 0, failed: 0 };
+    const removed: Removed = { left: 0, closed: 0, failed: 0 };
     let firstError: string | undefined;
     const chunks: ClientSession[][] = [];
     for (let i = 0; i < sessions.length; i += EDGE_SESSIONS_MAX_CLIENTS) chunks.push(sessions.slice(i, i + EDGE_SESSIONS_MAX_CLIENTS));
@@ -167,7 +200,7 @@ export class SessionReconciler implements OnApplicationBootstrap, BeforeApplicat
     const worker = async () => {
       while (next < chunks.length && !this.stopping) {
         const chunk = chunks[next++]!;
-        const { checked, error } = await this.check(chunk);
+        const { checked, error } = await this.check(chunk, removed);
         firstError ??= error;
         chunk.forEach((session, i) => {
           const outcome = checked[i]!;
@@ -190,6 +223,8 @@ export class SessionReconciler implements OnApplicationBootstrap, BeforeApplicat
         corrected: counts.corrected,
         busy: counts.busy,
         failed: counts.failed,
+        // Reports removing what the registry held and the sessions did not (see the class comment).
+        ...(removed.left || removed.closed || removed.failed ? { left: removed.left, closed: removed.closed, reportsFailed: removed.failed } : {}),
         ...(firstError ? { error: firstError } : {}),
       });
     }
@@ -200,8 +235,9 @@ export class SessionReconciler implements OnApplicationBootstrap, BeforeApplicat
    * Reads what the registry holds for a chunk of sessions (one `gateway.sessions` request) and
    * applies what differs; one outcome per session. A session ended is `ok`; one whose requests are
    * being handled is not asked for (`busy`); all those asked are `failed` when the read fails.
+   * Resolves once the reports removing what the sessions lack are answered (counted in `removed`).
    */
-  private async check(chunk: ClientSession[]): Promise<{ checked: Checked[]; error?: string }> {
+  private async check(chunk: ClientSession[], removed: Removed): Promise<{ checked: Checked[]; error?: string }> {
     const checked: Array<Checked | undefined> = chunk.map((s) => (s.ended ? 'ok' : s.busy > 0 ? 'busy' : undefined));
     const asked = chunk.filter((_, i) => checked[i] === undefined);
     // What a session was before its read: one that changed meanwhile is left alone (see `reconcile`).
@@ -218,37 +254,103 @@ export class SessionReconciler implements OnApplicationBootstrap, BeforeApplicat
       }
     }
     let k = 0;
-    const outcomes = checked.map((outcome, i): Checked => {
+    // Synchronously, one session after the other: the reports they send go out in one batch.
+    const pending = checked.map((outcome, i): Checked | Promise<Checked> => {
       if (outcome) return outcome;
       const at = k++;
       if (!states) return 'failed';
       try {
-        return this.reconcile(chunk[i]!, revisions[at]!, states[at] ?? null);
+        return this.reconcile(chunk[i]!, revisions[at]!, states[at] ?? null, removed);
       } catch (e) {
         error ??= e instanceof Error ? e.message : String(e);
         return 'failed';
       }
     });
+    const outcomes = await Promise.all(pending);
     return { checked: outcomes, ...(error ? { error } : {}) };
   }
 
   /**
    * Applies to one session what differs from the registry's state of its client (null: not
-   * registered). Nothing is applied when the session changed since `revision` (while it was read)
-   * or is being changed: the read may predate the change.
+   * registered), and reports what the registry holds and the session does not. Nothing is done
+   * when the session changed since `revision` (while it was read) or is being changed: the read
+   * may predate the change.
    */
-  private reconcile(session: ClientSession, revision: number, state: EdgeSessionState | null): Checked {
+  private reconcile(session: ClientSession, revision: number, state: EdgeSessionState | null, removed: Removed): Checked | Promise<Checked> {
     if (session.ended) return 'ok';
     if (session.busy > 0 || session.revision !== revision) return 'busy';
+    const pushes = this.differences(session, state);
+    // Before the pushes change the session (they only take away what the registry lacks).
+    const removals = state ? this.extras(session, state) : [];
     let corrected = false;
-    for (const push of this.differences(session, state)) {
+    for (const push of pushes) {
       if (session.ended) break;
       // `stale`: a settings push older than the one the connection has (it stays as it is).
       if (this.store.push(session, push) === 'stale') continue;
       this.metrics.reconcileCorrections.inc({ push: push.type });
       corrected = true;
     }
-    return corrected ? 'corrected' : 'ok';
+    if (session.ended || removals.length === 0) return corrected ? 'corrected' : 'ok';
+    return this.remove(session, removals, removed);
+  }
+
+  /**
+   * Reports the removals of one session (one sequence each: one refused does not hold back the
+   * others), sent now: with those of the other sessions of the chunk, in one batch request. The
+   * session is busy until they are answered, and its own reports wait for them (ClientSession#corrections).
+   */
+  private async remove(session: ClientSession, removals: Removal[], removed: Removed): Promise<Checked> {
+    session.busy++;
+    session.revision++;
+    // EdgeClient#sequence never rejects: a request that failed answers an error per sequence.
+    const answered: Promise<EdgeOutcome[][]> = Promise.all(removals.map((report) => this.edge.sequence([report])));
+    const done = answered.then(() => undefined);
+    session.corrections = done;
+    const outcomes = await answered;
+    session.busy--;
+    session.revision++;
+    if (session.corrections === done) session.corrections = undefined;
+    let failed = false;
+    removals.forEach((report, i) => {
+      const outcome = outcomes[i]?.[0];
+      if (outcome && 'ok' in outcome) {
+        const leave = report.kind === 'client.leave';
+        if (leave) removed.left++;
+        else removed.closed++;
+        this.metrics.reconcileCorrections.inc({ report: leave ? 'leave' : 'close' });
+        return;
+      }
+      // NotFound: the client is not registered any more (what is gone needs no removal; the
+      // registry answers ok to a leave or close of what it no longer holds).
+      if (outcome && 'error' in outcome && outcome.error.code === 'NotFound') return;
+      removed.failed++;
+      failed = true;
+    });
+    return failed ? 'failed' : 'corrected';
+  }
+
+  /**
+   * What the registry holds for the client and the session does not: a channel it is not in (left),
+   * a connection it does not have in a channel it is in (closed). Only for a registration that is
+   * the session's own (this replica and this session): another's is not this session's to change.
+   */
+  private extras(session: ClientSession, state: EdgeSessionState): Removal[] {
+    if (state.gatewayId !== this.gatewayId || state.sessionId !== session.sessionId) return [];
+    // A session dropped since the pass listed it (a register the registry refused, undone) has no say.
+    if (this.store.get(session.ref) !== session) return [];
+    const client = session.ref;
+    const removals: Removal[] = [];
+    for (const channel of state.channels) {
+      const { channelId } = channel;
+      if (!session.channels.has(channelId)) {
+        removals.push({ kind: 'client.leave', client, channelId });
+        continue;
+      }
+      for (const { connectionId } of channel.connections) {
+        if (session.connections.get(connectionId)?.channelId !== channelId) removals.push({ kind: 'connection.close', client, channelId, connectionId });
+      }
+    }
+    return removals;
   }
 
   /** The pushes that make the session what the registry holds (see the class comment). */

@@ -166,6 +166,7 @@ export class SessionStore {
       report: { kind: 'client.unregister', client, reason, gatewayId: this.gatewayId, sessionId: session.sessionId },
       closes,
       attempts: 0,
+      after: session.corrections,
     };
     // One per client at most: a new session of a client starts only once the previous one's unregister was taken (see `settle`).
     this.unregisters.delete(pending.key);
@@ -201,6 +202,11 @@ export class SessionStore {
     // unregister alone closes what the registry still holds of them, so later attempts send only it.
     const reports = [...pending.closes, report];
     pending.closes = [];
+    // After the reports a reconcile pass was sending for the session (they name the client, not
+    // the session: the next session of the client, registered once this is taken, must not get them).
+    const after = pending.after;
+    pending.after = undefined;
+    if (after) await after;
     pending.attempts++;
     const outcomes = await this.edge.sequence(reports);
     for (let i = 0; i < reports.length - 1; i++) {
@@ -337,6 +343,8 @@ interface PendingUnregister {
   readonly report: Extract<EdgeReport, { kind: 'client.unregister' }>;
   /** Connection closes sent before the unregister by the first attempt only. */
   closes: EdgeReport[];
+  /** The session's reconcile reports under way when it ended (ClientSession#corrections): the first attempt waits for them. */
+  after?: Promise<void>;
   attempts: number;
   /** The attempt under way. */
   inFlight?: Promise<boolean>;

@@ -14,7 +14,7 @@ export class SyncMetrics {
   readonly unregisterAttempts: Counter<'outcome'>;
   readonly unregistersLost: Counter<'reason'>;
   readonly reconcilePasses: Counter<'trigger' | 'outcome'>;
-  readonly reconcileCorrections: Counter<'push'>;
+  readonly reconcileCorrections: Counter<'push' | 'report'>;
 
   constructor(metrics: Metrics) {
     const registers = [metrics.registry];
@@ -39,8 +39,9 @@ export class SyncMetrics {
     });
     this.reconcileCorrections = new Counter({
       name: 'sync_reconcile_corrections_total',
-      help: 'Pushes a reconcile pass derived from the registry\'s live state (the ones lost on the way), by push type',
-      labelNames: ['push'],
+      help:
+        'Corrections of reconcile passes: pushes derived from the registry\'s live state (the ones lost on the way), by push type; reports removing what the registry held and the session did not (left by a request whose answer was lost), taken by the registry, by report (leave, close)',
+      labelNames: ['push', 'report'],
       registers,
     });
   }

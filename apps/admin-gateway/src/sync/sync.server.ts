@@ -279,6 +279,10 @@ export class SyncServer implements OnApplicationBootstrap, BeforeApplicationShut
     }
     const reported = entries.filter((e) => e.step?.report);
     const bytes = reported.reduce((n, e) => n + e.frame.bytes + REPORT_OVERHEAD_BYTES, 0);
+    // The reports a reconcile pass is sending for the session go first: they remove what the
+    // registry holds and the session does not (a join of the same channel must not overtake its leave).
+    const corrections = socket.session?.corrections;
+    if (corrections && reported.length) await corrections;
     const outcomes = reported.length ? await this.edge.sequence(reported.map((e) => e.step!.report!), bytes) : [];
     reported.forEach((e, i) => (e.outcome = outcomes[i]));
     const refused = entries.findIndex((e) => e.outcome !== undefined && !('ok' in e.outcome));
