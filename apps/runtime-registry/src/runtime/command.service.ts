@@ -84,12 +84,12 @@ export class CommandService {
     await this.ctx.authorize(scope, a);
     if (target.level === 'connection') {
       const gatewayId = await this.ctx.store.redis.hget(this.ctx.store.keys.client(a, target.userId, target.deviceId, target.clientId), 'gatewayId');
-      const entry = this.ctx.journal.open({ k: 'kick', target, gatewayId } satisfies JournalContext);
+      const entry = this.ctx.journal.open({ k: 'kick', target } satisfies JournalContext);
       const events = await this.edge.moveState(a, connectionOf(target), 'closed', LIVE_STATES, null, API_CAUSE, entry);
       await this.ctx.settle(entry, [kickedConnection(target, gatewayId)], events);
       return;
     }
-    const entry = this.ctx.journal.open({ k: 'kick', target, gatewayId: null } satisfies JournalContext);
+    const entry = this.ctx.journal.open({ k: 'kick', target } satisfies JournalContext);
     const { events, deliveries } = this.kicked(a, await this.ctx.store.call(kickCall(this.ctx, target), entry));
     await this.ctx.settle(entry, deliveries, events);
   }
@@ -181,19 +181,17 @@ export class CommandService {
   }
 
   /**
-   * The events and pushes of a journaled kick or update, from its context and its script's answer
-   * (see OperationJournal): exactly those its replica built.
+   * The events of a journaled kick or update, from its context and its script's answer (see
+   * OperationJournal): exactly those its replica built.
    */
-  recover(context: Extract<JournalContext, { k: 'kick' | 'update' }>, answer: string): Effects {
+  recover(context: Extract<JournalContext, { k: 'kick' | 'update' }>, answer: string): DomainEvent[] {
     if (context.k === 'update') {
       const target = context.target as LevelTarget;
-      return this.updated(target, context.owner, levelCall(this.ctx, target).result(JSON.parse(answer)));
+      return this.updated(target, context.owner, levelCall(this.ctx, target).result(JSON.parse(answer))).events;
     }
     const target = context.target;
-    if (target.level === 'connection') {
-      return { events: this.edge.stateEvents(target.applicationId, connectionOf(target), 'closed', API_CAUSE, answer), deliveries: [kickedConnection(target, context.gatewayId)] };
-    }
-    return this.kicked(target.applicationId, kickCall(this.ctx, target).result(JSON.parse(answer)));
+    if (target.level === 'connection') return this.edge.stateEvents(target.applicationId, connectionOf(target), 'closed', API_CAUSE, answer);
+    return this.kicked(target.applicationId, kickCall(this.ctx, target).result(JSON.parse(answer))).events;
   }
 }
 

@@ -218,29 +218,29 @@ export class EdgeService {
   }
 
   /**
-   * The events and pushes of a journaled change of the client edge, from its context and its
-   * script's answer (see OperationJournal): exactly those its replica built.
+   * The events of a journaled change of the client edge, from its context and its script's answer
+   * (see OperationJournal): exactly those its replica built.
    */
-  async recover(context: Extract<JournalContext, { k: 'edge' | 'leave' | 'close' | 'unregister' }>, answer: string): Promise<Effects> {
+  async recover(context: Extract<JournalContext, { k: 'edge' | 'leave' | 'close' | 'unregister' }>, answer: string): Promise<DomainEvent[]> {
     switch (context.k) {
       case 'edge': {
         const steps: Array<Step<unknown>> = [];
         for (const r of context.reports) steps.push(await this.stepOf(r, true));
-        if (context.seq) return this.finishAll(steps, this.store.sequenceOutcomes(steps.map((s) => s.call), answer));
+        if (context.seq) return (await this.finishAll(steps, this.store.sequenceOutcomes(steps.map((s) => s.call), answer))).events;
         const step = steps[0]!;
-        return step.finish(step.call.result(JSON.parse(answer)));
+        return (await step.finish(step.call.result(JSON.parse(answer)))).events;
       }
       case 'leave': {
         const r = context.report;
-        return { events: this.leftEvents(r.client.applicationId, this.leaveCall(r).result(JSON.parse(answer))), deliveries: [] };
+        return this.leftEvents(r.client.applicationId, this.leaveCall(r).result(JSON.parse(answer)));
       }
       case 'close': {
         const r = context.report;
-        return { events: this.stateEvents(r.client.applicationId, connRef(r), 'closed', CLIENT_CAUSE, answer), deliveries: [] };
+        return this.stateEvents(r.client.applicationId, connRef(r), 'closed', CLIENT_CAUSE, answer);
       }
       case 'unregister': {
         const result = this.store.unregisterCall(context.a, context.c, 0).result(JSON.parse(answer));
-        return { events: result ? await this.unregistered(context.a, context.c, context.cause, result) : [], deliveries: [] };
+        return result ? this.unregistered(context.a, context.c, context.cause, result) : [];
       }
     }
   }

@@ -1,4 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
+import type { DomainEvent } from '@switchboard/contracts';
 import { JsonLogger, SERVICE_CONFIG } from '@switchboard/service-kit';
 import type { RegistryConfig } from '../config.js';
 import { EventsParked } from '../events/event-publisher.js';
@@ -6,7 +7,7 @@ import type { StoredEntry } from '../events/journal.js';
 import { ServersStore } from '../store/servers-store.js';
 import { CommandService } from './command.service.js';
 import { RuntimeContext } from './context.js';
-import { EdgeService, type Effects } from './edge.service.js';
+import { EdgeService } from './edge.service.js';
 import type { JournalContext } from './journaled.js';
 
 /**
@@ -24,8 +25,8 @@ const KINDS: ReadonlySet<string> = new Set(['edge', 'leave', 'close', 'unregiste
 
 /**
  * Finishes the changes of the operation journal whose replica did not (see OperationJournal): from
- * each entry left over, builds the change's events (with the ids its replica gave them) and pushes
- * again, and publishes them. Run by the housekeeping pass, one replica at a time.
+ * each entry left over, builds the change's events again (with the ids its replica gave them) and
+ * publishes them. Run by the housekeeping pass, one replica at a time.
  */
 @Injectable()
 export class JournalRecovery {
@@ -53,16 +54,19 @@ export class JournalRecovery {
         await this.ctx.journal.drop(entry.id);
         continue;
       }
-      let effects: Effects;
+      let events: DomainEvent[];
       try {
-        effects = await this.effectsOf(context, entry.answer);
+        events = await this.eventsOf(context, entry.answer);
       } catch (e) {
         await this.failed(entry, now, e);
         continue;
       }
       this.failing.delete(entry.id);
       try {
-        await this.ctx.settle({ id: entry.id, context: '' }, effects.deliveries, effects.events);
+        // Events only: a push this late could undo what happened since (a kick after the client
+        // joined again, an older claim); the gateways' reconcile of their sessions
+        // (gateway.sessions) brings the edge up to date instead.
+        await this.ctx.settle({ id: entry.id, context: '' }, [], events);
       } catch (e) {
         // Parked: settled. Otherwise the stream and the outbox are out of reach: the next pass tries again.
         if (!(e instanceof EventsParked)) throw e;
@@ -75,7 +79,7 @@ export class JournalRecovery {
     return finished;
   }
 
-  private effectsOf(context: JournalContext, answer: string): Promise<Effects> | Effects {
+  private eventsOf(context: JournalContext, answer: string): Promise<DomainEvent[]> | DomainEvent[] {
     switch (context.k) {
       case 'kick':
       case 'update':
