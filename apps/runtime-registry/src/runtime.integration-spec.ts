@@ -620,6 +620,48 @@ describe('runtime-registry live model', () => {
       await expectWire(read([{ applicationId: a, userId: 'u' }]), 'ValidationFailed');
     });
 
+    it('a leave or close naming a session applies only to that registration of the client', async () => {
+      const a = 'app-session-checked';
+      const c = { applicationId: a, userId: 'u', deviceId: 'd', clientId: 'c' };
+      const conn = { client: c, channelId: 'room', connectionId: 'cn' };
+      const connections = async () => (await rt.query(TENANT, 'channel.client.connections', { applicationId: a, channelId: 'room', ...c })).map((x) => x.id);
+      await rt.edge({ ...registerReport(c, ORG, 'gw-1'), sessionId: 's-1' });
+      await rt.edge({ kind: 'client.join', client: c, channelId: 'room', claim: claim('room') });
+      await rt.edge({ kind: 'connection.open', ...conn, type: 'peer', tag: null, streams: { audio: { direction: 'sendrecv' } } });
+      // Reports of an ended registration (another session): answered ok, nothing changes.
+      expect(await rt.edge({ kind: 'connection.close', ...conn, sessionId: 's-0' })).toEqual({ ok: true });
+      expect(await rt.edge({ kind: 'client.leave', client: c, channelId: 'room', sessionId: 's-0' })).toEqual({ ok: true });
+      expect(await connections()).toEqual(['cn']);
+      expect((await rt.query(TENANT, 'client.get', c)).channelCount).toBe(1);
+      // The registration's own.
+      await rt.edge({ kind: 'connection.close', ...conn, sessionId: 's-1' });
+      expect(await connections()).toEqual([]);
+      await rt.edge({ kind: 'client.leave', client: c, channelId: 'room', sessionId: 's-1' });
+      expect((await rt.query(TENANT, 'client.get', c)).channelCount).toBe(0);
+    });
+
+    it("the read of a gateway's clients pages through every client registered through it", async () => {
+      const gateway = 'gw-listed';
+      const mine = ['app-listed-1', 'app-listed-2'].flatMap((applicationId) => ['c1', 'c2', 'c3'].map((clientId) => ({ applicationId, userId: 'u/1', deviceId: 'd', clientId })));
+      const elsewhere = { applicationId: 'app-listed-1', userId: 'u', deviceId: 'd', clientId: 'other' };
+      for (const c of mine) await rt.edge(registerReport(c, ORG, gateway));
+      await rt.edge(registerReport(elsewhere, ORG, 'gw-1'));
+      await rt.edge({ kind: 'client.unregister', client: mine[0]!, reason: 'left', gatewayId: gateway });
+      const listed = new Map<string, unknown>();
+      let cursor: string | undefined;
+      let pages = 0;
+      do {
+        const page = (await rt.raw('runtime-registry.v1.edge', { report: { kind: 'gateway.clients', gatewayId: gateway, count: 1, ...(cursor ? { cursor } : {}) } })) as { clients: TestClient[]; next: string | null };
+        for (const c of page.clients) listed.set(JSON.stringify(c), c);
+        cursor = page.next ?? undefined;
+        pages++;
+      } while (cursor && pages < 100);
+      expect(cursor).toBeUndefined();
+      expect([...listed.values()].sort((x, y) => JSON.stringify(x).localeCompare(JSON.stringify(y)))).toEqual(mine.slice(1).sort((x, y) => JSON.stringify(x).localeCompare(JSON.stringify(y))));
+      await expectWire(rt.raw('runtime-registry.v1.edge', { report: { kind: 'gateway.clients', gatewayId: gateway, count: 0 } }), 'ValidationFailed');
+      await expectWire(rt.raw('runtime-registry.v1.edge', { report: { kind: 'gateway.clients', gatewayId: gateway, cursor: 'x' } }), 'ValidationFailed');
+    });
+
     it('ignores a stale unregister: one from the old gateway, or from an ended session, leaves the live registration', async () => {
       const c = { applicationId: 'app-stale', userId: 'u', deviceId: 'd', clientId: 'c' };
       const clientGet = () => rt.query(TENANT, 'client.get', c);

@@ -25,6 +25,7 @@ import {
   EDGE_SESSIONS_MAX_CLIENTS,
   type EdgeBatch,
   type EdgeReport,
+  type EdgeGatewayClientsRead,
   type EdgeSessionsRead,
   type Heartbeat,
   type RuntimeCommand,
@@ -185,7 +186,7 @@ const EdgeSchema = union([
     sessionId: Type.Optional(Id),
   }),
   closed({ kind: Literal('client.join'), client: ClientRefSchema, channelId: Id, claim: ChannelClaim }),
-  closed({ kind: Literal('client.leave'), client: ClientRefSchema, channelId: Id }),
+  closed({ kind: Literal('client.leave'), client: ClientRefSchema, channelId: Id, sessionId: Type.Optional(Id) }),
   closed({
     kind: Literal('client.update'),
     client: ClientRefSchema,
@@ -224,7 +225,7 @@ const EdgeSchema = union([
     streams: Type.Optional(StreamDescriptionSchema),
   }),
   closed({ kind: Literal('connection.stats'), ...connRef, stats: Stats }),
-  closed({ kind: Literal('connection.close'), ...connRef }),
+  closed({ kind: Literal('connection.close'), ...connRef, sessionId: Type.Optional(Id) }),
 ]);
 
 
@@ -321,15 +322,26 @@ const sessionsRead = validator(
   'runtime-registry.v1.edge',
 );
 
+const gatewayClientsRead = validator(
+  closed({
+    kind: Literal('gateway.clients'),
+    gatewayId: Id,
+    cursor: Type.Optional(Type.String({ pattern: '^[0-9]{1,20}$' })),
+    count: Type.Optional(Type.Integer({ minimum: 1, maximum: EDGE_SESSIONS_MAX_CLIENTS })),
+  }),
+  'runtime-registry.v1.edge',
+);
+
 /**
- * An edge request: one report, a batch (see EdgeBatch), or the read of a gateway's sessions (see
- * EdgeSessionsRead). A batch's envelope is checked here; its reports one by one with
- * `parseEdgeReport`, so an invalid one fails alone (ValidationFailed) and ends its sequence like
- * any other failure.
+ * An edge request: one report, a batch (see EdgeBatch), or one of the gateway's reads (its
+ * sessions, see EdgeSessionsRead; its clients, see EdgeGatewayClientsRead). A batch's envelope is
+ * checked here; its reports one by one with `parseEdgeReport`, so an invalid one fails alone
+ * (ValidationFailed) and ends its sequence like any other failure.
  */
-export function parseEdge(value: unknown): { report: EdgeReport } | { batch: EdgeBatch } | { sessions: EdgeSessionsRead } {
+export function parseEdge(value: unknown): { report: EdgeReport } | { batch: EdgeBatch } | { sessions: EdgeSessionsRead } | { gatewayClients: EdgeGatewayClientsRead } {
   const r = edgeEnvelope.parse(value) as { report: { kind?: unknown } };
   if (r.report.kind === 'gateway.sessions') return { sessions: sessionsRead.parse(r.report) as unknown as EdgeSessionsRead };
+  if (r.report.kind === 'gateway.clients') return { gatewayClients: gatewayClientsRead.parse(r.report) as unknown as EdgeGatewayClientsRead };
   if (r.report.kind === 'batch') {
     const batch = batchEnvelope.parse(r.report) as unknown as EdgeBatch;
     const total = batch.sequences.reduce((n, s) => n + s.length, 0);

@@ -13,7 +13,8 @@ import { QueryService } from '../runtime/query.service.js';
  * - `runtime-registry.v1.query`   { scope, query }   -> the result of the query kind
  * - `runtime-registry.v1.command` { scope, command } -> null
  * - `runtime-registry.v1.edge`    { report }         -> EdgeResults[kind]; a batch -> EdgeBatchResult;
- *                                                       the read of a gateway's sessions -> EdgeSessionsResult
+ *                                                       a gateway's reads: its sessions -> EdgeSessionsResult,
+ *                                                       its clients -> EdgeGatewayClientsResult
  * Errors cross as typed WireErrors (ValidationFailed, NotFound, Forbidden, Conflict, Unavailable).
  */
 @Controller()
@@ -47,6 +48,7 @@ export class RuntimeRpc {
       const parsed = parseEdge(body);
       if ('batch' in parsed) return this.batch(parsed.batch);
       if ('sessions' in parsed) return this.edge.sessions(parsed.sessions);
+      if ('gatewayClients' in parsed) return this.edge.gatewayClients(parsed.gatewayClients);
       return this.edge.handle(parsed.report);
     });
   }

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { DomainError, type ChannelClaim, type ConnectionState, type DomainEvent, type EdgeReport, type EdgeResults, type EdgeSessionsRead, type EdgeSessionsResult, type EdgeSessionState, type MessageBody } from '@switchboard/contracts';
+import { DomainError, type ChannelClaim, type ConnectionState, type DomainEvent, type EdgeReport, type EdgeGatewayClientsRead, type EdgeGatewayClientsResult, type EdgeResults, type EdgeSessionsRead, type EdgeSessionsResult, type EdgeSessionState, type MessageBody } from '@switchboard/contracts';
 import type { Delivery } from '../events/pusher.js';
 import { domainEvent, connectionStateEvent, messagePart, type EventCause, type EventOwner } from '../model/events.js';
 import { clientRecord, connectionFields, mediaStats, parseJson, type ClientRecord } from '../model/records.js';
@@ -332,7 +332,8 @@ export class EdgeService {
     try {
       result = await this.store.call(this.leaveCall(r), entry);
     } catch (e) {
-      // Leaving a channel one is not in (a retried report) changes nothing.
+      // Leaving a channel one is not in (a retried report), or as a registration that ended
+      // (`sessionId`), changes nothing.
       if (e instanceof DomainError && e.code === 'NotFound') return { ok: true };
       throw e;
     }
@@ -341,7 +342,7 @@ export class EdgeService {
   }
 
   private leaveCall(r: Report<'client.leave'>): ScriptCall<RemoveResult> {
-    return this.store.removeMembersCall(r.client.applicationId, r.channelId, 'client', r.client);
+    return this.store.removeMembersCall(r.client.applicationId, r.channelId, 'client', r.client, r.sessionId);
   }
 
   private leftEvents(a: string, result: RemoveResult): DomainEvent[] {
@@ -456,11 +457,14 @@ export class EdgeService {
 
   async close(r: Report<'connection.close'>): Promise<EdgeResults['connection.close']> {
     const entry = this.journal({ k: 'close', report: r });
+    const a = r.client.applicationId;
+    const ref = connRef(r);
     let events: DomainEvent[];
     try {
-      events = await this.moveState(r.client.applicationId, connRef(r), 'closed', LIVE_STATES, null, CLIENT_CAUSE, entry);
+      events = this.movedState(a, ref, 'closed', await this.store.call(this.stateCall(a, ref, 'closed', LIVE_STATES, null, r.sessionId), entry), CLIENT_CAUSE);
     } catch (e) {
-      // Closing a connection that is already gone (a retried report, or it failed) changes nothing.
+      // Closing a connection that is already gone (a retried report, or it failed), or of a
+      // registration that ended (`sessionId`), changes nothing.
       if (e instanceof DomainError && e.code === 'NotFound') return { ok: true };
       throw e;
     }
@@ -484,9 +488,9 @@ export class EdgeService {
     return this.movedState(a, ref, state, await this.store.call(this.stateCall(a, ref, state, from, error), entry), cause);
   }
 
-  private stateCall(a: string, ref: ConnectionIds, state: ConnectionState, from: readonly string[], error: { code: string; message: string } | null): ScriptCall<StateResult> {
+  private stateCall(a: string, ref: ConnectionIds, state: ConnectionState, from: readonly string[], error: { code: string; message: string } | null, session?: string): ScriptCall<StateResult> {
     const terminal = state === 'closed' || state === 'failed';
-    return this.store.connStateCall(a, ref, state, from, terminal, error ? JSON.stringify(error) : null);
+    return this.store.connStateCall(a, ref, state, from, terminal, error ? JSON.stringify(error) : null, session);
   }
 
   /** The events of a state change the store applied. */
@@ -530,6 +534,15 @@ export class EdgeService {
       }),
     );
     return { clients: out };
+  }
+
+  /**
+   * A page of the clients registered through a gateway replica (its client set, SSCAN: a client may
+   * come twice), so the gateway can find the registrations it has no session for.
+   */
+  async gatewayClients(r: EdgeGatewayClientsRead): Promise<EdgeGatewayClientsResult> {
+    const [next, members] = await this.store.redis.sscan(this.store.keys.gatewayClients(r.gatewayId), r.cursor ?? '0', 'COUNT', r.count ?? 200);
+    return { clients: members.map((m) => this.store.parseGatewayMember(m)), next: next === '0' ? null : next };
   }
 
   async connectionUpdate(r: Report<'connection.update'>): Promise<EdgeResults['connection.update']> {

@@ -332,11 +332,12 @@ export class LiveStore implements OnModuleInit {
   }
 
   /** Removes members of a channel (kicks, a leave); the counts of their connections on their media servers are freed in the same step. */
-  removeMembersCall(a: string, channelId: string, level: RemoveLevel, who: Partial<ClientIds>): ScriptCall<RemoveResult> {
+  /** `session` (level client): only while that registration of the client holds it (else NotFound). */
+  removeMembersCall(a: string, channelId: string, level: RemoveLevel, who: Partial<ClientIds>, session?: string): ScriptCall<RemoveResult> {
     return {
       script: 'rtRemoveMembers',
       keys: [this.keys.app(a), this.keys.servers()],
-      args: { app: a, ch: esc(channelId), level, ...partialIds(who) },
+      args: { app: a, ch: esc(channelId), level, ...partialIds(who), session },
       result: (raw) => {
         const r = raw as Failure & { lefts: unknown; clients: unknown; org: string };
         if (r.fail) throw notFoundInChannel(r.fail, channelId, who);
@@ -383,8 +384,11 @@ export class LiveStore implements OnModuleInit {
     };
   }
 
-  /** Moves a connection to a state; its count on its media server (if any) moves along in the same step. */
-  connStateCall(a: string, ref: ConnectionIds, state: string, from: readonly string[], terminal: boolean, error: string | null): ScriptCall<StateResult> {
+  /**
+   * Moves a connection to a state; its count on its media server (if any) moves along in the same
+   * step. `session`: only while that registration of the client holds it (else NotFound).
+   */
+  connStateCall(a: string, ref: ConnectionIds, state: string, from: readonly string[], terminal: boolean, error: string | null, session?: string): ScriptCall<StateResult> {
     return {
       script: 'rtConnState',
       keys: [this.keys.app(a), this.keys.servers()],
@@ -395,6 +399,7 @@ export class LiveStore implements OnModuleInit {
         from,
         terminal,
         error: error ?? undefined,
+        session,
       },
       result: (raw) => {
         const r = raw as RawSnapshot & Failure & { same?: boolean; old?: string; closed?: RawClosed | false; at?: string };

@@ -402,6 +402,8 @@ elseif level == 'device' then
 else
   sel = P.u .. '/' .. P.d .. '/' .. P.cl
   if redis.call('HEXISTS', c .. ':clients', sel) == 0 then return fail('client') end
+  -- P.session: only while that registration of the client holds it.
+  if given(P.session) and redis.call('HGET', kcl(sel), 'sessionId') ~= P.session then return fail('client') end
 end
 local t = nowms()
 local M = { S = K2, app = P.app }
@@ -478,6 +480,8 @@ local udc = ud .. '/' .. cl
 local ck = kconn(ch, udc, cn)
 local conn = hgetall(ck)
 if next(conn) == nil then return fail('connection') end
+-- P.session: only while that registration of the client holds it.
+if given(P.session) and redis.call('HGET', kcl(udc), 'sessionId') ~= P.session then return fail('connection') end
 local old = conn.state or false
 if old == P.state then return ({ same = true }) end
 local allowed = false

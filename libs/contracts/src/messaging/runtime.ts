@@ -226,7 +226,11 @@ export type EdgeReport =
       sessionId?: string;
     }
   | { kind: 'client.join'; client: ClientRef; channelId: string; claim: ChannelClaim }
-  | { kind: 'client.leave'; client: ClientRef; channelId: string }
+  /**
+   * `sessionId` (leave and close): only while that registration of the client holds it (a report
+   * arriving after the client registered again in another session changes nothing and answers ok).
+   */
+  | { kind: 'client.leave'; client: ClientRef; channelId: string; sessionId?: string }
   | { kind: 'client.update'; client: ClientRef; userAlias?: string | null; deviceAlias?: string | null; tag?: string | null }
   | { kind: 'client.message'; client: ClientRef; channelId: string | null; message: MessageBody; to?: { userId?: string; deviceId?: string; clientId?: string } }
   | { kind: 'client.stats'; client: ClientRef; stats: Record<string, unknown> }
@@ -234,7 +238,7 @@ export type EdgeReport =
   | { kind: 'connection.state'; client: ClientRef; channelId: string; connectionId: string; state: ConnectionState; error?: { code: string; message: string } | null }
   | { kind: 'connection.update'; client: ClientRef; channelId: string; connectionId: string; localAudioMuted?: boolean; localVideoMuted?: boolean; tag?: string | null; streams?: StreamDescription }
   | { kind: 'connection.stats'; client: ClientRef; channelId: string; connectionId: string; stats: Record<string, unknown> }
-  | { kind: 'connection.close'; client: ClientRef; channelId: string; connectionId: string };
+  | { kind: 'connection.close'; client: ClientRef; channelId: string; connectionId: string; sessionId?: string };
 
 /**
  * A read on the edge subject (`runtime-registry.v1.edge` with `report: { kind: 'gateway.sessions',
@@ -247,6 +251,24 @@ export interface EdgeSessionsRead {
   clients: ClientRef[];
 }
 export const EDGE_SESSIONS_MAX_CLIENTS = 500;
+
+/**
+ * A read on the edge subject (`report: { kind: 'gateway.clients', ... }`): the clients the registry
+ * holds as registered through gateway replica `gatewayId`, a page at a time (`cursor` "0" or absent
+ * to start; `count` a hint, at most EDGE_SESSIONS_MAX_CLIENTS), so the gateway can find
+ * registrations it has no session for (a register whose answer it lost). Answered
+ * EdgeGatewayClientsResult (`next` null when done; a client may come twice).
+ */
+export interface EdgeGatewayClientsRead {
+  kind: 'gateway.clients';
+  gatewayId: string;
+  cursor?: string;
+  count?: number;
+}
+export interface EdgeGatewayClientsResult {
+  clients: ClientRef[];
+  next: string | null;
+}
 /** One per client asked, in order; null: not registered. */
 export interface EdgeSessionsResult {
   clients: Array<EdgeSessionState | null>;
@@ -429,6 +451,6 @@ export function eventStreamSettings(namespace: string) {
 export interface RuntimeRequestMap {
   'runtime-registry.v1.query': { request: { scope: CallerScope; query: RuntimeQuery }; response: unknown };
   'runtime-registry.v1.command': { request: { scope: CallerScope; command: RuntimeCommand }; response: null };
-  'runtime-registry.v1.edge': { request: { report: EdgeReport | EdgeBatch | EdgeSessionsRead }; response: unknown };
+  'runtime-registry.v1.edge': { request: { report: EdgeReport | EdgeBatch | EdgeSessionsRead | EdgeGatewayClientsRead }; response: unknown };
   'management-api.v1.applications.resolve': { request: { applicationId: string }; response: ResolvedApplication };
 }
