@@ -5,6 +5,8 @@ import {
   RuntimeSubjects,
   type ClientRef,
   type EdgeBatchResult,
+  type EdgeGatewayClientsRead,
+  type EdgeGatewayClientsResult,
   type EdgeOutcome,
   type EdgeReport,
   type EdgeResults,
@@ -33,7 +35,8 @@ const MAX_BATCH_BYTES = 256 * 1024;
  * handed over during one event loop turn travel in one batch request (EdgeBatch), so a burst of
  * clients costs one NATS round trip (and one registry dispatch) rather than one per frame.
  *
- * `sessions` reads what the registry holds for some of this replica's clients (see SessionReconciler).
+ * `sessions` reads what the registry holds for some of this replica's clients, `gatewayClients` the
+ * clients it holds as registered through this replica (see SessionReconciler).
  */
 @Injectable()
 export class EdgeClient {
@@ -57,6 +60,15 @@ export class EdgeClient {
   async sessions(clients: ClientRef[]): Promise<EdgeSessionsResult> {
     const report: EdgeSessionsRead = { kind: 'gateway.sessions', clients };
     return (await this.nats.request(RuntimeSubjects.edge, { report })) as EdgeSessionsResult;
+  }
+
+  /**
+   * A page of the clients the registry holds as registered through gateway replica `gatewayId`
+   * (`cursor` absent to start; `next` null when done; a client may come twice).
+   */
+  async gatewayClients(gatewayId: string, cursor?: string, count?: number): Promise<EdgeGatewayClientsResult> {
+    const report: EdgeGatewayClientsRead = { kind: 'gateway.clients', gatewayId, ...(cursor !== undefined ? { cursor } : {}), ...(count !== undefined ? { count } : {}) };
+    return (await this.nats.request(RuntimeSubjects.edge, { report })) as EdgeGatewayClientsResult;
   }
 
   /**

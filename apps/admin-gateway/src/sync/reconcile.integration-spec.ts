@@ -10,7 +10,11 @@
  * reads them in two requests per pass. What the registry holds and a session does not (a join and
  * opens the registry applied while their answers were lost, reported here straight to it) is left
  * and closed by the passes; a join or open applied while its answer is still awaited (a proxy holds
- * back the registry's answers to a gateway) is not.
+ * back the registry's answers to a gateway) is not. A registration through a gateway that it has no
+ * session for (a register applied while its answer was lost, reported here straight to the
+ * registry) is unregistered by its scans, the registrations of its sessions are not. The leaves and
+ * closes of a session carry its session id, so a stale correction (sent after the client registered
+ * again in another session) changes nothing in the newer registration.
  */
 import { RequestError, NoRespondersError, connect, type NatsConnection } from '@nats-io/transport-node';
 import {
@@ -159,6 +163,8 @@ describe('reconciling the edge with runtime-registry after lost pushes', () => {
   let crowded: TestGateway;
   /** The `gateway.sessions` reads sent on the edge subject (seen by a plain subscription next to the registry's queue group): the clients of each. */
   const sessionReads: ClientRef[][] = [];
+  /** The `client.leave` and `connection.close` reports sent on the edge subject (alone or in a batch). */
+  const removalReports: Array<Extract<EdgeReport, { kind: 'client.leave' | 'connection.close' }>> = [];
   /** Checks its clients every 200 ms. */
   let periodic: TestGateway;
   /** Checks its clients every 10 ms (a client keeps changing its state meanwhile). */
@@ -216,6 +222,49 @@ describe('reconciling the edge with runtime-registry after lost pushes', () => {
     await counter.after(1);
   };
 
+  /** What the registry holds for a client (gateway.sessions, as the gateways read it); null: not registered. */
+  const registration = async (ref: ClientRef) => ((await edge({ kind: 'gateway.sessions', clients: [ref] } as unknown as EdgeReport)) as { clients: Array<{ gatewayId: string | null; sessionId: string | null } | null> }).clients[0] ?? null;
+  /** Registers a client through a gateway's id straight on the registry, as the gateway does (a register whose answer it may not get). */
+  const registerDirectly = (ref: ClientRef, gatewayId: string, sessionId: string) =>
+    edge({
+      kind: 'client.register',
+      client: { ...ref, userAlias: 'Ann', deviceAlias: null, tag: 'first', roles: ['participant'], protocol: 'websocket' },
+      organizationId: ORG,
+      gatewayId,
+      claims: CLAIMS,
+      sessionId,
+    });
+
+  /**
+   * Resolves once the registry sent its answer to a request on the edge subject that `match` picks
+   * (this connection sees the request, then the answer on the requester's inbox, in that order).
+   */
+  async function answerTo(match: (report: { kind?: string; clients?: ClientRef[] }) => boolean): Promise<{ answered: Promise<void>; stop(): void }> {
+    const replies = new Set<string>();
+    let resolve!: () => void;
+    const answered = new Promise<void>((r) => (resolve = r));
+    const requests = nc.subscribe(`${ns}.${RuntimeSubjects.edge}`, {
+      callback: (err, msg) => {
+        if (err || !msg.reply) return;
+        const report = (JSON.parse(decoder.decode(msg.data)) as { data?: { report?: { kind?: string; clients?: ClientRef[] } } }).data?.report;
+        if (report && match(report)) replies.add(msg.reply);
+      },
+    });
+    const inboxes = nc.subscribe('_INBOX.>', {
+      callback: (err, msg) => {
+        if (!err && replies.has(msg.subject)) resolve();
+      },
+    });
+    await nc.flush();
+    return {
+      answered,
+      stop: () => {
+        requests.unsubscribe();
+        inboxes.unsubscribe();
+      },
+    };
+  }
+
   async function registered(gw: TestGateway, id: Identity = identity()) {
     const client = await TestSyncClient.open(gw.syncUrl);
     clients.push(client);
@@ -254,8 +303,10 @@ describe('reconciling the edge with runtime-registry after lost pushes', () => {
     nc.subscribe(`${ns}.${RuntimeSubjects.edge}`, {
       callback: (err, msg) => {
         if (err) return;
-        const report = (JSON.parse(decoder.decode(msg.data)) as { data?: { report?: { kind?: string; clients?: ClientRef[] } } }).data?.report;
+        const report = (JSON.parse(decoder.decode(msg.data)) as { data?: { report?: { kind?: string; clients?: ClientRef[]; sequences?: EdgeReport[][] } } }).data?.report;
         if (report?.kind === 'gateway.sessions' && Array.isArray(report.clients)) sessionReads.push(report.clients);
+        const reports = report?.kind === 'batch' ? (report.sequences ?? []).flat() : report ? [report as EdgeReport] : [];
+        for (const r of reports) if (r.kind === 'client.leave' || r.kind === 'connection.close') removalReports.push(r);
       },
     });
     await nc.flush();
@@ -594,6 +645,97 @@ describe('reconciling the edge with runtime-registry after lost pushes', () => {
     expect(client.pushes).toEqual([]);
     await client.ok('connection.state', { connectionId: 'cn-flight', state: 'initializing' });
     await client.ok('connection.close', { connectionId: 'cn-flight' });
+  });
+
+  it('a leave or close a pass sends after the client registered again in another session leaves that registration as it is', async () => {
+    const { client, ref } = await registered(held);
+    await client.ok('join', { channelId: 'room-a' });
+    // What the registry holds and the session does not: room-c (a connection in it), a connection in room-a.
+    await ghosts(ref, 'room-c', 'cn-ghost-c', 'room-a', 'cn-ghost-a');
+    const leaves = await metric(held, 'sync_reconcile_corrections_total', { report: 'leave' });
+    const closes = await metric(held, 'sync_reconcile_corrections_total', { report: 'close' });
+
+    // A pass reads the session; the registry's answer is held back on the way to the gateway.
+    const read = await answerTo((report) => report.kind === 'gateway.sessions' && (report.clients ?? []).some((c) => c.clientId === ref.clientId));
+    heldProxy.hold();
+    const counter = await passCounter(held);
+    held.app.get(SessionReconciler).request('periodic');
+    await read.answered;
+    read.stop();
+    // Meanwhile the client registers again in another session (the registry pushes nothing for a
+    // takeover through the same gateway) and is in room-c, with a connection in room-a, there.
+    const sessionId = randomUUID();
+    await registerDirectly(ref, held.gatewayId, sessionId);
+    for (const channelId of ['room-a', 'room-c']) if (!(await channelsOf(ref)).includes(channelId)) await edge({ kind: 'client.join', client: ref, channelId, claim: { id: channelId } });
+    if (!(await connectionsOf(ref, 'room-a')).includes('cn-ghost-a')) {
+      await edge({ kind: 'connection.open', client: ref, channelId: 'room-a', connectionId: 'cn-ghost-a', type: 'peer', tag: null, streams: { audio: { direction: 'sendrecv' } } });
+    }
+    const newer = { channels: await channelsOf(ref), inA: await connectionsOf(ref, 'room-a'), inC: await connectionsOf(ref, 'room-c') };
+    expect(newer.channels).toEqual(expect.arrayContaining(['room-a', 'room-c']));
+    expect(newer.inA).toContain('cn-ghost-a');
+    expect(await registration(ref)).toEqual(expect.objectContaining({ gatewayId: held.gatewayId, sessionId }));
+
+    // The pass gets the read from before: it reports the leave of room-c and the close in room-a (answered ok).
+    heldProxy.release();
+    await counter.after(1);
+    const counted = async () => [await metric(held, 'sync_reconcile_corrections_total', { report: 'leave' }), await metric(held, 'sync_reconcile_corrections_total', { report: 'close' })];
+    expect(await counted()).toEqual([leaves + 1, closes + 1]);
+    // They named the old session: the newer registration keeps all it holds.
+    expect({ channels: await channelsOf(ref), inA: await connectionsOf(ref, 'room-a'), inC: await connectionsOf(ref, 'room-c') }).toEqual(newer);
+    expect(await registration(ref)).toEqual(expect.objectContaining({ gatewayId: held.gatewayId, sessionId }));
+    await edge({ kind: 'client.unregister', client: ref, reason: 'left', gatewayId: held.gatewayId, sessionId });
+  });
+
+  it('reports the leaves and closes of a session with its session id', async () => {
+    const { client, ref } = await registered(periodic);
+    const sessionId = (await registration(ref))?.sessionId;
+    expect(sessionId).toEqual(expect.any(String));
+    await client.ok('join', { channelId: 'room-a' });
+    await client.ok('connection.open', { channelId: 'room-a', connectionId: 'cn-1', type: 'peer', streams: { audio: { direction: 'sendrecv' } } });
+    await client.ok('connection.open', { channelId: 'room-a', connectionId: 'cn-2', type: 'peer', streams: { audio: { direction: 'sendrecv' } } });
+    await client.ok('connection.close', { connectionId: 'cn-1' });
+    await client.ok('leave', { channelId: 'room-a' });
+    await client.ok('join', { channelId: 'room-b' });
+    await client.ok('connection.open', { channelId: 'room-b', connectionId: 'cn-3', type: 'peer', streams: { audio: { direction: 'sendrecv' } } });
+    // Ending the session closes cn-3 first.
+    await client.ok('unregister');
+    // Sent before the registry answered them: on this connection before the flush's answer.
+    await nc.flush();
+    const sent = removalReports.filter((r) => r.client.clientId === ref.clientId);
+    expect(sent.map((r) => [r.kind, r.channelId, r.kind === 'connection.close' ? r.connectionId : null, r.sessionId])).toEqual([
+      ['connection.close', 'room-a', 'cn-1', sessionId],
+      ['client.leave', 'room-a', null, sessionId],
+      ['connection.close', 'room-b', 'cn-3', sessionId],
+    ]);
+    expect(await registration(ref)).toBeNull();
+  });
+
+  it('unregisters a registration through it that it has no session for (a register whose answer was lost), and only that', async () => {
+    const live = await registered(periodic);
+    await live.client.ok('join', { channelId: 'room-a' });
+    const unregisters = await metric(periodic, 'sync_reconcile_corrections_total', { report: 'unregister' });
+    // The registry applied a register of the gateway whose answer the gateway did not get (it undid the session).
+    const ghost: ClientRef = { applicationId: APP, ...identity() };
+    await registerDirectly(ghost, periodic.gatewayId, randomUUID());
+    await edge({ kind: 'client.join', client: ghost, channelId: 'room-a', claim: { id: 'room-a' } });
+    expect(await channelsOf(ghost)).toEqual(['room-a']);
+
+    await waitFor(async () => (await registration(ghost)) === null, { timeoutMs: 15000, description: 'the registration without a session to be unregistered' });
+    await waitFor(async () => (await metric(periodic, 'sync_reconcile_corrections_total', { report: 'unregister' })) >= unregisters + 1, { timeoutMs: 10000, description: 'the unregister counted' });
+    // The scans that found it twice saw the live client too: its registration and session stay.
+    expect(await registration(live.ref)).toEqual(expect.objectContaining({ gatewayId: periodic.gatewayId }));
+    expect(await channelsOf(live.ref)).toEqual(['room-a']);
+    await passes(periodic, 3);
+    expect(await registration(live.ref)).toEqual(expect.objectContaining({ gatewayId: periodic.gatewayId }));
+    await live.client.ok('message', { channelId: 'room-a', message: 'still here' });
+    expect(live.client.pushes).toEqual([]);
+    // The client of the lost register may register through the gateway (its unregister was taken first).
+    const again = await TestSyncClient.open(periodic.syncUrl);
+    clients.push(again);
+    await again.ok('register', { token: token({ userId: ghost.userId, deviceId: ghost.deviceId, clientId: ghost.clientId }), userAlias: 'Ann', tag: 'first' });
+    await passes(periodic, 3);
+    expect(await registration(ghost)).toEqual(expect.objectContaining({ gatewayId: periodic.gatewayId }));
+    expect(again.pushes).toEqual([]);
   });
 
   it('reads its clients EDGE_SESSIONS_MAX_CLIENTS at a time: 501 clients, two requests per pass', async () => {

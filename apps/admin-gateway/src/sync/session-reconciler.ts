@@ -1,8 +1,8 @@
 import { Inject, Injectable, type BeforeApplicationShutdown, type OnApplicationBootstrap } from '@nestjs/common';
-import { EDGE_SESSIONS_MAX_CLIENTS, type EdgeOutcome, type EdgeReport, type EdgeSessionState, type EffectiveSettings, type ServerPush } from '@switchboard/contracts';
+import { EDGE_SESSIONS_MAX_CLIENTS, type ClientRef, type EdgeOutcome, type EdgeReport, type EdgeSessionState, type EffectiveSettings, type ServerPush } from '@switchboard/contracts';
 import { JsonLogger, NatsClient, SERVICE_CONFIG } from '@switchboard/service-kit';
 import type { GatewayConfig } from '../config.js';
-import type { ClientSession } from './client-session.js';
+import { clientKey, type ClientSession } from './client-session.js';
 import { EdgeClient } from './edge.client.js';
 import { GATEWAY_ID } from './gateway-identity.js';
 import { SessionStore } from './session.store.js';
@@ -80,10 +80,24 @@ const MAX_BUSY_RETRIES = 5;
  * busy while the reports of a pass are under way too, and its own reports (its requests, its
  * unregister) wait for them (ClientSession#corrections): the registry runs the sequences of a batch
  * concurrently, and a join of the channel sent meanwhile must not be applied before the leave.
- * Reports the registry refuses or does not answer get their session checked again. Left open: these
- * reports name the client, not the session, so one that reaches the registry after the client
- * registered again elsewhere and joined the channel there (between the read and the report, a few
- * milliseconds) would apply to that registration; the registry has no conditional leave or close.
+ * Reports the registry refuses or does not answer get their session checked again. They carry the
+ * session's `sessionId`: one that reaches the registry after the client registered again in another
+ * session (between the read and the report) changes nothing there (the registry applies a leave or
+ * close naming a session only while that registration holds the client).
+ *
+ * A registration whose register answer was lost is removed too (`ghosts`): the gateway undid the
+ * session at the edge, yet the registry may have registered the client through this replica, and
+ * as this replica heartbeats its sweeper never drops it. Every periodic and reconnect pass pages
+ * through the clients the registry holds as registered through this replica (`gateway.clients`),
+ * and reads the registration (`gateway.sessions`) of those this replica has no session for (nor a
+ * pending unregister, SessionStore#holds). A client seen so by two scans in a row, with the same
+ * registration (its sessionId) both times, is unregistered (`client.unregister`, reason `dropped`,
+ * this replica's gatewayId and that registration's sessionId: the registry applies it only while
+ * that very registration holds the client). A register being applied is never taken for one: its
+ * session is in the store from before the register is reported until it is answered (or undone),
+ * and every later session of the client has another sessionId; the second scan is a margin on top.
+ * The unregister is kept pending in the SessionStore like an ended session's (sent again until
+ * taken), and a new session of the client waits for it before registering (SessionStore#settle).
  */
 @Injectable()
 export class SessionReconciler implements OnApplicationBootstrap, BeforeApplicationShutdown {
@@ -97,6 +111,13 @@ export class SessionReconciler implements OnApplicationBootstrap, BeforeApplicat
   private readonly busyRounds = new WeakMap<ClientSession, number>();
   private connected = true;
   private stopping = false;
+  /** A scan for ghost registrations is under way (see `ghosts`). */
+  private scanning = false;
+  /**
+   * The registrations through this replica the last complete scan found it had no session for:
+   * client key -> the registration's sessionId (null: it names none).
+   */
+  private suspects = new Map<string, string | null>();
 
   constructor(
     @Inject(SERVICE_CONFIG) private readonly config: GatewayConfig,
@@ -142,6 +163,8 @@ export class SessionReconciler implements OnApplicationBootstrap, BeforeApplicat
   /** Asks for a pass over every session (after the one under way, if any). */
   request(trigger: ReconcileTrigger): void {
     if (this.stopping || !this.connected) return;
+    // On its own (a pass does not wait for it, nor it for a pass): skipped while one is under way.
+    if (trigger !== 'retry') this.scan(trigger);
     if (this.running) {
       if (this.queued !== 'reconnect') this.queued = trigger;
       return;
@@ -183,6 +206,74 @@ export class SessionReconciler implements OnApplicationBootstrap, BeforeApplicat
       if (!this.running && this.connected && !this.stopping) this.start('retry', again);
     }, delay);
     this.retryTimer.unref();
+  }
+
+  private scan(trigger: ReconcileTrigger): void {
+    if (this.scanning) return;
+    this.scanning = true;
+    void this.ghosts(trigger)
+      .catch((e: unknown) => {
+        // Counting starts over: "two scans in a row" means two complete ones.
+        this.suspects = new Map();
+        this.logger.event('warn', 'scan for registrations of this replica without a session failed', { trigger, error: e instanceof Error ? e.message : String(e) });
+      })
+      .finally(() => {
+        this.scanning = false;
+      });
+  }
+
+  /**
+   * Unregisters the registrations the registry holds through this replica that it has no session
+   * for, seen so in two scans in a row (see the class comment).
+   */
+  private async ghosts(trigger: ReconcileTrigger): Promise<void> {
+    // The clients without a session here, by key (a client may come twice).
+    const candidates = new Map<string, ClientRef>();
+    let cursor: string | undefined;
+    do {
+      const page = await this.edge.gatewayClients(this.gatewayId, cursor, EDGE_SESSIONS_MAX_CLIENTS);
+      if (!Array.isArray(page?.clients) || (page.next !== null && typeof page.next !== 'string')) throw new Error('gateway.clients answered an unreadable page');
+      for (const c of page.clients) {
+        if (typeof c?.applicationId !== 'string' || typeof c.userId !== 'string' || typeof c.deviceId !== 'string' || typeof c.clientId !== 'string') throw new Error('gateway.clients answered an unreadable client');
+        // A plain ClientRef: what gateway.sessions and the unregister accept.
+        const ref: ClientRef = { applicationId: c.applicationId, userId: c.userId, deviceId: c.deviceId, clientId: c.clientId };
+        if (!this.store.holds(ref)) candidates.set(clientKey(ref), ref);
+      }
+      cursor = page.next ?? undefined;
+      if (this.stopping) return;
+    } while (cursor !== undefined);
+    const seen = new Map<string, string | null>();
+    const refs = [...candidates.values()];
+    let unregistered = 0;
+    for (let i = 0; i < refs.length && !this.stopping; i += EDGE_SESSIONS_MAX_CLIENTS) {
+      const chunk = refs.slice(i, i + EDGE_SESSIONS_MAX_CLIENTS);
+      const answer = await this.edge.sessions(chunk);
+      if (!Array.isArray(answer?.clients) || answer.clients.length !== chunk.length) throw new Error('gateway.sessions answered an unreadable list');
+      // Synchronously from the check to the report (SessionStore#unregisterGhost checks `holds` again).
+      chunk.forEach((ref, k) => {
+        const state = answer.clients[k];
+        // Unregistered meanwhile, or held through another replica now (the page was older): not this replica's.
+        if (!state || state.gatewayId !== this.gatewayId) return;
+        const key = clientKey(ref);
+        // A session added since the page was read (its register reported after the read, or just now).
+        if (this.store.holds(ref)) return;
+        const sessionId = typeof state.sessionId === 'string' ? state.sessionId : null;
+        seen.set(key, sessionId);
+        // Seen by the previous scan too, as the same registration.
+        if (!this.suspects.has(key) || this.suspects.get(key) !== sessionId) return;
+        seen.delete(key);
+        if (this.store.unregisterGhost(ref, sessionId, () => this.metrics.reconcileCorrections.inc({ report: 'unregister' }))) unregistered++;
+      });
+    }
+    if (this.stopping) return;
+    this.suspects = seen;
+    if (unregistered || seen.size) {
+      this.logger.event(unregistered ? 'info' : 'debug', 'registrations through this replica without a session: unregistered when seen again by the next scan', {
+        trigger,
+        unregistered,
+        suspects: seen.size,
+      });
+    }
   }
 
   /**
@@ -332,7 +423,8 @@ export class SessionReconciler implements OnApplicationBootstrap, BeforeApplicat
   /**
    * What the registry holds for the client and the session does not: a channel it is not in (left),
    * a connection it does not have in a channel it is in (closed). Only for a registration that is
-   * the session's own (this replica and this session): another's is not this session's to change.
+   * the session's own (this replica and this session): another's is not this session's to change;
+   * the reports name the session, so the registry applies them only while it holds the client.
    */
   private extras(session: ClientSession, state: EdgeSessionState): Removal[] {
     if (state.gatewayId !== this.gatewayId || state.sessionId !== session.sessionId) return [];
@@ -343,11 +435,11 @@ export class SessionReconciler implements OnApplicationBootstrap, BeforeApplicat
     for (const channel of state.channels) {
       const { channelId } = channel;
       if (!session.channels.has(channelId)) {
-        removals.push({ kind: 'client.leave', client, channelId });
+        removals.push({ kind: 'client.leave', client, channelId, sessionId: session.sessionId });
         continue;
       }
       for (const { connectionId } of channel.connections) {
-        if (session.connections.get(connectionId)?.channelId !== channelId) removals.push({ kind: 'connection.close', client, channelId, connectionId });
+        if (session.connections.get(connectionId)?.channelId !== channelId) removals.push({ kind: 'connection.close', client, channelId, connectionId, sessionId: session.sessionId });
       }
     }
     return removals;

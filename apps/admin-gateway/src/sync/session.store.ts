@@ -47,6 +47,21 @@ export class SessionStore {
     return this.sessions.get(clientKey(ref));
   }
 
+  /**
+   * Whether this replica has the client: a session (one whose register is awaiting its answer
+   * included: it is added before the register is reported), or an unregister the registry has not
+   * taken yet (an ended session's, a ghost registration's).
+   */
+  holds(ref: ClientRef): boolean {
+    const key = clientKey(ref);
+    return this.sessions.has(key) || this.unregisters.has(key);
+  }
+
+  /** An unregister of the client is pending (`settle` sends it). */
+  unregistering(ref: ClientRef): boolean {
+    return this.unregisters.has(clientKey(ref));
+  }
+
   /** The sessions held right now (a copy). */
   list(): ClientSession[] {
     return [...this.sessions.values()];
@@ -158,7 +173,8 @@ export class SessionStore {
     if (session.graceTimer) clearTimeout(session.graceTimer);
     this.remove(session);
     const client = session.ref;
-    const closes: EdgeReport[] = [...session.connections.values()].map((c) => ({ kind: 'connection.close', client, channelId: c.channelId, connectionId: c.connectionId }));
+    // Only while this registration holds the client (`sessionId`), as the unregister.
+    const closes: EdgeReport[] = [...session.connections.values()].map((c) => ({ kind: 'connection.close', client, channelId: c.channelId, connectionId: c.connectionId, sessionId: session.sessionId }));
     session.connections.clear();
     session.channels.clear();
     const pending: PendingUnregister = {
@@ -168,6 +184,35 @@ export class SessionStore {
       attempts: 0,
       after: session.corrections,
     };
+    this.keep(pending);
+    return pending;
+  }
+
+  /**
+   * Unregisters a registration of the client through this replica that it has no session for (a
+   * register whose answer was lost, see SessionReconciler#ghosts): `sessionId` that registration's
+   * (absent: it names none). Kept pending like the unregister of an ended session: sent again until
+   * the registry takes it, and a new session of the client waits for it (`settle`). `taken` is called
+   * once the registry took it. False (nothing sent): the replica has the client now (`holds`).
+   */
+  unregisterGhost(client: ClientRef, sessionId: string | null, taken: () => void): boolean {
+    if (this.stopping || this.holds(client)) return false;
+    const pending: PendingUnregister = {
+      key: clientKey(client),
+      report: { kind: 'client.unregister', client, reason: 'dropped', gatewayId: this.gatewayId, ...(sessionId !== null ? { sessionId } : {}) },
+      closes: [],
+      attempts: 0,
+      taken,
+    };
+    this.keep(pending);
+    void this.attempt(pending).then((ok) => {
+      if (!ok) this.scheduleRetry();
+    });
+    return true;
+  }
+
+  /** Keeps a pending unregister (the newest of the client's), within SYNC_MAX_PENDING_UNREGISTERS. */
+  private keep(pending: PendingUnregister): void {
     // One per client at most: a new session of a client starts only once the previous one's unregister was taken (see `settle`).
     this.unregisters.delete(pending.key);
     this.unregisters.set(pending.key, pending);
@@ -184,7 +229,6 @@ export class SessionStore {
       }
     }
     this.metrics.pendingUnregisters.set(this.unregisters.size);
-    return pending;
   }
 
   /** Sends a pending unregister (or joins the attempt under way): true once the registry took it. */
@@ -221,6 +265,7 @@ export class SessionStore {
       this.metrics.unregisterAttempts.inc({ outcome: 'ok' });
       if (this.unregisters.get(pending.key) === pending) this.unregisters.delete(pending.key);
       this.metrics.pendingUnregisters.set(this.unregisters.size);
+      pending.taken?.();
       if (pending.attempts > 1) this.logger.event('debug', 'unregister taken by the registry after a retry', { clientId: client.clientId, sessionId: report.sessionId, attempts: pending.attempts });
       return true;
     }
@@ -346,6 +391,8 @@ interface PendingUnregister {
   /** The session's reconcile reports under way when it ended (ClientSession#corrections): the first attempt waits for them. */
   after?: Promise<void>;
   attempts: number;
+  /** Called once the registry took it. */
+  taken?: () => void;
   /** The attempt under way. */
   inFlight?: Promise<boolean>;
 }

@@ -125,8 +125,12 @@ export class SyncHandlers {
       const claims = payload.channels ?? [];
       let existing = this.store.get(ref);
       if (!existing || existing.ended) {
-        // A new session: the previous one's unregister goes first, if the registry has not taken it yet.
-        await this.store.settle(ref);
+        // A new session: the previous one's unregister goes first, if the registry has not taken it
+        // yet, and so does the unregister of a registration of the client this replica had no
+        // session for (SessionReconciler#ghosts). Checked again right before the session is added
+        // (in the same turn): one that came meanwhile is waited for too.
+        do await this.store.settle(ref);
+        while (this.store.unregistering(ref));
         existing = this.store.get(ref);
       }
       if (existing && !existing.ended) {
@@ -238,7 +242,8 @@ export class SyncHandlers {
     const connections = session.connectionsIn(channelId);
     session.leaveLocally(channelId);
     return {
-      report: { kind: 'client.leave', client: session.ref, channelId },
+      // Only while this registration (session) holds the client, as every leave or close of a session.
+      report: { kind: 'client.leave', client: session.ref, channelId, sessionId: session.sessionId },
       finish: () => ({ channelId }),
       undo: () => {
         session.channels.set(channelId, claim);
@@ -392,7 +397,7 @@ export class SyncHandlers {
     const connection = this.connection(session, data.connectionId);
     const restore = this.forget(session, connection);
     return {
-      report: { kind: 'connection.close', client: session.ref, channelId: connection.channelId, connectionId: connection.connectionId },
+      report: { kind: 'connection.close', client: session.ref, channelId: connection.channelId, connectionId: connection.connectionId, sessionId: session.sessionId },
       finish: () => ({ connectionId: connection.connectionId }),
       undo: restore,
     };

@@ -320,7 +320,7 @@ describe('/sync client edge', () => {
       const { client, id } = await registered();
       await client.ok('join', { channelId: 'room-1' });
       expect(await client.ok('leave', { channelId: 'room-1' })).toEqual({ channelId: 'room-1' });
-      expect(reportsOf(id).at(-1)).toEqual({ kind: 'client.leave', client: ref(id), channelId: 'room-1' });
+      expect(reportsOf(id).at(-1)).toEqual({ kind: 'client.leave', client: ref(id), channelId: 'room-1', sessionId: registerSession(id) });
       expect(await client.request('leave', { channelId: 'room-1' })).toEqual(expect.objectContaining({ error: expect.objectContaining({ code: 'NotJoined' }) }));
     });
 
@@ -385,7 +385,7 @@ describe('/sync client edge', () => {
       await client.ok('connection.state', { connectionId: 'a', state: 'closed' });
       await client.ok('connection.open', { channelId: 'room-1', connectionId: 'b', type: 'peer', streams: { data: { direction: 'sendrecv' } }, remoteConnectionId: 'a' });
       expect(await client.ok('connection.close', { connectionId: 'b' })).toEqual({ connectionId: 'b' });
-      expect(reportsOf(id).at(-1)).toEqual({ kind: 'connection.close', client: ref(id), channelId: 'room-1', connectionId: 'b' });
+      expect(reportsOf(id).at(-1)).toEqual({ kind: 'connection.close', client: ref(id), channelId: 'room-1', connectionId: 'b', sessionId: registerSession(id) });
       expect((await client.request('connection.close', { connectionId: 'b' })).type).toBe('error');
     });
 
@@ -584,7 +584,7 @@ describe('/sync client edge', () => {
       client.terminate();
       await waitFor(() => kinds(id).includes('client.unregister'), { description: 'the unregister report' });
       expect(reportsOf(id).slice(-2)).toEqual([
-        { kind: 'connection.close', client: ref(id), channelId: 'room-1', connectionId: 'g1' },
+        { kind: 'connection.close', client: ref(id), channelId: 'room-1', connectionId: 'g1', sessionId: registerSession(id) },
         { kind: 'client.unregister', client: ref(id), reason: 'dropped', gatewayId: shortGrace.gatewayId, sessionId: registerSession(id) },
       ]);
     });
@@ -669,7 +669,7 @@ describe('/sync client edge', () => {
       expect(await client.ok('unregister')).toEqual({});
       expect((await client.closed).code).toBe(1000);
       expect(reportsOf(id).slice(-2)).toEqual([
-        { kind: 'connection.close', client: ref(id), channelId: 'room-1', connectionId: 'u1' },
+        { kind: 'connection.close', client: ref(id), channelId: 'room-1', connectionId: 'u1', sessionId: registerSession(id) },
         { kind: 'client.unregister', client: ref(id), reason: 'left', gatewayId: gateway.gatewayId, sessionId: registerSession(id) },
       ]);
     });
@@ -928,7 +928,7 @@ describe('/sync client edge', () => {
         expect(refusal).toEqual({ status: 503, retryAfter: '1' });
         await closing;
         expect(reportsOf(id).slice(-2)).toEqual([
-          { kind: 'connection.close', client: ref(id), channelId: 'room-1', connectionId: 'z1' },
+          { kind: 'connection.close', client: ref(id), channelId: 'room-1', connectionId: 'z1', sessionId: registerSession(id) },
           { kind: 'client.unregister', client: ref(id), reason: 'dropped', gatewayId: leaving.gatewayId, sessionId: registerSession(id) },
         ]);
         await waitFor(() => fake.heartbeats.filter((h) => h.server.id === leaving.gatewayId).at(-1)?.server.active === false, { description: 'the last heartbeat' });

@@ -40,7 +40,7 @@ export class SyncMetrics {
     this.reconcileCorrections = new Counter({
       name: 'sync_reconcile_corrections_total',
       help:
-        'Corrections of reconcile passes: pushes derived from the registry\'s live state (the ones lost on the way), by push type; reports removing what the registry held and the session did not (left by a request whose answer was lost), taken by the registry, by report (leave, close)',
+        'Corrections of reconcile passes: pushes derived from the registry\'s live state (the ones lost on the way), by push type; reports removing what the registry held and the session did not (left by a request whose answer was lost), taken by the registry, by report (leave, close); unregisters of registrations through this replica it had no session for (left by a register whose answer was lost), taken by the registry (unregister)',
       labelNames: ['push', 'report'],
       registers,
     });
