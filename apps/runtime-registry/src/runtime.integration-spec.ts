@@ -624,7 +624,7 @@ describe('runtime-registry live model', () => {
       const a = 'app-session-checked';
       const c = { applicationId: a, userId: 'u', deviceId: 'd', clientId: 'c' };
       const conn = { client: c, channelId: 'room', connectionId: 'cn' };
-      const connections = async () => (await rt.query(TENANT, 'channel.client.connections', { applicationId: a, channelId: 'room', ...c })).map((x) => x.id);
+      const connections = async () => (await rt.query(TENANT, 'channel.client.connections', { channelId: 'room', ...c })).map((x) => x.id);
       await rt.edge({ ...registerReport(c, ORG, 'gw-1'), sessionId: 's-1' });
       await rt.edge({ kind: 'client.join', client: c, channelId: 'room', claim: claim('room') });
       await rt.edge({ kind: 'connection.open', ...conn, type: 'peer', tag: null, streams: { audio: { direction: 'sendrecv' } } });
