@@ -1,5 +1,5 @@
 import { Inject, Injectable, type BeforeApplicationShutdown, type OnApplicationBootstrap } from '@nestjs/common';
-import { EDGE_SESSIONS_MAX_CLIENTS, type ClientRef, type EdgeOutcome, type EdgeReport, type EdgeSessionState, type EffectiveSettings, type ServerPush } from '@switchboard/contracts';
+import { EDGE_SESSIONS_MAX_CLIENTS, sameSettings, type ClientRef, type EdgeOutcome, type EdgeReport, type EdgeSessionState, type ServerPush } from '@switchboard/contracts';
 import { JsonLogger, NatsClient, SERVICE_CONFIG } from '@switchboard/service-kit';
 import type { GatewayConfig } from '../config.js';
 import { clientKey, type ClientSession } from './client-session.js';
@@ -491,17 +491,6 @@ function readable(state: EdgeSessionState): boolean {
     typeof state.settingsVersion === 'number' &&
     Array.isArray(state.channels) &&
     state.channels.every((c) => typeof c?.channelId === 'string' && typeof c.claim === 'object' && c.claim !== null && Array.isArray(c.connections) && c.connections.every((n) => typeof n?.connectionId === 'string' && typeof n.settings === 'object' && n.settings !== null))
-  );
-}
-
-function sameSettings(a: EffectiveSettings, b: EffectiveSettings): boolean {
-  return (
-    a.recording === b.recording &&
-    a.recordingTag === b.recordingTag &&
-    a.audioMuted === b.audioMuted &&
-    a.videoMuted === b.videoMuted &&
-    a.audioUnmuteDisabled === b.audioUnmuteDisabled &&
-    a.videoUnmuteDisabled === b.videoUnmuteDisabled
   );
 }
 

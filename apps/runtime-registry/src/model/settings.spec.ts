@@ -1,4 +1,5 @@
-import { CONFIG_RECORDING, DEFAULT_SETTINGS, describeLevel, effectiveSettings, levelReaches, levelWrites, publicSettings, sameSettings, type LevelHash, type LevelSnapshot } from './settings.js';
+import { sameSettings } from '@switchboard/contracts';
+import { CONFIG_RECORDING, DEFAULT_SETTINGS, describeLevel, effectiveSettings, levelReaches, levelWrites, publicSettings, type LevelHash, type LevelSnapshot } from './settings.js';
 
 /** A level hash as the scripts write it: values, `<field>@` = seq, lists as JSON. */
 function level(seq: number, values: Record<string, boolean | string>, lists: Record<string, string[]> = {}): LevelHash {

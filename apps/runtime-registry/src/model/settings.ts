@@ -125,16 +125,6 @@ export function publicSettings(s: ResolvedSettings): EffectiveSettings {
   };
 }
 
-export function sameSettings(a: EffectiveSettings, b: EffectiveSettings): boolean {
-  return (
-    a.recording === b.recording &&
-    a.recordingTag === b.recordingTag &&
-    a.audioMuted === b.audioMuted &&
-    a.videoMuted === b.videoMuted &&
-    a.audioUnmuteDisabled === b.audioUnmuteDisabled &&
-    a.videoUnmuteDisabled === b.videoUnmuteDisabled
-  );
-}
 
 type AnyLevelPatch = (ChannelPatch | UserInChannelPatch | DeviceInChannelPatch | ClientInChannelPatch | ConnectionPatch) & RecordingModeExtra;
 

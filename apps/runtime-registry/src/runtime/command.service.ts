@@ -1,8 +1,8 @@
 import { Injectable } from '@nestjs/common';
-import { DomainError, type CallerScope, type DomainEvent, type KickTarget, type MessageBody, type MessageTarget, type RuntimeCommand, type UpdateTarget } from '@switchboard/contracts';
+import { DomainError, sameSettings, type CallerScope, type DomainEvent, type KickTarget, type MessageBody, type MessageTarget, type RuntimeCommand, type UpdateTarget } from '@switchboard/contracts';
 import type { Delivery } from '../events/pusher.js';
 import { domainEvent, messagePart, type EventOwner } from '../model/events.js';
-import { effectiveSettings, levelWrites, publicSettings, sameSettings, type LevelSnapshot, type SettingsLevel } from '../model/settings.js';
+import { effectiveSettings, levelWrites, publicSettings, type LevelSnapshot, type SettingsLevel } from '../model/settings.js';
 import { targetChannel } from '../model/targets.js';
 import { splitMember } from '../store/keys.js';
 import type { ClientIds, LevelUpdateResult, RemoveLevel, RemoveResult, ScriptCall, UpdateLevel } from '../store/live-store.js';

@@ -349,6 +349,18 @@ export interface EffectiveSettings {
   videoUnmuteDisabled: boolean;
 }
 
+/** Whether two EffectiveSettings say the same (the six fields). */
+export function sameSettings(a: EffectiveSettings, b: EffectiveSettings): boolean {
+  return (
+    a.recording === b.recording &&
+    a.recordingTag === b.recordingTag &&
+    a.audioMuted === b.audioMuted &&
+    a.videoMuted === b.videoMuted &&
+    a.audioUnmuteDisabled === b.audioUnmuteDisabled &&
+    a.videoUnmuteDisabled === b.videoUnmuteDisabled
+  );
+}
+
 // ---------------------------------------------------------------------------------------------
 // Pushes (registry -> the gateway replica holding the client)
 // ---------------------------------------------------------------------------------------------
