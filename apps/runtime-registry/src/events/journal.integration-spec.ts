@@ -15,6 +15,7 @@ import { EdgeService } from '../runtime/edge.service.js';
 import { Sweeper } from '../servers/sweeper.js';
 import { LiveStore } from '../store/live-store.js';
 import { claim, EventReader, FakeGateway, natsConnection, registerReport, registryEnv, scopeOf, startRegistry, type Received } from '../testing/harness.testing.js';
+import { EventPublisher } from './event-publisher.js';
 import { journalEventId, OperationJournal } from './journal.js';
 
 const ORG = 'org-journal';
@@ -161,6 +162,39 @@ describe('the operation journal, two replicas', () => {
     // Nothing more on the next pass.
     await b.app.get(Sweeper).pass();
     expect(await stored('app-cut')).toHaveLength(recovered.length);
+  }, 30000);
+
+  it('while the stream is unavailable, a pass parks the events of the oldest entry and leaves the rest for the next', async () => {
+    const [a, b] = replicas as [Replica, Replica];
+    const app = 'app-down';
+    let reached = 0;
+    a.ctx.deliver = () => {
+      reached++;
+      return new Promise<void>(() => undefined);
+    };
+    try {
+      for (const clientId of ['c1', 'c2']) {
+        void a.edge.handle(registerReport({ applicationId: app, userId: 'u', deviceId: 'd', clientId }, ORG, GW));
+        await waitFor(() => reached > (clientId === 'c1' ? 0 : 1), { description: 'the register to be applied' });
+      }
+    } finally {
+      delete (a.ctx as Partial<RuntimeContext>).deliver;
+    }
+    expect(Object.keys(await entries())).toHaveLength(2);
+    await reader.manager.streams.delete(reader.stream);
+    await new Promise((resolve) => setTimeout(resolve, PUBLISH_TIMEOUT_MS + 5500));
+    await b.app.get(Sweeper).pass();
+    // The first entry's event is parked (late, not lost); the second waits in the journal.
+    expect(await store.redis.llen(store.keys.outbox())).toBe(1);
+    expect(Object.keys(await entries())).toHaveLength(1);
+    await b.app.get(EventPublisher).ensureStream();
+    await b.app.get(Sweeper).pass();
+    await waitFor(async () => (await store.redis.llen(store.keys.outbox())) === 0 || (await b.app.get(Sweeper).pass(), false), { description: 'the outbox to be relayed' });
+    expect((await stored(app)).map((e) => [e.event.event.type, e.event.event.client?.id])).toEqual([
+      ['client.registered', 'c1'],
+      ['client.registered', 'c2'],
+    ]);
+    expect(await entries()).toEqual({});
   }, 30000);
 
   it('a replica stopped after publishing and before removing its entries: the events are not stored twice', async () => {

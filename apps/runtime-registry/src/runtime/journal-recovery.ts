@@ -68,8 +68,12 @@ export class JournalRecovery {
         // (gateway.sessions) brings the edge up to date instead.
         await this.ctx.settle({ id: entry.id, context: '' }, [], events);
       } catch (e) {
-        // Parked: settled. Otherwise the stream and the outbox are out of reach: the next pass tries again.
+        // Otherwise the stream and the outbox are out of reach: the next pass tries again.
         if (!(e instanceof EventsParked)) throw e;
+        // Parked (settled): the stream is unavailable, and each further entry would wait out its
+        // publish timeout too; the rest wait for the next pass.
+        finished++;
+        break;
       }
       finished++;
     }
