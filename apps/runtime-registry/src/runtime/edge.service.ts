@@ -175,10 +175,7 @@ export class EdgeService {
       }
     }
     const entry = this.journal({ k: 'edge', reports: reports.slice(0, steps.length).map(forJournal), seq: true });
-    const ran = await this.store.sequence(
-      steps.map((s) => s.call),
-      entry,
-    );
+    const ran = await this.store.sequence(steps.map((s) => s.call), entry);
     const { out, events, deliveries, firstWithEvents } = await this.finishAll(steps, ran);
     try {
       await this.ctx.settle(entry, deliveries, events);
@@ -523,10 +520,7 @@ export class EdgeService {
     const out = new Array<EdgeSessionState | null>(r.clients.length).fill(null);
     await Promise.all(
       [...byApp].map(async ([a, asked]) => {
-        const read = await this.store.sessions(
-          a,
-          asked.map((i) => r.clients[i]!),
-        );
+        const read = await this.store.sessions(a, asked.map((i) => r.clients[i]!));
         asked.forEach((i, k) => {
           const s = read.clients[k];
           if (s) out[i] = sessionState(r.clients[i]!, s, read.seq);
