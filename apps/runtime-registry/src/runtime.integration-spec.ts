@@ -620,7 +620,7 @@ describe('runtime-registry live model', () => {
       await expectWire(read([{ applicationId: a, userId: 'u' }]), 'ValidationFailed');
     });
 
-    it('a leave or close naming a session applies only to that registration of the client', async () => {
+    it('a leave, state change or close naming a session applies only to that registration of the client', async () => {
       const a = 'app-session-checked';
       const c = { applicationId: a, userId: 'u', deviceId: 'd', clientId: 'c' };
       const conn = { client: c, channelId: 'room', connectionId: 'cn' };
@@ -630,10 +630,13 @@ describe('runtime-registry live model', () => {
       await rt.edge({ kind: 'connection.open', ...conn, type: 'peer', tag: null, streams: { audio: { direction: 'sendrecv' } } });
       // Reports of an ended registration (another session): answered ok, nothing changes.
       expect(await rt.edge({ kind: 'connection.close', ...conn, sessionId: 's-0' })).toEqual({ ok: true });
+      await expectWire(rt.edge({ kind: 'connection.state', ...conn, state: 'failing', sessionId: 's-0' }), 'NotFound');
       expect(await rt.edge({ kind: 'client.leave', client: c, channelId: 'room', sessionId: 's-0' })).toEqual({ ok: true });
       expect(await connections()).toEqual(['cn']);
       expect((await rt.query(TENANT, 'client.get', c)).channelCount).toBe(1);
       // The registration's own.
+      await rt.edge({ kind: 'connection.state', ...conn, state: 'initializing', sessionId: 's-1' });
+      expect((await rt.query(TENANT, 'connection.get', { ...c, channelId: 'room', connectionId: 'cn' })).state).toBe('initializing');
       await rt.edge({ kind: 'connection.close', ...conn, sessionId: 's-1' });
       expect(await connections()).toEqual([]);
       await rt.edge({ kind: 'client.leave', client: c, channelId: 'room', sessionId: 's-1' });

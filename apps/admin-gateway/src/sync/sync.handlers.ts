@@ -352,6 +352,8 @@ export class SyncHandlers {
         connectionId: connection.connectionId,
         state: data.state,
         error: data.error ?? null,
+        // Only while this registration (session) holds the client, as its leaves and closes.
+        sessionId: session.sessionId,
       },
       finish: () => ({ connectionId: connection.connectionId, state: data.state }),
       undo: () => {

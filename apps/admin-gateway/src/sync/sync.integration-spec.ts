@@ -358,7 +358,7 @@ describe('/sync client edge', () => {
           streams: { audio: { direction: 'sendrecv' }, video: { direction: 'sendrecv', maxPixelCount: 921600 }, data: null },
           remoteConnectionId: null,
         },
-        ...['initializing', 'connecting', 'connected'].map((state) => ({ kind: 'connection.state', client: ref(id), channelId: 'room-1', connectionId: 'cn-1', state, error: null })),
+        ...['initializing', 'connecting', 'connected'].map((state) => ({ kind: 'connection.state', client: ref(id), channelId: 'room-1', connectionId: 'cn-1', state, error: null, sessionId: registerSession(id) })),
       ]);
     });
 

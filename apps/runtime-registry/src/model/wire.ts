@@ -215,6 +215,7 @@ const EdgeSchema = union([
     ...connRef,
     state: ConnState,
     error: Type.Optional(Type.Union([closed({ code: Type.String({ maxLength: 256 }), message: Type.String({ maxLength: 4096 }) }), Type.Null()])),
+    sessionId: Type.Optional(Id),
   }),
   closed({
     kind: Literal('connection.update'),

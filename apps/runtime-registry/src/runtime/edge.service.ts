@@ -447,7 +447,7 @@ export class EdgeService {
     const a = r.client.applicationId;
     const ref = connRef(r);
     return {
-      call: this.stateCall(a, ref, r.state, ALLOWED_FROM[r.state], r.error ?? null),
+      call: this.stateCall(a, ref, r.state, ALLOWED_FROM[r.state], r.error ?? null, r.sessionId),
       finish: async (result) => ({ answer: { ok: true }, events: this.movedState(a, ref, r.state, result, CLIENT_CAUSE), deliveries: [] }),
     };
   }

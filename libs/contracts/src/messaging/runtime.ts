@@ -227,15 +227,16 @@ export type EdgeReport =
     }
   | { kind: 'client.join'; client: ClientRef; channelId: string; claim: ChannelClaim }
   /**
-   * `sessionId` (leave and close): only while that registration of the client holds it (a report
-   * arriving after the client registered again in another session changes nothing and answers ok).
+   * `sessionId` (leave, connection state and close): only while that registration of the client
+   * holds it. A leave or close arriving after the client registered again in another session
+   * changes nothing and answers ok; a state change answers NotFound.
    */
   | { kind: 'client.leave'; client: ClientRef; channelId: string; sessionId?: string }
   | { kind: 'client.update'; client: ClientRef; userAlias?: string | null; deviceAlias?: string | null; tag?: string | null }
   | { kind: 'client.message'; client: ClientRef; channelId: string | null; message: MessageBody; to?: { userId?: string; deviceId?: string; clientId?: string } }
   | { kind: 'client.stats'; client: ClientRef; stats: Record<string, unknown> }
   | { kind: 'connection.open'; client: ClientRef; channelId: string; connectionId: string; type: ConnectionType; tag: string | null; streams: StreamDescription; remoteConnectionId?: string | null }
-  | { kind: 'connection.state'; client: ClientRef; channelId: string; connectionId: string; state: ConnectionState; error?: { code: string; message: string } | null }
+  | { kind: 'connection.state'; client: ClientRef; channelId: string; connectionId: string; state: ConnectionState; error?: { code: string; message: string } | null; sessionId?: string }
   | { kind: 'connection.update'; client: ClientRef; channelId: string; connectionId: string; localAudioMuted?: boolean; localVideoMuted?: boolean; tag?: string | null; streams?: StreamDescription }
   | { kind: 'connection.stats'; client: ClientRef; channelId: string; connectionId: string; stats: Record<string, unknown> }
   | { kind: 'connection.close'; client: ClientRef; channelId: string; connectionId: string; sessionId?: string };
