@@ -56,10 +56,13 @@ export class EdgeClient {
   /**
    * What the registry holds for these clients (at most EDGE_SESSIONS_MAX_CLIENTS, each a plain
    * ClientRef: the registry refuses other fields), one per client in order; null: not registered.
+   * Throws when the answer is not one entry per client.
    */
-  async sessions(clients: ClientRef[]): Promise<EdgeSessionsResult> {
+  async sessions(clients: ClientRef[]): Promise<EdgeSessionsResult['clients']> {
     const report: EdgeSessionsRead = { kind: 'gateway.sessions', clients };
-    return (await this.nats.request(RuntimeSubjects.edge, { report })) as EdgeSessionsResult;
+    const answer = (await this.nats.request(RuntimeSubjects.edge, { report })) as Partial<EdgeSessionsResult> | null;
+    if (!Array.isArray(answer?.clients) || answer.clients.length !== clients.length) throw new Error('gateway.sessions answered an unreadable list');
+    return answer.clients;
   }
 
   /**

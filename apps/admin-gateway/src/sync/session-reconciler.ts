@@ -247,11 +247,10 @@ export class SessionReconciler implements OnApplicationBootstrap, BeforeApplicat
     let unregistered = 0;
     for (let i = 0; i < refs.length && !this.stopping; i += EDGE_SESSIONS_MAX_CLIENTS) {
       const chunk = refs.slice(i, i + EDGE_SESSIONS_MAX_CLIENTS);
-      const answer = await this.edge.sessions(chunk);
-      if (!Array.isArray(answer?.clients) || answer.clients.length !== chunk.length) throw new Error('gateway.sessions answered an unreadable list');
+      const states = await this.edge.sessions(chunk);
       // Synchronously from the check to the report (SessionStore#unregisterGhost checks `holds` again).
       chunk.forEach((ref, k) => {
-        const state = answer.clients[k];
+        const state = states[k];
         // Unregistered meanwhile, or held through another replica now (the page was older): not this replica's.
         if (!state || state.gatewayId !== this.gatewayId) return;
         const key = clientKey(ref);
@@ -337,9 +336,7 @@ export class SessionReconciler implements OnApplicationBootstrap, BeforeApplicat
     let states: Array<EdgeSessionState | null> | undefined;
     if (asked.length) {
       try {
-        const answer = await this.edge.sessions(asked.map(({ ref }) => ({ applicationId: ref.applicationId, userId: ref.userId, deviceId: ref.deviceId, clientId: ref.clientId })));
-        if (!Array.isArray(answer?.clients) || answer.clients.length !== asked.length) throw new Error('gateway.sessions answered an unreadable list');
-        states = answer.clients;
+        states = await this.edge.sessions(asked.map(({ ref }) => ({ applicationId: ref.applicationId, userId: ref.userId, deviceId: ref.deviceId, clientId: ref.clientId })));
       } catch (e) {
         error = e instanceof Error ? e.message : String(e);
       }

@@ -186,12 +186,13 @@ export class LiveStore implements OnModuleInit {
    * `journal`, the entry's id and context (the run records the entry with its change, see
    * scripts.ts). Answers the script's JSON text.
    */
-  private runApp(script: AppScript | 'rtSequence', keys: readonly string[], args: Record<string, unknown>, journal?: JournalEntry, numberOfKeys = false): Promise<string> {
+  private runApp(script: AppScript | 'rtSequence', keys: readonly string[], args: Record<string, unknown>, journal?: JournalEntry, variableKeys = false): Promise<string> {
     const fn = (this.redis as unknown as Record<string, ScriptCaller>)[script];
     if (!fn) throw new Error(`script ${script} is not defined`);
     const all = [...keys, this.keys.journal(), JSON.stringify(args)];
     if (journal) all.push(journal.id, journal.context);
-    return numberOfKeys ? fn.call(this.redis, keys.length + 1, ...all) : fn.call(this.redis, ...all);
+    // A script with a variable number of keys (rtSequence) takes their number first.
+    return variableKeys ? fn.call(this.redis, keys.length + 1, ...all) : fn.call(this.redis, ...all);
   }
 
   /** Runs one described script call (see `ScriptCall`); with `journal`, journaled with its change. */
