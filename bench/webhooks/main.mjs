@@ -2,11 +2,10 @@
 // HTTP POST) -> a local receiver, against a raw BullMQ job round trip on the same Redis in the same
 // run. See bench/webhooks/README.md.
 //
-//   node bench/webhooks/run.mjs [--rate 1000] [--seconds 20] [--burst 20000] [--rounds 3] [--raw 20000] [--concurrency 100] [--channels 100] [--receiver-delay 0] [--timeline] [--json]
+//   node bench/webhooks/run.mjs [--rate 1000] [--seconds 20] [--burst 20000] [--rounds 3] [--raw 20000] [--concurrency 100] [--channels 100] [--receiver lean|node] [--receiver-delay 0] [--timeline] [--json]
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import http from 'node:http';
 import { randomUUID } from 'node:crypto';
 import { jetstreamManager } from '@nats-io/jetstream';
 import { connect, nanos } from '@nats-io/transport-node';
@@ -17,6 +16,7 @@ import { Metrics, NatsClient, singleHeader } from '@switchboard/service-kit';
 import { startBenchEnvironment } from '../lib/env.mjs';
 import { cpuMeter } from '../lib/cpu.mjs';
 import { bucketTimeline, formatTimeline, startTimeline } from './timeline.mjs';
+import { startReceiver } from './receiver.mjs';
 
 const arg = (name, fallback) => {
   const i = process.argv.indexOf(`--${name}`);
@@ -32,6 +32,11 @@ const RAW = arg('raw', 20000);
 const CONCURRENCY = arg('concurrency', 100);
 // The receiver answers this many ms after it read a request (a remote receiver's round trip); 0: at once.
 const RECEIVER_DELAY_MS = arg('receiver-delay', 0);
+// The receiver's HTTP server: lean (a bare socket) or node (node:http); see receiver.mjs.
+const RECEIVER = (() => {
+  const i = process.argv.indexOf('--receiver');
+  return i > 0 ? process.argv[i + 1] : 'lean';
+})();
 // Channels the events are spread over: with one webhook, the ordering keys (one delivery in flight each).
 const CHANNELS = arg('channels', 100);
 const JSON_OUT = process.argv.includes('--json');
@@ -111,32 +116,21 @@ const received = new Map(); // event id -> { at, latency }
 let awaited = new Set();
 let allArrived = () => {};
 let requests = 0;
-const receiver = http.createServer((req, res) => {
-  const chunks = [];
-  req.on('data', (c) => chunks.push(c));
-  req.on('end', () => {
-    const at = Date.now();
+const receiver = await startReceiver({
+  kind: RECEIVER,
+  delayMs: RECEIVER_DELAY_MS,
+  onBody: (text, at) => {
     requests++;
-    const body = JSON.parse(Buffer.concat(chunks).toString('utf8'));
+    const body = JSON.parse(text);
     for (const e of body.batch ?? [body]) {
       if (received.has(e.id)) continue;
       received.set(e.id, { at, latency: at - e.timestamp });
       if (awaited.delete(e.id) && awaited.size === 0) allArrived();
     }
-    if (RECEIVER_DELAY_MS > 0) {
-      setTimeout(() => {
-        res.writeHead(200);
-        res.end();
-      }, RECEIVER_DELAY_MS);
-      return;
-    }
-    res.writeHead(200);
-    res.end();
-  });
+  },
 });
-receiver.keepAliveTimeout = 60_000;
-await new Promise((r) => receiver.listen(0, '127.0.0.1', r));
-const receiverUrl = `http://127.0.0.1:${receiver.address().port}/hook`;
+const receiverUrl = receiver.url;
+log(`receiver: ${RECEIVER} (${receiverUrl})`);
 
 // Other work on the machine skews every figure: say how busy it was.
 const loadAtStart = +os.loadavg()[0].toFixed(2);
@@ -472,7 +466,7 @@ try {
     steadyToRawBullmq: +(results.steady.deliveredPerSecond / Math.max(...raws.map((r) => r.jobsPerSecond))).toFixed(2),
   };
   results.goals = { p99Under100ms: results.steady.latencyMs.p99 < 100, atLeastHalfOfRawBullmq: results.ratio.burstToRawBullmq >= 0.5 };
-  results.receiverRequests = requests;
+  results.receiver = { kind: RECEIVER, requests };
   const metrics = await (await fetch(`${worker.url}/metrics`)).text();
   const line = (name) => metrics.split('\n').find((l) => l.startsWith(name))?.split(' ').at(-1);
   // BullMQ jobs the worker ran (a job carries one delivery, or several of one webhook and channel).
@@ -485,6 +479,5 @@ try {
   await nc.close();
 } finally {
   await env.stop();
-  receiver.closeAllConnections();
-  receiver.close();
+  await receiver.close();
 }
