@@ -36,8 +36,8 @@ import {
 import { flushRedisPrefix, freePort, spawnService, testNamespace, testServers, waitFor, type SpawnedService } from '@switchboard/testing';
 import { randomUUID } from 'node:crypto';
 import net from 'node:net';
-import { startTestGateway, type TestGateway } from '../testing/gateway.testing.js';
-import { TestSyncClient } from '../testing/sync-client.testing.js';
+import { metric, startTestGateway, type TestGateway } from '../testing/gateway.testing.js';
+import { identity, TestSyncClient, type Identity } from '../testing/sync-client.testing.js';
 import { SessionReconciler } from './session-reconciler.js';
 
 const APP = 'app-reconcile';
@@ -49,16 +49,6 @@ const CLAIMS: ChannelClaim[] = [{ id: 'room-a' }, { id: 'room-b' }, { id: 'room-
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
 const now = () => Math.floor(Date.now() / 1000);
-
-interface Identity {
-  userId: string;
-  deviceId: string;
-  clientId: string;
-}
-
-function identity(): Identity {
-  return { userId: `u-${randomUUID()}`, deviceId: `d-${randomUUID()}`, clientId: `c-${randomUUID()}` };
-}
 
 function token(id: Identity): string {
   return encodeClientToken({ iat: now(), exp: now() + 600, type: 'register', applicationId: APP, ...id, clientRoles: ['participant'], channels: CLAIMS }, SECRET);
@@ -130,18 +120,6 @@ async function natsProxy(target: string): Promise<NatsProxy> {
         server.close(() => resolve());
       }),
   };
-}
-
-/** A metric of a gateway's /metrics, summed over the series carrying these labels. */
-async function metric(gw: TestGateway, name: string, labels: Record<string, string> = {}): Promise<number> {
-  const text = await (await fetch(`${gw.url}/metrics`)).text();
-  let sum = 0;
-  for (const line of text.split('\n')) {
-    const m = /^([A-Za-z_:][\w:]*)(?:\{([^}]*)\})? (\S+)$/.exec(line);
-    if (!m || m[1] !== name) continue;
-    if (Object.entries(labels).every(([k, v]) => (m[2] ?? '').includes(`${k}="${v}"`))) sum += Number(m[3]);
-  }
-  return sum;
 }
 
 /** Pushes in a stable order (their type and target; not a settings push's version, a number the registry picks). */

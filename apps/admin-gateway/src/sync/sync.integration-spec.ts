@@ -6,26 +6,16 @@
  */
 import { encodeClientToken, SYNC_CLOSE_CODES, type ChannelClaim, type ClientTokenPayload, type EdgeReport, type ServerPush } from '@switchboard/contracts';
 import { testNamespace, testServers, waitFor } from '@switchboard/testing';
-import { randomBytes, randomUUID } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import net from 'node:net';
 import WebSocket from 'ws';
 import { DEFAULT_SETTINGS, startFakeRuntime, WireFailure, type FakeRuntime } from '../testing/fake-runtime.testing.js';
-import { startTestGateway, type TestGateway } from '../testing/gateway.testing.js';
-import { TestSyncClient } from '../testing/sync-client.testing.js';
+import { metric, startTestGateway, type TestGateway } from '../testing/gateway.testing.js';
+import { identity, TestSyncClient, type Identity } from '../testing/sync-client.testing.js';
 
 const APP = 'app-sync';
 const SECRET = 'shared-secret-ü-1';
 const now = () => Math.floor(Date.now() / 1000);
-
-interface Identity {
-  userId: string;
-  deviceId: string;
-  clientId: string;
-}
-
-function identity(): Identity {
-  return { userId: `u-${randomUUID()}`, deviceId: `d-${randomUUID()}`, clientId: `c-${randomUUID()}` };
-}
 
 function token(id: Identity, options: { channels?: ChannelClaim[]; type?: 'register' | 'join'; app?: string; secret?: string; encoding?: 'base64' | 'base64url'; iat?: number; exp?: number; roles?: string[] } = {}) {
   const payload: ClientTokenPayload = {
@@ -56,17 +46,6 @@ async function silentSocket(syncUrl: string): Promise<net.Socket> {
     });
   });
   return socket;
-}
-
-/** A metric of a gateway's /metrics: the first series carrying these labels (0 when there is none). */
-async function metric(gw: TestGateway, name: string, labels: Record<string, string> = {}): Promise<number> {
-  const text = await (await fetch(`${gw.url}/metrics`)).text();
-  for (const line of text.split('\n')) {
-    const m = /^([A-Za-z_:][\w:]*)(?:\{([^}]*)\})? (\S+)$/.exec(line);
-    if (!m || m[1] !== name) continue;
-    if (Object.entries(labels).every(([k, v]) => (m[2] ?? '').includes(`${k}="${v}"`))) return Number(m[3]);
-  }
-  return 0;
 }
 
 const pushCounter = (gw: TestGateway, outcome: string) => metric(gw, 'sync_pushes_total', { outcome });
@@ -543,12 +522,6 @@ describe('/sync client edge', () => {
   });
 
   describe('backpressure', () => {
-    async function counter(gw: TestGateway, outcome: string): Promise<number> {
-      const text = await (await fetch(`${gw.url}/metrics`)).text();
-      const match = new RegExp(`^sync_pushes_total\\{[^}]*outcome="${outcome}"[^}]*\\} (\\d+)`, 'm').exec(text);
-      return match ? Number(match[1]) : 0;
-    }
-
     it('closes a client that does not read (4029) and keeps its pushes for a resume', async () => {
       const id = identity();
       const { client } = await registered(id);
@@ -560,11 +533,11 @@ describe('/sync client edge', () => {
         message: { message: 'x'.repeat(50000) },
         from: { userId: null, userAlias: null, deviceId: null, deviceAlias: null, clientId: null, clientTag: null, clientRoles: null },
       };
-      const keptBefore = await counter(gateway, 'kept');
+      const keptBefore = await pushCounter(gateway, 'kept');
       await waitFor(
         async () => {
           for (let i = 0; i < 20; i++) await fake.push(gateway.gatewayId, { deliveries: [{ client: ref(id), push: big }] });
-          return (await counter(gateway, 'kept')) > keptBefore;
+          return (await pushCounter(gateway, 'kept')) > keptBefore;
         },
         { timeoutMs: 30000, description: 'pushes kept instead of sent to the slow socket' },
       );
@@ -649,10 +622,7 @@ describe('/sync client edge', () => {
       expect((await first.client.closed).code).toBe(SYNC_CLOSE_CODES.replaced);
       // The join's answer goes nowhere (its socket is closed); the register queued after it is
       // dropped and counted as such, not run.
-      const dropped = async () => {
-        const text = await (await fetch(`${gateway.url}/metrics`)).text();
-        return Number(/^sync_requests_total\{(?=[^}]*type="register")(?=[^}]*outcome="Dropped")[^}]*\} (\d+)/m.exec(text)?.[1] ?? 0);
-      };
+      const dropped = () => metric(gateway, 'sync_requests_total', { type: 'register', outcome: 'Dropped' });
       const droppedBefore = await dropped();
       release();
       await waitFor(async () => (await dropped()) > droppedBefore, { description: "the replaced socket's queued register, dropped" });

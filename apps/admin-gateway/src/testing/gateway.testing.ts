@@ -28,3 +28,15 @@ export async function startTestGateway(natsUrl: string, namespace: string, env: 
     close: () => app.close(),
   };
 }
+
+/** The sum of a metric's series on the gateway's /metrics whose labels include `labels` (0: none). */
+export async function metric(gw: Pick<TestGateway, 'url'>, name: string, labels: Record<string, string> = {}): Promise<number> {
+  const text = await (await fetch(`${gw.url}/metrics`)).text();
+  let sum = 0;
+  for (const line of text.split('\n')) {
+    const m = /^([A-Za-z_:][\w:]*)(?:\{([^}]*)\})? (\S+)$/.exec(line);
+    if (!m || m[1] !== name) continue;
+    if (Object.entries(labels).every(([k, v]) => (m[2] ?? '').includes(`${k}="${v}"`))) sum += Number(m[3]);
+  }
+  return sum;
+}

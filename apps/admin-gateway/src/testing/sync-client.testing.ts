@@ -1,6 +1,19 @@
 /** A bare /sync client for tests: send request frames, await their answers, collect pushes, see the close. */
 import type { ServerPush, SyncErrorBody, SyncRequestType } from '@switchboard/contracts';
+import { randomUUID } from 'node:crypto';
 import WebSocket from 'ws';
+
+/** The identity a client token names. */
+export interface Identity {
+  userId: string;
+  deviceId: string;
+  clientId: string;
+}
+
+/** A fresh identity (user, device and client ids), unique to the caller. */
+export function identity(): Identity {
+  return { userId: `u-${randomUUID()}`, deviceId: `d-${randomUUID()}`, clientId: `c-${randomUUID()}` };
+}
 
 export type Answer = { type: 'result'; id: string | number; data: any } | { type: 'error'; id: string | number | null; error: SyncErrorBody };
 
