@@ -20,8 +20,10 @@ describe('organization, payment methods, subscriptions, user accounts', () => {
   });
 
   describe('organization', () => {
-    it('lists only the caller organization, with address and contacts inline, and updates it with change records', async () => {
-      const list = await h.api('GET', '/Organizations');
+    it('lists only the caller organization (every one for the operator key), with address and contacts inline, and updates it with change records', async () => {
+      const own = await h.api('GET', '/Organizations', { key: h.keyB });
+      expect(own.body.value.map((o: { id: string }) => o.id)).toEqual([h.orgB]);
+      const list = await h.api('GET', `/Organizations${q({ $filter: `id eq ${h.orgA}` })}`);
       expect(list.status).toBe(200);
       expect(list.body.value).toHaveLength(1);
       expect(list.body.value[0]).toEqual({
@@ -36,6 +38,7 @@ describe('organization, payment methods, subscriptions, user accounts', () => {
         address: {},
         primaryContact: {},
         additionalContacts: null,
+        disabled: false,
       });
 
       const body = {

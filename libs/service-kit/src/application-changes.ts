@@ -37,23 +37,57 @@ export function watchApplicationChanges(
   onChanged: (applicationId: string) => void,
   opts: { readiness?: ReadinessService; logger?: JsonLogger } = {},
 ): ApplicationChangesWatch {
+  return watchChangeNotices(nats, RuntimeSubjects.applicationChanged, changedApplicationId, onChanged, { ...opts, check: 'application-changes' });
+}
+
+/** The organization id a `management-api.v1.organizations.changed` message names (packet or bare data). */
+export function changedOrganizationId(data: Uint8Array | string): string | undefined {
+  try {
+    const parsed = JSON.parse(typeof data === 'string' ? data : decoder.decode(data)) as { organizationId?: unknown; data?: { organizationId?: unknown } };
+    const id = parsed?.data?.organizationId ?? parsed?.organizationId;
+    return typeof id === 'string' && id.length > 0 ? id : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Calls `onChanged` with the organization id of every `management-api.v1.organizations.changed`
+ * (an organization created, disabled or enabled): replicas caching API key verdicts drop that
+ * organization's. Every replica receives it (no queue group); readiness as for application changes.
+ */
+export function watchOrganizationChanges(
+  nats: NatsClient,
+  onChanged: (organizationId: string) => void,
+  opts: { readiness?: ReadinessService; logger?: JsonLogger } = {},
+): ApplicationChangesWatch {
+  return watchChangeNotices(nats, RuntimeSubjects.organizationChanged, changedOrganizationId, onChanged, { ...opts, check: 'organization-changes' });
+}
+
+function watchChangeNotices(
+  nats: NatsClient,
+  subject: string,
+  read: (data: Uint8Array) => string | undefined,
+  onChanged: (id: string) => void,
+  opts: { readiness?: ReadinessService; logger?: JsonLogger; check: string },
+): ApplicationChangesWatch {
   let subscription: Subscription | undefined;
   let stopped = false;
   const subscribed = nats.connection$().then((nc) => {
     if (stopped) return;
-    subscription = nc.subscribe(nats.subject(RuntimeSubjects.applicationChanged), {
+    subscription = nc.subscribe(nats.subject(subject), {
       callback: (err, msg) => {
         if (err) return;
-        const applicationId = changedApplicationId(msg.data);
-        if (applicationId) onChanged(applicationId);
-        else opts.logger?.event('warn', 'unreadable applications.changed event');
+        const id = read(msg.data);
+        if (id) onChanged(id);
+        else opts.logger?.event('warn', `unreadable ${subject} event`);
       },
     });
   });
   subscribed.catch(() => undefined);
-  opts.readiness?.register('application-changes', async () => {
+  opts.readiness?.register(opts.check, async () => {
     await subscribed;
-    if (!subscription || subscription.isClosed()) throw new Error('not subscribed to application changes');
+    if (!subscription || subscription.isClosed()) throw new Error(`not subscribed to ${subject}`);
   });
   return {
     subscribed,

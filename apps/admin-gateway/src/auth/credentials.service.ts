@@ -1,12 +1,14 @@
-import { Inject, Injectable } from '@nestjs/common';
+import { Inject, Injectable, type OnApplicationBootstrap, type OnModuleDestroy } from '@nestjs/common';
 import { DomainError, Subjects, type CallerScope } from '@switchboard/contracts';
-import { BearerVerifier, NatsClient, SERVICE_CONFIG } from '@switchboard/service-kit';
+import { BearerVerifier, JsonLogger, NatsClient, ReadinessService, SERVICE_CONFIG, watchOrganizationChanges, type ApplicationChangesWatch } from '@switchboard/service-kit';
 import { createHash, hash } from 'node:crypto';
 import type { GatewayConfig } from '../config.js';
 
 interface CacheEntry {
   scope: CallerScope | null;
   expires: number;
+  /** Set when the key's organization is disabled (refused with 403 while the entry lives). */
+  disabledOrganization?: string;
 }
 
 const MAX_CACHE_ENTRIES = 10000;
@@ -19,19 +21,43 @@ const sha256: (value: string) => string =
 /**
  * Turns a credential into a caller scope. API keys are verified by management-api over NATS and
  * remembered briefly (hashed, bounded); Bearer tokens are verified locally against the issuer's JWKS
- * by the kit's BearerVerifier (the same check as management-api's).
+ * by the kit's BearerVerifier (the same check as management-api's). A key of a disabled organization
+ * is refused with 403; `management-api.v1.organizations.changed` drops every verdict about the
+ * organization's keys at once, so disabling or enabling takes effect within the notice's delivery
+ * (API_KEY_CACHE_TTL_MS at the latest, should the notice be lost).
  */
 @Injectable()
-export class CredentialsService {
+export class CredentialsService implements OnApplicationBootstrap, OnModuleDestroy {
   private readonly cache = new Map<string, CacheEntry>();
+  /** Bumped by each organization notice: a verdict asked for before one is not kept (it may predate the change). */
+  private notices = 0;
+  private changes?: ApplicationChangesWatch;
   private readonly lastKeyOf = new WeakMap<object, { key: string; id: string }>();
   private readonly bearer: BearerVerifier;
 
   constructor(
     @Inject(SERVICE_CONFIG) private readonly config: GatewayConfig,
     private readonly nats: NatsClient,
+    private readonly readiness: ReadinessService,
+    private readonly logger: JsonLogger,
   ) {
     this.bearer = new BearerVerifier(config);
+  }
+
+  onApplicationBootstrap() {
+    this.changes = watchOrganizationChanges(this.nats, (id) => this.forgetOrganization(id), { readiness: this.readiness, logger: this.logger });
+  }
+
+  onModuleDestroy() {
+    this.changes?.stop();
+  }
+
+  /** Drops every remembered verdict about the keys of an organization (it was disabled or enabled). */
+  forgetOrganization(organizationId: string): void {
+    this.notices++;
+    for (const [id, entry] of this.cache) {
+      if (entry.scope?.organizationId === organizationId || entry.disabledOrganization === organizationId) this.cache.delete(id);
+    }
   }
 
   /**
@@ -41,7 +67,7 @@ export class CredentialsService {
   cachedApiKey(value: string, connection?: object): CallerScope | undefined {
     if (!API_KEY.test(value)) throw new DomainError('Unauthorized', 'The API key is not valid.');
     const hit = this.cache.get(this.idOf(value, connection));
-    return hit && hit.expires > Date.now() ? this.orReject(hit.scope) : undefined;
+    return hit && hit.expires > Date.now() ? this.orReject(hit) : undefined;
   }
 
   /**
@@ -63,23 +89,28 @@ export class CredentialsService {
     const id = sha256(value);
     const now = Date.now();
     const hit = this.cache.get(id);
-    if (hit && hit.expires > now) return this.orReject(hit.scope);
+    if (hit && hit.expires > now) return this.orReject(hit);
+    const notices = this.notices;
     const answer = await this.nats.request(Subjects.apiKeyVerify, { apiKey: value });
-    const scope: CallerScope | null = answer.valid ? { organizationId: answer.organizationId, operator: answer.operator, principal: answer.keyId } : null;
-    const ttl = scope ? this.config.apiKeyCacheTtlMs : this.config.apiKeyNegativeCacheTtlMs;
-    if (ttl > 0) {
+    const entry: CacheEntry = answer.valid
+      ? { scope: { organizationId: answer.organizationId, operator: answer.operator, principal: answer.keyId }, expires: 0 }
+      : { scope: null, expires: 0, ...(answer.organizationDisabled && answer.organizationId ? { disabledOrganization: answer.organizationId } : {}) };
+    // A disabled organization's key is a known key: remembered as long as a valid one (the notice drops it).
+    const ttl = entry.scope || entry.disabledOrganization ? this.config.apiKeyCacheTtlMs : this.config.apiKeyNegativeCacheTtlMs;
+    if (ttl > 0 && notices === this.notices) {
       if (this.cache.size >= MAX_CACHE_ENTRIES) this.cache.delete(this.cache.keys().next().value as string);
-      this.cache.set(id, { scope, expires: now + ttl });
+      this.cache.set(id, { ...entry, expires: now + ttl });
     }
-    return this.orReject(scope);
+    return this.orReject(entry);
   }
 
   fromBearer(token: string): Promise<CallerScope> {
     return this.bearer.verify(token);
   }
 
-  private orReject(scope: CallerScope | null): CallerScope {
-    if (!scope) throw new DomainError('Unauthorized', 'The API key is not valid.');
-    return scope;
+  private orReject(entry: CacheEntry): CallerScope {
+    if (entry.disabledOrganization) throw new DomainError('Forbidden', 'The organization of this API key is disabled.');
+    if (!entry.scope) throw new DomainError('Unauthorized', 'The API key is not valid.');
+    return entry.scope;
   }
 }

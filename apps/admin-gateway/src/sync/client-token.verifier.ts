@@ -67,6 +67,7 @@ export class ClientTokenVerifier {
       if (!clientTokenSignatureValid(decoded, application.sharedSecret)) throw fail('TokenInvalid', 'The token signature does not match: tampered, or signed with another secret.');
     }
     if (application.disabled) throw fail('ApplicationRefused', `The application ${payload.applicationId} is disabled.`);
+    if (application.organizationDisabled) throw fail('ApplicationRefused', `The organization of the application ${payload.applicationId} is disabled.`);
     try {
       checkClientTokenTimes(payload, Math.floor(Date.now() / 1000), this.config.clientTokenClockSkewSeconds);
     } catch (e) {

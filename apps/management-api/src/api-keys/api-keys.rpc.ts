@@ -11,6 +11,8 @@ export class ApiKeysRpc {
   @MessagePattern(Subjects.apiKeyVerify)
   async verify(@Payload() req: RequestOf<typeof Subjects.apiKeyVerify>): Promise<ResponseOf<typeof Subjects.apiKeyVerify>> {
     const key = typeof req?.apiKey === 'string' ? await this.keys.verify(req.apiKey) : null;
-    return key ? { valid: true, ...key } : { valid: false };
+    if (!key) return { valid: false };
+    if (key.organizationDisabled) return { valid: false, organizationDisabled: true, organizationId: key.organizationId };
+    return { valid: true, keyId: key.keyId, organizationId: key.organizationId, operator: key.operator };
   }
 }

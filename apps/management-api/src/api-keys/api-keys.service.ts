@@ -4,7 +4,7 @@ import { ApiKeyUpdateBody } from '@switchboard/contracts';
 import { SERVICE_CONFIG } from '@switchboard/service-kit';
 import type { ODataQuery } from '@switchboard/odata';
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
-import type { DataSource } from 'typeorm';
+import type { DataSource, EntityManager } from 'typeorm';
 import type { Caller } from '../auth/caller.js';
 import { nextState, type WriteMode } from '../common/bodies.js';
 import { REDACTED, writeChanges } from '../common/change-log.js';
@@ -17,6 +17,8 @@ export interface VerifiedKey {
   keyId: string;
   organizationId: string;
   operator: boolean;
+  /** The key's organization is disabled: the key is refused (403). */
+  organizationDisabled: boolean;
 }
 
 /** Key values: `sb_` + 32 random bytes (base64url). High entropy, so a plain SHA-256 is a sound hash. */
@@ -34,7 +36,7 @@ const CACHE_LIMIT = 10_000;
 @Injectable()
 export class ApiKeysService {
   readonly reader = new RecordReader(API_KEYS);
-  /** Verified keys by hash (API_KEY_CACHE_TTL_MS; keys are never deleted nor change owner, so only expiry matters). */
+  /** Verified keys by hash (API_KEY_CACHE_TTL_MS; dropped by organization when one is disabled or enabled, see `forgetOrganization`). */
   private readonly verified = new Map<string, { key: VerifiedKey; expires: number }>();
   private readonly cacheTtlMs: number;
 
@@ -51,15 +53,24 @@ export class ApiKeysService {
     const now = Date.now();
     const cached = this.cacheTtlMs > 0 ? this.verified.get(hash) : undefined;
     if (cached && cached.expires > now) return cached.key;
-    const row = await this.ds.getRepository(ApiKeyEntity).findOne({ where: { keyHash: hash } });
+    const rows = (await this.ds.query(
+      'SELECT k.id, k.organization_id, k.operator, o.disabled FROM management.api_key k JOIN management.organization o ON o.id = k.organization_id WHERE k.key_hash = $1',
+      [hash],
+    )) as Array<{ id: string; organization_id: string; operator: boolean; disabled: boolean }>;
+    const row = rows[0];
     if (!row) return null;
-    const key = { keyId: row.id, organizationId: row.organizationId, operator: row.operator };
+    const key = { keyId: row.id, organizationId: row.organization_id, operator: row.operator, organizationDisabled: row.disabled };
     if (this.cacheTtlMs > 0) {
       this.verified.delete(hash);
       if (this.verified.size >= CACHE_LIMIT) this.verified.delete(this.verified.keys().next().value as string);
       this.verified.set(hash, { key, expires: now + this.cacheTtlMs });
     }
     return key;
+  }
+
+  /** Drops the remembered verdicts of an organization's keys (it was disabled or enabled). */
+  forgetOrganization(organizationId: string): void {
+    for (const [hash, entry] of this.verified) if (entry.key.organizationId === organizationId) this.verified.delete(hash);
   }
 
   list(caller: Caller, query: ODataQuery): Promise<ListAnswer> {
@@ -72,8 +83,13 @@ export class ApiKeysService {
 
   /** The only time the key value leaves the service; the change log reads `<redacted>` for it. */
   async create(caller: Caller, tag: string | null): Promise<Rec> {
+    return this.ds.transaction((m) => this.insertKey(m, caller, tag));
+  }
+
+  /** Inserts a key of `caller.organizationId` with its change records (same transaction); the answer shows the value. */
+  async insertKey(m: EntityManager, caller: Caller, tag: string | null): Promise<Rec> {
     const value = newKeyValue();
-    return this.ds.transaction(async (m) => {
+    {
       const now = Date.now();
       const id = randomUUID();
       await m.getRepository(ApiKeyEntity).insert({
@@ -90,7 +106,7 @@ export class ApiKeysService {
       const after = await this.reader.one(m, caller, id);
       await writeChanges(m, caller, { entityType: 'ApiKey', entityId: id, type: 'Create', before: null, after: { ...after, key: REDACTED }, properties: TRACKED });
       return { ...after, key: value };
-    });
+    }
   }
 
   async update(caller: Caller, id: string, body: ApiKeyUpdateBody, mode: WriteMode): Promise<Rec> {

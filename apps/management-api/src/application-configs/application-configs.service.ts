@@ -110,7 +110,9 @@ export class ApplicationConfigsService {
   async resolve(applicationId: string): Promise<ResolvedApplication> {
     const row = typeof applicationId === 'string' && APPLICATION_ID_PATTERN.test(applicationId) ? await this.ds.getRepository(ApplicationConfigEntity).findOne({ where: { applicationId } }) : null;
     if (!row) throw new DomainError('NotFound', `No application '${String(applicationId).slice(0, 128)}'.`);
-    return { applicationId: row.applicationId, applicationConfigId: row.id, organizationId: row.organizationId, sharedSecret: row.sharedSecret, disabled: row.disabled === true };
+    const organization = (await this.ds.query('SELECT disabled FROM management.organization WHERE id = $1', [row.organizationId])) as Array<{ disabled: boolean }>;
+    const organizationDisabled = organization[0]?.disabled === true;
+    return { applicationId: row.applicationId, applicationConfigId: row.id, organizationId: row.organizationId, sharedSecret: row.sharedSecret, disabled: row.disabled === true, organizationDisabled };
   }
 }
 

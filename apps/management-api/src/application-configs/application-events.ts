@@ -1,6 +1,6 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { headers as natsHeaders } from '@nats-io/transport-node';
-import { RuntimeSubjects, type ApplicationChangedEvent } from '@switchboard/contracts';
+import { RuntimeSubjects, type ApplicationChangedEvent, type OrganizationChangedEvent } from '@switchboard/contracts';
 import { CORRELATION_HEADER, currentCorrelationId, NatsClient } from '@switchboard/service-kit';
 import { randomUUID } from 'node:crypto';
 
@@ -21,18 +21,23 @@ export class ApplicationEvents {
 
   changed(applicationIds: Iterable<string | null | undefined>): void {
     for (const applicationId of new Set(applicationIds)) {
-      if (applicationId) void this.publish({ applicationId });
+      if (applicationId) void this.publish(RuntimeSubjects.applicationChanged, { applicationId });
     }
   }
 
-  private async publish(event: ApplicationChangedEvent): Promise<void> {
+  /** `management-api.v1.organizations.changed`: the organization was disabled or enabled (same delivery as above). */
+  organizationChanged(organizationId: string): void {
+    void this.publish(RuntimeSubjects.organizationChanged, { organizationId });
+  }
+
+  private async publish(subject: string, event: ApplicationChangedEvent | OrganizationChangedEvent): Promise<void> {
     try {
       const nc = await this.nats.connection$();
       const h = natsHeaders();
       h.set(CORRELATION_HEADER, currentCorrelationId() ?? randomUUID());
-      nc.publish(this.nats.subject(RuntimeSubjects.applicationChanged), JSON.stringify({ pattern: RuntimeSubjects.applicationChanged, data: event }), { headers: h });
+      nc.publish(this.nats.subject(subject), JSON.stringify({ pattern: subject, data: event }), { headers: h });
     } catch (e) {
-      this.logger.warn(`could not publish ${RuntimeSubjects.applicationChanged} for ${event.applicationId}: ${(e as Error).message}`);
+      this.logger.warn(`could not publish ${subject} for ${JSON.stringify(event)}: ${(e as Error).message}`);
     }
   }
 }

@@ -40,14 +40,16 @@ export class AuthGuard implements CanActivate {
       const scope = await this.bearer.verify(token);
       // Interface B records all belong to an organization: a token must name one.
       if (!scope.organizationId) throw new DomainError('Forbidden', 'The token names no organization.');
-      const organizationId = await this.organizations.resolve(scope.organizationId);
-      if (!organizationId) throw new DomainError('Forbidden', 'The token names an organization this service does not know.');
-      request.caller = { organizationId, principal: scope.principal, operator: false };
+      const organization = await this.organizations.resolve(scope.organizationId);
+      if (!organization) throw new DomainError('Forbidden', 'The token names an organization this service does not know.');
+      if (organization.disabled) throw new DomainError('Forbidden', 'The organization of this token is disabled.');
+      request.caller = { organizationId: organization.id, principal: scope.principal, operator: false };
       return true;
     }
     if (!value) throw new DomainError('Unauthorized', 'An X-API-Key header or a Bearer token is required.');
     const key = await this.keys.verify(value);
     if (!key) throw new DomainError('Unauthorized', 'The API key is not valid.');
+    if (key.organizationDisabled) throw new DomainError('Forbidden', 'The organization of this API key is disabled.');
     request.caller = { organizationId: key.organizationId, principal: key.keyId, operator: key.operator };
     return true;
   }

@@ -20,21 +20,27 @@ export class KnownOrganizations {
 
   constructor(@InjectDataSource() private readonly ds: DataSource) {}
 
-  /** The organization's id as stored (lower-case), or null when `id` is not one of its organizations. */
-  async resolve(id: string): Promise<string | null> {
+  /**
+   * The organization's id as stored (lower-case) and whether it is disabled, or null when `id` is not
+   * one of its organizations. Only enabled organizations are remembered (`forget` drops one disabled since).
+   */
+  async resolve(id: string): Promise<{ id: string; disabled: boolean } | null> {
     if (!isUuid(id)) return null;
     const key = id.toLowerCase();
     const now = Date.now();
     const expires = this.found.get(key);
-    if (expires !== undefined && expires > now) return key;
-    const rows = (await this.ds.query('SELECT 1 FROM management.organization WHERE id = $1', [key])) as unknown[];
-    if (rows.length === 0) {
-      this.found.delete(key);
-      return null;
-    }
+    if (expires !== undefined && expires > now) return { id: key, disabled: false };
+    const rows = (await this.ds.query('SELECT disabled FROM management.organization WHERE id = $1', [key])) as Array<{ disabled: boolean }>;
     this.found.delete(key);
+    if (rows.length === 0) return null;
+    if (rows[0]!.disabled) return { id: key, disabled: true };
     if (this.found.size >= CACHE_LIMIT) this.found.delete(this.found.keys().next().value as string);
     this.found.set(key, now + KNOWN_ORGANIZATION_TTL_MS);
-    return key;
+    return { id: key, disabled: false };
+  }
+
+  /** Forgets an organization (it was disabled): the next token naming it asks the database. */
+  forget(id: string): void {
+    this.found.delete(id.toLowerCase());
   }
 }

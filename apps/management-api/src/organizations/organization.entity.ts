@@ -28,6 +28,10 @@ export class OrganizationEntity {
   @Column({ name: 'additional_contacts', type: 'jsonb', nullable: true })
   additionalContacts!: Contact[] | null;
 
+  /** Set by operators: the organization's keys and tokens are refused while true. */
+  @Column({ type: 'boolean', default: false })
+  disabled!: boolean;
+
   @Column({ name: 'created_on', type: 'bigint', transformer: int64 })
   createdOn!: number;
 

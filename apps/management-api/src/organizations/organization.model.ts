@@ -34,6 +34,7 @@ export const organizationModel = defineEntityModel({
       kind: 'string-array',
       sql: (a) => `(SELECT COALESCE(jsonb_agg(u.id::text ORDER BY u.created_on, u.id), '[]'::jsonb) FROM management.user_account u WHERE u.organization_id = ${a}."id")`,
     },
+    { name: 'disabled', kind: 'boolean' },
     { name: 'createdOn', kind: 'datetime-ms', column: 'created_on' },
     { name: 'modifiedOn', kind: 'datetime-ms', column: 'modified_on' },
   ],
@@ -51,3 +52,6 @@ export const ORGANIZATIONS: EntitySetSpec = {
   inline: { address: 'address', primaryContact: 'primary_contact', additionalContacts: 'additional_contacts' },
   defaultOrder: ['"e"."created_on"'],
 };
+
+/** An operator's view of the organizations: every one of them, not only its own. */
+export const ALL_ORGANIZATIONS: EntitySetSpec = { ...ORGANIZATIONS, allOrganizations: true };

@@ -84,6 +84,8 @@ export const InterfaceBSchemas = {
   ChannelWebhookCreateBody: records.ChannelWebhookCreateBody,
   ChannelWebhookUpdateBody: records.ChannelWebhookUpdateBody,
   OrganizationUpdateBody: records.OrganizationUpdateBody,
+  OrganizationCreateBody: records.OrganizationCreateBody,
+  OrganizationCreated: records.OrganizationCreated,
   PaymentMethodCreateBody: records.PaymentMethodCreateBody,
   PaymentMethodUpdateBody: records.PaymentMethodUpdateBody,
   SubscriptionUpdateBody: records.SubscriptionUpdateBody,

@@ -90,6 +90,7 @@ const organization: Organization = {
   address,
   primaryContact: contact,
   additionalContacts: [],
+  disabled: false,
   createdOn: NOW,
   modifiedOn: NOW,
 };
@@ -259,6 +260,8 @@ const table: ContractTable<typeof InterfaceBSchemas> = {
   ChannelWebhookCreateBody: { valid: { channelConfigId: 'chcfg-1', events: [] }, wrong: { field: 'name', value: 1 } },
   ChannelWebhookUpdateBody: { valid: channelWebhook, wrong: { field: 'url', value: ['x'] } },
   OrganizationUpdateBody: { valid: { name: 'Renamed', address: { city: 'Paris' } }, wrong: { field: 'additionalContacts', value: {} } },
+  OrganizationCreateBody: { valid: { name: 'Customer Ltd', primaryContact: contact }, wrong: { field: 'disabled', value: 'yes' } },
+  OrganizationCreated: { valid: { ...organization, apiKey }, wrong: { field: 'apiKey.key', value: 42 } },
   PaymentMethodCreateBody: { valid: { type: 'card', card: { number: '4242424242424242', securityCode: '123', expiryMonth: 1 } }, wrong: { field: 'type', value: 3 } },
   PaymentMethodUpdateBody: { valid: paymentMethod, wrong: { field: 'card.brand', value: 3 } },
   SubscriptionUpdateBody: { valid: { EnabledFeatures: ['recording'], platformPlan: { name: 'Pro' } }, wrong: { field: 'EnabledFeatures', value: 'recording' } },

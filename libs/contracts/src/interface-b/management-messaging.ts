@@ -36,6 +36,14 @@ import { CallerScope } from '../messaging/subjects.js';
 import type { UsageRecord } from './records.js';
 import type { ManagementChannelRecording } from './responses.js';
 
+/**
+ * Data of `management-api.v1.organizations.changed` (core NATS, same packet shape): published after an
+ * organization was created, disabled or enabled, so that replicas caching API key verdicts drop them.
+ */
+export interface OrganizationChangedEvent {
+  organizationId: string;
+}
+
 /** Data of `management-api.v1.applications.changed`. */
 export interface ApplicationChangedEvent {
   applicationId: string;

@@ -202,6 +202,9 @@ export const Organization = record(
     address: Address,
     primaryContact: Contact,
     additionalContacts: Nullable(Type.Array(Contact)),
+    disabled: Type.Boolean({
+      description: 'true: the organization is disabled by an operator; its API keys, user tokens and client tokens are refused. Only an operator key changes it.',
+    }),
     createdOn: Timestamp(),
     modifiedOn: Timestamp(),
   },
@@ -213,6 +216,19 @@ export const { Update: OrganizationUpdateBody } = writeModels(Organization, {
   serverManaged: ['id', 'userIds', 'createdOn', 'modifiedOn'],
 });
 export type OrganizationUpdateBody = Static<typeof OrganizationUpdateBody>;
+/** Operators create organizations (POST /Organizations); `name` is required. */
+export const { Create: OrganizationCreateBody } = writeModels(Organization, {
+  serverManaged: ['id', 'userIds', 'createdOn', 'modifiedOn'],
+  required: ['name'],
+});
+export type OrganizationCreateBody = Static<typeof OrganizationCreateBody>;
+/** The answer of POST /Organizations: the organization and its first API key, whose `key` value is shown this once. */
+export const OrganizationCreated = record(
+  'OrganizationCreated',
+  { ...Organization.properties, apiKey: ApiKey },
+  'A new organization with its first API key (`apiKey.key` is shown once, here).',
+);
+export type OrganizationCreated = Static<typeof OrganizationCreated>;
 
 export const PaymentCard = record(
   'PaymentCard',

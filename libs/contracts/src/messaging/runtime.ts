@@ -414,6 +414,8 @@ export interface ResolvedApplication {
   organizationId: string;
   sharedSecret: string;
   disabled: boolean;
+  /** true: the application's organization is disabled (client tokens are refused). */
+  organizationDisabled?: boolean;
 }
 
 /** What flows through JetStream: the webhook EventInfo plus its owner. */
@@ -430,6 +432,7 @@ export const RuntimeSubjects = {
   heartbeat: 'runtime-registry.v1.heartbeat',
   resolveApplication: 'management-api.v1.applications.resolve',
   applicationChanged: 'management-api.v1.applications.changed',
+  organizationChanged: 'management-api.v1.organizations.changed',
 } as const;
 
 /** Subject a gateway replica listens on for pushes to its clients. */

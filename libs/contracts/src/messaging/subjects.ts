@@ -36,7 +36,8 @@ export type SubjectName = (typeof Subjects)[keyof typeof Subjects];
 export interface RequestMap extends RuntimeRequestMap {
   'management-api.v1.api-keys.verify': {
     request: { apiKey: string };
-    response: { valid: false } | { valid: true; keyId: string; organizationId: string; operator: boolean };
+    /** `organizationDisabled`: the key exists but its organization is disabled (refused with 403). */
+    response: { valid: false; organizationDisabled?: true; organizationId?: string } | { valid: true; keyId: string; organizationId: string; operator: boolean };
   };
 }
 
