@@ -1,4 +1,4 @@
-import { changedApplicationId } from './application-changes.js';
+import { changedApplicationId, changedOrganizationId } from './application-changes.js';
 
 describe('changedApplicationId', () => {
   it("reads Nest's packet shape and the bare shape, from bytes or text", () => {
@@ -12,5 +12,14 @@ describe('changedApplicationId', () => {
     expect(changedApplicationId(JSON.stringify({ data: {} }))).toBeUndefined();
     expect(changedApplicationId(JSON.stringify({ applicationId: '' }))).toBeUndefined();
     expect(changedApplicationId('null')).toBeUndefined();
+  });
+});
+
+describe('changedOrganizationId', () => {
+  it('reads the organization id of an organizations.changed packet, and nothing from an application notice', () => {
+    const packet = JSON.stringify({ pattern: 'management-api.v1.organizations.changed', data: { organizationId: 'o1' } });
+    expect(changedOrganizationId(new TextEncoder().encode(packet))).toBe('o1');
+    expect(changedOrganizationId(JSON.stringify({ organizationId: 'o2' }))).toBe('o2');
+    expect(changedOrganizationId(JSON.stringify({ data: { applicationId: 'a1' } }))).toBeUndefined();
   });
 });

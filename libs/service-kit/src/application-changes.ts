@@ -6,18 +6,25 @@ import type { NatsClient } from './nats.js';
 
 const decoder = new TextDecoder();
 
-/**
- * The application id a `management-api.v1.applications.changed` message names: Nest's packet
- * (`{ pattern, data: { applicationId } }`) or the bare data; undefined when unreadable.
- */
-export function changedApplicationId(data: Uint8Array | string): string | undefined {
+/** The id under `field` in a change notice: Nest's packet (`{ pattern, data: { <field> } }`) or the bare data; undefined when unreadable. */
+function changedId(data: Uint8Array | string, field: 'applicationId' | 'organizationId'): string | undefined {
   try {
-    const parsed = JSON.parse(typeof data === 'string' ? data : decoder.decode(data)) as { applicationId?: unknown; data?: { applicationId?: unknown } };
-    const id = parsed?.data?.applicationId ?? parsed?.applicationId;
+    const parsed = JSON.parse(typeof data === 'string' ? data : decoder.decode(data)) as Record<string, unknown> & { data?: Record<string, unknown> };
+    const id = parsed?.data?.[field] ?? parsed?.[field];
     return typeof id === 'string' && id.length > 0 ? id : undefined;
   } catch {
     return undefined;
   }
+}
+
+/** The application id a `management-api.v1.applications.changed` message names. */
+export function changedApplicationId(data: Uint8Array | string): string | undefined {
+  return changedId(data, 'applicationId');
+}
+
+/** The organization id a `management-api.v1.organizations.changed` message names. */
+export function changedOrganizationId(data: Uint8Array | string): string | undefined {
+  return changedId(data, 'organizationId');
 }
 
 export interface ApplicationChangesWatch {
@@ -38,17 +45,6 @@ export function watchApplicationChanges(
   opts: { readiness?: ReadinessService; logger?: JsonLogger } = {},
 ): ApplicationChangesWatch {
   return watchChangeNotices(nats, RuntimeSubjects.applicationChanged, changedApplicationId, onChanged, { ...opts, check: 'application-changes' });
-}
-
-/** The organization id a `management-api.v1.organizations.changed` message names (packet or bare data). */
-export function changedOrganizationId(data: Uint8Array | string): string | undefined {
-  try {
-    const parsed = JSON.parse(typeof data === 'string' ? data : decoder.decode(data)) as { organizationId?: unknown; data?: { organizationId?: unknown } };
-    const id = parsed?.data?.organizationId ?? parsed?.organizationId;
-    return typeof id === 'string' && id.length > 0 ? id : undefined;
-  } catch {
-    return undefined;
-  }
 }
 
 /**
