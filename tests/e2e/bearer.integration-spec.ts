@@ -26,6 +26,7 @@ describe('bearer tokens', () => {
   let management: SpawnedService;
   let gateway: SpawnedService;
   let organizationId: string;
+  let operatorKey: string;
 
   /** `expiresIn: null` leaves out `exp`. */
   const sign = (claims: Record<string, unknown>, options: { key?: CryptoKey | KeyObject; issuer?: string; audience?: string; expiresIn?: string | number | null } = {}) => {
@@ -51,7 +52,7 @@ describe('bearer tokens', () => {
     db = await createTestDatabase('bearer');
     const env = { ...serviceTestEnv(ns, db.url), ...oauth };
     const boot = await run(process.execPath, [findApp('management-api').bootstrap!], { env: { ...process.env, ...env } });
-    organizationId = (JSON.parse(boot.stdout) as { organizationId: string }).organizationId;
+    ({ organizationId, apiKey: operatorKey } = JSON.parse(boot.stdout) as { organizationId: string; apiKey: string });
     const started = await Promise.all([
       spawnService('management-api', { ...env, HTTP_PORT: String(await freePort()) }),
       spawnService('admin-gateway', { ...env, HTTP_PORT: String(await freePort()) }),
@@ -125,6 +126,18 @@ describe('bearer tokens', () => {
       expectODataError(await call('POST', `${management.url}/ApiKeys`, { headers, body: { tag: 'never made' } }), 403, 'Forbidden', null);
       expectODataError(await call('POST', `${management.url}/ApplicationConfigs`, { headers, body: { applicationId: 'never-made' } }), 403, 'Forbidden', null);
     }
+  });
+
+  it('interface B: a token of a disabled organization is refused (403) until an operator enables it again', async () => {
+    const created = await call<{ id: string }>('POST', `${management.url}/Organizations`, { headers: { 'X-API-Key': operatorKey }, body: { name: 'Customer with users' } });
+    expect(created.status).toBe(201);
+    const headers = { Authorization: `Bearer ${await sign({ org_id: created.body.id })}` };
+    expect((await call('GET', `${management.url}/ApiKeys`, { headers })).status).toBe(200);
+    const setDisabled = (disabled: boolean) => call('PATCH', `${management.url}/Organizations/${created.body.id}`, { headers: { 'X-API-Key': operatorKey }, body: { disabled } });
+    expect((await setDisabled(true)).status).toBe(200);
+    expectODataError(await call('GET', `${management.url}/ApiKeys`, { headers }), 403, 'Forbidden', null);
+    expect((await setDisabled(false)).status).toBe(200);
+    expect((await call('GET', `${management.url}/ApiKeys`, { headers })).status).toBe(200);
   });
 
   it("interface A: the operator scope lists every application, an organization token its organization's; bad tokens are 401", async () => {
