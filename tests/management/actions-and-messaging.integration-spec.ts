@@ -236,7 +236,7 @@ describe('application actions and NATS', () => {
     it('resolves an application id to its owner, config and shared secret; NotFound otherwise', async () => {
       const reply = await request('management-api.v1.applications.resolve', { applicationId });
       expect(reply.err ?? null).toBeNull();
-      expect(reply.response).toEqual({ applicationId, applicationConfigId: config.id, organizationId: h.orgA, sharedSecret: SECRET, disabled: false });
+      expect(reply.response).toEqual({ applicationId, applicationConfigId: config.id, organizationId: h.orgA, sharedSecret: SECRET, disabled: false, organizationDisabled: false });
       const missing = await request('management-api.v1.applications.resolve', { applicationId: 'no-such-app' });
       expect(missing.err).toEqual(expect.objectContaining({ code: 'NotFound' }));
     });

@@ -2,7 +2,7 @@ import { Injectable, type OnApplicationBootstrap, type OnModuleDestroy } from '@
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DomainError, isUuid, type OrganizationCreateBody, type OrganizationUpdateBody } from '@switchboard/contracts';
 import type { ODataQuery } from '@switchboard/odata';
-import { JsonLogger, NatsClient, ReadinessService, watchOrganizationChanges, type ApplicationChangesWatch } from '@switchboard/service-kit';
+import { JsonLogger, NatsClient, watchOrganizationChanges, type ApplicationChangesWatch } from '@switchboard/service-kit';
 import { randomUUID } from 'node:crypto';
 import type { DataSource, EntityManager } from 'typeorm';
 import { ApiKeysService } from '../api-keys/api-keys.service.js';
@@ -40,13 +40,15 @@ export class OrganizationsService implements OnApplicationBootstrap, OnModuleDes
     private readonly known: KnownOrganizations,
     private readonly events: ApplicationEvents,
     private readonly nats: NatsClient,
-    private readonly readiness: ReadinessService,
     private readonly logger: JsonLogger,
   ) {}
 
-  /** Other replicas' disables reach this one's caches of key verdicts and token organizations. */
+  /**
+   * Other replicas' disables reach this one's caches of key verdicts and token organizations. Not a
+   * readiness check: a notice missed while NATS is away is bounded by those caches' short lifetimes.
+   */
   onApplicationBootstrap() {
-    this.changes = watchOrganizationChanges(this.nats, (id) => this.forget(id), { readiness: this.readiness, logger: this.logger });
+    this.changes = watchOrganizationChanges(this.nats, (id) => this.forget(id), { logger: this.logger });
   }
 
   onModuleDestroy() {
