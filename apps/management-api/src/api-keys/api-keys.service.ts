@@ -39,6 +39,8 @@ export class ApiKeysService {
   /** Verified keys by hash (API_KEY_CACHE_TTL_MS; dropped by organization when one is disabled or enabled, see `forgetOrganization`). */
   private readonly verified = new Map<string, { key: VerifiedKey; expires: number }>();
   private readonly cacheTtlMs: number;
+  /** Bumped by `forgetOrganization`: a verdict looked up before it is not kept (it may predate the change). */
+  private forgets = 0;
 
   constructor(
     @InjectDataSource() private readonly ds: DataSource,
@@ -53,6 +55,7 @@ export class ApiKeysService {
     const now = Date.now();
     const cached = this.cacheTtlMs > 0 ? this.verified.get(hash) : undefined;
     if (cached && cached.expires > now) return cached.key;
+    const forgets = this.forgets;
     const rows = (await this.ds.query(
       'SELECT k.id, k.organization_id, k.operator, o.disabled FROM management.api_key k JOIN management.organization o ON o.id = k.organization_id WHERE k.key_hash = $1',
       [hash],
@@ -60,7 +63,7 @@ export class ApiKeysService {
     const row = rows[0];
     if (!row) return null;
     const key = { keyId: row.id, organizationId: row.organization_id, operator: row.operator, organizationDisabled: row.disabled };
-    if (this.cacheTtlMs > 0) {
+    if (this.cacheTtlMs > 0 && forgets === this.forgets) {
       this.verified.delete(hash);
       if (this.verified.size >= CACHE_LIMIT) this.verified.delete(this.verified.keys().next().value as string);
       this.verified.set(hash, { key, expires: now + this.cacheTtlMs });
@@ -70,6 +73,7 @@ export class ApiKeysService {
 
   /** Drops the remembered verdicts of an organization's keys (it was disabled or enabled). */
   forgetOrganization(organizationId: string): void {
+    this.forgets++;
     for (const [hash, entry] of this.verified) if (entry.key.organizationId === organizationId) this.verified.delete(hash);
   }
 
