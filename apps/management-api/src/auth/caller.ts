@@ -12,7 +12,8 @@ export interface Caller {
 /**
  * The caller as the scope of a request to another service. Interface B is always scoped to the
  * caller's organization, so `operator` is false even for an operator key: an operator key reaches
- * across organizations on interface A only.
+ * across organizations on interface A, and on interface B only for the organizations themselves
+ * (list, read, create, disable).
  */
 export function toScope(caller: Caller): CallerScope {
   return { organizationId: caller.organizationId, operator: false, principal: caller.principal };

@@ -10,9 +10,10 @@ const CACHE_LIMIT = 10_000;
 /**
  * Whether an organization id names an organization of this deployment: the check a bearer token's
  * organization claim passes before it scopes a request (an API key's organization comes from its
- * own row). Organizations found are remembered for a short while (organizations are never deleted,
- * so a stale entry can only be one that still exists); ids not found are asked again each time, so
- * an organization created a moment ago is known at once.
+ * own row). Enabled organizations found are remembered for a short while (organizations are never
+ * deleted; one disabled since is forgotten on the `organizations.changed` notice, or after the TTL
+ * should it be missed); ids not found, and disabled ones, are asked again each time, so an
+ * organization created or enabled a moment ago is known at once.
  */
 @Injectable()
 export class KnownOrganizations {
