@@ -45,6 +45,7 @@ export async function startHostileStack(): Promise<HostileStack> {
     'admin-gateway': { SYNC_GRACE_PERIOD_MS: '600000' },
     'recording-service': { RECORDINGS_URL_SECRET: 'hostile-recordings-url-secret-0123456789abcdef', RECORDINGS_DIR: path.join(recordings, 'work'), RECORDINGS_STORAGE_DIR: path.join(recordings, 'storage') },
   };
+  // HOSTILE_NODE_OPTIONS: node flags for the services, e.g. a preload logging process.memoryUsage() when measuring.
   const spawned = await Promise.all(ATTACKED_SERVICES.map(async (name) => spawnService(name, { ...env, ...own[name], ...(process.env.HOSTILE_NODE_OPTIONS ? { NODE_OPTIONS: process.env.HOSTILE_NODE_OPTIONS } : {}), HTTP_PORT: String(await freePort()) })));
   const services = Object.fromEntries(ATTACKED_SERVICES.map((name, index) => [name, spawned[index]!])) as Record<AttackedService, SpawnedService>;
   const nats = await connect({ servers: servers.natsUrl });
