@@ -15,6 +15,7 @@ import { Type, type Static, type TSchema } from '@sinclair/typebox';
 import { ConnectionError, ConnectionState, ConnectionType, StreamDirection } from '../interface-a/runtime.js';
 import type { ChannelSnapshot } from '../interface-a/runtime.js';
 import { Nullable, OptionalNullable, StringEnum, record } from '../interface-a/schema-kit.js';
+import { CHECKED_SEPARATELY_KEYWORD } from '../validation/well-formed.js';
 import type { ChannelClaim } from '../interface-b/channel-claim.js';
 import type { EffectiveSettings, ServerPush } from '../messaging/runtime.js';
 
@@ -110,7 +111,8 @@ export const SyncRequestFrame = record(
   {
     id: FrameId,
     type: StringEnum(SYNC_REQUEST_TYPES),
-    data: Type.Optional(Type.Unknown({ description: 'Parameters of the request; the schema depends on `type`.' })),
+    // Checked, text included, by the schema of its `type` (sync.server.ts), which names its fields.
+    data: Type.Optional(Type.Unknown({ description: 'Parameters of the request; the schema depends on `type`.', [CHECKED_SEPARATELY_KEYWORD]: true })),
   },
   'A request from the client. Answered by one `result` or `error` frame with the same id.',
 );

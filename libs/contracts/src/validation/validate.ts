@@ -1,7 +1,7 @@
 import type { Static, TSchema } from '@sinclair/typebox';
 import { TypeCompiler, type TypeCheck } from '@sinclair/typebox/compiler';
 import { ValueErrorType, type ValueError } from '@sinclair/typebox/errors';
-import { findMalformedText, printable } from './well-formed.js';
+import { CHECKED_SEPARATELY_KEYWORD, findMalformedText, printable } from './well-formed.js';
 
 /** One offending field: `field` is a dotted path (`codec.vp8.bitrate`, `videoEncodings[3]`). */
 export interface FieldError {
@@ -42,22 +42,30 @@ export function validator<T extends TSchema>(schema: T, name = schema.$id ?? sch
     cache.set(schema, compiled);
   }
   const check = compiled;
+  const skip = checkedSeparately(schema);
   const errors = (value: unknown): FieldError[] => {
     const schemaErrors = collectErrors(check, value);
     if (schemaErrors.length) return schemaErrors;
-    const malformed = findMalformedText(value);
+    const malformed = findMalformedText(value, skip);
     return malformed ? [malformed] : [];
   };
   return {
     schema,
     name,
-    check: (value: unknown): value is Static<T> => check.Check(value) && findMalformedText(value) === undefined,
+    check: (value: unknown): value is Static<T> => check.Check(value) && findMalformedText(value, skip) === undefined,
     errors,
     parse(value: unknown): Static<T> {
-      if (check.Check(value) && findMalformedText(value) === undefined) return value;
+      if (check.Check(value) && findMalformedText(value, skip) === undefined) return value;
       throw new ContractViolation(name, errors(value));
     },
   };
+}
+
+/** Top-level properties marked `x-checked-separately`: their text is checked by their own validator. */
+function checkedSeparately(schema: TSchema): ReadonlySet<string> | undefined {
+  const properties = (schema as { properties?: Record<string, TSchema> }).properties;
+  const names = Object.entries(properties ?? {}).filter(([, property]) => property[CHECKED_SEPARATELY_KEYWORD] === true).map(([name]) => name);
+  return names.length ? new Set(names) : undefined;
 }
 
 function collectErrors(check: TypeCheck<TSchema>, value: unknown): FieldError[] {

@@ -1,7 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import { Int64 } from '../interface-a/schema-kit.js';
 import { ContractViolation, validator } from './validate.js';
-import { findMalformedText, malformedText, printable } from './well-formed.js';
+import { CHECKED_SEPARATELY_KEYWORD, findMalformedText, malformedText, printable } from './well-formed.js';
 
 const NUL = 'must not contain U+0000 (NUL)';
 const SURROGATE = 'must be well-formed Unicode (no lone surrogate)';
@@ -85,5 +85,18 @@ describe('validator and storable text', () => {
     expect(v.check({ message: 'ok', at: -Number.MAX_SAFE_INTEGER })).toBe(true);
     expect(v.errors({ message: 'ok', at: 9223372036854775808 }).map((e) => e.field)).toEqual(['at']);
     expect(v.errors({ message: 'ok', at: Number.MAX_SAFE_INTEGER + 1 }).map((e) => e.field)).toEqual(['at']);
+  });
+});
+
+describe('properties checked separately', () => {
+  const Frame = Type.Object(
+    { id: Type.String(), data: Type.Optional(Type.Unknown({ [CHECKED_SEPARATELY_KEYWORD]: true })) },
+    { additionalProperties: false, $id: 'Frame' },
+  );
+  const v = validator(Frame);
+
+  it('leaves a marked property to its own validator and still checks the others', () => {
+    expect(v.check({ id: 'a', data: { message: 'x\u0000' } })).toBe(true);
+    expect(v.errors({ id: 'a\u0000', data: {} })).toEqual([{ field: 'id', message: NUL }]);
   });
 });

@@ -30,13 +30,20 @@ export function printable(text: string): string {
  * The first string (or object key) of `value` that cannot be stored, as a field error with its
  * dotted path (`channels[0].id`), or undefined. One pass; the path is built only on failure.
  */
-export function findMalformedText(value: unknown): FieldError | undefined {
+export function findMalformedText(value: unknown, checkedSeparately?: ReadonlySet<string>): FieldError | undefined {
   const trail: (string | number)[] = [];
-  const message = walk(value, trail);
+  const message = walk(value, trail, checkedSeparately);
   return message === undefined ? undefined : { field: pathOf(trail), message };
 }
 
-function walk(value: unknown, trail: (string | number)[]): string | undefined {
+/**
+ * Marks a property whose value another validator checks, text included (the `data` of a /sync
+ * frame, checked by the schema of its `type`): the enclosing validator skips it, so the value is
+ * walked once and its errors come from the validator that names them properly.
+ */
+export const CHECKED_SEPARATELY_KEYWORD = 'x-checked-separately';
+
+function walk(value: unknown, trail: (string | number)[], skip?: ReadonlySet<string>): string | undefined {
   if (typeof value === 'string') return malformedText(value);
   if (typeof value !== 'object' || value === null) return undefined;
   if (Array.isArray(value)) {
@@ -50,6 +57,7 @@ function walk(value: unknown, trail: (string | number)[]): string | undefined {
     return undefined;
   }
   for (const key of Object.keys(value)) {
+    if (skip?.has(key)) continue;
     // A bad key is named by its container: echoing the key itself would carry the bad text along.
     const keyProblem = malformedKey(key);
     if (keyProblem !== undefined) return keyProblem;
