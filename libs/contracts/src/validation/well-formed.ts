@@ -56,7 +56,8 @@ function walk(value: unknown, trail: (string | number)[], skip?: ReadonlySet<str
     }
     return undefined;
   }
-  for (const key of Object.keys(value)) {
+  // for...in allocates no key array (this runs on every /sync frame); parsed JSON has own keys only.
+  for (const key in value) {
     if (skip?.has(key)) continue;
     // A bad key is named by its container: echoing the key itself would carry the bad text along.
     const keyProblem = malformedKey(key);
