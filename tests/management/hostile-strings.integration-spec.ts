@@ -6,7 +6,7 @@
 import { randomUUID } from 'node:crypto';
 import { connect, type NatsConnection, type Subscription } from '@nats-io/transport-node';
 import { testServers } from '@switchboard/testing';
-import { expectODataError } from '../e2e/http.js';
+import { expectODataError, type Answer } from '../e2e/http.js';
 import { q, startManagement, type Harness } from './support.js';
 
 const NUL = 'must not contain U+0000 (NUL)';
@@ -39,7 +39,7 @@ describe('interface B refuses unstorable strings and out-of-range integers', () 
     await h?.stop();
   });
 
-  function expectRefused(answer: Awaited<ReturnType<Harness['api']>>, target: string, message?: string) {
+  function expectRefused(answer: Answer<any>, target: string, message?: string) {
     expectODataError(answer, 400, 'ValidationFailed', target);
     if (message) expect(answer.body.error.details).toEqual([{ code: 'ValidationFailed', message, target }]);
   }

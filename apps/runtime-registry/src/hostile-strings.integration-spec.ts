@@ -76,7 +76,7 @@ describe('runtime-registry refuses unstorable text over NATS', () => {
     const before = await eventCount();
     const tag = await refusal(RuntimeSubjects.command, {
       scope: TENANT,
-      command: { kind: 'update', origin: 'api', target: { level: 'connection', applicationId: a, channelId: 'ch1', ...client, connectionId: 'cn1', patch: { recording: true, recordingTag: 'a\u0000b' } } },
+      command: { kind: 'update', origin: 'api', target: { level: 'connection', ...client, channelId: 'ch1', connectionId: 'cn1', patch: { recording: true, recordingTag: 'a\u0000b' } } },
     });
     expect(tag).toMatchObject({ code: 'ValidationFailed', details: [{ field: 'command.target.patch.recordingTag' }] });
     const alias = await refusal(RuntimeSubjects.edge, { report: registerReport({ ...client, clientId: 'c2' }, ORG, 'gw-1', { userAlias: 'bad\ud800' }) });
