@@ -1,6 +1,6 @@
 import { PUBLISHED_CONTROLLERS } from './http/openapi.controller.js';
 import { Module, type DynamicModule } from '@nestjs/common';
-import { APP_GUARD } from '@nestjs/core';
+import { APP_GUARD, APP_PIPE } from '@nestjs/core';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { dataSourceOptions, databaseReadiness } from '@switchboard/persistence';
 import { createService, ReadinessService } from '@switchboard/service-kit';
@@ -26,6 +26,7 @@ import { ForwardedReadsService } from './forwarded/forwarded-reads.service.js';
 import { ApiVersionGuard } from './http/api-version.guard.js';
 import { renderODataError } from './http/odata-errors.js';
 import { OpenApiController } from './http/openapi.controller.js';
+import { RequestTextPipe } from './http/request-text.pipe.js';
 import { OrganizationsService } from './organizations/organizations.service.js';
 import { PaymentMethodsService } from './payment-methods/payment-methods.service.js';
 import { persistenceOptions } from './persistence.js';
@@ -64,6 +65,7 @@ class ManagementModule {
         WebhooksResolverService,
         { provide: APP_GUARD, useClass: ApiVersionGuard },
         { provide: APP_GUARD, useClass: AuthGuard },
+        { provide: APP_PIPE, useClass: RequestTextPipe },
       ],
     };
   }
