@@ -6,6 +6,7 @@ import { ConfigError } from '@switchboard/config';
 import { CORRELATION_HEADER, acceptCorrelationId, runWithAcceptedCorrelation } from './correlation.js';
 import { TransportErrorFilter, type HttpErrorRenderer } from './errors.js';
 import { HealthModule, ReadinessService } from './health.js';
+import { clientErrorHandler, frameworkErrorHandler, installJsonBodyParser } from './http-edge.js';
 import { JsonLogger } from './logger.js';
 import { Metrics, MetricsModule } from './metrics.js';
 import { NATS_OPTIONS, NamespacedNatsServer, NatsClient, type NatsOptions } from './nats.js';
@@ -78,12 +79,23 @@ export async function createService(options: ServiceOptions): Promise<NestFastif
     providers,
     exports: [SERVICE_CONFIG, NATS_OPTIONS, NatsClient, JsonLogger],
   };
-  const adapter = new FastifyAdapter({ bodyLimit: options.bodyLimitBytes ?? 1024 * 1024, trustProxy: options.trustedProxies?.length ? [...options.trustedProxies] : false, return503OnClosing: true, routerOptions: { maxParamLength: 512 } });
-  const app = await NestFactory.create<NestFastifyApplication>(root, adapter, { logger, bufferLogs: false, abortOnError: false });
+  const bodyLimit = options.bodyLimitBytes ?? 1024 * 1024;
+  const adapter = new FastifyAdapter({
+    bodyLimit,
+    trustProxy: options.trustedProxies?.length ? [...options.trustedProxies] : false,
+    return503OnClosing: true,
+    // A path segment over 512 characters is 414 (no id of either interface comes near it).
+    routerOptions: { maxParamLength: 512 },
+    frameworkErrors: frameworkErrorHandler(options.renderHttpError),
+    clientErrorHandler: clientErrorHandler(options.renderHttpError),
+  });
+  // Nest's parsers (JSON, and urlencoded forms no route takes) are replaced by installJsonBodyParser.
+  const app = await NestFactory.create<NestFastifyApplication>(root, adapter, { logger, bufferLogs: false, abortOnError: false, bodyParser: false });
   app.useGlobalFilters(new TransportErrorFilter(options.renderHttpError));
 
   const metrics = app.get(Metrics);
   const fastify = app.getHttpAdapter().getInstance();
+  installJsonBodyParser(fastify, bodyLimit);
   fastify.addHook('onRequest', (request, reply, done) => {
     const id = acceptCorrelationId(request.headers[CORRELATION_HEADER] as string | undefined);
     void reply.header(CORRELATION_HEADER, id);
