@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { isUtf8 } from 'node:buffer';
-import { STATUS_CODES } from 'node:http';
+import { STATUS_CODES, type ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import { DomainError } from '@switchboard/contracts';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
@@ -50,20 +50,26 @@ export function clientErrorHandler(render: HttpErrorRenderer) {
   return (cause: Error & { code?: string; rawPacket?: unknown }, socket: Socket): void => {
     if (cause.code === 'ECONNRESET' || socket.destroyed || answeredSockets.has(socket)) return;
     answeredSockets.add(socket);
-    // A response already under way on this socket cannot be followed by another one.
-    const inFlight = (socket as Socket & { _httpMessage?: { headersSent?: boolean } })._httpMessage;
-    if (!socket.writable || inFlight?.headersSent) {
-      socket.destroy();
-      return;
-    }
-    const correlationId = randomUUID();
-    const answer = render(clientErrorOf(cause.code), { path: pathOf(cause.rawPacket), correlationId });
-    const body = JSON.stringify(answer.body);
-    const headers = { ...answer.headers, 'content-type': answer.contentType, 'content-length': String(Buffer.byteLength(body)), 'x-correlation-id': correlationId, connection: 'close' };
-    const head = [`HTTP/1.1 ${answer.status} ${STATUS_CODES[answer.status] ?? ''}`, ...Object.entries(headers).map(([name, value]) => `${name}: ${value}`)];
-    socket.end(`${head.join('\r\n')}\r\n\r\n${body}`);
-    drainSocket(socket);
+    const answer = () => answerOnSocket(render, cause, socket);
+    // A pipelined request before the broken one is answered first, or the client would take ours for its.
+    const inFlight = (socket as Socket & { _httpMessage?: ServerResponse | null })._httpMessage;
+    if (inFlight && !inFlight.writableFinished) inFlight.once('finish', answer);
+    else answer();
   };
+}
+
+function answerOnSocket(render: HttpErrorRenderer, cause: Error & { code?: string; rawPacket?: unknown }, socket: Socket): void {
+  if (!socket.writable) {
+    socket.destroy();
+    return;
+  }
+  const correlationId = randomUUID();
+  const answer = render(clientErrorOf(cause.code), { path: pathOf(cause.rawPacket), correlationId });
+  const body = JSON.stringify(answer.body);
+  const headers = { ...answer.headers, 'content-type': answer.contentType, 'content-length': String(Buffer.byteLength(body)), 'x-correlation-id': correlationId, connection: 'close' };
+  const head = [`HTTP/1.1 ${answer.status} ${STATUS_CODES[answer.status] ?? ''}`, ...Object.entries(headers).map(([name, value]) => `${name}: ${value}`)];
+  socket.end(`${head.join('\r\n')}\r\n\r\n${body}`);
+  drainSocket(socket);
 }
 
 function clientErrorOf(code: string | undefined): DomainError {
