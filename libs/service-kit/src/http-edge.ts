@@ -13,6 +13,16 @@ import { sendError, toDomainError, type HttpErrorRenderer } from './errors.js';
  * Node refuses before Fastify sees a request (`clientError`: headers over maxHeaderSize, bad HTTP).
  */
 
+/** The framework's limits as published in each interface's OpenAPI description (and README.md). */
+export const HTTP_EDGE_RULES =
+  'Limits of the HTTP server, answered in the error body above with X-Correlation-Id like every response: ' +
+  'a malformed percent-encoding in the path is 400; a path segment (an id) over 512 characters is 414 URI Too Long; ' +
+  'a request line and headers over 16 KiB in all (so a URL near 16 KiB too) are 431; a request that is not HTTP/1.1 is 400. ' +
+  'Request bodies are JSON in UTF-8: any other Content-Type or charset is 415, bytes that are not UTF-8 or not JSON are 400, ' +
+  'a JSON value other than an object (`null` included) where an object is expected is 400, and `Content-Type: application/json` ' +
+  'with an empty body is no body. A body over 1 MiB is 413; the server reads and discards up to 16 MiB (10 s) of the rest before ' +
+  'it closes, so that the client reads the 413 rather than a connection reset. An unknown path, or a method a path does not take, is 404.';
+
 /** Request bodies are JSON objects: `application/json`, UTF-8. Anything else is 415. */
 export function installJsonBodyParser(fastify: FastifyInstance, bodyLimit: number): void {
   fastify.removeAllContentTypeParsers();
