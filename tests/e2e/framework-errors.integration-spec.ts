@@ -140,9 +140,15 @@ describe('the HTTP framework answers every refusal in the interface error body',
       }
     });
 
-    it('an unknown route is 404', async () => {
+    it('an unknown route is 404; a method the path does not take is 405 with Allow', async () => {
       api.expectError(await call('GET', '/NoSuchThing/at/all'), 404, 'NotFound');
-      api.expectError(await call('PUT', api.itemRoute, json, '{}'), 404, 'NotFound');
+      api.expectError(await call('POST', '/NoSuchThing', json, '{}'), 404, 'NotFound');
+      const answer = await call('PUT', api.itemRoute, json, '{}');
+      api.expectError(answer, 405, 'MethodNotAllowed');
+      expect(answer.headers.allow).toBe(api.prefix ? 'GET, HEAD' : 'GET, HEAD, POST');
+      const onItem = await call('POST', `${api.itemRoute}/some-id`, json, '{}');
+      api.expectError(onItem, 405, 'MethodNotAllowed');
+      expect(onItem.headers.allow).toBe(api.prefix ? 'GET, HEAD' : 'GET, HEAD, PUT, PATCH');
     });
 
     it.each([

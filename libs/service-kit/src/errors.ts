@@ -10,7 +10,7 @@ const CODE_OF_STATUS: Record<number, ErrorCode> = {
   401: 'Unauthorized',
   403: 'Forbidden',
   404: 'NotFound',
-  405: 'NotFound',
+  405: 'MethodNotAllowed',
   409: 'Conflict',
   408: 'RequestTimeout',
   413: 'PayloadTooLarge',
@@ -145,9 +145,22 @@ export class TransportErrorFilter implements ExceptionFilter {
     const error = toDomainError(exception);
     if (host.getType() === 'rpc') return throwError(() => error.toWire());
     const http = host.switchToHttp();
+    const request = http.getRequest<FastifyRequest>();
     const reply = http.getResponse<FastifyReply>();
-    sendError(this.renderHttp, error, http.getRequest<FastifyRequest>(), reply);
+    sendError(this.renderHttp, request.is404 ? methodNotAllowed(request, reply) ?? error : error, request, reply);
   }
+}
+
+const METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE'] as const;
+
+/** A path no route takes with this method but some with another: 405 with `Allow` (RFC 9110 15.5.6). */
+function methodNotAllowed(request: FastifyRequest, reply: FastifyReply): DomainError | undefined {
+  const url = request.url.split('?')[0] ?? '/';
+  const allowed = METHODS.filter((method) => request.server.findRoute({ method, url }) !== null);
+  // The router refused this very method for this path (an empty segment): no route, not a method.
+  if (allowed.length === 0 || allowed.includes(request.method as (typeof METHODS)[number])) return undefined;
+  void reply.header('allow', allowed.join(', '));
+  return new DomainError('MethodNotAllowed', `${request.method} is not allowed on this path; it takes ${allowed.join(', ')}.`);
 }
 
 /** Sends `error` on a Fastify reply, then reads and discards what is left of the request body (see drainRequestBody). */

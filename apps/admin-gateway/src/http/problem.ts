@@ -8,6 +8,7 @@ const TITLES: Record<ErrorCode, string> = {
   NotFound: 'Not Found',
   Conflict: 'Conflict',
   PayloadTooLarge: 'Payload Too Large',
+  MethodNotAllowed: 'Method Not Allowed',
   UnsupportedMediaType: 'Unsupported Media Type',
   UriTooLong: 'URI Too Long',
   RequestHeaderFieldsTooLarge: 'Request Header Fields Too Large',

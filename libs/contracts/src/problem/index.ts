@@ -10,6 +10,7 @@ export const ERROR_CODES = [
   'Forbidden',
   'PayloadTooLarge',
   // refusals of the HTTP framework itself, before any route runs (service-kit's http-edge.ts)
+  'MethodNotAllowed',
   'UnsupportedMediaType',
   'UriTooLong',
   'RequestHeaderFieldsTooLarge',
@@ -91,6 +92,7 @@ export const HTTP_STATUS_OF: Record<ErrorCode, number> = {
   NotFound: 404,
   Conflict: 409,
   PayloadTooLarge: 413,
+  MethodNotAllowed: 405,
   UnsupportedMediaType: 415,
   UriTooLong: 414,
   RequestHeaderFieldsTooLarge: 431,
