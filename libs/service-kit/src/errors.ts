@@ -163,6 +163,11 @@ function methodNotAllowed(request: FastifyRequest, reply: FastifyReply): DomainE
   return new DomainError('MethodNotAllowed', `${request.method} is not allowed on this path; it takes ${allowed.join(', ')}.`);
 }
 
+/** A body is announced and not all read (`complete` is false for any request until its parse ends). */
+function hasUnreadBody(raw: FastifyRequest['raw']): boolean {
+  return !raw.complete && (raw.headers['transfer-encoding'] !== undefined || Number(raw.headers['content-length'] ?? 0) > 0);
+}
+
 /** Sends `error` on a Fastify reply, then reads and discards what is left of the request body (see drainRequestBody). */
 export function sendError(render: HttpErrorRenderer, error: DomainError, request: FastifyRequest, reply: FastifyReply): void {
   const correlationId = String(reply.getHeader(CORRELATION_HEADER) ?? '') || currentCorrelationId() || acceptCorrelationId(request.headers[CORRELATION_HEADER] as string | undefined);
@@ -171,7 +176,7 @@ export function sendError(render: HttpErrorRenderer, error: DomainError, request
   if (error.code === 'Unavailable') void reply.header('retry-after', '1');
   for (const [name, value] of Object.entries(answer.headers ?? {})) void reply.header(name, value);
   void reply.header(CORRELATION_HEADER, correlationId);
-  if (!request.raw.complete) {
+  if (hasUnreadBody(request.raw)) {
     // Fastify asks to close after a refused body; closing with the client still sending resets
     // the connection and the client loses this answer. The body is drained instead (bounded).
     void reply.removeHeader('connection');
