@@ -21,7 +21,8 @@ export const HTTP_EDGE_RULES =
   'Request bodies are JSON in UTF-8: any other Content-Type or charset is 415, bytes that are not UTF-8 or not JSON are 400, ' +
   'a JSON value other than an object (`null` included) where an object is expected is 400, and `Content-Type: application/json` ' +
   'with an empty body is no body. A body over 1 MiB is 413; the server reads and discards up to 16 MiB (10 s) of the rest before ' +
-  'it closes, so that the client reads the 413 rather than a connection reset. An unknown path is 404; a method the path does not take is 405 with an `Allow` header.';
+  'it closes, so that the client reads the 413 rather than a connection reset. An unknown path is 404; a method the path does not take is 405 with an `Allow` header. ' +
+  'A request arriving while the service shuts down is 503 with `Retry-After` and `Connection: close`.';
 
 /** Request bodies are JSON objects: `application/json`, UTF-8. Anything else is 415. */
 export function installJsonBodyParser(fastify: FastifyInstance, bodyLimit: number): void {
