@@ -8,6 +8,8 @@ export * from './errors.js';
 export * from './dependency-retry.js';
 export * from './service.js';
 export * from './openapi.js';
+export * from './http-edge.js';
+export * from './body-drain.js';
 export * from './redis.js';
 export * from './bearer.js';
 export * from './event-stream.js';

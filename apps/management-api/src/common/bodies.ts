@@ -17,8 +17,9 @@ export const MAX_STORED_LIST_LENGTH = 256;
  * naming each field) and drops the server-managed fields, which are accepted and ignored.
  */
 export function readBody<T extends TObject>(schema: T, body: unknown): Partial<Static<T>> {
-  const value = body === undefined || body === null || body === '' ? {} : body;
-  if (typeof value !== 'object' || Array.isArray(value)) throw new DomainError('ValidationFailed', 'The request body must be a JSON object.');
+  // No body at all reads as `{}`; a JSON `null` is a body, and not an object.
+  const value = body === undefined ? {} : body;
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new DomainError('ValidationFailed', 'The request body must be a JSON object.');
   checkSizes(value, '');
   const parsed = validator(schema).parse(value) as Rec;
   const out: Rec = { ...parsed };
