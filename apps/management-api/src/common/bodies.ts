@@ -17,14 +17,19 @@ export const MAX_STORED_LIST_LENGTH = 256;
  * naming each field) and drops the server-managed fields, which are accepted and ignored.
  */
 export function readBody<T extends TObject>(schema: T, body: unknown): Partial<Static<T>> {
-  // No body at all reads as `{}`; a JSON `null` is a body, and not an object.
-  const value = body === undefined ? {} : body;
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new DomainError('ValidationFailed', 'The request body must be a JSON object.');
+  const value = bodyObject(body);
   checkSizes(value, '');
   const parsed = validator(schema).parse(value) as Rec;
   const out: Rec = { ...parsed };
   for (const field of serverManagedFields(schema as unknown as Rec)) delete out[field];
   return out as Partial<Static<T>>;
+}
+
+/** The body as an object: no body at all reads as `{}`; a JSON `null`, array or scalar is a 400. */
+export function bodyObject(body: unknown): object {
+  const value = body === undefined ? {} : body;
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new DomainError('ValidationFailed', 'The request body must be a JSON object.');
+  return value;
 }
 
 /**

@@ -7,7 +7,7 @@
  * integers. See schema-kit.ts for the export pattern.
  */
 import { Type, type Static } from '@sinclair/typebox';
-import { Count, DateTime, Nullable, OptionalNullable, StringEnum, StringList, Uuid, record } from './schema-kit.js';
+import { Count, DateTime, MESSAGE_MAX_LENGTH, Nullable, OptionalNullable, ShortText, ShortTextList, StringEnum, StringList, Uuid, record } from './schema-kit.js';
 
 // ---------------------------------------------------------------------------------------------
 // Bodies
@@ -16,13 +16,13 @@ import { Count, DateTime, Nullable, OptionalNullable, StringEnum, StringList, Uu
 export const MessageBody = record(
   'MessageBody',
   {
-    message: OptionalNullable(Type.String(), { description: 'The message text.' }),
-    clientTag: OptionalNullable(Type.String(), { description: 'Client tag to use for the sender.' }),
-    clientRoles: OptionalNullable(StringList(), { description: 'Client roles to use for the sender.' }),
-    deviceId: OptionalNullable(Type.String(), { description: 'Device id to use for the sender.' }),
-    deviceAlias: OptionalNullable(Type.String(), { description: 'Device alias to use for the sender.' }),
-    userId: OptionalNullable(Type.String(), { description: 'User id to use for the sender.' }),
-    userAlias: OptionalNullable(Type.String(), { description: 'User alias to use for the sender.' }),
+    message: OptionalNullable(Type.String({ maxLength: MESSAGE_MAX_LENGTH }), { description: 'The message text.' }),
+    clientTag: OptionalNullable(ShortText(), { description: 'Client tag to use for the sender.' }),
+    clientRoles: OptionalNullable(ShortTextList(), { description: 'Client roles to use for the sender.' }),
+    deviceId: OptionalNullable(ShortText(), { description: 'Device id to use for the sender.' }),
+    deviceAlias: OptionalNullable(ShortText(), { description: 'Device alias to use for the sender.' }),
+    userId: OptionalNullable(ShortText(), { description: 'User id to use for the sender.' }),
+    userAlias: OptionalNullable(ShortText(), { description: 'User alias to use for the sender.' }),
   },
   'Body of every send-message operation. Every field is optional and nullable; the sender fields set the identity the recipients see.',
 );

@@ -98,6 +98,16 @@ export const DateTime = (options: SchemaOptions = {}) => Type.String({ format: '
 export const Uuid = (options: SchemaOptions = {}) => Type.String({ format: 'uuid', ...options });
 export const StringList = (options: SchemaOptions = {}) => Type.Array(Type.String(), options);
 
+/** Longest id, alias, tag or role a request may carry (the /sync frames' limit too). */
+export const SHORT_TEXT_MAX_LENGTH = 256;
+/** Longest message text a request may carry (the /sync frames' limit too). */
+export const MESSAGE_MAX_LENGTH = 65536;
+/** Most ids or roles a request's list may carry. */
+export const SHORT_TEXT_LIST_MAX_ITEMS = 1000;
+/** Request fields are bounded so that an oversized value is a 400, not work for the registry. */
+export const ShortText = (options: SchemaOptions = {}) => Type.String({ maxLength: SHORT_TEXT_MAX_LENGTH, ...options });
+export const ShortTextList = (options: SchemaOptions = {}) => Type.Array(ShortText(), { maxItems: SHORT_TEXT_LIST_MAX_ITEMS, ...options });
+
 /** Object schema of the catalog: named (`$id`), closed (`additionalProperties: false`). */
 export function record<P extends TProperties>(id: string, properties: P, description?: string, options: SchemaOptions = {}): TObject<P> {
   return Type.Object(properties, {
