@@ -17,8 +17,7 @@ export interface ParkingOptions {
 /**
  * JetStream's max deliver of a consumer that parks after `maxAttempts`: room for about an hour of
  * deliveries that were no attempt (handed back at shutdown or while a configuration cannot be read,
- * at most 30 s apart). An event JetStream stops delivering all the same (its consumer crashed on it
- * every time) is parked from JetStream's advisory (see contracts `parked.ts`).
+ * at most 30 s apart), while an event that makes its consumer crash every time still ends.
  */
 export function deliveryLimitOf(maxAttempts: number): number {
   return maxAttempts + 120;

@@ -7,8 +7,7 @@
  * (`ParkedEvents`, operator only); a replay is a request to the owning service on
  * `parkedReplaySubject(ns, service)`, which runs the event through the consumer's processing again.
  */
-import { changeStreamName } from './changes.js';
-import { eventStreamName, STREAM_LIMITS } from './runtime.js';
+import { STREAM_LIMITS } from './runtime.js';
 
 export function parkedStreamName(namespace: string): string {
   return `${namespace}-parked`;
@@ -23,13 +22,6 @@ export function parkedReplaySubject(namespace: string, service: string, consumer
   return `${namespace}.${service}.v1.parked.replay.${consumer}`;
 }
 
-/**
- * JetStream's advisory that a consumer of `stream` reached its max deliver with an event (one that
- * made its consumer crash or hang, say): captured by the parked stream, so that event is parked too.
- */
-export function maxDeliveriesAdvisorySubject(stream: string, consumer = '*'): string {
-  return `$JS.EVENT.ADVISORY.CONSUMER.MAX_DELIVERIES.${stream}.${consumer}`;
-}
 
 /** One event parked by one consumer, whatever its deliveries. */
 export function parkedMessageId(stream: string, streamSequence: number, consumer: string): string {
@@ -38,8 +30,7 @@ export function parkedMessageId(stream: string, streamSequence: number, consumer
 
 /** Kept 30 days (management-api copies it within seconds); duplicates dropped for an hour (longer than any ack wait). */
 export function parkedStreamSettings(namespace: string) {
-  const subjects = [parkedSubject(namespace, '*', '*'), maxDeliveriesAdvisorySubject(eventStreamName(namespace)), maxDeliveriesAdvisorySubject(changeStreamName(namespace))];
-  return { name: parkedStreamName(namespace), subjects, maxAgeMs: 30 * 24 * 3600 * 1000, duplicateWindowMs: 3600 * 1000, replicas: STREAM_LIMITS.replicas };
+  return { name: parkedStreamName(namespace), subjects: [parkedSubject(namespace, '*', '*')], maxAgeMs: 30 * 24 * 3600 * 1000, duplicateWindowMs: 3600 * 1000, replicas: STREAM_LIMITS.replicas };
 }
 
 /** Durable consumer of the parked stream (management-api). */
