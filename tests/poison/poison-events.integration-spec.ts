@@ -14,7 +14,7 @@ import { randomUUID } from 'node:crypto';
 import { promisify } from 'node:util';
 import { AckPolicy, DeliverPolicy, jetstream, jetstreamManager, type JetStreamManager } from '@nats-io/jetstream';
 import { connect, nanos, type NatsConnection } from '@nats-io/transport-node';
-import { eventStreamName, eventSubject } from '@switchboard/contracts';
+import { eventStreamName, eventSubject, parkedSubject, type ParkedEventMessage } from '@switchboard/contracts';
 import { createTestDatabase, findApp, freePort, serviceTestEnv, spawnService, testNamespace, testServers, waitFor, type SpawnedService, type TestDatabase } from '@switchboard/testing';
 import { call } from '../e2e/http.js';
 import { sql } from '../webhooks/harness.js';
@@ -156,6 +156,29 @@ describe('poison events', () => {
       }, { timeoutMs: 15_000 });
       expect(own[0]!.streamSequence).toBe(seqs.get('broken'));
     }
+  });
+
+  it('an event parked twice (a crash between parking and acknowledging, beyond the duplicate window) is listed once', async () => {
+    const broken = (await parked(`consumer eq 'usage-aggregator'`))[0]!;
+    const again: ParkedEventMessage = {
+      service: 'usage-aggregator',
+      consumer: 'usage-aggregator',
+      stream: eventStreamName(ns),
+      streamSequence: broken.streamSequence,
+      subject: eventSubject(ns, 'client.message'),
+      payload: broken.payload,
+      error: 'parked again',
+      attempts: 1,
+      parkedAt: Date.now(),
+    };
+    await jetstream(nc).publish(parkedSubject(ns, 'usage-aggregator', 'usage-aggregator'), JSON.stringify(again), { msgID: randomUUID() });
+    const marker = (await jetstream(nc).publish(parkedSubject(ns, 'usage-aggregator', 'usage-aggregator'), JSON.stringify({ ...again, streamSequence: 999_999 }), { msgID: randomUUID() })).seq;
+    expect(marker).toBeGreaterThan(0);
+    // The later one stored shows the first was handled.
+    await waitFor(async () => (await parked(`consumer eq 'usage-aggregator' and streamSequence eq 999999`)).length === 1, { timeoutMs: 10_000 });
+    const listed = await parked(`consumer eq 'usage-aggregator' and streamSequence eq ${broken.streamSequence}`);
+    expect(listed).toHaveLength(1);
+    expect(listed[0]!.error).toBe(broken.error);
   });
 
   it('lists parked events for an operator credential only', async () => {

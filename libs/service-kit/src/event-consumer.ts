@@ -174,7 +174,9 @@ export class EventConsumerLoop {
       queue: parking.service,
       callback: (error, msg) => {
         if (error) return;
-        void this.replay(msg.json<ParkedReplayRequest>()).then(
+        void Promise.resolve()
+          .then(() => this.replay(msg.json<ParkedReplayRequest>()))
+          .then(
           (reply) => msg.respond(JSON.stringify(reply)),
           (e: unknown) => msg.respond(JSON.stringify({ ok: false, error: (e as Error).message } satisfies ParkedReplayReply)),
         );
