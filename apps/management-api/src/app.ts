@@ -32,6 +32,7 @@ import { PaymentMethodsService } from './payment-methods/payment-methods.service
 import { persistenceOptions } from './persistence.js';
 import { SubscriptionsService } from './subscriptions/subscriptions.service.js';
 import { UserAccountsService } from './user-accounts/user-accounts.service.js';
+import { ParkedEventsService } from './parked-events/parked-events.service.js';
 
 /** Every interface B controller (each route documented with `@ApiDoc`, see http/openapi.spec.ts). */
 export const HTTP_CONTROLLERS = PUBLISHED_CONTROLLERS;
@@ -53,6 +54,7 @@ class ManagementModule {
         ApplicationEvents,
         ApplicationWebhooksService,
         ChangeNoticeConsumer,
+        ParkedEventsService,
         ChannelConfigsService,
         ChannelWebhooksService,
         WebhookTargets,

@@ -16,3 +16,4 @@ export * from './event-stream.js';
 export * from './event-consumer.js';
 export * from './application-changes.js';
 export * from './application-cache.js';
+export * from './event-parking.js';

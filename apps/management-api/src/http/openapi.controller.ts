@@ -16,6 +16,7 @@ import { OrganizationsController } from '../organizations/organizations.controll
 import { PaymentMethodsController } from '../payment-methods/payment-methods.controller.js';
 import { SubscriptionsController } from '../subscriptions/subscriptions.controller.js';
 import { UserAccountsController } from '../user-accounts/user-accounts.controller.js';
+import { ParkedEventsController } from '../parked-events/parked-events.controller.js';
 
 /** Every interface B controller, in document order. */
 export const PUBLISHED_CONTROLLERS = [
@@ -35,6 +36,7 @@ export const PUBLISHED_CONTROLLERS = [
   SubscriptionsController,
   UserAccountsController,
   WebhookDeliveriesController,
+  ParkedEventsController,
 ];
 
 let document: Record<string, unknown> | undefined;
