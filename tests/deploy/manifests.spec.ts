@@ -323,8 +323,8 @@ function ingressRoute(ingresses: Y[], url: URL): { service: string; port: number
 // ------------------------------------------------------------------------------------------------
 
 describe('the services the deployment files are checked against', () => {
-  it('are the six apps, with their settings', () => {
-    expect(SERVICE_NAMES.sort()).toEqual(['admin-gateway', 'management-api', 'recording-service', 'runtime-registry', 'usage-aggregator', 'webhook-worker']);
+  it('are the seven apps, with their settings', () => {
+    expect(SERVICE_NAMES.sort()).toEqual(['admin-gateway', 'management-api', 'media-agent', 'recording-service', 'runtime-registry', 'usage-aggregator', 'webhook-worker']);
     for (const s of SERVICES) {
       expect(s.settings.get('HTTP_PORT')?.defaultValue).toBe(s.port);
       expect(s.settings.get('NATS_URL')?.required).toBe(true);

@@ -24,8 +24,9 @@ export const settings = {
   mediaServerId: str({
     env: 'MEDIA_SERVER_ID',
     optional: true,
-    pattern: /^[A-Za-z0-9._-]{1,128}$/,
-    description: 'Id of this media server. Unset: a UUID kept in MEDIA_AGENT_DATA_DIR/media-server-id, so it survives restarts',
+    // The registry takes only UUIDs as media server ids (interface A's mediaServerId).
+    pattern: /^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/,
+    description: 'Id of this media server, a UUID. Unset: a UUID kept in MEDIA_AGENT_DATA_DIR/media-server-id, so it survives restarts',
   }),
   mediaAgentDataDir: str({ env: 'MEDIA_AGENT_DATA_DIR', default: '.data/media-agent', minLength: 1, description: 'Directory of the agent\'s own files (the media server id)' }),
   mediaServerRegion: str({ env: 'MEDIA_SERVER_REGION', optional: true, minLength: 1, description: 'Deployment region of this media server (placement, listings)' }),

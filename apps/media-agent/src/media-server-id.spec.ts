@@ -18,7 +18,7 @@ describe('resolveMediaServerId', () => {
   });
 
   it('uses the configured id and writes no file', () => {
-    expect(resolveMediaServerId('ms-eu-1', dir)).toBe('ms-eu-1');
+    expect(resolveMediaServerId('0b4c7c3e-5f1a-4d8e-9a51-2b1f3c7d9e10', dir)).toBe('0b4c7c3e-5f1a-4d8e-9a51-2b1f3c7d9e10');
     expect(fs.readdirSync(dir)).toEqual([]);
   });
 });
