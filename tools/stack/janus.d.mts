@@ -19,7 +19,7 @@ export interface StartedJanus {
 }
 
 export declare function findJanus(): string | null;
-export declare function writeJanusConfig(settings: JanusSettings & { serverName?: string }): string;
+export declare function writeJanusConfig(settings: JanusSettings & { serverName?: string; natMapping?: string }): string;
 export declare function startJanus(settings: JanusSettings & { timeoutMs?: number; logFile?: string }): Promise<StartedJanus>;
 export declare function stopJanus(pid: number, options?: { timeoutMs?: number }): Promise<boolean>;
 export declare function janusAlive(pid: number): boolean;

@@ -49,8 +49,11 @@ function nobody() {
 const quote = (value) => JSON.stringify(String(value));
 const soList = (prefix, names) => quote(names.map((n) => `libjanus_${prefix}${n}.so`).join(','));
 
-/** Writes janus.jcfg, the WebSocket transport and the room plugins' files into `<dataDir>/conf`. */
-export function writeJanusConfig({ dataDir, wsPort, adminPort, adminSecret, roomAdminKey, sessionTimeoutSeconds = 60, rtpPortRange = '40000-40999', host = LOOPBACK, serverName = 'switchboard' }) {
+/**
+ * Writes janus.jcfg, the WebSocket transport and the room plugins' files into `<dataDir>/conf`.
+ * `natMapping`: the public IP Janus puts in its ICE candidates (a host behind 1:1 NAT, a cloud node).
+ */
+export function writeJanusConfig({ dataDir, wsPort, adminPort, adminSecret, roomAdminKey, sessionTimeoutSeconds = 60, rtpPortRange = '40000-40999', host = LOOPBACK, serverName = 'switchboard', natMapping }) {
   const conf = path.join(dataDir, 'conf');
   fs.mkdirSync(conf, { recursive: true });
   const files = {
@@ -63,7 +66,7 @@ export function writeJanusConfig({ dataDir, wsPort, adminPort, adminSecret, room
   protected_folders = [ "/bin", "/boot", "/dev", "/etc", "/lib", "/lib64", "/proc", "/sbin", "/sys", "/usr", "/var" ]
 }
 media: { rtp_port_range = ${quote(rtpPortRange)} }
-nat: { nice_debug = false  ignore_mdns = true }
+nat: { nice_debug = false  ignore_mdns = true${natMapping ? `  nat_1_1_mapping = ${quote(natMapping)}  keep_private_host = false` : ''} }
 plugins: { disable = ${soList('', DISABLED_PLUGINS)} }
 transports: { disable = ${soList('', DISABLED_TRANSPORTS)} }
 loggers: { disable = "libjanus_jsonlog.so" }

@@ -34,7 +34,14 @@ export const settings = {
   mediaServerAddresses: list({
     env: 'MEDIA_SERVER_ADDRESSES',
     default: [],
-    description: 'Addresses clients reach this Janus at (e.g. udp://203.0.113.7:40000-40999), comma-separated; announced in every heartbeat',
+    description:
+      'Addresses clients reach this Janus at (e.g. udp://203.0.113.7:40000-40999), comma-separated; announced in every heartbeat. `{publicIp}` stands for MEDIA_SERVER_PUBLIC_IP',
+  }),
+  mediaServerPublicIp: str({
+    env: 'MEDIA_SERVER_PUBLIC_IP',
+    optional: true,
+    pattern: /^[0-9a-fA-F:.]{2,45}$/,
+    description: 'The IP address of this media server\'s host, put in place of `{publicIp}` in MEDIA_SERVER_ADDRESSES (Kubernetes: the node\'s address, from status.hostIP)',
   }),
   mediaHeartbeatIntervalMs: int({
     env: 'MEDIA_HEARTBEAT_INTERVAL_MS',

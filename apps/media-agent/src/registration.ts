@@ -11,6 +11,12 @@ export const JANUS = Symbol('JANUS');
 
 const encoder = new TextEncoder();
 
+/** MEDIA_SERVER_ADDRESSES with `{publicIp}` replaced (addresses still holding it are left out when no IP is set). */
+export function announcedAddresses(addresses: readonly string[], publicIp: string | undefined): string[] {
+  const ip = publicIp?.includes(':') ? `[${publicIp}]` : publicIp;
+  return addresses.filter((a) => ip !== undefined || !a.includes('{publicIp}')).map((a) => (ip === undefined ? a : a.replaceAll('{publicIp}', ip)));
+}
+
 /** The hosts of the announced addresses (`udp://203.0.113.7:40000-40999` -> `203.0.113.7`), once each. */
 export function addressHosts(addresses: readonly string[]): string[] {
   const hosts = addresses.map((a) => /^[a-z][a-z0-9+.-]*:\/\/(\[[^\]]+\]|[^:/?#]+)/i.exec(a)?.[1]).filter((h): h is string => Boolean(h));
@@ -75,19 +81,20 @@ export class Registration implements OnApplicationBootstrap, BeforeApplicationSh
     const c = this.config;
     const version = info?.version ?? this.announced ?? null;
     const region = c.mediaServerRegion ?? null;
+    const addresses = announcedAddresses(c.mediaServerAddresses, c.mediaServerPublicIp);
     return {
       role: 'mediaserver',
       server: {
         id: this.mediaServerId,
         region,
         version,
-        addresses: [...c.mediaServerAddresses],
+        addresses,
         capacity: c.mediaServerCapacity,
         active,
         lastHeartbeat: new Date().toISOString(),
         computer: {
           hostName: os.hostname(),
-          ipAddresses: addressHosts(c.mediaServerAddresses),
+          ipAddresses: addressHosts(addresses).map((h) => h.replace(/^\[(.*)\]$/, '$1')),
           processorCount: os.availableParallelism(),
           memoryBytes: os.totalmem(),
           region,
