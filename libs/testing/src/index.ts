@@ -3,4 +3,3 @@ export * from './service.js';
 export * from './wait.js';
 export * from './nats-server.js';
 export * from './own-postgres.js';
-export * from './janus.js';

@@ -15,14 +15,13 @@ import {
   freePort,
   serviceTestEnv,
   spawnService,
-  startTestJanus,
   testNamespace,
   testServers,
   waitFor,
   type SpawnedService,
   type TestDatabase,
-  type TestJanus,
 } from '@switchboard/testing';
+import { startTestJanus, type TestJanus } from '../../tools/testing/janus.js';
 
 const run = promisify(execFile);
 const SESSION_TIMEOUT_SECONDS = 2;

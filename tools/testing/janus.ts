@@ -1,8 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
-import { startJanus, stopJanus, janusAlive, janusLogTail } from '../../../tools/stack/janus.mjs';
-import { testServers } from './servers.js';
-import { freePort } from './service.js';
+import { freePort, testServers } from '@switchboard/testing';
+import { startJanus, stopJanus, janusAlive, janusLogTail } from '../stack/janus.mjs';
 
 export interface TestJanus {
   readonly wsUrl: string;
