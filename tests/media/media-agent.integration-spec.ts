@@ -21,6 +21,7 @@ import {
   type SpawnedService,
   type TestDatabase,
 } from '@switchboard/testing';
+import { checkJanusAdmin } from '../../apps/media-agent/src/janus/janus-admin.js';
 import { startTestJanus, type TestJanus } from '../../tools/testing/janus.js';
 
 const run = promisify(execFile);
@@ -103,6 +104,16 @@ describe('media-agent with a real Janus', () => {
     expect(server).toMatchObject({ id: mediaServerId, active: true, computer: { version: '1.1.2', region: 'eu-test', ipAddresses: ['127.0.0.1'] } });
     const beat = heartbeats.at(-1)!;
     expect(beat).toMatchObject({ role: 'mediaserver', server: { id: mediaServerId, version: '1.1.2', capacity: 37, region: 'eu-test', addresses: ['udp://127.0.0.1:40000-40999'], active: true } });
+  });
+
+  it('is ready with the Janus API and the Admin API answering; a wrong admin secret is refused', async () => {
+    const readyz = await fetch(`${agent.url}/readyz`);
+    expect(readyz.status).toBe(200);
+    expect(((await readyz.json()) as { checks: Record<string, string> }).checks).toMatchObject({ janus: 'ok', 'janus-admin': 'ok', nats: 'ok' });
+    const admin = { url: janus.adminUrl, requestTimeoutMs: 2000 };
+    // The agent's own session is there.
+    expect(await checkJanusAdmin({ ...admin, secret: janus.adminSecret })).toBeGreaterThanOrEqual(1);
+    await expect(checkJanusAdmin({ ...admin, secret: 'wrong' })).rejects.toThrow(/Unauthorized/);
   });
 
   it('keeps its Janus session alive past the session timeout', async () => {
