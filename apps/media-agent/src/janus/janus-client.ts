@@ -61,11 +61,6 @@ export class JanusClient {
     return this.session !== undefined;
   }
 
-  /** The Janus session id while connected (the session the later room and handle calls use). */
-  get sessionId(): number | undefined {
-    return this.session?.id;
-  }
-
   /** Calls `listener` on every change between connected (with the Janus info) and lost (with why). */
   onChange(listener: (change: JanusChange) => void): void {
     this.listeners.add(listener);
@@ -101,13 +96,15 @@ export class JanusClient {
 
   private async connect(): Promise<void> {
     let connection: JanodeConnection | undefined;
+    const opening = Janode.connect({ address: { url: this.options.url }, max_retries: 0 });
     try {
-      connection = await within(Janode.connect({ address: { url: this.options.url }, max_retries: 0 }), this.options.requestTimeoutMs, 'Janus did not accept the connection in time');
+      connection = await within(opening, this.options.requestTimeoutMs, 'Janus did not accept the connection in time');
       if (this.stopped) return void (await connection.close().catch(() => undefined));
       connection.once(Janode.EVENT.CONNECTION_ERROR, (e: Error) => this.lost(connection!, `connection to Janus lost: ${e.message}`));
       connection.once(Janode.EVENT.CONNECTION_CLOSED, () => this.lost(connection!, 'connection to Janus closed'));
       const session = await within(connection.create(this.options.keepAliveSeconds), this.options.requestTimeoutMs, 'Janus did not create a session in time');
       session.once(Janode.EVENT.SESSION_DESTROYED, () => this.lost(connection!, 'Janus session ended (keep-alive failed or Janus destroyed it)'));
+      if (this.stopped) return void (await connection.close().catch(() => undefined));
       this.connection = connection;
       this.session = session;
       const info = await this.info();
@@ -115,7 +112,11 @@ export class JanusClient {
       this.emit({ up: true, info });
     } catch (e) {
       if (connection) this.lost(connection, (e as Error).message);
-      else this.retry();
+      else {
+        // A connection that opens after its timeout is closed at once (an open one keeps Node alive).
+        void opening.then((late) => late.close()).catch(() => undefined);
+        this.retry();
+      }
     }
   }
 
