@@ -22,7 +22,7 @@ describe('module boundaries', () => {
       expect(p.tags.some((t) => t.startsWith('scope:'))).toBe(true);
     }
     const apps = projects.filter((p) => p.kind === 'app').map((p) => p.name).sort();
-    expect(apps).toEqual(['admin-gateway', 'management-api', 'recording-service', 'runtime-registry', 'usage-aggregator', 'webhook-worker']);
+    expect(apps).toEqual(['admin-gateway', 'management-api', 'media-agent', 'recording-service', 'runtime-registry', 'usage-aggregator', 'webhook-worker']);
   });
 
   it('the workspace has no boundary violations', () => {

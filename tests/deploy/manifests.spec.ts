@@ -26,6 +26,10 @@ const SECRET = 'switchboard-secrets';
 const SHUTDOWN_SLACK_MS = 2000;
 /** Entry-point subcommand -> key of the "switchboard" declaration. */
 const SUBCOMMAND_KEY: Record<string, 'main' | 'migrate' | 'bootstrap'> = { serve: 'main', migrate: 'migrate', bootstrap: 'bootstrap' };
+/** Containers that run beside a service in its pod, each from its own target of docker/Dockerfile. */
+const SIDECARS: Record<string, string[]> = { 'media-agent': ['janus'] };
+/** Downward API fields a setting may take its value from (the pod's own id and node address). */
+const FIELD_PATHS = ['metadata.uid', 'metadata.name', 'status.hostIP', 'status.podIP'];
 
 type AnySetting = Setting<unknown>;
 
@@ -106,7 +110,7 @@ function matches(selector: Record<string, string> | undefined, labels: Record<st
   return Object.entries(selector).every(([k, v]) => labels?.[k] === v);
 }
 
-type Source = 'value' | 'configMap' | 'secret';
+type Source = 'value' | 'configMap' | 'secret' | 'field';
 
 /**
  * Checks the env of one container against a schema (settings by env name): every required setting
@@ -136,6 +140,9 @@ function checkK8sEnv(where: string, container: Y, schema: Map<string, AnySetting
       if (ref.name !== SECRET) problems.push(`${where}: ${name} reads Secret "${ref.name}", expected "${SECRET}" (k8s/secrets.yaml)`);
       else if (!(ref.key in secret)) problems.push(`${where}: ${name} reads key "${ref.key}" that k8s/secrets.yaml does not define`);
       else raw = String(secret[ref.key]);
+    } else if (e.valueFrom?.fieldRef) {
+      source = 'field';
+      if (!FIELD_PATHS.includes(e.valueFrom.fieldRef.fieldPath)) problems.push(`${where}: ${name} reads field ${e.valueFrom.fieldRef.fieldPath}, not one of ${FIELD_PATHS.join(', ')}`);
     } else if (e.valueFrom) {
       problems.push(`${where}: ${name} has an unsupported valueFrom (${Object.keys(e.valueFrom).join(', ')})`);
       continue;
@@ -323,8 +330,8 @@ function ingressRoute(ingresses: Y[], url: URL): { service: string; port: number
 // ------------------------------------------------------------------------------------------------
 
 describe('the services the deployment files are checked against', () => {
-  it('are the six apps, with their settings', () => {
-    expect(SERVICE_NAMES.sort()).toEqual(['admin-gateway', 'management-api', 'recording-service', 'runtime-registry', 'usage-aggregator', 'webhook-worker']);
+  it('are the seven apps, with their settings', () => {
+    expect(SERVICE_NAMES.sort()).toEqual(['admin-gateway', 'management-api', 'media-agent', 'recording-service', 'runtime-registry', 'usage-aggregator', 'webhook-worker']);
     for (const s of SERVICES) {
       expect(s.settings.get('HTTP_PORT')?.defaultValue).toBe(s.port);
       expect(s.settings.get('NATS_URL')?.required).toBe(true);
@@ -458,7 +465,11 @@ describe('k8s/', () => {
     });
 
     it('runs the image of this service and version, as the service (not a one-shot command)', () => {
-      expect(podSpec.containers).toHaveLength(1);
+      expect(podSpec.containers.map((c: Y) => c.name)).toEqual([name, ...(SIDECARS[name] ?? [])]);
+      for (const sidecar of SIDECARS[name] ?? []) {
+        expect(containerOf(deployment, sidecar).image).toBe(`switchboard/${sidecar}:${svc.version}`);
+        expect(checkHardening(`k8s/${name}.yaml (${sidecar})`, podSpec, containerOf(deployment, sidecar))).toEqual([]);
+      }
       expect(container.image).toBe(`switchboard/${name}:${svc.version}`);
       expect(container.command).toBeUndefined();
       expect(container.args ?? ['serve']).toEqual(['serve']);
@@ -645,8 +656,8 @@ describe('k8s/', () => {
 });
 
 describe('docker/compose.yaml', () => {
-  it('defines the six services, nats, redis and postgres', () => {
-    expect(Object.keys(COMPOSE_SERVICES)).toEqual(expect.arrayContaining([...SERVICE_NAMES, 'nats', 'redis', 'postgres']));
+  it('defines the seven services, their sidecars, nats, redis and postgres', () => {
+    expect(Object.keys(COMPOSE_SERVICES)).toEqual(expect.arrayContaining([...SERVICE_NAMES, ...Object.values(SIDECARS).flat(), 'nats', 'redis', 'postgres']));
   });
 
   it('runs NATS with JetStream on a volume, Redis with appendonly, PostgreSQL 16 with a healthcheck', () => {
@@ -666,6 +677,12 @@ describe('docker/compose.yaml', () => {
       const context = path.resolve(path.dirname(COMPOSE_FILE), c.build.context ?? '.');
       if (context !== ROOT) problems.push(`${key}: build context must be the repository root`);
       if (path.resolve(context, c.build.dockerfile ?? 'Dockerfile') !== DOCKERFILE) problems.push(`${key}: must build docker/Dockerfile`);
+      if (c.build.target !== undefined) {
+        const owner = SERVICES.find((s) => (SIDECARS[s.service] ?? []).includes(c.build.target));
+        if (!owner) problems.push(`${key}: build target ${c.build.target} is not a sidecar stage`);
+        else if (c.image !== `switchboard/${c.build.target}:${owner.version}`) problems.push(`${key}: image must be switchboard/${c.build.target}:${owner.version}`);
+        continue;
+      }
       const name = composeBuildService(c);
       const svc = SERVICES.find((s) => s.service === name);
       if (!svc) {

@@ -68,10 +68,10 @@ describe('configuration table', () => {
     table = renderConfigTable(await loadSourceSettings());
   });
 
-  it('covers the six services and every setting they declare', async () => {
+  it('covers the seven services and every setting they declare', async () => {
     const services = await loadSourceSettings();
     expect(services.map((s) => s.service).sort()).toEqual(
-      ['admin-gateway', 'management-api', 'recording-service', 'runtime-registry', 'usage-aggregator', 'webhook-worker'],
+      ['admin-gateway', 'management-api', 'media-agent', 'recording-service', 'runtime-registry', 'usage-aggregator', 'webhook-worker'],
     );
     for (const { settings } of services) {
       for (const setting of Object.values(settings)) expect(table).toContain(`| \`${setting.env}\``);

@@ -174,7 +174,7 @@ describe('walking skeleton', () => {
       const h = { 'X-API-Key': operatorKey };
       expectODataError(await call('POST', mgmt('/ApiKeys'), { headers: h, body: { tag: 'x', colour: 'red' } }), 400, 'ValidationFailed', 'colour');
       expectODataError(await call('POST', mgmt('/ApiKeys'), { headers: h, body: { tag: 5 } }), 400, 'ValidationFailed', 'tag');
-      expectODataError(await call('POST', mgmt('/ApiKeys'), { headers: h, raw: '{"tag":', body: undefined }), 400, 'ValidationFailed');
+      expectODataError(await call('POST', mgmt('/ApiKeys'), { headers: { ...h, 'content-type': 'application/json' }, raw: '{"tag":', body: undefined }), 400, 'ValidationFailed');
       expectODataError(await call('GET', mgmt(`/ApiKeys/${randomUUID()}`), { headers: h }), 404, 'NotFound');
       expectODataError(await call('GET', mgmt('/ApiKeys/not-a-uuid'), { headers: h }), 404, 'NotFound');
       expectODataError(await call('GET', mgmt('/ApiKeys?api-version=2.0'), { headers: h }), 400, 'ValidationFailed', 'api-version');

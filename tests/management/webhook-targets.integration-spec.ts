@@ -28,14 +28,37 @@ describe('webhook targets', () => {
       ['http://[::ffff:192.168.1.1]/hook', 'private'],
       ['http://169.254.169.254/latest/meta-data', 'metadata'],
       ['http://0.0.0.0/hook', 'unspecified'],
+      // Other spellings of IPv4 addresses (decimal, hex, octal, short forms).
+      ['http://0x7f.1/hook', 'loopback'],
+      ['http://0177.0.0.1/hook', 'loopback'],
+      ['http://017700000001/hook', 'loopback'],
+      ['http://0xa9fea9fe/hook', 'metadata'],
+      ['http://0/hook', 'unspecified'],
+      // IPv6 forms that carry an IPv4 address.
+      ['http://[::10.0.0.1]/hook', 'private'],
+      ['http://[::ffff:0:10.0.0.1]/hook', 'private'],
+      ['http://[64:ff9b:1::a00:1]/hook', 'private'],
+      ['http://[64:ff9b::169.254.169.254]/hook', 'metadata'],
+      ['http://[2002:7f00:1::1]/hook', 'loopback'],
+      ['http://[2001:0:808:808::f5ff:fffe]/hook', 'private'],
+      ['http://[::ffff:a9fe:a9fe]/hook', 'metadata'],
+      ['http://[::]/hook', 'unspecified'],
+      ['http://[fd00:ec2::254]/hook', 'metadata'],
+      ['http://[fe80::1]/hook', 'link-local'],
     ])('refuses %s (%s) with a 400 naming the field', async (url, kind) => {
       const answer = await h.api('POST', '/ApplicationWebhooks', { body: { applicationConfigId: configId, url } });
       expectODataError(answer, 400, 'ValidationFailed', 'url');
       expect(answer.body.error.message).toBe(`url must not target a ${kind} address.`);
     });
 
+    it('refuses IPv6 zone ids (not a URL host)', async () => {
+      for (const url of ['http://[fe80::1%25eth0]/hook', 'http://[fe80::1%eth0]/hook']) {
+        expectODataError(await h.api('POST', '/ApplicationWebhooks', { body: { applicationConfigId: configId, url } }), 400, 'ValidationFailed', 'url');
+      }
+    });
+
     it('accepts public addresses and names (a name is checked by webhook-worker against what it resolves to when it delivers)', async () => {
-      for (const url of ['https://93.184.216.34/hook', 'https://hooks.example.com/hook', 'https://localhost.example.com/hook']) {
+      for (const url of ['https://93.184.216.34/hook', 'https://hooks.example.com/hook', 'https://localhost.example.com/hook', 'https://[64:ff9b::808:808]/hook', 'https://[2606:4700::1111]/hook']) {
         const answer = await h.api('POST', '/ApplicationWebhooks', { body: { applicationConfigId: configId, url } });
         expect(answer.status).toBe(201);
       }
@@ -79,10 +102,10 @@ describe('webhook targets', () => {
     });
 
     it('accepts loopback targets and still refuses private and metadata ones', async () => {
-      for (const url of ['http://127.0.0.1:9000/hook', 'http://localhost:9000/hook']) {
+      for (const url of ['http://127.0.0.1:9000/hook', 'http://localhost:9000/hook', 'http://0x7f.1:9000/hook', 'http://[::ffff:127.0.0.1]:9000/hook', 'http://[::127.0.0.1]:9000/hook']) {
         expect((await h.api('POST', '/ApplicationWebhooks', { body: { applicationConfigId: configId, url } })).status).toBe(201);
       }
-      for (const url of ['http://10.1.1.1/hook', 'http://169.254.169.254/']) {
+      for (const url of ['http://10.1.1.1/hook', 'http://169.254.169.254/', 'http://[::10.0.0.1]/hook', 'http://[64:ff9b:1::a00:1]/hook', 'http://[::ffff:0:a9fe:a9fe]/']) {
         expectODataError(await h.api('POST', '/ApplicationWebhooks', { body: { applicationConfigId: configId, url } }), 400, 'ValidationFailed', 'url');
       }
     });

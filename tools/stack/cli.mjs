@@ -1,19 +1,20 @@
 #!/usr/bin/env node
 // Entry point of `npm start`, `npm stop`, `npm run reset` and the `ensure-servers` step of `npm test`.
 // Plain Node built-ins only: it runs before `npm install`.
+import { ensureJanus } from './janus.mjs';
 import { ensureBinaries } from './servers.mjs';
 import { resetStack, stackStatus, startStack, stopStack } from './stack.mjs';
 
 const USAGE = `Usage: node tools/stack/cli.mjs <command>
 
 Commands:
-  start [--servers-only]  install and build when needed, start NATS, Redis, PostgreSQL and every
-                          service, print the URLs and the admin API key, and stay in the foreground
+  start [--servers-only]  install and build when needed, start NATS, Redis, PostgreSQL, Janus and
+                          every service, print the URLs and the admin API key, and stay in the foreground
                           (Ctrl-C stops everything). --servers-only starts just the three servers.
   stop                    stop a running stack (from another terminal)
   reset                   stop, then delete .data/stack (all local data and the admin key)
   status                  show what runs
-  ensure-servers          install nats-server, redis-server and PostgreSQL with apt-get when missing
+  ensure-servers          install nats-server, redis-server, PostgreSQL and Janus with apt-get when missing
 
 Set NATS_URL, REDIS_URL or DATABASE_URL to use an existing server instead of a local one.`;
 
@@ -41,6 +42,8 @@ async function main(argv) {
       console.log(`redis-server  ${found.redis}`);
       console.log(`PostgreSQL    ${found.postgresBinDir}`);
       console.log(`ffmpeg        ${found.ffmpeg ?? 'not installed (optional)'}`);
+      const janus = ensureJanus({ install: true });
+      console.log(`janus         ${janus.bin ?? `not installed (${janus.reason}); media-agent is not started`}`);
       return;
     }
     case undefined:

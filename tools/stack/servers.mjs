@@ -174,7 +174,7 @@ export function ensureBinaries({ install = false, servers = ['nats', 'redis', 'p
   };
 }
 
-function aptInstall(packages, log) {
+export function aptInstall(packages, log) {
   if (!findBinary('apt-get')) {
     throw new StackError(`${packages.join(', ')} missing and apt-get is not available on this machine: install ${packages.join(', ')} by hand.`);
   }

@@ -6,6 +6,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { assertBuilt, camelCase, discoverApps, REPO_ROOT, runMigrations, runNodeScript, serviceNode } from './apps.mjs';
+import { ensureJanus, isStackJanus, newJanusSecrets, startStackJanus } from './janus.mjs';
 import {
   ensureBinaries,
   ensureDatabase,
@@ -30,7 +31,9 @@ import {
 export const STACK_PORTS = Object.freeze({ nats: 14222, redis: 16379, postgres: 15432 });
 export const STACK_DATABASE = 'switchboard';
 const SERVER_NAMES = ['nats', 'redis', 'postgres'];
-const SERVER_LABELS = { nats: 'NATS', redis: 'Redis', postgres: 'PostgreSQL' };
+const SERVER_LABELS = { nats: 'NATS', redis: 'Redis', postgres: 'PostgreSQL', janus: 'Janus' };
+/** The service that runs beside Janus: started only when Janus is. */
+const MEDIA_AGENT = 'media-agent';
 const EXTERNAL_ENV = { nats: 'NATS_URL', redis: 'REDIS_URL', postgres: 'DATABASE_URL' };
 const READY_TIMEOUT_MS = 60000;
 const SERVICE_STOP_TIMEOUT_MS = 15000;
@@ -44,6 +47,7 @@ export function stackPaths(root = REPO_ROOT) {
     stackFile: path.join(dir, 'stack.json'),
     secretsFile: path.join(dir, 'secrets.json'),
     recordings: path.join(dir, 'recordings'),
+    janus: path.join(dir, 'janus'),
     logs: path.join(dir, 'logs'),
     dataDirs: { nats: path.join(dir, 'nats'), redis: path.join(dir, 'redis'), postgres: path.join(dir, 'pg') },
   };
@@ -54,12 +58,15 @@ export function stackPaths(root = REPO_ROOT) {
  * reuses them: signed recording URLs stay valid across restarts.
  */
 export function localSecrets(paths) {
+  let kept = null;
   try {
-    return JSON.parse(fs.readFileSync(paths.secretsFile, 'utf8'));
+    kept = JSON.parse(fs.readFileSync(paths.secretsFile, 'utf8'));
   } catch (error) {
     if (error.code !== 'ENOENT') throw new StackError(`${paths.secretsFile} is unreadable (${error.message}); \`npm run reset\` starts over.`);
   }
-  const secrets = { RECORDINGS_URL_SECRET: randomBytes(48).toString('base64url') };
+  // A secrets file from before Janus was part of the stack gets the Janus secrets added.
+  if (kept && kept.JANUS_ADMIN_SECRET) return kept;
+  const secrets = { RECORDINGS_URL_SECRET: randomBytes(48).toString('base64url'), ...newJanusSecrets(), ...kept };
   fs.mkdirSync(path.dirname(paths.secretsFile), { recursive: true });
   fs.writeFileSync(paths.secretsFile, `${JSON.stringify(secrets, null, 2)}\n`, { mode: 0o600 });
   return secrets;
@@ -333,6 +340,7 @@ class Launcher {
       RECORDINGS_DIR: path.join(this.paths.recordings, 'work'),
       RECORDINGS_STORAGE_DIR: path.join(this.paths.recordings, 'storage'),
       ...localSecrets(this.paths),
+      ...(app.service === MEDIA_AGENT ? this.janusEnv : {}),
       ...process.env,
       HTTP_HOST: '127.0.0.1',
       HTTP_PORT: String(app.port),
@@ -340,6 +348,26 @@ class Launcher {
       REDIS_URL: serverUrls.redis,
       DATABASE_URL: serverUrls.database,
     };
+  }
+
+  /**
+   * Starts the stack's Janus for media-agent. Resolves to false (with the reason kept for the
+   * banner) when it cannot start: the rest of the stack runs without a media server.
+   */
+  async startJanus() {
+    try {
+      const janus = await startStackJanus({ dataDir: this.paths.janus, secrets: localSecrets(this.paths), previousPid: this.previous?.pids?.janus, logFile: path.join(this.paths.logs, 'janus.log') });
+      this.servers.set('janus', janus.pid);
+      this.janusEnv = janus.env;
+      this.urls.janus = janus.wsUrl;
+      this.log(`${'Janus'.padEnd(10)} started (pid ${janus.pid}) on ${janus.wsUrl}`);
+      this.save();
+      return true;
+    } catch (error) {
+      this.mediaNote = `Janus did not start (${formatError(error).split('\n')[0]})`;
+      this.log(`warning: ${this.mediaNote}; starting without a media server.`);
+      return false;
+    }
   }
 
   async migrate(apps, serverUrls) {
@@ -510,7 +538,7 @@ class Launcher {
           }
         }),
       );
-      for (const name of ['postgres', 'redis', 'nats']) {
+      for (const name of ['janus', 'postgres', 'redis', 'nats']) {
         const pid = this.servers.get(name);
         if (pid === undefined) continue;
         try {
@@ -536,6 +564,8 @@ class Launcher {
       if (docs) row('', `OpenAPI: ${docs}`);
     }
     if (apps.length) lines.push('');
+    if (this.urls.janus) row('Janus', `${this.urls.janus} (media server of ${MEDIA_AGENT}; logs in ${this.paths.janus})`);
+    else if (this.mediaNote) row('Media server', `none: ${this.mediaNote}. Only the simulator's heartbeat-only media servers (npm run simulate) are available.`);
     row('NATS', this.urls.nats);
     row('Redis', this.urls.redis);
     row('PostgreSQL', this.urls.database);
@@ -603,12 +633,17 @@ export async function startStack({ root = REPO_ROOT, serversOnly = false, log = 
     let apps = [];
     if (!serversOnly) {
       apps = discoverApps(root);
+      const janus = ensureJanus({ install: true, log });
+      if (!janus.bin) launcher.mediaNote = janus.reason;
       if (apps.length === 0) log('warning: no service declares a "switchboard" key in apps/*/package.json; starting the servers only.');
     }
     fs.mkdirSync(paths.logs, { recursive: true });
     const serverUrls = await launcher.startServers(external);
     launcher.checkInterrupted();
     await launcher.migrate(apps, serverUrls);
+    if (apps.some((a) => a.service === MEDIA_AGENT) && (launcher.mediaNote || !(await launcher.startJanus()))) {
+      apps = apps.filter((a) => a.service !== MEDIA_AGENT);
+    }
     if (apps.length) await launcher.startServices(apps, serverUrls);
     await launcher.bootstrap(apps, serverUrls);
     launcher.checkInterrupted();
@@ -682,6 +717,13 @@ export async function stopStack({ root = REPO_ROOT, log = console.log } = {}) {
   for (const [name, pid] of Object.entries(pids)) {
     if (SERVER_NAMES.includes(name)) continue;
     checked.push({ what: name, pid });
+    if (name === 'janus') {
+      if (!isStackJanus(pid, paths.janus)) continue;
+      log(`Stopping Janus (pid ${pid})…`);
+      await stopPid(pid, { timeoutMs: SERVICE_STOP_TIMEOUT_MS });
+      stoppedSomething = true;
+      continue;
+    }
     if (!processMatches(pid, serviceNeedle(root, name))) continue;
     log(`Stopping ${name} (pid ${pid})…`);
     await stopPid(pid, { timeoutMs: SERVICE_STOP_TIMEOUT_MS });
@@ -707,7 +749,9 @@ export async function stopStack({ root = REPO_ROOT, log = console.log } = {}) {
   const ours = survivors.filter(({ what, pid }) =>
     what === 'launcher'
       ? processMatches(pid, LAUNCHER_MARK)
-      : SERVER_NAMES.includes(what)
+      : what === 'janus'
+        ? isStackJanus(pid, paths.janus)
+        : SERVER_NAMES.includes(what)
         ? isServerOf(what, pid, paths.dataDirs[what])
         : processMatches(pid, serviceNeedle(root, what)),
   );

@@ -1,6 +1,6 @@
 import { PUBLISHED_CONTROLLERS } from './http/openapi.controller.js';
 import { Module, type DynamicModule } from '@nestjs/common';
-import { APP_GUARD } from '@nestjs/core';
+import { APP_GUARD, APP_PIPE } from '@nestjs/core';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { dataSourceOptions, databaseReadiness } from '@switchboard/persistence';
 import { createService, ReadinessService } from '@switchboard/service-kit';
@@ -26,11 +26,13 @@ import { ForwardedReadsService } from './forwarded/forwarded-reads.service.js';
 import { ApiVersionGuard } from './http/api-version.guard.js';
 import { renderODataError } from './http/odata-errors.js';
 import { OpenApiController } from './http/openapi.controller.js';
+import { RequestTextPipe } from './http/request-text.pipe.js';
 import { OrganizationsService } from './organizations/organizations.service.js';
 import { PaymentMethodsService } from './payment-methods/payment-methods.service.js';
 import { persistenceOptions } from './persistence.js';
 import { SubscriptionsService } from './subscriptions/subscriptions.service.js';
 import { UserAccountsService } from './user-accounts/user-accounts.service.js';
+import { ParkedEventsService } from './parked-events/parked-events.service.js';
 
 /** Every interface B controller (each route documented with `@ApiDoc`, see http/openapi.spec.ts). */
 export const HTTP_CONTROLLERS = PUBLISHED_CONTROLLERS;
@@ -52,6 +54,7 @@ class ManagementModule {
         ApplicationEvents,
         ApplicationWebhooksService,
         ChangeNoticeConsumer,
+        ParkedEventsService,
         ChannelConfigsService,
         ChannelWebhooksService,
         WebhookTargets,
@@ -64,6 +67,7 @@ class ManagementModule {
         WebhooksResolverService,
         { provide: APP_GUARD, useClass: ApiVersionGuard },
         { provide: APP_GUARD, useClass: AuthGuard },
+        { provide: APP_PIPE, useClass: RequestTextPipe },
       ],
     };
   }

@@ -1,7 +1,8 @@
-import { checkOAuthSettings, commonSettings, databaseSettings, int, loadConfig, oauthSettings, webhookTargetSettings, type ConfigOf } from '@switchboard/config';
+import { checkOAuthSettings, commonSettings, databaseSettings, eventConsumerSettings, int, loadConfig, oauthSettings, webhookTargetSettings, type ConfigOf } from '@switchboard/config';
 
 export const settings = {
   ...commonSettings(8081),
+  ...eventConsumerSettings(),
   ...databaseSettings(),
   ...oauthSettings(),
   ...webhookTargetSettings(),

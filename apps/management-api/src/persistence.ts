@@ -5,6 +5,7 @@ import { ApplicationWebhookEntity } from './application-webhooks/application-web
 import { ChangeRecordEntity } from './change-records/change-record.entity.js';
 import { ChannelConfigEntity } from './channel-configs/channel-config.entity.js';
 import { ChannelWebhookEntity } from './channel-webhooks/channel-webhook.entity.js';
+import { ParkedEventEntity } from './parked-events/parked-event.entity.js';
 import { migrations } from './migrations/index.js';
 import { OrganizationEntity } from './organizations/organization.entity.js';
 import { PaymentMethodEntity } from './payment-methods/payment-method.entity.js';
@@ -20,6 +21,7 @@ export const entities = [
   ChannelConfigEntity,
   ChannelWebhookEntity,
   ChangeRecordEntity,
+  ParkedEventEntity,
   PaymentMethodEntity,
   SubscriptionEntity,
   UserAccountEntity,

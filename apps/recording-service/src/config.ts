@@ -1,7 +1,8 @@
-import { bool, commonSettings, ConfigError, databaseSettings, int, loadConfig, redisSettings, str, url, type ConfigOf } from '@switchboard/config';
+import { bool, commonSettings, ConfigError, databaseSettings, eventConsumerSettings, int, loadConfig, redisSettings, str, url, type ConfigOf } from '@switchboard/config';
 
 export const settings = {
   ...commonSettings(8083),
+  ...eventConsumerSettings(),
   ...databaseSettings(),
   ...redisSettings(),
   recordingsDir: str({

@@ -6,7 +6,6 @@ import { Counter, Histogram } from 'prom-client';
 @Injectable()
 export class RecordingMetrics {
   readonly events: Counter<'outcome'>;
-  readonly stuckEvents: Counter;
   readonly steps: Counter<'step' | 'outcome'>;
   readonly stepSeconds: Histogram<'step'>;
   readonly sweeps: Counter<'what'>;
@@ -15,11 +14,6 @@ export class RecordingMetrics {
   constructor(metrics: Metrics) {
     const registers = [metrics.registry];
     this.events = new Counter({ name: 'recording_domain_events_total', help: 'Domain events taken from the event stream, by outcome (applied, duplicate, ignored, failed)', labelNames: ['outcome'], registers });
-    this.stuckEvents = new Counter({
-      name: 'recording_domain_events_stuck_total',
-      help: 'Domain events whose application failed 12 deliveries in a row (each is still redelivered until it goes through)',
-      registers,
-    });
     this.steps = new Counter({ name: 'recording_pipeline_steps_total', help: 'Pipeline steps (ingest, mux, move) by outcome (done, skipped, retry, failed, interrupted: cut off by a stop and handed back)', labelNames: ['step', 'outcome'], registers });
     this.stepSeconds = new Histogram({ name: 'recording_pipeline_step_seconds', help: 'Duration of pipeline steps', labelNames: ['step'], buckets: [0.05, 0.1, 0.5, 1, 2.5, 5, 10, 30, 60, 300], registers });
     this.sweeps = new Counter({ name: 'recording_sweeper_actions_total', help: 'What the sweeper did: expired (deleted), orphaned (closed), resumed (stalled step re-queued)', labelNames: ['what'], registers });

@@ -1,7 +1,8 @@
-import { commonSettings, databaseSettings, int, loadConfig, type ConfigOf } from '@switchboard/config';
+import { commonSettings, databaseSettings, eventConsumerSettings, int, loadConfig, type ConfigOf } from '@switchboard/config';
 
 export const settings = {
   ...commonSettings(8085),
+  ...eventConsumerSettings(),
   // No Redis: its state is PostgreSQL (usage schema) and JetStream (the event consumer).
   ...databaseSettings(),
   usageLedgerRetentionSeconds: int({

@@ -1,4 +1,4 @@
-import { commonSettings, ConfigError, databaseSettings, int, loadConfig, redisSettings, webhookTargetSettings, type ConfigOf } from '@switchboard/config';
+import { commonSettings, ConfigError, databaseSettings, eventConsumerSettings, int, loadConfig, redisSettings, webhookTargetSettings, type ConfigOf } from '@switchboard/config';
 
 const SECOND = 1000;
 const HOUR = 3600 * SECOND;
@@ -7,6 +7,7 @@ export const settings = {
   ...commonSettings(8084),
   ...databaseSettings(),
   ...redisSettings(),
+  ...eventConsumerSettings(),
 
   // ---- consumption of the domain event stream (JetStream) ----
   eventAckWaitMs: int({
@@ -15,13 +16,6 @@ export const settings = {
     min: 1000,
     max: 10 * 60 * SECOND,
     description: 'JetStream ack wait of the webhook-worker consumer: an event not acknowledged within it is delivered again (to any replica)',
-  }),
-  eventMaxDeliver: int({
-    env: 'WEBHOOK_EVENT_MAX_DELIVER',
-    default: -1,
-    min: -1,
-    max: 1_000_000,
-    description: 'JetStream max deliver of the consumer; -1 (unlimited) never drops an event the worker could not queue (bad payloads are terminated, not retried)',
   }),
   eventMaxAckPending: int({ env: 'WEBHOOK_EVENT_MAX_ACK_PENDING', default: 5000, min: 1, max: 1_000_000, description: 'Events handed to the worker replicas and not yet acknowledged, at most' }),
   eventBatchSize: int({

@@ -66,3 +66,17 @@ export function checkOAuthSettings(config: { oauthIssuer?: string | undefined; o
     throw new ConfigError(missing[0] ?? 'OAUTH_ISSUER', 'is required when any OAuth2 setting is set (OAUTH_ISSUER, OAUTH_AUDIENCE, OAUTH_JWKS_URL go together)');
   }
 }
+
+/** Settings of every durable consumer of a JetStream stream (service-kit's EventConsumerLoop). */
+export function eventConsumerSettings() {
+  return {
+    eventMaxAttempts: int({
+      env: 'EVENT_MAX_ATTEMPTS',
+      default: 5,
+      min: 1,
+      max: 1000,
+      description:
+        'Deliveries of an event whose processing fails by itself (not because a dependency is down) before it is parked (dead-lettered: listed and replayable on interface B, ParkedEvents) and the consumer moves on',
+    }),
+  };
+}

@@ -4,69 +4,108 @@
  * applies it to every address a target resolves to at each attempt; management-api to IP-literal
  * and `localhost` targets when a webhook is written.
  *
- * IPv4-mapped (`::ffff:a.b.c.d`), NAT64 (`64:ff9b::/96`) and 6to4 (`2002::/16`) addresses are judged
- * by the IPv4 address they carry.
+ * Ranges are ipaddr.js's (`range()`). IPv6 addresses that carry an IPv4 address (mapped,
+ * IPv4-compatible, RFC 6145 translated, NAT64 64:ff9b::/96 and 64:ff9b:1::/48, 6to4, Teredo) are
+ * judged by the IPv4 address they carry; when they may carry several, by the least allowed.
  */
 import { isIP } from 'node:net';
+import ipaddr from 'ipaddr.js';
 import { bool } from './settings.js';
-import { addressInCidrs, parseCidr, type Cidr } from './cidr.js';
 
 export type AddressKind = 'public' | 'metadata' | 'unspecified' | 'loopback' | 'private' | 'link-local' | 'cgnat' | 'multicast' | 'reserved';
 
-/** First match wins: metadata addresses sit inside link-local, private and CGNAT ranges. */
-const RANGES: ReadonlyArray<readonly [AddressKind, readonly string[]]> = [
-  ['metadata', ['169.254.169.254/32', '169.254.170.2/32', '100.100.100.200/32', 'fd00:ec2::254/128']],
-  ['unspecified', ['0.0.0.0/8', '::/128']],
-  ['loopback', ['127.0.0.0/8', '::1/128']],
-  ['private', ['10.0.0.0/8', '172.16.0.0/12', '192.168.0.0/16', 'fc00::/7']],
-  ['link-local', ['169.254.0.0/16', 'fe80::/10']],
-  ['cgnat', ['100.64.0.0/10']],
-  ['multicast', ['224.0.0.0/4', 'ff00::/8']],
-  [
-    'reserved',
-    [
-      '192.0.0.0/24',
-      '192.0.2.0/24',
-      '198.18.0.0/15',
-      '198.51.100.0/24',
-      '203.0.113.0/24',
-      '240.0.0.0/4',
-      '100::/64',
-      '2001:db8::/32',
-      '2001::/23',
-      'fec0::/10',
-    ],
-  ],
-];
+/** Cloud metadata endpoints (AWS, GCP, Azure, Oracle; ECS task metadata; Alibaba; AWS over IPv6). */
+const METADATA = new Set(['169.254.169.254', '169.254.170.2', '100.100.100.200', 'fd00:ec2::254'].map((a) => bytesKey(ipaddr.parse(a))));
 
-const BLOCKS: ReadonlyArray<readonly [AddressKind, Cidr[]]> = RANGES.map(([kind, list]) => [kind, list.map((c) => parseCidr(c)!)] as const);
-
-const MAPPED = parseCidr('::ffff:0:0/96')!;
-const NAT64 = parseCidr('64:ff9b::/96')!;
-const SIX_TO_FOUR = parseCidr('2002::/16')!;
-
-function inBlock(bits: bigint, block: Cidr, width: bigint): boolean {
-  const shift = width - BigInt(block.prefix);
-  return bits >> shift === block.bits >> shift;
+function bytesKey(address: ipaddr.IPv4 | ipaddr.IPv6): string {
+  return address.toByteArray().join('.');
 }
 
-function ipv4Text(n: bigint): string {
-  return [24n, 16n, 8n, 0n].map((s) => String((n >> s) & 0xffn)).join('.');
+/** ipaddr.js range names; a name not listed here is `public` (ordinary unicast, anycast services). */
+const RANGE_KINDS: Readonly<Record<string, AddressKind>> = {
+  unspecified: 'unspecified',
+  loopback: 'loopback',
+  private: 'private',
+  uniqueLocal: 'private',
+  linkLocal: 'link-local',
+  carrierGradeNat: 'cgnat',
+  multicast: 'multicast',
+  broadcast: 'reserved',
+  reserved: 'reserved',
+  deprecatedSiteLocal: 'reserved',
+  discard: 'reserved',
+  benchmarking: 'reserved',
+  deprecatedOrchid: 'reserved',
+  orchid2: 'reserved',
+  droneRemoteIdProtocolEntityTags: 'reserved',
+  segmentRouting: 'reserved',
+};
+
+/** From least to most allowed: an address that may stand for several is judged by the first. */
+const STRICTNESS: readonly AddressKind[] = ['metadata', 'reserved', 'multicast', 'unspecified', 'link-local', 'cgnat', 'private', 'loopback', 'public'];
+
+const GLOBAL_UNICAST = ipaddr.IPv6.parseCIDR('2000::/3');
+const NAT64_WELL_KNOWN = ipaddr.IPv6.parseCIDR('64:ff9b::/96');
+
+function ipv4At(bytes: readonly number[], ...offsets: number[]): ipaddr.IPv4 {
+  return new ipaddr.IPv4(offsets.map((i) => bytes[i]!));
 }
 
-/** The IPv4 address an IPv6 address stands for (mapped, NAT64, 6to4), if any. */
-export function embeddedIpv4(address: string): string | undefined {
-  if (isIP(address) !== 6) return undefined;
-  const cidr = parseCidr(address);
-  if (!cidr) return undefined;
-  if (inBlock(cidr.bits, MAPPED, 128n) || inBlock(cidr.bits, NAT64, 128n)) return ipv4Text(cidr.bits & 0xffffffffn);
-  if (inBlock(cidr.bits, SIX_TO_FOUR, 128n)) return ipv4Text((cidr.bits >> 80n) & 0xffffffffn);
-  return undefined;
+/**
+ * The IPv4 addresses an IPv6 address may stand for. NAT64 local-use prefixes (RFC 8215) may be
+ * of any RFC 6052 length inside 64:ff9b:1::/48: each placement the length allows is a candidate.
+ */
+export function carriedIpv4(address: ipaddr.IPv6): ipaddr.IPv4[] {
+  const bytes = address.toByteArray();
+  const last = ipv4At(bytes, 12, 13, 14, 15);
+  switch (address.range()) {
+    case 'ipv4Mapped':
+    case 'rfc6145':
+      return [last];
+    case 'rfc6052':
+      if (address.match(NAT64_WELL_KNOWN)) return [last];
+      // Prefix lengths 48, 56, 64 and 96 (RFC 6052 section 2.2: byte 8 is the reserved u octet).
+      return [ipv4At(bytes, 6, 7, 9, 10), ipv4At(bytes, 7, 9, 10, 11), ipv4At(bytes, 9, 10, 11, 12), last];
+    case '6to4':
+      return [ipv4At(bytes, 2, 3, 4, 5)];
+    case 'teredo': {
+      // Server address, then the client's, stored inverted (RFC 4380).
+      const client = bytes.slice(12).map((b) => b ^ 0xff);
+      return [ipv4At(bytes, 4, 5, 6, 7), new ipaddr.IPv4(client)];
+    }
+    default:
+      // IPv4-compatible (::a.b.c.d, deprecated by RFC 4291), but not :: and ::1 themselves.
+      return bytes.slice(0, 12).every((b) => b === 0) && address.range() !== 'unspecified' && address.range() !== 'loopback' ? [last] : [];
+  }
+}
+
+function ipv4Kind(address: ipaddr.IPv4): AddressKind {
+  if (METADATA.has(bytesKey(address))) return 'metadata';
+  return RANGE_KINDS[address.range()] ?? 'public';
+}
+
+function ipv6Kind(address: ipaddr.IPv6): AddressKind {
+  if (METADATA.has(bytesKey(address))) return 'metadata';
+  const carried = carriedIpv4(address);
+  if (carried.length > 0) {
+    // A NAT64 placement that does not apply reads zeros (0.0.0.0/8, never forwarded): not a candidate.
+    const kinds = carried.map(ipv4Kind);
+    const forwarded = kinds.filter((kind) => kind !== 'unspecified');
+    return leastAllowed(forwarded.length > 0 ? forwarded : kinds);
+  }
+  const kind = RANGE_KINDS[address.range()];
+  if (kind) return kind;
+  // Outside 2000::/3 nothing is assigned for global unicast.
+  return address.match(GLOBAL_UNICAST) ? 'public' : 'reserved';
+}
+
+function leastAllowed(kinds: AddressKind[]): AddressKind {
+  return STRICTNESS.find((kind) => kinds.includes(kind)) ?? 'public';
 }
 
 const classified = new Map<string, AddressKind>();
 
-/** What kind of address `address` is (IPv4 or IPv6 text). Anything unparseable is `reserved`. */
+/** What kind of address `address` is (IPv4 or IPv6 text, brackets and zone id allowed). Anything unparseable is `reserved`. */
 export function classifyAddress(address: string): AddressKind {
   let kind = classified.get(address);
   if (kind === undefined) {
@@ -78,14 +117,10 @@ export function classifyAddress(address: string): AddressKind {
 }
 
 function classify(address: string): AddressKind {
-  const bare = address.replace(/^\[|\]$/g, '').replace(/%.*$/, '');
-  const v4 = embeddedIpv4(bare);
-  const target = v4 ?? bare;
-  if (!isIP(target)) return 'reserved';
-  for (const [kind, blocks] of BLOCKS) {
-    if (addressInCidrs(target, blocks)) return kind;
-  }
-  return 'public';
+  const bare = address.replace(/^\[|\]$/g, '');
+  if (!ipaddr.isValid(bare)) return 'reserved';
+  const parsed = ipaddr.parse(bare);
+  return parsed.kind() === 'ipv4' ? ipv4Kind(parsed as ipaddr.IPv4) : ipv6Kind(parsed as ipaddr.IPv6);
 }
 
 export interface TargetPolicy {
@@ -126,7 +161,7 @@ export function webhookTargetSettings() {
  */
 export function literalHostKind(hostname: string): AddressKind | undefined {
   const host = hostname.replace(/^\[|\]$/g, '').toLowerCase();
-  if (isIP(host)) return classifyAddress(host);
+  if (isIP(host) || ipaddr.isValid(host)) return classifyAddress(host);
   const name = host.replace(/\.$/, '');
   return name === 'localhost' || name.endsWith('.localhost') ? 'loopback' : undefined;
 }

@@ -1,4 +1,5 @@
 export * from './validation/validate.js';
+export * from './validation/well-formed.js';
 export * from './interface-a/index.js';
 export * from './interface-b/index.js';
 export * from './webhooks/index.js';

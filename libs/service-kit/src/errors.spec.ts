@@ -1,4 +1,5 @@
-import { DomainError } from '@switchboard/contracts';
+import { HttpException } from '@nestjs/common';
+import { DomainError, HTTP_STATUS_OF } from '@switchboard/contracts';
 import { isDependencyDown, toDomainError } from './errors.js';
 
 /** An error the way Node, node-postgres, TypeORM or ioredis shape it. */
@@ -73,5 +74,25 @@ describe('toDomainError', () => {
   it('passes a DomainError through', () => {
     const original = new DomainError('NotFound', 'No such thing.');
     expect(toDomainError(original)).toBe(original);
+  });
+});
+
+describe('toDomainError of the HTTP framework refusals', () => {
+  const fastifyError = (code: string, statusCode: number) => Object.assign(new Error(code), { code, statusCode });
+
+  it.each([
+    ['FST_ERR_CTP_BODY_TOO_LARGE', 413, 'PayloadTooLarge'],
+    ['FST_ERR_CTP_INVALID_MEDIA_TYPE', 415, 'UnsupportedMediaType'],
+    ['FST_ERR_CTP_INVALID_JSON_BODY', 400, 'ValidationFailed'],
+    ['FST_ERR_CTP_INVALID_CONTENT_LENGTH', 400, 'ValidationFailed'],
+    ['FST_ERR_BAD_URL', 400, 'ValidationFailed'],
+    ['FST_ERR_MAX_PARAM_LENGTH', 414, 'UriTooLong'],
+  ])('%s (as thrown, and wrapped by Nest in an HttpException)', (code, status, expected) => {
+    for (const thrown of [fastifyError(code, status), new HttpException(code, status, { cause: fastifyError(code, status) })]) {
+      const e = toDomainError(thrown);
+      expect(e.code).toBe(expected);
+      expect(HTTP_STATUS_OF[e.code]).toBe(status);
+      expect(e.message).not.toContain('FST_ERR');
+    }
   });
 });

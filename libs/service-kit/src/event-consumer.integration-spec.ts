@@ -11,6 +11,7 @@ import { startNatsServer, testNamespace, testServers, waitFor, type OwnNatsServe
 import { ensureEventConsumer, EventConsumerLoop, type EventConsumerSpec } from './event-consumer.js';
 import { ensureEventStream } from './event-stream.js';
 import { JsonLogger } from './logger.js';
+import { Registry } from 'prom-client';
 
 describe('durable consumers of the event stream', () => {
   let nc: NatsConnection;
@@ -24,6 +25,7 @@ describe('durable consumers of the event stream', () => {
     return ns;
   };
   const spec: EventConsumerSpec = { name: 'test-consumer', ackWaitMs: 5000, maxDeliver: 5, maxAckPending: 100 };
+  const parking = { service: 'event-consumer-test', maxAttempts: 5, registry: new Registry() };
   const publish = async (ns: string, ids: string[]) => {
     const js = jetstream(nc);
     for (const id of ids) await js.publish(eventSubject(ns, 'client.registered'), JSON.stringify({ event: { id } }), { msgID: id });
@@ -71,7 +73,7 @@ describe('durable consumers of the event stream', () => {
   });
 
   function startLoop(ns: string, session: (messages: ConsumerMessages, loop: EventConsumerLoop) => Promise<void>): EventConsumerLoop {
-    const loop: EventConsumerLoop = new EventConsumerLoop({ namespace: ns, spec, maxMessages: 16, connection: async () => nc, logger }, (messages) => session(messages, loop));
+    const loop: EventConsumerLoop = new EventConsumerLoop({ namespace: ns, spec, maxMessages: 16, connection: async () => nc, logger, parking, process: async () => undefined }, (messages) => session(messages, loop));
     loops.push(loop);
     loop.start();
     return loop;
@@ -126,7 +128,7 @@ describe('durable consumers of the event stream', () => {
       const after = Array.from({ length: 50 }, (_, i) => `after-${i}`);
       await publishOwn(before);
       const seen = new Set<string>();
-      loop = new EventConsumerLoop({ namespace: ns, spec, maxMessages: 16, connection: async () => own!, logger }, async (messages) => {
+      loop = new EventConsumerLoop({ namespace: ns, spec, maxMessages: 16, connection: async () => own!, logger, parking, process: async () => undefined }, async (messages) => {
         for await (const msg of messages) {
           // Slow enough that the kill comes in the middle of the stream.
           await new Promise((r) => setTimeout(r, 2));

@@ -1,4 +1,4 @@
-import { redeliveryDelayMs } from './event-consumer.js';
+import { redeliveryDelayMs } from './event-parking.js';
 
 describe('redeliveryDelayMs', () => {
   it('starts at the first delay, doubles with every delivery and stops at the bound', () => {

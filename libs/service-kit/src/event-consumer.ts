@@ -1,7 +1,8 @@
-import { AckPolicy, DeliverPolicy, JetStreamApiCodes, JetStreamApiError, ReplayPolicy, jetstream, jetstreamManager, type ConsumerMessages, type JetStreamManager } from '@nats-io/jetstream';
-import { nanos, type NatsConnection } from '@nats-io/transport-node';
-import { changeStreamName, changeSubject, eventStreamName, eventSubject } from '@switchboard/contracts';
-import { ensureChangeStream, ensureEventStream } from './event-stream.js';
+import { AckPolicy, DeliverPolicy, JetStreamApiCodes, JetStreamApiError, ReplayPolicy, jetstream, jetstreamManager, type ConsumerMessages, type JetStreamManager, type JsMsg } from '@nats-io/jetstream';
+import { nanos, type NatsConnection, type Subscription } from '@nats-io/transport-node';
+import { changeStreamName, changeSubject, eventStreamName, eventSubject, parkedReplaySubject, type ParkedReplayReply, type ParkedReplayRequest } from '@switchboard/contracts';
+import { deliveryLimitOf, EventParking, ReplayedMessage, type GroupHandler, type ParkingOptions } from './event-parking.js';
+import { ensureChangeStream, ensureEventStream, ensureParkedStream } from './event-stream.js';
 import type { JsonLogger } from './logger.js';
 
 /** A durable pull consumer of the domain event stream, shared by every replica of a service. */
@@ -11,8 +12,8 @@ export interface EventConsumerSpec {
   description?: string;
   /** How long a delivered event may stay unacknowledged before JetStream delivers it again. */
   ackWaitMs: number;
-  /** Deliveries of one event at most (-1: no limit). */
-  maxDeliver: number;
+  /** Deliveries of one event at most (-1: no limit). EventConsumerLoop sets it from its parking options. */
+  maxDeliver?: number;
   /** Events delivered and not yet acknowledged at most (over all replicas). */
   maxAckPending: number;
 }
@@ -52,7 +53,7 @@ function isCode(e: unknown, code: number): boolean {
  */
 export async function ensureEventConsumer(jsm: JetStreamManager, namespace: string, spec: EventConsumerSpec, consumed: ConsumedStream = eventStreamOf(namespace)): Promise<void> {
   const stream = consumed.name;
-  const mutable = { ack_wait: nanos(spec.ackWaitMs), max_deliver: spec.maxDeliver, max_ack_pending: spec.maxAckPending };
+  const mutable = { ack_wait: nanos(spec.ackWaitMs), max_deliver: spec.maxDeliver ?? -1, max_ack_pending: spec.maxAckPending };
   try {
     const c = (await jsm.consumers.info(stream, spec.name)).config;
     if (c.ack_wait !== mutable.ack_wait || c.max_deliver !== mutable.max_deliver || c.max_ack_pending !== mutable.max_ack_pending) {
@@ -80,15 +81,6 @@ export async function ensureEventConsumer(jsm: JetStreamManager, namespace: stri
   }
 }
 
-/**
- * How long a message whose handling failed waits before JetStream hands it over again: 1 s,
- * doubling with every delivery, at most `maxMs` (default 30 s). For NAKs of a consumer that retries
- * while its dependency is down.
- */
-export function redeliveryDelayMs(deliveryCount: number, maxMs = 30_000, firstMs = 1000): number {
-  return Math.min(maxMs, firstMs * 2 ** Math.min(10, Math.max(0, deliveryCount - 1)));
-}
-
 export interface EventConsumerLoopOptions {
   namespace: string;
   spec: EventConsumerSpec;
@@ -99,6 +91,13 @@ export interface EventConsumerLoopOptions {
   logger: JsonLogger;
   /** The stream to consume (default: the domain event stream of `namespace`). */
   stream?: ConsumedStream;
+  /** Where events failing by themselves end (JetStream's max deliver follows `maxAttempts`). */
+  parking: ParkingOptions;
+  /**
+   * The consumer's processing of a group of messages (settles each one; throws when the group
+   * failed), used by `handle` and by replays of parked events.
+   */
+  process: GroupHandler;
 }
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms).unref());
@@ -116,11 +115,87 @@ export class EventConsumerLoop {
   private loop?: Promise<void>;
   private stopping = false;
   private attachedNow = false;
+  private readonly parking: EventParking;
+  private replays?: { nc: NatsConnection; subscription: Subscription };
+  private parkedStreamOn?: NatsConnection;
 
   constructor(
     private readonly options: EventConsumerLoopOptions,
     private readonly session: (messages: ConsumerMessages) => Promise<void>,
-  ) {}
+  ) {
+    this.parking = new EventParking({
+      namespace: options.namespace,
+      consumer: options.spec.name,
+      stream: this.consumed.name,
+      parking: options.parking,
+      logger: options.logger,
+      stopping: () => this.stopping,
+      publish: (subject, data, msgID) => this.publishParked(subject, data, msgID),
+    });
+  }
+
+  private get consumed(): ConsumedStream {
+    return this.options.stream ?? eventStreamOf(this.options.namespace);
+  }
+
+  /**
+   * Processes a group with the consumer's `process`; when the group fails, its events go one by
+   * one, and one failing by itself is handed back until its last attempt, then parked.
+   */
+  handle(messages: readonly JsMsg[]): Promise<void> {
+    return this.parking.handle(messages, this.options.process);
+  }
+
+  /** For a consumer running its own group logic: `messages` failed with `error`; see `handle`. */
+  recover(messages: readonly JsMsg[], error: unknown): Promise<void> {
+    return this.parking.recover(messages, error, this.options.process);
+  }
+
+  /** Parks an event now (it can never be processed: not readable, say) and acknowledges it. */
+  park(msg: JsMsg, reason: string): Promise<void> {
+    return this.parking.park(msg, reason);
+  }
+
+  private async publishParked(subject: string, data: Uint8Array, msgID: string): Promise<void> {
+    const nc = await this.options.connection();
+    if (this.parkedStreamOn !== nc) {
+      await ensureParkedStream(await jetstreamManager(nc), this.options.namespace);
+      this.parkedStreamOn = nc;
+    }
+    await jetstream(nc).publish(subject, data, { msgID });
+  }
+
+  /** Answers replays of this consumer's parked events (one replica of the service takes each). */
+  private serveReplays(nc: NatsConnection): void {
+    if (this.replays?.nc === nc) return;
+    this.replays?.subscription.unsubscribe();
+    const { namespace, parking, spec, logger } = this.options;
+    const subscription = nc.subscribe(parkedReplaySubject(namespace, parking.service, spec.name), {
+      queue: parking.service,
+      callback: (error, msg) => {
+        if (error) return;
+        void Promise.resolve()
+          .then(() => this.replay(msg.json<ParkedReplayRequest>()))
+          .then(
+          (reply) => msg.respond(JSON.stringify(reply)),
+          (e: unknown) => msg.respond(JSON.stringify({ ok: false, error: (e as Error).message } satisfies ParkedReplayReply)),
+        );
+      },
+    });
+    this.replays = { nc, subscription };
+    logger.event('debug', 'answering replays of parked events', { consumer: spec.name });
+  }
+
+  /** Runs a parked event through the consumer's processing; ok once it acknowledged it. */
+  async replay(request: ParkedReplayRequest): Promise<ParkedReplayReply> {
+    const msg = new ReplayedMessage(request.subject, Buffer.from(request.payload, 'base64'), request.streamSequence, request.stream);
+    try {
+      await this.options.process([msg as unknown as JsMsg]);
+    } catch (e) {
+      return { ok: false, error: (e as Error).message };
+    }
+    return msg.outcome ?? { ok: false, error: 'the consumer left the event unsettled' };
+  }
 
   /** Readiness: attached to the stream and pulling. */
   get attached(): boolean {
@@ -142,13 +217,16 @@ export class EventConsumerLoop {
    */
   async stop(waitMs: number): Promise<void> {
     this.stopping = true;
+    this.replays?.subscription.unsubscribe();
     await this.messages?.close().catch(() => undefined);
     await Promise.race([this.loop, sleep(waitMs)]);
   }
 
   private async run(): Promise<void> {
-    const { namespace, spec, logger } = this.options;
-    const consumed = this.options.stream ?? eventStreamOf(namespace);
+    const { namespace, logger } = this.options;
+    // Bounded deliveries, so that even a consumer created with max_deliver -1 gets a bound.
+    const spec = { ...this.options.spec, maxDeliver: deliveryLimitOf(this.options.parking.maxAttempts) };
+    const consumed = this.consumed;
     const stream = consumed.name;
     let failures = 0;
     while (!this.stopping) {
@@ -157,6 +235,7 @@ export class EventConsumerLoop {
         const jsm = await jetstreamManager(nc);
         await consumed.ensure(jsm);
         await ensureEventConsumer(jsm, namespace, spec, consumed);
+        this.serveReplays(nc);
         const consumer = await jetstream(nc).consumers.get(stream, spec.name);
         const messages = await consumer.consume({ max_messages: this.options.maxMessages });
         this.messages = messages;

@@ -1,6 +1,6 @@
 import { DiscardPolicy, JetStreamApiCodes, JetStreamApiError, RetentionPolicy, StorageType, type JetStreamManager, type StreamConfig, type StreamInfo } from '@nats-io/jetstream';
 import { millis, nanos } from '@nats-io/transport-node';
-import { changeStreamSettings, eventStreamName, eventStreamSettings } from '@switchboard/contracts';
+import { changeStreamSettings, eventStreamName, eventStreamSettings, parkedStreamSettings } from '@switchboard/contracts';
 
 /** Limits of the domain event stream; defaults from the contract's `eventStreamSettings`. */
 export interface EventStreamLimits {
@@ -96,6 +96,21 @@ export function changeStreamConfig(namespace: string): Partial<StreamConfig> & {
  */
 export async function ensureChangeStream(jsm: JetStreamManager, namespace: string): Promise<'created' | 'existing'> {
   return (await createOrInfo(jsm, changeStreamConfig(namespace))).created ? 'created' : 'existing';
+}
+
+/**
+ * Makes sure the parked event stream exists (contracts `parked.ts`): consumers ensure it before
+ * parking, management-api before attaching. An existing stream gets the subjects it lacks (an
+ * advisory subject added later). Idempotent and race-safe.
+ */
+export async function ensureParkedStream(jsm: JetStreamManager, namespace: string): Promise<'created' | 'existing' | 'updated'> {
+  const s = parkedStreamSettings(namespace);
+  const { info, created } = await createOrInfo(jsm, streamConfig(s.name, s.subjects, s));
+  if (created) return 'created';
+  const subjects = info!.config.subjects ?? [];
+  if (s.subjects.every((x) => subjects.includes(x))) return 'existing';
+  await jsm.streams.update(s.name, { subjects: [...new Set([...subjects, ...s.subjects])] });
+  return 'updated';
 }
 
 /**

@@ -421,7 +421,7 @@ function addPart(p: Pending | undefined, part: string, data: Uint8Array): Uint8A
   return Buffer.concat(p.parts);
 }
 
-function translateNatsError(e: unknown, subject: string, timeout: number): DomainError {
+export function translateNatsError(e: unknown, subject: string, timeout: number): DomainError {
   const cause = e instanceof RequestError ? (e.cause ?? e) : e;
   if (cause instanceof NoRespondersError || (e instanceof RequestError && e.isNoResponders()))
     return new DomainError('Unavailable', `no instance of the service answering ${subject} is running`);

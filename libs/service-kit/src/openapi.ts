@@ -70,7 +70,8 @@ export function buildOpenApi(info: OpenApiInfo, controllers: Ctor[]): Record<str
           const responses: Record<string, unknown> = {
             [status]: doc.response ? { description: 'Success', content: { 'application/json': { schema: ref(doc.response) } } } : { description: 'Success' },
           };
-          for (const code of [...info.commonErrors, ...(doc.errors ?? [])]) {
+          // A body can be too large (413) or not UTF-8 JSON (415): the framework's refusals (http-edge.ts).
+          for (const code of [...info.commonErrors, ...(doc.body ? [413, 415] : []), ...(doc.errors ?? [])]) {
             responses[String(code)] = { description: `Error ${code}`, content: { [info.errorMediaType]: { schema: errorRef } } };
           }
           const parameters = [

@@ -4,8 +4,10 @@ import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
 import { ConfigError } from '@switchboard/config';
 import { CORRELATION_HEADER, acceptCorrelationId, runWithAcceptedCorrelation } from './correlation.js';
-import { TransportErrorFilter, type HttpErrorRenderer } from './errors.js';
+import { DomainError } from '@switchboard/contracts';
+import { sendError, TransportErrorFilter, type HttpErrorRenderer } from './errors.js';
 import { HealthModule, ReadinessService } from './health.js';
+import { clientErrorHandler, frameworkErrorHandler, installJsonBodyParser } from './http-edge.js';
 import { JsonLogger } from './logger.js';
 import { Metrics, MetricsModule } from './metrics.js';
 import { NATS_OPTIONS, NamespacedNatsServer, NatsClient, type NatsOptions } from './nats.js';
@@ -25,6 +27,8 @@ export interface BaseConfig {
 }
 
 export const SERVICE_CONFIG = Symbol('SERVICE_CONFIG');
+
+const SHUTTING_DOWN = () => new DomainError('Unavailable', 'The service is shutting down; try again.');
 
 @Global()
 @Module({})
@@ -78,16 +82,36 @@ export async function createService(options: ServiceOptions): Promise<NestFastif
     providers,
     exports: [SERVICE_CONFIG, NATS_OPTIONS, NatsClient, JsonLogger],
   };
-  const adapter = new FastifyAdapter({ bodyLimit: options.bodyLimitBytes ?? 1024 * 1024, trustProxy: options.trustedProxies?.length ? [...options.trustedProxies] : false, return503OnClosing: true, routerOptions: { maxParamLength: 512 } });
-  const app = await NestFactory.create<NestFastifyApplication>(root, adapter, { logger, bufferLogs: false, abortOnError: false });
+  const bodyLimit = options.bodyLimitBytes ?? 1024 * 1024;
+  const adapter = new FastifyAdapter({
+    bodyLimit,
+    trustProxy: options.trustedProxies?.length ? [...options.trustedProxies] : false,
+    // Fastify's own 503 while closing has its own body: answered by the hook below instead.
+    return503OnClosing: false,
+    // A path segment over 512 characters is 414 (no id of either interface comes near it).
+    routerOptions: { maxParamLength: 512 },
+    frameworkErrors: frameworkErrorHandler(options.renderHttpError),
+    clientErrorHandler: clientErrorHandler(options.renderHttpError),
+  });
+  // Nest's parsers (JSON, and urlencoded forms no route takes) are replaced by installJsonBodyParser.
+  const app = await NestFactory.create<NestFastifyApplication>(root, adapter, { logger, bufferLogs: false, abortOnError: false, bodyParser: false });
   app.useGlobalFilters(new TransportErrorFilter(options.renderHttpError));
 
   const metrics = app.get(Metrics);
   const fastify = app.getHttpAdapter().getInstance();
+  installJsonBodyParser(fastify, bodyLimit);
+  let closing = false;
+  fastify.addHook('preClose', (done) => {
+    closing = true;
+    done();
+  });
   fastify.addHook('onRequest', (request, reply, done) => {
     const id = acceptCorrelationId(request.headers[CORRELATION_HEADER] as string | undefined);
     void reply.header(CORRELATION_HEADER, id);
-    runWithAcceptedCorrelation(id, done);
+    // A request on a kept-alive connection while the server closes: another replica takes it.
+    if (!closing) return runWithAcceptedCorrelation(id, done);
+    void reply.header('connection', 'close');
+    sendError(options.renderHttpError, SHUTTING_DOWN(), request, reply);
   });
   fastify.addHook('onResponse', (request, reply, done) => {
     const route = request.routeOptions.url ?? 'unmatched';

@@ -1,4 +1,5 @@
-// Fake media servers: they announce themselves to runtime-registry with heartbeats over NATS
+// Heartbeat-only media servers (control-plane load tests; a real one is Janus + apps/media-agent):
+// they announce themselves to runtime-registry with heartbeats over NATS
 // (`<namespace>.runtime-registry.v1.heartbeat`, role `mediaserver`), as real media servers do.
 import { randomUUID } from 'node:crypto';
 import os from 'node:os';

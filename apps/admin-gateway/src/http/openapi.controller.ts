@@ -1,6 +1,6 @@
 import { Controller, Get } from '@nestjs/common';
 import { ProblemDetails } from '@switchboard/contracts';
-import { buildOpenApi } from '@switchboard/service-kit';
+import { buildOpenApi, HTTP_EDGE_RULES } from '@switchboard/service-kit';
 import { WithoutCredential } from '../auth/admin-auth.guard.js';
 import { ApplicationsController } from '../applications/applications.controller.js';
 import { ChannelsController } from '../channels/channels.controller.js';
@@ -43,7 +43,8 @@ export class OpenApiController {
           'Inspect and steer live applications. Every failure answers application/problem+json. Authenticate with `X-API-Key` ' +
           '(a key issued through the management API) or an OAuth2 Bearer token; the caller address must be inside the admin CIDR allowlist. ' +
           'Updates, kicks and sends answer 204 No Content. Media servers, connectors, diagnostics and the application list need an operator credential. ' +
-          'Live clients connect to the WebSocket `/sync` of the same host (frame protocol: docs/sync-protocol.md).',
+          'Live clients connect to the WebSocket `/sync` of the same host (frame protocol: docs/sync-protocol.md). ' +
+          HTTP_EDGE_RULES,
         security: {
           ApiKey: { type: 'apiKey', in: 'header', name: 'X-API-Key' },
           oauth2: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' },

@@ -1,5 +1,5 @@
 import { Body, Injectable, Param, type ArgumentMetadata, type PipeTransform } from '@nestjs/common';
-import { DomainError, isUuid, validator, type Validator } from '@switchboard/contracts';
+import { DomainError, isUuid, malformedText, validator, type Validator } from '@switchboard/contracts';
 import type { Static, TSchema } from '@sinclair/typebox';
 
 /** Longest entity id accepted in a path (the ids of the runtime contract are bounded the same way). */
@@ -10,10 +10,12 @@ function invalidParam(name: string, message: string): DomainError {
   return new DomainError('ValidationFailed', `The path parameter ${name} is invalid.`, [{ field: name, message }]);
 }
 
-/** A path id: non-empty, at most MAX_ID_LENGTH characters, no control characters. 400 naming the parameter otherwise. */
+/** A path id: non-empty, at most MAX_ID_LENGTH characters, well-formed, no control characters. 400 naming the parameter otherwise. */
 export function checkId(name: string, value: unknown): string {
   if (typeof value !== 'string' || value.length === 0) throw invalidParam(name, 'must not be empty');
   if (value.length > MAX_ID_LENGTH) throw invalidParam(name, `must be at most ${MAX_ID_LENGTH} characters`);
+  const malformed = malformedText(value);
+  if (malformed) throw invalidParam(name, malformed);
   if (CONTROL.test(value)) throw invalidParam(name, 'must not contain control characters');
   return value;
 }

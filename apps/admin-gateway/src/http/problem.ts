@@ -1,5 +1,5 @@
 import { DomainError, type ErrorCode } from '@switchboard/contracts';
-import { currentCorrelationId, statusOf, type HttpErrorRenderer } from '@switchboard/service-kit';
+import { statusOf, type HttpErrorRenderer } from '@switchboard/service-kit';
 
 const TITLES: Record<ErrorCode, string> = {
   ValidationFailed: 'Bad Request',
@@ -8,6 +8,11 @@ const TITLES: Record<ErrorCode, string> = {
   NotFound: 'Not Found',
   Conflict: 'Conflict',
   PayloadTooLarge: 'Payload Too Large',
+  MethodNotAllowed: 'Method Not Allowed',
+  UnsupportedMediaType: 'Unsupported Media Type',
+  UriTooLong: 'URI Too Long',
+  RequestHeaderFieldsTooLarge: 'Request Header Fields Too Large',
+  RequestTimeout: 'Request Timeout',
   Internal: 'Internal Server Error',
   Unavailable: 'Service Unavailable',
   Timeout: 'Gateway Timeout',
@@ -16,7 +21,7 @@ const TITLES: Record<ErrorCode, string> = {
 export const PROBLEM_TYPE_BASE = 'https://switchboard.dev/problems/';
 
 /** RFC 9457 problem details, plus `code`, `correlationId` and, for validation, `errors` naming each field. */
-export const renderProblem: HttpErrorRenderer = (error, request, reply) => {
+export const renderProblem: HttpErrorRenderer = (error, { path, correlationId }) => {
   const status = statusOf(error);
   // A downstream service's internal failure is described by that service's logs, never to the caller.
   if (error.code === 'Internal') error = new DomainError('Internal', 'An internal error occurred.');
@@ -25,11 +30,11 @@ export const renderProblem: HttpErrorRenderer = (error, request, reply) => {
     title: TITLES[error.code],
     status,
     detail: error.details.length ? `${error.message} ${error.details.map((d) => (d.field ? `${d.field}: ${d.message}` : d.message)).join('; ')}` : error.message,
-    instance: request.url.split('?')[0],
+    instance: path,
     code: error.code,
-    correlationId: currentCorrelationId() ?? String(reply.getHeader('x-correlation-id') ?? ''),
+    correlationId,
   };
   if (error.details.length) body.errors = error.details;
-  if (status === 401) void reply.header('www-authenticate', 'ApiKey header="X-API-Key", Bearer');
-  void reply.status(status).header('content-type', 'application/problem+json').send(body);
+  const headers: Record<string, string> = status === 401 ? { 'www-authenticate': 'ApiKey header="X-API-Key", Bearer' } : {};
+  return { status, contentType: 'application/problem+json', headers, body };
 };

@@ -150,6 +150,41 @@ describe('interface A runtime routes', () => {
     });
   });
 
+  describe('unstorable text (U+0000, lone surrogates)', () => {
+    const NUL = 'must not contain U+0000 (NUL)';
+    const SURROGATE = 'must be well-formed Unicode (no lone surrogate)';
+    const app = `/admin/api/v1.0/applications/${IDS.applicationId}`;
+    const client = `${app}/users/${IDS.userId}/devices/${IDS.deviceId}/clients/${IDS.clientId}`;
+
+    it.each([
+      ['a NUL in a message', 'POST', `${app}/message`, { message: 'x\u0000y' }, 'message', NUL],
+      ['a lone high surrogate in a message', 'POST', `${app}/message`, { message: '\ud800' }, 'message', SURROGATE],
+      ['a lone low surrogate in a role of a message', 'POST', `${client}/message`, { message: 'hi', clientRoles: ['ok', 'x\udc00'] }, 'clientRoles[1]', SURROGATE],
+      ['a NUL in a channel recording tag', 'PATCH', `${app}/channels/${IDS.channelId}`, { recording: true, recordingTag: 'a\u0000' }, 'recordingTag', NUL],
+      ['a NUL in a client user alias', 'PATCH', client, { userAlias: '\u0000' }, 'userAlias', NUL],
+    ] as const)('refuses %s with a 400 naming the field, sending nothing', async (_case, method, path, body, field, message) => {
+      const reply = await call(method, path, { body });
+      expectProblem(reply, 400, 'ValidationFailed');
+      expect(reply.body.errors).toEqual([{ field, message }]);
+      expect(fake.commands).toEqual([]);
+    });
+
+    it('accepts astral characters (emoji) as surrogate pairs', async () => {
+      expect((await call('POST', `${app}/message`, { body: { message: 'hi \u{1F44B}' } })).status).toBe(204);
+      expect(fake.commands.map((c) => (c.command as { message?: { message: string } }).message?.message)).toEqual(['hi \u{1F44B}']);
+    });
+
+    it('refuses a NUL in a path id (percent-encoded), naming the parameter', async () => {
+      const reply = await call('GET', `${app}/channels/bad%00id`);
+      expectProblem(reply, 400, 'ValidationFailed');
+      expect(reply.body.errors).toEqual([{ field: 'channelId', message: NUL }]);
+      const recording = await call('GET', `${app}/channels/%00/recordings/${IDS.mediaServerId}`);
+      expectProblem(recording, 400, 'ValidationFailed');
+      expect(recording.body.errors).toEqual([{ field: 'channelId', message: NUL }]);
+      expect(fake.queries).toEqual([]);
+    });
+  });
+
   describe('errors of the registry', () => {
     it('passes NotFound through as a 404 Problem', async () => {
       fake.onQuery = () => {

@@ -29,6 +29,8 @@ export class ClientSession {
   readonly key: string;
   readonly channels = new Map<string, ChannelClaim>();
   readonly connections = new Map<string, EdgeConnection>();
+  /** Connections a kick removed (a push): an open answered after its kick is answered NotJoined. */
+  readonly kicked = new WeakSet<EdgeConnection>();
   socket: SyncSocket | null = null;
   graceTimer?: NodeJS.Timeout;
   /** Pushes kept while no socket is attached (delivered on resume). */
@@ -89,10 +91,13 @@ export class ClientSession {
   apply(push: ServerPush): boolean {
     this.revision++;
     switch (push.type) {
-      case 'kicked':
+      case 'kicked': {
+        const gone = push.connectionId ? [this.connections.get(push.connectionId)] : this.connectionsIn(push.channelId);
+        for (const connection of gone) if (connection) this.kicked.add(connection);
         if (push.connectionId) this.connections.delete(push.connectionId);
         else this.leaveLocally(push.channelId);
         return true;
+      }
       case 'settings': {
         const connection = this.connections.get(push.connectionId);
         if (!connection) return true;

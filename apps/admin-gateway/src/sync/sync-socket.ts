@@ -3,6 +3,7 @@ import { randomUUID } from 'node:crypto';
 import WebSocket from 'ws';
 import * as wsModule from 'ws';
 import type { ClientSession } from './client-session.js';
+import type { SyncError } from './sync.errors.js';
 
 /** ws' framing (a named export of ws, missing from @types/ws): the bytes of one unmasked frame. */
 const { Sender } = wsModule as unknown as { Sender: { frame(data: Buffer, options: { fin: boolean; rsv1: boolean; opcode: number; mask: boolean; readOnly: boolean }): Buffer[] } };
@@ -17,13 +18,28 @@ function rawSocketOf(ws: WebSocket): RawSocket | undefined {
 }
 
 /** A request frame waiting for its turn (or for its answer) on a socket. */
-export interface QueuedFrame {
+export interface RequestFrame {
   id: string | number;
   type: SyncRequestType;
   data: unknown;
   /** Size of the frame as received. */
   bytes: number;
+  refusal?: undefined;
 }
+
+/**
+ * A frame refused as it was read (not a request, or data the schema refuses) while requests sent
+ * before it wait: its error frame waits for their answers (answers keep the order of the frames).
+ */
+export interface RefusedFrame {
+  id: string | number | null;
+  /** The request type (`invalid`: not a request frame; null: not JSON), for the metrics. */
+  type: SyncRequestType | 'invalid' | null;
+  refusal: SyncError;
+  bytes?: undefined;
+}
+
+export type QueuedFrame = RequestFrame | RefusedFrame;
 
 export interface SocketLimits {
   maxSendBufferBytes: number;
@@ -111,7 +127,12 @@ export class SyncSocket {
     }
   }
 
-  /** Queues a request behind the ones before it; false when the queue is full. */
+  /** Requests queued or being handled: a refusal read now must wait for their answers. */
+  get busy(): boolean {
+    return this.pending > 0;
+  }
+
+  /** Queues a request (or a refusal) behind the ones before it; false when the queue is full. */
   enqueue(frame: QueuedFrame): boolean {
     if (this.pending >= this.limits.maxPendingRequests) return false;
     this.pending++;

@@ -1,4 +1,4 @@
-import { ContractViolation, DomainError, type ErrorDetail, type SyncErrorBody, type SyncErrorCode } from '@switchboard/contracts';
+import { ContractViolation, DomainError, SYNC_ERROR_CODES, type ErrorDetail, type SyncErrorBody, type SyncErrorCode } from '@switchboard/contracts';
 
 /** A refused request of the client edge: an `error` frame, and a close when `closeCode` is set. */
 export class SyncError extends Error {
@@ -22,7 +22,9 @@ export class SyncError extends Error {
     if (error instanceof SyncError) return error;
     if (error instanceof DomainError) {
       // Another service's internal failure is its logs' business, not the client's.
-      return error.code === 'Internal' ? new SyncError('Internal', 'An internal error occurred.') : new SyncError(error.code, error.message, error.details);
+      // The HTTP framework's own codes (UnsupportedMediaType, UriTooLong, ...) never come from the registry.
+      const known = error.code !== 'Internal' && (SYNC_ERROR_CODES as readonly string[]).includes(error.code);
+      return known ? new SyncError(error.code as SyncErrorCode, error.message, error.details) : new SyncError('Internal', 'An internal error occurred.');
     }
     if (error instanceof ContractViolation) return new SyncError('ValidationFailed', 'The request is invalid.', error.errors);
     return new SyncError('Internal', 'An internal error occurred.');

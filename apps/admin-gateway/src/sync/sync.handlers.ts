@@ -1,6 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import {
   canTransition,
+  type DomainError,
   type EdgeReport,
   CONNECTION_TRANSITIONS,
   isTerminalState,
@@ -42,6 +43,8 @@ export interface Step {
   finish(answer: Answer): unknown;
   /** Reverts the change applied in advance: the registry refused this report or one before it. */
   undo?(): void;
+  /** The error frame for the registry's refusal of this report, when the request names its own (else the registry's). */
+  refused?(error: DomainError): SyncError | undefined;
 }
 
 /** Returned by `prepare` when the request depends on an answer still awaited: prepare it again after. */
@@ -137,7 +140,9 @@ export class SyncHandlers {
         // Resume (the client's previous socket dropped, or is still open and is replaced).
         existing.claims = claims;
         this.store.attach(existing, socket);
-        return { finish: () => this.registerResult(existing, true) };
+        // The channels and connections as of this request: the requests queued after it change them before it is answered.
+        const held = { channels: existing.describeChannels(), connections: existing.describeConnections() };
+        return { finish: () => this.registerResult(existing, true, held) };
       }
       const session = new ClientSession(
         ref,
@@ -160,7 +165,7 @@ export class SyncHandlers {
           claims,
           sessionId: session.sessionId,
         },
-        finish: () => this.registerResult(session, false),
+        finish: () => this.registerResult(session, false, { channels: [], connections: [] }),
         undo: () => {
           this.store.remove(session);
           if (socket.session === session) socket.session = null;
@@ -172,14 +177,13 @@ export class SyncHandlers {
     }
   }
 
-  private registerResult(session: ClientSession, resumed: boolean): SyncRegisterResult {
+  private registerResult(session: ClientSession, resumed: boolean, held: Pick<SyncRegisterResult, 'channels' | 'connections'>): SyncRegisterResult {
     return {
       protocolVersion: SYNC_PROTOCOL_VERSION,
       ...session.ref,
       gatewayId: this.gatewayId,
       resumed,
-      channels: session.describeChannels(),
-      connections: session.describeConnections(),
+      ...held,
       droppedPushes: resumed ? session.droppedPushes : 0,
     };
   }
@@ -309,8 +313,9 @@ export class SyncHandlers {
         if (connection.settings === null) connection.settings = (answer.settings as EffectiveSettings | undefined) ?? NO_SETTINGS;
         const settings = connection.settings;
         connection.mediaServerId = (answer.mediaServerId as string | null | undefined) ?? null;
-        // Kicked out of the channel while the registry answered: the connection is gone already.
-        if (!session.channels.has(data.channelId)) throw new SyncError('NotJoined', `The client left channel ${data.channelId} meanwhile.`);
+        // Kicked (the connection or its channel) while the registry answered: the connection is gone
+        // already. Not when a request queued after this one closed it or left the channel.
+        if (session.kicked.has(connection)) throw new SyncError('NotJoined', `The client left channel ${data.channelId} meanwhile.`);
         return { connectionId, channelId: data.channelId, state: 'new' as const, mediaServerId: connection.mediaServerId, settings };
       },
       undo: () => {
@@ -365,13 +370,15 @@ export class SyncHandlers {
 
   private updateConnection(session: ClientSession, data: SyncRequestDataOf<'connection.update'>): Step | typeof AWAIT_ANSWERS {
     const connection = this.connection(session, data.connectionId);
-    const unmuting = (data.localAudioMuted === false && connection.localAudioMuted) || (data.localVideoMuted === false && connection.localVideoMuted);
-    // The unmute check needs the connection's settings, which the open's answer brings.
-    if (unmuting && connection.settings === null) return AWAIT_ANSWERS;
-    const settings = connection.settings ?? NO_SETTINGS;
+    const settings = connection.settings;
+    // Unmuting what the client muted itself needs the settings the open's answer brings. Without them
+    // (and for an operator's mute the edge has not heard of yet) the registry's check decides.
+    const unmutingOwn = (data.localAudioMuted === false && connection.localAudioMuted) || (data.localVideoMuted === false && connection.localVideoMuted);
+    if (unmutingOwn && settings === null) return AWAIT_ANSWERS;
+    // Muted by the client itself or by an operator (the effective settings), unmuting may be disabled.
     const refused: Array<{ field: string; message: string }> = [];
-    if (data.localAudioMuted === false && connection.localAudioMuted && settings.audioUnmuteDisabled) refused.push({ field: 'localAudioMuted', message: 'unmuting audio is disabled' });
-    if (data.localVideoMuted === false && connection.localVideoMuted && settings.videoUnmuteDisabled) refused.push({ field: 'localVideoMuted', message: 'unmuting video is disabled' });
+    if (settings && data.localAudioMuted === false && (connection.localAudioMuted || settings.audioMuted) && settings.audioUnmuteDisabled) refused.push({ field: 'localAudioMuted', message: 'unmuting audio is disabled' });
+    if (settings && data.localVideoMuted === false && (connection.localVideoMuted || settings.videoMuted) && settings.videoUnmuteDisabled) refused.push({ field: 'localVideoMuted', message: 'unmuting video is disabled' });
     if (refused.length) throw new SyncError('UnmuteDisabled', 'Unmuting is disabled for this connection.', refused);
     const claim = session.channels.get(connection.channelId);
     if (claim) this.checkStreams(claim, data.streams);
@@ -392,6 +399,9 @@ export class SyncHandlers {
       },
       finish: () => result,
       undo: () => Object.assign(connection, before),
+      // The registry decides on the settings as they are (the edge's copy may lag behind): its
+      // refusal of an unmute is `Forbidden` naming the field.
+      refused: (error) => (error.code === 'Forbidden' ? new SyncError('UnmuteDisabled', error.message, error.details) : undefined),
     };
   }
 

@@ -394,6 +394,19 @@ describe('/sync client edge', () => {
       ]);
     });
 
+    it('refuses unmuting a connection an operator muted, though the client never muted it, without reporting it', async () => {
+      const { client, id } = await joinedClient();
+      await client.ok('connection.open', { channelId: 'room-1', connectionId: 'om', type: 'sfu', streams: { audio: { direction: 'sendrecv' }, video: { direction: 'sendrecv' } } });
+      const settings = { ...DEFAULT_SETTINGS, videoMuted: true, videoUnmuteDisabled: true, audioUnmuteDisabled: true };
+      await fake.push(gateway.gatewayId, { deliveries: [{ client: ref(id), push: { type: 'settings', channelId: 'room-1', connectionId: 'om', settings } }] });
+      await client.push(0);
+      const refused = await client.request('connection.update', { connectionId: 'om', localVideoMuted: false });
+      expect(refused).toEqual(expect.objectContaining({ error: expect.objectContaining({ code: 'UnmuteDisabled', details: [expect.objectContaining({ field: 'localVideoMuted' })] }) }));
+      // Audio is not muted (neither by the operator nor by the client): unmute-disabled alone refuses nothing.
+      expect(await client.ok('connection.update', { connectionId: 'om', localAudioMuted: false })).toEqual({ connectionId: 'om', localAudioMuted: false, localVideoMuted: false });
+      expect(reportsOf(id).filter((r) => r.kind === 'connection.update')).toEqual([{ kind: 'connection.update', client: ref(id), channelId: 'room-1', connectionId: 'om', localAudioMuted: false }]);
+    });
+
     it('reports client and connection stats', async () => {
       const { client, id } = await joinedClient();
       await client.ok('connection.open', { channelId: 'room-1', connectionId: 's', type: 'sfu', streams: {} });

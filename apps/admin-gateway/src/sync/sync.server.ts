@@ -25,7 +25,7 @@ import { SyncError } from './sync.errors.js';
 import { EdgeClient } from './edge.client.js';
 import { AWAIT_ANSWERS, SyncHandlers, type Step } from './sync.handlers.js';
 import { SyncMetrics } from './sync.metrics.js';
-import { SyncSocket, type QueuedFrame } from './sync-socket.js';
+import { SyncSocket, type QueuedFrame, type RefusedFrame } from './sync-socket.js';
 import { RegisterDeadlines } from './register-deadlines.js';
 
 const SLOW_CONSUMER_TERMINATE_MS = 2000;
@@ -141,39 +141,45 @@ export class SyncServer implements OnApplicationBootstrap, BeforeApplicationShut
 
   private onFrame(socket: SyncSocket, raw: RawData, isBinary: boolean) {
     socket.alive = true;
-    if (isBinary) {
-      socket.sendError(null, { code: 'InvalidFrame', message: 'Frames are JSON text messages; binary frames are not accepted.' });
-      return;
-    }
+    if (isBinary) return this.refuse(socket, null, null, new SyncError('InvalidFrame', 'Frames are JSON text messages; binary frames are not accepted.'));
     let value: unknown;
     const text = rawText(raw);
     try {
       value = JSON.parse(text);
     } catch {
-      socket.sendError(null, { code: 'InvalidFrame', message: 'The frame is not JSON.' });
-      return;
+      return this.refuse(socket, null, null, new SyncError('InvalidFrame', 'The frame is not JSON.'));
     }
     // check() is the compiled fast path; errors() walks the value and runs only for refusals.
     const envelope = EdgeValidators.SyncRequestFrame.check(value) ? [] : EdgeValidators.SyncRequestFrame.errors(value);
     if (envelope.length) {
       const id = (value as { id?: unknown } | null)?.id;
       const echo = (typeof id === 'string' && id.length > 0 && id.length <= 64) || (Number.isSafeInteger(id) && (id as number) >= 0) ? (id as string | number) : null;
-      socket.sendError(echo, { code: 'InvalidFrame', message: 'The frame is not a request frame.', details: envelope });
-      this.metrics.requests.inc({ type: 'invalid', outcome: 'InvalidFrame' });
-      return;
+      return this.refuse(socket, echo, 'invalid', new SyncError('InvalidFrame', 'The frame is not a request frame.', envelope));
     }
     const frame = value as SyncRequestFrame;
     const data = frame.data ?? {};
     const check = this.dataValidators[frame.type];
     const invalid = check.check(data) ? [] : check.errors(data);
-    if (invalid.length) {
-      socket.sendError(frame.id, { code: 'ValidationFailed', message: `The data of the ${frame.type} request is invalid.`, details: prefixed(invalid) });
-      this.metrics.requests.inc({ type: frame.type, outcome: 'ValidationFailed' });
-      return;
-    }
-    if (!socket.enqueue({ id: frame.id, type: frame.type, data, bytes: text.length })) {
+    if (invalid.length) return this.refuse(socket, frame.id, frame.type, new SyncError('ValidationFailed', `The data of the ${frame.type} request is invalid.`, prefixed(invalid)));
+    this.enqueue(socket, { id: frame.id, type: frame.type, data, bytes: text.length });
+  }
+
+  /**
+   * Answers a frame refused as it was read: at once when no request of the socket awaits its
+   * answer (the usual case), else in its turn after theirs, since answers keep the order of the
+   * frames. `type` null: not counted in the metrics (not JSON, binary).
+   */
+  private refuse(socket: SyncSocket, id: string | number | null, type: RefusedFrame['type'] | null, error: SyncError): void {
+    if (socket.busy) return this.enqueue(socket, { id, type, refusal: error });
+    socket.sendError(id, error.toBody());
+    if (type !== null) this.metrics.requests.inc({ type, outcome: error.code });
+  }
+
+  /** Queues a frame behind the ones before it (beyond the limit: TooManyRequests at once) and has the queue worked through. */
+  private enqueue(socket: SyncSocket, frame: QueuedFrame): void {
+    if (!socket.enqueue(frame)) {
       socket.sendError(frame.id, { code: 'TooManyRequests', message: `At most ${this.config.syncMaxPendingRequests} requests may wait for their answer.` });
-      this.metrics.requests.inc({ type: frame.type, outcome: 'TooManyRequests' });
+      if (frame.type !== null) this.metrics.requests.inc({ type: frame.type, outcome: 'TooManyRequests' });
       return;
     }
     if (!socket.draining) {
@@ -197,7 +203,7 @@ export class SyncServer implements OnApplicationBootstrap, BeforeApplicationShut
       // Counted as dropped (sync_requests_total{outcome="Dropped"}), so they are not lost silently.
       for (const frame of socket.queue.splice(0)) {
         socket.answered();
-        this.metrics.requests.inc({ type: frame.type, outcome: 'Dropped' });
+        if (frame.type !== null) this.metrics.requests.inc({ type: frame.type, outcome: 'Dropped' });
       }
     } catch (e) {
       this.logger.event('error', 'sync queue failed', { socketId: socket.id, error: e instanceof Error ? e.message : String(e) });
@@ -218,7 +224,7 @@ export class SyncServer implements OnApplicationBootstrap, BeforeApplicationShut
     // A batch that changes the edge state holds its session busy (a register: once prepared) and
     // moves its revision when taken up and when answered, so a reconcile pass reading the registry
     // meanwhile leaves the session alone (see SessionReconciler).
-    if (!frames.some((f) => !READ_ONLY_REQUESTS.has(f.type))) return this.runFrames(socket, frames, () => undefined);
+    if (!frames.some((f) => !f.refusal && !READ_ONLY_REQUESTS.has(f.type))) return this.runFrames(socket, frames, () => undefined);
     const held = new Set<ClientSession>();
     const hold = () => {
       const session = socket.session;
@@ -244,6 +250,10 @@ export class SyncServer implements OnApplicationBootstrap, BeforeApplicationShut
     let next = 0;
     for (; next < frames.length; next++) {
       const frame = frames[next]!;
+      if (frame.refusal) {
+        entries.push({ frame, error: frame.refusal });
+        continue;
+      }
       if (frame.type === 'unregister') {
         // Never batched: it reports on its own (closing the connections first) and ends the socket.
         if (entries.length === 0) {
@@ -278,7 +288,7 @@ export class SyncServer implements OnApplicationBootstrap, BeforeApplicationShut
       entries.push({ frame, step });
     }
     const reported = entries.filter((e) => e.step?.report);
-    const bytes = reported.reduce((n, e) => n + e.frame.bytes + REPORT_OVERHEAD_BYTES, 0);
+    const bytes = reported.reduce((n, e) => n + (e.frame.bytes ?? 0) + REPORT_OVERHEAD_BYTES, 0);
     // The reports a reconcile pass is sending for the session go first: they remove what the
     // registry holds and the session does not (a join of the same channel must not overtake its leave).
     const corrections = socket.session?.corrections;
@@ -295,7 +305,7 @@ export class SyncServer implements OnApplicationBootstrap, BeforeApplicationShut
       for (let j = 0; j < entries.length && (refused < 0 || j <= last); j++) {
         const e = entries[j]!;
         if (e.error !== undefined) this.reply(socket, e.frame, { error: e.error });
-        else if (e.outcome && 'error' in e.outcome) this.reply(socket, e.frame, { error: DomainError.fromWire(e.outcome.error) });
+        else if (e.outcome && 'error' in e.outcome) this.reply(socket, e.frame, { error: registryRefusal(e.step, e.outcome.error) });
         else {
           const answer = e.outcome && 'ok' in e.outcome ? ((e.outcome.ok ?? {}) as Record<string, unknown>) : {};
           let result: unknown;
@@ -327,8 +337,9 @@ export class SyncServer implements OnApplicationBootstrap, BeforeApplicationShut
     socket.answered();
     const { id, type } = frame;
     if ('result' in answer) {
-      socket.sendResult(id, answer.result);
-      this.metrics.requests.inc({ type, outcome: 'ok' });
+      // Only requests get results (a refused frame is answered with its error).
+      socket.sendResult(id!, answer.result);
+      this.metrics.requests.inc({ type: type!, outcome: 'ok' });
       if (type === 'register') {
         this.registerDeadlines.delete(socket);
         // The socket may have closed while the registry answered: its session then starts its grace period.
@@ -343,7 +354,7 @@ export class SyncServer implements OnApplicationBootstrap, BeforeApplicationShut
     const error = SyncError.from(e);
     if (error.code === 'Internal') this.logger.event('error', 'sync request failed', { type, error: e instanceof Error ? e.message : String(e) });
     socket.sendError(id, error.toBody());
-    this.metrics.requests.inc({ type, outcome: error.code });
+    if (type !== null) this.metrics.requests.inc({ type, outcome: error.code });
     if (error.closeCode) {
       // At once, not on the close event: nothing more of this socket reaches the session, which
       // (after a refused join) waits out the grace period like after any drop.
@@ -375,6 +386,12 @@ function rawText(raw: RawData): string {
   if (Buffer.isBuffer(raw)) return raw.toString('utf8');
   if (Array.isArray(raw)) return Buffer.concat(raw).toString('utf8');
   return Buffer.from(raw).toString('utf8');
+}
+
+/** A refusal of the registry as the client gets it (a request may name its own code for it, see Step#refused). */
+function registryRefusal(step: Step | undefined, wire: unknown): DomainError | SyncError {
+  const error = DomainError.fromWire(wire);
+  return step?.refused?.(error) ?? error;
 }
 
 function prefixed(errors: FieldError[]): FieldError[] {

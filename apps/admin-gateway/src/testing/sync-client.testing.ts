@@ -20,6 +20,8 @@ export type Answer = { type: 'result'; id: string | number; data: any } | { type
 export class TestSyncClient {
   readonly pushes: ServerPush[] = [];
   readonly unsolicitedErrors: SyncErrorBody[] = [];
+  /** The answers (result and error frames with an id) in the order they arrived. */
+  readonly answers: Answer[] = [];
   readonly closed: Promise<{ code: number; reason: string }>;
   private readonly waiting = new Map<string | number, (answer: Answer) => void>();
   private pushWaiters: Array<() => void> = [];
@@ -39,6 +41,7 @@ export class TestSyncClient {
         for (const w of this.pushWaiters.splice(0)) w();
         return;
       }
+      this.answers.push(frame);
       this.waiting.get(frame.id)?.(frame);
       this.waiting.delete(frame.id);
     });

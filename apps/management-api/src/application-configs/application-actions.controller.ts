@@ -25,9 +25,9 @@ export class ApplicationActionsController {
   @ApiDoc({
     summary: 'Issue a client token from claims',
     description:
-      'Answers `{ "value": "<client token>" }`: `base64(header).base64(payload).base64(signature)` (standard Base64, padded), header `{"alg":"HS256","typ":"JWT"}`, ' +
-      'payload `iat`, `exp` (Unix seconds; lifetime CLIENT_TOKEN_TTL_SECONDS, default 120), `type: "register"`, `applicationId`, `userId`, `deviceId`, `clientId`, `clientRoles`, `channels` (the channel claims); ' +
-      'signature HMAC-SHA256 of `header.payload` keyed with the UTF-8 bytes of the shared secret. 409 when the application config is disabled.',
+      'Answers `{ "value": "<client token>" }`: `base64(header).base64(payload).base64(signature)` (standard Base64), byte for byte as LiveSwitch\'s client SDK writes it for the same claims: header `{"alg":"HS256","typ":"JWT"}`, ' +
+      'payload `iat`, `exp` (Unix seconds; lifetime CLIENT_TOKEN_TTL_SECONDS, default 120), `type: "register"`, `applicationId`, `userId`, `deviceId`, `clientId`, `clientRoles`, `channels` (the channel claims, in the SDK\'s key order, `true` flags only, `action` defaulting to `join`), absent claims left out; ' +
+      'signature HMAC-SHA256 of `header.payload` keyed with the UTF-8 bytes of the shared secret, without `=` padding (and, as the SDK does, without a final `A`). 409 when the application config is disabled.',
     tags,
     body: ClaimsPayload,
     response: StringValueResponse,

@@ -2,15 +2,14 @@ import { Inject, Injectable } from '@nestjs/common';
 import { ActionPayloads, ClaimsPayload, DomainError, RuntimeSubjects, validator, type ActionPayload } from '@switchboard/contracts';
 import { NatsClient, SERVICE_CONFIG } from '@switchboard/service-kit';
 import { toScope, type Caller } from '../auth/caller.js';
+import { bodyObject } from '../common/bodies.js';
 import type { ManagementConfig } from '../config.js';
 import { ApplicationConfigsService } from './application-configs.service.js';
 import { issueClientToken } from './client-token.js';
 import { toRuntimeCommand, type RuntimeActionName } from './runtime-commands.js';
 
 function payloadOf<A extends RuntimeActionName>(action: A, body: unknown): ActionPayload<A> {
-  const value = body === undefined || body === null || body === '' ? {} : body;
-  if (typeof value !== 'object' || Array.isArray(value)) throw new DomainError('ValidationFailed', 'The request body must be a JSON object.');
-  return validator(ActionPayloads[action], `${action}Payload`).parse(value) as ActionPayload<A>;
+  return validator(ActionPayloads[action], `${action}Payload`).parse(bodyObject(body)) as ActionPayload<A>;
 }
 
 /**
@@ -27,9 +26,7 @@ export class ApplicationActionsService {
   ) {}
 
   async token(caller: Caller, id: string, body: unknown): Promise<{ value: string }> {
-    const value = body === undefined || body === null || body === '' ? {} : body;
-    if (typeof value !== 'object' || Array.isArray(value)) throw new DomainError('ValidationFailed', 'The request body must be a JSON object.');
-    const claims = validator(ClaimsPayload).parse(value);
+    const claims = validator(ClaimsPayload).parse(bodyObject(body));
     const app = await this.configs.find(caller, id);
     if (app.disabled === true) throw new DomainError('Conflict', `Application '${String(app.applicationId)}' is disabled; no client token is issued for it.`);
     return {

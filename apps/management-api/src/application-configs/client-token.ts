@@ -1,6 +1,4 @@
-import { encodeClientToken, validator, ClientTokenPayload, type ClaimsPayload } from '@switchboard/contracts';
-
-const checkPayload = validator(ClientTokenPayload);
+import { encodeLiveSwitchClientToken, type ClaimsPayload } from '@switchboard/contracts';
 
 export interface ClientTokenInput {
   applicationId: string;
@@ -12,23 +10,24 @@ export interface ClientTokenInput {
 }
 
 /**
- * A `register` client token (http-contract.md, "Client edge"), written with the shared codec
- * (`encodeClientToken`, the one the gateway verifies with): header `{"alg":"HS256","typ":"JWT"}`,
- * standard padded Base64, HMAC-SHA256 over `header.payload` keyed with the UTF-8 bytes of the
- * application's shared secret. `iat`/`exp` are Unix seconds; `channels` are the channel claims.
+ * A `register` client token (http-contract.md, "Client edge") written byte for byte as LiveSwitch's
+ * SDK writes one for the same claims and times (`encodeLiveSwitchClientToken`): absent claims left
+ * out, its key orders, unpadded signature. `iat`/`exp` are Unix seconds.
  */
 export function issueClientToken(input: ClientTokenInput): string {
   const iat = Math.floor(input.now / 1000);
-  const payload = checkPayload.parse({
-    iat,
-    exp: iat + input.ttlSeconds,
-    type: 'register',
-    applicationId: input.applicationId,
-    userId: input.claims.userId ?? null,
-    deviceId: input.claims.deviceId ?? null,
-    clientId: input.claims.clientId ?? null,
-    clientRoles: input.claims.clientRoles ?? null,
-    channels: input.claims.channelClaims ?? null,
-  });
-  return encodeClientToken(payload, input.sharedSecret, 'base64');
+  return encodeLiveSwitchClientToken(
+    {
+      type: 'register',
+      iat,
+      exp: iat + input.ttlSeconds,
+      applicationId: input.applicationId,
+      userId: input.claims.userId,
+      deviceId: input.claims.deviceId,
+      clientId: input.claims.clientId,
+      clientRoles: input.claims.clientRoles,
+      channels: input.claims.channelClaims,
+    },
+    input.sharedSecret,
+  );
 }

@@ -1,11 +1,10 @@
 import { Inject, Injectable, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
 import type { ConsumerMessages, JsMsg } from '@nats-io/jetstream';
 import { CHANGE_NOTICE_CONSUMER, changeNotice, ContractViolation, type ChangeNotice } from '@switchboard/contracts';
-import { changeStreamOf, EventConsumerLoop, redeliveryDelayMs, JsonLogger, NatsClient, SERVICE_CONFIG, type BaseConfig } from '@switchboard/service-kit';
+import { changeStreamOf, EventConsumerLoop, JsonLogger, Metrics, NatsClient, retryWhileDependencyDown, SERVICE_CONFIG } from '@switchboard/service-kit';
 import { DataSource } from 'typeorm';
 import { KnownOrganizations } from '../auth/known-organizations.js';
-
-
+import type { ManagementConfig } from '../config.js';
 /**
  * Stores the change records other services announce about records they own (today: channel
  * recordings, from recording-service; contracts `changes.ts`). Reads the change notice stream
@@ -13,8 +12,8 @@ import { KnownOrganizations } from '../auth/known-organizations.js';
  * EventConsumerLoop, which creates the stream when it does not exist yet) and inserts each
  * notice into `management.change_record` under the notice id: a redelivered notice is stored once
  * (`ON CONFLICT (id) DO NOTHING`). Acknowledged after the insert committed; a failure is handed
- * back with a growing delay; a malformed notice, or one of an organization this deployment does
- * not know, is logged and never redelivered.
+ * back with a growing delay, and parked after EVENT_MAX_ATTEMPTS deliveries; a malformed notice is
+ * parked at once; one of an organization this deployment does not know is logged and dropped.
  */
 @Injectable()
 export class ChangeNoticeConsumer implements OnApplicationBootstrap, OnApplicationShutdown {
@@ -24,17 +23,22 @@ export class ChangeNoticeConsumer implements OnApplicationBootstrap, OnApplicati
     private readonly ds: DataSource,
     private readonly nats: NatsClient,
     private readonly organizations: KnownOrganizations,
-    @Inject(SERVICE_CONFIG) config: BaseConfig,
+    @Inject(SERVICE_CONFIG) config: ManagementConfig,
     private readonly logger: JsonLogger,
+    metrics: Metrics,
   ) {
     this.consumer = new EventConsumerLoop(
       {
         namespace: config.natsNamespace,
         stream: changeStreamOf(config.natsNamespace),
-        spec: { name: CHANGE_NOTICE_CONSUMER, description: 'management-api: change records of records other services own', ackWaitMs: 30_000, maxDeliver: -1, maxAckPending: 1000 },
+        spec: { name: CHANGE_NOTICE_CONSUMER, description: 'management-api: change records of records other services own', ackWaitMs: 30_000, maxAckPending: 1000 },
         maxMessages: 64,
         connection: () => this.nats.connection$(),
         logger,
+        parking: { service: 'management-api', maxAttempts: config.eventMaxAttempts, registry: metrics.registry },
+        process: async (group) => {
+          for (const msg of group) await this.handle(msg);
+        },
       },
       (messages) => this.consume(messages),
     );
@@ -51,7 +55,7 @@ export class ChangeNoticeConsumer implements OnApplicationBootstrap, OnApplicati
   private async consume(messages: ConsumerMessages): Promise<void> {
     for await (const msg of messages) {
       if (this.consumer.stopped) msg.nak();
-      else await this.handle(msg);
+      else await this.consumer.handle([msg]);
     }
   }
 
@@ -61,21 +65,16 @@ export class ChangeNoticeConsumer implements OnApplicationBootstrap, OnApplicati
       notice = changeNotice.parse(msg.json<unknown>());
     } catch (e) {
       const reason = e instanceof ContractViolation ? e.message : 'the message is not JSON';
-      this.logger.event('error', 'change notice consumer: malformed notice dropped', { subject: msg.subject, seq: msg.seq, reason });
-      msg.term(reason.slice(0, 200));
+      await this.consumer.park(msg, `malformed change notice: ${reason}`);
       return;
     }
-    try {
-      const stored = await this.store(notice);
-      if (stored === 'unknown-organization') {
-        this.logger.event('warn', 'change notice consumer: notice of an unknown organization dropped', { id: notice.id, organizationId: notice.organizationId, entityType: notice.entityType });
-      }
-      msg.ack();
-    } catch (e) {
-      const delay = redeliveryDelayMs(msg.info.deliveryCount);
-      this.logger.event('warn', 'change notice consumer: storing a notice failed; it will come again', { id: notice.id, deliveryCount: msg.info.deliveryCount, retryInMs: delay, error: (e as Error).message });
-      msg.nak(delay);
+    // While PostgreSQL is down the notice stays in hand; any other failure is thrown: handed back
+    // with a growing delay, parked after its attempts (EventConsumerLoop.handle).
+    const stored = await retryWhileDependencyDown(() => this.store(notice), { stopping: () => this.consumer.stopped, keepAlive: () => msg.working() });
+    if (stored === 'unknown-organization') {
+      this.logger.event('warn', 'change notice consumer: notice of an unknown organization dropped', { id: notice.id, organizationId: notice.organizationId, entityType: notice.entityType });
     }
+    msg.ack();
   }
 
   /** Inserts the change record of `notice` unless one of its id exists; a notice of an organization not stored here is skipped. */

@@ -1,10 +1,17 @@
 import { ApplicationConfigUpdateBody } from '@switchboard/contracts';
-import { nextState, readBody } from './bodies.js';
+import { MAX_STORED_LIST_LENGTH, MAX_STORED_STRING_LENGTH, nextState, readBody } from './bodies.js';
 
 describe('request bodies', () => {
   it('drops server-managed fields and refuses unknown ones', () => {
     expect(readBody(ApplicationConfigUpdateBody, { id: 'x', organizationId: 'y', tag: 't' })).toEqual({ tag: 't' });
     expect(() => readBody(ApplicationConfigUpdateBody, { colour: 'red' })).toThrow();
+  });
+
+  it('refuses strings and lists over the stored limits, naming the field, before a megabyte reaches the database', () => {
+    expect(readBody(ApplicationConfigUpdateBody, { tag: 'x'.repeat(MAX_STORED_STRING_LENGTH) })).toEqual({ tag: 'x'.repeat(MAX_STORED_STRING_LENGTH) });
+    expect(() => readBody(ApplicationConfigUpdateBody, { tag: 'x'.repeat(MAX_STORED_STRING_LENGTH + 1) })).toThrow(expect.objectContaining({ target: 'tag' }));
+    expect(() => readBody(ApplicationConfigUpdateBody, { webhooks: [{ url: 'x'.repeat(1_000_000) }] })).toThrow(expect.objectContaining({ target: 'webhooks[0].url' }));
+    expect(() => readBody(ApplicationConfigUpdateBody, { webhooks: Array.from({ length: MAX_STORED_LIST_LENGTH + 1 }, () => ({})) })).toThrow(expect.objectContaining({ target: 'webhooks' }));
     expect(() => readBody(ApplicationConfigUpdateBody, [1])).toThrow(/JSON object/);
     expect(readBody(ApplicationConfigUpdateBody, undefined)).toEqual({});
   });

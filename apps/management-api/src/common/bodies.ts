@@ -6,16 +6,30 @@ import type { Rec } from './record-reader.js';
 export type WriteMode = 'replace' | 'merge';
 
 /**
+ * Longest string and list a stored record may hold. Records are read back a page (up to 1000) at a
+ * time, and pg and the JSON answer hold a page whole: megabyte fields made a list read take gigabytes.
+ */
+export const MAX_STORED_STRING_LENGTH = 4096;
+export const MAX_STORED_LIST_LENGTH = 256;
+
+/**
  * Validates a request body against its contract schema (unknown fields and wrong types answer 400
  * naming each field) and drops the server-managed fields, which are accepted and ignored.
  */
 export function readBody<T extends TObject>(schema: T, body: unknown): Partial<Static<T>> {
-  const value = body === undefined || body === null || body === '' ? {} : body;
-  if (typeof value !== 'object' || Array.isArray(value)) throw new DomainError('ValidationFailed', 'The request body must be a JSON object.');
+  const value = bodyObject(body);
+  checkSizes(value, '');
   const parsed = validator(schema).parse(value) as Rec;
   const out: Rec = { ...parsed };
   for (const field of serverManagedFields(schema as unknown as Rec)) delete out[field];
   return out as Partial<Static<T>>;
+}
+
+/** The body as an object: no body at all reads as `{}`; a JSON `null`, array or scalar is a 400. */
+export function bodyObject(body: unknown): object {
+  const value = body === undefined ? {} : body;
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new DomainError('ValidationFailed', 'The request body must be a JSON object.');
+  return value;
 }
 
 /**
@@ -33,6 +47,18 @@ export function nextState<S extends Rec>(current: S, body: Rec, mode: WriteMode,
     next[field] = value;
   }
   return next as S;
+}
+
+/** Refuses the first string or list over the stored limits, naming its field (`webhooks[0].url`). */
+function checkSizes(value: unknown, field: string): void {
+  if (typeof value === 'string') {
+    if (value.length > MAX_STORED_STRING_LENGTH) throw invalid(field, `must be at most ${MAX_STORED_STRING_LENGTH} characters`);
+  } else if (Array.isArray(value)) {
+    if (value.length > MAX_STORED_LIST_LENGTH) throw invalid(field, `must have at most ${MAX_STORED_LIST_LENGTH} items`);
+    value.forEach((item, index) => checkSizes(item, `${field}[${index}]`));
+  } else if (value !== null && typeof value === 'object') {
+    for (const [key, item] of Object.entries(value)) checkSizes(item, field ? `${field}.${key}` : key);
+  }
 }
 
 /** `http` and `https` URLs only (webhook targets). */

@@ -30,10 +30,8 @@ export interface EntitySetSpec {
   name: string;
   /** The whitelist of filterable, sortable and selectable properties; `model.table` is read. */
   model: EntityModel;
-  /** Column holding the owning organization (`id` for the organization itself). */
-  tenantColumn: string;
-  /** No tenant condition: an operator's view across organizations (the organizations themselves only). */
-  allOrganizations?: boolean;
+  /** Column holding the owning organization (`id` for the organization itself); null: a deployment-wide set (operator only). */
+  tenantColumn: string | null;
   /**
    * Navigation properties stored inline (JSONB columns of the row), by navigation name: part of
    * every full record; `$expand` applies nested options to them.
@@ -63,8 +61,8 @@ export class RecordReader {
 
   private base(source: Source, caller: Caller, where?: { sql: string; params: Rec }) {
     const qb = source.createQueryBuilder().from(this.spec.model.table!, ALIAS) as SelectQueryBuilder<Rec>;
-    if (this.spec.allOrganizations) qb.where('TRUE');
-    else qb.where(`${QUOTED}."${this.spec.tenantColumn}" = :sb_tenant`, { sb_tenant: caller.organizationId });
+    if (this.spec.tenantColumn) qb.where(`${QUOTED}."${this.spec.tenantColumn}" = :sb_tenant`, { sb_tenant: caller.organizationId });
+    else qb.where('TRUE');
     if (where) qb.andWhere(where.sql, where.params);
     const toRecord = selectModelRecords(qb, this.spec.model, ALIAS);
     const inline = Object.entries(this.spec.inline ?? {});
@@ -125,11 +123,8 @@ export class RecordReader {
    */
   async lock(manager: EntityManager, caller: Caller, id: string): Promise<Rec> {
     if (!isUuid(id)) throw this.notFound(id);
-    const rows = (
-      this.spec.allOrganizations
-        ? await manager.query(`SELECT 1 FROM ${this.spec.model.table} WHERE "id" = $1 FOR UPDATE`, [id])
-        : await manager.query(`SELECT 1 FROM ${this.spec.model.table} WHERE "id" = $1 AND "${this.spec.tenantColumn}" = $2 FOR UPDATE`, [id, caller.organizationId])
-    ) as unknown[];
+    const tenant = this.spec.tenantColumn;
+    const rows = (await manager.query(`SELECT 1 FROM ${this.spec.model.table} WHERE "id" = $1 ${tenant ? `AND "${tenant}" = $2` : ''} FOR UPDATE`, tenant ? [id, caller.organizationId] : [id])) as unknown[];
     const record = rows.length > 0 ? await this.find(manager, caller, id) : null;
     if (!record) throw this.notFound(id);
     return record;

@@ -54,4 +54,4 @@ export const ORGANIZATIONS: EntitySetSpec = {
 };
 
 /** An operator's view of the organizations: every one of them, not only its own. */
-export const ALL_ORGANIZATIONS: EntitySetSpec = { ...ORGANIZATIONS, allOrganizations: true };
+export const ALL_ORGANIZATIONS: EntitySetSpec = { ...ORGANIZATIONS, tenantColumn: null };

@@ -1,13 +1,12 @@
 import { Inject, Injectable, type OnApplicationShutdown } from '@nestjs/common';
-import { jetstream, jetstreamManager, type ConsumerMessages, type JetStreamManager } from '@nats-io/jetstream';
+import { jetstream, jetstreamManager, type ConsumerMessages, type JetStreamManager, type JsMsg } from '@nats-io/jetstream';
 import { eventStreamName, eventSubject, type DomainEvent } from '@switchboard/contracts';
 import {
   EventConsumerLoop,
   eventRedeliveryHorizonMs,
-  isDependencyDown,
   JsonLogger,
+  Metrics,
   NatsClient,
-  redeliveryDelayMs,
   retryWhileDependencyDown,
   SERVICE_CONFIG,
   type EventConsumerSpec,
@@ -20,20 +19,14 @@ const decoder = new TextDecoder();
 
 export type EventHandler = (event: DomainEvent) => Promise<void>;
 
-/** NAK delay of a failed event: 500 ms after the first delivery, doubling, at most 60 s. */
-const RETRY_FIRST_MS = 500;
-const RETRY_MAX_MS = 60_000;
-/** Deliveries after which an event that keeps failing is reported as stuck (about 5 minutes of retries). */
-export const STUCK_AFTER_DELIVERIES = 12;
 
 /**
  * JetStream side of the service: the durable consumer of the domain event stream (kept attached
  * by service-kit's EventConsumerLoop; one event at a time per replica: acknowledged after the
  * handler committed; while a dependency is down the event in hand is applied again until it goes
- * through, keeping the stream's order; any other failure is NAKed with a growing delay, at most
- * 60 s, and redelivered without limit: a lasting failure (disk full, a read-only failover, statement
- * timeouts) must not drop an event for good; one that failed STUCK_AFTER_DELIVERIES times is logged
- * as an error at every further failure and counted once in `recording_domain_events_stuck_total`)
+ * through, keeping the stream's order; any other failure is NAKed with a growing delay until the
+ * event's EVENT_MAX_ATTEMPTS-th delivery, then it is parked: listed on interface B, replayable once
+ * the cause is fixed, so a lasting failure neither drops it nor holds back the others)
  * and the publication of the service's own events.
  */
 @Injectable()
@@ -46,6 +39,7 @@ export class EventBus implements OnApplicationShutdown {
     @Inject(SERVICE_CONFIG) private readonly config: RecordingServiceConfig,
     private readonly logger: JsonLogger,
     private readonly metrics: RecordingMetrics,
+    private readonly registry: Metrics,
   ) {}
 
   get streamName(): string {
@@ -53,8 +47,8 @@ export class EventBus implements OnApplicationShutdown {
   }
 
   private get spec(): EventConsumerSpec {
-    // Unlimited deliveries; an existing consumer's max_deliver is brought to it (ensureEventConsumer).
-    return { name: this.config.eventsConsumerName, ackWaitMs: 60_000, maxDeliver: -1, maxAckPending: 1000 };
+    // max_deliver follows EVENT_MAX_ATTEMPTS (EventConsumerLoop); an existing consumer's is brought to it.
+    return { name: this.config.eventsConsumerName, ackWaitMs: 60_000, maxAckPending: 1000 };
   }
 
   private async manager(): Promise<JetStreamManager> {
@@ -82,57 +76,53 @@ export class EventBus implements OnApplicationShutdown {
   /** Starts consuming in the background: attached as soon as NATS lets it, again after any interruption. */
   start(handler: EventHandler): void {
     this.consumer ??= new EventConsumerLoop(
-      { namespace: this.config.natsNamespace, spec: this.spec, maxMessages: 64, connection: () => this.nats.connection$(), logger: this.logger },
-      (messages) => this.consume(messages, handler),
+      {
+        namespace: this.config.natsNamespace,
+        spec: this.spec,
+        maxMessages: 64,
+        connection: () => this.nats.connection$(),
+        logger: this.logger,
+        parking: { service: 'recording-service', maxAttempts: this.config.eventMaxAttempts, registry: this.registry.registry },
+        process: async (group) => {
+          for (const msg of group) await this.apply(msg, handler);
+        },
+      },
+      (messages) => this.consume(messages),
     );
     this.consumer.start();
   }
 
-  private async consume(messages: ConsumerMessages, handler: EventHandler): Promise<void> {
+  private async consume(messages: ConsumerMessages): Promise<void> {
     for await (const msg of messages) {
-      if (this.consumer!.stopped) {
-        msg.nak();
-        continue;
-      }
-      let event: DomainEvent;
-      try {
-        event = JSON.parse(decoder.decode(msg.data)) as DomainEvent;
-        if (!event?.event?.id || typeof event.event.type !== 'string') throw new Error('not a DomainEvent');
-      } catch (e) {
-        this.logger.event('error', 'dropping an undecodable domain event', { subject: msg.subject, seq: msg.seq, error: (e as Error).message });
-        msg.term('undecodable');
-        continue;
-      }
-      try {
-        // While a dependency is down the event stays in hand and is applied again: handed back, it
-        // would come after later ones (a connection's close applied before its connect).
-        await retryWhileDependencyDown(() => handler(event), {
-          stopping: () => this.consumer!.stopped,
-          keepAlive: () => msg.working(),
-          onRetry: (e, tries) =>
-            this.logger.event('warn', 'a dependency is down; applying the event again', { eventId: event.event.id, type: event.event.type, tries, error: (e as Error).message }),
-        });
-        msg.ack();
-      } catch (e) {
-        if (this.consumer!.stopped && isDependencyDown(e)) {
-          // Stopping while a dependency is down: the next replica takes it at once.
-          msg.nak();
-          continue;
-        }
-        const attempt = msg.info.deliveryCount;
-        const retryInMs = redeliveryDelayMs(attempt, RETRY_MAX_MS, RETRY_FIRST_MS);
-        const stuck = attempt >= STUCK_AFTER_DELIVERIES;
-        if (attempt === STUCK_AFTER_DELIVERIES) this.metrics.stuckEvents.inc();
-        this.logger.event(stuck ? 'error' : 'warn', stuck ? 'a domain event keeps failing; it is redelivered until it goes through' : 'applying a domain event failed; it will be redelivered', {
-          eventId: event.event.id,
-          type: event.event.type,
-          attempt,
-          retryInMs,
-          error: (e as Error).message,
-        });
-        msg.nak(retryInMs);
-      }
+      if (this.consumer!.stopped) msg.nak();
+      else await this.consumer!.handle([msg]);
     }
+  }
+
+  /** One event: parked when unreadable; applied (again while a dependency is down), then acknowledged; any other failure thrown. */
+  private async apply(msg: JsMsg, handler: EventHandler): Promise<void> {
+    let event: DomainEvent;
+    try {
+      event = JSON.parse(decoder.decode(msg.data)) as DomainEvent;
+      if (!event?.event?.id || typeof event.event.type !== 'string') throw new Error('not a DomainEvent');
+    } catch (e) {
+      await this.consumer!.park(msg, `undecodable domain event: ${(e as Error).message}`);
+      return;
+    }
+    try {
+      // While a dependency is down the event stays in hand and is applied again: handed back, it
+      // would come after later ones (a connection's close applied before its connect).
+      await retryWhileDependencyDown(() => handler(event), {
+        stopping: () => this.consumer!.stopped,
+        keepAlive: () => msg.working(),
+        onRetry: (e, tries) =>
+          this.logger.event('warn', 'a dependency is down; applying the event again', { eventId: event.event.id, type: event.event.type, tries, error: (e as Error).message }),
+      });
+    } catch (e) {
+      this.metrics.events.inc({ outcome: 'failed' });
+      throw e;
+    }
+    msg.ack();
   }
 
   /** Publishes domain events (Nats-Msg-Id = event id, so a retried publish is not duplicated); the Outbox relay calls it. */

@@ -5,6 +5,7 @@ import { domainEvent, connectionStateEvent, messagePart, type EventCause, type E
 import { clientRecord, connectionFields, mediaStats, parseJson, type ClientRecord } from '../model/records.js';
 import { effectiveSettings, publicSettings } from '../model/settings.js';
 import { clientMessageTarget } from '../model/targets.js';
+import { checkUnmute, unmutedKinds } from '../model/unmute.js';
 import { clientMember } from '../store/keys.js';
 import type { CallOutcome, ClientIds, ConnectionIds, ConnectionSnapshot, JoinResult, JournalEntry, RegisterResult, RemoveResult, ScriptCall, SessionSnapshot, StateResult, UnregisterResult } from '../store/live-store.js';
 import { ChannelRecordingDefaults } from './channel-recording.js';
@@ -49,6 +50,8 @@ const ALLOWED_FROM: Record<ConnectionState, readonly ConnectionState[]> = {
   closed: ['closing'],
 };
 export const LIVE_STATES: readonly ConnectionState[] = ['new', 'initializing', 'connecting', 'connected', 'failing', 'closing'];
+/** Settings writes an unmute's check may see come in between before it gives up (Unavailable). */
+const MAX_UNMUTE_CHECKS = 5;
 const CLAIM_FLAG = { sfu: 'disableSfu', mcu: 'disableMcu', peer: 'disablePeer' } as const;
 
 /**
@@ -543,7 +546,15 @@ export class EdgeService {
     const a = r.client.applicationId;
     const ref = connRef(r);
     const { set, del } = connectionFields({ tag: r.tag, streams: r.streams, localAudioMuted: r.localAudioMuted, localVideoMuted: r.localVideoMuted });
-    const s = await this.store.connPatch(a, ref, set, del);
+    // An unmute the settings may disable is checked against them as read, then written only if no
+    // settings write came in between (else checked again): the registry, not the edge's copy, decides.
+    const unmute = unmutedKinds(r);
+    let s = await this.store.connPatch(a, ref, set, del, unmute.length ? { unmute } : undefined);
+    for (let checks = 1; s.check !== undefined; checks++) {
+      checkUnmute(unmute, s.conn, s.levels, ref);
+      if (checks > MAX_UNMUTE_CHECKS) throw new DomainError('Unavailable', 'The connection settings kept changing; try the update again.');
+      s = await this.store.connPatch(a, ref, set, del, { unmute, seq: s.check });
+    }
     const client = this.ctx.client(ref, s.client);
     const owner = { applicationId: a, organizationId: s.organizationId };
     await this.ctx.events.publish([this.ctx.connectionEvent(owner, 'connection.updated', CLIENT_CAUSE, { ...ref, client, conn: s.conn, levels: s.levels })]);

@@ -75,6 +75,11 @@ export interface RemoveResult {
   clients: Map<string, Hash>;
   organizationId: string;
 }
+/** A connection patch that unmutes `unmute`; `seq`: the settings sequence its check read. */
+export interface UnmuteGuard {
+  unmute: Array<'audio' | 'video'>;
+  seq?: string;
+}
 export interface ConnectionSnapshot {
   conn: Hash;
   client: Hash;
@@ -421,10 +426,15 @@ export class LiveStore implements OnModuleInit {
     };
   }
 
-  async connPatch(a: string, ref: ConnectionIds, set: Record<string, string>, del: string[]): Promise<ConnectionSnapshot> {
-    const r = JSON.parse(await this.runApp('rtConnPatch', [this.keys.app(a)], { ...connIds(ref), set, del })) as RawSnapshot & Failure;
+  /**
+   * Writes fields of a connection record. `guard`: the patch unmutes these kinds; while a level could
+   * disable that, nothing is written and the answer carries `check` (the settings sequence read) for
+   * the caller to decide, then patch again with `seq` set to it (see CONN_PATCH in scripts.ts).
+   */
+  async connPatch(a: string, ref: ConnectionIds, set: Record<string, string>, del: string[], guard?: UnmuteGuard): Promise<ConnectionSnapshot & { check?: string }> {
+    const r = JSON.parse(await this.runApp('rtConnPatch', [this.keys.app(a)], { ...connIds(ref), set, del, ...guard })) as RawSnapshot & Failure & { check?: string };
     if (r.fail) throw notFoundConnection(ref);
-    return snapshot(r);
+    return r.check === undefined ? snapshot(r) : { ...snapshot(r), check: r.check };
   }
 
   async clientPatch(a: string, c: ClientIds, set: Record<string, string>, del: string[]): Promise<{ client: Hash; channels: string[]; organizationId: string }> {

@@ -508,13 +508,34 @@ if conn.mediaServerId and old then ms_transition(K2, conn.mediaServerId, P.app, 
 return ({ old = old, conn = conn, client = clienth(kcl(udc)), levels = levels(ch, u, ud, udc, cn), org = org(), at = str(t) })
 `;
 
-/** Writes fields of a connection record (client-reported changes, last stats). */
+/**
+ * Writes fields of a connection record (client-reported changes, last stats). A client's unmute
+ * (P.unmute: 'audio', 'video') is the TypeScript side's to check (effective settings) while a level
+ * reaching the connection stores that kind's unmute-disabled flag set: then nothing is written and the
+ * script answers \`check\` (the settings sequence, the record and levels as read); the patch comes
+ * again with that sequence (P.seq) and is written only if no settings write came in between.
+ */
 const CONN_PATCH = `
 local u, d, cl, ch, cn = P.u, P.d, P.cl, P.ch, P.cn
 local ud = u .. '/' .. d
 local udc = ud .. '/' .. cl
 local ck = kconn(ch, udc, cn)
 if redis.call('EXISTS', ck) == 0 then return fail('connection') end
+if P.unmute then
+  local L = levels(ch, u, ud, udc, cn)
+  local seq = redis.call('HGET', B, 'seq') or '0'
+  local check = false
+  if P.seq then
+    check = P.seq ~= seq
+  else
+    for _, kind in ipairs(P.unmute) do
+      for _, level in pairs(L) do
+        if level[kind .. 'UnmuteDisabled'] == '1' then check = true end
+      end
+    end
+  end
+  if check then return ({ check = seq, conn = hgetall(ck), client = clienth(kcl(udc)), levels = L, org = org() }) end
+end
 for f, v in pairs(P.set) do redis.call('HSET', ck, f, v) end
 for _, f in ipairs(P.del) do redis.call('HDEL', ck, f) end
 return ({ conn = hgetall(ck), client = clienth(kcl(udc)), levels = levels(ch, u, ud, udc, cn), org = org() })

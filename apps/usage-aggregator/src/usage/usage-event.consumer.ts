@@ -1,22 +1,22 @@
 import { Inject, Injectable, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
 import { jetstreamManager, type ConsumerMessages, type JsMsg } from '@nats-io/jetstream';
 import { connect, type NatsConnection } from '@nats-io/transport-node';
-import { EventConsumerLoop, eventRedeliveryHorizonMs, JsonLogger, redeliveryDelayMs, Metrics, SERVICE_CONFIG, type BaseConfig } from '@switchboard/service-kit';
+import { EventConsumerLoop, eventRedeliveryHorizonMs, JsonLogger, Metrics, retryWhileDependencyDown, SERVICE_CONFIG } from '@switchboard/service-kit';
 import { Counter } from 'prom-client';
 import { readUsageEvent } from './event-reader.js';
 import { UsageLedger } from './usage-ledger.js';
+import type { UsageAggregatorConfig } from '../config.js';
 
 /** Durable consumer name: one per deployment namespace (the stream is per namespace). */
 export const USAGE_CONSUMER = 'usage-aggregator';
-const RETRY_MS = 1000;
-const MAX_NAK_DELAY_MS = 30_000;
 
 /**
  * Reads the domain event stream with the durable pull consumer `usage-aggregator` (kept attached
  * by service-kit's EventConsumerLoop, on a NATS connection of its own) and applies each event to
  * the ledger, one at a time, in stream order. A message is acknowledged only after its
- * transaction committed; a failure hands it back (`nak` with a growing delay) so it comes again;
- * a malformed event is terminated (logged, never redelivered). Replicas share the durable
+ * transaction committed; a failure hands it back (`nak` with a growing delay) so it comes again,
+ * until its EVENT_MAX_ATTEMPTS-th delivery: then it is parked (service-kit's EventConsumerLoop), as
+ * a malformed event is at once. Replicas share the durable
  * consumer, and the ledger makes a second application of the same event id change nothing.
  */
 @Injectable()
@@ -26,7 +26,7 @@ export class UsageEventConsumer implements OnApplicationBootstrap, OnApplication
   private readonly outcomes: Counter<'outcome'>;
 
   constructor(
-    @Inject(SERVICE_CONFIG) private readonly config: BaseConfig,
+    @Inject(SERVICE_CONFIG) private readonly config: UsageAggregatorConfig,
     private readonly ledger: UsageLedger,
     private readonly logger: JsonLogger,
     metrics: Metrics,
@@ -40,10 +40,14 @@ export class UsageEventConsumer implements OnApplicationBootstrap, OnApplication
     this.consumer = new EventConsumerLoop(
       {
         namespace: config.natsNamespace,
-        spec: { name: USAGE_CONSUMER, description: 'usage-aggregator: participant minutes and messages', ackWaitMs: 15_000, maxDeliver: -1, maxAckPending: 1000 },
+        spec: { name: USAGE_CONSUMER, description: 'usage-aggregator: participant minutes and messages', ackWaitMs: 15_000, maxAckPending: 1000 },
         maxMessages: 32,
         connection: () => this.connection(),
         logger,
+        parking: { service: 'usage-aggregator', maxAttempts: config.eventMaxAttempts, registry: metrics.registry },
+        process: async (group) => {
+          for (const msg of group) await this.handle(msg);
+        },
       },
       (messages) => this.consume(messages),
     );
@@ -87,7 +91,7 @@ export class UsageEventConsumer implements OnApplicationBootstrap, OnApplication
   private async consume(messages: ConsumerMessages): Promise<void> {
     for await (const msg of messages) {
       if (this.consumer.stopped) msg.nak();
-      else await this.handle(msg);
+      else await this.consumer.handle([msg]);
     }
   }
 
@@ -100,8 +104,7 @@ export class UsageEventConsumer implements OnApplicationBootstrap, OnApplication
     }
     if (fact.kind === 'invalid') {
       this.outcomes.inc({ outcome: 'invalid' });
-      this.logger.event('error', 'usage consumer: malformed event dropped', { subject: msg.subject, seq: msg.seq, eventId: fact.eventId, reason: fact.reason });
-      msg.term(fact.reason);
+      await this.consumer.park(msg, `malformed event: ${fact.reason}`);
       return;
     }
     if (fact.kind === 'ignored') {
@@ -109,22 +112,23 @@ export class UsageEventConsumer implements OnApplicationBootstrap, OnApplication
       msg.ack();
       return;
     }
+    let outcome;
     try {
-      const outcome = await this.ledger.apply(fact);
-      this.outcomes.inc({ outcome });
-      msg.ack();
-      if (outcome === 'duplicate') this.logger.event('debug', 'usage consumer: event already applied', { eventId: fact.eventId });
-    } catch (e) {
-      this.outcomes.inc({ outcome: 'failed' });
-      const delay = redeliveryDelayMs(msg.info.deliveryCount, MAX_NAK_DELAY_MS, RETRY_MS);
-      this.logger.event('warn', 'usage consumer: applying an event failed; it will come again', {
-        eventId: fact.eventId,
-        deliveryCount: msg.info.deliveryCount,
-        retryInMs: delay,
-        error: (e as Error).message,
+      // While PostgreSQL is down the event stays in hand (never parked, never overtaken).
+      const applied = fact;
+      outcome = await retryWhileDependencyDown(() => this.ledger.apply(applied), {
+        stopping: () => this.consumer.stopped,
+        keepAlive: () => msg.working(),
+        onRetry: (e, tries) => this.logger.event('warn', 'usage consumer: PostgreSQL is unavailable; applying the event again', { eventId: applied.eventId, tries, error: (e as Error).message }),
       });
-      msg.nak(delay);
+    } catch (e) {
+      // Handed back with a growing delay, or parked after its attempts (EventConsumerLoop.handle).
+      this.outcomes.inc({ outcome: 'failed' });
+      throw e;
     }
+    this.outcomes.inc({ outcome });
+    msg.ack();
+    if (outcome === 'duplicate') this.logger.event('debug', 'usage consumer: event already applied', { eventId: fact.eventId });
   }
 
   /** Stops pulling, lets the event in hand finish (its ack included), then closes the connection. */

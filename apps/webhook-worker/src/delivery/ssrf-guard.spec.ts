@@ -33,4 +33,43 @@ describe('TargetGuard', () => {
   it('an unknown name is a resolution failure, not a refusal', async () => {
     await expect(new TargetGuard({ allowPrivate: false, allowLoopback: false }, resolver).check('nope.example.test')).rejects.toThrow(TargetUnresolved);
   });
+
+  describe('IPv6 forms that carry an IPv4 address, resolved by DNS or written as literals', () => {
+    const forms: Array<[string, string]> = [
+      ['::10.0.0.1', 'private'],
+      ['::a00:1', 'private'],
+      ['::ffff:10.0.0.1', 'private'],
+      ['::ffff:0:a00:1', 'private'],
+      ['64:ff9b::a00:1', 'private'],
+      ['64:ff9b:1::a00:1', 'private'],
+      ['2002:a00:1::1', 'private'],
+      ['2001:0:808:808::f5ff:fffe', 'private'],
+      ['::ffff:0:a9fe:a9fe', 'metadata'],
+      ['64:ff9b:1::a9fe:a9fe', 'metadata'],
+      ['::7f00:1', 'loopback'],
+      ['fe80::1%eth0', 'link-local'],
+      ['::', 'unspecified'],
+    ];
+    const names = Object.fromEntries(forms.map(([address], i) => [`form-${i}.example.test`, ['93.184.216.34', address]]));
+    const strict = new TargetGuard({ allowPrivate: false, allowLoopback: false }, dns(names));
+
+    it.each(forms.map(([address, kind], i) => [address, kind, i] as const))('refuses %s (%s) after resolution and as a literal', async (address, kind, i) => {
+      await expect(strict.check(`form-${i}.example.test`)).rejects.toThrow(new RegExp(`\\(${kind} address\\)`));
+      await expect(strict.check(`[${address}]`)).rejects.toThrow(TargetRefused);
+    });
+
+    it('keeps the settings: loopback forms pass with WEBHOOK_ALLOW_LOOPBACK, private ones with WEBHOOK_ALLOW_PRIVATE_TARGETS, metadata never', async () => {
+      const loopback = new TargetGuard({ allowPrivate: false, allowLoopback: true }, dns({ 'loop.example.test': ['::ffff:127.0.0.1', '64:ff9b::7f00:1'] }));
+      await expect(loopback.check('loop.example.test')).resolves.toEqual({ address: '::ffff:127.0.0.1', family: 6 });
+      await expect(loopback.check('[::ffff:0:a00:1]')).rejects.toThrow(/private/);
+      const open = new TargetGuard({ allowPrivate: true, allowLoopback: false }, dns(names));
+      await expect(open.check('[64:ff9b:1::a00:1]')).resolves.toEqual({ address: '64:ff9b:1::a00:1', family: 6 });
+      await expect(open.check('[::ffff:0:a9fe:a9fe]')).rejects.toThrow(/metadata/);
+    });
+
+    it('lets public IPv4 through in the same forms', async () => {
+      const guard = new TargetGuard({ allowPrivate: false, allowLoopback: false }, dns({ 'nat64.example.test': ['64:ff9b::5db8:d822', '64:ff9b:1::5db8:d822'] }));
+      await expect(guard.check('nat64.example.test')).resolves.toEqual({ address: '64:ff9b::5db8:d822', family: 6 });
+    });
+  });
 });

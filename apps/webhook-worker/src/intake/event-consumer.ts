@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import type { ConsumerMessages, JsMsg } from '@nats-io/jetstream';
-import { EventConsumerLoop, JsonLogger, NatsClient } from '@switchboard/service-kit';
+import { EventConsumerLoop, JsonLogger, Metrics, NatsClient } from '@switchboard/service-kit';
 import type { WebhookWorkerConfig } from '../config.js';
 import { InjectWebhookConfig } from '../tokens.js';
 import { EventIntake, mergeGroups } from './event-intake.js';
@@ -21,6 +21,9 @@ const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
  * the events of one moment are planned together); other groups go at once. Groups are handled one
  * at a time, so stream order is kept within a replica.
  *
+ * A group that fails is queued again event by event (EventConsumerLoop.recover): an event that
+ * fails by itself is handed back until its last attempt, then parked; unusable ones are parked at once.
+ *
  * Shutdown: stops pulling, finishes the group in progress, and NAKs what is left in the buffer so
  * another replica takes it at once.
  */
@@ -36,16 +39,21 @@ export class EventConsumer {
   constructor(
     @InjectWebhookConfig() private readonly config: WebhookWorkerConfig,
     nats: NatsClient,
-    private readonly logger: JsonLogger,
+    logger: JsonLogger,
     private readonly intake: EventIntake,
+    metrics: Metrics,
   ) {
     this.consumer = new EventConsumerLoop(
       {
         namespace: config.natsNamespace,
-        spec: { name: CONSUMER_NAME, ackWaitMs: config.eventAckWaitMs, maxDeliver: config.eventMaxDeliver, maxAckPending: config.eventMaxAckPending },
+        spec: { name: CONSUMER_NAME, ackWaitMs: config.eventAckWaitMs, maxAckPending: config.eventMaxAckPending },
         maxMessages: Math.max(2, config.eventBatchSize * 2),
         connection: () => nats.connection$(),
         logger,
+        parking: { service: 'webhook-worker', maxAttempts: config.eventMaxAttempts, registry: metrics.registry },
+        process: async (messages) => {
+          await this.intake.handle(messages, () => this.stopping, this.park);
+        },
       },
       (messages) => {
         this.readerDone = false;
@@ -71,6 +79,8 @@ export class EventConsumer {
     for (const msg of this.buffer.splice(0)) msg.nak();
     this.arrivals = [];
   }
+
+  private readonly park = (msg: JsMsg, reason: string) => this.consumer.park(msg, reason);
 
   private get stopping(): boolean {
     return this.consumer.stopped;
@@ -102,7 +112,7 @@ export class EventConsumer {
       const firstArrival = this.arrivals[0]!;
       let taken = this.take(max);
       try {
-        let group = await this.intake.prepare(taken);
+        let group = await this.intake.prepare(taken, this.park);
         // A batch webhook wants the rest of the moment: wait out the coalescing window once, then
         // add what arrived within it. Groups without batch webhooks go at once.
         const wait = firstArrival + this.config.batchWindowMs - performance.now();
@@ -110,15 +120,15 @@ export class EventConsumer {
           await sleep(wait);
           const more = this.take(max - taken.length, firstArrival + this.config.batchWindowMs);
           if (more.length > 0) {
-            group = mergeGroups(group, await this.intake.prepare(more));
+            group = mergeGroups(group, await this.intake.prepare(more, this.park));
             taken = [...taken, ...more];
           }
         }
         await this.intake.commit(group, () => this.stopping);
       } catch (e) {
-        this.logger.event('warn', 'events not queued, handed back to JetStream', { count: taken.length, error: (e as Error).message });
-        for (const msg of taken) msg.nak(1000);
-        await sleep(250);
+        // One event failing by itself must not hold back the group: they go one by one, and one
+        // out of attempts is parked (EVENT_MAX_ATTEMPTS); a dependency down hands them all back.
+        await this.consumer.recover(taken, e);
       }
     }
   }

@@ -2,7 +2,7 @@ import { Injectable, Logger } from '@nestjs/common';
 import type { JsMsg } from '@nats-io/jetstream';
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import type { DomainEvent } from '@switchboard/contracts';
-import { retryWhileDependencyDown } from '@switchboard/service-kit';
+import { redeliveryDelayMs, retryWhileDependencyDown } from '@switchboard/service-kit';
 import type { WebhookWorkerConfig } from '../config.js';
 import { DeliveryQueue, jobIdOf, lanesOf, type DeliveryJobData } from '../delivery/delivery-queue.js';
 import { DeliveryRepository, UncertainIntake, type IntakeCommit } from '../log/delivery.repository.js';
@@ -42,6 +42,9 @@ export function jobOf(deliveries: readonly PlannedDelivery[], replayOf: string |
   };
 }
 
+/** Parks a message that can never be queued (service-kit's EventConsumerLoop.park). */
+export type ParkUnusable = (msg: JsMsg, reason: string) => Promise<void>;
+
 export interface IntakeResult {
   acked: number;
   deliveries: number;
@@ -61,7 +64,7 @@ export function mergeGroups(a: PreparedGroup, b: PreparedGroup): PreparedGroup {
 /**
  * Turns a group of stream messages into queued deliveries, then acknowledges them:
  *
- * 1. decode (an unusable message is terminated: redelivering it would not help);
+ * 1. decode (an unusable message is parked: redelivering it would not help);
  * 2. resolve the webhooks of each (application, channel) (cached); when management-api cannot
  *    answer, the events concerned are NAKed with a delay and nothing else happens to them;
  * 3. one PostgreSQL transaction marks the events processed and writes the deliveries of the events
@@ -93,12 +96,13 @@ export class EventIntake {
     private readonly metrics: WebhookMetrics,
   ) {}
 
-  async handle(messages: readonly JsMsg[], stopping: () => boolean): Promise<IntakeResult> {
-    return this.commit(await this.prepare(messages), stopping);
+  async handle(messages: readonly JsMsg[], stopping: () => boolean, park: ParkUnusable): Promise<IntakeResult> {
+    return this.commit(await this.prepare(messages, park), stopping);
   }
 
-  /** Steps 1 and 2. Unusable messages are terminated and deferred ones NAKed here. */
-  async prepare(messages: readonly JsMsg[]): Promise<PreparedGroup> {
+  /** Steps 1 and 2. Unusable messages are parked and deferred ones NAKed here. */
+  async prepare(messages: readonly JsMsg[], park: ParkUnusable): Promise<PreparedGroup> {
+    const unusable: Array<Promise<void>> = [];
     const events: Array<{ msg: JsMsg; domain: DomainEvent; channelId: string | null }> = [];
     for (let i = 0; i < messages.length; i++) {
       // A large group is decoded in slices: answers and commits waiting on the event loop go in between.
@@ -106,9 +110,8 @@ export class EventIntake {
       const msg = messages[i]!;
       const decoded = decodeDomainEvent(msg.data);
       if (!decoded.ok) {
-        this.logger.warn(`dropping unusable event message (stream seq ${msg.seq}): ${decoded.reason}`);
         this.metrics.events.inc({ outcome: 'invalid' });
-        msg.term(decoded.reason);
+        unusable.push(park(msg, `unusable event message: ${decoded.reason}`));
         continue;
       }
       events.push({ msg, domain: decoded.value, channelId: channelOf(decoded.value.event) });
@@ -126,7 +129,7 @@ export class EventIntake {
       }
     }
     const resolved = new Map<string, Resolution | Error>();
-    await Promise.all([...lookups].map(async ([key, p]) => resolved.set(key, await p)));
+    await Promise.all([...unusable, ...[...lookups].map(async ([key, p]) => resolved.set(key, await p))]);
 
     const deferred: JsMsg[] = [];
     const ready: PreparedGroup['ready'] = [];
@@ -148,7 +151,8 @@ export class EventIntake {
       const reasons = new Set([...resolved.values()].filter((v): v is Error => v instanceof Error).map((v) => v.message));
       this.logger.warn(`${deferred.length} events wait: webhook configuration unavailable (${[...reasons].join('; ')})`);
       this.metrics.events.inc({ outcome: 'deferred' }, deferred.length);
-      for (const msg of deferred) msg.nak(DEFER_MS);
+      // Growing: every hand-back is a delivery, and deliveries are bounded (EVENT_MAX_ATTEMPTS + 120).
+      for (const msg of deferred) msg.nak(redeliveryDelayMs(msg.info.deliveryCount, 30_000, DEFER_MS));
     }
     return { ready, batching };
   }

@@ -1,9 +1,9 @@
 /**
  * The client token codec (http-contract.md, "Client edge"): `header.payload.signature`, HS256 —
  * HMAC-SHA256 over the ASCII bytes of `header.payload` as sent, keyed with the UTF-8 bytes of the
- * application's `sharedSecret`. Header and payload are JSON in Base64: the standard alphabet with
- * padding is what LiveSwitch writes and what `encodeClientToken` writes by default; base64url (with
- * or without padding) is accepted too. The alphabets are not mixed inside one segment.
+ * application's `sharedSecret`. Header and payload are JSON in Base64: the standard alphabet, as
+ * LiveSwitch's SDK writes them (liveswitch-token-writer.ts writes its exact bytes); base64url and
+ * padded or unpadded forms are accepted too. The alphabets are not mixed inside one segment.
  *
  * Node built-ins only, so every service and tool can share it: management-api issues tokens, the
  * gateway verifies them, tests and the simulator sign their own.
@@ -35,6 +35,8 @@ export interface DecodedClientToken {
   /** `header.payload` exactly as sent: the bytes the signature covers. */
   signingInput: string;
   signature: Buffer;
+  /** The signature segment as sent: clientTokenSignatureValid compares it as text. */
+  signatureText: string;
   header: Record<string, unknown>;
   payload: ClientTokenPayload;
 }
@@ -62,8 +64,26 @@ export function decodeBase64Segment(segment: string): Buffer | undefined {
  * HMAC-SHA256 of the signing input with the shared secret. The secret goes in as a string (Node
  * takes its UTF-8 bytes, the same key): on Node 24 a Buffer key costs several times more per call.
  */
-export function signClientTokenInput(signingInput: string, sharedSecret: string): Buffer {
+export function signClientTokenInput(signingInput: string, sharedSecret: string | Buffer): Buffer {
   return createHmac('sha256', sharedSecret).update(signingInput, 'ascii').digest();
+}
+
+const SURROGATE = /[\uD800-\uDFFF]/;
+
+/**
+ * The key bytes LiveSwitch's JavaScript SDK signs with: each UTF-16 unit encoded on its own, so a
+ * character outside the BMP becomes two 3-byte surrogates instead of UTF-8's 4 bytes. Equal to the
+ * UTF-8 bytes for every secret without such characters.
+ */
+export function liveSwitchSecretKey(sharedSecret: string): Buffer {
+  const bytes: number[] = [];
+  for (let i = 0; i < sharedSecret.length; i++) {
+    const unit = sharedSecret.charCodeAt(i);
+    if (unit < 0x80) bytes.push(unit);
+    else if (unit < 0x800) bytes.push(0xc0 | (unit >> 6), 0x80 | (unit & 63));
+    else bytes.push(0xe0 | (unit >> 12), 0x80 | ((unit >> 6) & 63), 0x80 | (unit & 63));
+  }
+  return Buffer.from(bytes);
 }
 
 /** Builds a token (standard padded Base64 unless `encoding` says base64url). */
@@ -104,13 +124,35 @@ export function decodeClientToken(token: string, maxLength = CLIENT_TOKEN_MAX_LE
   const payload = parseJsonObject(payloadBytes, 'payload');
   const errors = payloadValidator.check(payload) ? [] : payloadValidator.errors(payload);
   if (errors.length) throw new ClientTokenError('invalid-payload', 'The token payload is invalid.', errors);
-  return { signingInput: `${headerPart}.${payloadPart}`, signature, header, payload: payload as ClientTokenPayload };
+  return { signingInput: `${headerPart}.${payloadPart}`, signature, signatureText: signaturePart, header, payload: payload as ClientTokenPayload };
 }
 
-/** Constant-time check of the HS256 signature with the application's shared secret. */
+/**
+ * Constant-time check of the HS256 signature with the application's shared secret. The segment is
+ * compared as text with the encodings of the expected signature (exact: no other bits or padding
+ * slip through): standard Base64 or base64url, padded or not, and the form LiveSwitch's SDK writes
+ * when it strips a final `A` with the padding (liveSwitchSignatureText); keyed with the UTF-8
+ * bytes of the secret or, for tokens the SDK signed, its own key bytes (liveSwitchSecretKey).
+ */
 export function clientTokenSignatureValid(decoded: DecodedClientToken, sharedSecret: string): boolean {
-  const expected = signClientTokenInput(decoded.signingInput, sharedSecret);
-  return decoded.signature.length === expected.length && timingSafeEqual(decoded.signature, expected);
+  if (signatureMatches(decoded, signClientTokenInput(decoded.signingInput, sharedSecret))) return true;
+  // The SDK's own key bytes differ from UTF-8 only for secrets with characters outside the BMP.
+  return SURROGATE.test(sharedSecret) && signatureMatches(decoded, signClientTokenInput(decoded.signingInput, liveSwitchSecretKey(sharedSecret)));
+}
+
+function signatureMatches(decoded: DecodedClientToken, expected: Buffer): boolean {
+  const standard = expected.toString('base64');
+  const unpadded = standard.replace(/=+$/, '');
+  const urlSafe = expected.toString('base64url');
+  const accepted = [standard, unpadded, urlSafe, urlSafe + standard.slice(unpadded.length)];
+  if (unpadded.endsWith('A')) accepted.push(unpadded.slice(0, -1));
+  let valid = false;
+  for (const form of accepted) valid = sameText(decoded.signatureText, form) || valid;
+  return valid;
+}
+
+function sameText(given: string, expected: string): boolean {
+  return given.length === expected.length && timingSafeEqual(Buffer.from(given, 'latin1'), Buffer.from(expected, 'latin1'));
 }
 
 /** `exp` in the past, `iat` or `nbf` in the future (beyond `skewSeconds`), or `exp` before `iat`: throws. */

@@ -31,6 +31,7 @@ import {
 export * from './sync-frames.js';
 export * from './connection-states.js';
 export * from './client-token-codec.js';
+export * from './liveswitch-token-writer.js';
 
 export const EdgeSchemas = {
   SyncRequestFrame,

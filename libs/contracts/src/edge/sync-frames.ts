@@ -15,6 +15,7 @@ import { Type, type Static, type TSchema } from '@sinclair/typebox';
 import { ConnectionError, ConnectionState, ConnectionType, StreamDirection } from '../interface-a/runtime.js';
 import type { ChannelSnapshot } from '../interface-a/runtime.js';
 import { Nullable, OptionalNullable, StringEnum, record } from '../interface-a/schema-kit.js';
+import { CHECKED_SEPARATELY_KEYWORD } from '../validation/well-formed.js';
 import type { ChannelClaim } from '../interface-b/channel-claim.js';
 import type { EffectiveSettings, ServerPush } from '../messaging/runtime.js';
 
@@ -110,7 +111,8 @@ export const SyncRequestFrame = record(
   {
     id: FrameId,
     type: StringEnum(SYNC_REQUEST_TYPES),
-    data: Type.Optional(Type.Unknown({ description: 'Parameters of the request; the schema depends on `type`.' })),
+    // Checked, text included, by the schema of its `type` (sync.server.ts), which names its fields.
+    data: Type.Optional(Type.Unknown({ description: 'Parameters of the request; the schema depends on `type`.', [CHECKED_SEPARATELY_KEYWORD]: true })),
   },
   'A request from the client. Answered by one `result` or `error` frame with the same id.',
 );
@@ -159,9 +161,9 @@ export const SyncVideoStream = record(
     muted: Type.Optional(Type.Boolean()),
     disabled: Type.Optional(Type.Boolean()),
     formats: Type.Optional(formats),
-    maxPixelCount: Type.Optional(Type.Integer({ minimum: 0, description: 'Largest frame sent or received, in pixels.' })),
-    width: Type.Optional(Type.Integer({ minimum: 0, description: 'Width of the frames currently sent or received, in pixels.' })),
-    height: Type.Optional(Type.Integer({ minimum: 0, description: 'Height of the frames currently sent or received, in pixels.' })),
+    maxPixelCount: Type.Optional(Type.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER, description: 'Largest frame sent or received, in pixels.' })),
+    width: Type.Optional(Type.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER, description: 'Width of the frames currently sent or received, in pixels.' })),
+    height: Type.Optional(Type.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER, description: 'Height of the frames currently sent or received, in pixels.' })),
     frameRate: Type.Optional(Type.Number({ minimum: 0, description: 'Frames per second currently sent or received.' })),
   },
   'The video stream of a connection.',

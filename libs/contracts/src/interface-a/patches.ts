@@ -8,18 +8,18 @@
  */
 import { Type, type Static } from '@sinclair/typebox';
 import { ChannelClaim } from '../interface-b/channel-claim.js';
-import { DateTime, StringList, patchFields, record } from './schema-kit.js';
+import { DateTime, ShortText, ShortTextList, patchFields, record } from './schema-kit.js';
 
 /** The level flags shared by every runtime patch (types before `|null`). */
 const levelFlags = {
   recording: Type.Boolean({ description: 'Enable (true) or disable (false) recording.' }),
-  recordingTag: Type.String({ description: 'Tag of the recording when recording is being enabled.' }),
+  recordingTag: ShortText({ description: 'Tag of the recording when recording is being enabled.' }),
   audioMuted: Type.Boolean({ description: 'Mute (true) or unmute (false) audio.' }),
   videoMuted: Type.Boolean({ description: 'Mute (true) or unmute (false) video.' }),
   audioUnmuteDisabled: Type.Boolean({ description: 'Disable (true) or enable (false) unmuting audio.' }),
   videoUnmuteDisabled: Type.Boolean({ description: 'Disable (true) or enable (false) unmuting video.' }),
 };
-const ids = (what: string) => StringList({ description: `Ids of the ${what} to exclude.` });
+const ids = (what: string) => ShortTextList({ description: `Ids of the ${what} to exclude.` });
 
 export const ChannelRecordingPatch = record(
   'ChannelRecordingPatch',
@@ -57,7 +57,7 @@ export type DeviceInChannelPatch = Static<typeof DeviceInChannelPatch>;
 
 export const ClientPatch = record(
   'ClientPatch',
-  patchFields({ userAlias: Type.String(), deviceAlias: Type.String(), tag: Type.String(), roles: StringList() }),
+  patchFields({ userAlias: ShortText(), deviceAlias: ShortText(), tag: ShortText(), roles: ShortTextList() }),
   'Changes the aliases, tag and roles of a client.',
 );
 export type ClientPatch = Static<typeof ClientPatch>;

@@ -7,7 +7,7 @@
  * integers. See schema-kit.ts for the export pattern.
  */
 import { Type, type Static } from '@sinclair/typebox';
-import { Count, DateTime, Nullable, OptionalNullable, StringEnum, StringList, Uuid, record } from './schema-kit.js';
+import { Count, DateTime, MESSAGE_MAX_LENGTH, Nullable, OptionalNullable, ShortText, ShortTextList, StringEnum, StringList, Uuid, record } from './schema-kit.js';
 
 // ---------------------------------------------------------------------------------------------
 // Bodies
@@ -16,13 +16,13 @@ import { Count, DateTime, Nullable, OptionalNullable, StringEnum, StringList, Uu
 export const MessageBody = record(
   'MessageBody',
   {
-    message: OptionalNullable(Type.String(), { description: 'The message text.' }),
-    clientTag: OptionalNullable(Type.String(), { description: 'Client tag to use for the sender.' }),
-    clientRoles: OptionalNullable(StringList(), { description: 'Client roles to use for the sender.' }),
-    deviceId: OptionalNullable(Type.String(), { description: 'Device id to use for the sender.' }),
-    deviceAlias: OptionalNullable(Type.String(), { description: 'Device alias to use for the sender.' }),
-    userId: OptionalNullable(Type.String(), { description: 'User id to use for the sender.' }),
-    userAlias: OptionalNullable(Type.String(), { description: 'User alias to use for the sender.' }),
+    message: OptionalNullable(Type.String({ maxLength: MESSAGE_MAX_LENGTH }), { description: 'The message text.' }),
+    clientTag: OptionalNullable(ShortText(), { description: 'Client tag to use for the sender.' }),
+    clientRoles: OptionalNullable(ShortTextList(), { description: 'Client roles to use for the sender.' }),
+    deviceId: OptionalNullable(ShortText(), { description: 'Device id to use for the sender.' }),
+    deviceAlias: OptionalNullable(ShortText(), { description: 'Device alias to use for the sender.' }),
+    userId: OptionalNullable(ShortText(), { description: 'User id to use for the sender.' }),
+    userAlias: OptionalNullable(ShortText(), { description: 'User alias to use for the sender.' }),
   },
   'Body of every send-message operation. Every field is optional and nullable; the sender fields set the identity the recipients see.',
 );
@@ -242,8 +242,8 @@ export const MediaStreamInfo = record(
     muted: Type.Boolean({ description: 'The local side has muted the stream.' }),
     disabled: Type.Boolean({ description: 'Sending on the stream is disabled.' }),
     format: Nullable(Type.String(), { description: 'Negotiated format, e.g. `opus/48000/2` or `VP8/90000`.' }),
-    width: Nullable(Type.Integer({ minimum: 0 }), { description: 'Frame width in pixels (video only).' }),
-    height: Nullable(Type.Integer({ minimum: 0 }), { description: 'Frame height in pixels (video only).' }),
+    width: Nullable(Count(), { description: 'Frame width in pixels (video only).' }),
+    height: Nullable(Count(), { description: 'Frame height in pixels (video only).' }),
     frameRate: Nullable(Type.Number({ minimum: 0 }), { description: 'Frames per second (video only).' }),
   },
   'An audio or video stream of a connection.',
@@ -280,8 +280,8 @@ export const MediaFormatInfo = record(
   'MediaFormatInfo',
   {
     name: Type.String({ description: 'Codec name, e.g. `opus`, `VP8`, `H264`.' }),
-    clockRate: Type.Integer({ minimum: 0 }),
-    channelCount: Nullable(Type.Integer({ minimum: 0 }), { description: 'Audio channels (audio only).' }),
+    clockRate: Count(),
+    channelCount: Nullable(Count(), { description: 'Audio channels (audio only).' }),
     parameters: Nullable(Type.String(), { description: 'Format parameters (`fmtp`), when any.' }),
   },
   'A media format a connection supports.',

@@ -83,16 +83,30 @@ export function StringEnum<const T extends readonly [string, ...string[]]>(
   ) as TUnion<TLiteral<T[number]>[]>;
 }
 
-/** An `int64` integer (interface B timestamps are Unix milliseconds; token `iat`/`exp` are Unix seconds). */
-export const Int64 = (options: SchemaOptions = {}) => Type.Integer({ format: 'int64', ...options });
+/**
+ * An `int64` integer (interface B timestamps are Unix milliseconds; token `iat`/`exp` are Unix seconds).
+ * JSON numbers are read as doubles, so the range is that of exact integers (±MAX_SAFE_INTEGER).
+ */
+export const Int64 = (options: SchemaOptions = {}) =>
+  Type.Integer({ format: 'int64', minimum: -Number.MAX_SAFE_INTEGER, maximum: Number.MAX_SAFE_INTEGER, ...options });
 export const Int32 = (options: SchemaOptions = {}) =>
   Type.Integer({ format: 'int32', minimum: -2147483648, maximum: 2147483647, ...options });
 /** A count of entities: a non-negative integer. */
-export const Count = (options: SchemaOptions = {}) => Type.Integer({ minimum: 0, ...options });
+export const Count = (options: SchemaOptions = {}) => Type.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER, ...options });
 /** ISO 8601 / RFC 3339 date-time string (interface A timestamps). */
 export const DateTime = (options: SchemaOptions = {}) => Type.String({ format: 'date-time', ...options });
 export const Uuid = (options: SchemaOptions = {}) => Type.String({ format: 'uuid', ...options });
 export const StringList = (options: SchemaOptions = {}) => Type.Array(Type.String(), options);
+
+/** Longest id, alias, tag or role a request may carry (the /sync frames' limit too). */
+export const SHORT_TEXT_MAX_LENGTH = 256;
+/** Longest message text a request may carry (the /sync frames' limit too). */
+export const MESSAGE_MAX_LENGTH = 65536;
+/** Most ids or roles a request's list may carry. */
+export const SHORT_TEXT_LIST_MAX_ITEMS = 1000;
+/** Request fields are bounded so that an oversized value is a 400, not work for the registry. */
+export const ShortText = (options: SchemaOptions = {}) => Type.String({ maxLength: SHORT_TEXT_MAX_LENGTH, ...options });
+export const ShortTextList = (options: SchemaOptions = {}) => Type.Array(ShortText(), { maxItems: SHORT_TEXT_LIST_MAX_ITEMS, ...options });
 
 /** Object schema of the catalog: named (`$id`), closed (`additionalProperties: false`). */
 export function record<P extends TProperties>(id: string, properties: P, description?: string, options: SchemaOptions = {}): TObject<P> {

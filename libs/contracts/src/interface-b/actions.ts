@@ -6,8 +6,8 @@
  * action targets are nonetheless required (present, possibly null), so a forgotten field is reported
  * by name. `message` is a server message object, `config` the level config of the target.
  */
-import { Type, type Static, type TProperties } from '@sinclair/typebox';
-import { Nullable, record } from '../interface-a/schema-kit.js';
+import type { Static, TProperties } from '@sinclair/typebox';
+import { Nullable, ShortText, record } from '../interface-a/schema-kit.js';
 import {
   ChannelClientConfig,
   ChannelConfigUpdate,
@@ -18,11 +18,11 @@ import {
   ServerMessage,
 } from './level-configs.js';
 
-const channelId = Nullable(Type.String(), { description: 'Target channel id.' });
-const userId = Nullable(Type.String(), { description: 'Target user id.' });
-const deviceId = Nullable(Type.String(), { description: 'Target device id.' });
-const clientId = Nullable(Type.String(), { description: 'Target client id.' });
-const connectionId = Nullable(Type.String(), { description: 'Target connection id.' });
+const channelId = Nullable(ShortText(), { description: 'Target channel id.' });
+const userId = Nullable(ShortText(), { description: 'Target user id.' });
+const deviceId = Nullable(ShortText(), { description: 'Target device id.' });
+const clientId = Nullable(ShortText(), { description: 'Target client id.' });
+const connectionId = Nullable(ShortText(), { description: 'Target connection id.' });
 const message = ServerMessage;
 
 const payload = <P extends TProperties>(action: string, props: P, description: string) => record(`${action}Payload`, props, description);

@@ -7,15 +7,15 @@
  * channel id and may be null, the other fields have the non-null types of the spec table.
  */
 import { Type, type Static } from '@sinclair/typebox';
-import { OptionalNullable, StringList, record } from '../interface-a/schema-kit.js';
+import { OptionalNullable, ShortText, ShortTextList, record } from '../interface-a/schema-kit.js';
 
 const flag = (description: string) => Type.Optional(Type.Boolean({ description }));
 
 export const ChannelClaim = record(
   'ChannelClaim',
   {
-    id: OptionalNullable(Type.String(), { description: 'Channel id the claim applies to.' }),
-    allowedLayoutZones: Type.Optional(StringList({ description: 'Layout zones the client may use.' })),
+    id: OptionalNullable(ShortText(), { description: 'Channel id the claim applies to.' }),
+    allowedLayoutZones: Type.Optional(ShortTextList({ description: 'Layout zones the client may use.' })),
     allowedLayoutPriority: Type.Optional(Type.Number({ description: 'Highest layout priority the client may use.' })),
     broadcast: flag('The client joins as a broadcaster.'),
     disableSendMessage: flag('The client may not send messages.'),
@@ -27,10 +27,10 @@ export const ChannelClaim = record(
     disableSendData: flag('The client may not send data.'),
     disableRemoteClientEvents: flag('The client receives no events about other clients.'),
     disableRemoteUpstreamConnectionEvents: flag('The client receives no events about remote upstream connections.'),
-    audioReceiveWhitelist: Type.Optional(StringList({ description: 'Only audio from these ids is received.' })),
-    videoReceiveWhitelist: Type.Optional(StringList({ description: 'Only video from these ids is received.' })),
-    dataReceiveWhitelist: Type.Optional(StringList({ description: 'Only data from these ids is received.' })),
-    action: Type.Optional(Type.String()),
+    audioReceiveWhitelist: Type.Optional(ShortTextList({ description: 'Only audio from these ids is received.' })),
+    videoReceiveWhitelist: Type.Optional(ShortTextList({ description: 'Only video from these ids is received.' })),
+    dataReceiveWhitelist: Type.Optional(ShortTextList({ description: 'Only data from these ids is received.' })),
+    action: Type.Optional(ShortText()),
     canUpdate: flag('The client may update the channel.'),
     canUpdateLayout: flag('The client may update the layout.'),
     canKick: flag('The client may kick others.'),

@@ -45,7 +45,7 @@ export const InputEncodingConfig = record(
   'InputEncodingConfig',
   {
     maxBitrate: opt(Type.Number({ minimum: 0, description: 'Maximum bitrate in kbps.' })),
-    maxEncodings: opt(Type.Integer({ minimum: 0, description: 'Maximum number of encodings (simulcast layers).' })),
+    maxEncodings: opt(Int32({ minimum: 0, description: 'Maximum number of encodings (simulcast layers).' })),
   },
   'Limits on the media a client sends.',
 );

@@ -10,19 +10,19 @@
  */
 import { Type, type Static } from '@sinclair/typebox';
 import { MessageBody } from '../interface-a/runtime.js';
-import { OptionalNullable, StringList, patchFields, record } from '../interface-a/schema-kit.js';
+import { OptionalNullable, SHORT_TEXT_LIST_MAX_ITEMS, ShortText, ShortTextList, patchFields, record } from '../interface-a/schema-kit.js';
 import { ChannelClaim } from './channel-claim.js';
 
 const common = {
   recording: Type.Boolean({ description: 'Enable (true) or disable (false) recording.' }),
-  recordingMode: Type.String({ default: 'AudioVideo', examples: ['AudioVideo'], description: 'What is recorded, e.g. `AudioVideo`.' }),
-  recordingTag: Type.String({ description: 'Tag of the recording when recording is being enabled.' }),
+  recordingMode: ShortText({ default: 'AudioVideo', examples: ['AudioVideo'], description: 'What is recorded, e.g. `AudioVideo`.' }),
+  recordingTag: ShortText({ description: 'Tag of the recording when recording is being enabled.' }),
   audioMuted: Type.Boolean({ description: 'Mute (true) or unmute (false) audio.' }),
   videoMuted: Type.Boolean({ description: 'Mute (true) or unmute (false) video.' }),
 };
 const audioUnmuteDisabled = Type.Boolean({ description: 'Disable (true) or enable (false) unmuting audio.' });
 const videoUnmuteDisabled = Type.Boolean({ description: 'Disable (true) or enable (false) unmuting video.' });
-const ids = (what: string) => StringList({ description: `Ids of the ${what} to exclude.` });
+const ids = (what: string) => ShortTextList({ description: `Ids of the ${what} to exclude.` });
 
 export const ChannelConfigUpdate = record(
   'ChannelConfigUpdate',
@@ -84,11 +84,11 @@ export type ConnectionConfig = Static<typeof ConnectionConfig>;
 export const ClaimsPayload = record(
   'ClaimsPayload',
   {
-    userId: OptionalNullable(Type.String()),
-    deviceId: OptionalNullable(Type.String()),
-    clientId: OptionalNullable(Type.String()),
-    clientRoles: OptionalNullable(StringList()),
-    channelClaims: OptionalNullable(Type.Array(ChannelClaim)),
+    userId: OptionalNullable(ShortText()),
+    deviceId: OptionalNullable(ShortText()),
+    clientId: OptionalNullable(ShortText()),
+    clientRoles: OptionalNullable(ShortTextList()),
+    channelClaims: OptionalNullable(Type.Array(ChannelClaim, { maxItems: SHORT_TEXT_LIST_MAX_ITEMS })),
   },
   'Claims of a client: the payload of the Token action.',
 );

@@ -13,7 +13,7 @@
  *   (schema-kit.ts): server-managed fields may be sent and are ignored.
  */
 import { Type, type Static, type TSchema } from '@sinclair/typebox';
-import { DateTime, Int64, Nullable, StringEnum, StringList, Uuid, record, writeModels } from '../interface-a/schema-kit.js';
+import { DateTime, Int32, Int64, Nullable, StringEnum, StringList, Uuid, record, writeModels } from '../interface-a/schema-kit.js';
 import { WebhookEventSelector } from '../webhooks/event-names.js';
 
 const NullableString = (description?: string) => Nullable(Type.String(), description ? { description } : {});
@@ -145,7 +145,7 @@ export type UsageParticipantMinutes = Static<typeof UsageParticipantMinutes>;
 
 export const UsageParticipantMinutesEntry = record(
   'UsageParticipantMinutesEntry',
-  { key: Type.Integer({ description: 'Max pixel count of the bucket.' }), value: UsageParticipantMinutes },
+  { key: Int64({ description: 'Max pixel count of the bucket.' }), value: UsageParticipantMinutes },
   'One bucket of participant minutes.',
 );
 export type UsageParticipantMinutesEntry = Static<typeof UsageParticipantMinutesEntry>;
@@ -237,7 +237,7 @@ export const PaymentCard = record(
     lastName: opt(Type.String()),
     brand: opt(Type.String()),
     expiryMonth: opt(Type.Integer({ minimum: 1, maximum: 12 })),
-    expiryYear: opt(Type.Integer({ minimum: 0 })),
+    expiryYear: opt(Int32({ minimum: 0 })),
     number: opt(Type.String({ description: 'Card number: accepted in requests, never stored nor returned.' })),
     securityCode: opt(Type.String({ description: 'Security code: accepted in requests, never stored nor returned.' })),
     maskedNumber: opt(Type.String({ description: 'Masked card number, set by the service.' })),

@@ -4,3 +4,4 @@ export * from './recordings.js';
 export * from './usage.js';
 export * from './webhooks.js';
 export * from './changes.js';
+export * from './parked.js';

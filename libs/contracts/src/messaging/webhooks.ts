@@ -212,7 +212,7 @@ export const WebhookDelivery = record(
     eventId: Type.String({ description: 'Id of the (first) event delivered.' }),
     eventType: Type.String({ description: 'Type of the (first) event delivered.' }),
     eventIds: StringList({ description: 'Every event of the delivery (more than one for a batch webhook).' }),
-    eventCount: Type.Integer({ minimum: 1 }),
+    eventCount: Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER }),
     batch: Type.Boolean({ description: 'Delivered as `{ "batch": [...] }`.' }),
     url: Type.String({ description: 'The URL the attempt went to.' }),
     attempt: Int32({ minimum: 1, description: 'Attempt number within the delivery, from 1.' }),

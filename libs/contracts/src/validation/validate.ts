@@ -1,6 +1,7 @@
 import type { Static, TSchema } from '@sinclair/typebox';
 import { TypeCompiler, type TypeCheck } from '@sinclair/typebox/compiler';
 import { ValueErrorType, type ValueError } from '@sinclair/typebox/errors';
+import { CHECKED_SEPARATELY_KEYWORD, findMalformedText, printable } from './well-formed.js';
 
 /** One offending field: `field` is a dotted path (`codec.vp8.bitrate`, `videoEncodings[3]`). */
 export interface FieldError {
@@ -30,7 +31,10 @@ export interface Validator<T extends TSchema> {
 
 const cache = new WeakMap<TSchema, TypeCheck<TSchema>>();
 
-/** Builds (once per schema) a compiled validator. Schemas reject unknown fields (`additionalProperties: false`). */
+/**
+ * Builds (once per schema) a compiled validator. Schemas reject unknown fields (`additionalProperties: false`);
+ * after the schema, every string and key must be storable text (see well-formed.ts).
+ */
 export function validator<T extends TSchema>(schema: T, name = schema.$id ?? schema.title ?? 'value'): Validator<T> {
   let compiled = cache.get(schema) as TypeCheck<T> | undefined;
   if (!compiled) {
@@ -38,16 +42,30 @@ export function validator<T extends TSchema>(schema: T, name = schema.$id ?? sch
     cache.set(schema, compiled);
   }
   const check = compiled;
+  const skip = checkedSeparately(schema);
+  const errors = (value: unknown): FieldError[] => {
+    const schemaErrors = collectErrors(check, value);
+    if (schemaErrors.length) return schemaErrors;
+    const malformed = findMalformedText(value, skip);
+    return malformed ? [malformed] : [];
+  };
   return {
     schema,
     name,
-    check: (value: unknown): value is Static<T> => check.Check(value),
-    errors: (value: unknown) => collectErrors(check, value),
+    check: (value: unknown): value is Static<T> => check.Check(value) && findMalformedText(value, skip) === undefined,
+    errors,
     parse(value: unknown): Static<T> {
-      if (check.Check(value)) return value;
-      throw new ContractViolation(name, collectErrors(check, value));
+      if (check.Check(value) && findMalformedText(value, skip) === undefined) return value;
+      throw new ContractViolation(name, errors(value));
     },
   };
+}
+
+/** Top-level properties marked `x-checked-separately`: their text is checked by their own validator. */
+function checkedSeparately(schema: TSchema): ReadonlySet<string> | undefined {
+  const properties = (schema as { properties?: Record<string, TSchema> }).properties;
+  const names = Object.entries(properties ?? {}).filter(([, property]) => property[CHECKED_SEPARATELY_KEYWORD] === true).map(([name]) => name);
+  return names.length ? new Set(names) : undefined;
 }
 
 function collectErrors(check: TypeCheck<TSchema>, value: unknown): FieldError[] {
@@ -60,7 +78,7 @@ function collectErrors(check: TypeCheck<TSchema>, value: unknown): FieldError[] 
         add(inner);
         continue;
       }
-      const field = toFieldPath(error.path);
+      const field = printable(toFieldPath(error.path));
       // The first error for a field is the most specific one.
       if (!out.has(field)) out.set(field, describe(error));
     }
