@@ -79,14 +79,15 @@ export class ChangeNoticeConsumer implements OnApplicationBootstrap, OnApplicati
 
   /** Inserts the change record of `notice` unless one of its id exists; a notice of an organization not stored here is skipped. */
   async store(notice: ChangeNotice): Promise<'stored' | 'duplicate' | 'unknown-organization'> {
-    const organizationId = await this.organizations.resolve(notice.organizationId);
-    if (!organizationId) return 'unknown-organization';
+    // A disabled organization's log still takes the changes made to its records.
+    const organization = await this.organizations.resolve(notice.organizationId);
+    if (!organization) return 'unknown-organization';
     const rows = (await this.ds.query(
       `INSERT INTO management.change_record (id, organization_id, type, entity_type, entity_id, property_name, old_value, new_value, changed_on, changed_by)
        VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)
        ON CONFLICT (id) DO NOTHING
        RETURNING id`,
-      [notice.id, organizationId, notice.type, notice.entityType, notice.entityId, notice.propertyName, notice.oldValue, notice.newValue, notice.changedOn, notice.changedBy],
+      [notice.id, organization.id, notice.type, notice.entityType, notice.entityId, notice.propertyName, notice.oldValue, notice.newValue, notice.changedOn, notice.changedBy],
     )) as unknown[];
     return rows.length > 0 ? 'stored' : 'duplicate';
   }
