@@ -103,6 +103,28 @@ export interface EventConsumerLoopOptions {
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms).unref());
 
 /**
+ * A consumer loop that processes each pulled event alone, in stream order, through the loop's
+ * parking (`processOne` settles the message or throws); what arrives after `stop()` is handed back.
+ */
+export function oneByOneConsumerLoop(options: Omit<EventConsumerLoopOptions, 'process'>, processOne: (msg: JsMsg) => Promise<void>): EventConsumerLoop {
+  const loop: EventConsumerLoop = new EventConsumerLoop(
+    {
+      ...options,
+      process: async (group) => {
+        for (const msg of group) await processOne(msg);
+      },
+    },
+    async (messages) => {
+      for await (const msg of messages) {
+        if (loop.stopped) msg.nak();
+        else await loop.handle([msg]);
+      }
+    },
+  );
+  return loop;
+}
+
+/**
  * Keeps a durable consumer of the domain event stream attached, whatever happens to NATS: it
  * connects, ensures the stream and the consumer, starts pulling and hands the pulled messages to
  * `session`, which handles them (acknowledging each as its service's guarantees say) and returns

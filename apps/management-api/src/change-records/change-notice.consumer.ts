@@ -1,7 +1,7 @@
 import { Inject, Injectable, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
-import type { ConsumerMessages, JsMsg } from '@nats-io/jetstream';
+import type { JsMsg } from '@nats-io/jetstream';
 import { CHANGE_NOTICE_CONSUMER, changeNotice, ContractViolation, type ChangeNotice } from '@switchboard/contracts';
-import { changeStreamOf, EventConsumerLoop, JsonLogger, Metrics, NatsClient, retryWhileDependencyDown, SERVICE_CONFIG } from '@switchboard/service-kit';
+import { changeStreamOf, EventConsumerLoop, oneByOneConsumerLoop, JsonLogger, Metrics, NatsClient, retryWhileDependencyDown, SERVICE_CONFIG } from '@switchboard/service-kit';
 import { DataSource } from 'typeorm';
 import { KnownOrganizations } from '../auth/known-organizations.js';
 import type { ManagementConfig } from '../config.js';
@@ -27,7 +27,7 @@ export class ChangeNoticeConsumer implements OnApplicationBootstrap, OnApplicati
     private readonly logger: JsonLogger,
     metrics: Metrics,
   ) {
-    this.consumer = new EventConsumerLoop(
+    this.consumer = oneByOneConsumerLoop(
       {
         namespace: config.natsNamespace,
         stream: changeStreamOf(config.natsNamespace),
@@ -36,11 +36,8 @@ export class ChangeNoticeConsumer implements OnApplicationBootstrap, OnApplicati
         connection: () => this.nats.connection$(),
         logger,
         parking: { service: 'management-api', maxAttempts: config.eventMaxAttempts, registry: metrics.registry },
-        process: async (group) => {
-          for (const msg of group) await this.handle(msg);
-        },
       },
-      (messages) => this.consume(messages),
+      (msg) => this.handle(msg),
     );
   }
 
@@ -52,12 +49,6 @@ export class ChangeNoticeConsumer implements OnApplicationBootstrap, OnApplicati
     await this.consumer.stop(2000);
   }
 
-  private async consume(messages: ConsumerMessages): Promise<void> {
-    for await (const msg of messages) {
-      if (this.consumer.stopped) msg.nak();
-      else await this.consumer.handle([msg]);
-    }
-  }
 
   private async handle(msg: JsMsg): Promise<void> {
     let notice: ChangeNotice;

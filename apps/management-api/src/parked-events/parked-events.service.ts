@@ -1,7 +1,7 @@
 import { Inject, Injectable, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
-import type { ConsumerMessages, JsMsg } from '@nats-io/jetstream';
+import type { JsMsg } from '@nats-io/jetstream';
 import { DomainError, PARKED_EVENT_CONSUMER, parkedReplaySubject, parkedStreamName, parkedSubject, safeText, type ParkedEventMessage, type ParkedReplayReply, type ParkedReplayRequest } from '@switchboard/contracts';
-import { ensureParkedStream, EventConsumerLoop, JsonLogger, Metrics, NatsClient, retryWhileDependencyDown, SERVICE_CONFIG, translateNatsError } from '@switchboard/service-kit';
+import { ensureParkedStream, EventConsumerLoop, oneByOneConsumerLoop, JsonLogger, Metrics, NatsClient, retryWhileDependencyDown, SERVICE_CONFIG, translateNatsError } from '@switchboard/service-kit';
 import { randomUUID } from 'node:crypto';
 import { DataSource } from 'typeorm';
 import type { ManagementConfig } from '../config.js';
@@ -33,7 +33,7 @@ export class ParkedEventsService implements OnApplicationBootstrap, OnApplicatio
     metrics: Metrics,
   ) {
     const namespace = config.natsNamespace;
-    this.consumer = new EventConsumerLoop(
+    this.consumer = oneByOneConsumerLoop(
       {
         namespace,
         stream: { name: parkedStreamName(namespace), filterSubject: parkedSubject(namespace, '*', '*'), ensure: (jsm) => ensureParkedStream(jsm, namespace) },
@@ -42,11 +42,8 @@ export class ParkedEventsService implements OnApplicationBootstrap, OnApplicatio
         connection: () => nats.connection$(),
         logger,
         parking: { service: 'management-api', maxAttempts: config.eventMaxAttempts, registry: metrics.registry },
-        process: async (group) => {
-          for (const msg of group) await this.store(msg);
-        },
       },
-      (messages) => this.consume(messages),
+      (msg) => this.store(msg),
     );
   }
 
@@ -58,12 +55,6 @@ export class ParkedEventsService implements OnApplicationBootstrap, OnApplicatio
     await this.consumer.stop(2000);
   }
 
-  private async consume(messages: ConsumerMessages): Promise<void> {
-    for await (const msg of messages) {
-      if (this.consumer.stopped) msg.nak();
-      else await this.consumer.handle([msg]);
-    }
-  }
 
   private async store(msg: JsMsg): Promise<void> {
     let parked: ParkedEventMessage;

@@ -1,8 +1,9 @@
 import { Inject, Injectable, type OnApplicationShutdown } from '@nestjs/common';
-import { jetstream, jetstreamManager, type ConsumerMessages, type JetStreamManager, type JsMsg } from '@nats-io/jetstream';
+import { jetstream, jetstreamManager, type JetStreamManager, type JsMsg } from '@nats-io/jetstream';
 import { eventStreamName, eventSubject, type DomainEvent } from '@switchboard/contracts';
 import {
   EventConsumerLoop,
+  oneByOneConsumerLoop,
   eventRedeliveryHorizonMs,
   JsonLogger,
   Metrics,
@@ -75,7 +76,7 @@ export class EventBus implements OnApplicationShutdown {
 
   /** Starts consuming in the background: attached as soon as NATS lets it, again after any interruption. */
   start(handler: EventHandler): void {
-    this.consumer ??= new EventConsumerLoop(
+    this.consumer ??= oneByOneConsumerLoop(
       {
         namespace: this.config.natsNamespace,
         spec: this.spec,
@@ -83,21 +84,12 @@ export class EventBus implements OnApplicationShutdown {
         connection: () => this.nats.connection$(),
         logger: this.logger,
         parking: { service: 'recording-service', maxAttempts: this.config.eventMaxAttempts, registry: this.registry.registry },
-        process: async (group) => {
-          for (const msg of group) await this.apply(msg, handler);
-        },
       },
-      (messages) => this.consume(messages),
+      (msg) => this.apply(msg, handler),
     );
     this.consumer.start();
   }
 
-  private async consume(messages: ConsumerMessages): Promise<void> {
-    for await (const msg of messages) {
-      if (this.consumer!.stopped) msg.nak();
-      else await this.consumer!.handle([msg]);
-    }
-  }
 
   /** One event: parked when unreadable; applied (again while a dependency is down), then acknowledged; any other failure thrown. */
   private async apply(msg: JsMsg, handler: EventHandler): Promise<void> {

@@ -1,7 +1,7 @@
 import { Inject, Injectable, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
-import { jetstreamManager, type ConsumerMessages, type JsMsg } from '@nats-io/jetstream';
+import { jetstreamManager, type JsMsg } from '@nats-io/jetstream';
 import { connect, type NatsConnection } from '@nats-io/transport-node';
-import { EventConsumerLoop, eventRedeliveryHorizonMs, JsonLogger, Metrics, retryWhileDependencyDown, SERVICE_CONFIG } from '@switchboard/service-kit';
+import { EventConsumerLoop, oneByOneConsumerLoop, eventRedeliveryHorizonMs, JsonLogger, Metrics, retryWhileDependencyDown, SERVICE_CONFIG } from '@switchboard/service-kit';
 import { Counter } from 'prom-client';
 import { readUsageEvent } from './event-reader.js';
 import { UsageLedger } from './usage-ledger.js';
@@ -37,7 +37,7 @@ export class UsageEventConsumer implements OnApplicationBootstrap, OnApplication
       labelNames: ['outcome'],
       registers: [metrics.registry],
     });
-    this.consumer = new EventConsumerLoop(
+    this.consumer = oneByOneConsumerLoop(
       {
         namespace: config.natsNamespace,
         spec: { name: USAGE_CONSUMER, description: 'usage-aggregator: participant minutes and messages', ackWaitMs: 15_000, maxAckPending: 1000 },
@@ -45,11 +45,8 @@ export class UsageEventConsumer implements OnApplicationBootstrap, OnApplication
         connection: () => this.connection(),
         logger,
         parking: { service: 'usage-aggregator', maxAttempts: config.eventMaxAttempts, registry: metrics.registry },
-        process: async (group) => {
-          for (const msg of group) await this.handle(msg);
-        },
       },
-      (messages) => this.consume(messages),
+      (msg) => this.handle(msg),
     );
   }
 
@@ -88,12 +85,6 @@ export class UsageEventConsumer implements OnApplicationBootstrap, OnApplication
     return jsm && eventRedeliveryHorizonMs(jsm, this.config.natsNamespace, floorMs);
   }
 
-  private async consume(messages: ConsumerMessages): Promise<void> {
-    for await (const msg of messages) {
-      if (this.consumer.stopped) msg.nak();
-      else await this.consumer.handle([msg]);
-    }
-  }
 
   private async handle(msg: JsMsg): Promise<void> {
     let fact;
