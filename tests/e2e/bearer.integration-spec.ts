@@ -8,7 +8,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { promisify } from 'node:util';
 import { exportJWK, generateKeyPair, SignJWT, type CryptoKey, type KeyObject } from 'jose';
-import { createTestDatabase, findApp, freePort, serviceTestEnv, spawnService, testNamespace, type SpawnedService, type TestDatabase } from '@switchboard/testing';
+import { createTestDatabase, findApp, freePort, serviceTestEnv, spawnService, testNamespace, waitFor, type SpawnedService, type TestDatabase } from '@switchboard/testing';
 import pg from 'pg';
 import { insertOrganizationWithKey } from '../management/support.js';
 import { call, expectODataError, expectProblem } from './http.js';
@@ -149,6 +149,21 @@ describe('bearer tokens', () => {
     expect(own.body).toEqual([]);
     expectProblem(await call('GET', `${gateway.url}/admin/api/v1.0/applications/anything`, { headers: { Authorization: `Bearer ${tenant}` } }), 404, 'NotFound');
     expectProblem(await call('GET', `${gateway.url}/admin/api/v1.0/applications`, { headers: { Authorization: `Bearer ${await sign({ scope: 'switchboard:operator' }, { key: otherKey })}` } }), 401, 'Unauthorized');
+  });
+
+  it('interface A: a token of a disabled organization is refused (403) until an operator enables it again', async () => {
+    const created = await call<{ id: string }>('POST', `${management.url}/Organizations`, { headers: { 'X-API-Key': operatorKey }, body: { name: 'Customer with a backend' } });
+    expect(created.status).toBe(201);
+    const headers = { Authorization: `Bearer ${await sign({ org_id: created.body.id })}` };
+    const applications = () => call('GET', `${gateway.url}/admin/api/v1.0/applications`, { headers });
+    expect((await applications()).status).toBe(200);
+    const setDisabled = (disabled: boolean) => call('PATCH', `${management.url}/Organizations/${created.body.id}`, { headers: { 'X-API-Key': operatorKey }, body: { disabled } });
+    expect((await setDisabled(true)).status).toBe(200);
+    // The gateway remembered the organization as enabled for 10 s (API_KEY_CACHE_TTL_MS): the notice must drop that sooner.
+    await waitFor(async () => (await applications()).status === 403, { timeoutMs: 5000, description: 'the token refused' });
+    expectProblem(await applications(), 403, 'Forbidden');
+    expect((await setDisabled(false)).status).toBe(200);
+    await waitFor(async () => (await applications()).status === 200, { timeoutMs: 5000, description: 'the token accepted again' });
   });
 
   it('interface A: the scheme name is case-insensitive', async () => {

@@ -6,6 +6,7 @@ import { dataSourceOptions, databaseReadiness } from '@switchboard/persistence';
 import { createService, ReadinessService } from '@switchboard/service-kit';
 import { DataSource } from 'typeorm';
 import { ApiKeysRpc } from './api-keys/api-keys.rpc.js';
+import { OrganizationsRpc } from './organizations/organizations.rpc.js';
 import { ApiKeysService } from './api-keys/api-keys.service.js';
 import { ApplicationActionsService } from './application-configs/application-actions.service.js';
 import { ApplicationConfigsService } from './application-configs/application-configs.service.js';
@@ -38,7 +39,7 @@ import { ParkedEventsService } from './parked-events/parked-events.service.js';
 export const HTTP_CONTROLLERS = PUBLISHED_CONTROLLERS;
 
 /** NATS responders: `management-api.v1.api-keys.verify`, `...applications.resolve`, `...webhooks.resolve`, `...channel-configs.recording`. */
-export const RPC_CONTROLLERS = [ApiKeysRpc, ApplicationsRpc, WebhooksRpc, ChannelRecordingSettingsRpc];
+export const RPC_CONTROLLERS = [ApiKeysRpc, OrganizationsRpc, ApplicationsRpc, WebhooksRpc, ChannelRecordingSettingsRpc];
 
 @Module({})
 class ManagementModule {

@@ -21,7 +21,7 @@ const sha256: (value: string) => string =
 /**
  * Turns a credential into a caller scope. API keys are verified by management-api over NATS and
  * remembered briefly (hashed, bounded); Bearer tokens are verified locally against the issuer's JWKS
- * by the kit's BearerVerifier (the same check as management-api's). A key of a disabled organization
+ * by the kit's BearerVerifier (the same check as management-api's). A key or token of a disabled organization
  * is refused with 403; `management-api.v1.organizations.changed` drops every verdict about the
  * organization's keys at once, so disabling or enabling takes effect within the notice's delivery
  * (API_KEY_CACHE_TTL_MS at the latest, should the notice be lost).
@@ -29,6 +29,8 @@ const sha256: (value: string) => string =
 @Injectable()
 export class CredentialsService implements OnApplicationBootstrap, OnModuleDestroy {
   private readonly cache = new Map<string, CacheEntry>();
+  /** Whether the organization of a Bearer token is disabled, by organization id (dropped by the notice like key verdicts). */
+  private readonly organizations = new Map<string, { disabled: boolean; expires: number }>();
   /** Bumped by each organization notice: a verdict asked for before one is not kept (it may predate the change). */
   private notices = 0;
   private changes?: ApplicationChangesWatch;
@@ -55,6 +57,7 @@ export class CredentialsService implements OnApplicationBootstrap, OnModuleDestr
   /** Drops every remembered verdict about the keys of an organization (it was disabled or enabled). */
   forgetOrganization(organizationId: string): void {
     this.notices++;
+    this.organizations.delete(organizationId);
     for (const [id, entry] of this.cache) {
       if (entry.scope?.organizationId === organizationId || entry.disabledOrganization === organizationId) this.cache.delete(id);
     }
@@ -104,8 +107,26 @@ export class CredentialsService implements OnApplicationBootstrap, OnModuleDestr
     return this.orReject(entry);
   }
 
-  fromBearer(token: string): Promise<CallerScope> {
-    return this.bearer.verify(token);
+  async fromBearer(token: string): Promise<CallerScope> {
+    const scope = await this.bearer.verify(token);
+    if (scope.organizationId !== null && !scope.operator && (await this.organizationDisabled(scope.organizationId))) {
+      throw new DomainError('Forbidden', 'The organization of this token is disabled.');
+    }
+    return scope;
+  }
+
+  /** Asked of management-api and remembered like a key's verdict (API_KEY_CACHE_TTL_MS, or until the organization's notice). */
+  private async organizationDisabled(organizationId: string): Promise<boolean> {
+    const now = Date.now();
+    const hit = this.organizations.get(organizationId);
+    if (hit && hit.expires > now) return hit.disabled;
+    const notices = this.notices;
+    const { disabled } = await this.nats.request(Subjects.organizationStatus, { organizationId });
+    if (this.config.apiKeyCacheTtlMs > 0 && notices === this.notices) {
+      if (this.organizations.size >= MAX_CACHE_ENTRIES) this.organizations.delete(this.organizations.keys().next().value as string);
+      this.organizations.set(organizationId, { disabled, expires: now + this.config.apiKeyCacheTtlMs });
+    }
+    return disabled;
   }
 
   private orReject(entry: CacheEntry): CallerScope {

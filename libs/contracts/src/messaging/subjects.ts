@@ -29,6 +29,7 @@ export type CallerScope = Static<typeof CallerScope>;
  */
 export const Subjects = {
   apiKeyVerify: 'management-api.v1.api-keys.verify',
+  organizationStatus: 'management-api.v1.organizations.status',
 } as const;
 
 export type SubjectName = (typeof Subjects)[keyof typeof Subjects];
@@ -38,6 +39,11 @@ export interface RequestMap extends RuntimeRequestMap {
     request: { apiKey: string };
     /** `organizationDisabled`: the key exists but its organization is disabled (refused with 403). */
     response: { valid: false; organizationDisabled?: true; organizationId?: string } | { valid: true; keyId: string; organizationId: string; operator: boolean };
+  };
+  /** Whether the organization a Bearer token names is disabled (the gateway refuses it with 403). */
+  'management-api.v1.organizations.status': {
+    request: { organizationId: string };
+    response: { disabled: boolean };
   };
 }
 
