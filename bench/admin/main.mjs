@@ -14,7 +14,14 @@ import { connect } from '@nats-io/transport-node';
 import { Redis } from 'ioredis';
 import { startBenchEnvironment } from '../lib/env.mjs';
 import { addUsage, cpuMeter, formatCpu } from '../lib/cpu.mjs';
-import { combine, formatResult, loadTest, loadTestInChild, startBareServer, startSyncEchoServer } from '../lib/load.mjs';
+import {
+  combine,
+  formatResult,
+  loadTest,
+  loadTestInChild,
+  startBareServer,
+  startSyncEchoServer,
+} from '../lib/load.mjs';
 import { Simulation } from '../../tools/simulator/src/index.mjs';
 
 const arg = (name, fallback) => {
@@ -50,14 +57,22 @@ const results = {};
 try {
   const { apiKey, organizationId } = await env.bootstrap();
   await env.startService('management-api');
-  for (let i = 0; i < registryReplicas; i++) await env.startService('runtime-registry', process.env.BENCH_REGISTRY_LOG_LEVEL ? { LOG_LEVEL: process.env.BENCH_REGISTRY_LOG_LEVEL } : {});
+  for (let i = 0; i < registryReplicas; i++)
+    await env.startService(
+      'runtime-registry',
+      process.env.BENCH_REGISTRY_LOG_LEVEL ? { LOG_LEVEL: process.env.BENCH_REGISTRY_LOG_LEVEL } : {},
+    );
   const gateway = await env.startService('admin-gateway', { API_KEY_CACHE_TTL_MS: '60000' });
   const nc = await connect({ servers: env.env.NATS_URL });
   const ns = env.env.NATS_NAMESPACE;
 
   // Live state straight through the registry's edge subject (what the gateway does per frame).
   const edge = async (report) => {
-    const msg = await nc.request(`${ns}.runtime-registry.v1.edge`, JSON.stringify({ pattern: 'runtime-registry.v1.edge', id: randomUUID(), data: { report } }), { timeout: 30000 });
+    const msg = await nc.request(
+      `${ns}.runtime-registry.v1.edge`,
+      JSON.stringify({ pattern: 'runtime-registry.v1.edge', id: randomUUID(), data: { report } }),
+      { timeout: 30000 },
+    );
     const reply = JSON.parse(new TextDecoder().decode(msg.data));
     if (reply.err) throw new Error(`edge ${report.kind}: ${JSON.stringify(reply.err)}`);
   };
@@ -69,10 +84,24 @@ try {
         for (let i = next++; i < clients; i = next++) {
           const client = { applicationId, userId: `u${i % 5000}`, deviceId: `d${i}`, clientId: `c${i}` };
           const channelId = `ch${i % 500}`;
-          await edge({ kind: 'client.register', client: { ...client, userAlias: null, deviceAlias: null, tag: null, roles: [], protocol: 'bench' }, organizationId, gatewayId: 'bench', claims: [{ id: channelId }] });
+          await edge({
+            kind: 'client.register',
+            client: { ...client, userAlias: null, deviceAlias: null, tag: null, roles: [], protocol: 'bench' },
+            organizationId,
+            gatewayId: 'bench',
+            claims: [{ id: channelId }],
+          });
           await edge({ kind: 'client.join', client, channelId, claim: { id: channelId } });
           for (let k = 0; k < perClient && i * perClient + k < connections; k++) {
-            await edge({ kind: 'connection.open', client, channelId, connectionId: `cn${i}-${k}`, type: 'peer', tag: null, streams: { audio: { direction: 'sendrecv' } } });
+            await edge({
+              kind: 'connection.open',
+              client,
+              channelId,
+              connectionId: `cn${i}-${k}`,
+              type: 'peer',
+              tag: null,
+              streams: { audio: { direction: 'sendrecv' } },
+            });
           }
         }
       }),
@@ -92,12 +121,31 @@ try {
     const bare = phases.has('snapshot') ? await startBareServer(body) : null;
     // The same gateway without sharing identical reads of a turn (ADMIN_SHARE_READS=false), a
     // process of its own: what every request costs when each is one registry read.
-    const unshared = bare ? await env.startService('admin-gateway', { API_KEY_CACHE_TTL_MS: '60000', ADMIN_SHARE_READS: 'false' }) : null;
+    const unshared = bare
+      ? await env.startService('admin-gateway', { API_KEY_CACHE_TTL_MS: '60000', ADMIN_SHARE_READS: 'false' })
+      : null;
     const unsharedName = unshared && Object.keys(env.pids).find((name) => env.pids[name] === unshared.pid);
     if (bare) {
-      targets.push({ key: 'bare', name: 'bare Node HTTP (same JSON)', url: `${bare.url}/admin/api/v1.0/applications/${small}`, pids: { 'bare server': bare.pid } });
-      targets.push({ key: 'gateway100', name: 'gateway snapshot, 100 connections', url: snapshotUrl(small), headers, gateway });
-      targets.push({ key: 'unshared100', name: 'same, ADMIN_SHARE_READS=false', url: `${unshared.url}/admin/api/v1.0/applications/${small}`, headers, gateway: unshared });
+      targets.push({
+        key: 'bare',
+        name: 'bare Node HTTP (same JSON)',
+        url: `${bare.url}/admin/api/v1.0/applications/${small}`,
+        pids: { 'bare server': bare.pid },
+      });
+      targets.push({
+        key: 'gateway100',
+        name: 'gateway snapshot, 100 connections',
+        url: snapshotUrl(small),
+        headers,
+        gateway,
+      });
+      targets.push({
+        key: 'unshared100',
+        name: 'same, ADMIN_SHARE_READS=false',
+        url: `${unshared.url}/admin/api/v1.0/applications/${small}`,
+        headers,
+        gateway: unshared,
+      });
     }
     if (phases.has('big')) {
       const big = `bench-big-${Date.now()}`;
@@ -105,13 +153,28 @@ try {
       await populate(big, bigConnections, 4);
       console.log(`populated ${bigConnections} connections in ${((Date.now() - populateStarted) / 1000).toFixed(1)} s`);
       console.log(`snapshot of ${big}: ${await (await fetch(snapshotUrl(big), { headers })).text()}`);
-      if (!bare) targets.push({ key: 'gateway100', name: 'gateway snapshot, 100 connections', url: snapshotUrl(small), headers, gateway });
-      targets.push({ key: 'gatewayBig', name: `gateway snapshot, ${bigConnections} connections`, url: snapshotUrl(big), headers, gateway });
+      if (!bare)
+        targets.push({
+          key: 'gateway100',
+          name: 'gateway snapshot, 100 connections',
+          url: snapshotUrl(small),
+          headers,
+          gateway,
+        });
+      targets.push({
+        key: 'gatewayBig',
+        name: `gateway snapshot, ${bigConnections} connections`,
+        url: snapshotUrl(big),
+        headers,
+        gateway,
+      });
     }
     // Reads the gateway answered from an identical read of the same event-loop turn (its /metrics).
     const sharedReads = async (g) => {
       const text = await (await fetch(`${g.url}/metrics`)).text();
-      return Number(/^nats_requests_shared_total\{[^}]*subject="runtime-registry\.v1\.query"[^}]*\} (\S+)$/m.exec(text)?.[1] ?? 0);
+      return Number(
+        /^nats_requests_shared_total\{[^}]*subject="runtime-registry\.v1\.query"[^}]*\} (\S+)$/m.exec(text)?.[1] ?? 0,
+      );
     };
     const runs = Object.fromEntries(targets.map((t) => [t.key, { target: t, results: [], usage: null, shared: 0 }]));
     for (let round = 0; round < rounds; round++) {
@@ -121,11 +184,20 @@ try {
         let sharedAtStart;
         let sharedAtEnd;
         const r = await loadFn(
-          { url: t.url, headers: t.headers ?? {}, concurrency, durationMs: durationMs / rounds, warmupMs: round === 0 ? 2000 : 500, keepLatencies: true },
+          {
+            url: t.url,
+            headers: t.headers ?? {},
+            concurrency,
+            durationMs: durationMs / rounds,
+            warmupMs: round === 0 ? 2000 : 500,
+            keepLatencies: true,
+          },
           {
             measuring: (pid) => {
               // Each gateway's CPU only while it is the target.
-              const pids = Object.fromEntries(Object.entries(env.pids).filter(([name, p]) => !/^admin-gateway/.test(name) || p === t.gateway?.pid));
+              const pids = Object.fromEntries(
+                Object.entries(env.pids).filter(([name, p]) => !/^admin-gateway/.test(name) || p === t.gateway?.pid),
+              );
               meter = cpuMeter({ ...pids, ...(t.pids ?? {}), 'load generator': pid });
               if (t.gateway) sharedAtStart = sharedReads(t.gateway);
             },
@@ -150,7 +222,9 @@ try {
       console.log(formatResult(target.name, results[target.key]));
       if (target.gateway) {
         const requests = rs.reduce((n, r) => n + r.requests, 0);
-        console.log(`  registry reads: ${shared} requests answered by an identical read of the same turn (shareWithinTurn), ${((100 * shared) / requests).toFixed(0)}% of ${requests}`);
+        console.log(
+          `  registry reads: ${shared} requests answered by an identical read of the same turn (shareWithinTurn), ${((100 * shared) / requests).toFixed(0)}% of ${requests}`,
+        );
       }
       if (showCpu && usage) console.log(`  cpu per request: ${formatCpu(usage)}`);
     }
@@ -186,9 +260,15 @@ try {
     );
     if (showCpu) {
       console.log(`  cpu per connected client: ${formatCpu(report.usage)}`);
-      for (const [op, o] of Object.entries(report.operations)) console.log(`  ${op.padEnd(18)} ${String(o.count).padStart(6)}  p50 ${o.latencyMs?.p50} ms  p99 ${o.latencyMs?.p99} ms`);
+      for (const [op, o] of Object.entries(report.operations))
+        console.log(
+          `  ${op.padEnd(18)} ${String(o.count).padStart(6)}  p50 ${o.latencyMs?.p50} ms  p99 ${o.latencyMs?.p99} ms`,
+        );
     }
-    if (report.errors.total) console.log(`  errors: ${JSON.stringify(report.errors.byCode)} ${JSON.stringify(report.errors.samples.slice(0, 3))}`);
+    if (report.errors.total)
+      console.log(
+        `  errors: ${JSON.stringify(report.errors.byCode)} ${JSON.stringify(report.errors.samples.slice(0, 3))}`,
+      );
     return report;
   };
 
@@ -202,17 +282,49 @@ try {
       const channelId = `ch${i % 50}`;
       const ref = { client, channelId, connectionId: `cn${i}` };
       return [
-        { kind: 'client.register', client: { ...client, userAlias: 'U', deviceAlias: 'D', tag: 'sim', roles: ['simulated'], protocol: 'websocket' }, organizationId, gatewayId: 'bench', claims: [{ id: channelId }] },
+        {
+          kind: 'client.register',
+          client: {
+            ...client,
+            userAlias: 'U',
+            deviceAlias: 'D',
+            tag: 'sim',
+            roles: ['simulated'],
+            protocol: 'websocket',
+          },
+          organizationId,
+          gatewayId: 'bench',
+          claims: [{ id: channelId }],
+        },
         { kind: 'client.join', client, channelId, claim: { id: channelId } },
-        { kind: 'connection.open', ...ref, type: 'peer', tag: 'sim', streams: { audio: { direction: 'sendrecv', formats: ['opus/48000/2'] }, video: { direction: 'sendrecv', formats: ['VP8/90000'] }, data: null } },
-        ...['initializing', 'connecting', 'connected'].map((state) => ({ kind: 'connection.state', ...ref, state, error: null })),
+        {
+          kind: 'connection.open',
+          ...ref,
+          type: 'peer',
+          tag: 'sim',
+          streams: {
+            audio: { direction: 'sendrecv', formats: ['opus/48000/2'] },
+            video: { direction: 'sendrecv', formats: ['VP8/90000'] },
+            data: null,
+          },
+        },
+        ...['initializing', 'connecting', 'connected'].map((state) => ({
+          kind: 'connection.state',
+          ...ref,
+          state,
+          error: null,
+        })),
       ];
     };
     const batchClients = 8;
     const n = syncClients;
     for (const batched of [false, true]) {
       const a = `bench-edge-${batched ? 'batched' : 'single'}-${Date.now()}`;
-      const meter = cpuMeter(Object.fromEntries(Object.entries(env.pids).filter(([name]) => /^(runtime-registry|redis-server|nats-server)/.test(name))));
+      const meter = cpuMeter(
+        Object.fromEntries(
+          Object.entries(env.pids).filter(([name]) => /^(runtime-registry|redis-server|nats-server)/.test(name)),
+        ),
+      );
       const started = performance.now();
       let next = 0;
       const step = batched ? batchClients : 1;
@@ -225,14 +337,26 @@ try {
             }
             const sequences = [];
             for (let k = i; k < Math.min(n, i + step); k++) sequences.push(reportsOf(a, k));
-            const msg = await nc.request(`${ns}.runtime-registry.v1.edge`, JSON.stringify({ pattern: 'runtime-registry.v1.edge', id: randomUUID(), data: { report: { kind: 'batch', sequences } } }), { timeout: 30000 });
-            const failed = JSON.parse(new TextDecoder().decode(msg.data)).response?.sequences?.flat().find((o) => !('ok' in o));
+            const msg = await nc.request(
+              `${ns}.runtime-registry.v1.edge`,
+              JSON.stringify({
+                pattern: 'runtime-registry.v1.edge',
+                id: randomUUID(),
+                data: { report: { kind: 'batch', sequences } },
+              }),
+              { timeout: 30000 },
+            );
+            const failed = JSON.parse(new TextDecoder().decode(msg.data))
+              .response?.sequences?.flat()
+              .find((o) => !('ok' in o));
             if (failed) throw new Error(`edge batch: ${JSON.stringify(failed)}`);
           }
         }),
       );
       const seconds = (performance.now() - started) / 1000;
-      console.log(`edge reports of ${n} clients straight to the registry, ${batched ? `one batch request per ${batchClients} clients` : 'one request per report'}: ${(n / seconds).toFixed(0)} clients/s`);
+      console.log(
+        `edge reports of ${n} clients straight to the registry, ${batched ? `one batch request per ${batchClients} clients` : 'one request per report'}: ${(n / seconds).toFixed(0)} clients/s`,
+      );
       console.log(`  cpu per client: ${formatCpu(meter.usage(n))}`);
     }
   }
@@ -240,7 +364,11 @@ try {
   if (phases.has('echo')) {
     // The simulator against a trivial /sync server: its own capacity, which must be well above the goal.
     const echo = await startSyncEchoServer();
-    const report = await simulate('simulator against a trivial /sync echo server', { gatewayUrl: echo.url.replace('http', 'ws'), sharedSecret: 'echo', applicationId: 'echo' }, { 'echo server': echo.pid });
+    const report = await simulate(
+      'simulator against a trivial /sync echo server',
+      { gatewayUrl: echo.url.replace('http', 'ws'), sharedSecret: 'echo', applicationId: 'echo' },
+      { 'echo server': echo.pid },
+    );
     results.echo = { clientsPerSecond: report.connect.clientsPerSecond };
     await echo.stop();
   }
@@ -248,7 +376,15 @@ try {
   if (phases.has('sync')) {
     const report = await simulate(
       'register+join+connect through /sync',
-      { gatewayUrl: gateway.url.replace('http', 'ws'), managementUrl: env.services['management-api'], apiKey, natsUrl: env.env.NATS_URL, namespace: ns, mediaServers: 2, mediaServerCapacity: syncClients },
+      {
+        gatewayUrl: gateway.url.replace('http', 'ws'),
+        managementUrl: env.services['management-api'],
+        apiKey,
+        natsUrl: env.env.NATS_URL,
+        namespace: ns,
+        mediaServers: 2,
+        mediaServerCapacity: syncClients,
+      },
       env.pids,
     );
     if (showCpu) {
@@ -259,7 +395,8 @@ try {
         const subject = /subject="([^"]+)"/.exec(m[2])?.[1];
         (sums[subject] ??= {})[m[1]] = Number(m[3]);
       }
-      for (const [subject, v] of Object.entries(sums)) console.log(`  gateway -> ${subject}: ${v.count} requests, mean ${((v.sum / v.count) * 1000).toFixed(2)} ms`);
+      for (const [subject, v] of Object.entries(sums))
+        console.log(`  gateway -> ${subject}: ${v.count} requests, mean ${((v.sum / v.count) * 1000).toFixed(2)} ms`);
       // Time Redis itself spent per script run (INFO commandstats), over the whole run.
       const redis = new Redis(env.env.REDIS_URL);
       const stats = await redis.info('commandstats');
@@ -267,15 +404,28 @@ try {
       const evalsha = /^cmdstat_evalsha:calls=(\d+),usec=\d+,usec_per_call=([\d.]+)/m.exec(stats);
       if (evalsha) console.log(`  redis: ${evalsha[1]} script runs, ${evalsha[2]} µs each`);
     }
-    results.sync = { clients: report.clients.connected, failed: report.clients.failed, clientsPerSecond: report.connect.clientsPerSecond };
+    results.sync = {
+      clients: report.clients.connected,
+      failed: report.clients.failed,
+      clientsPerSecond: report.connect.clientsPerSecond,
+    };
   }
 
   console.log('\nratios');
-  if (results.gateway100 && results.bare) console.log(`  gateway / bare (100 connections):      ${(results.gateway100.rps / results.bare.rps).toFixed(2)}  (goal >= 0.5)`);
-  if (results.unshared100 && results.bare) console.log(`  same, ADMIN_SHARE_READS=false / bare:  ${(results.unshared100.rps / results.bare.rps).toFixed(2)}`);
-  if (results.gatewayBig && results.gateway100) console.log(`  ${bigConnections} / 100 connections (gateway): ${(results.gatewayBig.rps / results.gateway100.rps).toFixed(2)}  (goal >= 0.9)`);
-  if (results.sync) console.log(`  /sync register+join+connect: ${results.sync.clientsPerSecond.toFixed(0)} clients/s (goal >= 1000)`);
-  if (results.echo) console.log(`  simulator alone (echo server): ${results.echo.clientsPerSecond.toFixed(0)} clients/s`);
+  if (results.gateway100 && results.bare)
+    console.log(
+      `  gateway / bare (100 connections):      ${(results.gateway100.rps / results.bare.rps).toFixed(2)}  (goal >= 0.5)`,
+    );
+  if (results.unshared100 && results.bare)
+    console.log(`  same, ADMIN_SHARE_READS=false / bare:  ${(results.unshared100.rps / results.bare.rps).toFixed(2)}`);
+  if (results.gatewayBig && results.gateway100)
+    console.log(
+      `  ${bigConnections} / 100 connections (gateway): ${(results.gatewayBig.rps / results.gateway100.rps).toFixed(2)}  (goal >= 0.9)`,
+    );
+  if (results.sync)
+    console.log(`  /sync register+join+connect: ${results.sync.clientsPerSecond.toFixed(0)} clients/s (goal >= 1000)`);
+  if (results.echo)
+    console.log(`  simulator alone (echo server): ${results.echo.clientsPerSecond.toFixed(0)} clients/s`);
   await nc.close();
 } finally {
   await env.stop();

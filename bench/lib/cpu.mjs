@@ -32,7 +32,11 @@ export function cpuMeter(pids) {
     const processes = {};
     for (const [name, pid] of Object.entries(pids)) {
       const now = sample(pid);
-      processes[name] = { cpu: now.cpu - before[name].cpu, user: now.user - before[name].user, syscalls: now.syscalls - before[name].syscalls };
+      processes[name] = {
+        cpu: now.cpu - before[name].cpu,
+        user: now.user - before[name].user,
+        syscalls: now.syscalls - before[name].syscalls,
+      };
     }
     return { seconds: (Date.now() - started) / 1000, requests, processes };
   };
@@ -43,7 +47,11 @@ export function cpuMeter(pids) {
       return Object.fromEntries(
         Object.entries(u.processes).map(([name, p]) => [
           name,
-          { cores: p.cpu / u.seconds, usPerRequest: requests ? (p.cpu * 1e6) / requests : NaN, syscallsPerRequest: requests ? p.syscalls / requests : NaN },
+          {
+            cores: p.cpu / u.seconds,
+            usPerRequest: requests ? (p.cpu * 1e6) / requests : NaN,
+            syscallsPerRequest: requests ? p.syscalls / requests : NaN,
+          },
         ]),
       );
     },
@@ -69,6 +77,9 @@ export function addUsage(a, b) {
 export function formatCpu(usage) {
   return Object.entries(usage.processes)
     .filter(([, p]) => Number.isFinite(p.cpu) && p.cpu / usage.seconds >= 0.005)
-    .map(([name, p]) => `${name} ${(p.cpu / usage.seconds).toFixed(2)} cores ${((p.cpu * 1e6) / usage.requests).toFixed(0)} µs (${p.cpu > 0 ? Math.round((p.user / p.cpu) * 100) : 0}% user) ${(p.syscalls / usage.requests).toFixed(2)} rw-syscalls`)
+    .map(
+      ([name, p]) =>
+        `${name} ${(p.cpu / usage.seconds).toFixed(2)} cores ${((p.cpu * 1e6) / usage.requests).toFixed(0)} µs (${p.cpu > 0 ? Math.round((p.user / p.cpu) * 100) : 0}% user) ${(p.syscalls / usage.requests).toFixed(2)} rw-syscalls`,
+    )
     .join(' | ');
 }

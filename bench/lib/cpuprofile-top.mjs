@@ -33,7 +33,11 @@ const keyOf = (n) => {
       return `nm:${parts[0].startsWith('@') ? `${parts[0]}/${parts[1]}` : parts[0]}`;
     }
     if (url.startsWith('node:')) return url;
-    return url.replace(/^.*\/(apps|libs|tools)\//, '$1/').split('/').slice(0, 3).join('/');
+    return url
+      .replace(/^.*\/(apps|libs|tools)\//, '$1/')
+      .split('/')
+      .slice(0, 3)
+      .join('/');
   }
   if (by === 'file') return url || cf.functionName || '(native)';
   return `${cf.functionName || '(anonymous)'}  ${url.replace(/^.*\/(apps|libs|tools)\//, '$1/')}:${cf.lineNumber + 1}`;
@@ -58,8 +62,12 @@ if (process.argv.includes('--inclusive')) {
     agg.set(k, (agg.get(k) ?? 0) + us);
   }
 }
-const idle = [...dt].filter(([id]) => byId.get(id).callFrame.functionName === '(idle)').reduce((a, [, us]) => a + us, 0);
-console.log(`${file}: ${(totalUs / 1e6).toFixed(2)} s sampled, ${(((totalUs - idle) / totalUs) * 100).toFixed(1)}% busy`);
+const idle = [...dt]
+  .filter(([id]) => byId.get(id).callFrame.functionName === '(idle)')
+  .reduce((a, [, us]) => a + us, 0);
+console.log(
+  `${file}: ${(totalUs / 1e6).toFixed(2)} s sampled, ${(((totalUs - idle) / totalUs) * 100).toFixed(1)}% busy`,
+);
 for (const [k, us] of [...agg].sort((a, b) => b[1] - a[1]).slice(0, top)) {
   console.log(`${((us / totalUs) * 100).toFixed(2).padStart(6)}%  ${(us / 1000).toFixed(0).padStart(7)} ms  ${k}`);
 }

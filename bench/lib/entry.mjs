@@ -32,4 +32,3 @@ export async function runBench(main) {
   });
   process.exit(code ?? (signal === 'SIGINT' ? 130 : 143));
 }
-

@@ -4,7 +4,16 @@ import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { discoverApps, REPO_ROOT, runMigrations, runNodeScript } from '../../tools/stack/apps.mjs';
-import { ensureBinaries, ensureDatabase, freePort, startNats, startPostgres, startRedis, stopPid, withDatabase } from '../../tools/stack/servers.mjs';
+import {
+  ensureBinaries,
+  ensureDatabase,
+  freePort,
+  startNats,
+  startPostgres,
+  startRedis,
+  stopPid,
+  withDatabase,
+} from '../../tools/stack/servers.mjs';
 
 export { freePort };
 
@@ -46,18 +55,32 @@ export async function startBenchEnvironment({ postgres = true, redis = true } = 
     process.off('SIGTERM', interrupted);
   };
   try {
-    const nats = await startNats({ port: await freePort(), dataDir: path.join(dir, 'nats'), logFile: path.join(dir, 'nats.log') });
+    const nats = await startNats({
+      port: await freePort(),
+      dataDir: path.join(dir, 'nats'),
+      logFile: path.join(dir, 'nats.log'),
+    });
     stops.push(() => stopPid(nats.pid));
     pids['nats-server'] = nats.pid;
     env.NATS_URL = nats.url;
     if (redis) {
-      const r = await startRedis({ port: await freePort(), dataDir: path.join(dir, 'redis'), logFile: path.join(dir, 'redis.log'), persist: false });
+      const r = await startRedis({
+        port: await freePort(),
+        dataDir: path.join(dir, 'redis'),
+        logFile: path.join(dir, 'redis.log'),
+        persist: false,
+      });
       stops.push(() => stopPid(r.pid));
       pids['redis-server'] = r.pid;
       env.REDIS_URL = r.url;
     }
     if (postgres) {
-      const pg = await startPostgres({ port: await freePort(), dataDir: path.join(dir, 'pg'), logFile: path.join(dir, 'pg.log'), fsync: false });
+      const pg = await startPostgres({
+        port: await freePort(),
+        dataDir: path.join(dir, 'pg'),
+        logFile: path.join(dir, 'pg.log'),
+        fsync: false,
+      });
       stops.push(() => stopPid(pg.pid, { signal: 'SIGINT' }));
       await ensureDatabase(pg.url, 'bench');
       env.DATABASE_URL = withDatabase(pg.url, 'bench');
@@ -84,12 +107,18 @@ export async function startBenchEnvironment({ postgres = true, redis = true } = 
       // BENCH_CPU_PROF=<dir>: each service writes a V8 CPU profile there when it stops (read them
       // with `node bench/lib/cpuprofile-top.mjs <file>`).
       const profDir = process.env.BENCH_CPU_PROF;
-      const nodeArgs = profDir ? ['--cpu-prof', `--cpu-prof-dir=${path.resolve(profDir)}`, `--cpu-prof-name=${name}-${port}.cpuprofile`] : [];
+      const nodeArgs = profDir
+        ? ['--cpu-prof', `--cpu-prof-dir=${path.resolve(profDir)}`, `--cpu-prof-name=${name}-${port}.cpuprofile`]
+        : [];
       // BENCH_NODE_ARGS='<flags>': Node flags for each service (a runtime setting measured without changing the service).
       if (process.env.BENCH_NODE_ARGS) nodeArgs.push(...process.env.BENCH_NODE_ARGS.split(' ').filter(Boolean));
       const child = spawn(process.execPath, [...nodeArgs, app.main], {
         env: { ...process.env, ...env, HTTP_HOST: '127.0.0.1', HTTP_PORT: String(port), ...extraEnv },
-        stdio: ['ignore', fs.openSync(path.join(dir, `${name}-${port}.log`), 'a'), fs.openSync(path.join(dir, `${name}-${port}.log`), 'a')],
+        stdio: [
+          'ignore',
+          fs.openSync(path.join(dir, `${name}-${port}.log`), 'a'),
+          fs.openSync(path.join(dir, `${name}-${port}.log`), 'a'),
+        ],
       });
       services.push(child);
       const url = `http://127.0.0.1:${port}`;
@@ -116,7 +145,8 @@ export async function startBenchEnvironment({ postgres = true, redis = true } = 
       // BENCH_KEEP_LOGS=<dir>: the services' logs are copied there before the data goes.
       if (process.env.BENCH_KEEP_LOGS) {
         fs.mkdirSync(process.env.BENCH_KEEP_LOGS, { recursive: true });
-        for (const f of fs.readdirSync(dir)) if (f.endsWith('.log')) fs.copyFileSync(path.join(dir, f), path.join(process.env.BENCH_KEEP_LOGS, f));
+        for (const f of fs.readdirSync(dir))
+          if (f.endsWith('.log')) fs.copyFileSync(path.join(dir, f), path.join(process.env.BENCH_KEEP_LOGS, f));
       }
       fs.rmSync(dir, { recursive: true, force: true });
     },

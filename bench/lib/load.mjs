@@ -8,16 +8,34 @@ import http from 'node:http';
  * `hooks.measured(requests)` when it ends (CPU accounting, see cpu.mjs). With `keepLatencies`, the
  * result carries every latency (ms, sorted) so that several runs can be combined (`combine`).
  */
-export async function loadTest({ url, headers = {}, concurrency = 32, durationMs = 10000, warmupMs = 2000, keepLatencies = false }, hooks = {}) {
+export async function loadTest(
+  { url, headers = {}, concurrency = 32, durationMs = 10000, warmupMs = 2000, keepLatencies = false },
+  hooks = {},
+) {
   const agent = new http.Agent({ keepAlive: true, maxSockets: concurrency });
   const target = new URL(url);
   const once = () =>
     new Promise((resolve) => {
       const started = process.hrtime.bigint();
-      const req = http.request({ agent, hostname: target.hostname, port: target.port, path: target.pathname + target.search, method: 'GET', headers }, (res) => {
-        res.resume();
-        res.on('end', () => resolve({ ok: res.statusCode >= 200 && res.statusCode < 300, ns: Number(process.hrtime.bigint() - started) }));
-      });
+      const req = http.request(
+        {
+          agent,
+          hostname: target.hostname,
+          port: target.port,
+          path: target.pathname + target.search,
+          method: 'GET',
+          headers,
+        },
+        (res) => {
+          res.resume();
+          res.on('end', () =>
+            resolve({
+              ok: res.statusCode >= 200 && res.statusCode < 300,
+              ns: Number(process.hrtime.bigint() - started),
+            }),
+          );
+        },
+      );
       req.on('error', () => resolve({ ok: false, ns: Number(process.hrtime.bigint() - started) }));
       req.end();
     });
@@ -45,8 +63,17 @@ export async function loadTest({ url, headers = {}, concurrency = 32, durationMs
   hooks.measured?.(latencies.length);
   agent.destroy();
   latencies.sort((a, b) => a - b);
-  const pct = (p) => (latencies.length ? latencies[Math.min(latencies.length - 1, Math.floor((p / 100) * latencies.length))] / 1e6 : NaN);
-  return { requests: latencies.length, errors, seconds, rps: latencies.length / seconds, p50: pct(50), p99: pct(99), ...(keepLatencies ? { latencies: latencies.map((ns) => ns / 1e6) } : {}) };
+  const pct = (p) =>
+    latencies.length ? latencies[Math.min(latencies.length - 1, Math.floor((p / 100) * latencies.length))] / 1e6 : NaN;
+  return {
+    requests: latencies.length,
+    errors,
+    seconds,
+    rps: latencies.length / seconds,
+    p50: pct(50),
+    p99: pct(99),
+    ...(keepLatencies ? { latencies: latencies.map((ns) => ns / 1e6) } : {}),
+  };
 }
 
 /** One result of several runs of the same target (each with `keepLatencies`). */
@@ -54,8 +81,16 @@ export function combine(runs) {
   const latencies = runs.flatMap((r) => r.latencies).sort((a, b) => a - b);
   const requests = runs.reduce((n, r) => n + r.requests, 0);
   const seconds = runs.reduce((n, r) => n + r.seconds, 0);
-  const pct = (p) => (latencies.length ? latencies[Math.min(latencies.length - 1, Math.floor((p / 100) * latencies.length))] : NaN);
-  return { requests, errors: runs.reduce((n, r) => n + r.errors, 0), seconds, rps: requests / seconds, p50: pct(50), p99: pct(99) };
+  const pct = (p) =>
+    latencies.length ? latencies[Math.min(latencies.length - 1, Math.floor((p / 100) * latencies.length))] : NaN;
+  return {
+    requests,
+    errors: runs.reduce((n, r) => n + r.errors, 0),
+    seconds,
+    rps: requests / seconds,
+    p50: pct(50),
+    p99: pct(99),
+  };
 }
 
 export function formatResult(name, r) {
@@ -68,7 +103,9 @@ export function formatResult(name, r) {
  */
 export function loadTestInChild(options, hooks = {}) {
   return new Promise((resolve, reject) => {
-    const child = fork(new URL('./load-worker.mjs', import.meta.url), [JSON.stringify(options)], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+    const child = fork(new URL('./load-worker.mjs', import.meta.url), [JSON.stringify(options)], {
+      stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+    });
     let result;
     child.on('message', (m) => {
       if (m.measuring) return hooks.measuring?.(child.pid);
@@ -101,7 +138,8 @@ function startChildServer(script, args) {
       resolve({
         url: `http://127.0.0.1:${port}`,
         pid: child.pid,
-        stop: () => new Promise((r) => (child.exitCode !== null ? r() : (child.once('exit', r), child.kill('SIGTERM')))),
+        stop: () =>
+          new Promise((r) => (child.exitCode !== null ? r() : (child.once('exit', r), child.kill('SIGTERM')))),
       }),
     );
   });

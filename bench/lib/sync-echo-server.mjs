@@ -3,11 +3,18 @@
 import { randomUUID } from 'node:crypto';
 import { WebSocketServer } from 'ws';
 
-const wss = new WebSocketServer({ port: 0, host: '127.0.0.1', path: '/sync', perMessageDeflate: false, clientTracking: false });
+const wss = new WebSocketServer({
+  port: 0,
+  host: '127.0.0.1',
+  path: '/sync',
+  perMessageDeflate: false,
+  clientTracking: false,
+});
 wss.on('connection', (ws) => {
   ws.on('message', (raw) => {
     const frame = JSON.parse(raw.toString('utf8'));
-    const data = frame.type === 'connection.open' ? { connectionId: frame.data?.connectionId ?? randomUUID(), state: 'new' } : {};
+    const data =
+      frame.type === 'connection.open' ? { connectionId: frame.data?.connectionId ?? randomUUID(), state: 'new' } : {};
     ws.send(JSON.stringify({ type: 'result', id: frame.id, data }));
     if (frame.type === 'unregister') ws.close(1000, 'unregistered');
   });

@@ -10,7 +10,10 @@ import { DataSource } from 'typeorm';
 import { startBenchEnvironment } from '../lib/env.mjs';
 import { RecordReader } from '../../apps/management-api/dist/common/record-reader.js';
 import { parseListQuery } from '../../apps/management-api/dist/common/odata-query.js';
-import { CHANGE_RECORDS, changeRecordModel } from '../../apps/management-api/dist/change-records/change-record.model.js';
+import {
+  CHANGE_RECORDS,
+  changeRecordModel,
+} from '../../apps/management-api/dist/change-records/change-record.model.js';
 
 const arg = (name, fallback) => {
   const i = process.argv.indexOf(`--${name}`);
@@ -20,8 +23,40 @@ const rows = arg('rows', 1_000_000);
 const queries = arg('queries', 2000);
 const concurrency = arg('concurrency', 4);
 
-const ENTITY_TYPES = ['ApplicationConfig', 'ChannelConfig', 'ApplicationWebhook', 'ChannelWebhook', 'ApiKey', 'Organization', 'PaymentMethod', 'Subscription', 'UserAccount', 'ChannelWebhookX'];
-const PROPERTIES = ['tag', 'disabled', 'url', 'events', 'batch', 'reliable', 'name', 'priority', 'codec', 'sfu', 'mcu', 'rtmp', 'channelIdPattern', 'default', 'recordingEnabled', 'videoEncodings', 'sharedSecret', 'applicationId', 'address', 'status'];
+const ENTITY_TYPES = [
+  'ApplicationConfig',
+  'ChannelConfig',
+  'ApplicationWebhook',
+  'ChannelWebhook',
+  'ApiKey',
+  'Organization',
+  'PaymentMethod',
+  'Subscription',
+  'UserAccount',
+  'ChannelWebhookX',
+];
+const PROPERTIES = [
+  'tag',
+  'disabled',
+  'url',
+  'events',
+  'batch',
+  'reliable',
+  'name',
+  'priority',
+  'codec',
+  'sfu',
+  'mcu',
+  'rtmp',
+  'channelIdPattern',
+  'default',
+  'recordingEnabled',
+  'videoEncodings',
+  'sharedSecret',
+  'applicationId',
+  'address',
+  'status',
+];
 
 const env = await startBenchEnvironment({ redis: false });
 try {
@@ -30,7 +65,10 @@ try {
   const org = randomUUID();
   const other = randomUUID();
   const now = Date.now();
-  await admin.query('INSERT INTO management.organization (id, name, created_on, modified_on) VALUES ($1, $2, $3, $3), ($4, $5, $3, $3)', [org, 'bench', now, other, 'other']);
+  await admin.query(
+    'INSERT INTO management.organization (id, name, created_on, modified_on) VALUES ($1, $2, $3, $3), ($4, $5, $3, $3)',
+    [org, 'bench', now, other, 'other'],
+  );
   const loadStarted = Date.now();
   await admin.query(
     `INSERT INTO management.change_record (id, organization_id, type, entity_type, entity_id, property_name, old_value, new_value, changed_on, changed_by)
@@ -42,11 +80,21 @@ try {
   await admin.query('ANALYZE management.change_record');
   console.log(`loaded ${rows} change records in ${((Date.now() - loadStarted) / 1000).toFixed(1)} s`);
 
-  const ds = new DataSource({ type: 'postgres', url: env.env.DATABASE_URL, poolSize: concurrency, entities: [], synchronize: false });
+  const ds = new DataSource({
+    type: 'postgres',
+    url: env.env.DATABASE_URL,
+    poolSize: concurrency,
+    entities: [],
+    synchronize: false,
+  });
   await ds.initialize();
   const reader = new RecordReader(CHANGE_RECORDS);
   const caller = { organizationId: org, principal: 'bench', operator: false };
-  const params = { $filter: "entityType eq 'ApplicationConfig' and propertyName eq 'tag'", $orderby: 'changedOn desc', $top: '50' };
+  const params = {
+    $filter: "entityType eq 'ApplicationConfig' and propertyName eq 'tag'",
+    $orderby: 'changedOn desc',
+    $top: '50',
+  };
 
   const viaOData = async () => (await reader.list(ds, caller, parseListQuery(params, changeRecordModel))).value;
   const handSql = `SELECT id, type, entity_type AS "entityType", entity_id AS "entityId", property_name AS "propertyName", old_value AS "oldValue", new_value AS "newValue",
@@ -54,7 +102,11 @@ try {
                    FROM management.change_record
                    WHERE organization_id = $1 AND entity_type = $2 AND property_name = $3
                    ORDER BY changed_on DESC, id DESC LIMIT 50`;
-  const viaPg = async () => (await admin.query(handSql, [org, 'ApplicationConfig', 'tag'])).rows.map((r) => ({ ...r, changedOn: Number(r.changedOn) }));
+  const viaPg = async () =>
+    (await admin.query(handSql, [org, 'ApplicationConfig', 'tag'])).rows.map((r) => ({
+      ...r,
+      changedOn: Number(r.changedOn),
+    }));
 
   const a = await viaOData();
   const b = await viaPg();
@@ -78,8 +130,14 @@ try {
     );
     const seconds = (performance.now() - started) / 1000;
     latencies.sort((x, y) => x - y);
-    const r = { qps: latencies.length / seconds, p50: latencies[Math.floor(latencies.length * 0.5)], p99: latencies[Math.floor(latencies.length * 0.99)] };
-    console.log(`${name.padEnd(44)} ${r.qps.toFixed(0).padStart(6)} queries/s   p50 ${r.p50.toFixed(2)} ms   p99 ${r.p99.toFixed(2)} ms`);
+    const r = {
+      qps: latencies.length / seconds,
+      p50: latencies[Math.floor(latencies.length * 0.5)],
+      p99: latencies[Math.floor(latencies.length * 0.99)],
+    };
+    console.log(
+      `${name.padEnd(44)} ${r.qps.toFixed(0).padStart(6)} queries/s   p50 ${r.p50.toFixed(2)} ms   p99 ${r.p99.toFixed(2)} ms`,
+    );
     return r;
   };
   // Alternate to spread machine noise over both.
@@ -88,7 +146,9 @@ try {
   const hand2 = await measure('hand-written SQL through pg (again)', viaPg);
   const odata2 = await measure('OData through the management read path (again)', viaOData);
   const ratio = (odata1.qps + odata2.qps) / (hand1.qps + hand2.qps);
-  console.log(`\nratio OData / hand-written: ${ratio.toFixed(2)} (goal >= 0.7); OData p99 ${Math.max(odata1.p99, odata2.p99).toFixed(2)} ms (goal < 20 ms)`);
+  console.log(
+    `\nratio OData / hand-written: ${ratio.toFixed(2)} (goal >= 0.7); OData p99 ${Math.max(odata1.p99, odata2.p99).toFixed(2)} ms (goal < 20 ms)`,
+  );
   await ds.destroy();
   await admin.end();
 } catch (e) {

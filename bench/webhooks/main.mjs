@@ -104,7 +104,17 @@ function eventInfo(i) {
     type: 'channel.client.joined',
     forced: false,
     channel: { id: channelId, applicationId: APP, channelRecording: null },
-    client: { id: `client-${i}`, userId: `user-${i % 1000}`, userAlias: null, deviceId: 'device-1', deviceAlias: null, tag: null, roles: [], applicationId: APP, stats: null },
+    client: {
+      id: `client-${i}`,
+      userId: `user-${i % 1000}`,
+      userAlias: null,
+      deviceId: 'device-1',
+      deviceAlias: null,
+      tag: null,
+      roles: [],
+      applicationId: APP,
+      stats: null,
+    },
     connection: null,
     message: null,
   };
@@ -149,35 +159,67 @@ try {
         organizationId: ORG,
         sharedSecret: 'bench-secret',
         channelConfigId: null,
-        webhooks: [{ id: 'bench-hook', source: 'application', url: receiverUrl, events: null, batch: false, reliable: true, disabled: false }],
+        webhooks: [
+          {
+            id: 'bench-hook',
+            source: 'application',
+            url: receiverUrl,
+            events: null,
+            batch: false,
+            reliable: true,
+            disabled: false,
+          },
+        ],
       };
       msg.respond(enc.encode(JSON.stringify({ id: packet.id, response, isDisposed: true })));
     },
   });
   const jsm = await jetstreamManager(nc);
-  await jsm.streams.add({ name: `${NS}-events`, subjects: [`${NS}.events.>`], max_age: nanos(3600_000), duplicate_window: nanos(120_000) });
+  await jsm.streams.add({
+    name: `${NS}-events`,
+    subjects: [`${NS}.events.>`],
+    max_age: nanos(3600_000),
+    duplicate_window: nanos(120_000),
+  });
   // Events go to the stream the way runtime-registry's EventPublisher sends them: through the
   // service kit's NatsClient (one reply inbox, coalesced writes), an operation's events as one
   // batch of JetStream publish requests (`requestRawMany`), the event id as `Nats-Msg-Id`, each
   // acknowledgement checked. Here an operation produces one event.
-  const publisher = new NatsClient({ url: env.env.NATS_URL, namespace: NS, requestTimeoutMs: 5000, name: 'bench-publisher' }, new Metrics('bench'));
+  const publisher = new NatsClient(
+    { url: env.env.NATS_URL, namespace: NS, requestTimeoutMs: 5000, name: 'bench-publisher' },
+    new Metrics('bench'),
+  );
   const pnc = await publisher.connection$();
   const ACK_HEAD = Buffer.from('{"stream":');
   const ERROR_FIELD = Buffer.from('"error"');
   const publish = async (event) => {
     const [outcome] = await publisher.requestRawMany(
       pnc,
-      [{ subject: `${NS}.events.${event.type}`, data: Buffer.from(JSON.stringify({ event, applicationId: APP, organizationId: ORG })), headers: singleHeader('Nats-Msg-Id', event.id) }],
+      [
+        {
+          subject: `${NS}.events.${event.type}`,
+          data: Buffer.from(JSON.stringify({ event, applicationId: APP, organizationId: ORG })),
+          headers: singleHeader('Nats-Msg-Id', event.id),
+        },
+      ],
       { timeoutMs: 5000 },
     );
     if (outcome.status === 'rejected') throw outcome.reason;
     const ack = Buffer.from(outcome.value.data.buffer, outcome.value.data.byteOffset, outcome.value.data.length);
-    if (ack.length <= ACK_HEAD.length || ack.compare(ACK_HEAD, 0, ACK_HEAD.length, 0, ACK_HEAD.length) !== 0 || ack.indexOf(ERROR_FIELD) >= 0) {
+    if (
+      ack.length <= ACK_HEAD.length ||
+      ack.compare(ACK_HEAD, 0, ACK_HEAD.length, 0, ACK_HEAD.length) !== 0 ||
+      ack.indexOf(ERROR_FIELD) >= 0
+    ) {
       throw new Error(`the event stream did not store event ${event.id}: ${ack.toString('utf8')}`);
     }
   };
 
-  const worker = await env.startService('webhook-worker', { WEBHOOK_ALLOW_LOOPBACK: 'true', WEBHOOK_CONCURRENCY: String(CONCURRENCY), LOG_LEVEL: 'warn' });
+  const worker = await env.startService('webhook-worker', {
+    WEBHOOK_ALLOW_LOOPBACK: 'true',
+    WEBHOOK_CONCURRENCY: String(CONCURRENCY),
+    LOG_LEVEL: 'warn',
+  });
 
   // ---- 1. raw BullMQ job round trip on the same Redis (measured again at the end: noisy machines) --
   async function rawBullmq(label) {
@@ -190,14 +232,25 @@ try {
     let done = 0;
     let finished;
     const all = new Promise((r) => (finished = r));
-    const rawWorker = new Worker(name, async () => 'ok', { connection: wc, prefix: 'rawbench', concurrency: CONCURRENCY, removeOnComplete: { count: 0 } });
+    const rawWorker = new Worker(name, async () => 'ok', {
+      connection: wc,
+      prefix: 'rawbench',
+      concurrency: CONCURRENCY,
+      removeOnComplete: { count: 0 },
+    });
     rawWorker.on('completed', () => {
       if (++done === RAW) finished();
     });
     await rawWorker.waitUntilReady();
     const started = performance.now();
     for (let i = 0; i < RAW; i += 500) {
-      await queue.addBulk(Array.from({ length: Math.min(500, RAW - i) }, (_, k) => ({ name: 'job', data: { ...payload, n: i + k }, opts: { jobId: `raw-${i + k}`, removeOnComplete: true } })));
+      await queue.addBulk(
+        Array.from({ length: Math.min(500, RAW - i) }, (_, k) => ({
+          name: 'job',
+          data: { ...payload, n: i + k },
+          opts: { jobId: `raw-${i + k}`, removeOnComplete: true },
+        })),
+      );
     }
     await all;
     const seconds = (performance.now() - started) / 1000;
@@ -207,7 +260,9 @@ try {
     qc.disconnect();
     wc.disconnect();
     const jobsPerSecond = Math.round(RAW / seconds);
-    log(`raw BullMQ round trip (${label}): ${RAW} jobs in ${seconds.toFixed(2)} s = ${jobsPerSecond} jobs/s (concurrency ${CONCURRENCY})`);
+    log(
+      `raw BullMQ round trip (${label}): ${RAW} jobs in ${seconds.toFixed(2)} s = ${jobsPerSecond} jobs/s (concurrency ${CONCURRENCY})`,
+    );
     return { jobs: RAW, seconds: +seconds.toFixed(2), jobsPerSecond };
   }
   // A round not counted first: without it, the first round of a run was the slowest in 7 of 8 runs,
@@ -239,7 +294,11 @@ try {
         const use = m.stop(events);
         const seconds = (performance.now() - started) / 1000;
         const pgCpu = postgresCpuSeconds(postmaster) - pgBefore;
-        const pg = { cores: pgCpu / seconds, usPerRequest: events ? (pgCpu * 1e6) / events : NaN, syscallsPerRequest: 0 };
+        const pg = {
+          cores: pgCpu / seconds,
+          usPerRequest: events ? (pgCpu * 1e6) / events : NaN,
+          syscallsPerRequest: 0,
+        };
         for (const [k, v] of Object.entries(use)) {
           if (!k.startsWith('postgres-')) continue;
           // System calls: of the backends there at the start and still there (an approximation).
@@ -277,7 +336,10 @@ try {
     awaited = new Set(ids.filter((id) => !received.has(id)));
     if (awaited.size === 0) return true;
     let timer;
-    const arrived = await Promise.race([new Promise((r) => (allArrived = () => r(true))), new Promise((r) => (timer = setTimeout(() => r(false), timeoutMs)))]);
+    const arrived = await Promise.race([
+      new Promise((r) => (allArrived = () => r(true))),
+      new Promise((r) => (timer = setTimeout(() => r(false), timeoutMs))),
+    ]);
     clearTimeout(timer);
     awaited = new Set();
     allArrived = () => {};
@@ -296,7 +358,10 @@ try {
   const sent = await paced(SECONDS, RATE, (e) => steady.push(e.id));
   const all = await waitReceived(steady, 60000);
   const lastAt = Math.max(...steady.filter((id) => received.has(id)).map((id) => received.get(id).at));
-  const latencies = steady.filter((id) => received.has(id)).map((id) => received.get(id).latency).sort((a, b) => a - b);
+  const latencies = steady
+    .filter((id) => received.has(id))
+    .map((id) => received.get(id).latency)
+    .sort((a, b) => a - b);
   const cpuUse = cpu.stop(latencies.length);
   results.steady = {
     offeredPerSecond: RATE,
@@ -305,11 +370,20 @@ try {
     delivered: latencies.length,
     allDelivered: all,
     deliveredPerSecond: Math.round(latencies.length / ((lastAt - steadyStart) / 1000)),
-    latencyMs: { p50: percentile(latencies, 50), p90: percentile(latencies, 90), p99: percentile(latencies, 99), max: latencies.at(-1) },
+    latencyMs: {
+      p50: percentile(latencies, 50),
+      p90: percentile(latencies, 90),
+      p99: percentile(latencies, 99),
+      max: latencies.at(-1),
+    },
     cpuCores: Object.fromEntries(Object.entries(cpuUse).map(([k, v]) => [k, +v.cores.toFixed(2)])),
     cpuUsPerEvent: Object.fromEntries(Object.entries(cpuUse).map(([k, v]) => [k, Math.round(v.usPerRequest)])),
   };
-  log(`steady: CPU cores used: ${Object.entries(results.steady.cpuCores).map(([k, v]) => `${k} ${v}`).join(', ')} (of ${os.cpus().length})`);
+  log(
+    `steady: CPU cores used: ${Object.entries(results.steady.cpuCores)
+      .map(([k, v]) => `${k} ${v}`)
+      .join(', ')} (of ${os.cpus().length})`,
+  );
   log(
     `steady: ${latencies.length}/${sent} delivered, ${results.steady.deliveredPerSecond} events/s; event-to-delivery p50 ${results.steady.latencyMs.p50} ms, ` +
       `p90 ${results.steady.latencyMs.p90} ms, p99 ${results.steady.latencyMs.p99} ms, max ${results.steady.latencyMs.max} ms`,
@@ -327,15 +401,28 @@ try {
         .split('\n')
         .filter((l) => l.startsWith(name) && (l[name.length] === ' ' || l[name.length] === '{'))
         .reduce((n, l) => n + Number(l.split(' ').at(-1)), 0);
-    const names = { attempt: 'webhook_delivery_attempt_duration_seconds', job: 'webhook_delivery_job_seconds', logWrite: 'webhook_delivery_log_write_seconds' };
-    const now = Object.fromEntries(Object.entries(names).map(([k, n]) => [k, { sum: total(`${n}_sum`), count: total(`${n}_count`) }]));
+    const names = {
+      attempt: 'webhook_delivery_attempt_duration_seconds',
+      job: 'webhook_delivery_job_seconds',
+      logWrite: 'webhook_delivery_log_write_seconds',
+    };
+    const now = Object.fromEntries(
+      Object.entries(names).map(([k, n]) => [k, { sum: total(`${n}_sum`), count: total(`${n}_count`) }]),
+    );
     // prom-client's event loop delay figures cover the time since the previous scrape.
     const lag = (name) => +(1000 * total(`nodejs_eventloop_lag_${name}_seconds`)).toFixed(1);
     return {
       now,
       since(before) {
-        const mean = (k) => +((1000 * (now[k].sum - before.now[k].sum)) / Math.max(1, now[k].count - before.now[k].count)).toFixed(1);
-        return { attempt: mean('attempt'), job: mean('job'), logWrite: mean('logWrite'), jobs: now.job.count - before.now.job.count, eventLoopDelay: { mean: lag('mean'), p99: lag('p99'), max: lag('max') } };
+        const mean = (k) =>
+          +((1000 * (now[k].sum - before.now[k].sum)) / Math.max(1, now[k].count - before.now[k].count)).toFixed(1);
+        return {
+          attempt: mean('attempt'),
+          job: mean('job'),
+          logWrite: mean('logWrite'),
+          jobs: now.job.count - before.now.job.count,
+          eventLoopDelay: { mean: lag('mean'), p99: lag('p99'), max: lag('max') },
+        };
       },
     };
   }
@@ -350,7 +437,12 @@ try {
     const timingsBefore = await workerTimings();
     const timeline = TIMELINE
       ? startTimeline(
-          { 'webhook-worker': worker.pid, 'redis-server': env.pids['redis-server'], 'nats-server': env.pids['nats-server'], bench: process.pid },
+          {
+            'webhook-worker': worker.pid,
+            'redis-server': env.pids['redis-server'],
+            'nats-server': env.pids['nats-server'],
+            bench: process.pid,
+          },
           { postmaster: postmasterPid(), intervalMs: 100 },
         )
       : null;
@@ -364,7 +456,10 @@ try {
       while (polling) {
         const info = await jsm.consumers.info(`${NS}-events`, consumerName).catch(() => null);
         if (info) {
-          consumerPoints.handed.push([Date.now(), info.delivered.consumer_seq - consumerAtStart.delivered.consumer_seq]);
+          consumerPoints.handed.push([
+            Date.now(),
+            info.delivered.consumer_seq - consumerAtStart.delivered.consumer_seq,
+          ]);
           consumerPoints.acked.push([Date.now(), info.ack_floor.consumer_seq - consumerAtStart.ack_floor.consumer_seq]);
         }
         await sleep(50);
@@ -396,10 +491,22 @@ try {
       const { samples, others } = await timeline.stop();
       polling = false;
       await consumerPoll;
-      const rows = bucketTimeline(samples, { pub: publishedAt, recv: events.filter((e) => received.has(e.id)).map((e) => received.get(e.id).at) }, started, consumerPoints);
+      const rows = bucketTimeline(
+        samples,
+        { pub: publishedAt, recv: events.filter((e) => received.has(e.id)).map((e) => received.get(e.id).at) },
+        started,
+        consumerPoints,
+      );
       // Idle cores beside threads queued for a core: capacity the pipeline's threads could not use. The
       // tail: the buckets after the worker acknowledged the last event (deliveries only).
-      const mean = (list, pick) => +(list.reduce((n, r) => n + pick(r) * r.ms, 0) / Math.max(1, list.reduce((n, r) => n + r.ms, 0))).toFixed(2);
+      const mean = (list, pick) =>
+        +(
+          list.reduce((n, r) => n + pick(r) * r.ms, 0) /
+          Math.max(
+            1,
+            list.reduce((n, r) => n + r.ms, 0),
+          )
+        ).toFixed(2);
       const tail = rows.filter((r) => r.acked === BURST);
       burstTimeline = {
         startedAt: started,
@@ -412,7 +519,9 @@ try {
         `burst: on average ${burstTimeline.cores.idle} cores idle while the pipeline's threads waited for a CPU ${burstTimeline.cores.waiting} cores' worth of time; ` +
           `in the tail (${tail.length} buckets after the last acknowledgement) ${burstTimeline.tailCores.idle} idle, ${burstTimeline.tailCores.waiting} waiting`,
       );
-      log(`burst: other processes that used CPU meanwhile: ${others.map((o) => `${o.name} (${o.pid}) ${o.cpuSeconds} s`).join(', ') || 'none'}`);
+      log(
+        `burst: other processes that used CPU meanwhile: ${others.map((o) => `${o.name} (${o.pid}) ${o.cpuSeconds} s`).join(', ') || 'none'}`,
+      );
       log(
         `burst timeline (100 ms buckets from the first publish: cores used by each process and in all, the machine's cores busy with other work, idle and stolen, and the time the pipeline's threads waited for a core; ` +
           `events handed to the worker and acknowledged by it so far; events published and deliveries received in the bucket):\n${formatTimeline(rows)}`,
@@ -420,7 +529,9 @@ try {
     }
     const cores = Object.fromEntries(Object.entries(use).map(([k, v]) => [k, +v.cores.toFixed(2)]));
     const usPerEvent = Object.fromEntries(Object.entries(use).map(([k, v]) => [k, Math.round(v.usPerRequest)]));
-    const syscallsPerEvent = Object.fromEntries(Object.entries(use).map(([k, v]) => [k, +v.syscallsPerRequest.toFixed(2)]));
+    const syscallsPerEvent = Object.fromEntries(
+      Object.entries(use).map(([k, v]) => [k, +v.syscallsPerRequest.toFixed(2)]),
+    );
     const timings = (await workerTimings()).since(timingsBefore);
     const result = {
       events: BURST,
@@ -435,11 +546,27 @@ try {
       workerMeanMs: timings,
       ...(burstTimeline ? { timeline: burstTimeline } : {}),
     };
-    log(`burst: CPU cores used: ${Object.entries(cores).map(([k, v]) => `${k} ${v}`).join(', ')} (of ${os.cpus().length})`);
-    log(`burst: CPU µs per event: ${Object.entries(usPerEvent).map(([k, v]) => `${k} ${v}`).join(', ')}; total ${Object.values(usPerEvent).reduce((a, b) => a + b, 0)}`);
-    log(`burst: read/write system calls per event: ${Object.entries(syscallsPerEvent).map(([k, v]) => `${k} ${v}`).join(', ')}`);
-    log(`burst: worker means: attempt (POST and answer) ${timings.attempt} ms, job ${timings.job} ms (${timings.jobs} jobs), a job waiting for its log rows after its last attempt ${timings.logWrite} ms; event loop delay mean ${timings.eventLoopDelay.mean} ms, p99 ${timings.eventLoopDelay.p99} ms, max ${timings.eventLoopDelay.max} ms`);
-    log(`burst: ${delivered}/${BURST} delivered in ${seconds.toFixed(2)} s = ${result.eventsPerSecond} events/s (published in ${publishedIn.toFixed(2)} s)`);
+    log(
+      `burst: CPU cores used: ${Object.entries(cores)
+        .map(([k, v]) => `${k} ${v}`)
+        .join(', ')} (of ${os.cpus().length})`,
+    );
+    log(
+      `burst: CPU µs per event: ${Object.entries(usPerEvent)
+        .map(([k, v]) => `${k} ${v}`)
+        .join(', ')}; total ${Object.values(usPerEvent).reduce((a, b) => a + b, 0)}`,
+    );
+    log(
+      `burst: read/write system calls per event: ${Object.entries(syscallsPerEvent)
+        .map(([k, v]) => `${k} ${v}`)
+        .join(', ')}`,
+    );
+    log(
+      `burst: worker means: attempt (POST and answer) ${timings.attempt} ms, job ${timings.job} ms (${timings.jobs} jobs), a job waiting for its log rows after its last attempt ${timings.logWrite} ms; event loop delay mean ${timings.eventLoopDelay.mean} ms, p99 ${timings.eventLoopDelay.p99} ms, max ${timings.eventLoopDelay.max} ms`,
+    );
+    log(
+      `burst: ${delivered}/${BURST} delivered in ${seconds.toFixed(2)} s = ${result.eventsPerSecond} events/s (published in ${publishedIn.toFixed(2)} s)`,
+    );
     return result;
   }
 
@@ -457,23 +584,47 @@ try {
   // The median round (by ratio) stands for the run; every round is in `rounds`.
   const median = [...rounds].sort((a, b) => a.ratio - b.ratio)[Math.floor((rounds.length - 1) / 2)];
   results.burst = median.burst;
-  results.rounds = rounds.map((r) => ({ eventsPerSecond: r.burst.eventsPerSecond, rawJobsPerSecond: r.rawJobsPerSecond, ratio: r.ratio, cpuUsPerEvent: r.burst.cpuUsPerEvent }));
+  results.rounds = rounds.map((r) => ({
+    eventsPerSecond: r.burst.eventsPerSecond,
+    rawJobsPerSecond: r.rawJobsPerSecond,
+    ratio: r.ratio,
+    cpuUsPerEvent: r.burst.cpuUsPerEvent,
+  }));
   results.rawBullmq = { rounds: raws, jobsPerSecond: median.rawJobsPerSecond };
   results.loadAverage = { start: loadAtStart, end: +os.loadavg()[0].toFixed(2) };
-  log(`raw BullMQ rounds: ${raws.map((r) => r.jobsPerSecond).join(' / ')} jobs/s; load average ${results.loadAverage.start} at the start, ${results.loadAverage.end} at the end`);
+  log(
+    `raw BullMQ rounds: ${raws.map((r) => r.jobsPerSecond).join(' / ')} jobs/s; load average ${results.loadAverage.start} at the start, ${results.loadAverage.end} at the end`,
+  );
   results.ratio = {
     burstToRawBullmq: median.ratio,
     steadyToRawBullmq: +(results.steady.deliveredPerSecond / Math.max(...raws.map((r) => r.jobsPerSecond))).toFixed(2),
   };
-  results.goals = { p99Under100ms: results.steady.latencyMs.p99 < 100, atLeastHalfOfRawBullmq: results.ratio.burstToRawBullmq >= 0.5 };
+  results.goals = {
+    p99Under100ms: results.steady.latencyMs.p99 < 100,
+    atLeastHalfOfRawBullmq: results.ratio.burstToRawBullmq >= 0.5,
+  };
   results.receiver = { kind: RECEIVER, requests };
   const metrics = await (await fetch(`${worker.url}/metrics`)).text();
-  const line = (name) => metrics.split('\n').find((l) => l.startsWith(name))?.split(' ').at(-1);
+  const line = (name) =>
+    metrics
+      .split('\n')
+      .find((l) => l.startsWith(name))
+      ?.split(' ')
+      .at(-1);
   // BullMQ jobs the worker ran (a job carries one delivery, or several of one webhook and channel).
   const jobs = Number(line('webhook_delivery_job_seconds_count'));
-  results.workerMetrics = { attempts: Number(line('webhook_delivery_attempts_total')), retries: Number(line('webhook_delivery_retries_total') ?? 0), jobs, deliveriesPerJob: +(Number(line('webhook_delivery_attempts_total')) / jobs).toFixed(2) };
-  log(`worker: ${results.workerMetrics.attempts} attempts in ${jobs} BullMQ jobs (${results.workerMetrics.deliveriesPerJob} per job), ${results.workerMetrics.retries} retries`);
-  log(`ratio: burst ${results.ratio.burstToRawBullmq}x of the raw BullMQ round trip rate (median of the rounds' ${rounds.map((r) => r.ratio).join(' / ')}); goals: p99 < 100 ms ${results.goals.p99Under100ms ? 'met' : 'MISSED'}, >= 0.5x raw ${results.goals.atLeastHalfOfRawBullmq ? 'met' : 'MISSED'}`);
+  results.workerMetrics = {
+    attempts: Number(line('webhook_delivery_attempts_total')),
+    retries: Number(line('webhook_delivery_retries_total') ?? 0),
+    jobs,
+    deliveriesPerJob: +(Number(line('webhook_delivery_attempts_total')) / jobs).toFixed(2),
+  };
+  log(
+    `worker: ${results.workerMetrics.attempts} attempts in ${jobs} BullMQ jobs (${results.workerMetrics.deliveriesPerJob} per job), ${results.workerMetrics.retries} retries`,
+  );
+  log(
+    `ratio: burst ${results.ratio.burstToRawBullmq}x of the raw BullMQ round trip rate (median of the rounds' ${rounds.map((r) => r.ratio).join(' / ')}); goals: p99 < 100 ms ${results.goals.p99Under100ms ? 'met' : 'MISSED'}, >= 0.5x raw ${results.goals.atLeastHalfOfRawBullmq ? 'met' : 'MISSED'}`,
+  );
   if (JSON_OUT) console.log(JSON.stringify(results, null, 2));
   await publisher.onApplicationShutdown();
   await nc.close();

@@ -7,4 +7,8 @@ export interface Receiver {
   close(): Promise<void>;
 }
 
-export declare function startReceiver(options: { kind?: 'lean' | 'node'; delayMs?: number; onBody: (text: string, at: number) => void }): Promise<Receiver>;
+export declare function startReceiver(options: {
+  kind?: 'lean' | 'node';
+  delayMs?: number;
+  onBody: (text: string, at: number) => void;
+}): Promise<Receiver>;

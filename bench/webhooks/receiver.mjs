@@ -34,11 +34,13 @@ function leanServer(delayMs, onBody) {
       for (;;) {
         const headEnd = buf.indexOf(CRLFCRLF);
         if (headEnd < 0) {
-          if (buf.length > MAX_HEAD) return void socket.end('HTTP/1.1 400 Bad Request\r\nconnection: close\r\ncontent-length: 0\r\n\r\n');
+          if (buf.length > MAX_HEAD)
+            return void socket.end('HTTP/1.1 400 Bad Request\r\nconnection: close\r\ncontent-length: 0\r\n\r\n');
           break;
         }
         const length = contentLength(buf.toString('latin1', 0, headEnd));
-        if (length < 0) return void socket.end('HTTP/1.1 411 Length Required\r\nconnection: close\r\ncontent-length: 0\r\n\r\n');
+        if (length < 0)
+          return void socket.end('HTTP/1.1 411 Length Required\r\nconnection: close\r\ncontent-length: 0\r\n\r\n');
         const end = headEnd + 4 + length;
         if (buf.length < end) break;
         onBody(buf.toString('utf8', headEnd + 4, end), Date.now());

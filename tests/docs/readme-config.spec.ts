@@ -35,11 +35,15 @@ function fixFor(relative: string): string {
 function readBlock(relative: string): string {
   const file = path.join(ROOT, relative);
   if (!fs.existsSync(file)) {
-    throw new Error(`${relative} does not exist: it must hold the configuration table between ${START_MARKER} and ${END_MARKER} (${fixFor(relative)}).`);
+    throw new Error(
+      `${relative} does not exist: it must hold the configuration table between ${START_MARKER} and ${END_MARKER} (${fixFor(relative)}).`,
+    );
   }
   const block = extractBlock(fs.readFileSync(file, 'utf8'));
   if (block === undefined) {
-    throw new Error(`${relative} has no ${START_MARKER} ... ${END_MARKER} block: add the two markers where the configuration table goes, then ${fixFor(relative)}.`);
+    throw new Error(
+      `${relative} has no ${START_MARKER} ... ${END_MARKER} block: add the two markers where the configuration table goes, then ${fixFor(relative)}.`,
+    );
   }
   return block;
 }
@@ -70,9 +74,15 @@ describe('configuration table', () => {
 
   it('covers the seven services and every setting they declare', async () => {
     const services = await loadSourceSettings();
-    expect(services.map((s) => s.service).sort()).toEqual(
-      ['admin-gateway', 'management-api', 'media-agent', 'recording-service', 'runtime-registry', 'usage-aggregator', 'webhook-worker'],
-    );
+    expect(services.map((s) => s.service).sort()).toEqual([
+      'admin-gateway',
+      'management-api',
+      'media-agent',
+      'recording-service',
+      'runtime-registry',
+      'usage-aggregator',
+      'webhook-worker',
+    ]);
     for (const { settings } of services) {
       for (const setting of Object.values(settings)) expect(table).toContain(`| \`${setting.env}\``);
     }

@@ -4,7 +4,10 @@ import { spawn } from 'node:child_process';
 
 function start(service: string, env: Record<string, string>): Promise<{ code: number | null; output: string }> {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, [findApp(service).main], { env: { PATH: process.env.PATH ?? '', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [findApp(service).main], {
+      env: { PATH: process.env.PATH ?? '', ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let output = '';
     child.stdout.on('data', (d: Buffer) => (output += d.toString()));
     child.stderr.on('data', (d: Buffer) => (output += d.toString()));
@@ -16,13 +19,25 @@ function start(service: string, env: Record<string, string>): Promise<{ code: nu
   });
 }
 
-const base = { NATS_URL: 'nats://127.0.0.1:1', REDIS_URL: 'redis://127.0.0.1:1', DATABASE_URL: 'postgres://u@127.0.0.1:1/db' };
+const base = {
+  NATS_URL: 'nats://127.0.0.1:1',
+  REDIS_URL: 'redis://127.0.0.1:1',
+  DATABASE_URL: 'postgres://u@127.0.0.1:1/db',
+};
 
 describe('configuration validated at start-up', () => {
   it.each([
     ['admin-gateway', { HTTP_PORT: 'eighty' }, 'HTTP_PORT must be an integer'],
-    ['admin-gateway', { ADMIN_CIDR_ALLOWLIST: '10.0.0.0/99' }, 'ADMIN_CIDR_ALLOWLIST item "10.0.0.0/99" is not a CIDR block'],
-    ['admin-gateway', { OAUTH_ISSUER: 'https://issuer.example' }, 'OAUTH_AUDIENCE is required when any OAuth2 setting is set'],
+    [
+      'admin-gateway',
+      { ADMIN_CIDR_ALLOWLIST: '10.0.0.0/99' },
+      'ADMIN_CIDR_ALLOWLIST item "10.0.0.0/99" is not a CIDR block',
+    ],
+    [
+      'admin-gateway',
+      { OAUTH_ISSUER: 'https://issuer.example' },
+      'OAUTH_AUDIENCE is required when any OAuth2 setting is set',
+    ],
     ['management-api', { DATABASE_URL: 'mysql://x@y/z' }, 'DATABASE_URL must use postgres or postgresql'],
     ['runtime-registry', { NATS_URL: '' }, 'NATS_URL is required'],
     ['webhook-worker', { LOG_LEVEL: 'chatty' }, 'LOG_LEVEL must be one of debug, info, warn, error'],

@@ -10,7 +10,19 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { promisify } from 'node:util';
 import { Webhook } from 'standardwebhooks';
-import { createTestDatabase, findApp, flushRedisPrefix, freePort, serviceTestEnv, spawnService, testNamespace, testServers, waitFor, type SpawnedService, type TestDatabase } from '@switchboard/testing';
+import {
+  createTestDatabase,
+  findApp,
+  flushRedisPrefix,
+  freePort,
+  serviceTestEnv,
+  spawnService,
+  testNamespace,
+  testServers,
+  waitFor,
+  type SpawnedService,
+  type TestDatabase,
+} from '@switchboard/testing';
 import { SyncClient } from '../../tools/simulator/src/index.mjs';
 import { call } from './http.js';
 
@@ -41,7 +53,8 @@ describe('events to webhooks and usage', () => {
 
   const h = () => ({ 'X-API-Key': key });
   const at = (path: string) => deliveries.filter((d) => d.path === path);
-  const types = (path: string) => at(path).flatMap((d) => (d.body.batch ? d.body.batch.map((e) => e.type) : [d.body.type!]));
+  const types = (path: string) =>
+    at(path).flatMap((d) => (d.body.batch ? d.body.batch.map((e) => e.type) : [d.body.type!]));
 
   beforeAll(async () => {
     receiver = http.createServer((req, res) => {
@@ -58,7 +71,9 @@ describe('events to webhooks and usage', () => {
     db = await createTestDatabase('events_e2e');
     // The receiver is on loopback: management-api accepts the webhooks' URLs, webhook-worker delivers to them.
     const env = { ...serviceTestEnv(ns, db.url), WEBHOOK_ALLOW_LOOPBACK: 'true' };
-    const boot = await run(process.execPath, [findApp('management-api').bootstrap!], { env: { ...process.env, ...env } });
+    const boot = await run(process.execPath, [findApp('management-api').bootstrap!], {
+      env: { ...process.env, ...env },
+    });
     key = (JSON.parse(boot.stdout) as { apiKey: string }).apiKey;
     const started = await Promise.all([
       spawnService('management-api', { ...env, HTTP_PORT: String(await freePort()) }),
@@ -71,16 +86,51 @@ describe('events to webhooks and usage', () => {
     management = started[0]!;
     gateway = started[2]!;
 
-    const config = await call<{ id: string; sharedSecret: string }>('POST', `${management.url}/ApplicationConfigs`, { headers: h(), body: { applicationId } });
+    const config = await call<{ id: string; sharedSecret: string }>('POST', `${management.url}/ApplicationConfigs`, {
+      headers: h(),
+      body: { applicationId },
+    });
     expect(config.status).toBe(201);
     ({ id: configId, sharedSecret } = config.body);
-    const webhook = (path: string, events: string[], disabled = false) => ({ applicationConfigId: configId, name: path, url: `${receiverUrl}${path}`, events, disabled, batch: false, reliable: true });
-    expect((await call('POST', `${management.url}/ApplicationWebhooks`, { headers: h(), body: webhook('/app', ['client.registered', 'channel.client.joined', 'connection.connected']) })).status).toBe(201);
-    expect((await call('POST', `${management.url}/ApplicationWebhooks`, { headers: h(), body: webhook('/disabled', [], true) })).status).toBe(201);
-    const channelConfig = await call<{ id: string }>('POST', `${management.url}/ChannelConfigs`, { headers: h(), body: { applicationConfigId: configId, channelIdPattern: 'lobby', priority: 1, default: false } });
+    const webhook = (path: string, events: string[], disabled = false) => ({
+      applicationConfigId: configId,
+      name: path,
+      url: `${receiverUrl}${path}`,
+      events,
+      disabled,
+      batch: false,
+      reliable: true,
+    });
+    expect(
+      (
+        await call('POST', `${management.url}/ApplicationWebhooks`, {
+          headers: h(),
+          body: webhook('/app', ['client.registered', 'channel.client.joined', 'connection.connected']),
+        })
+      ).status,
+    ).toBe(201);
+    expect(
+      (
+        await call('POST', `${management.url}/ApplicationWebhooks`, {
+          headers: h(),
+          body: webhook('/disabled', [], true),
+        })
+      ).status,
+    ).toBe(201);
+    const channelConfig = await call<{ id: string }>('POST', `${management.url}/ChannelConfigs`, {
+      headers: h(),
+      body: { applicationConfigId: configId, channelIdPattern: 'lobby', priority: 1, default: false },
+    });
     expect(channelConfig.status).toBe(201);
     const { applicationConfigId: _ignored, ...channelHook } = webhook('/channel', ['channel.activated']);
-    expect((await call('POST', `${management.url}/ChannelWebhooks`, { headers: h(), body: { ...channelHook, channelConfigId: channelConfig.body.id } })).status).toBe(201);
+    expect(
+      (
+        await call('POST', `${management.url}/ChannelWebhooks`, {
+          headers: h(),
+          body: { ...channelHook, channelConfigId: channelConfig.body.id },
+        })
+      ).status,
+    ).toBe(201);
   });
 
   afterAll(async () => {
@@ -91,47 +141,95 @@ describe('events to webhooks and usage', () => {
   });
 
   it('a live session reaches exactly the webhooks that subscribe to its events, signed, and is logged', async () => {
-    const token = (await call<{ value: string }>('POST', `${management.url}/ApplicationConfigs/${configId}/Token`, { headers: h(), body: { userId: 'ann', deviceId: 'ann-pc', clientId: 'ann-1', channelClaims: [{ id: 'lobby' }] } })).body.value;
+    const token = (
+      await call<{ value: string }>('POST', `${management.url}/ApplicationConfigs/${configId}/Token`, {
+        headers: h(),
+        body: { userId: 'ann', deviceId: 'ann-pc', clientId: 'ann-1', channelClaims: [{ id: 'lobby' }] },
+      })
+    ).body.value;
     const sync = await SyncClient.connect(`${gateway.url!.replace('http', 'ws')}/sync`);
     await sync.request('register', { token });
     await sync.request('join', { channelId: 'lobby' });
-    await sync.request('connection.open', { channelId: 'lobby', type: 'peer', connectionId: 'cn-ann', streams: { audio: { direction: 'sendrecv' }, video: { direction: 'sendrecv', maxPixelCount: 921600 } } });
-    for (const state of ['initializing', 'connecting', 'connected']) await sync.request('connection.state', { connectionId: 'cn-ann', state });
+    await sync.request('connection.open', {
+      channelId: 'lobby',
+      type: 'peer',
+      connectionId: 'cn-ann',
+      streams: { audio: { direction: 'sendrecv' }, video: { direction: 'sendrecv', maxPixelCount: 921600 } },
+    });
+    for (const state of ['initializing', 'connecting', 'connected'])
+      await sync.request('connection.state', { connectionId: 'cn-ann', state });
 
     await waitFor(() => types('/app').length >= 3 && types('/channel').length >= 1, { timeoutMs: 20000 });
     expect(types('/app').sort()).toEqual(['channel.client.joined', 'client.registered', 'connection.connected']);
     expect(types('/channel')).toEqual(['channel.activated']);
 
     for (const d of [...at('/app'), ...at('/channel')]) {
-      expect(d.headers['x-applicationsignature']).toBe(createHmac('sha256', Buffer.from(sharedSecret, 'utf8')).update(d.raw).digest('base64'));
+      expect(d.headers['x-applicationsignature']).toBe(
+        createHmac('sha256', Buffer.from(sharedSecret, 'utf8')).update(d.raw).digest('base64'),
+      );
       const verifier = new Webhook(`whsec_${Buffer.from(sharedSecret, 'utf8').toString('base64')}`);
-      expect(() => verifier.verify(d.raw, { 'webhook-id': String(d.headers['webhook-id']), 'webhook-timestamp': String(d.headers['webhook-timestamp']), 'webhook-signature': String(d.headers['webhook-signature']) })).not.toThrow();
+      expect(() =>
+        verifier.verify(d.raw, {
+          'webhook-id': String(d.headers['webhook-id']),
+          'webhook-timestamp': String(d.headers['webhook-timestamp']),
+          'webhook-signature': String(d.headers['webhook-signature']),
+        }),
+      ).not.toThrow();
     }
     const joined = at('/app').find((d) => d.body.type === 'channel.client.joined')!.body as Record<string, any>;
-    expect(joined).toEqual(expect.objectContaining({ id: expect.any(String), timestamp: expect.any(Number), channel: expect.objectContaining({ id: 'lobby' }), client: expect.objectContaining({ id: 'ann-1', userId: 'ann' }) }));
+    expect(joined).toEqual(
+      expect.objectContaining({
+        id: expect.any(String),
+        timestamp: expect.any(Number),
+        channel: expect.objectContaining({ id: 'lobby' }),
+        client: expect.objectContaining({ id: 'ann-1', userId: 'ann' }),
+      }),
+    );
 
     await sync.request('connection.close', { connectionId: 'cn-ann' });
     await sync.request('unregister').catch(() => undefined);
 
-    const log = await waitFor(async () => {
-      const answer = await call<{ value: Array<{ eventType: string }> }>('GET', `${management.url}/WebhookDeliveries`, { headers: h() });
-      return answer.status === 200 && answer.body.value.length >= 4 ? answer.body.value : undefined;
-    }, { timeoutMs: 20000 });
-    expect(log.map((d) => d.eventType)).toEqual(expect.arrayContaining(['client.registered', 'channel.client.joined', 'connection.connected', 'channel.activated']));
+    const log = await waitFor(
+      async () => {
+        const answer = await call<{ value: Array<{ eventType: string }> }>(
+          'GET',
+          `${management.url}/WebhookDeliveries`,
+          { headers: h() },
+        );
+        return answer.status === 200 && answer.body.value.length >= 4 ? answer.body.value : undefined;
+      },
+      { timeoutMs: 20000 },
+    );
+    expect(log.map((d) => d.eventType)).toEqual(
+      expect.arrayContaining([
+        'client.registered',
+        'channel.client.joined',
+        'connection.connected',
+        'channel.activated',
+      ]),
+    );
     // The disabled webhook got nothing, though the events it would match were delivered elsewhere.
     expect(at('/disabled')).toEqual([]);
   });
 
   it('the same events become usage records served by the management API', async () => {
-    const records = await waitFor(async () => {
-      const answer = await call<{ value: Array<{ applicationId: string; participantMinutes: Array<{ key: number; value: { usageParticipantMinutes: number } }> }> }>(
-        'GET',
-        `${management.url}/Usage?applicationId=${applicationId}&startTimestamp=${startedAt - 3600000}&endTimestamp=${Date.now() + 3600000}`,
-        { headers: h() },
-      );
-      const minutes = answer.body?.value?.flatMap((r) => r.participantMinutes) ?? [];
-      return minutes.some((m) => m.value.usageParticipantMinutes > 0) ? answer.body.value : undefined;
-    }, { timeoutMs: 20000 });
+    const records = await waitFor(
+      async () => {
+        const answer = await call<{
+          value: Array<{
+            applicationId: string;
+            participantMinutes: Array<{ key: number; value: { usageParticipantMinutes: number } }>;
+          }>;
+        }>(
+          'GET',
+          `${management.url}/Usage?applicationId=${applicationId}&startTimestamp=${startedAt - 3600000}&endTimestamp=${Date.now() + 3600000}`,
+          { headers: h() },
+        );
+        const minutes = answer.body?.value?.flatMap((r) => r.participantMinutes) ?? [];
+        return minutes.some((m) => m.value.usageParticipantMinutes > 0) ? answer.body.value : undefined;
+      },
+      { timeoutMs: 20000 },
+    );
     expect(records.every((r) => r.applicationId === applicationId)).toBe(true);
   });
 });

@@ -6,7 +6,11 @@ export interface Answer<T = unknown> {
   text: string;
 }
 
-export async function call<T = any>(method: string, url: string, options: { headers?: Record<string, string>; body?: unknown; raw?: string } = {}): Promise<Answer<T>> {
+export async function call<T = any>(
+  method: string,
+  url: string,
+  options: { headers?: Record<string, string>; body?: unknown; raw?: string } = {},
+): Promise<Answer<T>> {
   const headers: Record<string, string> = { ...options.headers };
   let body: string | undefined = options.raw;
   if (options.body !== undefined) {
@@ -26,9 +30,20 @@ export async function call<T = any>(method: string, url: string, options: { head
 
 /** Asserts the interface A error contract: problem+json with every RFC 9457 member, code and correlation id. */
 export function expectProblem(answer: Answer, status: number, code: string) {
-  expect({ status: answer.status, type: answer.headers.get('content-type') }).toEqual({ status, type: expect.stringContaining('application/problem+json') });
+  expect({ status: answer.status, type: answer.headers.get('content-type') }).toEqual({
+    status,
+    type: expect.stringContaining('application/problem+json'),
+  });
   expect(answer.body).toEqual(
-    expect.objectContaining({ type: expect.stringContaining('/problems/'), title: expect.any(String), status, detail: expect.any(String), instance: expect.any(String), code, correlationId: answer.headers.get('x-correlation-id') }),
+    expect.objectContaining({
+      type: expect.stringContaining('/problems/'),
+      title: expect.any(String),
+      status,
+      detail: expect.any(String),
+      instance: expect.any(String),
+      code,
+      correlationId: answer.headers.get('x-correlation-id'),
+    }),
   );
   expect(answer.text).not.toMatch(/\bat .*\.(js|ts):\d+|SELECT |INSERT /);
 }
@@ -36,6 +51,13 @@ export function expectProblem(answer: Answer, status: number, code: string) {
 /** Asserts the interface B error contract. */
 export function expectODataError(answer: Answer, status: number, code: string, target?: string | null) {
   expect(answer.status).toBe(status);
-  expect(answer.body).toEqual({ error: expect.objectContaining({ code, message: expect.any(String), details: expect.any(Array), ...(target !== undefined ? { target } : {}) }) });
+  expect(answer.body).toEqual({
+    error: expect.objectContaining({
+      code,
+      message: expect.any(String),
+      details: expect.any(Array),
+      ...(target !== undefined ? { target } : {}),
+    }),
+  });
   expect(answer.text).not.toMatch(/\bat .*\.(js|ts):\d+|SELECT |INSERT /);
 }

@@ -7,7 +7,19 @@
  */
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
-import { createTestDatabase, findApp, flushRedisPrefix, freePort, serviceTestEnv, spawnService, testNamespace, testServers, waitFor, type SpawnedService, type TestDatabase } from '@switchboard/testing';
+import {
+  createTestDatabase,
+  findApp,
+  flushRedisPrefix,
+  freePort,
+  serviceTestEnv,
+  spawnService,
+  testNamespace,
+  testServers,
+  waitFor,
+  type SpawnedService,
+  type TestDatabase,
+} from '@switchboard/testing';
 import { SyncClient } from '../../tools/simulator/src/index.mjs';
 import { call, expectODataError, expectProblem } from './http.js';
 
@@ -29,8 +41,13 @@ describe('organizations provisioned by an operator', () => {
   let customer: { id: string; key: string; keyId: string; configId: string };
   const sockets: Array<InstanceType<typeof SyncClient>> = [];
 
-  const mgmt = (method: string, path: string, key: string, body?: unknown) => call(method, `${management.url}${path}`, { headers: { 'X-API-Key': key }, ...(body === undefined ? {} : { body }) });
-  const admin = (path: string, key: string) => call('GET', `${gateway.url}/admin/api/v1.0${path}`, { headers: { 'X-API-Key': key } });
+  const mgmt = (method: string, path: string, key: string, body?: unknown) =>
+    call(method, `${management.url}${path}`, {
+      headers: { 'X-API-Key': key },
+      ...(body === undefined ? {} : { body }),
+    });
+  const admin = (path: string, key: string) =>
+    call('GET', `${gateway.url}/admin/api/v1.0${path}`, { headers: { 'X-API-Key': key } });
 
   async function createApplication(key: string, applicationId: string): Promise<string> {
     const created = await mgmt('POST', '/ApplicationConfigs', key, { applicationId });
@@ -39,7 +56,12 @@ describe('organizations provisioned by an operator', () => {
   }
 
   async function clientToken(key: string, configId: string, clientId: string): Promise<string> {
-    const answer = await mgmt('POST', `/ApplicationConfigs/${configId}/Token`, key, { userId: 'u1', deviceId: 'd1', clientId, channelClaims: [{ id: 'lobby' }] });
+    const answer = await mgmt('POST', `/ApplicationConfigs/${configId}/Token`, key, {
+      userId: 'u1',
+      deviceId: 'd1',
+      clientId,
+      channelClaims: [{ id: 'lobby' }],
+    });
     expect(answer.status).toBe(200);
     return answer.body.value as string;
   }
@@ -58,9 +80,18 @@ describe('organizations provisioned by an operator', () => {
 
   beforeAll(async () => {
     db = await createTestDatabase('orgs_e2e');
-    const env = { ...serviceTestEnv(ns, db.url), API_KEY_CACHE_TTL_MS: LONG_CACHE_MS, APPLICATION_CACHE_TTL_MS: LONG_CACHE_MS };
-    const boot = await run(process.execPath, [findApp('management-api').bootstrap!], { env: { ...process.env, ...env } });
-    ({ apiKey: operatorKey, organizationId: operatorOrg } = JSON.parse(boot.stdout) as { apiKey: string; organizationId: string });
+    const env = {
+      ...serviceTestEnv(ns, db.url),
+      API_KEY_CACHE_TTL_MS: LONG_CACHE_MS,
+      APPLICATION_CACHE_TTL_MS: LONG_CACHE_MS,
+    };
+    const boot = await run(process.execPath, [findApp('management-api').bootstrap!], {
+      env: { ...process.env, ...env },
+    });
+    ({ apiKey: operatorKey, organizationId: operatorOrg } = JSON.parse(boot.stdout) as {
+      apiKey: string;
+      organizationId: string;
+    });
     const started = await Promise.all([
       spawnService('management-api', { ...env, HTTP_PORT: String(await freePort()) }),
       spawnService('runtime-registry', { ...env, HTTP_PORT: String(await freePort()) }),
@@ -101,25 +132,65 @@ describe('organizations provisioned by an operator', () => {
       apiKey: expect.objectContaining({ id: expect.any(String), key: expect.stringMatching(/^sb_/), tag: 'first key' }),
     });
     const key = created.body.apiKey.key as string;
-    customer = { id: created.body.id, key, keyId: created.body.apiKey.id, configId: await createApplication(key, customerApp) };
+    customer = {
+      id: created.body.id,
+      key,
+      keyId: created.body.apiKey.id,
+      configId: await createApplication(key, customerApp),
+    };
     const keys = await mgmt('GET', '/ApiKeys', key);
     expect(keys.body.value).toEqual([expect.objectContaining({ id: customer.keyId, key: null, tag: 'first key' })]);
   });
 
   it('refuses creation to a non-operator key, and bodies that fail validation', async () => {
     expectODataError(await mgmt('POST', '/Organizations', customer.key, { name: 'Sneaky' }), 403, 'Forbidden');
-    expectODataError(await mgmt('POST', '/Organizations', operatorKey, { name: 'X', color: 'red' }), 400, 'ValidationFailed');
+    expectODataError(
+      await mgmt('POST', '/Organizations', operatorKey, { name: 'X', color: 'red' }),
+      400,
+      'ValidationFailed',
+    );
     expectODataError(await mgmt('POST', '/Organizations', operatorKey, {}), 400, 'ValidationFailed');
-    expectODataError(await mgmt('POST', '/Organizations', operatorKey, { name: '  ' }), 400, 'ValidationFailed', 'name');
-    expectODataError(await mgmt('POST', '/Organizations', operatorKey, { name: 'x'.repeat(201) }), 400, 'ValidationFailed', 'name');
-    expectODataError(await mgmt('POST', '/Organizations', operatorKey, { name: 'X', paymentMethodId: operatorOrg }), 400, 'ValidationFailed', 'paymentMethodId');
-    expect((await mgmt('GET', `/Organizations?$filter=${encodeURIComponent("name eq 'Sneaky' or name eq 'X'")}`, operatorKey)).body.value).toEqual([]);
+    expectODataError(
+      await mgmt('POST', '/Organizations', operatorKey, { name: '  ' }),
+      400,
+      'ValidationFailed',
+      'name',
+    );
+    expectODataError(
+      await mgmt('POST', '/Organizations', operatorKey, { name: 'x'.repeat(201) }),
+      400,
+      'ValidationFailed',
+      'name',
+    );
+    expectODataError(
+      await mgmt('POST', '/Organizations', operatorKey, { name: 'X', paymentMethodId: operatorOrg }),
+      400,
+      'ValidationFailed',
+      'paymentMethodId',
+    );
+    expect(
+      (
+        await mgmt(
+          'GET',
+          `/Organizations?$filter=${encodeURIComponent("name eq 'Sneaky' or name eq 'X'")}`,
+          operatorKey,
+        )
+      ).body.value,
+    ).toEqual([]);
   });
 
   it("the new organization's key sees only its own records on interface B; the operator lists every organization", async () => {
-    expect((await mgmt('GET', '/Organizations', customer.key)).body.value.map((o: { id: string }) => o.id)).toEqual([customer.id]);
-    expect((await mgmt('GET', '/ApplicationConfigs', customer.key)).body.value.map((c: { applicationId: string }) => c.applicationId)).toEqual([customerApp]);
-    const changes = (await mgmt('GET', '/ChangeRecords?$top=1000', customer.key)).body.value as Array<{ entityId: string }>;
+    expect((await mgmt('GET', '/Organizations', customer.key)).body.value.map((o: { id: string }) => o.id)).toEqual([
+      customer.id,
+    ]);
+    expect(
+      (await mgmt('GET', '/ApplicationConfigs', customer.key)).body.value.map(
+        (c: { applicationId: string }) => c.applicationId,
+      ),
+    ).toEqual([customerApp]);
+    const changes = (await mgmt('GET', '/ChangeRecords?$top=1000', customer.key)).body.value as Array<{
+      entityId: string;
+    }>;
     expect(new Set(changes.map((c) => c.entityId))).toEqual(new Set([customer.id, customer.keyId, customer.configId]));
     expectODataError(await mgmt('GET', `/Organizations/${operatorOrg}`, customer.key), 404, 'NotFound');
     const all = await mgmt('GET', `/Organizations?$orderby=createdOn&$count=true`, operatorKey);
@@ -137,10 +208,23 @@ describe('organizations provisioned by an operator', () => {
   });
 
   it('only an operator disables an organization, never its own', async () => {
-    expectODataError(await mgmt('PATCH', `/Organizations/${customer.id}`, customer.key, { disabled: true }), 403, 'Forbidden', 'disabled');
+    expectODataError(
+      await mgmt('PATCH', `/Organizations/${customer.id}`, customer.key, { disabled: true }),
+      403,
+      'Forbidden',
+      'disabled',
+    );
     // Sending the current value back (a GET, then a PUT) is no change.
-    expect((await mgmt('PATCH', `/Organizations/${customer.id}`, customer.key, { disabled: false, industry: 'Research' })).status).toBe(200);
-    expectODataError(await mgmt('PATCH', `/Organizations/${operatorOrg}`, operatorKey, { disabled: true }), 409, 'Conflict', 'disabled');
+    expect(
+      (await mgmt('PATCH', `/Organizations/${customer.id}`, customer.key, { disabled: false, industry: 'Research' }))
+        .status,
+    ).toBe(200);
+    expectODataError(
+      await mgmt('PATCH', `/Organizations/${operatorOrg}`, operatorKey, { disabled: true }),
+      409,
+      'Conflict',
+      'disabled',
+    );
     expect((await mgmt('GET', '/ApiKeys', operatorKey)).status).toBe(200);
   });
 
@@ -156,33 +240,61 @@ describe('organizations provisioned by an operator', () => {
     expectODataError(await mgmt('GET', '/ApiKeys', customer.key), 403, 'Forbidden');
     await waitFor(async () => (await admin('/applications', customer.key)).status === 403, { timeoutMs: 3000 });
     expectProblem(await admin('/applications', customer.key), 403, 'Forbidden');
-    await waitFor(async () => {
-      const answer = await register(token);
-      return !answer.ok && answer.code === 'ApplicationRefused';
-    }, { timeoutMs: 3000 });
-    expect((await mgmt('GET', `/Organizations?$filter=${encodeURIComponent('disabled eq true')}`, operatorKey)).body.value.map((o: { id: string }) => o.id)).toEqual([customer.id]);
+    await waitFor(
+      async () => {
+        const answer = await register(token);
+        return !answer.ok && answer.code === 'ApplicationRefused';
+      },
+      { timeoutMs: 3000 },
+    );
+    expect(
+      (
+        await mgmt('GET', `/Organizations?$filter=${encodeURIComponent('disabled eq true')}`, operatorKey)
+      ).body.value.map((o: { id: string }) => o.id),
+    ).toEqual([customer.id]);
     // The operator and its applications are unaffected.
     expect((await admin('/applications', operatorKey)).status).toBe(200);
 
-    expect((await mgmt('PATCH', `/Organizations/${customer.id}`, operatorKey, { disabled: false })).body.disabled).toBe(false);
+    expect((await mgmt('PATCH', `/Organizations/${customer.id}`, operatorKey, { disabled: false })).body.disabled).toBe(
+      false,
+    );
     expect((await mgmt('GET', '/ApiKeys', customer.key)).status).toBe(200);
     await waitFor(async () => (await admin('/applications', customer.key)).status === 200, { timeoutMs: 3000 });
     await waitFor(async () => (await register(token)).ok, { timeoutMs: 3000 });
   });
 
-  it('writes change records of the creation and of each disable and enable, in the organization\'s log and the operator\'s; the key value redacted', async () => {
+  it("writes change records of the creation and of each disable and enable, in the organization's log and the operator's; the key value redacted", async () => {
     const operatorKeyId = ((await mgmt('GET', '/ApiKeys', operatorKey)).body.value as Array<{ id: string }>)[0]!.id;
     for (const key of [customer.key, operatorKey]) {
-      const log = (await mgmt('GET', `/ChangeRecords?$filter=${encodeURIComponent(`entityId eq '${customer.id}' and propertyName eq 'disabled'`)}&$orderby=changedOn`, key)).body.value as Array<Record<string, unknown>>;
+      const log = (
+        await mgmt(
+          'GET',
+          `/ChangeRecords?$filter=${encodeURIComponent(`entityId eq '${customer.id}' and propertyName eq 'disabled'`)}&$orderby=changedOn`,
+          key,
+        )
+      ).body.value as Array<Record<string, unknown>>;
       expect(log.map((c) => [c.type, c.oldValue, c.newValue, c.changedBy])).toEqual([
         ['Create', null, 'false', operatorKeyId],
         ['Update', 'false', 'true', operatorKeyId],
         ['Update', 'true', 'false', operatorKeyId],
       ]);
     }
-    const name = (await mgmt('GET', `/ChangeRecords?$filter=${encodeURIComponent(`entityId eq '${customer.id}' and propertyName eq 'name'`)}`, customer.key)).body.value;
+    const name = (
+      await mgmt(
+        'GET',
+        `/ChangeRecords?$filter=${encodeURIComponent(`entityId eq '${customer.id}' and propertyName eq 'name'`)}`,
+        customer.key,
+      )
+    ).body.value;
     expect(name).toEqual([expect.objectContaining({ type: 'Create', newValue: 'Customer One' })]);
-    const keyLog = (await mgmt('GET', `/ChangeRecords?$filter=${encodeURIComponent(`entityId eq '${customer.keyId}'`)}`, customer.key)).body.value as Array<Record<string, unknown>>;
-    expect(keyLog.map((c) => [c.propertyName, c.newValue])).toEqual(expect.arrayContaining([['key', '<redacted>'], ['tag', 'first key']]));
+    const keyLog = (
+      await mgmt('GET', `/ChangeRecords?$filter=${encodeURIComponent(`entityId eq '${customer.keyId}'`)}`, customer.key)
+    ).body.value as Array<Record<string, unknown>>;
+    expect(keyLog.map((c) => [c.propertyName, c.newValue])).toEqual(
+      expect.arrayContaining([
+        ['key', '<redacted>'],
+        ['tag', 'first key'],
+      ]),
+    );
   });
 });

@@ -41,10 +41,25 @@ export class RawConnection {
   }
 
   /** Writes the request line and headers (with `Host`, and `Content-Length` of `body` unless set), then `body` if given. */
-  async send(method: string, path: string, headers: Record<string, string> = {}, body?: string | Buffer): Promise<void> {
-    if (body !== undefined && !('content-length' in headers) && !('transfer-encoding' in headers)) headers = { ...headers, 'content-length': String(Buffer.byteLength(body)) };
-    const lines = [`${method} ${path} HTTP/1.1`, 'host: 127.0.0.1', ...Object.entries(headers).map(([k, v]) => `${k}: ${v}`)];
-    await this.write(Buffer.concat([Buffer.from(`${lines.join('\r\n')}\r\n\r\n`, 'latin1'), body === undefined ? Buffer.alloc(0) : Buffer.from(body)]));
+  async send(
+    method: string,
+    path: string,
+    headers: Record<string, string> = {},
+    body?: string | Buffer,
+  ): Promise<void> {
+    if (body !== undefined && !('content-length' in headers) && !('transfer-encoding' in headers))
+      headers = { ...headers, 'content-length': String(Buffer.byteLength(body)) };
+    const lines = [
+      `${method} ${path} HTTP/1.1`,
+      'host: 127.0.0.1',
+      ...Object.entries(headers).map(([k, v]) => `${k}: ${v}`),
+    ];
+    await this.write(
+      Buffer.concat([
+        Buffer.from(`${lines.join('\r\n')}\r\n\r\n`, 'latin1'),
+        body === undefined ? Buffer.alloc(0) : Buffer.from(body),
+      ]),
+    );
   }
 
   /** Streams `size` bytes of body in 64 KiB pieces a few ms apart (chunked encoding if asked); stops when the socket is gone. */
@@ -52,7 +67,11 @@ export class RawConnection {
     const piece = Buffer.alloc(64 * 1024, 0x20);
     let sent = 0;
     while (sent < size && !this.socket.destroyed && !this.error) {
-      await this.write(options.chunked ? Buffer.concat([Buffer.from(`${piece.length.toString(16)}\r\n`), piece, Buffer.from('\r\n')]) : piece);
+      await this.write(
+        options.chunked
+          ? Buffer.concat([Buffer.from(`${piece.length.toString(16)}\r\n`), piece, Buffer.from('\r\n')])
+          : piece,
+      );
       sent += piece.length;
       await new Promise((resolve) => setTimeout(resolve, options.pauseMs ?? 2));
     }
@@ -78,7 +97,8 @@ export class RawConnection {
 
   private async write(bytes: Buffer): Promise<void> {
     if (this.socket.destroyed) return;
-    if (!this.socket.write(bytes)) await new Promise<void>((resolve) => this.socket.once('drain', resolve).once('close', resolve));
+    if (!this.socket.write(bytes))
+      await new Promise<void>((resolve) => this.socket.once('drain', resolve).once('close', resolve));
   }
 
   private parse(): void {
@@ -86,7 +106,9 @@ export class RawConnection {
       const end = this.buffer.indexOf('\r\n\r\n');
       if (end < 0) return;
       const [statusLine, ...lines] = this.buffer.subarray(0, end).toString('latin1').split('\r\n');
-      const headers = Object.fromEntries(lines.map((l) => [l.slice(0, l.indexOf(':')).trim().toLowerCase(), l.slice(l.indexOf(':') + 1).trim()]));
+      const headers = Object.fromEntries(
+        lines.map((l) => [l.slice(0, l.indexOf(':')).trim().toLowerCase(), l.slice(l.indexOf(':') + 1).trim()]),
+      );
       const length = Number(headers['content-length'] ?? 0);
       if (this.buffer.length < end + 4 + length) return;
       const text = this.buffer.subarray(end + 4, end + 4 + length).toString('utf8');
@@ -104,7 +126,13 @@ export class RawConnection {
 }
 
 /** One request on a connection of its own. */
-export async function rawCall(url: string, method: string, path: string, headers: Record<string, string> = {}, body?: string | Buffer): Promise<RawAnswer> {
+export async function rawCall(
+  url: string,
+  method: string,
+  path: string,
+  headers: Record<string, string> = {},
+  body?: string | Buffer,
+): Promise<RawAnswer> {
   const connection = await RawConnection.open(url);
   try {
     await connection.send(method, path, headers, body);

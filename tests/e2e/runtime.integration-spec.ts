@@ -7,7 +7,19 @@
 import { execFile } from 'node:child_process';
 import { createHmac } from 'node:crypto';
 import { promisify } from 'node:util';
-import { createTestDatabase, findApp, flushRedisPrefix, freePort, serviceTestEnv, spawnService, testNamespace, testServers, waitFor, type SpawnedService, type TestDatabase } from '@switchboard/testing';
+import {
+  createTestDatabase,
+  findApp,
+  flushRedisPrefix,
+  freePort,
+  serviceTestEnv,
+  spawnService,
+  testNamespace,
+  testServers,
+  waitFor,
+  type SpawnedService,
+  type TestDatabase,
+} from '@switchboard/testing';
 import { SyncClient } from '../../tools/simulator/src/index.mjs';
 import { call, expectProblem } from './http.js';
 
@@ -58,8 +70,14 @@ describe('live runtime across services', () => {
     sync.onPush((p: Push) => client.pushes.push(p));
     await sync.request('register', { token: await token(userId, deviceId, clientId, [channelId]) });
     await sync.request('join', { channelId });
-    const opened = await sync.request('connection.open', { channelId, type: 'peer', connectionId: `cn-${clientId}`, streams: { audio: { direction: 'sendrecv' }, video: { direction: 'sendrecv', maxPixelCount: 921600 } } });
-    for (const state of ['initializing', 'connecting', 'connected']) await sync.request('connection.state', { connectionId: opened.connectionId, state });
+    const opened = await sync.request('connection.open', {
+      channelId,
+      type: 'peer',
+      connectionId: `cn-${clientId}`,
+      streams: { audio: { direction: 'sendrecv' }, video: { direction: 'sendrecv', maxPixelCount: 921600 } },
+    });
+    for (const state of ['initializing', 'connecting', 'connected'])
+      await sync.request('connection.state', { connectionId: opened.connectionId, state });
     clients.push(client);
     return client;
   }
@@ -67,7 +85,9 @@ describe('live runtime across services', () => {
   beforeAll(async () => {
     db = await createTestDatabase('runtime_e2e');
     env = serviceTestEnv(ns, db.url);
-    const boot = await run(process.execPath, [findApp('management-api').bootstrap!], { env: { ...process.env, ...env } });
+    const boot = await run(process.execPath, [findApp('management-api').bootstrap!], {
+      env: { ...process.env, ...env },
+    });
     key = (JSON.parse(boot.stdout) as { apiKey: string }).apiKey;
     const started = await Promise.all([
       spawnService('management-api', { ...env, HTTP_PORT: String(await freePort()) }),
@@ -77,8 +97,17 @@ describe('live runtime across services', () => {
       spawnService('admin-gateway', { ...env, HTTP_PORT: String(await freePort()) }),
     ]);
     processes.push(...started);
-    [management, , , gateway1, gateway2] = started as [SpawnedService, SpawnedService, SpawnedService, SpawnedService, SpawnedService];
-    const created = await call<{ id: string }>('POST', `${management.url}/ApplicationConfigs`, { headers: h(), body: { applicationId, tag: 'e2e' } });
+    [management, , , gateway1, gateway2] = started as [
+      SpawnedService,
+      SpawnedService,
+      SpawnedService,
+      SpawnedService,
+      SpawnedService,
+    ];
+    const created = await call<{ id: string }>('POST', `${management.url}/ApplicationConfigs`, {
+      headers: h(),
+      body: { applicationId, tag: 'e2e' },
+    });
     expect(created.status).toBe(201);
     configId = created.body.id;
     await connectClient('alice', 'alice-laptop', 'alice-1', 'lobby');
@@ -94,63 +123,173 @@ describe('live runtime across services', () => {
   });
 
   it('every read returns the live clients with correct counts at every level, through the other gateway replica', async () => {
-    expect((await call('GET', admin(''), { headers: h() })).body).toEqual({ id: applicationId, channelCount: 2, userCount: 3, deviceCount: 3, clientCount: 3, connectionCount: 3 });
-    const channels = (await call<Array<{ id: string; clientCount: number; connectionCount: number }>>('GET', admin('/channels'), { headers: h() })).body;
+    expect((await call('GET', admin(''), { headers: h() })).body).toEqual({
+      id: applicationId,
+      channelCount: 2,
+      userCount: 3,
+      deviceCount: 3,
+      clientCount: 3,
+      connectionCount: 3,
+    });
+    const channels = (
+      await call<Array<{ id: string; clientCount: number; connectionCount: number }>>('GET', admin('/channels'), {
+        headers: h(),
+      })
+    ).body;
     expect(channels.map((c) => [c.id, c.clientCount, c.connectionCount]).sort()).toEqual([
       ['lobby', 2, 2],
       ['stage', 1, 1],
     ]);
-    expect((await call('GET', admin('/channels/lobby'), { headers: h() })).body).toEqual({ id: 'lobby', userCount: 2, deviceCount: 2, clientCount: 2, connectionCount: 2 });
+    expect((await call('GET', admin('/channels/lobby'), { headers: h() })).body).toEqual({
+      id: 'lobby',
+      userCount: 2,
+      deviceCount: 2,
+      clientCount: 2,
+      connectionCount: 2,
+    });
     expect((await call<unknown[]>('GET', admin('/users'), { headers: h() })).body).toHaveLength(3);
-    expect((await call('GET', admin('/users/alice'), { headers: h() })).body).toEqual(expect.objectContaining({ id: 'alice', deviceCount: 1, clientCount: 1, channelCount: 1 }));
-    expect((await call('GET', admin('/channels/lobby/users/bob'), { headers: h() })).body).toEqual(expect.objectContaining({ id: 'bob', deviceCount: 1, clientCount: 1, connectionCount: 1 }));
-    expect((await call('GET', admin('/users/bob/devices/bob-phone'), { headers: h() })).body).toEqual(expect.objectContaining({ id: 'bob-phone', userId: 'bob', clientCount: 1, channelCount: 1 }));
-    expect((await call('GET', admin('/channels/lobby/users/bob/devices/bob-phone'), { headers: h() })).body).toEqual(expect.objectContaining({ id: 'bob-phone', clientCount: 1, connectionCount: 1 }));
-    expect((await call('GET', admin('/users/bob/devices/bob-phone/clients/bob-1'), { headers: h() })).body).toEqual(
-      expect.objectContaining({ id: 'bob-1', userId: 'bob', deviceId: 'bob-phone', roles: ['participant'], channelCount: 1 }),
+    expect((await call('GET', admin('/users/alice'), { headers: h() })).body).toEqual(
+      expect.objectContaining({ id: 'alice', deviceCount: 1, clientCount: 1, channelCount: 1 }),
     );
-    expect((await call('GET', admin('/channels/lobby/users/bob/devices/bob-phone/clients/bob-1'), { headers: h() })).body).toEqual(expect.objectContaining({ id: 'bob-1', connectionCount: 1 }));
-    const connection = (await call<Record<string, unknown>>('GET', admin('/channels/lobby/users/bob/devices/bob-phone/clients/bob-1/connections/cn-bob-1'), { headers: h() })).body;
-    expect(connection).toEqual(expect.objectContaining({ id: 'cn-bob-1', applicationId, channelId: 'lobby', userId: 'bob', clientId: 'bob-1', type: 'peer', state: 'connected', hasAudio: true, hasVideo: true }));
+    expect((await call('GET', admin('/channels/lobby/users/bob'), { headers: h() })).body).toEqual(
+      expect.objectContaining({ id: 'bob', deviceCount: 1, clientCount: 1, connectionCount: 1 }),
+    );
+    expect((await call('GET', admin('/users/bob/devices/bob-phone'), { headers: h() })).body).toEqual(
+      expect.objectContaining({ id: 'bob-phone', userId: 'bob', clientCount: 1, channelCount: 1 }),
+    );
+    expect((await call('GET', admin('/channels/lobby/users/bob/devices/bob-phone'), { headers: h() })).body).toEqual(
+      expect.objectContaining({ id: 'bob-phone', clientCount: 1, connectionCount: 1 }),
+    );
+    expect((await call('GET', admin('/users/bob/devices/bob-phone/clients/bob-1'), { headers: h() })).body).toEqual(
+      expect.objectContaining({
+        id: 'bob-1',
+        userId: 'bob',
+        deviceId: 'bob-phone',
+        roles: ['participant'],
+        channelCount: 1,
+      }),
+    );
+    expect(
+      (await call('GET', admin('/channels/lobby/users/bob/devices/bob-phone/clients/bob-1'), { headers: h() })).body,
+    ).toEqual(expect.objectContaining({ id: 'bob-1', connectionCount: 1 }));
+    const connection = (
+      await call<Record<string, unknown>>(
+        'GET',
+        admin('/channels/lobby/users/bob/devices/bob-phone/clients/bob-1/connections/cn-bob-1'),
+        { headers: h() },
+      )
+    ).body;
+    expect(connection).toEqual(
+      expect.objectContaining({
+        id: 'cn-bob-1',
+        applicationId,
+        channelId: 'lobby',
+        userId: 'bob',
+        clientId: 'bob-1',
+        type: 'peer',
+        state: 'connected',
+        hasAudio: true,
+        hasVideo: true,
+      }),
+    );
     expect((await call<unknown[]>('GET', admin('/channels/lobby/connections'), { headers: h() })).body).toHaveLength(2);
-    expect((await call<Array<{ id: string }>>('GET', admin('/users/carol/devices/carol-tablet/clients/carol-1/channels'), { headers: h() })).body.map((c) => c.id)).toEqual(['stage']);
+    expect(
+      (
+        await call<Array<{ id: string }>>('GET', admin('/users/carol/devices/carol-tablet/clients/carol-1/channels'), {
+          headers: h(),
+        })
+      ).body.map((c) => c.id),
+    ).toEqual(['stage']);
   });
 
   it('delivers a message to exactly the targeted clients, with the sender identity', async () => {
     const before = clients.map((c) => c.pushes.length);
-    const answer = await call('POST', admin('/channels/lobby/users/bob/message'), { headers: h(), body: { message: 'hello bob', userId: 'ops', userAlias: 'Operator' } });
+    const answer = await call('POST', admin('/channels/lobby/users/bob/message'), {
+      headers: h(),
+      body: { message: 'hello bob', userId: 'ops', userAlias: 'Operator' },
+    });
     expect(answer.status).toBe(204);
     const [alice, bob, carol] = clients as [Client, Client, Client];
     await waitFor(() => bob.pushes.length > before[1]!);
     const push = bob.pushes.at(-1)!;
-    expect(push).toEqual(expect.objectContaining({ type: 'message', channelId: 'lobby', message: expect.objectContaining({ message: 'hello bob' }) }));
+    expect(push).toEqual(
+      expect.objectContaining({
+        type: 'message',
+        channelId: 'lobby',
+        message: expect.objectContaining({ message: 'hello bob' }),
+      }),
+    );
     expect(push.from).toEqual(expect.objectContaining({ userId: 'ops', userAlias: 'Operator' }));
     // A management action reaches the channel: both lobby clients, not carol.
-    expect((await call('POST', `${management.url}/ApplicationConfigs/${configId}/SendChannelMessage`, { headers: h(), body: { channelId: 'lobby', message: { message: 'to the lobby' } } })).status).toBe(204);
-    await waitFor(() => alice.pushes.some((p) => p.type === 'message' && (p.message as { message: string }).message === 'to the lobby'));
-    await waitFor(() => bob.pushes.some((p) => p.type === 'message' && (p.message as { message: string }).message === 'to the lobby'));
-    expect(alice.pushes.some((p) => (p.message as { message?: string } | undefined)?.message === 'hello bob')).toBe(false);
+    expect(
+      (
+        await call('POST', `${management.url}/ApplicationConfigs/${configId}/SendChannelMessage`, {
+          headers: h(),
+          body: { channelId: 'lobby', message: { message: 'to the lobby' } },
+        })
+      ).status,
+    ).toBe(204);
+    await waitFor(() =>
+      alice.pushes.some((p) => p.type === 'message' && (p.message as { message: string }).message === 'to the lobby'),
+    );
+    await waitFor(() =>
+      bob.pushes.some((p) => p.type === 'message' && (p.message as { message: string }).message === 'to the lobby'),
+    );
+    expect(alice.pushes.some((p) => (p.message as { message?: string } | undefined)?.message === 'hello bob')).toBe(
+      false,
+    );
     expect(carol.pushes.filter((p) => p.type === 'message')).toEqual([]);
   });
 
   it('mutes a channel except an excluded user and pushes the settings to the muted clients', async () => {
     const [alice, bob] = clients as [Client, Client];
-    expect((await call('PATCH', admin('/channels/lobby'), { headers: h(), body: { audioMuted: true, excludedUserIds: ['alice'] } })).status).toBe(204);
-    await waitFor(() => bob.pushes.some((p) => p.type === 'settings' && (p.settings as { audioMuted: boolean }).audioMuted === true));
-    const bobConnection = (await call<Record<string, unknown>>('GET', admin('/channels/lobby/users/bob/devices/bob-phone/clients/bob-1/connections/cn-bob-1'), { headers: h() })).body;
-    const aliceConnection = (await call<Record<string, unknown>>('GET', admin('/channels/lobby/users/alice/devices/alice-laptop/clients/alice-1/connections/cn-alice-1'), { headers: h() })).body;
+    expect(
+      (
+        await call('PATCH', admin('/channels/lobby'), {
+          headers: h(),
+          body: { audioMuted: true, excludedUserIds: ['alice'] },
+        })
+      ).status,
+    ).toBe(204);
+    await waitFor(() =>
+      bob.pushes.some((p) => p.type === 'settings' && (p.settings as { audioMuted: boolean }).audioMuted === true),
+    );
+    const bobConnection = (
+      await call<Record<string, unknown>>(
+        'GET',
+        admin('/channels/lobby/users/bob/devices/bob-phone/clients/bob-1/connections/cn-bob-1'),
+        { headers: h() },
+      )
+    ).body;
+    const aliceConnection = (
+      await call<Record<string, unknown>>(
+        'GET',
+        admin('/channels/lobby/users/alice/devices/alice-laptop/clients/alice-1/connections/cn-alice-1'),
+        { headers: h() },
+      )
+    ).body;
     expect(bobConnection.localAudioMuted).toBe(true);
     expect(aliceConnection.localAudioMuted).toBe(false);
-    expect(alice.pushes.some((p) => p.type === 'settings' && (p.settings as { audioMuted: boolean }).audioMuted === true)).toBe(false);
+    expect(
+      alice.pushes.some((p) => p.type === 'settings' && (p.settings as { audioMuted: boolean }).audioMuted === true),
+    ).toBe(false);
   });
 
   it('kicks a user out of a channel: their connection closes, the others stay', async () => {
     const [, bob] = clients as [Client, Client];
     expect((await call('DELETE', admin('/channels/lobby/users/bob'), { headers: h() })).status).toBe(204);
     await waitFor(() => bob.pushes.some((p) => p.type === 'kicked' && p.channelId === 'lobby'));
-    expect((await call('GET', admin('/channels/lobby'), { headers: h() })).body).toEqual({ id: 'lobby', userCount: 1, deviceCount: 1, clientCount: 1, connectionCount: 1 });
+    expect((await call('GET', admin('/channels/lobby'), { headers: h() })).body).toEqual({
+      id: 'lobby',
+      userCount: 1,
+      deviceCount: 1,
+      clientCount: 1,
+      connectionCount: 1,
+    });
     expectProblem(await call('GET', admin('/channels/lobby/users/bob'), { headers: h() }), 404, 'NotFound');
-    expect((await call('GET', admin(''), { headers: h() })).body).toEqual(expect.objectContaining({ clientCount: 3, connectionCount: 2 }));
+    expect((await call('GET', admin(''), { headers: h() })).body).toEqual(
+      expect.objectContaining({ clientCount: 3, connectionCount: 2 }),
+    );
   });
 
   it('refuses tampered, expired and foreign tokens with an error frame and a close', async () => {
@@ -161,10 +300,15 @@ describe('live runtime across services', () => {
       const body = Buffer.from(JSON.stringify({ ...claims, ...changes })).toString('base64');
       return `${header}.${body}.${createHmac('sha256', secret).update(`${header}.${body}`).digest('base64')}`;
     };
-    const expired = await call<{ sharedSecret: string }>('GET', `${management.url}/ApplicationConfigs/${configId}`, { headers: h() });
+    const expired = await call<{ sharedSecret: string }>('GET', `${management.url}/ApplicationConfigs/${configId}`, {
+      headers: h(),
+    });
     const cases = [
       `${header}.${Buffer.from(JSON.stringify({ ...claims, userId: 'admin' })).toString('base64')}.${good.split('.')[2]}`,
-      forge({ exp: Math.floor(Date.now() / 1000) - 3600, iat: Math.floor(Date.now() / 1000) - 3700 }, expired.body.sharedSecret),
+      forge(
+        { exp: Math.floor(Date.now() / 1000) - 3600, iat: Math.floor(Date.now() / 1000) - 3700 },
+        expired.body.sharedSecret,
+      ),
       forge({ applicationId: 'someone-elses-app' }, expired.body.sharedSecret),
     ];
     for (const bad of cases) {

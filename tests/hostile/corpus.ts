@@ -38,7 +38,12 @@ export const HOSTILE_INTEGERS: Record<string, string> = {
 export const HOSTILE_INTEGER_QUERY: Record<string, string> = { ...HOSTILE_INTEGERS, notANumber: 'abc' };
 
 /** Query parameter texts a string parameter must refuse: NUL, a lone surrogate, bad percent encoding. */
-export const HOSTILE_QUERY_STRINGS: Record<string, string> = { nul: 'a%00b', loneSurrogate: 'a%ED%A0%80b', badPercentByte: 'a%FFb', barePercent: 'a%' };
+export const HOSTILE_QUERY_STRINGS: Record<string, string> = {
+  nul: 'a%00b',
+  loneSurrogate: 'a%ED%A0%80b',
+  badPercentByte: 'a%FFb',
+  barePercent: 'a%',
+};
 
 /** OData query options with hostile values (interface B). */
 export const HOSTILE_ODATA: Record<string, string> = {
@@ -78,7 +83,16 @@ type Schema = {
 };
 
 export interface OpenApiDocument {
-  paths: Record<string, Record<string, { parameters?: Array<{ name: string; in: string; schema?: Schema }>; requestBody?: { content: Record<string, { schema: Schema }> } }>>;
+  paths: Record<
+    string,
+    Record<
+      string,
+      {
+        parameters?: Array<{ name: string; in: string; schema?: Schema }>;
+        requestBody?: { content: Record<string, { schema: Schema }> };
+      }
+    >
+  >;
   components?: { schemas?: Record<string, Schema> };
 }
 
@@ -133,7 +147,9 @@ function concrete(doc: OpenApiDocument, schema: Schema): Schema {
   const branches = resolved.anyOf ?? resolved.oneOf;
   if (!branches) return resolved;
   const nonNull = branches.map((b) => resolve(doc, b)).find((b) => b.type !== 'null');
-  return nonNull ? { ...resolve(doc, nonNull), ...(resolved.properties ? { properties: resolved.properties } : {}) } : resolved;
+  return nonNull
+    ? { ...resolve(doc, nonNull), ...(resolved.properties ? { properties: resolved.properties } : {}) }
+    : resolved;
 }
 
 function typeOf(schema: Schema): string | undefined {
@@ -147,7 +163,11 @@ export function minimalValue(doc: OpenApiDocument, schema: Schema, depth = 0): u
   if (s.enum) return s.enum[0];
   switch (typeOf(s)) {
     case 'string':
-      return s.format === 'uuid' ? '00000000-0000-4000-8000-000000000000' : s.format === 'uri' ? 'https://example.com/hook' : 'x'.repeat(Math.max(1, s.minLength ?? 1));
+      return s.format === 'uuid'
+        ? '00000000-0000-4000-8000-000000000000'
+        : s.format === 'uri'
+          ? 'https://example.com/hook'
+          : 'x'.repeat(Math.max(1, s.minLength ?? 1));
     case 'integer':
     case 'number':
       return Math.max(0, s.minimum ?? 0);
@@ -157,7 +177,9 @@ export function minimalValue(doc: OpenApiDocument, schema: Schema, depth = 0): u
       return [];
     case 'object':
       if (depth > 6) return {};
-      return Object.fromEntries((s.required ?? []).map((name) => [name, minimalValue(doc, s.properties?.[name] ?? {}, depth + 1)]));
+      return Object.fromEntries(
+        (s.required ?? []).map((name) => [name, minimalValue(doc, s.properties?.[name] ?? {}, depth + 1)]),
+      );
     default:
       return null;
   }
@@ -181,7 +203,13 @@ export function leavesOf(doc: OpenApiDocument, schema: Schema): Leaf[] {
     const s = concrete(doc, node);
     const type = typeOf(s);
     if ((type === 'string' && !s.enum && s.const === undefined) || type === 'integer') {
-      leaves.push({ path, kind: type === 'string' ? 'string' : 'integer', nonNegative: (s.minimum ?? -1) >= 0, maxLength: (s as { maxLength?: number }).maxLength, body: wrap });
+      leaves.push({
+        path,
+        kind: type === 'string' ? 'string' : 'integer',
+        nonNegative: (s.minimum ?? -1) >= 0,
+        maxLength: (s as { maxLength?: number }).maxLength,
+        body: wrap,
+      });
       return;
     }
     if (depth > 4) return;
@@ -214,8 +242,15 @@ export function withRawNumber(leaf: Leaf, numberText: string): string {
 }
 
 /** The path of `template` with every parameter set from `ids`, one of them replaced by `hostile` (already URL-encoded). */
-export function fillPath(template: string, ids: Record<string, string>, hostileParam?: string, hostile?: string): string {
-  return template.replace(/\{([^}]+)\}/g, (_, name: string) => (name === hostileParam && hostile !== undefined ? hostile : encodeURIComponent(ids[name] ?? `unknown-${name}`)));
+export function fillPath(
+  template: string,
+  ids: Record<string, string>,
+  hostileParam?: string,
+  hostile?: string,
+): string {
+  return template.replace(/\{([^}]+)\}/g, (_, name: string) =>
+    name === hostileParam && hostile !== undefined ? hostile : encodeURIComponent(ids[name] ?? `unknown-${name}`),
+  );
 }
 
 /**
@@ -223,37 +258,89 @@ export function fillPath(template: string, ids: Record<string, string>, hostileP
  * once, rotating over the parameters), every hostile string and number in every body leaf, the
  * broken bodies, hostile integer query parameters and (interface B) hostile OData options.
  */
-export function hostileRequestsFor(doc: OpenApiDocument, op: Operation, ids: Record<string, string>, query: string): HostileRequest[] {
+export function hostileRequestsFor(
+  doc: OpenApiDocument,
+  op: Operation,
+  ids: Record<string, string>,
+  query: string,
+): HostileRequest[] {
   const requests: HostileRequest[] = [];
   const json = { 'content-type': 'application/json' };
   const validPath = fillPath(op.template, ids);
-  const join = (path: string, extra?: string) => `${path}${query || extra ? '?' : ''}${[query, extra].filter(Boolean).join('&')}`;
+  const join = (path: string, extra?: string) =>
+    `${path}${query || extra ? '?' : ''}${[query, extra].filter(Boolean).join('&')}`;
   const validBody = op.bodySchema ? JSON.stringify(minimalValue(doc, op.bodySchema)) : undefined;
   const withBody = (category: string, path: string) =>
-    requests.push({ category, method: op.method, path: join(path), headers: validBody === undefined ? {} : json, ...(validBody === undefined ? {} : { body: validBody }) });
+    requests.push({
+      category,
+      method: op.method,
+      path: join(path),
+      headers: validBody === undefined ? {} : json,
+      ...(validBody === undefined ? {} : { body: validBody }),
+    });
 
   Object.entries(HOSTILE_PATH_IDS).forEach(([name, id], index) => {
     const param = op.pathParams[index % Math.max(1, op.pathParams.length)];
     if (param) withBody(`path-id:${name}`, fillPath(op.template, ids, param, id));
   });
   for (const name of op.integerQuery) {
-    for (const [label, text] of Object.entries(HOSTILE_INTEGER_QUERY)) requests.push({ category: `query-integer:${label}`, method: op.method, path: join(validPath, `${name}=${text}`), headers: {} });
+    for (const [label, text] of Object.entries(HOSTILE_INTEGER_QUERY))
+      requests.push({
+        category: `query-integer:${label}`,
+        method: op.method,
+        path: join(validPath, `${name}=${text}`),
+        headers: {},
+      });
   }
   for (const name of op.stringQuery) {
-    for (const [label, text] of Object.entries(HOSTILE_QUERY_STRINGS)) requests.push({ category: `query-string:${label}`, method: op.method, path: join(validPath, `${name}=${text}`), headers: {} });
+    for (const [label, text] of Object.entries(HOSTILE_QUERY_STRINGS))
+      requests.push({
+        category: `query-string:${label}`,
+        method: op.method,
+        path: join(validPath, `${name}=${text}`),
+        headers: {},
+      });
   }
   if (op.odata) {
-    for (const [label, option] of Object.entries(HOSTILE_ODATA)) requests.push({ category: `odata:${label}`, method: op.method, path: join(validPath, option), headers: {} });
+    for (const [label, option] of Object.entries(HOSTILE_ODATA))
+      requests.push({ category: `odata:${label}`, method: op.method, path: join(validPath, option), headers: {} });
   }
   if (!op.bodySchema) return requests;
 
   for (const leaf of leavesOf(doc, op.bodySchema)) {
     if (leaf.kind === 'string') {
-      for (const [label, value] of Object.entries(HOSTILE_STRINGS)) requests.push({ category: `body-string:${label}`, method: op.method, path: join(validPath), headers: json, body: JSON.stringify(leaf.body(value)) });
+      for (const [label, value] of Object.entries(HOSTILE_STRINGS))
+        requests.push({
+          category: `body-string:${label}`,
+          method: op.method,
+          path: join(validPath),
+          headers: json,
+          body: JSON.stringify(leaf.body(value)),
+        });
     } else {
-      for (const [label, text] of Object.entries(HOSTILE_INTEGERS)) requests.push({ category: `body-integer:${label}`, method: op.method, path: join(validPath), headers: json, body: withRawNumber(leaf, text) });
-      if (leaf.nonNegative) requests.push({ category: 'body-integer:negative', method: op.method, path: join(validPath), headers: json, body: withRawNumber(leaf, '-1') });
-      requests.push({ category: 'body-integer:string', method: op.method, path: join(validPath), headers: json, body: JSON.stringify(leaf.body('12')) });
+      for (const [label, text] of Object.entries(HOSTILE_INTEGERS))
+        requests.push({
+          category: `body-integer:${label}`,
+          method: op.method,
+          path: join(validPath),
+          headers: json,
+          body: withRawNumber(leaf, text),
+        });
+      if (leaf.nonNegative)
+        requests.push({
+          category: 'body-integer:negative',
+          method: op.method,
+          path: join(validPath),
+          headers: json,
+          body: withRawNumber(leaf, '-1'),
+        });
+      requests.push({
+        category: 'body-integer:string',
+        method: op.method,
+        path: join(validPath),
+        headers: json,
+        body: JSON.stringify(leaf.body('12')),
+      });
     }
   }
   const framing: Array<[string, Record<string, string>, string | Buffer]> = [
@@ -263,9 +350,14 @@ export function hostileRequestsFor(doc: OpenApiDocument, op: Operation, ids: Rec
     ['body:malformed', json, '{"a":'],
     ['body:form', { 'content-type': 'application/x-www-form-urlencoded' }, 'tag=x&id=1'],
     ['body:text', { 'content-type': 'text/plain' }, 'hello'],
-    ['body:unknown-field', json, JSON.stringify({ ...(minimalValue(doc, op.bodySchema) as object), unknownHostileField: 1 })],
+    [
+      'body:unknown-field',
+      json,
+      JSON.stringify({ ...(minimalValue(doc, op.bodySchema) as object), unknownHostileField: 1 }),
+    ],
   ];
-  for (const [category, headers, body] of framing) requests.push({ category, method: op.method, path: join(validPath), headers, body });
+  for (const [category, headers, body] of framing)
+    requests.push({ category, method: op.method, path: join(validPath), headers, body });
   return requests;
 }
 
@@ -273,7 +365,12 @@ export function hostileRequestsFor(doc: OpenApiDocument, op: Operation, ids: Rec
  * Inputs a field may take or refuse, but never with a 5xx: a 900 000-character string in every
  * string leaf, and bytes that are not UTF-8 (Node reads them as U+FFFD, never as a lone surrogate).
  */
-export function toleratedRequestsFor(doc: OpenApiDocument, op: Operation, ids: Record<string, string>, query: string): HostileRequest[] {
+export function toleratedRequestsFor(
+  doc: OpenApiDocument,
+  op: Operation,
+  ids: Record<string, string>,
+  query: string,
+): HostileRequest[] {
   if (!op.bodySchema) return [];
   const path = `${fillPath(op.template, ids)}${query ? `?${query}` : ''}`;
   const json = { 'content-type': 'application/json' };
@@ -282,8 +379,20 @@ export function toleratedRequestsFor(doc: OpenApiDocument, op: Operation, ids: R
     .flatMap((leaf) => {
       const [before, after] = JSON.stringify(leaf.body('__bytes__')).split('__bytes__') as [string, string];
       return [
-        { category: 'body-string:overlong', method: op.method, path, headers: json, body: JSON.stringify(leaf.body(OVERLONG.huge)) },
-        { category: 'body-string:invalid-utf8', method: op.method, path, headers: json, body: Buffer.concat([Buffer.from(before), Buffer.from([0xff, 0xfe, 0xed, 0xa0, 0x80]), Buffer.from(after)]) },
+        {
+          category: 'body-string:overlong',
+          method: op.method,
+          path,
+          headers: json,
+          body: JSON.stringify(leaf.body(OVERLONG.huge)),
+        },
+        {
+          category: 'body-string:invalid-utf8',
+          method: op.method,
+          path,
+          headers: json,
+          body: Buffer.concat([Buffer.from(before), Buffer.from([0xff, 0xfe, 0xed, 0xa0, 0x80]), Buffer.from(after)]),
+        },
       ];
     });
 }

@@ -27,17 +27,31 @@ export interface Fixtures {
 }
 
 /** Registers the client on a new socket; joins and opens the connection unless the register resumed them. */
-async function openSession(syncUrl: string, registerToken: string, channelId: string, connectionId: string): Promise<SyncSocket> {
+async function openSession(
+  syncUrl: string,
+  registerToken: string,
+  channelId: string,
+  connectionId: string,
+): Promise<SyncSocket> {
   const session = await SyncSocket.open(syncUrl);
   const registered = await session.request('register', { token: registerToken });
   if (registered?.type !== 'result') throw new Error(`register failed: ${JSON.stringify(registered)}`);
   if (registered.data.resumed && registered.data.connections.length > 0) return session;
   for (const [type, data] of [
     ['join', { channelId }],
-    ['connection.open', { channelId, connectionId, type: 'peer', streams: { audio: { direction: 'sendrecv' }, video: { direction: 'sendrecv', maxPixelCount: 921600 } } }],
+    [
+      'connection.open',
+      {
+        channelId,
+        connectionId,
+        type: 'peer',
+        streams: { audio: { direction: 'sendrecv' }, video: { direction: 'sendrecv', maxPixelCount: 921600 } },
+      },
+    ],
   ] as const) {
     const answer = await session.request(type, data);
-    if (answer?.type !== 'result' && !(registered.data.resumed && answer?.type === 'error')) throw new Error(`${type} failed: ${JSON.stringify(answer)}`);
+    if (answer?.type !== 'result' && !(registered.data.resumed && answer?.type === 'error'))
+      throw new Error(`${type} failed: ${JSON.stringify(answer)}`);
   }
   return session;
 }
@@ -56,12 +70,22 @@ async function management<T = any>(stack: HostileStack, method: string, path: st
 export async function createFixtures(stack: HostileStack): Promise<Fixtures> {
   const applicationId = `app-${stack.ns}`;
   const channelId = 'hostile-room';
-  const [userId, deviceId, clientId, connectionId] = ['hostile-user', 'hostile-device', 'hostile-client', 'hostile-connection'];
-  const config = await management<{ id: string }>(stack, 'POST', '/ApplicationConfigs', { applicationId, tag: 'hostile corpus' });
+  const [userId, deviceId, clientId, connectionId] = [
+    'hostile-user',
+    'hostile-device',
+    'hostile-client',
+    'hostile-connection',
+  ];
+  const config = await management<{ id: string }>(stack, 'POST', '/ApplicationConfigs', {
+    applicationId,
+    tag: 'hostile corpus',
+  });
   const apiKey = await management<{ id: string }>(stack, 'POST', '/ApiKeys', { tag: 'hostile corpus' });
   const changes = await management<{ value: Array<{ id: string }> }>(stack, 'GET', '/ChangeRecords?$top=1');
   const claims = { userId, deviceId, clientId, clientRoles: ['participant'], channelClaims: [{ id: channelId }] };
-  const registerToken = (await management<{ value: string }>(stack, 'POST', `/ApplicationConfigs/${config.id}/Token`, claims)).value;
+  const registerToken = (
+    await management<{ value: string }>(stack, 'POST', `/ApplicationConfigs/${config.id}/Token`, claims)
+  ).value;
   const syncUrl = `${stack.gatewayUrl.replace('http', 'ws')}/sync`;
   const fixtures: Fixtures = {
     applicationConfigId: config.id,
@@ -102,7 +126,12 @@ export function interfaceAIds(f: Fixtures): Record<string, string> {
 /** The valid value of each path parameter of interface B for `template` (`{id}` depends on the entity set). */
 export function interfaceBIds(f: Fixtures, organizationId: string, template: string): Record<string, string> {
   const set = template.split('/')[1];
-  const idOfSet: Record<string, string> = { ApiKeys: f.apiKeyId, ApplicationConfigs: f.applicationConfigId, Organizations: organizationId, ChangeRecords: f.changeRecordId };
+  const idOfSet: Record<string, string> = {
+    ApiKeys: f.apiKeyId,
+    ApplicationConfigs: f.applicationConfigId,
+    Organizations: organizationId,
+    ChangeRecords: f.changeRecordId,
+  };
   return {
     id: idOfSet[set ?? ''] ?? randomUUID(),
     applicationId: f.applicationId,

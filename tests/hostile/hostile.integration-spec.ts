@@ -7,10 +7,23 @@
  * for may be stored or announced, and each service's peak resident memory must stay under its
  * Kubernetes limit. Figures go to .data/hostile-report.json.
  */
-import { attackFraming, attackOperations, attackToleratedBodies, expectedCategories, readEveryList, type Interface } from './http-attack.js';
+import {
+  attackFraming,
+  attackOperations,
+  attackToleratedBodies,
+  expectedCategories,
+  readEveryList,
+  type Interface,
+} from './http-attack.js';
 import { createFixtures, interfaceAIds, interfaceBIds, type Fixtures } from './fixtures.js';
 import { ATTACKED_SERVICES, kubernetesMemoryLimits, startHostileStack, type HostileStack } from './stack.js';
-import { attackInvalidUtf8, attackOversizedFrame, attackRegister, attackSession, type SyncOutcome } from './sync-attack.js';
+import {
+  attackInvalidUtf8,
+  attackOversizedFrame,
+  attackRegister,
+  attackSession,
+  type SyncOutcome,
+} from './sync-attack.js';
 import { operationsOf, type OpenApiDocument } from './corpus.js';
 import { Tally, writeReport } from './tally.js';
 import { closeAgent } from './wire.js';
@@ -19,13 +32,29 @@ import { SYNC_REQUEST_TYPES } from '@switchboard/contracts';
 /** What a refused write must leave as it was: interface B's record and change-log counts, interface A's snapshots, the event streams. */
 async function persistedState(stack: HostileStack, fixtures: Fixtures, interfaceA: Interface) {
   const counts: Record<string, unknown> = {};
-  for (const set of ['ApiKeys', 'ApplicationConfigs', 'ChannelConfigs', 'ApplicationWebhooks', 'ChannelWebhooks', 'PaymentMethods', 'ChangeRecords', 'Organizations']) {
-    const res = await fetch(`${stack.managementUrl}/${set}?$count=true&$top=0`, { headers: { 'x-api-key': stack.operatorKey } });
+  for (const set of [
+    'ApiKeys',
+    'ApplicationConfigs',
+    'ChannelConfigs',
+    'ApplicationWebhooks',
+    'ChannelWebhooks',
+    'PaymentMethods',
+    'ChangeRecords',
+    'Organizations',
+  ]) {
+    const res = await fetch(`${stack.managementUrl}/${set}?$count=true&$top=0`, {
+      headers: { 'x-api-key': stack.operatorKey },
+    });
     counts[set] = ((await res.json()) as Record<string, unknown>)['@odata.count'];
   }
   const application = `/admin/api/v1.0/applications/${encodeURIComponent(fixtures.applicationId)}`;
   const client = `${application}/users/${fixtures.userId}/devices/${fixtures.deviceId}/clients/${fixtures.clientId}`;
-  for (const path of [application, `${application}/channels/${fixtures.channelId}`, `${application}/channels/${fixtures.channelId}/users/${fixtures.userId}/devices/${fixtures.deviceId}/clients/${fixtures.clientId}`, client]) {
+  for (const path of [
+    application,
+    `${application}/channels/${fixtures.channelId}`,
+    `${application}/channels/${fixtures.channelId}/users/${fixtures.userId}/devices/${fixtures.deviceId}/clients/${fixtures.clientId}`,
+    client,
+  ]) {
     const res = await fetch(`${interfaceA.baseUrl}${path}`, { headers: { 'x-api-key': stack.operatorKey } });
     counts[path] = withoutClocks(await res.json());
   }
@@ -36,7 +65,11 @@ async function persistedState(stack: HostileStack, fixtures: Fixtures, interface
 function withoutClocks(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(withoutClocks);
   if (value === null || typeof value !== 'object') return value;
-  return Object.fromEntries(Object.entries(value).filter(([key]) => !/(Timestamp|Time|Duration|On|At)$/.test(key)).map(([key, item]) => [key, withoutClocks(item)]));
+  return Object.fromEntries(
+    Object.entries(value)
+      .filter(([key]) => !/(Timestamp|Time|Duration|On|At)$/.test(key))
+      .map(([key, item]) => [key, withoutClocks(item)]),
+  );
 }
 
 /** Each operation of the document was attacked in every category its parameters and body call for. */
@@ -65,8 +98,22 @@ describe('hostile-input corpus', () => {
     fixtures = await createFixtures(stack);
     const docA = (await (await fetch(`${stack.gatewayUrl}/admin/api/v1.0/openapi.json`)).json()) as OpenApiDocument;
     const docB = (await (await fetch(`${stack.managementUrl}/openapi.json`)).json()) as OpenApiDocument;
-    interfaceA = { name: 'A', baseUrl: stack.gatewayUrl, doc: docA, contract: 'problem', apiKey: stack.operatorKey, ids: () => interfaceAIds(fixtures) };
-    interfaceB = { name: 'B', baseUrl: stack.managementUrl, doc: docB, contract: 'odata', apiKey: stack.operatorKey, ids: (op) => interfaceBIds(fixtures, stack.organizationId, op.template) };
+    interfaceA = {
+      name: 'A',
+      baseUrl: stack.gatewayUrl,
+      doc: docA,
+      contract: 'problem',
+      apiKey: stack.operatorKey,
+      ids: () => interfaceAIds(fixtures),
+    };
+    interfaceB = {
+      name: 'B',
+      baseUrl: stack.managementUrl,
+      doc: docB,
+      contract: 'odata',
+      apiKey: stack.operatorKey,
+      ids: (op) => interfaceBIds(fixtures, stack.organizationId, op.template),
+    };
     // The fixtures' own events and change records are written before the baseline.
     await new Promise((resolve) => setTimeout(resolve, 500));
     before = await persistedState(stack, fixtures, interfaceA);
@@ -90,7 +137,9 @@ describe('hostile-input corpus', () => {
       };
       const file = writeReport(report);
       const { violations, syncViolations, ...figures } = report;
-      process.stdout.write(`hostile corpus: ${JSON.stringify(figures)}; ${violations.length} HTTP and ${syncViolations.length} /sync violation groups; written to ${file}\n`);
+      process.stdout.write(
+        `hostile corpus: ${JSON.stringify(figures)}; ${violations.length} HTTP and ${syncViolations.length} /sync violation groups; written to ${file}\n`,
+      );
     }
     await stack?.stop();
   });
@@ -143,8 +192,14 @@ describe('hostile-input corpus', () => {
     const limits = kubernetesMemoryLimits();
     for (const service of ATTACKED_SERVICES) {
       expect({ service, limit: limits[service] }).toEqual({ service, limit: expect.any(Number) });
-      expect({ service, peakRssBytes: stack.memory.peakBytes[service] }).toEqual({ service, peakRssBytes: expect.any(Number) });
-      expect({ service, underLimit: stack.memory.peakBytes[service]! < limits[service]! }).toEqual({ service, underLimit: true });
+      expect({ service, peakRssBytes: stack.memory.peakBytes[service] }).toEqual({
+        service,
+        peakRssBytes: expect.any(Number),
+      });
+      expect({ service, underLimit: stack.memory.peakBytes[service]! < limits[service]! }).toEqual({
+        service,
+        underLimit: true,
+      });
     }
   });
 });

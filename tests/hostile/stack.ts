@@ -10,12 +10,31 @@ import { jetstreamManager } from '@nats-io/jetstream';
 import { connect, type NatsConnection } from '@nats-io/transport-node';
 import { parseAllDocuments } from 'yaml';
 import { changeStreamName, eventStreamName } from '@switchboard/contracts';
-import { createTestDatabase, findApp, flushRedisPrefix, freePort, repoRoot, serviceTestEnv, spawnService, testNamespace, testServers, type SpawnedService, type TestDatabase } from '@switchboard/testing';
+import {
+  createTestDatabase,
+  findApp,
+  flushRedisPrefix,
+  freePort,
+  repoRoot,
+  serviceTestEnv,
+  spawnService,
+  testNamespace,
+  testServers,
+  type SpawnedService,
+  type TestDatabase,
+} from '@switchboard/testing';
 
 const run = promisify(execFile);
 
 /** All six: management-api forwards recording, usage and delivery reads to the other three. */
-export const ATTACKED_SERVICES = ['management-api', 'runtime-registry', 'admin-gateway', 'recording-service', 'webhook-worker', 'usage-aggregator'] as const;
+export const ATTACKED_SERVICES = [
+  'management-api',
+  'runtime-registry',
+  'admin-gateway',
+  'recording-service',
+  'webhook-worker',
+  'usage-aggregator',
+] as const;
 export type AttackedService = (typeof ATTACKED_SERVICES)[number];
 
 export interface HostileStack {
@@ -43,11 +62,27 @@ export async function startHostileStack(): Promise<HostileStack> {
   const own: Partial<Record<AttackedService, Record<string, string>>> = {
     // A socket the corpus gets closed (a refused join token) must not unregister its client during the run.
     'admin-gateway': { SYNC_GRACE_PERIOD_MS: '600000' },
-    'recording-service': { RECORDINGS_URL_SECRET: 'hostile-recordings-url-secret-0123456789abcdef', RECORDINGS_DIR: path.join(recordings, 'work'), RECORDINGS_STORAGE_DIR: path.join(recordings, 'storage') },
+    'recording-service': {
+      RECORDINGS_URL_SECRET: 'hostile-recordings-url-secret-0123456789abcdef',
+      RECORDINGS_DIR: path.join(recordings, 'work'),
+      RECORDINGS_STORAGE_DIR: path.join(recordings, 'storage'),
+    },
   };
   // HOSTILE_NODE_OPTIONS: node flags for the services, e.g. a preload logging process.memoryUsage() when measuring.
-  const spawned = await Promise.all(ATTACKED_SERVICES.map(async (name) => spawnService(name, { ...env, ...own[name], ...(process.env.HOSTILE_NODE_OPTIONS ? { NODE_OPTIONS: process.env.HOSTILE_NODE_OPTIONS } : {}), HTTP_PORT: String(await freePort()) })));
-  const services = Object.fromEntries(ATTACKED_SERVICES.map((name, index) => [name, spawned[index]!])) as Record<AttackedService, SpawnedService>;
+  const spawned = await Promise.all(
+    ATTACKED_SERVICES.map(async (name) =>
+      spawnService(name, {
+        ...env,
+        ...own[name],
+        ...(process.env.HOSTILE_NODE_OPTIONS ? { NODE_OPTIONS: process.env.HOSTILE_NODE_OPTIONS } : {}),
+        HTTP_PORT: String(await freePort()),
+      }),
+    ),
+  );
+  const services = Object.fromEntries(ATTACKED_SERVICES.map((name, index) => [name, spawned[index]!])) as Record<
+    AttackedService,
+    SpawnedService
+  >;
   const nats = await connect({ servers: servers.natsUrl });
   const jsm = await jetstreamManager(nats);
   const memory = new MemorySampler(services);
@@ -67,7 +102,10 @@ export async function startHostileStack(): Promise<HostileStack> {
     managementUrl: services['management-api'].url!,
     nats,
     memory,
-    streamMessages: async () => ({ events: await messagesOf(eventStreamName(ns)), changes: await messagesOf(changeStreamName(ns)) }),
+    streamMessages: async () => ({
+      events: await messagesOf(eventStreamName(ns)),
+      changes: await messagesOf(changeStreamName(ns)),
+    }),
     async stop() {
       memory.stop();
       await nats.close();
@@ -113,7 +151,14 @@ export function residentPeakBytes(pid: number): number | null {
   }
 }
 
-const UNIT_BYTES: Record<string, number> = { Ki: 1024, Mi: 1024 ** 2, Gi: 1024 ** 3, K: 1000, M: 1000 ** 2, G: 1000 ** 3 };
+const UNIT_BYTES: Record<string, number> = {
+  Ki: 1024,
+  Mi: 1024 ** 2,
+  Gi: 1024 ** 3,
+  K: 1000,
+  M: 1000 ** 2,
+  G: 1000 ** 3,
+};
 
 /** The memory limit of each service's main container in k8s/<service>.yaml, in bytes. */
 export function kubernetesMemoryLimits(): Record<string, number> {
@@ -121,9 +166,17 @@ export function kubernetesMemoryLimits(): Record<string, number> {
   for (const service of ATTACKED_SERVICES) {
     const file = path.join(repoRoot(), 'k8s', `${service}.yaml`);
     for (const doc of parseAllDocuments(fs.readFileSync(file, 'utf8'))) {
-      const manifest = doc.toJSON() as { kind?: string; metadata?: { name?: string }; spec?: { template?: { spec?: { containers?: Array<{ name: string; resources?: { limits?: { memory?: string } } }> } } } };
+      const manifest = doc.toJSON() as {
+        kind?: string;
+        metadata?: { name?: string };
+        spec?: {
+          template?: { spec?: { containers?: Array<{ name: string; resources?: { limits?: { memory?: string } } }> } };
+        };
+      };
       if (manifest?.kind !== 'Deployment' || manifest.metadata?.name !== service) continue;
-      const container = manifest.spec?.template?.spec?.containers?.find((c) => c.name === service) ?? manifest.spec?.template?.spec?.containers?.[0];
+      const container =
+        manifest.spec?.template?.spec?.containers?.find((c) => c.name === service) ??
+        manifest.spec?.template?.spec?.containers?.[0];
       const memory = container?.resources?.limits?.memory;
       const match = memory ? /^(\d+)(Ki|Mi|Gi|K|M|G)?$/.exec(memory) : null;
       if (match) limits[service] = Number(match[1]) * (match[2] ? UNIT_BYTES[match[2]]! : 1);

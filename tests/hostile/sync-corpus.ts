@@ -23,7 +23,8 @@ const NO_COMPONENTS: OpenApiDocument = { paths: {} };
 export type SessionValues = Record<string, unknown>;
 
 let sequence = 0;
-const nextId = (category: string) => `h${(sequence++).toString(36)}-${category.replace(/[^a-z0-9]/gi, '').slice(0, 40)}`;
+const nextId = (category: string) =>
+  `h${(sequence++).toString(36)}-${category.replace(/[^a-z0-9]/gi, '').slice(0, 40)}`;
 
 const LEAF = '__hostile_leaf__';
 
@@ -31,7 +32,12 @@ const LEAF = '__hostile_leaf__';
 function withSession(value: unknown, session: SessionValues): unknown {
   if (Array.isArray(value)) return value.map((item) => withSession(item, session));
   if (value === null || typeof value !== 'object') return value;
-  return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, key in session && typeof item !== 'object' && item !== LEAF ? session[key] : withSession(item, session)]));
+  return Object.fromEntries(
+    Object.entries(value).map(([key, item]) => [
+      key,
+      key in session && typeof item !== 'object' && item !== LEAF ? session[key] : withSession(item, session),
+    ]),
+  );
 }
 
 /** The frames attacking one request type's data. */
@@ -40,18 +46,32 @@ export function hostileFramesFor(type: SyncRequestType, session: SessionValues):
   const frames: HostileFrame[] = [];
   const frame = (category: string, data: unknown, rawData?: string) => {
     const id = nextId(`${type}-${category}`);
-    frames.push({ category, type, id, text: rawData === undefined ? JSON.stringify({ id, type, data }) : `{"id":${JSON.stringify(id)},"type":${JSON.stringify(type)},"data":${rawData}}` });
+    frames.push({
+      category,
+      type,
+      id,
+      text:
+        rawData === undefined
+          ? JSON.stringify({ id, type, data })
+          : `{"id":${JSON.stringify(id)},"type":${JSON.stringify(type)},"data":${rawData}}`,
+    });
   };
   const base = withSession(minimalValue(NO_COMPONENTS, schema), session) as Record<string, unknown>;
   for (const leaf of leavesOf(NO_COMPONENTS, schema)) {
     const json = (text: string) => JSON.stringify(withSession(leaf.body(LEAF), session)).replace(`"${LEAF}"`, text);
     if (leaf.kind === 'string') {
-      for (const [label, value] of Object.entries(HOSTILE_STRINGS)) frame(`string:${label}:${leaf.path}`, undefined, json(JSON.stringify(value)));
+      for (const [label, value] of Object.entries(HOSTILE_STRINGS))
+        frame(`string:${label}:${leaf.path}`, undefined, json(JSON.stringify(value)));
       // Over the field's limit, where that still fits in a frame (SYNC_MAX_FRAME_BYTES, 64 KiB).
-      if (leaf.maxLength !== undefined && leaf.maxLength < 60_000) frame(`string:overlong:${leaf.path}`, undefined, json(JSON.stringify('x'.repeat(leaf.maxLength + 1))));
+      if (leaf.maxLength !== undefined && leaf.maxLength < 60_000)
+        frame(`string:overlong:${leaf.path}`, undefined, json(JSON.stringify('x'.repeat(leaf.maxLength + 1))));
       frame(`wrong-type:${leaf.path}`, undefined, json('12'));
     } else {
-      for (const [label, text] of Object.entries({ ...HOSTILE_INTEGERS, ...(leaf.nonNegative ? { negative: '-1' } : {}) })) frame(`integer:${label}:${leaf.path}`, undefined, json(text));
+      for (const [label, text] of Object.entries({
+        ...HOSTILE_INTEGERS,
+        ...(leaf.nonNegative ? { negative: '-1' } : {}),
+      }))
+        frame(`integer:${label}:${leaf.path}`, undefined, json(text));
       frame(`wrong-type:${leaf.path}`, undefined, json('"12"'));
     }
   }
@@ -67,7 +87,13 @@ export function hostileFramesFor(type: SyncRequestType, session: SessionValues):
 export function malformedFrames(): HostileFrame[] {
   const frames: HostileFrame[] = [
     { category: 'frame:not-json', type: null, id: null, text: '{"id":' },
-    { category: 'frame:binary', type: null, id: null, text: Buffer.from(JSON.stringify({ id: 'b1', type: 'ping' })), binary: true },
+    {
+      category: 'frame:binary',
+      type: null,
+      id: null,
+      text: Buffer.from(JSON.stringify({ id: 'b1', type: 'ping' })),
+      binary: true,
+    },
     { category: 'frame:array', type: null, id: null, text: '[]' },
     { category: 'frame:null', type: null, id: null, text: 'null' },
     { category: 'frame:string', type: null, id: null, text: '"ping"' },
@@ -82,7 +108,8 @@ export function malformedFrames(): HostileFrame[] {
     ['id-fraction', '1.5'],
     ['id-object', '{}'],
   ];
-  for (const [label, idText] of idCases) frames.push({ category: `frame:${label}`, type: null, id: null, text: `{"id":${idText},"type":"ping"}` });
+  for (const [label, idText] of idCases)
+    frames.push({ category: `frame:${label}`, type: null, id: null, text: `{"id":${idText},"type":"ping"}` });
   for (const [label, typeText] of [
     ['type-unknown', '"no.such.type"'],
     ['type-nul', '"ping\\u0000"'],
@@ -90,7 +117,12 @@ export function malformedFrames(): HostileFrame[] {
     ['type-number', '7'],
   ] as const) {
     const id = nextId(label);
-    frames.push({ category: `frame:${label}`, type: null, id, text: `{"id":${JSON.stringify(id)},"type":${typeText}}` });
+    frames.push({
+      category: `frame:${label}`,
+      type: null,
+      id,
+      text: `{"id":${JSON.stringify(id)},"type":${typeText}}`,
+    });
   }
   const missing = nextId('type-missing');
   frames.push({ category: 'frame:type-missing', type: null, id: missing, text: JSON.stringify({ id: missing }) });

@@ -53,7 +53,9 @@ export class SyncSocket {
   async answer(id: string | number | null | undefined, from: number, timeoutMs = 5000): Promise<Frame | null> {
     const deadline = Date.now() + timeoutMs;
     for (;;) {
-      const found = this.frames.slice(from).find((f) => (f.type === 'result' || f.type === 'error') && (id === undefined || f.id === id));
+      const found = this.frames
+        .slice(from)
+        .find((f) => (f.type === 'result' || f.type === 'error') && (id === undefined || f.id === id));
       if (found) return found;
       if (this.closeCode !== null || Date.now() >= deadline) return null;
       await new Promise<void>((resolve) => {
@@ -67,7 +69,11 @@ export class SyncSocket {
   }
 
   /** Sends a request and awaits its answer. */
-  async request(type: string, data?: unknown, id: string | number = `r-${Math.random().toString(36).slice(2)}`): Promise<Frame | null> {
+  async request(
+    type: string,
+    data?: unknown,
+    id: string | number = `r-${Math.random().toString(36).slice(2)}`,
+  ): Promise<Frame | null> {
     const from = this.frames.length;
     this.send(JSON.stringify(data === undefined ? { id, type } : { id, type, data }));
     return this.answer(id, from);

@@ -30,7 +30,9 @@ export class Tally {
 
   /** The violation groups filed since `mark` (a count of groups), as `group (n×) e.g. example`. */
   groupsSince(mark: number): string[] {
-    return [...this.violations.entries()].slice(mark).map(([group, { count, example }]) => `${group} (${count}x) e.g. ${example}`);
+    return [...this.violations.entries()]
+      .slice(mark)
+      .map(([group, { count, example }]) => `${group} (${count}x) e.g. ${example}`);
   }
 
   count(status: string): void {
@@ -50,11 +52,14 @@ function violationOf(contract: ErrorContract, answer: HostileAnswer): string | n
   const body = answer.body as Record<string, any> | undefined;
   if (contract === 'problem') {
     if (!answer.contentType.includes('application/problem+json')) return `content-type ${answer.contentType || 'none'}`;
-    for (const member of ['type', 'title', 'status', 'detail', 'code', 'correlationId']) if (body?.[member] === undefined) return `no ${member}`;
+    for (const member of ['type', 'title', 'status', 'detail', 'code', 'correlationId'])
+      if (body?.[member] === undefined) return `no ${member}`;
     if (body!.status !== answer.status) return 'status member differs';
-    if (answer.correlationId && body!.correlationId !== answer.correlationId) return 'correlationId differs from the header';
+    if (answer.correlationId && body!.correlationId !== answer.correlationId)
+      return 'correlationId differs from the header';
   } else {
-    if (typeof body?.error?.code !== 'string' || typeof body.error.message !== 'string') return 'not an OData error body';
+    if (typeof body?.error?.code !== 'string' || typeof body.error.message !== 'string')
+      return 'not an OData error body';
   }
   if (/\bat .*\.(js|ts):\d+|SELECT |INSERT |QueryFailedError/.test(answer.text)) return 'leaks a stack trace or SQL';
   return null;

@@ -17,19 +17,39 @@ export interface HostileAnswer {
 
 const agent = new http.Agent({ keepAlive: true, maxSockets: 16 });
 
-export function send(baseUrl: string, request: HostileRequest, extraHeaders: Record<string, string> = {}): Promise<HostileAnswer> {
+export function send(
+  baseUrl: string,
+  request: HostileRequest,
+  extraHeaders: Record<string, string> = {},
+): Promise<HostileAnswer> {
   const url = new URL(baseUrl);
   return new Promise((resolve, reject) => {
     const req = http.request(
-      { host: url.hostname, port: url.port, method: request.method, path: request.path, agent, headers: { ...extraHeaders, ...request.headers, ...(request.body === undefined ? {} : { 'content-length': Buffer.byteLength(request.body) }) }, timeout: 20000 },
+      {
+        host: url.hostname,
+        port: url.port,
+        method: request.method,
+        path: request.path,
+        agent,
+        headers: {
+          ...extraHeaders,
+          ...request.headers,
+          ...(request.body === undefined ? {} : { 'content-length': Buffer.byteLength(request.body) }),
+        },
+        timeout: 20000,
+      },
       (res) => {
         const chunks: Buffer[] = [];
         res.on('data', (chunk: Buffer) => chunks.push(chunk));
-        res.on('end', () => resolve(answerOf(res.statusCode ?? 0, res.headers, Buffer.concat(chunks).toString('utf8'))));
+        res.on('end', () =>
+          resolve(answerOf(res.statusCode ?? 0, res.headers, Buffer.concat(chunks).toString('utf8'))),
+        );
         res.on('error', reject);
       },
     );
-    req.on('timeout', () => req.destroy(new Error(`no answer within 20 s to ${request.method} ${request.path.slice(0, 120)}`)));
+    req.on('timeout', () =>
+      req.destroy(new Error(`no answer within 20 s to ${request.method} ${request.path.slice(0, 120)}`)),
+    );
     req.on('error', reject);
     req.end(request.body);
   });
@@ -42,7 +62,8 @@ function answerOf(status: number, headers: Record<string, string | string[] | un
   } catch {
     body = undefined;
   }
-  const header = (name: string) => (Array.isArray(headers[name]) ? (headers[name] as string[])[0] : (headers[name] as string | undefined));
+  const header = (name: string) =>
+    Array.isArray(headers[name]) ? (headers[name] as string[])[0] : (headers[name] as string | undefined);
   return { status, contentType: header('content-type') ?? '', correlationId: header('x-correlation-id'), text, body };
 }
 
@@ -80,7 +101,8 @@ export function sendRaw(baseUrl: string, head: string, bodyBytes = 0): Promise<H
       if (bodyBytes > 0) await new Promise((r) => setTimeout(r, 300));
       const chunk = Buffer.alloc(64 * 1024, 'a');
       for (let sent = 0; sent < bodyBytes && !settled && !socket.destroyed; sent += chunk.length) {
-        if (!socket.write(chunk.subarray(0, Math.min(chunk.length, bodyBytes - sent)))) await new Promise((r) => socket.once('drain', r).once('close', r));
+        if (!socket.write(chunk.subarray(0, Math.min(chunk.length, bodyBytes - sent))))
+          await new Promise((r) => socket.once('drain', r).once('close', r));
       }
     });
   });
@@ -91,7 +113,10 @@ function parseRawAnswer(text: string): HostileAnswer {
   if (!match) return { status: 0, contentType: '', correlationId: undefined, text, body: undefined };
   const headerEnd = text.indexOf('\r\n\r\n');
   const headers: Record<string, string> = {};
-  for (const line of text.slice(0, headerEnd < 0 ? text.length : headerEnd).split('\r\n').slice(1)) {
+  for (const line of text
+    .slice(0, headerEnd < 0 ? text.length : headerEnd)
+    .split('\r\n')
+    .slice(1)) {
     const colon = line.indexOf(':');
     if (colon > 0) headers[line.slice(0, colon).trim().toLowerCase()] = line.slice(colon + 1).trim();
   }

@@ -14,7 +14,9 @@ describe('application configs', () => {
   const appId = (suffix: string) => `${h.ns}-${suffix}`.replace(/_/g, '-');
 
   it('creates a config with a generated shared secret, reads it back, and logs every property with the secret redacted', async () => {
-    const created = await h.api('POST', '/ApplicationConfigs', { body: { applicationId: appId('one'), tag: 'first', id: 'ignored', organizationId: 'ignored-too' } });
+    const created = await h.api('POST', '/ApplicationConfigs', {
+      body: { applicationId: appId('one'), tag: 'first', id: 'ignored', organizationId: 'ignored-too' },
+    });
     expect(created.status).toBe(201);
     expect(created.body).toEqual({
       id: expect.stringMatching(/^[0-9a-f-]{36}$/),
@@ -41,32 +43,76 @@ describe('application configs', () => {
   });
 
   it('keeps a given shared secret and refuses a short one', async () => {
-    const created = await h.api('POST', '/ApplicationConfigs', { body: { applicationId: appId('given'), sharedSecret: 'a-secret-of-mine' } });
+    const created = await h.api('POST', '/ApplicationConfigs', {
+      body: { applicationId: appId('given'), sharedSecret: 'a-secret-of-mine' },
+    });
     expect(created.status).toBe(201);
     expect(created.body.sharedSecret).toBe('a-secret-of-mine');
-    expectODataError(await h.api('POST', '/ApplicationConfigs', { body: { applicationId: appId('short'), sharedSecret: 'short' } }), 400, 'ValidationFailed', 'sharedSecret');
-    expectODataError(await h.api('POST', '/ApplicationConfigs', { body: { tag: 'no application id' } }), 400, 'ValidationFailed', 'applicationId');
-    expectODataError(await h.api('POST', '/ApplicationConfigs', { body: { applicationId: 'has space' } }), 400, 'ValidationFailed', 'applicationId');
-    expectODataError(await h.api('POST', '/ApplicationConfigs', { body: { applicationId: appId('x'), colour: 'red' } }), 400, 'ValidationFailed', 'colour');
+    expectODataError(
+      await h.api('POST', '/ApplicationConfigs', { body: { applicationId: appId('short'), sharedSecret: 'short' } }),
+      400,
+      'ValidationFailed',
+      'sharedSecret',
+    );
+    expectODataError(
+      await h.api('POST', '/ApplicationConfigs', { body: { tag: 'no application id' } }),
+      400,
+      'ValidationFailed',
+      'applicationId',
+    );
+    expectODataError(
+      await h.api('POST', '/ApplicationConfigs', { body: { applicationId: 'has space' } }),
+      400,
+      'ValidationFailed',
+      'applicationId',
+    );
+    expectODataError(
+      await h.api('POST', '/ApplicationConfigs', { body: { applicationId: appId('x'), colour: 'red' } }),
+      400,
+      'ValidationFailed',
+      'colour',
+    );
   });
 
   it('answers 409 for an applicationId another config (of any organization) has', async () => {
     const id = appId('taken');
     expect((await h.api('POST', '/ApplicationConfigs', { body: { applicationId: id } })).status).toBe(201);
-    expectODataError(await h.api('POST', '/ApplicationConfigs', { body: { applicationId: id } }), 409, 'Conflict', 'applicationId');
-    expectODataError(await h.api('POST', '/ApplicationConfigs', { key: h.keyB, body: { applicationId: id } }), 409, 'Conflict', 'applicationId');
+    expectODataError(
+      await h.api('POST', '/ApplicationConfigs', { body: { applicationId: id } }),
+      409,
+      'Conflict',
+      'applicationId',
+    );
+    expectODataError(
+      await h.api('POST', '/ApplicationConfigs', { key: h.keyB, body: { applicationId: id } }),
+      409,
+      'Conflict',
+      'applicationId',
+    );
     const other = await h.api('POST', '/ApplicationConfigs', { body: { applicationId: appId('taken-2') } });
-    expectODataError(await h.api('PATCH', `/ApplicationConfigs/${other.body.id}`, { body: { applicationId: id } }), 409, 'Conflict', 'applicationId');
-    const [row] = await h.sql('SELECT count(*)::int AS n FROM management.change_record WHERE entity_id = $1 AND type = $2', [other.body.id, 'Update']);
+    expectODataError(
+      await h.api('PATCH', `/ApplicationConfigs/${other.body.id}`, { body: { applicationId: id } }),
+      409,
+      'Conflict',
+      'applicationId',
+    );
+    const [row] = await h.sql(
+      'SELECT count(*)::int AS n FROM management.change_record WHERE entity_id = $1 AND type = $2',
+      [other.body.id, 'Update'],
+    );
     expect(row.n).toBe(0);
   });
 
   it('PUT replaces the writable fields (keeping applicationId and secret when absent), PATCH changes only the given ones, each logged', async () => {
-    const created = await h.api('POST', '/ApplicationConfigs', { body: { applicationId: appId('put'), tag: 'before', disabled: true } });
+    const created = await h.api('POST', '/ApplicationConfigs', {
+      body: { applicationId: appId('put'), tag: 'before', disabled: true },
+    });
     const put = await h.api('PUT', `/ApplicationConfigs/${created.body.id}`, { body: { tag: 'after' } });
     expect(put.status).toBe(200);
     expect(put.body).toEqual({ ...created.body, tag: 'after', disabled: false });
-    const patched = await h.api('PATCH', `/ApplicationConfigs/${created.body.id}`, { body: { disabled: true, sharedSecret: 'rotated-secret-value' } });
+    const patched = await h.api('PATCH', `/ApplicationConfigs/${created.body.id}`, {
+      body: { disabled: true, sharedSecret: 'rotated-secret-value' },
+    });
     expect(patched.status).toBe(200);
     expect(patched.body).toEqual({ ...put.body, disabled: true, sharedSecret: 'rotated-secret-value' });
     const updates = (await changesOf(h, created.body.id)).filter((c) => c.type === 'Update');
@@ -105,42 +151,84 @@ describe('application configs', () => {
     expect(asStored.body).toEqual(created.body);
     // A read without $expand keeps the navigation property null.
     expect((await h.api('GET', `/ApplicationConfigs/${id}`)).body).toEqual({ ...created.body, webhooks: null });
-    const expanded = await h.api('GET', `/ApplicationConfigs/${id}${q({ $expand: 'webhooks($orderby=name desc;$select=name,reliable)' })}`);
+    const expanded = await h.api(
+      'GET',
+      `/ApplicationConfigs/${id}${q({ $expand: 'webhooks($orderby=name desc;$select=name,reliable)' })}`,
+    );
     expect(expanded.status).toBe(200);
     expect(expanded.body.webhooks).toEqual([
       { name: 'beta', reliable: true },
       { name: 'alpha', reliable: false },
     ]);
-    const filtered = await h.api('GET', `/ApplicationConfigs/${id}${q({ $select: 'applicationId', $expand: "webhooks($filter=name eq 'alpha';$count=true)" })}`);
-    expect(filtered.body).toEqual({ applicationId: appId('hooks'), webhooks: [expect.objectContaining({ name: 'alpha', applicationConfigId: id, events: ['channel.activated'] })], 'webhooks@odata.count': 1 });
+    const filtered = await h.api(
+      'GET',
+      `/ApplicationConfigs/${id}${q({ $select: 'applicationId', $expand: "webhooks($filter=name eq 'alpha';$count=true)" })}`,
+    );
+    expect(filtered.body).toEqual({
+      applicationId: appId('hooks'),
+      webhooks: [expect.objectContaining({ name: 'alpha', applicationConfigId: id, events: ['channel.activated'] })],
+      'webhooks@odata.count': 1,
+    });
 
     const alpha = filtered.body.webhooks[0];
-    const put = await h.api('PUT', `/ApplicationConfigs/${id}`, { body: { webhooks: [{ id: alpha.id, name: 'alpha2', url: 'https://example.com/a2' }, { name: 'gamma' }] } });
+    const put = await h.api('PUT', `/ApplicationConfigs/${id}`, {
+      body: { webhooks: [{ id: alpha.id, name: 'alpha2', url: 'https://example.com/a2' }, { name: 'gamma' }] },
+    });
     expect(put.status).toBe(200);
     expect(put.body).toEqual({
       ...created.body,
       tag: null,
       disabled: false,
-      webhooks: [hook({ id: alpha.id, name: 'alpha2', url: 'https://example.com/a2', createdOn: alpha.createdOn }), hook({ name: 'gamma' })],
+      webhooks: [
+        hook({ id: alpha.id, name: 'alpha2', url: 'https://example.com/a2', createdOn: alpha.createdOn }),
+        hook({ name: 'gamma' }),
+      ],
     });
     const after = await h.api('GET', `/ApplicationWebhooks${q({ applicationConfigId: id, $orderby: 'name' })}`);
     expect(after.body.value.map((w: any) => w.name)).toEqual(['alpha2', 'gamma']);
     expect(after.body.value[0].id).toBe(alpha.id);
     expect(after.body.value).toEqual(put.body.webhooks);
     // PATCH with webhooks answers them too; without webhooks they stay null in the answer (and untouched).
-    const patched = await h.api('PATCH', `/ApplicationConfigs/${id}`, { body: { tag: 'patched', webhooks: [{ id: alpha.id, name: 'alpha3' }] } });
+    const patched = await h.api('PATCH', `/ApplicationConfigs/${id}`, {
+      body: { tag: 'patched', webhooks: [{ id: alpha.id, name: 'alpha3' }] },
+    });
     expect(patched.status).toBe(200);
-    expect(patched.body).toEqual({ ...put.body, tag: 'patched', webhooks: [hook({ id: alpha.id, name: 'alpha3', createdOn: alpha.createdOn })] });
+    expect(patched.body).toEqual({
+      ...put.body,
+      tag: 'patched',
+      webhooks: [hook({ id: alpha.id, name: 'alpha3', createdOn: alpha.createdOn })],
+    });
     const untouched = await h.api('PATCH', `/ApplicationConfigs/${id}`, { body: { tag: 'again' } });
     expect(untouched.body).toEqual({ ...patched.body, tag: 'again', webhooks: null });
-    expect((await h.api('GET', `/ApplicationWebhooks${q({ applicationConfigId: id })}`)).body.value.map((w: any) => w.name)).toEqual(['alpha3']);
+    expect(
+      (await h.api('GET', `/ApplicationWebhooks${q({ applicationConfigId: id })}`)).body.value.map((w: any) => w.name),
+    ).toEqual(['alpha3']);
     const emptied = await h.api('PUT', `/ApplicationConfigs/${id}`, { body: { webhooks: [] } });
     expect(emptied.body.webhooks).toEqual([]);
-    const deleted = (await h.sql('SELECT entity_id, property_name, old_value, new_value FROM management.change_record WHERE type = $1 AND entity_type = $2', ['Delete', 'ApplicationWebhook'])) as any[];
-    expect(deleted.find((r) => r.property_name === 'name')).toEqual(expect.objectContaining({ old_value: 'beta', new_value: null }));
+    const deleted = (await h.sql(
+      'SELECT entity_id, property_name, old_value, new_value FROM management.change_record WHERE type = $1 AND entity_type = $2',
+      ['Delete', 'ApplicationWebhook'],
+    )) as any[];
+    expect(deleted.find((r) => r.property_name === 'name')).toEqual(
+      expect.objectContaining({ old_value: 'beta', new_value: null }),
+    );
 
-    expectODataError(await h.api('PUT', `/ApplicationConfigs/${id}`, { body: { webhooks: [{ id: '00000000-0000-4000-8000-000000000000' }] } }), 400, 'ValidationFailed', 'webhooks[0].id');
-    expectODataError(await h.api('POST', '/ApplicationConfigs', { body: { applicationId: appId('badhook'), webhooks: [{ url: 'ftp://x' }] } }), 400, 'ValidationFailed', 'webhooks[0].url');
+    expectODataError(
+      await h.api('PUT', `/ApplicationConfigs/${id}`, {
+        body: { webhooks: [{ id: '00000000-0000-4000-8000-000000000000' }] },
+      }),
+      400,
+      'ValidationFailed',
+      'webhooks[0].id',
+    );
+    expectODataError(
+      await h.api('POST', '/ApplicationConfigs', {
+        body: { applicationId: appId('badhook'), webhooks: [{ url: 'ftp://x' }] },
+      }),
+      400,
+      'ValidationFailed',
+      'webhooks[0].url',
+    );
   });
 
   it('lists with $filter, $orderby, $top, $skip, $count, $select and $expand', async () => {
@@ -149,9 +237,18 @@ describe('application configs', () => {
       ['l2', 'list-a'],
       ['l3', 'list-b'],
     ]) {
-      expect((await h.api('POST', '/ApplicationConfigs', { body: { applicationId: appId(suffix), tag, webhooks: [{ name: `${tag}-hook` }] } })).status).toBe(201);
+      expect(
+        (
+          await h.api('POST', '/ApplicationConfigs', {
+            body: { applicationId: appId(suffix), tag, webhooks: [{ name: `${tag}-hook` }] },
+          })
+        ).status,
+      ).toBe(201);
     }
-    const page = await h.api('GET', `/ApplicationConfigs${q({ $filter: "startswith(tag,'list-')", $orderby: 'tag desc', $top: 2, $skip: 1, $count: true, $select: 'tag,applicationId', $expand: 'webhooks($select=name)' })}`);
+    const page = await h.api(
+      'GET',
+      `/ApplicationConfigs${q({ $filter: "startswith(tag,'list-')", $orderby: 'tag desc', $top: 2, $skip: 1, $count: true, $select: 'tag,applicationId', $expand: 'webhooks($select=name)' })}`,
+    );
     expect(page.status).toBe(200);
     expect(page.body).toEqual({
       '@odata.count': 3,
@@ -165,15 +262,50 @@ describe('application configs', () => {
   });
 
   it('answers OData errors for bad options with the option as target', async () => {
-    expectODataError(await h.api('GET', `/ApplicationConfigs${q({ $filter: 'colour eq 1' })}`), 400, 'UnknownProperty', '$filter');
-    expectODataError(await h.api('GET', `/ApplicationConfigs${q({ $filter: "tag eq 'x" })}`), 400, 'QuerySyntaxError', '$filter');
+    expectODataError(
+      await h.api('GET', `/ApplicationConfigs${q({ $filter: 'colour eq 1' })}`),
+      400,
+      'UnknownProperty',
+      '$filter',
+    );
+    expectODataError(
+      await h.api('GET', `/ApplicationConfigs${q({ $filter: "tag eq 'x" })}`),
+      400,
+      'QuerySyntaxError',
+      '$filter',
+    );
     expectODataError(await h.api('GET', `/ApplicationConfigs${q({ $top: 5000 })}`), 400, 'QueryLimitExceeded', '$top');
-    expectODataError(await h.api('GET', `/ApplicationConfigs${q({ $orderby: 'tag,tag,tag,tag,tag,tag' })}`), 400, 'QueryLimitExceeded', '$orderby');
-    expectODataError(await h.api('GET', `/ApplicationConfigs${q({ $expand: 'webhooks($expand=a($expand=b))' })}`), 400, 'QueryLimitExceeded', '$expand');
+    expectODataError(
+      await h.api('GET', `/ApplicationConfigs${q({ $orderby: 'tag,tag,tag,tag,tag,tag' })}`),
+      400,
+      'QueryLimitExceeded',
+      '$orderby',
+    );
+    expectODataError(
+      await h.api('GET', `/ApplicationConfigs${q({ $expand: 'webhooks($expand=a($expand=b))' })}`),
+      400,
+      'QueryLimitExceeded',
+      '$expand',
+    );
     // The shared secret can be read but not guessed with a filter.
-    expectODataError(await h.api('GET', `/ApplicationConfigs${q({ $filter: "startswith(sharedSecret,'a')" })}`), 400, 'ValidationFailed', '$filter');
-    expectODataError(await h.api('GET', `/ApplicationConfigs${q({ $orderby: 'sharedSecret' })}`), 400, 'ValidationFailed', '$orderby');
+    expectODataError(
+      await h.api('GET', `/ApplicationConfigs${q({ $filter: "startswith(sharedSecret,'a')" })}`),
+      400,
+      'ValidationFailed',
+      '$filter',
+    );
+    expectODataError(
+      await h.api('GET', `/ApplicationConfigs${q({ $orderby: 'sharedSecret' })}`),
+      400,
+      'ValidationFailed',
+      '$orderby',
+    );
     const one = await h.api('GET', '/ApplicationConfigs');
-    expectODataError(await h.api('GET', `/ApplicationConfigs/${one.body.value[0].id}${q({ $filter: 'true' })}`), 400, 'QuerySyntaxError', '$filter');
+    expectODataError(
+      await h.api('GET', `/ApplicationConfigs/${one.body.value[0].id}${q({ $filter: 'true' })}`),
+      400,
+      'QuerySyntaxError',
+      '$filter',
+    );
   });
 });

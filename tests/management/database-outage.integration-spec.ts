@@ -43,11 +43,22 @@ describe('management-api while its PostgreSQL is down', () => {
     }
 
     await postgres!.start();
-    await waitFor(async () => (await h!.api('GET', `/ApplicationConfigs/${id}`)).status === 200, { timeoutMs: 30000, intervalMs: 200, description: 'management-api to answer again' });
-    expect((await h!.api('GET', `/ApplicationConfigs/${id}`)).body).toMatchObject({ id, applicationId: 'before-the-crash' });
-    expect((await h!.api('POST', '/ApplicationConfigs', { body: { applicationId: 'after-the-restart' } })).status).toBe(201);
+    await waitFor(async () => (await h!.api('GET', `/ApplicationConfigs/${id}`)).status === 200, {
+      timeoutMs: 30000,
+      intervalMs: 200,
+      description: 'management-api to answer again',
+    });
+    expect((await h!.api('GET', `/ApplicationConfigs/${id}`)).body).toMatchObject({
+      id,
+      applicationId: 'before-the-crash',
+    });
+    expect((await h!.api('POST', '/ApplicationConfigs', { body: { applicationId: 'after-the-restart' } })).status).toBe(
+      201,
+    );
     // The request made during the outage changed nothing.
-    const ids = (await h!.api('GET', '/ApplicationConfigs')).body.value.map((c: { applicationId: string }) => c.applicationId).sort();
+    const ids = (await h!.api('GET', '/ApplicationConfigs')).body.value
+      .map((c: { applicationId: string }) => c.applicationId)
+      .sort();
     expect(ids).toEqual(['after-the-restart', 'before-the-crash']);
   }, 90000);
 });

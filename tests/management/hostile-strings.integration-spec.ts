@@ -12,7 +12,19 @@ import { q, startManagement, type Harness } from './support.js';
 const NUL = 'must not contain U+0000 (NUL)';
 const SURROGATE = 'must be well-formed Unicode (no lone surrogate)';
 const TOO_BIG = '9223372036854775808';
-const IDENTITY = { id: 'google|1', emailAddress: null, firstName: null, lastName: null, username: null, nickname: null, phoneNumber: null, pictureUrl: null, role: 'member', createdOn: 1, modifiedOn: 1 };
+const IDENTITY = {
+  id: 'google|1',
+  emailAddress: null,
+  firstName: null,
+  lastName: null,
+  username: null,
+  nickname: null,
+  phoneNumber: null,
+  pictureUrl: null,
+  role: 'member',
+  createdOn: 1,
+  modifiedOn: 1,
+};
 
 describe('interface B refuses unstorable strings and out-of-range integers', () => {
   let h: Harness;
@@ -29,8 +41,14 @@ describe('interface B refuses unstorable strings and out-of-range integers', () 
     userId = randomUUID();
     subscriptionId = randomUUID();
     const now = Date.now();
-    await h.sql(`INSERT INTO management.user_account (id, organization_id, first_name, role, last_svc_web_download_date, created_on, modified_on) VALUES ($1, $2, 'Ada', 'owner', 1700000000000, $3, $3)`, [userId, h.orgA, now]);
-    await h.sql(`INSERT INTO management.subscription (id, organization_id, status, platform_plan, support_plan, activated_on, created_on, modified_on) VALUES ($1, $2, 'active', '{}', '{}', $3, $3, $3)`, [subscriptionId, h.orgA, now]);
+    await h.sql(
+      `INSERT INTO management.user_account (id, organization_id, first_name, role, last_svc_web_download_date, created_on, modified_on) VALUES ($1, $2, 'Ada', 'owner', 1700000000000, $3, $3)`,
+      [userId, h.orgA, now],
+    );
+    await h.sql(
+      `INSERT INTO management.subscription (id, organization_id, status, platform_plan, support_plan, activated_on, created_on, modified_on) VALUES ($1, $2, 'active', '{}', '{}', $3, $3, $3)`,
+      [subscriptionId, h.orgA, now],
+    );
   });
 
   afterAll(async () => {
@@ -56,16 +74,32 @@ describe('interface B refuses unstorable strings and out-of-range integers', () 
     });
 
     it('refuses a NUL nested in an array of a record, naming its path, and keeps the record', async () => {
-      const patch = await h.api('PATCH', `/UserAccounts/${userId}`, { body: { firstName: 'Ok', identities: [{ ...IDENTITY, emailAddress: 'x\u0000@example.com' }] } });
+      const patch = await h.api('PATCH', `/UserAccounts/${userId}`, {
+        body: { firstName: 'Ok', identities: [{ ...IDENTITY, emailAddress: 'x\u0000@example.com' }] },
+      });
       expectRefused(patch, 'identities[0].emailAddress', NUL);
-      expect(await h.sql('SELECT first_name FROM management.user_account WHERE id = $1', [userId])).toEqual([{ first_name: 'Ada' }]);
+      expect(await h.sql('SELECT first_name FROM management.user_account WHERE id = $1', [userId])).toEqual([
+        { first_name: 'Ada' },
+      ]);
     });
 
     it('refuses a NUL in the message of an action without forwarding it to the runtime', async () => {
       const config = await h.api('POST', '/ApplicationConfigs', { body: { applicationId: 'hostile-app' } });
       expect(config.status).toBe(201);
-      expectRefused(await h.api('POST', `/ApplicationConfigs/${config.body.id}/SendMessage`, { body: { message: { message: 'x\u0000y' } } }), 'message.message', NUL);
-      expectRefused(await h.api('POST', `/ApplicationConfigs/${config.body.id}/SendMessage`, { body: { message: { message: 'ok', userAlias: '\ud800' } } }), 'message.userAlias', SURROGATE);
+      expectRefused(
+        await h.api('POST', `/ApplicationConfigs/${config.body.id}/SendMessage`, {
+          body: { message: { message: 'x\u0000y' } },
+        }),
+        'message.message',
+        NUL,
+      );
+      expectRefused(
+        await h.api('POST', `/ApplicationConfigs/${config.body.id}/SendMessage`, {
+          body: { message: { message: 'ok', userAlias: '\ud800' } },
+        }),
+        'message.userAlias',
+        SURROGATE,
+      );
       await nc.flush();
       expect(forwardedCount).toBe(0);
     });
@@ -78,20 +112,56 @@ describe('interface B refuses unstorable strings and out-of-range integers', () 
   });
 
   describe('integers beyond the exact range of JSON numbers', () => {
-    it.each(['lastSvcWebDownloadDate', 'lastSvcIosDownloadDate'])('refuses an overflowing %s on UserAccounts and keeps the stored value', async (field) => {
-      expectRefused(await h.api('PATCH', `/UserAccounts/${userId}`, { raw: `{"${field}":${TOO_BIG}}`, headers: { 'content-type': 'application/json' } }), field);
-      expectRefused(await h.api('PATCH', `/UserAccounts/${userId}`, { raw: `{"${field}":-${TOO_BIG}}`, headers: { 'content-type': 'application/json' } }), field);
-      expect(await h.sql('SELECT last_svc_web_download_date::text AS web FROM management.user_account WHERE id = $1', [userId])).toEqual([{ web: '1700000000000' }]);
-    });
+    it.each(['lastSvcWebDownloadDate', 'lastSvcIosDownloadDate'])(
+      'refuses an overflowing %s on UserAccounts and keeps the stored value',
+      async (field) => {
+        expectRefused(
+          await h.api('PATCH', `/UserAccounts/${userId}`, {
+            raw: `{"${field}":${TOO_BIG}}`,
+            headers: { 'content-type': 'application/json' },
+          }),
+          field,
+        );
+        expectRefused(
+          await h.api('PATCH', `/UserAccounts/${userId}`, {
+            raw: `{"${field}":-${TOO_BIG}}`,
+            headers: { 'content-type': 'application/json' },
+          }),
+          field,
+        );
+        expect(
+          await h.sql('SELECT last_svc_web_download_date::text AS web FROM management.user_account WHERE id = $1', [
+            userId,
+          ]),
+        ).toEqual([{ web: '1700000000000' }]);
+      },
+    );
 
-    it.each(['activatedOn', 'trialEndOn', 'nextBillingOn', 'cancelledOn'])('refuses an overflowing %s on Subscriptions', async (field) => {
-      expectRefused(await h.api('PATCH', `/Subscriptions/${subscriptionId}`, { raw: `{"${field}":${TOO_BIG}}`, headers: { 'content-type': 'application/json' } }), field);
-      expect((await h.api('PATCH', `/Subscriptions/${subscriptionId}`, { body: { [field]: Number.MAX_SAFE_INTEGER } })).status).toBe(200);
-    });
+    it.each(['activatedOn', 'trialEndOn', 'nextBillingOn', 'cancelledOn'])(
+      'refuses an overflowing %s on Subscriptions',
+      async (field) => {
+        expectRefused(
+          await h.api('PATCH', `/Subscriptions/${subscriptionId}`, {
+            raw: `{"${field}":${TOO_BIG}}`,
+            headers: { 'content-type': 'application/json' },
+          }),
+          field,
+        );
+        expect(
+          (await h.api('PATCH', `/Subscriptions/${subscriptionId}`, { body: { [field]: Number.MAX_SAFE_INTEGER } }))
+            .status,
+        ).toBe(200);
+      },
+    );
 
     it('refuses an int32 column value beyond int32 (ChannelConfigs priority)', async () => {
       const config = await h.api('POST', '/ApplicationConfigs', { body: { applicationId: 'hostile-int32' } });
-      expectRefused(await h.api('POST', '/ChannelConfigs', { body: { applicationConfigId: config.body.id, channelIdPattern: 'x', priority: 2 ** 31 } }), 'priority');
+      expectRefused(
+        await h.api('POST', '/ChannelConfigs', {
+          body: { applicationConfigId: config.body.id, channelIdPattern: 'x', priority: 2 ** 31 },
+        }),
+        'priority',
+      );
     });
   });
 
@@ -111,13 +181,25 @@ describe('interface B refuses unstorable strings and out-of-range integers', () 
     });
 
     it('refuses a path id longer than 256 characters, naming the parameter', async () => {
-      expectRefused(await h.api('GET', `/ChannelRecordings/${'x'.repeat(257)}`), 'applicationId', 'must be at most 256 characters');
+      expectRefused(
+        await h.api('GET', `/ChannelRecordings/${'x'.repeat(257)}`),
+        'applicationId',
+        'must be at most 256 characters',
+      );
     });
 
     it('refuses a NUL in a $filter string literal and in a plain query parameter, naming the option', async () => {
       expectRefused(await h.api('GET', `/ApiKeys${q({ $filter: "tag eq 'a\u0000b'" })}`), '$filter', NUL);
-      expectRefused(await h.api('GET', `/ChannelConfigs${q({ applicationConfigId: 'x\u0000' })}`), 'applicationConfigId', NUL);
-      expectRefused(await h.api('GET', `/ChannelRecordings/app${q({ $filter: "channelId eq '\u0000'" })}`), '$filter', NUL);
+      expectRefused(
+        await h.api('GET', `/ChannelConfigs${q({ applicationConfigId: 'x\u0000' })}`),
+        'applicationConfigId',
+        NUL,
+      );
+      expectRefused(
+        await h.api('GET', `/ChannelRecordings/app${q({ $filter: "channelId eq '\u0000'" })}`),
+        '$filter',
+        NUL,
+      );
     });
   });
 });

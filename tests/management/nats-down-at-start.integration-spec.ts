@@ -5,7 +5,18 @@
  * probes would kill over and over); once NATS is up it becomes ready without a restart.
  * management-api stands for every service with NATS request handlers (the service kit's runService).
  */
-import { createTestDatabase, freePort, serviceTestEnv, spawnService, startNatsServer, testNamespace, waitFor, type OwnNatsServer, type SpawnedService, type TestDatabase } from '@switchboard/testing';
+import {
+  createTestDatabase,
+  freePort,
+  serviceTestEnv,
+  spawnService,
+  startNatsServer,
+  testNamespace,
+  waitFor,
+  type OwnNatsServer,
+  type SpawnedService,
+  type TestDatabase,
+} from '@switchboard/testing';
 
 describe('a service started while NATS is down', () => {
   let nats: OwnNatsServer | undefined;
@@ -31,11 +42,14 @@ describe('a service started while NATS is down', () => {
     );
     starting.catch(() => undefined);
 
-    const health = await waitFor(async () => (await fetch(`${url}/healthz`).catch(() => null))?.status === 200 || null, {
-      timeoutMs: 20000,
-      intervalMs: 100,
-      description: 'management-api to answer /healthz while NATS is down',
-    });
+    const health = await waitFor(
+      async () => (await fetch(`${url}/healthz`).catch(() => null))?.status === 200 || null,
+      {
+        timeoutMs: 20000,
+        intervalMs: 100,
+        description: 'management-api to answer /healthz while NATS is down',
+      },
+    );
     expect(health).toBe(true);
     const readiness = await fetch(`${url}/readyz`);
     expect(readiness.status).toBe(503);

@@ -3,7 +3,15 @@
  * front of the API port (k8s routes `/` to interface B) does not expose them; the API port answers
  * 404 for them. management-api stands for every service (the service kit's runService).
  */
-import { createTestDatabase, freePort, serviceTestEnv, spawnService, testNamespace, type SpawnedService, type TestDatabase } from '@switchboard/testing';
+import {
+  createTestDatabase,
+  freePort,
+  serviceTestEnv,
+  spawnService,
+  testNamespace,
+  type SpawnedService,
+  type TestDatabase,
+} from '@switchboard/testing';
 
 describe('OPS_PORT', () => {
   let db: TestDatabase | undefined;
@@ -14,7 +22,11 @@ describe('OPS_PORT', () => {
     db = await createTestDatabase('opsport');
     const opsPort = await freePort();
     ops = `http://127.0.0.1:${opsPort}`;
-    service = await spawnService('management-api', { ...serviceTestEnv(testNamespace('opsport'), db.url), HTTP_PORT: String(await freePort()), OPS_PORT: String(opsPort) });
+    service = await spawnService('management-api', {
+      ...serviceTestEnv(testNamespace('opsport'), db.url),
+      HTTP_PORT: String(await freePort()),
+      OPS_PORT: String(opsPort),
+    });
   }, 60000);
 
   afterAll(async () => {
@@ -41,7 +53,8 @@ describe('OPS_PORT', () => {
   });
 
   it('answers 404 for them on the API port, which still serves the API', async () => {
-    for (const path of ['/healthz', '/readyz', '/metrics']) expect({ path, status: (await fetch(`${service!.url}${path}`)).status }).toEqual({ path, status: 404 });
+    for (const path of ['/healthz', '/readyz', '/metrics'])
+      expect({ path, status: (await fetch(`${service!.url}${path}`)).status }).toEqual({ path, status: 404 });
     expect((await fetch(`${service!.url}/ApiKeys`)).status).toBe(401);
   });
 });

@@ -8,7 +8,16 @@ import { execFile } from 'node:child_process';
 import { createHash, randomUUID } from 'node:crypto';
 import { promisify } from 'node:util';
 import pg from 'pg';
-import { createTestDatabase, findApp, freePort, spawnService, testNamespace, testServers, type SpawnedService, type TestDatabase } from '@switchboard/testing';
+import {
+  createTestDatabase,
+  findApp,
+  freePort,
+  spawnService,
+  testNamespace,
+  testServers,
+  type SpawnedService,
+  type TestDatabase,
+} from '@switchboard/testing';
 import { call, type Answer } from '../e2e/http.js';
 
 const run = promisify(execFile);
@@ -26,13 +35,21 @@ export interface Harness {
   orgB: string;
   keyB: string;
   /** Calls the management API with organization A's key unless `key` says otherwise. */
-  api<T = any>(method: string, path: string, options?: { key?: string | null; body?: unknown; raw?: string; headers?: Record<string, string> }): Promise<Answer<T>>;
+  api<T = any>(
+    method: string,
+    path: string,
+    options?: { key?: string | null; body?: unknown; raw?: string; headers?: Record<string, string> },
+  ): Promise<Answer<T>>;
   sql<T extends pg.QueryResultRow = any>(text: string, params?: unknown[]): Promise<T[]>;
   stop(): Promise<void>;
 }
 
 /** `db`: a database of the test's own (e.g. on a server it crashes) instead of a clone of the shared template. */
-export async function startManagement(label: string, extraEnv: Record<string, string> = {}, own: { db?: TestDatabase } = {}): Promise<Harness> {
+export async function startManagement(
+  label: string,
+  extraEnv: Record<string, string> = {},
+  own: { db?: TestDatabase } = {},
+): Promise<Harness> {
   const servers = testServers();
   const db = own.db ?? (await createTestDatabase(label));
   const ns = testNamespace(label);
@@ -49,7 +66,8 @@ export async function startManagement(label: string, extraEnv: Record<string, st
   const pool = new pg.Pool({ connectionString: db.url, max: 2 });
   // An idle client cut off by the database drop at teardown must not crash the suite.
   pool.on('error', () => undefined);
-  const sql = async <T extends pg.QueryResultRow>(text: string, params: unknown[] = []) => (await pool.query<T>(text, params)).rows;
+  const sql = async <T extends pg.QueryResultRow>(text: string, params: unknown[] = []) =>
+    (await pool.query<T>(text, params)).rows;
   const { orgId: orgB, key: keyB } = await insertOrganizationWithKey(sql, 'organization B');
   const service = await spawnService('management-api', { ...env, HTTP_PORT: String(await freePort()) });
   const url = service.url!;
@@ -67,7 +85,11 @@ export async function startManagement(label: string, extraEnv: Record<string, st
       const key = options.key === undefined ? keyA : options.key;
       const headers: Record<string, string> = { ...options.headers };
       if (key !== null) headers['X-API-Key'] = key;
-      return call(method, `${url}${path}`, { headers, ...(options.body !== undefined ? { body: options.body } : {}), ...(options.raw !== undefined ? { raw: options.raw } : {}) });
+      return call(method, `${url}${path}`, {
+        headers,
+        ...(options.body !== undefined ? { body: options.body } : {}),
+        ...(options.raw !== undefined ? { raw: options.raw } : {}),
+      });
     },
     sql,
     async stop() {
@@ -79,11 +101,18 @@ export async function startManagement(label: string, extraEnv: Record<string, st
 }
 
 /** A second organization with a key of its own, stored the way management-api stores keys (SHA-256). */
-export async function insertOrganizationWithKey(sql: Harness['sql'], name: string): Promise<{ orgId: string; key: string }> {
+export async function insertOrganizationWithKey(
+  sql: Harness['sql'],
+  name: string,
+): Promise<{ orgId: string; key: string }> {
   const key = `sb_${randomUUID().replace(/-/g, '')}${randomUUID().replace(/-/g, '')}`;
   const orgId = randomUUID();
   const now = Date.now();
-  await sql('INSERT INTO management.organization (id, name, created_on, modified_on) VALUES ($1, $2, $3, $3)', [orgId, name, now]);
+  await sql('INSERT INTO management.organization (id, name, created_on, modified_on) VALUES ($1, $2, $3, $3)', [
+    orgId,
+    name,
+    now,
+  ]);
   await sql(
     'INSERT INTO management.api_key (id, organization_id, key_hash, tag, operator, created_on, created_by, modified_on, modified_by) VALUES ($1, $2, $3, $4, false, $5, $6, $5, $6)',
     [randomUUID(), orgId, createHash('sha256').update(key).digest('hex'), `${name} key`, now, 'test'],
@@ -100,18 +129,30 @@ export function q(options: Record<string, string | number | boolean>): string {
 
 /** Change records of one entity, in the order they were written (read through the API). */
 export async function changesOf(h: Harness, entityId: string, key?: string): Promise<Array<Record<string, any>>> {
-  const answer = await h.api<{ value: Array<Record<string, any>> }>('GET', `/ChangeRecords${q({ $filter: `entityId eq '${entityId}'`, $top: 1000 })}`, { key });
+  const answer = await h.api<{ value: Array<Record<string, any>> }>(
+    'GET',
+    `/ChangeRecords${q({ $filter: `entityId eq '${entityId}'`, $top: 1000 })}`,
+    { key },
+  );
   expect(answer.status).toBe(200);
   return answer.body.value;
 }
 
 /** Change records as `{ property: [old, new] }` for one change type. */
-export function changeMap(records: Array<Record<string, any>>, type: string): Record<string, [string | null, string | null]> {
-  return Object.fromEntries(records.filter((r) => r.type === type).map((r) => [r.propertyName, [r.oldValue, r.newValue]]));
+export function changeMap(
+  records: Array<Record<string, any>>,
+  type: string,
+): Record<string, [string | null, string | null]> {
+  return Object.fromEntries(
+    records.filter((r) => r.type === type).map((r) => [r.propertyName, [r.oldValue, r.newValue]]),
+  );
 }
 
 /** The webhook a create or update answers with: defaults of the record, the audit fields set, `fields` over them. */
-export function expectedWebhook(parent: { applicationConfigId: string } | { channelConfigId: string }, fields: Record<string, unknown>): Record<string, unknown> {
+export function expectedWebhook(
+  parent: { applicationConfigId: string } | { channelConfigId: string },
+  fields: Record<string, unknown>,
+): Record<string, unknown> {
   return {
     ...parent,
     name: null,

@@ -45,16 +45,28 @@ describe('tenancy', () => {
     applicationId = `${h.ns}-mine`.replace(/_/g, '-');
     ids.ApiKeys = await post('/ApiKeys', { tag: 'mine' });
     ids.ApplicationConfigs = await post('/ApplicationConfigs', { applicationId, tag: 'mine' });
-    ids.ApplicationWebhooks = await post('/ApplicationWebhooks', { applicationConfigId: ids.ApplicationConfigs, name: 'mine' });
-    ids.ChannelConfigs = await post('/ChannelConfigs', { applicationConfigId: ids.ApplicationConfigs, channelIdPattern: '*' });
+    ids.ApplicationWebhooks = await post('/ApplicationWebhooks', {
+      applicationConfigId: ids.ApplicationConfigs,
+      name: 'mine',
+    });
+    ids.ChannelConfigs = await post('/ChannelConfigs', {
+      applicationConfigId: ids.ApplicationConfigs,
+      channelIdPattern: '*',
+    });
     ids.ChannelWebhooks = await post('/ChannelWebhooks', { channelConfigId: ids.ChannelConfigs, name: 'mine' });
     ids.PaymentMethods = await post('/PaymentMethods', { type: 'card', card: { number: '4242424242424242' } });
     ids.Organizations = h.orgA;
     ids.Subscriptions = randomUUID();
     ids.UserAccounts = randomUUID();
     const now = Date.now();
-    await h.sql(`INSERT INTO management.subscription (id, organization_id, status, created_on, modified_on) VALUES ($1, $2, 'active', $3, $3)`, [ids.Subscriptions, h.orgA, now]);
-    await h.sql(`INSERT INTO management.user_account (id, organization_id, first_name, created_on, modified_on) VALUES ($1, $2, 'Ada', $3, $3)`, [ids.UserAccounts, h.orgA, now]);
+    await h.sql(
+      `INSERT INTO management.subscription (id, organization_id, status, created_on, modified_on) VALUES ($1, $2, 'active', $3, $3)`,
+      [ids.Subscriptions, h.orgA, now],
+    );
+    await h.sql(
+      `INSERT INTO management.user_account (id, organization_id, first_name, created_on, modified_on) VALUES ($1, $2, 'Ada', $3, $3)`,
+      [ids.UserAccounts, h.orgA, now],
+    );
     ids.ChangeRecords = (await h.api('GET', `/ChangeRecords${q({ $top: 1 })}`)).body.value[0].id;
   });
   afterAll(async () => {
@@ -63,8 +75,16 @@ describe('tenancy', () => {
 
   /** Both answers are the same 404 OData error (the message names the id asked for, nothing else). */
   function expectSame404(theirs: Answer<any>, missing: Answer<any>, route: string) {
-    expect({ route, status: theirs.status, code: theirs.body?.error?.code }).toEqual({ route, status: 404, code: 'NotFound' });
-    expect({ route, status: missing.status, code: missing.body?.error?.code }).toEqual({ route, status: 404, code: 'NotFound' });
+    expect({ route, status: theirs.status, code: theirs.body?.error?.code }).toEqual({
+      route,
+      status: 404,
+      code: 'NotFound',
+    });
+    expect({ route, status: missing.status, code: missing.body?.error?.code }).toEqual({
+      route,
+      status: 404,
+      code: 'NotFound',
+    });
     expect(Object.keys(theirs.body.error).sort()).toEqual(Object.keys(missing.body.error).sort());
     expect(theirs.body.error.target).toEqual(missing.body.error.target);
   }
@@ -97,12 +117,19 @@ describe('tenancy', () => {
       expect(mine.body.priority ?? 0).not.toBe(99);
     }
     const log = await h.api('GET', `/ChangeRecords/${ids.ChangeRecords}`, { key: h.keyB });
-    expectSame404(log, await h.api('GET', `/ChangeRecords/${randomUUID()}`, { key: h.keyB }), 'GET /ChangeRecords/{id}');
+    expectSame404(
+      log,
+      await h.api('GET', `/ChangeRecords/${randomUUID()}`, { key: h.keyB }),
+      'GET /ChangeRecords/{id}',
+    );
   });
 
   it('answers 404 like a missing config on every action', async () => {
     for (const [action, body] of ACTIONS) {
-      const theirs = await h.api('POST', `/ApplicationConfigs/${ids.ApplicationConfigs}/${action}`, { key: h.keyB, body });
+      const theirs = await h.api('POST', `/ApplicationConfigs/${ids.ApplicationConfigs}/${action}`, {
+        key: h.keyB,
+        body,
+      });
       const missing = await h.api('POST', `/ApplicationConfigs/${randomUUID()}/${action}`, { key: h.keyB, body });
       expectSame404(theirs, missing, `POST /ApplicationConfigs/{id}/${action}`);
     }
@@ -150,7 +177,10 @@ describe('tenancy', () => {
       const one = await h.api('GET', `/${set}/${ids[set]}`);
       expect({ set, errors: InterfaceBValidators[schema].errors(one.body) }).toEqual({ set, errors: [] });
       const list = await h.api('GET', `/${set}${q({ $count: true })}`);
-      expect({ set, errors: InterfaceBValidators[`${schema}List` as keyof typeof InterfaceBValidators].errors(list.body) }).toEqual({ set, errors: [] });
+      expect({
+        set,
+        errors: InterfaceBValidators[`${schema}List` as keyof typeof InterfaceBValidators].errors(list.body),
+      }).toEqual({ set, errors: [] });
     }
     const expanded = await h.api('GET', `/ApplicationConfigs/${ids.ApplicationConfigs}${q({ $expand: 'webhooks' })}`);
     expect(InterfaceBValidators.ApplicationConfig.errors(expanded.body)).toEqual([]);
@@ -158,34 +188,79 @@ describe('tenancy', () => {
   });
 
   it("never lists the first organization's rows, not even when asked by parent or by filter", async () => {
-    for (const set of ['ApiKeys', 'ApplicationConfigs', 'ApplicationWebhooks', 'ChannelConfigs', 'ChannelWebhooks', 'ChangeRecords', 'Organizations', 'PaymentMethods', 'Subscriptions', 'UserAccounts']) {
+    for (const set of [
+      'ApiKeys',
+      'ApplicationConfigs',
+      'ApplicationWebhooks',
+      'ChannelConfigs',
+      'ChannelWebhooks',
+      'ChangeRecords',
+      'Organizations',
+      'PaymentMethods',
+      'Subscriptions',
+      'UserAccounts',
+    ]) {
       const theirs = await h.api('GET', `/${set}${q({ $count: true, $top: 1000 })}`, { key: h.keyB });
       expect({ set, status: theirs.status }).toEqual({ set, status: 200 });
       const shown = new Set(theirs.body.value.map((r: any) => r.id));
       for (const id of Object.values(ids)) expect({ set, leaked: shown.has(id) }).toEqual({ set, leaked: false });
-      const filtered = await h.api('GET', `/${set}${q({ $filter: `id eq ${ids[set]}`, $count: true })}`, { key: h.keyB });
+      const filtered = await h.api('GET', `/${set}${q({ $filter: `id eq ${ids[set]}`, $count: true })}`, {
+        key: h.keyB,
+      });
       expect({ set, body: filtered.body }).toEqual({ set, body: { '@odata.count': 0, value: [] } });
       const mine = await h.api('GET', `/${set}${q({ $filter: `id eq ${ids[set]}`, $count: true })}`);
       expect({ set, count: mine.body['@odata.count'] }).toEqual({ set, count: 1 });
     }
     const organizations = await h.api('GET', '/Organizations', { key: h.keyB });
     expect(organizations.body.value.map((o: any) => o.id)).toEqual([h.orgB]);
-    expect((await h.api('GET', `/ApplicationWebhooks${q({ applicationConfigId: ids.ApplicationConfigs })}`, { key: h.keyB })).status).toBe(404);
-    expect((await h.api('GET', `/ChannelConfigs${q({ applicationConfigId: ids.ApplicationConfigs })}`, { key: h.keyB })).status).toBe(404);
-    expect((await h.api('GET', `/ChannelWebhooks${q({ channelConfigId: ids.ChannelConfigs })}`, { key: h.keyB })).status).toBe(404);
+    expect(
+      (await h.api('GET', `/ApplicationWebhooks${q({ applicationConfigId: ids.ApplicationConfigs })}`, { key: h.keyB }))
+        .status,
+    ).toBe(404);
+    expect(
+      (await h.api('GET', `/ChannelConfigs${q({ applicationConfigId: ids.ApplicationConfigs })}`, { key: h.keyB }))
+        .status,
+    ).toBe(404);
+    expect(
+      (await h.api('GET', `/ChannelWebhooks${q({ channelConfigId: ids.ChannelConfigs })}`, { key: h.keyB })).status,
+    ).toBe(404);
   });
 
   it("refuses to attach records to the first organization's parents", async () => {
-    const webhook = await h.api('POST', '/ApplicationWebhooks', { key: h.keyB, body: { applicationConfigId: ids.ApplicationConfigs } });
-    expect({ status: webhook.status, target: webhook.body.error.target }).toEqual({ status: 400, target: 'applicationConfigId' });
-    const config = await h.api('POST', '/ChannelConfigs', { key: h.keyB, body: { applicationConfigId: ids.ApplicationConfigs, channelIdPattern: '*' } });
-    expect({ status: config.status, target: config.body.error.target }).toEqual({ status: 400, target: 'applicationConfigId' });
-    const hook = await h.api('POST', '/ChannelWebhooks', { key: h.keyB, body: { channelConfigId: ids.ChannelConfigs } });
+    const webhook = await h.api('POST', '/ApplicationWebhooks', {
+      key: h.keyB,
+      body: { applicationConfigId: ids.ApplicationConfigs },
+    });
+    expect({ status: webhook.status, target: webhook.body.error.target }).toEqual({
+      status: 400,
+      target: 'applicationConfigId',
+    });
+    const config = await h.api('POST', '/ChannelConfigs', {
+      key: h.keyB,
+      body: { applicationConfigId: ids.ApplicationConfigs, channelIdPattern: '*' },
+    });
+    expect({ status: config.status, target: config.body.error.target }).toEqual({
+      status: 400,
+      target: 'applicationConfigId',
+    });
+    const hook = await h.api('POST', '/ChannelWebhooks', {
+      key: h.keyB,
+      body: { channelConfigId: ids.ChannelConfigs },
+    });
     expect({ status: hook.status, target: hook.body.error.target }).toEqual({ status: 400, target: 'channelConfigId' });
-    const own = await h.api('POST', '/ApplicationConfigs', { key: h.keyB, body: { applicationId: `${applicationId}-b` } });
-    const moved = await h.api('PATCH', `/ApplicationWebhooks/${ids.ApplicationWebhooks}`, { key: h.keyB, body: { applicationConfigId: own.body.id } });
+    const own = await h.api('POST', '/ApplicationConfigs', {
+      key: h.keyB,
+      body: { applicationId: `${applicationId}-b` },
+    });
+    const moved = await h.api('PATCH', `/ApplicationWebhooks/${ids.ApplicationWebhooks}`, {
+      key: h.keyB,
+      body: { applicationConfigId: own.body.id },
+    });
     expect(moved.status).toBe(404);
-    const [row] = await h.sql('SELECT count(*)::int AS n FROM management.application_webhook WHERE organization_id = $1', [h.orgB]);
+    const [row] = await h.sql(
+      'SELECT count(*)::int AS n FROM management.application_webhook WHERE organization_id = $1',
+      [h.orgB],
+    );
     expect(row.n).toBe(0);
   });
 });

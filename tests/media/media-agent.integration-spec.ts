@@ -54,7 +54,10 @@ describe('media-agent with a real Janus', () => {
   }
 
   beforeAll(async () => {
-    [db, janus] = await Promise.all([createTestDatabase('media_agent'), startTestJanus({ sessionTimeoutSeconds: SESSION_TIMEOUT_SECONDS })]);
+    [db, janus] = await Promise.all([
+      createTestDatabase('media_agent'),
+      startTestJanus({ sessionTimeoutSeconds: SESSION_TIMEOUT_SECONDS }),
+    ]);
     const env = serviceTestEnv(ns, db.url);
     nc = await connect({ servers: servers.natsUrl });
     nc.subscribe(`${ns}.${RuntimeSubjects.heartbeat}`, {
@@ -63,7 +66,9 @@ describe('media-agent with a real Janus', () => {
         if (body.data.server.id === mediaServerId) heartbeats.push(body.data);
       },
     });
-    const boot = await run(process.execPath, [findApp('management-api').bootstrap!], { env: { ...process.env, ...env } });
+    const boot = await run(process.execPath, [findApp('management-api').bootstrap!], {
+      env: { ...process.env, ...env },
+    });
     key = (JSON.parse(boot.stdout) as { apiKey: string }).apiKey;
     const registryEnv = { ...env, SERVER_HEARTBEAT_TIMEOUT_SECONDS: '2', REGISTRY_SWEEP_INTERVAL_MS: '200' };
     const started = await Promise.all([
@@ -101,15 +106,33 @@ describe('media-agent with a real Janus', () => {
 
   it('registers its Janus with the version from Janus info and the configured capacity, region and addresses', async () => {
     const server = await waitFor(async () => ((await listed())?.active ? listed() : null));
-    expect(server).toMatchObject({ id: mediaServerId, active: true, computer: { version: '1.1.2', region: 'eu-test', ipAddresses: ['127.0.0.1'] } });
+    expect(server).toMatchObject({
+      id: mediaServerId,
+      active: true,
+      computer: { version: '1.1.2', region: 'eu-test', ipAddresses: ['127.0.0.1'] },
+    });
     const beat = heartbeats.at(-1)!;
-    expect(beat).toMatchObject({ role: 'mediaserver', server: { id: mediaServerId, version: '1.1.2', capacity: 37, region: 'eu-test', addresses: ['udp://127.0.0.1:40000-40999'], active: true } });
+    expect(beat).toMatchObject({
+      role: 'mediaserver',
+      server: {
+        id: mediaServerId,
+        version: '1.1.2',
+        capacity: 37,
+        region: 'eu-test',
+        addresses: ['udp://127.0.0.1:40000-40999'],
+        active: true,
+      },
+    });
   });
 
   it('is ready with the Janus API and the Admin API answering; a wrong admin secret is refused', async () => {
     const readyz = await fetch(`${agent.url}/readyz`);
     expect(readyz.status).toBe(200);
-    expect(((await readyz.json()) as { checks: Record<string, string> }).checks).toMatchObject({ janus: 'ok', 'janus-admin': 'ok', nats: 'ok' });
+    expect(((await readyz.json()) as { checks: Record<string, string> }).checks).toMatchObject({
+      janus: 'ok',
+      'janus-admin': 'ok',
+      nats: 'ok',
+    });
     const admin = { url: janus.adminUrl, requestTimeoutMs: 2000 };
     // The agent's own session is there.
     expect(await checkJanusAdmin({ ...admin, secret: janus.adminSecret })).toBeGreaterThanOrEqual(1);

@@ -23,7 +23,8 @@ describe('channel recordings in the change log', () => {
   let app: string;
   const CH = 'room';
 
-  const sql = async <T extends pg.QueryResultRow>(text: string, params: unknown[] = []) => (await db.query<T>(text, params)).rows;
+  const sql = async <T extends pg.QueryResultRow>(text: string, params: unknown[] = []) =>
+    (await db.query<T>(text, params)).rows;
 
   /** A finished recording of organization A's application (expiry: Unix ms or null). */
   async function finishedRecording(expiry: number | null): Promise<string> {
@@ -37,7 +38,8 @@ describe('channel recordings in the change log', () => {
     return id;
   }
 
-  const logged = (records: Array<Record<string, any>>) => records.map((r) => [r.type, r.entityType, r.propertyName, r.oldValue, r.newValue]);
+  const logged = (records: Array<Record<string, any>>) =>
+    records.map((r) => [r.type, r.entityType, r.propertyName, r.oldValue, r.newValue]);
 
   beforeAll(async () => {
     m = await startManagement('reclog');
@@ -62,15 +64,36 @@ describe('channel recordings in the change log', () => {
     const first = new Date(Date.now() + 3_600_000);
     first.setUTCMilliseconds(0);
     const second = new Date(first.getTime() + 3_600_000);
-    await command(h, admin, { kind: 'channelRecording.update', ...ref, patch: { expiryTimestamp: first.toISOString() } });
-    await command(h, admin, { kind: 'channelRecording.update', ...ref, patch: { expiryTimestamp: second.toISOString() } });
-    await command(h, admin, { kind: 'channelRecording.update', ...ref, patch: { expiryTimestamp: second.toISOString() } }); // unchanged: nothing logged
-    const updates = await waitFor(async () => ((await changesOf(m, id)).length >= 2 ? changesOf(m, id) : null), { timeoutMs: 20000, description: 'the change records of the expiry patches' });
+    await command(h, admin, {
+      kind: 'channelRecording.update',
+      ...ref,
+      patch: { expiryTimestamp: first.toISOString() },
+    });
+    await command(h, admin, {
+      kind: 'channelRecording.update',
+      ...ref,
+      patch: { expiryTimestamp: second.toISOString() },
+    });
+    await command(h, admin, {
+      kind: 'channelRecording.update',
+      ...ref,
+      patch: { expiryTimestamp: second.toISOString() },
+    }); // unchanged: nothing logged
+    const updates = await waitFor(async () => ((await changesOf(m, id)).length >= 2 ? changesOf(m, id) : null), {
+      timeoutMs: 20000,
+      description: 'the change records of the expiry patches',
+    });
     expect(logged(updates)).toEqual([
       ['Update', 'ChannelRecording', 'expiryTimestamp', null, first.toISOString()],
       ['Update', 'ChannelRecording', 'expiryTimestamp', first.toISOString(), second.toISOString()],
     ]);
-    for (const r of updates) expect(r).toMatchObject({ entityId: id, changedBy: admin.principal, changedOn: expect.any(Number), id: expect.any(String) });
+    for (const r of updates)
+      expect(r).toMatchObject({
+        entityId: id,
+        changedBy: admin.principal,
+        changedOn: expect.any(Number),
+        id: expect.any(String),
+      });
 
     // A connection recording of it: deleted with it, so logged with it.
     const child = randomUUID();
@@ -83,15 +106,24 @@ describe('channel recordings in the change log', () => {
     );
     const deleted = await m.api('DELETE', `/ChannelRecordings/${app}/${CH}/${id}`);
     expect(deleted.status).toBe(200);
-    const all = await waitFor(async () => ((await changesOf(m, id)).length >= 5 ? changesOf(m, id) : null), { timeoutMs: 20000, description: 'the change records of the delete' });
-    const childRecords = await waitFor(async () => ((await changesOf(m, child)).length >= 3 ? changesOf(m, child) : null), { timeoutMs: 20000, description: "the connection recording's change records" });
+    const all = await waitFor(async () => ((await changesOf(m, id)).length >= 5 ? changesOf(m, id) : null), {
+      timeoutMs: 20000,
+      description: 'the change records of the delete',
+    });
+    const childRecords = await waitFor(
+      async () => ((await changesOf(m, child)).length >= 3 ? changesOf(m, child) : null),
+      { timeoutMs: 20000, description: "the connection recording's change records" },
+    );
     expect(logged(childRecords)).toEqual([
       ['Delete', 'ConnectionRecording', 'deleted', 'false', 'true'],
       ['Delete', 'ConnectionRecording', 'deletedOn', null, expect.any(String)],
       ['Delete', 'ConnectionRecording', 'deletedBy', null, expect.any(String)],
     ]);
     const deletes = all.filter((r) => r.type === 'Delete');
-    const [{ deleted_on: deletedOn, deleted_by: deletedBy }] = await sql<{ deleted_on: string; deleted_by: string | null }>('SELECT deleted_on, deleted_by FROM recording.channel_recording WHERE id = $1', [id]);
+    const [{ deleted_on: deletedOn, deleted_by: deletedBy }] = await sql<{
+      deleted_on: string;
+      deleted_by: string | null;
+    }>('SELECT deleted_on, deleted_by FROM recording.channel_recording WHERE id = $1', [id]);
     expect(deletedBy).not.toBeNull();
     expect(logged(deletes)).toEqual([
       ['Delete', 'ChannelRecording', 'deleted', 'false', 'true'],
@@ -106,7 +138,10 @@ describe('channel recordings in the change log', () => {
 
   it('the sweeper deleting an expired recording writes its change records', async () => {
     const id = await finishedRecording(Date.now() - 1000);
-    const records = await waitFor(async () => ((await changesOf(m, id)).length >= 2 ? changesOf(m, id) : null), { timeoutMs: 20000, description: 'the change records of the expiry' });
+    const records = await waitFor(async () => ((await changesOf(m, id)).length >= 2 ? changesOf(m, id) : null), {
+      timeoutMs: 20000,
+      description: 'the change records of the expiry',
+    });
     expect(logged(records)).toEqual([
       ['Delete', 'ChannelRecording', 'deleted', 'false', 'true'],
       ['Delete', 'ChannelRecording', 'deletedOn', null, expect.any(String)],
@@ -138,7 +173,10 @@ describe('channel recordings in the change log', () => {
     await js.publish(subject, JSON.stringify({ ...notice, id: 'not-a-uuid' }));
     await js.publish(subject, JSON.stringify(marker));
     // Notices are handled in stream order: once the marker is stored, every copy before it was handled.
-    await waitFor(async () => (await changesOf(m, marker.entityId)).length === 1, { timeoutMs: 20000, description: 'the marker notice to be stored' });
+    await waitFor(async () => (await changesOf(m, marker.entityId)).length === 1, {
+      timeoutMs: 20000,
+      description: 'the marker notice to be stored',
+    });
     const stored = await changesOf(m, entityId);
     expect(stored).toEqual([
       {
@@ -151,7 +189,11 @@ describe('channel recordings in the change log', () => {
         newValue: '2030-01-01T00:00:00.000Z',
         changedOn: notice.changedOn,
         changedBy: 'redelivery-test',
-        ...Object.fromEntries(Object.keys(stored[0] ?? {}).filter((k) => ['createdOn', 'createdBy', 'modifiedOn', 'modifiedBy'].includes(k)).map((k) => [k, stored[0]![k]])),
+        ...Object.fromEntries(
+          Object.keys(stored[0] ?? {})
+            .filter((k) => ['createdOn', 'createdBy', 'modifiedOn', 'modifiedBy'].includes(k))
+            .map((k) => [k, stored[0]![k]]),
+        ),
       },
     ]);
   }, 60_000);

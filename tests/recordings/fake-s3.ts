@@ -20,7 +20,12 @@ export interface FakeS3 {
   close(): Promise<void>;
 }
 
-export async function startFakeS3(o: { bucket: string; accessKeyId: string; secretAccessKey: string; region: string }): Promise<FakeS3> {
+export async function startFakeS3(o: {
+  bucket: string;
+  accessKeyId: string;
+  secretAccessKey: string;
+  region: string;
+}): Promise<FakeS3> {
   const objects = new Map<string, { body: Buffer; contentType: string }>();
   const rejected: string[] = [];
   const failing = new Map<number, number>();
@@ -32,7 +37,10 @@ export async function startFakeS3(o: { bucket: string; accessKeyId: string; secr
     req.on('end', () => {
       const body = Buffer.concat(chunks);
       const url = new URL(req.url ?? '/', `http://${req.headers.host}`);
-      const auth = /^AWS4-HMAC-SHA256 Credential=([^/]+)\/(\d{8})\/([^/]+)\/s3\/aws4_request, SignedHeaders=([^,]+), Signature=([0-9a-f]{64})$/.exec(req.headers.authorization ?? '');
+      const auth =
+        /^AWS4-HMAC-SHA256 Credential=([^/]+)\/(\d{8})\/([^/]+)\/s3\/aws4_request, SignedHeaders=([^,]+), Signature=([0-9a-f]{64})$/.exec(
+          req.headers.authorization ?? '',
+        );
       const fail = (status: number, why: string) => {
         rejected.push(`${req.method} ${url.pathname}: ${why}`);
         res.writeHead(status, { 'content-type': 'application/xml' }).end(`<Error><Code>${why}</Code></Error>`);
@@ -40,7 +48,9 @@ export async function startFakeS3(o: { bucket: string; accessKeyId: string; secr
       if (!auth || auth[1] !== o.accessKeyId || auth[3] !== o.region) return fail(403, 'InvalidAccessKeyId');
       const signed = auth[4]!.split(';');
       const headers: Record<string, string> = {};
-      for (const name of signed) if (!['host', 'x-amz-date', 'x-amz-content-sha256'].includes(name)) headers[name] = String(req.headers[name] ?? '');
+      for (const name of signed)
+        if (!['host', 'x-amz-date', 'x-amz-content-sha256'].includes(name))
+          headers[name] = String(req.headers[name] ?? '');
       const expected = signV4({
         method: req.method ?? 'GET',
         url,
@@ -69,7 +79,9 @@ export async function startFakeS3(o: { bucket: string; accessKeyId: string; secr
         return void res.end(
           `<?xml version="1.0" encoding="UTF-8"?><ListBucketResult xmlns="http://s3.amazonaws.com/doc/2006-03-01/"><Name>${o.bucket}</Name><Prefix>${xml(prefix)}</Prefix>` +
             `<KeyCount>${page.length}</KeyCount><MaxKeys>${max}</MaxKeys><IsTruncated>${truncated}</IsTruncated>` +
-            page.map((k) => `<Contents><Key>${xml(k)}</Key><Size>${objects.get(k)!.body.length}</Size></Contents>`).join('') +
+            page
+              .map((k) => `<Contents><Key>${xml(k)}</Key><Size>${objects.get(k)!.body.length}</Size></Contents>`)
+              .join('') +
             (truncated ? `<NextContinuationToken>${xml(page[page.length - 1]!)}</NextContinuationToken>` : '') +
             '</ListBucketResult>',
         );
@@ -78,7 +90,8 @@ export async function startFakeS3(o: { bucket: string; accessKeyId: string; secr
         case 'PUT': {
           const failure = failing.get(++puts);
           if (failure) return fail(failure, 'InjectedFailure');
-          if (createHash('sha256').update(body).digest('hex') !== req.headers['x-amz-content-sha256']) return fail(400, 'XAmzContentSHA256Mismatch');
+          if (createHash('sha256').update(body).digest('hex') !== req.headers['x-amz-content-sha256'])
+            return fail(400, 'XAmzContentSHA256Mismatch');
           objects.set(key, { body, contentType: String(req.headers['content-type'] ?? 'application/octet-stream') });
           res.writeHead(200, { etag: '"x"' }).end();
           return;
@@ -92,8 +105,13 @@ export async function startFakeS3(o: { bucket: string; accessKeyId: string; secr
           if (m && (m[1] || m[2])) {
             const start = m[1] ? Number(m[1]) : Math.max(0, size - Number(m[2]));
             const end = m[1] && m[2] ? Math.min(Number(m[2]), size - 1) : size - 1;
-            if (start >= size || start > end) return void res.writeHead(416, { 'content-range': `bytes */${size}` }).end();
-            res.writeHead(206, { 'content-length': end - start + 1, 'content-range': `bytes ${start}-${end}/${size}`, 'content-type': object.contentType });
+            if (start >= size || start > end)
+              return void res.writeHead(416, { 'content-range': `bytes */${size}` }).end();
+            res.writeHead(206, {
+              'content-length': end - start + 1,
+              'content-range': `bytes ${start}-${end}/${size}`,
+              'content-type': object.contentType,
+            });
             return void res.end(req.method === 'HEAD' ? undefined : object.body.subarray(start, end + 1));
           }
           res.writeHead(200, { 'content-length': size, 'content-type': object.contentType });

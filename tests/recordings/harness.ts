@@ -22,7 +22,17 @@ import {
   type WebhookEventName,
 } from '@switchboard/contracts';
 import { ensureEventStream } from '@switchboard/service-kit';
-import { createTestDatabase, flushRedisPrefix, freePort, serviceTestEnv, spawnService, testNamespace, testServers, type SpawnedService, type TestDatabase } from '@switchboard/testing';
+import {
+  createTestDatabase,
+  flushRedisPrefix,
+  freePort,
+  serviceTestEnv,
+  spawnService,
+  testNamespace,
+  testServers,
+  type SpawnedService,
+  type TestDatabase,
+} from '@switchboard/testing';
 import { writeConnectionMedia, type WrittenMedia } from '../../tools/media/media.mjs';
 
 export const URL_SECRET = 'test-only-url-secret-0123456789abcdefghijklmnop';
@@ -43,7 +53,12 @@ export interface Harness {
  * `ns`: join a namespace other services of the test already use (default: a fresh one). `db`: a
  * database of the test's own (e.g. on a server it crashes) instead of a clone of the shared template.
  */
-export async function startHarness(label: string, extra: Record<string, string> = {}, ns = testNamespace(label), db?: TestDatabase): Promise<Harness> {
+export async function startHarness(
+  label: string,
+  extra: Record<string, string> = {},
+  ns = testNamespace(label),
+  db?: TestDatabase,
+): Promise<Harness> {
   const servers = testServers();
   db ??= await createTestDatabase(label);
   const nc = await connect({ servers: servers.natsUrl });
@@ -76,8 +91,12 @@ export async function startHarness(label: string, extra: Record<string, string> 
         process.stdout.write(`\n----- recording-service output -----\n${h.service?.output() ?? ''}\n`);
         const client = new pg.Client({ connectionString: db.url });
         await client.connect();
-        const rows = await client.query('SELECT id, channel_id, stage, error, stop_timestamp, ingested, ready FROM recording.channel_recording');
-        const crs = await client.query('SELECT id, user_id, stop_timestamp, ingested, audio_file_path, video_file_path, closed_reason FROM recording.connection_recording');
+        const rows = await client.query(
+          'SELECT id, channel_id, stage, error, stop_timestamp, ingested, ready FROM recording.channel_recording',
+        );
+        const crs = await client.query(
+          'SELECT id, user_id, stop_timestamp, ingested, audio_file_path, video_file_path, closed_reason FROM recording.connection_recording',
+        );
         process.stdout.write(`${JSON.stringify(rows.rows, null, 1)}\n${JSON.stringify(crs.rows, null, 1)}\n`);
         await client.end();
       }
@@ -102,13 +121,20 @@ export class RequestFailed extends Error {
 export async function natsRequest<T>(nc: NatsConnection, ns: string, subject: string, data: unknown): Promise<T> {
   const h = natsHeaders();
   h.set('x-correlation-id', randomUUID());
-  const msg = await nc.request(`${ns}.${subject}`, JSON.stringify({ pattern: subject, data, id: randomUUID() }), { timeout: 10000, headers: h });
+  const msg = await nc.request(`${ns}.${subject}`, JSON.stringify({ pattern: subject, data, id: randomUUID() }), {
+    timeout: 10000,
+    headers: h,
+  });
   const reply = JSON.parse(decoder.decode(msg.data)) as { response?: T; err?: RequestFailed['wire'] };
   if (reply.err) throw new RequestFailed(reply.err);
   return reply.response as T;
 }
 
-export function query<K extends RecordingQueryKind>(h: Harness, scope: CallerScope, q: { kind: K } & Omit<Extract<RecordingQuery, { kind: K }>, 'kind'>): Promise<RecordingQueryResults[K]> {
+export function query<K extends RecordingQueryKind>(
+  h: Harness,
+  scope: CallerScope,
+  q: { kind: K } & Omit<Extract<RecordingQuery, { kind: K }>, 'kind'>,
+): Promise<RecordingQueryResults[K]> {
   return natsRequest(h.nc, h.ns, RecordingSubjects.query, { scope, query: q });
 }
 
@@ -117,7 +143,11 @@ export function command(h: Harness, scope: CallerScope, c: RecordingCommand): Pr
 }
 
 export const OPERATOR: CallerScope = { organizationId: null, operator: true, principal: 'test-operator' };
-export const scopeOf = (organizationId: string): CallerScope => ({ organizationId, operator: false, principal: randomUUID() });
+export const scopeOf = (organizationId: string): CallerScope => ({
+  organizationId,
+  operator: false,
+  principal: randomUUID(),
+});
 
 // ---------------------------------------------------------------------------------------------
 // Simulated clients
@@ -143,7 +173,10 @@ export interface SimConnection {
   state: WebhookEventConnection['state'];
 }
 
-export function simConnection(o: Partial<SimConnection> & Pick<SimConnection, 'organizationId' | 'applicationId' | 'channelId' | 'userId' | 'connectionId'>): SimConnection {
+export function simConnection(
+  o: Partial<SimConnection> &
+    Pick<SimConnection, 'organizationId' | 'applicationId' | 'channelId' | 'userId' | 'connectionId'>,
+): SimConnection {
   return {
     deviceId: `${o.userId}-device`,
     clientId: `${o.userId}-client`,
@@ -206,7 +239,17 @@ export function connectionEvent(type: WebhookEventName, c: SimConnection, timest
       type,
       forced: false,
       channel: { id: c.channelId, applicationId: c.applicationId, channelRecording: null },
-      client: { id: c.clientId, userId: c.userId, userAlias: null, deviceId: c.deviceId, deviceAlias: null, tag: null, roles: [], applicationId: c.applicationId, stats: null },
+      client: {
+        id: c.clientId,
+        userId: c.userId,
+        userAlias: null,
+        deviceId: c.deviceId,
+        deviceAlias: null,
+        tag: null,
+        roles: [],
+        applicationId: c.applicationId,
+        stats: null,
+      },
       connection,
       message: null,
     },
@@ -235,8 +278,17 @@ export function watchEvents(h: Harness): { events: DomainEvent[]; sub: Subscript
 }
 
 /** The media server side: writes the connection's files where the service expects them. */
-export async function writeMediaFor(h: Harness, c: SimConnection, frequency = 440): Promise<{ target: RecordingTarget; written: WrittenMedia }> {
-  const target = await query(h, OPERATOR, { kind: 'media.recordingTarget', applicationId: c.applicationId, channelId: c.channelId, connectionId: c.connectionId });
+export async function writeMediaFor(
+  h: Harness,
+  c: SimConnection,
+  frequency = 440,
+): Promise<{ target: RecordingTarget; written: WrittenMedia }> {
+  const target = await query(h, OPERATOR, {
+    kind: 'media.recordingTarget',
+    applicationId: c.applicationId,
+    channelId: c.channelId,
+    connectionId: c.connectionId,
+  });
   const written = await writeConnectionMedia(target, { frequency });
   return { target, written };
 }

@@ -8,7 +8,16 @@
  */
 import { randomUUID } from 'node:crypto';
 import { waitFor } from '@switchboard/testing';
-import { connectionEvent, publish, query, scopeOf, simConnection, startHarness, type Harness, type SimConnection } from './harness.js';
+import {
+  connectionEvent,
+  publish,
+  query,
+  scopeOf,
+  simConnection,
+  startHarness,
+  type Harness,
+  type SimConnection,
+} from './harness.js';
 
 const ORG = `org-${randomUUID()}`;
 const APP = 'late-app';
@@ -18,10 +27,28 @@ const scope = scopeOf(ORG);
 describe('recording-service: events arriving after later ones', () => {
   let h: Harness;
   const base = Date.now();
-  const ada = simConnection({ organizationId: ORG, applicationId: APP, channelId: CH, userId: 'ada', connectionId: 'ada-cam', recording: true });
-  const bob = simConnection({ organizationId: ORG, applicationId: APP, channelId: CH, userId: 'bob', connectionId: 'bob-cam', recording: true });
-  const event = (c: SimConnection, type: Parameters<typeof connectionEvent>[0], ms: number, change: Partial<SimConnection> = {}) =>
-    connectionEvent(type, { ...c, ...change }, base + ms);
+  const ada = simConnection({
+    organizationId: ORG,
+    applicationId: APP,
+    channelId: CH,
+    userId: 'ada',
+    connectionId: 'ada-cam',
+    recording: true,
+  });
+  const bob = simConnection({
+    organizationId: ORG,
+    applicationId: APP,
+    channelId: CH,
+    userId: 'bob',
+    connectionId: 'bob-cam',
+    recording: true,
+  });
+  const event = (
+    c: SimConnection,
+    type: Parameters<typeof connectionEvent>[0],
+    ms: number,
+    change: Partial<SimConnection> = {},
+  ) => connectionEvent(type, { ...c, ...change }, base + ms);
 
   beforeAll(async () => {
     h = await startHarness('late_events');
@@ -46,13 +73,19 @@ describe('recording-service: events arriving after later ones', () => {
     ]);
     const list = await waitFor(
       async () => {
-        const l = await query(h, scope, { kind: 'channel.connectionRecordings.list', applicationId: APP, channelId: CH });
+        const l = await query(h, scope, {
+          kind: 'channel.connectionRecordings.list',
+          applicationId: APP,
+          channelId: CH,
+        });
         return l.find((c) => c.userId === 'bob')?.updates.length === 3 ? l : null;
       },
       { timeoutMs: 20000, description: "bob's late unmute in his timeline" },
     );
     const timeline = (userId: string) =>
-      list.find((c) => c.userId === userId)!.updates.map((u) => [u.index, new Date(u.timestamp).getTime() - base, u.audioMuted, u.videoMuted]);
+      list
+        .find((c) => c.userId === userId)!
+        .updates.map((u) => [u.index, new Date(u.timestamp).getTime() - base, u.audioMuted, u.videoMuted]);
 
     expect(timeline('ada')).toEqual([
       [0, 0, false, false],
@@ -72,7 +105,14 @@ describe('recording-service: events arriving after later ones', () => {
 
   it('a connection whose end is applied before its connect gets a recording from its connect to its end, not one nothing closes', async () => {
     // Another replica (or a redelivery) applies the close first; the connect and a mute come after.
-    const carol = simConnection({ organizationId: ORG, applicationId: APP, channelId: CH, userId: 'carol', connectionId: 'carol-cam', recording: true });
+    const carol = simConnection({
+      organizationId: ORG,
+      applicationId: APP,
+      channelId: CH,
+      userId: 'carol',
+      connectionId: 'carol-cam',
+      recording: true,
+    });
     await publish(h, [
       event(carol, 'connection.closed', 1000, { state: 'closed' }),
       event(carol, 'connection.connected', 100),
@@ -80,7 +120,11 @@ describe('recording-service: events arriving after later ones', () => {
     ]);
     const recording = await waitFor(
       async () => {
-        const l = await query(h, scope, { kind: 'channel.connectionRecordings.list', applicationId: APP, channelId: CH });
+        const l = await query(h, scope, {
+          kind: 'channel.connectionRecordings.list',
+          applicationId: APP,
+          channelId: CH,
+        });
         const c = l.find((r) => r.userId === 'carol');
         return c?.updates.length === 2 ? c : null;
       },

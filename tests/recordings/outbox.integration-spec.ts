@@ -45,7 +45,8 @@ describe('recording-service event outbox', () => {
   let relay: Awaited<ReturnType<typeof tcpRelay>>;
   let db: pg.Pool;
 
-  const sql = async <T extends pg.QueryResultRow>(text: string, params: unknown[] = []) => (await db.query<T>(text, params)).rows;
+  const sql = async <T extends pg.QueryResultRow>(text: string, params: unknown[] = []) =>
+    (await db.query<T>(text, params)).rows;
 
   /** How many messages of the event stream carry each event id. */
   async function streamCounts(): Promise<Map<string, number>> {
@@ -65,7 +66,11 @@ describe('recording-service event outbox', () => {
   beforeAll(async () => {
     const nats = new URL(testServers().natsUrl);
     relay = await tcpRelay({ host: nats.hostname, port: Number(nats.port) });
-    h = await startHarness('outbox', { NATS_URL: relay.url, RECORDINGS_OUTBOX_RELAY_INTERVAL_MS: '300', RECORDINGS_SWEEP_INTERVAL_MS: '300' });
+    h = await startHarness('outbox', {
+      NATS_URL: relay.url,
+      RECORDINGS_OUTBOX_RELAY_INTERVAL_MS: '300',
+      RECORDINGS_SWEEP_INTERVAL_MS: '300',
+    });
     await h.start();
     db = new pg.Pool({ connectionString: h.db.url, max: 2 });
     db.on('error', () => undefined);
@@ -87,12 +92,19 @@ describe('recording-service event outbox', () => {
        VALUES ($1, 'org-outbox', 'app-outbox', 'room', $2, $2, $3, $4, $5, 'ready', $2)`,
       [id, now, now - 60_000, now - 30_000, now - 1000],
     );
-    await waitFor(async () => (await sql<{ deleted: boolean }>('SELECT deleted FROM recording.channel_recording WHERE id = $1', [id]))[0]?.deleted, {
-      timeoutMs: 20000,
-      description: 'the sweeper to delete the expired recording',
-    });
+    await waitFor(
+      async () =>
+        (await sql<{ deleted: boolean }>('SELECT deleted FROM recording.channel_recording WHERE id = $1', [id]))[0]
+          ?.deleted,
+      {
+        timeoutMs: 20000,
+        description: 'the sweeper to delete the expired recording',
+      },
+    );
     // Committed with the deletion, not published: it waits in the outbox while NATS is unreachable.
-    const waiting = await sql<{ event_id: string; event_type: string }>('SELECT event_id, event_type FROM recording.outbox');
+    const waiting = await sql<{ event_id: string; event_type: string }>(
+      'SELECT event_id, event_type FROM recording.outbox',
+    );
     expect(waiting).toEqual([{ event_id: expect.any(String), event_type: 'channel.recording.expired' }]);
     const eventId = waiting[0]!.event_id;
     await new Promise((resolve) => setTimeout(resolve, 1000)); // several relay rounds fail meanwhile
@@ -100,29 +112,62 @@ describe('recording-service event outbox', () => {
     expect((await streamCounts()).get(eventId)).toBeUndefined();
 
     await relay.start();
-    await waitFor(async () => (await sql('SELECT 1 FROM recording.outbox')).length === 0, { timeoutMs: 30000, description: 'the outbox to be relayed' });
+    await waitFor(async () => (await sql('SELECT 1 FROM recording.outbox')).length === 0, {
+      timeoutMs: 30000,
+      description: 'the outbox to be relayed',
+    });
     const counts = await streamCounts();
     expect(counts.get(eventId)).toBe(1);
     const jsm = await jetstreamManager(h.nc);
-    const last = await jsm.streams.getMessage(eventStreamName(h.ns), { last_by_subj: eventSubject(h.ns, 'channel.recording.expired') });
-    expect(last?.json<DomainEvent>()).toMatchObject({ organizationId: 'org-outbox', applicationId: 'app-outbox', event: { id: eventId, type: 'channel.recording.expired', channel: { channelRecording: { id, url: null } } } });
+    const last = await jsm.streams.getMessage(eventStreamName(h.ns), {
+      last_by_subj: eventSubject(h.ns, 'channel.recording.expired'),
+    });
+    expect(last?.json<DomainEvent>()).toMatchObject({
+      organizationId: 'org-outbox',
+      applicationId: 'app-outbox',
+      event: { id: eventId, type: 'channel.recording.expired', channel: { channelRecording: { id, url: null } } },
+    });
   }, 90_000);
 
   it('relays on start-up what a stopped process left: unpublished events, and one published before the crash, each once', async () => {
     await h.service.stop('SIGKILL');
     const event = (type: string): DomainEvent =>
-      ({ event: { id: randomUUID(), timestamp: Date.now(), origin: 'server', type, forced: false, channel: null, client: null, connection: null, message: null }, applicationId: 'app-outbox', organizationId: 'org-outbox' }) as unknown as DomainEvent;
+      ({
+        event: {
+          id: randomUUID(),
+          timestamp: Date.now(),
+          origin: 'server',
+          type,
+          forced: false,
+          channel: null,
+          client: null,
+          connection: null,
+          message: null,
+        },
+        applicationId: 'app-outbox',
+        organizationId: 'org-outbox',
+      }) as unknown as DomainEvent;
     const never = event('channel.recording.ready');
     const published = event('channel.recording.audio.ready');
     const alsoNever = event('channel.recording.video.ready');
     for (const e of [never, published, alsoNever]) {
-      await sql('INSERT INTO recording.outbox (event_id, event_type, payload, created_on) VALUES ($1, $2, $3, $4)', [e.event.id, e.event.type, JSON.stringify(e), Date.now()]);
+      await sql('INSERT INTO recording.outbox (event_id, event_type, payload, created_on) VALUES ($1, $2, $3, $4)', [
+        e.event.id,
+        e.event.type,
+        JSON.stringify(e),
+        Date.now(),
+      ]);
     }
     // The dead process had published this one, but died before deleting its row.
-    await jetstream(h.nc).publish(eventSubject(h.ns, published.event.type), JSON.stringify(published), { msgID: published.event.id });
+    await jetstream(h.nc).publish(eventSubject(h.ns, published.event.type), JSON.stringify(published), {
+      msgID: published.event.id,
+    });
 
     await h.start({ NATS_URL: relay.url });
-    await waitFor(async () => (await sql('SELECT 1 FROM recording.outbox')).length === 0, { timeoutMs: 30000, description: 'the outbox to be relayed on start-up' });
+    await waitFor(async () => (await sql('SELECT 1 FROM recording.outbox')).length === 0, {
+      timeoutMs: 30000,
+      description: 'the outbox to be relayed on start-up',
+    });
     const counts = await streamCounts();
     expect([never, published, alsoNever].map((e) => counts.get(e.event.id))).toEqual([1, 1, 1]);
   }, 90_000);

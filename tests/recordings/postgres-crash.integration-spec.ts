@@ -44,22 +44,38 @@ describe('recording-service with its PostgreSQL crashed', () => {
 
     // Everyone connects, then mutes, then leaves, in one recording channel: one channel recording.
     const base = Date.now() - 60_000;
-    const people = Array.from({ length: PEOPLE }, (_, i) => simConnection({ organizationId: ORG, applicationId: APP, channelId: CH, userId: `u${i}`, connectionId: `c${i}`, recording: true }));
+    const people = Array.from({ length: PEOPLE }, (_, i) =>
+      simConnection({
+        organizationId: ORG,
+        applicationId: APP,
+        channelId: CH,
+        userId: `u${i}`,
+        connectionId: `c${i}`,
+        recording: true,
+      }),
+    );
     const events: DomainEvent[] = [
       ...people.map((c, i) => connectionEvent('connection.connected', c, base + i)),
-      ...people.map((c, i) => connectionEvent('connection.updated', Object.assign(c, { audioMuted: true }), base + 1000 + i)),
-      ...people.map((c, i) => connectionEvent('connection.closed', Object.assign(c, { state: 'closed' }), base + 2000 + i)),
+      ...people.map((c, i) =>
+        connectionEvent('connection.updated', Object.assign(c, { audioMuted: true }), base + 1000 + i),
+      ),
+      ...people.map((c, i) =>
+        connectionEvent('connection.closed', Object.assign(c, { state: 'closed' }), base + 2000 + i),
+      ),
     ];
     // A backlog: the service attaches its consumer, stops, and the events wait in the stream.
     await h.start();
     await h.service.stop();
     await publish(h, events);
     await h.start();
-    await waitFor(async () => (await sql<{ n: number }>('SELECT count(*)::int AS n FROM recording.processed_event'))[0]!.n >= 30, {
-      timeoutMs: 30000,
-      intervalMs: 5,
-      description: 'the service to start on the backlog',
-    });
+    await waitFor(
+      async () => (await sql<{ n: number }>('SELECT count(*)::int AS n FROM recording.processed_event'))[0]!.n >= 30,
+      {
+        timeoutMs: 30000,
+        intervalMs: 5,
+        description: 'the service to start on the backlog',
+      },
+    );
     const consumer = await (await jetstreamManager(h.nc)).consumers.info(eventStreamName(h.ns), 'recording-service');
     const backlog = consumer.num_pending + consumer.num_ack_pending;
     await postgres.crash();
@@ -69,7 +85,12 @@ describe('recording-service with its PostgreSQL crashed', () => {
     const scope = scopeOf(ORG);
     const closed = await waitFor(
       async () => {
-        const list = await query(h!, scope, { kind: 'channel.connectionRecordings.list', applicationId: APP, channelId: CH, take: 1000 });
+        const list = await query(h!, scope, {
+          kind: 'channel.connectionRecordings.list',
+          applicationId: APP,
+          channelId: CH,
+          take: 1000,
+        });
         return list.length === PEOPLE && list.every((c) => c.stopTimestamp !== null) ? list : null;
       },
       { timeoutMs: 90000, intervalMs: 250, description: `all ${PEOPLE} connection recordings closed` },
@@ -84,9 +105,13 @@ describe('recording-service with its PostgreSQL crashed', () => {
       ]);
     }
     expect(await query(h, scope, { kind: 'channel.recordings.count', applicationId: APP, channelId: CH })).toBe(1);
-    const [{ n: processed }] = (await sql<{ n: number }>('SELECT count(*)::int AS n FROM recording.processed_event')) as [{ n: number }];
+    const [{ n: processed }] = (await sql<{ n: number }>(
+      'SELECT count(*)::int AS n FROM recording.processed_event',
+    )) as [{ n: number }];
     expect(processed).toBe(events.length);
-    const [{ n: updates }] = (await sql<{ n: number }>('SELECT count(*)::int AS n FROM recording.recording_update')) as [{ n: number }];
+    const [{ n: updates }] = (await sql<{ n: number }>(
+      'SELECT count(*)::int AS n FROM recording.recording_update',
+    )) as [{ n: number }];
     expect(updates).toBe(2 * PEOPLE);
   }, 150000);
 });

@@ -9,7 +9,13 @@
 import fs from 'node:fs';
 import { randomUUID } from 'node:crypto';
 import pg from 'pg';
-import type { ChannelRecording, ConnectionRecording, DomainEvent, MuxJson, RecordingQueryKind } from '@switchboard/contracts';
+import type {
+  ChannelRecording,
+  ConnectionRecording,
+  DomainEvent,
+  MuxJson,
+  RecordingQueryKind,
+} from '@switchboard/contracts';
 import { waitFor } from '@switchboard/testing';
 import { decodeFile, ffmpegAvailable, probeFile } from '../../tools/media/media.mjs';
 import {
@@ -42,19 +48,50 @@ describe('recordings end to end', () => {
   let watched: { events: DomainEvent[] };
   // Simulated session, 2 minutes ago (event timestamps drive every recorded time).
   const t0 = Date.now() - 120_000;
-  const alice = simConnection({ organizationId: ORG, applicationId: APP, channelId: CH, userId: 'alice', connectionId: 'alice-cam', tag: 'camera', recording: true, recordingTag: 'weekly' });
-  const bob = simConnection({ organizationId: ORG, applicationId: APP, channelId: CH, userId: 'bob', connectionId: 'bob-cam', recording: true, recordingTag: 'weekly' });
-  const carol = simConnection({ organizationId: ORG, applicationId: APP, channelId: CH2, userId: 'carol', connectionId: 'carol-mic', hasVideo: false, recording: true });
+  const alice = simConnection({
+    organizationId: ORG,
+    applicationId: APP,
+    channelId: CH,
+    userId: 'alice',
+    connectionId: 'alice-cam',
+    tag: 'camera',
+    recording: true,
+    recordingTag: 'weekly',
+  });
+  const bob = simConnection({
+    organizationId: ORG,
+    applicationId: APP,
+    channelId: CH,
+    userId: 'bob',
+    connectionId: 'bob-cam',
+    recording: true,
+    recordingTag: 'weekly',
+  });
+  const carol = simConnection({
+    organizationId: ORG,
+    applicationId: APP,
+    channelId: CH2,
+    userId: 'carol',
+    connectionId: 'carol-mic',
+    hasVideo: false,
+    recording: true,
+  });
   let recording: ChannelRecording;
   let audioOnly: ChannelRecording;
 
-  const at = (c: SimConnection, type: Parameters<typeof connectionEvent>[0], ms: number, change: Partial<SimConnection> = {}) => {
+  const at = (
+    c: SimConnection,
+    type: Parameters<typeof connectionEvent>[0],
+    ms: number,
+    change: Partial<SimConnection> = {},
+  ) => {
     Object.assign(c, change);
     return connectionEvent(type, c, t0 + ms);
   };
 
   beforeAll(async () => {
-    if (!(await ffmpegAvailable())) throw new Error('ffmpeg and ffprobe are required by the recording tests (apt-get install ffmpeg)');
+    if (!(await ffmpegAvailable()))
+      throw new Error('ffmpeg and ffprobe are required by the recording tests (apt-get install ffmpeg)');
     h = await startHarness('recordings');
     watched = watchEvents(h);
     await h.start();
@@ -83,16 +120,25 @@ describe('recordings end to end', () => {
     // Both recordings of the town hall stop; the media server side then writes the files.
     await waitFor(
       async () => {
-        const list = await query(h, scope, { kind: 'channel.connectionRecordings.list', applicationId: APP, channelId: CH });
+        const list = await query(h, scope, {
+          kind: 'channel.connectionRecordings.list',
+          applicationId: APP,
+          channelId: CH,
+        });
         return list.length === 2 && list.every((c) => c.stopTimestamp !== null);
       },
       { timeoutMs: 20000, description: 'both connection recordings to stop' },
     );
     await Promise.all([writeMediaFor(h, alice, 440), writeMediaFor(h, bob, 660)]);
-    await waitFor(async () => (await query(h, scope, { kind: 'channel.connectionRecordings.list', applicationId: APP, channelId: CH2 }))[0]?.stopTimestamp, {
-      timeoutMs: 20000,
-      description: "carol's recording to stop",
-    });
+    await waitFor(
+      async () =>
+        (await query(h, scope, { kind: 'channel.connectionRecordings.list', applicationId: APP, channelId: CH2 }))[0]
+          ?.stopTimestamp,
+      {
+        timeoutMs: 20000,
+        description: "carol's recording to stop",
+      },
+    );
     await writeMediaFor(h, carol, 550);
 
     recording = await waitFor(
@@ -102,11 +148,17 @@ describe('recordings end to end', () => {
       },
       { timeoutMs: 60000, intervalMs: 250, description: 'the town hall recording to become ready' },
     );
-    audioOnly = await waitFor(async () => (await query(h, scope, { kind: 'channel.recordings.list', applicationId: APP, channelId: CH2 })).find((r) => r.ready), {
-      timeoutMs: 60000,
-      intervalMs: 250,
-      description: 'the side room recording to become ready',
-    });
+    audioOnly = await waitFor(
+      async () =>
+        (await query(h, scope, { kind: 'channel.recordings.list', applicationId: APP, channelId: CH2 })).find(
+          (r) => r.ready,
+        ),
+      {
+        timeoutMs: 60000,
+        intervalMs: 250,
+        description: 'the side room recording to become ready',
+      },
+    );
   }, 150_000);
 
   it('the channel recording is ready with a playable file of the expected duration and streams', async () => {
@@ -196,7 +248,10 @@ describe('recordings end to end', () => {
     expect(a.audioContent).toContain('opus');
     expect(a.videoContent).toContain('vp8');
     expect(a.audioUrl).toMatch(/\/files\//);
-    expect(b).toMatchObject({ startTimestamp: new Date(t0 + 500).toISOString(), stopTimestamp: new Date(t0 + 3500).toISOString() });
+    expect(b).toMatchObject({
+      startTimestamp: new Date(t0 + 500).toISOString(),
+      stopTimestamp: new Date(t0 + 3500).toISOString(),
+    });
     expect(audioOnly.connectionRecordings[0]!.updates.map((u) => u.audioMuted)).toEqual([false, true]);
   });
 
@@ -205,7 +260,9 @@ describe('recordings end to end', () => {
     const a = recording.connectionRecordings.find((c) => c.userId === 'alice')!;
     const aliceRef = { userId: 'alice', deviceId: alice.deviceId, clientId: alice.clientId };
     const r = { applicationId: APP, channelId: CH, channelRecordingId: recording.id };
-    const allConnections = [...recording.connectionRecordings, ...audioOnly.connectionRecordings].map((c) => c.id).sort();
+    const allConnections = [...recording.connectionRecordings, ...audioOnly.connectionRecordings]
+      .map((c) => c.id)
+      .sort();
 
     // Channel recordings: lists newest first, counts, windows, paging.
     const appList = await query(h, scope, { kind: 'channelRecordings.list', applicationId: APP });
@@ -213,11 +270,21 @@ describe('recordings end to end', () => {
     expect(await query(h, scope, { kind: 'channelRecordings.count', applicationId: APP })).toBe(2);
     expect(await query(h, scope, { kind: 'channel.recordings.count', applicationId: APP, channelId: CH })).toBe(1);
     const t0s = Math.floor(t0 / 1000);
-    expect(await query(h, scope, { kind: 'channelRecordings.count', applicationId: APP, timestampMin: t0s + 5 })).toBe(1);
-    expect(await query(h, scope, { kind: 'channelRecordings.count', applicationId: APP, timestampMax: t0s + 5 })).toBe(1);
-    expect((await query(h, scope, { kind: 'channelRecordings.list', applicationId: APP, skip: 1, take: 1 })).map((x) => x.id)).toEqual([recording.id]);
+    expect(await query(h, scope, { kind: 'channelRecordings.count', applicationId: APP, timestampMin: t0s + 5 })).toBe(
+      1,
+    );
+    expect(await query(h, scope, { kind: 'channelRecordings.count', applicationId: APP, timestampMax: t0s + 5 })).toBe(
+      1,
+    );
+    expect(
+      (await query(h, scope, { kind: 'channelRecordings.list', applicationId: APP, skip: 1, take: 1 })).map(
+        (x) => x.id,
+      ),
+    ).toEqual([recording.id]);
     expect(await query(h, scope, { kind: 'channelRecordings.list', applicationId: APP, take: 0 })).toEqual([]);
-    expect((await query(h, scope, { kind: 'channel.recordings.list', applicationId: APP, channelId: CH }))[0]!.id).toBe(recording.id);
+    expect((await query(h, scope, { kind: 'channel.recordings.list', applicationId: APP, channelId: CH }))[0]!.id).toBe(
+      recording.id,
+    );
     const got = await query(h, scope, { kind: 'channelRecording.get', ...r });
     expect(got.id).toBe(recording.id);
     expect(ids(got.connectionRecordings)).toEqual(ids(recording.connectionRecordings));
@@ -232,7 +299,14 @@ describe('recordings end to end', () => {
     for (const kind of ['channelRecording.url', 'channelRecording.audioUrl', 'channelRecording.videoUrl'] as const) {
       expect(await query(h, scope, { kind, ...r })).toMatch(new RegExp(`^${h.service.url}/files/`));
     }
-    await expect(query(h, scope, { kind: 'channelRecording.videoUrl', applicationId: APP, channelId: CH2, channelRecordingId: audioOnly.id })).rejects.toMatchObject({
+    await expect(
+      query(h, scope, {
+        kind: 'channelRecording.videoUrl',
+        applicationId: APP,
+        channelId: CH2,
+        channelRecordingId: audioOnly.id,
+      }),
+    ).rejects.toMatchObject({
       wire: { code: 'NotFound' },
     });
 
@@ -244,74 +318,197 @@ describe('recordings end to end', () => {
       ['client.connectionRecordings.list', aliceRef, [a.id]],
       ['channel.connectionRecordings.list', { channelId: CH }, ids(recording.connectionRecordings)],
       ['channel.user.connectionRecordings.list', { channelId: CH, userId: 'alice' }, [a.id]],
-      ['channel.device.connectionRecordings.list', { channelId: CH, userId: 'alice', deviceId: alice.deviceId }, [a.id]],
+      [
+        'channel.device.connectionRecordings.list',
+        { channelId: CH, userId: 'alice', deviceId: alice.deviceId },
+        [a.id],
+      ],
       ['channel.client.connectionRecordings.list', { channelId: CH, ...aliceRef }, [a.id]],
       ['connection.connectionRecordings.list', { channelId: CH, ...aliceRef, connectionId: 'alice-cam' }, [a.id]],
-      ['channelRecording.connectionRecordings.list', { channelId: CH, channelRecordingId: recording.id }, ids(recording.connectionRecordings)],
-      ['channelRecording.user.connectionRecordings.list', { channelId: CH, channelRecordingId: recording.id, userId: 'alice' }, [a.id]],
-      ['channelRecording.device.connectionRecordings.list', { channelId: CH, channelRecordingId: recording.id, userId: 'alice', deviceId: alice.deviceId }, [a.id]],
-      ['channelRecording.client.connectionRecordings.list', { channelId: CH, channelRecordingId: recording.id, ...aliceRef }, [a.id]],
-      ['channelRecording.connection.connectionRecordings.list', { channelId: CH, channelRecordingId: recording.id, ...aliceRef, connectionId: 'alice-cam' }, [a.id]],
+      [
+        'channelRecording.connectionRecordings.list',
+        { channelId: CH, channelRecordingId: recording.id },
+        ids(recording.connectionRecordings),
+      ],
+      [
+        'channelRecording.user.connectionRecordings.list',
+        { channelId: CH, channelRecordingId: recording.id, userId: 'alice' },
+        [a.id],
+      ],
+      [
+        'channelRecording.device.connectionRecordings.list',
+        { channelId: CH, channelRecordingId: recording.id, userId: 'alice', deviceId: alice.deviceId },
+        [a.id],
+      ],
+      [
+        'channelRecording.client.connectionRecordings.list',
+        { channelId: CH, channelRecordingId: recording.id, ...aliceRef },
+        [a.id],
+      ],
+      [
+        'channelRecording.connection.connectionRecordings.list',
+        { channelId: CH, channelRecordingId: recording.id, ...aliceRef, connectionId: 'alice-cam' },
+        [a.id],
+      ],
     ];
     for (const [kind, params, expected] of lists) {
-      const list = (await natsRequest<ConnectionRecording[]>(h.nc, h.ns, 'recording-service.v1.query', { scope, query: { kind, applicationId: APP, ...params } })).map((c) => c.id).sort();
+      const list = (
+        await natsRequest<ConnectionRecording[]>(h.nc, h.ns, 'recording-service.v1.query', {
+          scope,
+          query: { kind, applicationId: APP, ...params },
+        })
+      )
+        .map((c) => c.id)
+        .sort();
       expect([kind, list]).toEqual([kind, [...expected].sort()]);
     }
     const newestFirst = await query(h, scope, { kind: 'application.connectionRecordings.list', applicationId: APP });
     expect(newestFirst.map((c) => c.userId)).toEqual(['carol', 'bob', 'alice']);
 
     // One connection recording.
-    const cr = { applicationId: APP, channelId: CH, ...aliceRef, connectionId: 'alice-cam', connectionRecordingId: a.id };
+    const cr = {
+      applicationId: APP,
+      channelId: CH,
+      ...aliceRef,
+      connectionId: 'alice-cam',
+      connectionRecordingId: a.id,
+    };
     expect((await query(h, scope, { kind: 'connectionRecording.get', ...cr })).updates).toHaveLength(3);
-    expect(JSON.parse(await query(h, scope, { kind: 'connectionRecording.muxJson', ...cr }))).toMatchObject({ id: a.id, offsetSeconds: 0, audio: { file: a.audioFilePath } });
+    expect(JSON.parse(await query(h, scope, { kind: 'connectionRecording.muxJson', ...cr }))).toMatchObject({
+      id: a.id,
+      offsetSeconds: 0,
+      audio: { file: a.audioFilePath },
+    });
     expect(await query(h, scope, { kind: 'connectionRecording.audioUrl', ...cr })).toMatch(/\/files\//);
     expect(await query(h, scope, { kind: 'connectionRecording.videoUrl', ...cr })).toMatch(/\/files\//);
-    await expect(query(h, scope, { kind: 'connectionRecording.get', ...cr, connectionId: 'someone-else' })).rejects.toMatchObject({ wire: { code: 'NotFound' } });
+    await expect(
+      query(h, scope, { kind: 'connectionRecording.get', ...cr, connectionId: 'someone-else' }),
+    ).rejects.toMatchObject({ wire: { code: 'NotFound' } });
   });
 
   it('answers every interface B read over NATS, with OData options', async () => {
-    const list = await query(h, scope, { kind: 'management.channelRecordings.list', applicationId: APP, options: { $count: 'true' } });
+    const list = await query(h, scope, {
+      kind: 'management.channelRecordings.list',
+      applicationId: APP,
+      options: { $count: 'true' },
+    });
     expect(list['@odata.count']).toBe(2);
     expect(list.value.map((x) => x.id)).toEqual([audioOnly.id, recording.id]);
     expect(list.value[0]).not.toHaveProperty('connectionRecordings');
     const filtered = await query(h, scope, {
       kind: 'management.channelRecordings.list',
       applicationId: APP,
-      options: { $filter: `channelId eq '${CH}' and hasVideo and startTimestamp ge ${new Date(t0 - 1000).toISOString()}`, $select: 'id,channelId,fileSize' },
+      options: {
+        $filter: `channelId eq '${CH}' and hasVideo and startTimestamp ge ${new Date(t0 - 1000).toISOString()}`,
+        $select: 'id,channelId,fileSize',
+      },
     });
     expect(filtered.value).toEqual([{ id: recording.id, channelId: CH, fileSize: recording.fileSize }]);
-    const paged = await query(h, scope, { kind: 'management.channelRecordings.list', applicationId: APP, options: { $orderby: 'startTimestamp asc', $top: '1', $skip: '1' } });
+    const paged = await query(h, scope, {
+      kind: 'management.channelRecordings.list',
+      applicationId: APP,
+      options: { $orderby: 'startTimestamp asc', $top: '1', $skip: '1' },
+    });
     expect(paged.value.map((x) => x.id)).toEqual([audioOnly.id]);
-    await expect(query(h, scope, { kind: 'management.channelRecordings.list', applicationId: APP, options: { $filter: 'nope eq 1' } })).rejects.toMatchObject({
+    await expect(
+      query(h, scope, {
+        kind: 'management.channelRecordings.list',
+        applicationId: APP,
+        options: { $filter: 'nope eq 1' },
+      }),
+    ).rejects.toMatchObject({
       wire: { code: 'ValidationFailed', details: [expect.objectContaining({ field: '$filter' })] },
     });
-    const one = await query(h, scope, { kind: 'management.channelRecording.get', applicationId: APP, channelId: CH, channelRecordingId: recording.id });
+    const one = await query(h, scope, {
+      kind: 'management.channelRecording.get',
+      applicationId: APP,
+      channelId: CH,
+      channelRecordingId: recording.id,
+    });
     expect(one).toMatchObject({ id: recording.id, ready: true });
     expect(one).not.toHaveProperty('connectionRecordings');
 
-    const connections = await query(h, scope, { kind: 'management.connectionRecordings.list', applicationId: APP, options: { $filter: "userId in ('alice','bob')", $count: 'true' } });
+    const connections = await query(h, scope, {
+      kind: 'management.connectionRecordings.list',
+      applicationId: APP,
+      options: { $filter: "userId in ('alice','bob')", $count: 'true' },
+    });
     expect(connections['@odata.count']).toBe(2);
     expect(connections.value.every((c) => (c.updates ?? []).length === 3)).toBe(true);
     const a = recording.connectionRecordings.find((c) => c.userId === 'alice')!;
-    expect(await query(h, scope, { kind: 'management.connectionRecording.get', applicationId: APP, connectionRecordingId: a.id })).toMatchObject({ id: a.id, userId: 'alice' });
-    expect(await query(h, scope, { kind: 'management.connectionRecording.url', applicationId: APP, connectionRecordingId: a.id })).toMatch(/\/files\//);
-    expect(await query(h, scope, { kind: 'management.connectionRecording.audioUrl', applicationId: APP, connectionRecordingId: a.id })).toMatch(/\/files\//);
-    expect(await query(h, scope, { kind: 'management.connectionRecording.videoUrl', applicationId: APP, connectionRecordingId: a.id })).toMatch(/\/files\//);
+    expect(
+      await query(h, scope, {
+        kind: 'management.connectionRecording.get',
+        applicationId: APP,
+        connectionRecordingId: a.id,
+      }),
+    ).toMatchObject({ id: a.id, userId: 'alice' });
+    expect(
+      await query(h, scope, {
+        kind: 'management.connectionRecording.url',
+        applicationId: APP,
+        connectionRecordingId: a.id,
+      }),
+    ).toMatch(/\/files\//);
+    expect(
+      await query(h, scope, {
+        kind: 'management.connectionRecording.audioUrl',
+        applicationId: APP,
+        connectionRecordingId: a.id,
+      }),
+    ).toMatch(/\/files\//);
+    expect(
+      await query(h, scope, {
+        kind: 'management.connectionRecording.videoUrl',
+        applicationId: APP,
+        connectionRecordingId: a.id,
+      }),
+    ).toMatch(/\/files\//);
 
     // The per-operation subjects management-api speaks answer the same.
-    const viaManagement = await natsRequest<{ value: Array<{ id: string }> }>(h.nc, h.ns, 'recording-service.v1.channel-recordings.list', { scope, applicationId: APP, query: { $top: '1' } });
+    const viaManagement = await natsRequest<{ value: Array<{ id: string }> }>(
+      h.nc,
+      h.ns,
+      'recording-service.v1.channel-recordings.list',
+      { scope, applicationId: APP, query: { $top: '1' } },
+    );
     expect(viaManagement.value.map((x) => x.id)).toEqual([audioOnly.id]);
     // Single reads bind $select and $expand to the record's properties: the names of the list's model.
     const channelRef = { scope, applicationId: APP, channelId: CH, channelRecordingId: recording.id };
     const connectionRef = { scope, applicationId: APP, connectionRecordingId: a.id };
-    expect(await natsRequest(h.nc, h.ns, 'recording-service.v1.channel-recordings.get', { ...channelRef, query: { $select: 'id,ready' } })).toEqual({ id: recording.id, ready: true });
-    expect(await natsRequest(h.nc, h.ns, 'recording-service.v1.connection-recordings.get', { ...connectionRef, query: { $select: 'userId' } })).toEqual({ userId: 'alice' });
+    expect(
+      await natsRequest(h.nc, h.ns, 'recording-service.v1.channel-recordings.get', {
+        ...channelRef,
+        query: { $select: 'id,ready' },
+      }),
+    ).toEqual({ id: recording.id, ready: true });
+    expect(
+      await natsRequest(h.nc, h.ns, 'recording-service.v1.connection-recordings.get', {
+        ...connectionRef,
+        query: { $select: 'userId' },
+      }),
+    ).toEqual({ userId: 'alice' });
     // `updates` is a field of the record: $select keeps it (before: UnknownProperty); it is not filterable.
-    const withUpdates = await query(h, scope, { kind: 'management.connectionRecording.get', applicationId: APP, connectionRecordingId: a.id, options: { $select: 'id,updates' } });
+    const withUpdates = await query(h, scope, {
+      kind: 'management.connectionRecording.get',
+      applicationId: APP,
+      connectionRecordingId: a.id,
+      options: { $select: 'id,updates' },
+    });
     expect(withUpdates).toEqual({ id: a.id, updates: a.updates });
-    const listed = await query(h, scope, { kind: 'management.connectionRecordings.list', applicationId: APP, options: { $filter: "userId eq 'alice'", $select: 'updates' } });
+    const listed = await query(h, scope, {
+      kind: 'management.connectionRecordings.list',
+      applicationId: APP,
+      options: { $filter: "userId eq 'alice'", $select: 'updates' },
+    });
     expect(listed.value).toEqual([{ updates: a.updates }]);
-    await expect(query(h, scope, { kind: 'management.connectionRecordings.list', applicationId: APP, options: { $filter: 'updates eq null' } })).rejects.toMatchObject({
+    await expect(
+      query(h, scope, {
+        kind: 'management.connectionRecordings.list',
+        applicationId: APP,
+        options: { $filter: 'updates eq null' },
+      }),
+    ).rejects.toMatchObject({
       wire: { code: 'ValidationFailed', details: [expect.objectContaining({ field: '$filter' })] },
     });
     for (const [subject, ref] of [
@@ -323,25 +520,56 @@ describe('recordings end to end', () => {
         ['$expand', 'connectionRecordings'],
       ] as const) {
         await expect(natsRequest(h.nc, h.ns, subject, { ...ref, query: { [option]: value } })).rejects.toMatchObject({
-          wire: { code: 'ValidationFailed', details: [{ field: option, message: expect.stringMatching(/^UnknownProperty: /) }] },
+          wire: {
+            code: 'ValidationFailed',
+            details: [{ field: option, message: expect.stringMatching(/^UnknownProperty: /) }],
+          },
         });
       }
     }
-    await expect(natsRequest(h.nc, h.ns, 'recording-service.v1.channel-recordings.list', { scope, applicationId: APP, query: { $expand: 'colour' } })).rejects.toMatchObject({
-      wire: { code: 'ValidationFailed', details: [{ field: '$expand', message: expect.stringMatching(/^UnknownProperty: /) }] },
+    await expect(
+      natsRequest(h.nc, h.ns, 'recording-service.v1.channel-recordings.list', {
+        scope,
+        applicationId: APP,
+        query: { $expand: 'colour' },
+      }),
+    ).rejects.toMatchObject({
+      wire: {
+        code: 'ValidationFailed',
+        details: [{ field: '$expand', message: expect.stringMatching(/^UnknownProperty: /) }],
+      },
     });
     expect(
-      await natsRequest(h.nc, h.ns, 'recording-service.v1.channel-recordings.read', { scope, applicationId: APP, channelId: CH, channelRecordingId: recording.id, what: 'MuxJson' }),
+      await natsRequest(h.nc, h.ns, 'recording-service.v1.channel-recordings.read', {
+        scope,
+        applicationId: APP,
+        channelId: CH,
+        channelRecordingId: recording.id,
+        what: 'MuxJson',
+      }),
     ).toContain(recording.id);
 
     // Used storage: every byte of every file of the organization, and per application.
-    const files = [recording.fileSize, recording.audioFileSize, recording.videoFileSize, audioOnly.fileSize, audioOnly.audioFileSize]
-      .concat([...recording.connectionRecordings, ...audioOnly.connectionRecordings].flatMap((c) => [c.audioFileSize, c.videoFileSize]))
+    const files = [
+      recording.fileSize,
+      recording.audioFileSize,
+      recording.videoFileSize,
+      audioOnly.fileSize,
+      audioOnly.audioFileSize,
+    ]
+      .concat(
+        [...recording.connectionRecordings, ...audioOnly.connectionRecordings].flatMap((c) => [
+          c.audioFileSize,
+          c.videoFileSize,
+        ]),
+      )
       .reduce<number>((sum, n) => sum + (n ?? 0), 0);
     expect(await query(h, scope, { kind: 'storage.usedSize' })).toBe(files);
     expect(await query(h, scope, { kind: 'storage.usedSize.application', applicationId: APP })).toBe(files);
     expect(await query(h, scope, { kind: 'storage.usedSize.application', applicationId: 'another-app' })).toBe(0);
-    expect(await natsRequest(h.nc, h.ns, 'recording-service.v1.storage.used-size', { scope, applicationIds: [APP] })).toBe(files);
+    expect(
+      await natsRequest(h.nc, h.ns, 'recording-service.v1.storage.used-size', { scope, applicationIds: [APP] }),
+    ).toBe(files);
   });
 
   it('keeps organizations apart: another organization sees nothing', async () => {
@@ -349,20 +577,33 @@ describe('recordings end to end', () => {
     expect(await query(h, stranger, { kind: 'channelRecordings.count', applicationId: APP })).toBe(0);
     expect(await query(h, stranger, { kind: 'application.connectionRecordings.list', applicationId: APP })).toEqual([]);
     expect(await query(h, stranger, { kind: 'storage.usedSize' })).toBe(0);
-    expect((await query(h, stranger, { kind: 'management.channelRecordings.list', applicationId: APP })).value).toEqual([]);
+    expect((await query(h, stranger, { kind: 'management.channelRecordings.list', applicationId: APP })).value).toEqual(
+      [],
+    );
     const r = { applicationId: APP, channelId: CH, channelRecordingId: recording.id };
     for (const kind of ['channelRecording.get', 'channelRecording.url', 'channelRecording.muxJson'] as const) {
       await expect(query(h, stranger, { kind, ...r })).rejects.toMatchObject({ wire: { code: 'NotFound' } });
     }
-    await expect(command(h, stranger, { kind: 'channelRecording.delete', ...r })).rejects.toMatchObject({ wire: { code: 'NotFound' } });
-    await expect(query(h, stranger, { kind: 'channel.recordings.list', applicationId: APP, channelId: CH, take: 1001 } as never)).rejects.toMatchObject({
+    await expect(command(h, stranger, { kind: 'channelRecording.delete', ...r })).rejects.toMatchObject({
+      wire: { code: 'NotFound' },
+    });
+    await expect(
+      query(h, stranger, { kind: 'channel.recordings.list', applicationId: APP, channelId: CH, take: 1001 } as never),
+    ).rejects.toMatchObject({
       wire: { code: 'ValidationFailed' },
     });
-    await expect(query(h, OPERATOR, { kind: 'channelRecording.get', ...r })).resolves.toMatchObject({ id: recording.id });
+    await expect(query(h, OPERATOR, { kind: 'channelRecording.get', ...r })).resolves.toMatchObject({
+      id: recording.id,
+    });
   });
 
   it('a signed URL downloads the file over HTTP, whole or by range; a tampered one does not', async () => {
-    const url = await query(h, scope, { kind: 'channelRecording.url', applicationId: APP, channelId: CH, channelRecordingId: recording.id });
+    const url = await query(h, scope, {
+      kind: 'channelRecording.url',
+      applicationId: APP,
+      channelId: CH,
+      channelRecordingId: recording.id,
+    });
     const whole = await fetch(url);
     expect(whole.status).toBe(200);
     expect(whole.headers.get('content-type')).toBe('video/webm');
@@ -385,21 +626,51 @@ describe('recordings end to end', () => {
   });
 
   it('announced the ready events on the event stream', async () => {
-    const types = (id: string) => watched.events.filter((e) => e.event.channel?.channelRecording?.id === id || e.event.connection?.connectionRecording?.id === id).map((e) => e.event.type);
-    expect(types(recording.id).sort()).toEqual(['channel.recording.audio.ready', 'channel.recording.ready', 'channel.recording.video.ready']);
-    const ready = watched.events.find((e) => e.event.type === 'channel.recording.ready' && e.event.channel?.channelRecording?.id === recording.id)!;
-    expect(ready).toMatchObject({ organizationId: ORG, applicationId: APP, event: { origin: 'server', channel: { id: CH, channelRecording: { ready: true, fileName: recording.fileName } } } });
+    const types = (id: string) =>
+      watched.events
+        .filter(
+          (e) => e.event.channel?.channelRecording?.id === id || e.event.connection?.connectionRecording?.id === id,
+        )
+        .map((e) => e.event.type);
+    expect(types(recording.id).sort()).toEqual([
+      'channel.recording.audio.ready',
+      'channel.recording.ready',
+      'channel.recording.video.ready',
+    ]);
+    const ready = watched.events.find(
+      (e) => e.event.type === 'channel.recording.ready' && e.event.channel?.channelRecording?.id === recording.id,
+    )!;
+    expect(ready).toMatchObject({
+      organizationId: ORG,
+      applicationId: APP,
+      event: { origin: 'server', channel: { id: CH, channelRecording: { ready: true, fileName: recording.fileName } } },
+    });
     const a = recording.connectionRecordings.find((c) => c.userId === 'alice')!;
-    expect(types(a.id).sort()).toEqual(['connection.recording.audio.ready', 'connection.recording.video.ready', 'connection.recordings.ready']);
+    expect(types(a.id).sort()).toEqual([
+      'connection.recording.audio.ready',
+      'connection.recording.video.ready',
+      'connection.recordings.ready',
+    ]);
     // One moment (the stage change to ready): the channel's and its connections' ready events carry
     // its time, so a batch webhook gets them in one call.
     const ids = new Set([recording.id, ...recording.connectionRecordings.map((c) => c.id)]);
-    const moment = watched.events.filter((e) => ids.has(e.event.channel?.channelRecording?.id ?? '') || ids.has(e.event.connection?.connectionRecording?.id ?? ''));
-    expect(moment).toHaveLength(3 + recording.connectionRecordings.reduce((n, c) => n + Number(c.audioReady) + Number(c.videoReady) + 1, 0));
+    const moment = watched.events.filter(
+      (e) =>
+        ids.has(e.event.channel?.channelRecording?.id ?? '') ||
+        ids.has(e.event.connection?.connectionRecording?.id ?? ''),
+    );
+    expect(moment).toHaveLength(
+      3 + recording.connectionRecordings.reduce((n, c) => n + Number(c.audioReady) + Number(c.videoReady) + 1, 0),
+    );
     const db = new pg.Client({ connectionString: h.db.url });
     await db.connect();
     try {
-      const [row] = (await db.query<{ stage: string; stage_changed_on: string }>('SELECT stage, stage_changed_on FROM recording.channel_recording WHERE id = $1', [recording.id])).rows;
+      const [row] = (
+        await db.query<{ stage: string; stage_changed_on: string }>(
+          'SELECT stage, stage_changed_on FROM recording.channel_recording WHERE id = $1',
+          [recording.id],
+        )
+      ).rows;
       expect(row!.stage).toBe('ready');
       expect(moment.map((e) => e.event.timestamp)).toEqual(moment.map(() => Number(row!.stage_changed_on)));
     } finally {
@@ -409,16 +680,31 @@ describe('recordings end to end', () => {
 
   it('an expiry patch lets the sweeper delete the recording and its files; delete removes another one', async () => {
     const r = { applicationId: APP, channelId: CH, channelRecordingId: recording.id };
-    await expect(command(h, scope, { kind: 'channelRecording.update', ...r, patch: { expiryTimestamp: 'not a date' } } as never)).rejects.toMatchObject({ wire: { code: 'ValidationFailed' } });
+    await expect(
+      command(h, scope, { kind: 'channelRecording.update', ...r, patch: { expiryTimestamp: 'not a date' } } as never),
+    ).rejects.toMatchObject({ wire: { code: 'ValidationFailed' } });
     // A leap second is no JavaScript date: the date-time format refuses it (before, it reached PostgreSQL as NaN: Internal).
-    await expect(command(h, scope, { kind: 'channelRecording.update', ...r, patch: { expiryTimestamp: '2030-06-30T23:59:60Z' } })).rejects.toMatchObject({
-      wire: { code: 'ValidationFailed', details: [{ field: 'command.patch.expiryTimestamp', message: expect.any(String) }] },
+    await expect(
+      command(h, scope, { kind: 'channelRecording.update', ...r, patch: { expiryTimestamp: '2030-06-30T23:59:60Z' } }),
+    ).rejects.toMatchObject({
+      wire: {
+        code: 'ValidationFailed',
+        details: [{ field: 'command.patch.expiryTimestamp', message: expect.any(String) }],
+      },
     });
     expect((await query(h, scope, { kind: 'channelRecording.get', ...r })).expiryTimestamp).toBeNull();
-    await command(h, scope, { kind: 'channelRecording.update', ...r, patch: { expiryTimestamp: new Date(Date.now() + 600_000).toISOString() } });
+    await command(h, scope, {
+      kind: 'channelRecording.update',
+      ...r,
+      patch: { expiryTimestamp: new Date(Date.now() + 600_000).toISOString() },
+    });
     expect((await query(h, scope, { kind: 'channelRecording.get', ...r })).expiryTimestamp).not.toBeNull();
     const url = await query(h, scope, { kind: 'channelRecording.url', ...r });
-    await command(h, scope, { kind: 'channelRecording.update', ...r, patch: { expiryTimestamp: new Date(Date.now() - 1000).toISOString() } });
+    await command(h, scope, {
+      kind: 'channelRecording.update',
+      ...r,
+      patch: { expiryTimestamp: new Date(Date.now() - 1000).toISOString() },
+    });
 
     const deleted = await waitFor(
       async () => {
@@ -431,12 +717,25 @@ describe('recordings end to end', () => {
     expect(deleted.deletedOn).not.toBeNull();
     expect(deleted.connectionRecordings.every((c) => c.deleted && c.audioFilePath === null)).toBe(true);
     // Files are removed after the deletion commits (a crash in between leaves files, never a record pointing at nothing).
-    const files = [recording.filePath!, recording.audioFilePath!, ...recording.connectionRecordings.map((c) => c.videoFilePath!)];
-    await waitFor(() => files.every((file) => !fs.existsSync(file)), { timeoutMs: 15000, description: 'the files of the expired recording to be removed' });
-    expect((await fetch(url)).status).toBe(404);
-    await waitFor(() => watched.events.some((e) => e.event.type === 'channel.recording.expired' && e.event.channel?.channelRecording?.id === recording.id), {
-      description: 'channel.recording.expired',
+    const files = [
+      recording.filePath!,
+      recording.audioFilePath!,
+      ...recording.connectionRecordings.map((c) => c.videoFilePath!),
+    ];
+    await waitFor(() => files.every((file) => !fs.existsSync(file)), {
+      timeoutMs: 15000,
+      description: 'the files of the expired recording to be removed',
     });
+    expect((await fetch(url)).status).toBe(404);
+    await waitFor(
+      () =>
+        watched.events.some(
+          (e) => e.event.type === 'channel.recording.expired' && e.event.channel?.channelRecording?.id === recording.id,
+        ),
+      {
+        description: 'channel.recording.expired',
+      },
+    );
 
     // Explicit delete (deleteFiles is true): the other recording and its files go too.
     const side = { applicationId: APP, channelId: CH2, channelRecordingId: audioOnly.id };
@@ -450,12 +749,22 @@ describe('recordings end to end', () => {
   });
 
   it('rejects malformed requests with the offending field', async () => {
-    await expect(natsRequest(h.nc, h.ns, 'recording-service.v1.query', { scope, query: { kind: 'no.such.kind' } })).rejects.toMatchObject({
+    await expect(
+      natsRequest(h.nc, h.ns, 'recording-service.v1.query', { scope, query: { kind: 'no.such.kind' } }),
+    ).rejects.toMatchObject({
       wire: { code: 'ValidationFailed', details: [expect.objectContaining({ field: 'query.kind' })] },
     });
-    await expect(natsRequest(h.nc, h.ns, 'recording-service.v1.query', { scope, query: { kind: 'channelRecordings.list', applicationId: APP, skip: -1 } })).rejects.toBeInstanceOf(RequestFailed);
     await expect(
-      natsRequest(h.nc, h.ns, 'recording-service.v1.query', { scope, query: { kind: 'channelRecording.get', applicationId: APP, channelId: CH, channelRecordingId: 'not-a-uuid' } }),
+      natsRequest(h.nc, h.ns, 'recording-service.v1.query', {
+        scope,
+        query: { kind: 'channelRecordings.list', applicationId: APP, skip: -1 },
+      }),
+    ).rejects.toBeInstanceOf(RequestFailed);
+    await expect(
+      natsRequest(h.nc, h.ns, 'recording-service.v1.query', {
+        scope,
+        query: { kind: 'channelRecording.get', applicationId: APP, channelId: CH, channelRecordingId: 'not-a-uuid' },
+      }),
     ).rejects.toMatchObject({ wire: { code: 'ValidationFailed' } });
   });
 

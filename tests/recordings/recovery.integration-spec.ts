@@ -9,7 +9,17 @@ import pg from 'pg';
 import type { DomainEvent } from '@switchboard/contracts';
 import { waitFor } from '@switchboard/testing';
 import { ffmpegAvailable, probeFile } from '../../tools/media/media.mjs';
-import { connectionEvent, publish, query, scopeOf, simConnection, startHarness, writeMediaFor, type Harness, type SimConnection } from './harness.js';
+import {
+  connectionEvent,
+  publish,
+  query,
+  scopeOf,
+  simConnection,
+  startHarness,
+  writeMediaFor,
+  type Harness,
+  type SimConnection,
+} from './harness.js';
 
 const ORG = `org-${randomUUID()}`;
 const APP = 'crash-app';
@@ -19,11 +29,30 @@ const scope = scopeOf(ORG);
 describe('recording-service killed mid-recording', () => {
   let h: Harness;
   const sent: DomainEvent[] = [];
-  const xavier = simConnection({ organizationId: ORG, applicationId: APP, channelId: CH, userId: 'xavier', connectionId: 'x-cam', recording: true });
-  const yolanda = simConnection({ organizationId: ORG, applicationId: APP, channelId: CH, userId: 'yolanda', connectionId: 'y-cam', recording: true });
+  const xavier = simConnection({
+    organizationId: ORG,
+    applicationId: APP,
+    channelId: CH,
+    userId: 'xavier',
+    connectionId: 'x-cam',
+    recording: true,
+  });
+  const yolanda = simConnection({
+    organizationId: ORG,
+    applicationId: APP,
+    channelId: CH,
+    userId: 'yolanda',
+    connectionId: 'y-cam',
+    recording: true,
+  });
   const base = Date.now();
 
-  const at = (c: SimConnection, type: Parameters<typeof connectionEvent>[0], ms: number, change: Partial<SimConnection> = {}) => {
+  const at = (
+    c: SimConnection,
+    type: Parameters<typeof connectionEvent>[0],
+    ms: number,
+    change: Partial<SimConnection> = {},
+  ) => {
     Object.assign(c, change);
     const e = connectionEvent(type, c, base + ms);
     sent.push(e);
@@ -40,7 +69,8 @@ describe('recording-service killed mid-recording', () => {
   };
 
   beforeAll(async () => {
-    if (!(await ffmpegAvailable())) throw new Error('ffmpeg and ffprobe are required by the recording tests (apt-get install ffmpeg)');
+    if (!(await ffmpegAvailable()))
+      throw new Error('ffmpeg and ffprobe are required by the recording tests (apt-get install ffmpeg)');
     h = await startHarness('recovery', {
       RECORDINGS_ORPHAN_TIMEOUT_MS: '3000',
       RECORDINGS_INGEST_TIMEOUT_MS: '3000',
@@ -54,10 +84,18 @@ describe('recording-service killed mid-recording', () => {
   });
 
   it('closes the orphan, applies what happened while it was down once, and finishes the recording', async () => {
-    await publish(h, [at(xavier, 'connection.connected', 0), at(yolanda, 'connection.connected', 100), at(yolanda, 'connection.updated', 300, { audioMuted: true })]);
+    await publish(h, [
+      at(xavier, 'connection.connected', 0),
+      at(yolanda, 'connection.connected', 100),
+      at(yolanda, 'connection.updated', 300, { audioMuted: true }),
+    ]);
     await waitFor(
       async () => {
-        const list = await query(h, scope, { kind: 'channel.connectionRecordings.list', applicationId: APP, channelId: CH });
+        const list = await query(h, scope, {
+          kind: 'channel.connectionRecordings.list',
+          applicationId: APP,
+          channelId: CH,
+        });
         return list.length === 2 && list.find((c) => c.userId === 'yolanda')?.updates.length === 2;
       },
       { timeoutMs: 15000, description: 'both connections to be recording' },
@@ -68,7 +106,10 @@ describe('recording-service killed mid-recording', () => {
     expect(exit.signal).toBe('SIGKILL');
 
     // Meanwhile: yolanda unmutes and leaves; xavier's client vanishes without a word.
-    await publish(h, [at(yolanda, 'connection.updated', 600, { audioMuted: false }), at(yolanda, 'connection.closed', 1500, { state: 'closed' })]);
+    await publish(h, [
+      at(yolanda, 'connection.updated', 600, { audioMuted: false }),
+      at(yolanda, 'connection.closed', 1500, { state: 'closed' }),
+    ]);
     // Every event delivered again, as a publisher retrying past the duplicate window would.
     await publish(h, sent, { withMsgId: false });
 
@@ -77,10 +118,18 @@ describe('recording-service killed mid-recording', () => {
 
     const stopped = await waitFor(
       async () => {
-        const list = await query(h, scope, { kind: 'channel.connectionRecordings.list', applicationId: APP, channelId: CH });
+        const list = await query(h, scope, {
+          kind: 'channel.connectionRecordings.list',
+          applicationId: APP,
+          channelId: CH,
+        });
         return list.length === 2 && list.every((c) => c.stopTimestamp !== null) ? list : null;
       },
-      { timeoutMs: 90000, description: 'every connection recording to be closed (unacknowledged events of the killed consumer come back after the 60 s ack wait)' },
+      {
+        timeoutMs: 90000,
+        description:
+          'every connection recording to be closed (unacknowledged events of the killed consumer come back after the 60 s ack wait)',
+      },
     );
     const x = stopped.find((c) => c.userId === 'xavier')!;
     const y = stopped.find((c) => c.userId === 'yolanda')!;
@@ -105,7 +154,11 @@ describe('recording-service killed mid-recording', () => {
       },
       { timeoutMs: 30000, intervalMs: 250, description: 'the channel recording to become ready' },
     );
-    expect(recording).toMatchObject({ ready: true, ingested: false, stopTimestamp: new Date(base + 1500).toISOString() });
+    expect(recording).toMatchObject({
+      ready: true,
+      ingested: false,
+      stopTimestamp: new Date(base + 1500).toISOString(),
+    });
     const probed = await probeFile(recording!.filePath!);
     expect(probed.durationSeconds).toBeGreaterThan(1.2);
     expect(probed.durationSeconds).toBeLessThan(1.8);
@@ -118,21 +171,30 @@ describe('recording-service killed mid-recording', () => {
     expect(updates).toBe(4);
     const processed = await sql<{ event_id: string }>('SELECT event_id FROM recording.processed_event');
     expect(processed.map((p) => p.event_id).sort()).toEqual(sent.map((e) => e.event.id).sort());
-    const open = await sql('SELECT id FROM recording.connection_recording WHERE stop_timestamp IS NULL UNION ALL SELECT id FROM recording.channel_recording WHERE stop_timestamp IS NULL');
+    const open = await sql(
+      'SELECT id FROM recording.connection_recording WHERE stop_timestamp IS NULL UNION ALL SELECT id FROM recording.channel_recording WHERE stop_timestamp IS NULL',
+    );
     expect(open).toEqual([]);
     // The replays did reach the restarted service, and were recognised as already applied.
     const metrics = await (await fetch(`${h.service.url}/metrics`)).text();
-    const duplicates = Number(/recording_domain_events_total\{outcome="duplicate"[^}]*\} (\d+)/.exec(metrics)?.[1] ?? 0);
+    const duplicates = Number(
+      /recording_domain_events_total\{outcome="duplicate"[^}]*\} (\d+)/.exec(metrics)?.[1] ?? 0,
+    );
     expect(duplicates).toBeGreaterThanOrEqual(sent.length);
     expect(metrics).toMatch(/recording_sweeper_actions_total\{what="orphaned"[^}]*\} 1/);
   }, 180_000);
 
-  it("forgets processed event ids and connection ends only once the stream can no longer deliver their events (its max age)", async () => {
+  it('forgets processed event ids and connection ends only once the stream can no longer deliver their events (its max age)', async () => {
     const day = 24 * 3600 * 1000;
     const gone = randomUUID();
     const deliverable = randomUUID();
     // The harness' stream keeps events 7 days (the contract's max age).
-    await sql('INSERT INTO recording.processed_event (event_id, processed_on) VALUES ($1, $2), ($3, $4)', [gone, Date.now() - 8 * day, deliverable, Date.now() - 6 * day]);
+    await sql('INSERT INTO recording.processed_event (event_id, processed_on) VALUES ($1, $2), ($3, $4)', [
+      gone,
+      Date.now() - 8 * day,
+      deliverable,
+      Date.now() - 6 * day,
+    ]);
     await sql(
       `INSERT INTO recording.connection_end (application_id, channel_id, user_id, device_id, client_id, connection_id, stop_timestamp, reason, created_on)
        VALUES ('app', 'ch', 'u', 'd', 'c', $1, 0, 'connection closed', $2), ('app', 'ch', 'u', 'd', 'c', $3, 0, 'connection closed', $4)`,
@@ -142,11 +204,23 @@ describe('recording-service killed mid-recording', () => {
       async () =>
         (await sql('SELECT 1 FROM recording.processed_event WHERE event_id = $1', [gone])).length === 0 &&
         (await sql('SELECT 1 FROM recording.connection_end WHERE connection_id = $1', [gone])).length === 0,
-      { timeoutMs: 10000, description: 'the sweeper to forget the id of an event, and a connection end, older than the stream keeps' },
+      {
+        timeoutMs: 10000,
+        description: 'the sweeper to forget the id of an event, and a connection end, older than the stream keeps',
+      },
     );
-    expect(await sql('SELECT event_id FROM recording.processed_event WHERE event_id = $1', [deliverable])).toEqual([{ event_id: deliverable }]);
-    expect(await sql('SELECT connection_id FROM recording.connection_end WHERE connection_id = ANY($1)', [[gone, deliverable]])).toEqual([{ connection_id: deliverable }]);
-    const kept = await sql<{ event_id: string }>('SELECT event_id FROM recording.processed_event WHERE event_id = ANY($1)', [sent.map((e) => e.event.id)]);
+    expect(await sql('SELECT event_id FROM recording.processed_event WHERE event_id = $1', [deliverable])).toEqual([
+      { event_id: deliverable },
+    ]);
+    expect(
+      await sql('SELECT connection_id FROM recording.connection_end WHERE connection_id = ANY($1)', [
+        [gone, deliverable],
+      ]),
+    ).toEqual([{ connection_id: deliverable }]);
+    const kept = await sql<{ event_id: string }>(
+      'SELECT event_id FROM recording.processed_event WHERE event_id = ANY($1)',
+      [sent.map((e) => e.event.id)],
+    );
     expect(kept).toHaveLength(sent.length);
   }, 30_000);
 });

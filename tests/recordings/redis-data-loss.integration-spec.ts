@@ -14,7 +14,10 @@ describe('recording-service when Redis loses its data', () => {
   beforeAll(async () => {
     h = await startHarness('redisloss');
     await h.start();
-    sweep = new Queue(`${h.ns}-recording-sweep`, { connection: { url: testServers().redisUrl }, prefix: `${h.env.REDIS_KEY_PREFIX}bull` });
+    sweep = new Queue(`${h.ns}-recording-sweep`, {
+      connection: { url: testServers().redisUrl },
+      prefix: `${h.env.REDIS_KEY_PREFIX}bull`,
+    });
   }, 60_000);
 
   afterAll(async () => {
@@ -23,9 +26,16 @@ describe('recording-service when Redis loses its data', () => {
   });
 
   it('writes the sweeper schedule again', async () => {
-    await waitFor(async () => (await sweep.getJobScheduler('recording-sweeper')) ?? null, { timeoutMs: 15000, description: 'the sweeper schedule' });
+    await waitFor(async () => (await sweep.getJobScheduler('recording-sweeper')) ?? null, {
+      timeoutMs: 15000,
+      description: 'the sweeper schedule',
+    });
     await flushRedisPrefix(testServers().redisUrl, h.env.REDIS_KEY_PREFIX!);
     expect(await sweep.getJobScheduler('recording-sweeper')).toBeUndefined();
-    await waitFor(async () => (await sweep.getJobScheduler('recording-sweeper')) ?? null, { timeoutMs: 20000, intervalMs: 250, description: 'the sweeper schedule to be written again' });
+    await waitFor(async () => (await sweep.getJobScheduler('recording-sweeper')) ?? null, {
+      timeoutMs: 20000,
+      intervalMs: 250,
+      description: 'the sweeper schedule to be written again',
+    });
   }, 60_000);
 });

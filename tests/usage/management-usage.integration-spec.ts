@@ -21,7 +21,12 @@ describe('GET /Usage through management-api', () => {
   beforeAll(async () => {
     const servers = testServers();
     m = await startManagement('mgmtusage');
-    aggregator = await spawnService('usage-aggregator', { ...m.env, REDIS_URL: servers.redisUrl, REDIS_KEY_PREFIX: `${m.ns}:`, HTTP_PORT: String(await freePort()) });
+    aggregator = await spawnService('usage-aggregator', {
+      ...m.env,
+      REDIS_URL: servers.redisUrl,
+      REDIS_KEY_PREFIX: `${m.ns}:`,
+      HTTP_PORT: String(await freePort()),
+    });
     h = new UsageHarness(await connect({ servers: servers.natsUrl }), m.ns, m.db.url);
     app = `${m.ns}-app`.replace(/_/g, '-');
     expect((await m.api('POST', '/ApplicationConfigs', { body: { applicationId: app } })).status).toBe(201);
@@ -44,7 +49,10 @@ describe('GET /Usage through management-api', () => {
   });
 
   it('answers exact sums per hour for any window, with the OData options', async () => {
-    const answer = await m.api('GET', `/Usage?applicationId=${app}&startTimestamp=${at(9)}&endTimestamp=${at(12)}&$count=true`);
+    const answer = await m.api(
+      'GET',
+      `/Usage?applicationId=${app}&startTimestamp=${at(9)}&endTimestamp=${at(12)}&$count=true`,
+    );
     expect(answer.status).toBe(200);
     expect(answer.body['@odata.count']).toBe(3);
     expect(summarize(answer.body)).toEqual({
@@ -53,7 +61,12 @@ describe('GET /Usage through management-api', () => {
       [iso(11)]: { messages: 0, minutes: { 921600: 10 } },
     });
     // A window inside one hour is widened to it; no bounds at all: everything.
-    expect(summarize((await m.api('GET', `/Usage?applicationId=${app}&startTimestamp=${at(10, 30)}&endTimestamp=${at(10, 31)}`)).body)).toEqual({
+    expect(
+      summarize(
+        (await m.api('GET', `/Usage?applicationId=${app}&startTimestamp=${at(10, 30)}&endTimestamp=${at(10, 31)}`))
+          .body,
+      ),
+    ).toEqual({
       [iso(10)]: { messages: 1, minutes: { 921600: 60 } },
     });
     const all = (await m.api('GET', `/Usage?applicationId=${app}&$filter=participantMessages gt 0`)).body;

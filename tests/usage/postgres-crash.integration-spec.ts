@@ -7,7 +7,18 @@
  */
 import { connect, type NatsConnection } from '@nats-io/transport-node';
 import { eventStreamName, type CallerScope } from '@switchboard/contracts';
-import { flushRedisPrefix, freePort, serviceTestEnv, spawnService, startOwnPostgres, testNamespace, testServers, waitFor, type OwnPostgres, type SpawnedService } from '@switchboard/testing';
+import {
+  flushRedisPrefix,
+  freePort,
+  serviceTestEnv,
+  spawnService,
+  startOwnPostgres,
+  testNamespace,
+  testServers,
+  waitFor,
+  type OwnPostgres,
+  type SpawnedService,
+} from '@switchboard/testing';
 import { backlogScenario, summarize, UsageHarness } from './usage-harness.js';
 
 const ORG = 'org-1';
@@ -35,7 +46,11 @@ describe('usage-aggregator with its PostgreSQL crashed', () => {
     const databaseUrl = (await postgres.createDatabase('usage', ['usage-aggregator'])).url;
     nc = await connect({ servers: servers.natsUrl });
     h = new UsageHarness(nc, ns, databaseUrl);
-    const start = async () => (service = await spawnService('usage-aggregator', { ...serviceTestEnv(ns, databaseUrl), HTTP_PORT: String(await freePort()) }));
+    const start = async () =>
+      (service = await spawnService('usage-aggregator', {
+        ...serviceTestEnv(ns, databaseUrl),
+        HTTP_PORT: String(await freePort()),
+      }));
     const { phase1, phase2, expected } = backlogScenario(APP, ORG);
 
     // A backlog: the aggregator creates the stream, stops, and the first phase waits in the stream.
@@ -43,7 +58,11 @@ describe('usage-aggregator with its PostgreSQL crashed', () => {
     await service!.stop();
     await h.publishAll(phase1);
     await start();
-    await waitFor(async () => (await h.processedCount()) >= 50, { timeoutMs: 30000, intervalMs: 5, description: 'the aggregator to start on the backlog' });
+    await waitFor(async () => (await h.processedCount()) >= 50, {
+      timeoutMs: 30000,
+      intervalMs: 5,
+      description: 'the aggregator to start on the backlog',
+    });
     await postgres.crash();
     await h.publishAll(phase2);
     await new Promise((r) => setTimeout(r, 1500));

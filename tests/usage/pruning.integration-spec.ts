@@ -8,7 +8,18 @@ import { jetstreamManager } from '@nats-io/jetstream';
 import { connect, nanos, type NatsConnection } from '@nats-io/transport-node';
 import { eventStreamName, type CallerScope } from '@switchboard/contracts';
 import { eventStreamConfig } from '@switchboard/service-kit';
-import { createTestDatabase, flushRedisPrefix, freePort, serviceTestEnv, spawnService, testNamespace, testServers, waitFor, type SpawnedService, type TestDatabase } from '@switchboard/testing';
+import {
+  createTestDatabase,
+  flushRedisPrefix,
+  freePort,
+  serviceTestEnv,
+  spawnService,
+  testNamespace,
+  testServers,
+  waitFor,
+  type SpawnedService,
+  type TestDatabase,
+} from '@switchboard/testing';
 import { connectionEvent, HOUR, messageEvent, MIN, participant, summarize, UsageHarness } from './usage-harness.js';
 
 const DAY = 24 * HOUR;
@@ -53,11 +64,16 @@ async function setup(label: string, env: Record<string, string>, streamMaxAgeMs?
 }
 
 async function seedProcessed(h: UsageHarness, rows: Record<string, number>): Promise<void> {
-  for (const [id, processedOn] of Object.entries(rows)) await h.sql('INSERT INTO usage.processed_event (event_id, processed_on) VALUES ($1, $2)', [id, processedOn]);
+  for (const [id, processedOn] of Object.entries(rows))
+    await h.sql('INSERT INTO usage.processed_event (event_id, processed_on) VALUES ($1, $2)', [id, processedOn]);
 }
 
 /** A connection row of `app-seed` with the given times (null: not seen). */
-async function seedConnection(h: UsageHarness, id: string, t: { connectedAt: number | null; endedAt: number | null; modifiedOn: number }): Promise<void> {
+async function seedConnection(
+  h: UsageHarness,
+  id: string,
+  t: { connectedAt: number | null; endedAt: number | null; modifiedOn: number },
+): Promise<void> {
   await h.sql(
     `INSERT INTO usage.connection (application_id, channel_id, user_id, device_id, client_id, connection_id, organization_id, connected_at, ended_at, max_pixel_count, modified_on)
      VALUES ('app-seed', 'room', 'u', 'd', 'c', $1, $2, $3, $4, 0, $5)`,
@@ -66,11 +82,20 @@ async function seedConnection(h: UsageHarness, id: string, t: { connectedAt: num
 }
 
 async function processedIds(h: UsageHarness, ids: string[]): Promise<string[]> {
-  return (await h.sql<{ event_id: string }>('SELECT event_id FROM usage.processed_event WHERE event_id = ANY($1) ORDER BY 1', [ids])).map((r) => r.event_id);
+  return (
+    await h.sql<{ event_id: string }>(
+      'SELECT event_id FROM usage.processed_event WHERE event_id = ANY($1) ORDER BY 1',
+      [ids],
+    )
+  ).map((r) => r.event_id);
 }
 
 async function connectionIds(h: UsageHarness): Promise<string[]> {
-  return (await h.sql<{ connection_id: string }>(`SELECT connection_id FROM usage.connection WHERE application_id = 'app-seed' ORDER BY 1`)).map((r) => r.connection_id);
+  return (
+    await h.sql<{ connection_id: string }>(
+      `SELECT connection_id FROM usage.connection WHERE application_id = 'app-seed' ORDER BY 1`,
+    )
+  ).map((r) => r.connection_id);
 }
 
 describe('usage-aggregator pruning', () => {
@@ -101,27 +126,46 @@ describe('usage-aggregator pruning', () => {
       await h.sql('UPDATE usage.processed_event SET processed_on = $1', [now - 6 * DAY]);
       await h.sql('UPDATE usage.connection SET modified_on = $1', [now - 6 * DAY]);
       await seedProcessed(h, { 'old-event': now - 7 * DAY - HOUR, 'young-event': now - 7 * DAY + HOUR });
-      await seedConnection(h, 'ended-old', { connectedAt: now - 9 * DAY, endedAt: now - 8 * DAY, modifiedOn: now - 8 * DAY });
+      await seedConnection(h, 'ended-old', {
+        connectedAt: now - 9 * DAY,
+        endedAt: now - 8 * DAY,
+        modifiedOn: now - 8 * DAY,
+      });
       await seedConnection(h, 'never-connected-old', { connectedAt: null, endedAt: null, modifiedOn: now - 8 * DAY });
-      await seedConnection(h, 'ended-young', { connectedAt: now - 7 * DAY, endedAt: now - 6 * DAY, modifiedOn: now - 6 * DAY });
-      await seedConnection(h, 'ended-old-changed-lately', { connectedAt: now - 9 * DAY, endedAt: now - 8 * DAY, modifiedOn: now - DAY });
+      await seedConnection(h, 'ended-young', {
+        connectedAt: now - 7 * DAY,
+        endedAt: now - 6 * DAY,
+        modifiedOn: now - 6 * DAY,
+      });
+      await seedConnection(h, 'ended-old-changed-lately', {
+        connectedAt: now - 9 * DAY,
+        endedAt: now - 8 * DAY,
+        modifiedOn: now - DAY,
+      });
       await seedConnection(h, 'open-old', { connectedAt: now - 30 * DAY, endedAt: null, modifiedOn: now - 30 * DAY });
-      await h.sql(`INSERT INTO usage.hourly_minutes (application_id, organization_id, hour_start, max_pixel_count, participant_ms) VALUES ('app-seed', $1, $2, 0, 60000)`, [
-        ORG,
-        now - (now % HOUR) - 40 * DAY,
-      ]);
+      await h.sql(
+        `INSERT INTO usage.hourly_minutes (application_id, organization_id, hour_start, max_pixel_count, participant_ms) VALUES ('app-seed', $1, $2, 0, 60000)`,
+        [ORG, now - (now % HOUR) - 40 * DAY],
+      );
 
       // Every row the pruner must delete (a pass may run between two of the inserts above: waiting
       // for one of them alone is not waiting for the others).
       const prunable = ['ended-old', 'never-connected-old'];
-      await waitFor(async () => (await processedIds(h, ['old-event'])).length === 0 && !(await connectionIds(h)).some((id) => prunable.includes(id)), {
-        timeoutMs: 30000,
-        intervalMs: 100,
-        description: 'the pruner to delete the rows older than 7 days',
-      });
+      await waitFor(
+        async () =>
+          (await processedIds(h, ['old-event'])).length === 0 &&
+          !(await connectionIds(h)).some((id) => prunable.includes(id)),
+        {
+          timeoutMs: 30000,
+          intervalMs: 100,
+          description: 'the pruner to delete the rows older than 7 days',
+        },
+      );
       expect(await processedIds(h, ['old-event', 'young-event'])).toEqual(['young-event']);
       expect(await connectionIds(h)).toEqual(['ended-old-changed-lately', 'ended-young', 'open-old']);
-      expect(await h.sql(`SELECT participant_ms::int AS ms FROM usage.hourly_minutes WHERE application_id = 'app-seed'`)).toEqual([{ ms: 60000 }]);
+      expect(
+        await h.sql(`SELECT participant_ms::int AS ms FROM usage.hourly_minutes WHERE application_id = 'app-seed'`),
+      ).toEqual([{ ms: 60000 }]);
 
       // The session's ids (6 days old) are still known: replaying its events changes nothing.
       const before = await h.ledger();
@@ -144,13 +188,25 @@ describe('usage-aggregator pruning', () => {
       await h.drained();
       const now = Date.now();
       await seedProcessed(h, { 'event-8d': now - 8 * DAY, 'event-31d': now - 31 * DAY });
-      await seedConnection(h, 'ended-8d', { connectedAt: now - 9 * DAY, endedAt: now - 8 * DAY, modifiedOn: now - 8 * DAY });
-      await seedConnection(h, 'ended-31d', { connectedAt: now - 32 * DAY, endedAt: now - 31 * DAY, modifiedOn: now - 31 * DAY });
-      await waitFor(async () => (await processedIds(h, ['event-31d'])).length === 0 && !(await connectionIds(h)).includes('ended-31d'), {
-        timeoutMs: 30000,
-        intervalMs: 100,
-        description: 'the pruner to delete the rows older than 30 days',
+      await seedConnection(h, 'ended-8d', {
+        connectedAt: now - 9 * DAY,
+        endedAt: now - 8 * DAY,
+        modifiedOn: now - 8 * DAY,
       });
+      await seedConnection(h, 'ended-31d', {
+        connectedAt: now - 32 * DAY,
+        endedAt: now - 31 * DAY,
+        modifiedOn: now - 31 * DAY,
+      });
+      await waitFor(
+        async () =>
+          (await processedIds(h, ['event-31d'])).length === 0 && !(await connectionIds(h)).includes('ended-31d'),
+        {
+          timeoutMs: 30000,
+          intervalMs: 100,
+          description: 'the pruner to delete the rows older than 30 days',
+        },
+      );
       expect(await processedIds(h, ['event-8d', 'event-31d'])).toEqual(['event-8d']);
       expect(await connectionIds(h)).toEqual(['ended-8d']);
     }, 90000);

@@ -40,7 +40,13 @@ export interface Participant {
   hasVideo: boolean;
 }
 
-export function participant(applicationId: string, organizationId: string, name: string, hasVideo: boolean, channelId = 'room-1'): Participant {
+export function participant(
+  applicationId: string,
+  organizationId: string,
+  name: string,
+  hasVideo: boolean,
+  channelId = 'room-1',
+): Participant {
   return {
     applicationId,
     organizationId,
@@ -82,7 +88,17 @@ function stats(timestamp: number, frame: { width: number; height: number } | nul
 }
 
 function clientPart(p: Participant) {
-  return { id: p.clientId, userId: p.userId, userAlias: null, deviceId: p.deviceId, deviceAlias: null, tag: null, roles: [], applicationId: p.applicationId, stats: null };
+  return {
+    id: p.clientId,
+    userId: p.userId,
+    userAlias: null,
+    deviceId: p.deviceId,
+    deviceAlias: null,
+    tag: null,
+    roles: [],
+    applicationId: p.applicationId,
+    stats: null,
+  };
 }
 
 function channelPart(p: Participant) {
@@ -95,7 +111,12 @@ function owned(p: Pick<Participant, 'applicationId' | 'organizationId'>, event: 
 }
 
 /** A connection event; `frame` attaches a stats sample with that frame size. */
-export function connectionEvent(type: WebhookEventName, p: Participant, at: number, frame: { width: number; height: number } | null = null): DomainEvent {
+export function connectionEvent(
+  type: WebhookEventName,
+  p: Participant,
+  at: number,
+  frame: { width: number; height: number } | null = null,
+): DomainEvent {
   const state = STATE_OF[type] ?? 'connected';
   const connection: WebhookEventConnection = {
     id: p.connectionId,
@@ -132,12 +153,35 @@ export function connectionEvent(type: WebhookEventName, p: Participant, at: numb
     stats: frame || type === 'connection.stats' ? stats(at, frame) : null,
     connectionRecording: null,
   };
-  return owned(p, { id: randomUUID(), timestamp: at, origin: 'client', type, forced: false, channel: channelPart(p), client: clientPart(p), connection, message: null });
+  return owned(p, {
+    id: randomUUID(),
+    timestamp: at,
+    origin: 'client',
+    type,
+    forced: false,
+    channel: channelPart(p),
+    client: clientPart(p),
+    connection,
+    message: null,
+  });
 }
 
 /** A message a participant sent: to its channel (`channel.client.message`) or to a client (`client.message`). */
-export function messageEvent(type: 'channel.client.message' | 'client.message' | 'channel.server.message', p: Participant, at: number, text = 'hello'): DomainEvent {
-  const message = { message: text, clientTag: null, clientRoles: [], deviceId: p.deviceId, deviceAlias: null, userId: p.userId, userAlias: null };
+export function messageEvent(
+  type: 'channel.client.message' | 'client.message' | 'channel.server.message',
+  p: Participant,
+  at: number,
+  text = 'hello',
+): DomainEvent {
+  const message = {
+    message: text,
+    clientTag: null,
+    clientRoles: [],
+    deviceId: p.deviceId,
+    deviceAlias: null,
+    userId: p.userId,
+    userAlias: null,
+  };
   return owned(p, {
     id: randomUUID(),
     timestamp: at,
@@ -152,7 +196,17 @@ export function messageEvent(type: 'channel.client.message' | 'client.message' |
 }
 
 export function clientLeftEvent(p: Participant, at: number): DomainEvent {
-  return owned(p, { id: randomUUID(), timestamp: at, origin: 'client', type: 'channel.client.left', forced: false, channel: channelPart(p), client: clientPart(p), connection: null, message: null });
+  return owned(p, {
+    id: randomUUID(),
+    timestamp: at,
+    origin: 'client',
+    type: 'channel.client.left',
+    forced: false,
+    channel: channelPart(p),
+    client: clientPart(p),
+    connection: null,
+    message: null,
+  });
 }
 
 /** What the usage list answers. */
@@ -205,11 +259,24 @@ export class UsageHarness {
   /** The raw NATS answer of the usage list (`usage-aggregator.v1.usage.list`, management-api's envelope): `{ response }` or `{ err }`. */
   async ask(request: Record<string, unknown>) {
     const subject = 'usage-aggregator.v1.usage.list';
-    const msg = await this.nc.request(`${this.ns}.${subject}`, JSON.stringify({ pattern: subject, id: randomUUID(), data: request }), { timeout: 10000 });
-    return JSON.parse(decoder.decode(msg.data)) as { response?: UsageAnswer; err?: { code: string; message: string; details?: Array<{ field?: string; message: string }> } };
+    const msg = await this.nc.request(
+      `${this.ns}.${subject}`,
+      JSON.stringify({ pattern: subject, id: randomUUID(), data: request }),
+      { timeout: 10000 },
+    );
+    return JSON.parse(decoder.decode(msg.data)) as {
+      response?: UsageAnswer;
+      err?: { code: string; message: string; details?: Array<{ field?: string; message: string }> };
+    };
   }
 
-  async query(scope: CallerScope, applicationId: string, startTimestamp: number | null, endTimestamp: number | null, options: ForwardedQueryOptions = {}): Promise<UsageAnswer> {
+  async query(
+    scope: CallerScope,
+    applicationId: string,
+    startTimestamp: number | null,
+    endTimestamp: number | null,
+    options: ForwardedQueryOptions = {},
+  ): Promise<UsageAnswer> {
     const answer = await this.ask({ scope, applicationId, startTimestamp, endTimestamp, query: options });
     if (answer.err) throw new Error(`usage query failed: ${JSON.stringify(answer.err)}`);
     return answer.response!;
@@ -222,7 +289,11 @@ export class UsageHarness {
       async () => {
         const stream = await jsm.streams.info(eventStreamName(this.ns));
         const consumer = await jsm.consumers.info(eventStreamName(this.ns), 'usage-aggregator');
-        return consumer.num_pending === 0 && consumer.num_ack_pending === 0 && consumer.ack_floor.stream_seq >= stream.state.last_seq;
+        return (
+          consumer.num_pending === 0 &&
+          consumer.num_ack_pending === 0 &&
+          consumer.ack_floor.stream_seq >= stream.state.last_seq
+        );
       },
       { timeoutMs, intervalMs: 100, description: 'usage-aggregator to acknowledge every event of the stream' },
     );
@@ -246,8 +317,12 @@ export class UsageHarness {
   /** Every usage row, for "nothing changed" comparisons. */
   async ledger(): Promise<unknown> {
     return {
-      minutes: await this.sql('SELECT application_id, organization_id, hour_start, max_pixel_count, participant_ms FROM usage.hourly_minutes ORDER BY 1, 2, 3, 4'),
-      messages: await this.sql('SELECT application_id, organization_id, hour_start, participant_messages FROM usage.hourly_messages ORDER BY 1, 2, 3'),
+      minutes: await this.sql(
+        'SELECT application_id, organization_id, hour_start, max_pixel_count, participant_ms FROM usage.hourly_minutes ORDER BY 1, 2, 3, 4',
+      ),
+      messages: await this.sql(
+        'SELECT application_id, organization_id, hour_start, participant_messages FROM usage.hourly_messages ORDER BY 1, 2, 3',
+      ),
       connections: await this.sql('SELECT * FROM usage.connection ORDER BY application_id, connection_id'),
       processed: await this.processedCount(),
     };
@@ -264,13 +339,18 @@ export class UsageHarness {
 export function backlogScenario(
   applicationId: string,
   organizationId: string,
-): { phase1: DomainEvent[]; phase2: DomainEvent[]; expected: Record<string, { messages: number; minutes: MinutesByBucket }> } {
+): {
+  phase1: DomainEvent[];
+  phase2: DomainEvent[];
+  expected: Record<string, { messages: number; minutes: MinutesByBucket }>;
+} {
   const at = (h: number, m = 0) => Date.UTC(2025, 2, 1, h, m);
   const people = Array.from({ length: 40 }, (_, i) => participant(applicationId, organizationId, `p${i}`, i % 2 === 0));
   const phase1: DomainEvent[] = [];
   const phase2: DomainEvent[] = [];
   const expectedMs = new Map<string, number>();
-  const book = (hour: number, bucket: number, ms: number) => expectedMs.set(`${hour}:${bucket}`, (expectedMs.get(`${hour}:${bucket}`) ?? 0) + ms);
+  const book = (hour: number, bucket: number, ms: number) =>
+    expectedMs.set(`${hour}:${bucket}`, (expectedMs.get(`${hour}:${bucket}`) ?? 0) + ms);
   const messages = new Map<number, number>();
   people.forEach((p, i) => {
     const start = at(9, 30 + i);

@@ -5,7 +5,18 @@
  */
 import { connect, type NatsConnection } from '@nats-io/transport-node';
 import { eventStreamName, usageQueryErrorCode, type CallerScope, type DomainEvent } from '@switchboard/contracts';
-import { createTestDatabase, flushRedisPrefix, freePort, serviceTestEnv, spawnService, testNamespace, testServers, waitFor, type SpawnedService, type TestDatabase } from '@switchboard/testing';
+import {
+  createTestDatabase,
+  flushRedisPrefix,
+  freePort,
+  serviceTestEnv,
+  spawnService,
+  testNamespace,
+  testServers,
+  waitFor,
+  type SpawnedService,
+  type TestDatabase,
+} from '@switchboard/testing';
 import {
   backlogScenario,
   clientLeftEvent,
@@ -144,15 +155,27 @@ describe('usage-aggregator', () => {
       expect(answer['@odata.count']).toBeUndefined();
       // Buckets come sorted by key; ids are UUIDs, the same in every answer.
       expect(answer.value[1]!.participantMinutes!.map((e) => e.key)).toEqual([0, 921600, 2073600]);
-      for (const r of answer.value) expect(r.id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/);
+      for (const r of answer.value)
+        expect(r.id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/);
       expect((await h.query(scope, APP, at(10), at(13))).value.map((r) => r.id)).toEqual(answer.value.map((r) => r.id));
     });
 
     it('widens a window to whole hours; the records of a window sum to the window', async () => {
-      expect(summarize(await h.query(scope, APP, at(10, 15), at(11, 5)))).toEqual({ [iso(10)]: EXPECTED_10_TO_13[iso(10)], [iso(11)]: EXPECTED_10_TO_13[iso(11)] });
-      expect(summarize(await h.query(scope, APP, at(12), at(12, 0, 1)))).toEqual({ [iso(12)]: EXPECTED_10_TO_13[iso(12)] });
+      expect(summarize(await h.query(scope, APP, at(10, 15), at(11, 5)))).toEqual({
+        [iso(10)]: EXPECTED_10_TO_13[iso(10)],
+        [iso(11)]: EXPECTED_10_TO_13[iso(11)],
+      });
+      expect(summarize(await h.query(scope, APP, at(12), at(12, 0, 1)))).toEqual({
+        [iso(12)]: EXPECTED_10_TO_13[iso(12)],
+      });
       const day = await h.query(scope, APP, at(0), at(24));
-      const total = (bucket: number) => day.value.slice(0, 3).reduce((sum, r) => sum + (r.participantMinutes!.find((e) => e.key === bucket)?.value.usageParticipantMinutes ?? 0), 0);
+      const total = (bucket: number) =>
+        day.value
+          .slice(0, 3)
+          .reduce(
+            (sum, r) => sum + (r.participantMinutes!.find((e) => e.key === bucket)?.value.usageParticipantMinutes ?? 0),
+            0,
+          );
       expect([total(0), total(76800), total(921600), total(2073600)]).toEqual([30 + 60 + 45.5, 20, 40, 15]);
       expect(day.value.slice(0, 3).reduce((sum, r) => sum + r.participantMessages!, 0)).toBe(6);
     });
@@ -179,20 +202,27 @@ describe('usage-aggregator', () => {
       if (minutes.length === 3) expect(minutes[1]).toBe(60);
       expect(minutes.at(-1)).toBeGreaterThan(0);
       expect(minutes.at(-1)).toBeLessThanOrEqual(60);
-      expect(answer.value.at(-1)!.startTimestamp).toBe(new Date(Date.parse(answer.value.at(-1)!.endTimestamp!) - HOUR).toISOString());
+      expect(answer.value.at(-1)!.startTimestamp).toBe(
+        new Date(Date.parse(answer.value.at(-1)!.endTimestamp!) - HOUR).toISOString(),
+      );
     });
   });
 
   describe('OData options', () => {
     it('filters, orders, pages, counts and selects', async () => {
-      const filtered = await h.query(scope, APP, at(0), at(13), { $filter: 'participantMessages gt 0', $orderby: 'startTimestamp desc' });
+      const filtered = await h.query(scope, APP, at(0), at(13), {
+        $filter: 'participantMessages gt 0',
+        $orderby: 'startTimestamp desc',
+      });
       expect(filtered.value.map((r) => r.startTimestamp)).toEqual([iso(11), iso(10)]);
 
       const page = await h.query(scope, APP, at(0), at(13), { $top: '1', $skip: '1', $count: 'true' });
       expect(page['@odata.count']).toBe(3);
       expect(page.value.map((r) => r.startTimestamp)).toEqual([iso(11)]);
 
-      const byTime = await h.query(scope, APP, at(0), at(13), { $filter: 'startTimestamp ge 2025-03-01T11:00:00Z and endTimestamp le 2025-03-01T12:00:00Z' });
+      const byTime = await h.query(scope, APP, at(0), at(13), {
+        $filter: 'startTimestamp ge 2025-03-01T11:00:00Z and endTimestamp le 2025-03-01T12:00:00Z',
+      });
       expect(byTime.value.map((r) => r.startTimestamp)).toEqual([iso(11)]);
 
       const selected = await h.query(scope, APP, at(10), at(11), { $select: 'startTimestamp,participantMinutes' });
@@ -209,17 +239,41 @@ describe('usage-aggregator', () => {
     });
 
     it('refuses unknown properties and unsupported options with the OData code in the detail', async () => {
-      const unknown = await h.ask({ scope, applicationId: APP, startTimestamp: at(10), endTimestamp: at(13), query: { $filter: 'nope eq 1' } });
+      const unknown = await h.ask({
+        scope,
+        applicationId: APP,
+        startTimestamp: at(10),
+        endTimestamp: at(13),
+        query: { $filter: 'nope eq 1' },
+      });
       expect(unknown.err).toMatchObject({ code: 'ValidationFailed', details: [{ field: '$filter' }] });
       expect(usageQueryErrorCode(unknown.err!.details![0]!.message)).toBe('UnknownProperty');
 
-      const notFilterable = await h.ask({ scope, applicationId: APP, startTimestamp: at(10), endTimestamp: at(13), query: { $orderby: 'participantMinutes' } });
+      const notFilterable = await h.ask({
+        scope,
+        applicationId: APP,
+        startTimestamp: at(10),
+        endTimestamp: at(13),
+        query: { $orderby: 'participantMinutes' },
+      });
       expect(notFilterable.err).toMatchObject({ code: 'ValidationFailed', details: [{ field: '$orderby' }] });
 
-      const expand = await h.ask({ scope, applicationId: APP, startTimestamp: at(10), endTimestamp: at(13), query: { $expand: 'x' } });
+      const expand = await h.ask({
+        scope,
+        applicationId: APP,
+        startTimestamp: at(10),
+        endTimestamp: at(13),
+        query: { $expand: 'x' },
+      });
       expect(expand.err).toMatchObject({ code: 'ValidationFailed' });
 
-      const backwards = await h.ask({ scope, applicationId: APP, startTimestamp: at(13), endTimestamp: at(10), query: {} });
+      const backwards = await h.ask({
+        scope,
+        applicationId: APP,
+        startTimestamp: at(13),
+        endTimestamp: at(10),
+        query: {},
+      });
       expect(backwards.err).toMatchObject({ code: 'ValidationFailed' });
       const noScope = await h.ask({ applicationId: APP, startTimestamp: at(10), endTimestamp: at(13), query: {} });
       expect(noScope.err).toMatchObject({ code: 'ValidationFailed' });
@@ -242,13 +296,31 @@ describe('usage-aggregator', () => {
       });
       expect(open.response!['@odata.count']).toBe(3);
       expect(summarize({ value: open.response!.value })).toEqual(EXPECTED_10_TO_13);
-      const recent = await h.ask({ scope, applicationId: APP, startTimestamp: Date.now() - 2 * HOUR, endTimestamp: null, query: { $count: 'true' } });
+      const recent = await h.ask({
+        scope,
+        applicationId: APP,
+        startTimestamp: Date.now() - 2 * HOUR,
+        endTimestamp: null,
+        query: { $count: 'true' },
+      });
       expect(recent.response!['@odata.count']).toBeGreaterThanOrEqual(2);
 
-      const empty = await h.ask({ scope, applicationId: APP, startTimestamp: at(10), endTimestamp: at(10), query: { $count: 'true' } });
+      const empty = await h.ask({
+        scope,
+        applicationId: APP,
+        startTimestamp: at(10),
+        endTimestamp: at(10),
+        query: { $count: 'true' },
+      });
       expect(empty.response).toEqual({ '@odata.count': 0, value: [] });
 
-      const unknown = await h.ask({ scope, applicationId: APP, startTimestamp: at(10), endTimestamp: at(13), query: { $orderby: 'nope' } });
+      const unknown = await h.ask({
+        scope,
+        applicationId: APP,
+        startTimestamp: at(10),
+        endTimestamp: at(13),
+        query: { $orderby: 'nope' },
+      });
       expect(unknown.err).toMatchObject({ code: 'ValidationFailed', details: [{ field: '$orderby' }] });
       expect(usageQueryErrorCode(unknown.err!.details![0]!.message)).toBe('UnknownProperty');
     });
@@ -258,9 +330,17 @@ describe('usage-aggregator', () => {
     it("gives no records for another organization's application, and each organization its own", async () => {
       expect((await h.query(otherScope, APP, at(0), at(24))).value).toEqual([]);
       expect((await h.query(scope, OTHER_APP, at(0), at(24))).value).toEqual([]);
-      expect(summarize(await h.query(otherScope, OTHER_APP, at(0), at(24)))).toEqual({ [iso(10)]: { messages: 1, minutes: { 921600: 45 } } });
+      expect(summarize(await h.query(otherScope, OTHER_APP, at(0), at(24)))).toEqual({
+        [iso(10)]: { messages: 1, minutes: { 921600: 45 } },
+      });
       expect(summarize(await h.query(operator, APP, at(10), at(13)))).toEqual(EXPECTED_10_TO_13);
-      const anonymous = await h.ask({ scope: { organizationId: null, operator: false, principal: 'x' }, applicationId: APP, startTimestamp: at(10), endTimestamp: at(13), query: {} });
+      const anonymous = await h.ask({
+        scope: { organizationId: null, operator: false, principal: 'x' },
+        applicationId: APP,
+        startTimestamp: at(10),
+        endTimestamp: at(13),
+        query: {},
+      });
       expect(anonymous.err).toMatchObject({ code: 'Forbidden' });
     });
   });
@@ -296,16 +376,21 @@ describe('usage-aggregator', () => {
       const jsm = await h.jsm();
       const { created } = await jsm.consumers.info(eventStreamName(ns), 'usage-aggregator');
       await jsm.consumers.delete(eventStreamName(ns), 'usage-aggregator');
-      await waitFor(async () => (await jsm.consumers.info(eventStreamName(ns), 'usage-aggregator')).created !== created, {
-        timeoutMs: 30000,
-        description: 'the aggregator to re-create its consumer',
-      });
+      await waitFor(
+        async () => (await jsm.consumers.info(eventStreamName(ns), 'usage-aggregator')).created !== created,
+        {
+          timeoutMs: 30000,
+          description: 'the aggregator to re-create its consumer',
+        },
+      );
       await h.drained();
       expect(await h.ledger()).toEqual(before);
       const late = participant(APP, ORG, 'late', false);
       await h.publish(messageEvent('channel.client.message', late, at(12, 40)));
       await h.drained();
-      expect(summarize(await h.query(scope, APP, at(12), at(13)))).toEqual({ [iso(12)]: { ...EXPECTED_10_TO_13[iso(12)], messages: 1 } });
+      expect(summarize(await h.query(scope, APP, at(12), at(13)))).toEqual({
+        [iso(12)]: { ...EXPECTED_10_TO_13[iso(12)], messages: 1 },
+      });
     }, 60000);
   });
 
@@ -318,7 +403,11 @@ describe('usage-aggregator', () => {
       const total = (await (await h.jsm()).streams.info(eventStreamName(ns))).state.last_seq;
       const processedBefore = await h.processedCount();
       const victim = await start();
-      await waitFor(async () => (await h.processedCount()) >= processedBefore + 50, { timeoutMs: 30000, intervalMs: 5, description: 'the aggregator to start on the backlog' });
+      await waitFor(async () => (await h.processedCount()) >= processedBefore + 50, {
+        timeoutMs: 30000,
+        intervalMs: 5,
+        description: 'the aggregator to start on the backlog',
+      });
       await victim.stop('SIGKILL');
       await h.publishAll(phase2);
       expect((await (await h.jsm()).streams.info(eventStreamName(ns))).state.last_seq).toBe(total + phase2.length);
@@ -328,10 +417,15 @@ describe('usage-aggregator', () => {
       const answer = await h.query(scope, KILL_APP, at(9), at(11));
       expect(summarize(answer)).toEqual(expected);
       // Every applied event was recorded exactly once.
-      const [{ n }] = (await h.sql<{ n: number }>('SELECT count(*)::int AS n FROM usage.processed_event')) as [{ n: number }];
+      const [{ n }] = (await h.sql<{ n: number }>('SELECT count(*)::int AS n FROM usage.processed_event')) as [
+        { n: number },
+      ];
       expect(n).toBe(processedBefore + phase1.length + phase2.length);
       // And the earlier session is untouched.
-      expect(summarize(await h.query(scope, APP, at(10), at(12)))).toEqual({ [iso(10)]: EXPECTED_10_TO_13[iso(10)], [iso(11)]: EXPECTED_10_TO_13[iso(11)] });
+      expect(summarize(await h.query(scope, APP, at(10), at(12)))).toEqual({
+        [iso(10)]: EXPECTED_10_TO_13[iso(10)],
+        [iso(11)]: EXPECTED_10_TO_13[iso(11)],
+      });
     }, 180000);
   });
 });

@@ -29,7 +29,17 @@ import {
   type TestDatabase,
 } from '@switchboard/testing';
 import { startRedis, stopServer } from '../../tools/stack/servers.mjs';
-import { eventBus, eventInfo, fakeManagement, sql, startReceiver, startWorker, webhook, type EventBus, type Receiver } from './harness.js';
+import {
+  eventBus,
+  eventInfo,
+  fakeManagement,
+  sql,
+  startReceiver,
+  startWorker,
+  webhook,
+  type EventBus,
+  type Receiver,
+} from './harness.js';
 
 const EVENTS = 10_000;
 const CONCURRENCY = 100;
@@ -63,7 +73,12 @@ async function setUp(label: string, redisUrl: string, own: { natsUrl?: string; d
     organizationId: ORG,
     sharedSecret: SECRET,
     webhooks: [webhook('app-hook', `${receiver.url}/app`, { reliable: true })],
-    channels: { '*': { channelConfigId: 'cc', webhooks: [webhook('channel-hook', `${receiver.url}/channel`, { source: 'channel', reliable: true })] } },
+    channels: {
+      '*': {
+        channelConfigId: 'cc',
+        webhooks: [webhook('channel-hook', `${receiver.url}/channel`, { source: 'channel', reliable: true })],
+      },
+    },
   });
   const env = {
     NATS_URL: natsUrl,
@@ -100,7 +115,9 @@ async function tearDown(run: Run | undefined, sharedRedisUrl: string | null): Pr
 /** Publishes `count` events (half in 25 channels, half outside any) in the background; resolves with their stream sequences. */
 function publishAll(run: Run, count = EVENTS): Promise<Map<string, number>> {
   const items = Array.from({ length: count }, (_, i) => {
-    const event = eventInfo(i % 2 === 0 ? 'channel.client.joined' : 'client.updated', run.applicationId, { channelId: i % 2 === 0 ? `room-${i % 50}` : null });
+    const event = eventInfo(i % 2 === 0 ? 'channel.client.joined' : 'client.updated', run.applicationId, {
+      channelId: i % 2 === 0 ? `room-${i % 50}` : null,
+    });
     run.eventIds.push(event.id);
     return { applicationId: run.applicationId, organizationId: ORG, event };
   });
@@ -113,7 +130,9 @@ function publishAll(run: Run, count = EVENTS): Promise<Map<string, number>> {
  */
 function outOfOrderChannels(run: Run, seqs: ReadonlyMap<string, number>): string[] {
   const firstReceipt = new Map<string, number>();
-  run.receiver.at('/channel').forEach((r, n) => r.eventIds.forEach((id) => firstReceipt.has(id) || firstReceipt.set(id, n)));
+  run.receiver
+    .at('/channel')
+    .forEach((r, n) => r.eventIds.forEach((id) => firstReceipt.has(id) || firstReceipt.set(id, n)));
   const byChannel = new Map<string, string[]>();
   run.eventIds.forEach((id, i) => {
     if (i % 2 === 0) byChannel.set(`room-${i % 50}`, [...(byChannel.get(`room-${i % 50}`) ?? []), id]);
@@ -132,7 +151,10 @@ function outOfOrderChannels(run: Run, seqs: ReadonlyMap<string, number>): string
  */
 async function notAcknowledged(run: Run): Promise<number> {
   const jsm = await jetstreamManager(run.nc);
-  const [stream, consumer] = await Promise.all([jsm.streams.info(eventStreamName(run.ns)), jsm.consumers.info(eventStreamName(run.ns), 'webhook-worker')]);
+  const [stream, consumer] = await Promise.all([
+    jsm.streams.info(eventStreamName(run.ns)),
+    jsm.consumers.info(eventStreamName(run.ns), 'webhook-worker'),
+  ]);
   return run.eventIds.length - stream.state.messages + consumer.num_pending + consumer.num_ack_pending;
 }
 
@@ -144,9 +166,18 @@ async function notAcknowledged(run: Run): Promise<number> {
 async function survivesOutage(
   run: Run,
   what: string,
-  options: { deliveries: number; publishing: Promise<Map<string, number>>; down: () => Promise<void>; up: () => Promise<void> },
+  options: {
+    deliveries: number;
+    publishing: Promise<Map<string, number>>;
+    down: () => Promise<void>;
+    up: () => Promise<void>;
+  },
 ): Promise<void> {
-  await waitFor(() => run.receiver.requests.length >= options.deliveries, { timeoutMs: 60000, intervalMs: 10, description: `the first ${options.deliveries} deliveries` });
+  await waitFor(() => run.receiver.requests.length >= options.deliveries, {
+    timeoutMs: 60000,
+    intervalMs: 10,
+    description: `the first ${options.deliveries} deliveries`,
+  });
   const backlog = await notAcknowledged(run);
   await options.down();
   const downAt = Date.now();
@@ -159,7 +190,9 @@ async function survivesOutage(
   expect(backlog).toBeGreaterThan(0);
   const { duplicates } = await checkInvariants(run, downAt, { maxDuplicates: 0 });
   expect(outOfOrderChannels(run, seqs)).toEqual([]);
-  process.stdout.write(`${what} test: ${backlog} events not yet acknowledged and ${delivered} requests made when it went down, ${duplicates} receipts twice\n`);
+  process.stdout.write(
+    `${what} test: ${backlog} events not yet acknowledged and ${delivered} requests made when it went down, ${duplicates} receipts twice\n`,
+  );
 }
 
 /** Every event at both webhooks (the channel webhook gets the events in a channel). */
@@ -184,14 +217,19 @@ async function waitForAll(run: Run, timeoutMs: number): Promise<void> {
  * - an event reaching a webhook twice was first sent before the disruption (in flight when the
  *   worker died); there are at most as many as deliveries can be in progress at once.
  */
-async function checkInvariants(run: Run, disruptedAt: number, options: { maxDuplicates: number }): Promise<{ duplicates: number }> {
+async function checkInvariants(
+  run: Run,
+  disruptedAt: number,
+  options: { maxDuplicates: number },
+): Promise<{ duplicates: number }> {
   let duplicates = 0;
   for (const [p, want] of [
     ['/app', run.eventIds],
     ['/channel', run.eventIds.filter((_, i) => i % 2 === 0)],
   ] as const) {
     const receipts = new Map<string, number[]>();
-    for (const r of run.receiver.at(p)) for (const id of r.eventIds) receipts.set(id, [...(receipts.get(id) ?? []), r.at]);
+    for (const r of run.receiver.at(p))
+      for (const id of r.eventIds) receipts.set(id, [...(receipts.get(id) ?? []), r.at]);
     expect(new Set(receipts.keys())).toEqual(new Set(want));
     for (const [, at] of receipts) {
       if (at.length === 1) continue;
@@ -202,7 +240,13 @@ async function checkInvariants(run: Run, disruptedAt: number, options: { maxDupl
   }
   expect(duplicates).toBeLessThanOrEqual(options.maxDuplicates);
 
-  const perWebhook = await sql<{ webhook_id: string; deliveries: number; events: number; pending: number; failed: number }>(
+  const perWebhook = await sql<{
+    webhook_id: string;
+    deliveries: number;
+    events: number;
+    pending: number;
+    failed: number;
+  }>(
     run.db.url,
     `SELECT webhook_id, count(*)::int AS deliveries, count(DISTINCT event_ids[1])::int AS events,
             count(*) FILTER (WHERE state = 'pending')::int AS pending, count(*) FILTER (WHERE state = 'failed')::int AS failed
@@ -239,7 +283,11 @@ describe('webhook-worker under failure', () => {
       run = await setUp('crash', servers.redisUrl);
       worker = await startWorker(run.env);
       const publishing = publishAll(run);
-      await waitFor(() => run!.receiver.requests.length >= 4000, { timeoutMs: 60000, intervalMs: 10, description: 'the first 4000 deliveries' });
+      await waitFor(() => run!.receiver.requests.length >= 4000, {
+        timeoutMs: 60000,
+        intervalMs: 10,
+        description: 'the first 4000 deliveries',
+      });
       await worker.stop('SIGKILL');
       const killedAt = Date.now();
       const deliveredBeforeKill = run.receiver.requests.length;
@@ -249,7 +297,9 @@ describe('webhook-worker under failure', () => {
       await new Promise((r) => setTimeout(r, 3000)); // late duplicates would show up within lock + ack wait
       const { duplicates } = await checkInvariants(run, killedAt, { maxDuplicates: CONCURRENCY });
       expect(deliveredBeforeKill).toBeLessThan(EVENTS * 1.5);
-      process.stdout.write(`kill test: ${deliveredBeforeKill} requests before the kill, ${duplicates} receipts twice (in flight at the kill)\n`);
+      process.stdout.write(
+        `kill test: ${deliveredBeforeKill} requests before the kill, ${duplicates} receipts twice (in flight at the kill)\n`,
+      );
     }, 120000);
   });
 
@@ -266,7 +316,11 @@ describe('webhook-worker under failure', () => {
       run = await setUp('sigterm', servers.redisUrl);
       worker = await startWorker(run.env);
       const publishing = publishAll(run, 4000);
-      await waitFor(() => run!.receiver.requests.length >= 1500, { timeoutMs: 60000, intervalMs: 10, description: 'the first 1500 deliveries' });
+      await waitFor(() => run!.receiver.requests.length >= 1500, {
+        timeoutMs: 60000,
+        intervalMs: 10,
+        description: 'the first 1500 deliveries',
+      });
       const atSignal = run.receiver.requests.length;
       const exit = await worker.stop('SIGTERM', 15000);
       const stoppedAt = Date.now();
@@ -310,7 +364,11 @@ describe('webhook-worker under failure', () => {
       run = await setUp('redisrestart', redis.url);
       worker = await startWorker(run.env);
       const publishing = publishAll(run);
-      await waitFor(() => run!.receiver.requests.length >= 4000, { timeoutMs: 60000, intervalMs: 10, description: 'the first 4000 deliveries' });
+      await waitFor(() => run!.receiver.requests.length >= 4000, {
+        timeoutMs: 60000,
+        intervalMs: 10,
+        description: 'the first 4000 deliveries',
+      });
       // A clean stop writes the append-only file; the restart replays it.
       await stopServer('redis', redis.pid, { dataDir: redisDir });
       const stoppedAt = Date.now();
@@ -338,11 +396,18 @@ describe('webhook-worker under failure', () => {
 
     it('loses nothing and sends nothing twice', async () => {
       postgres = await startOwnPostgres('webhooks');
-      run = await setUp('pgrestart', servers.redisUrl, { db: await postgres.createDatabase('webhooks', ['webhook-worker']) });
+      run = await setUp('pgrestart', servers.redisUrl, {
+        db: await postgres.createDatabase('webhooks', ['webhook-worker']),
+      });
       worker = await startWorker(run.env);
       // Early enough that events are still to be taken in (their intake transactions fail, and
       // attempts already made wait to be logged).
-      await survivesOutage(run, 'postgres crash', { deliveries: 1000, publishing: publishAll(run), down: () => postgres!.crash(), up: () => postgres!.start() });
+      await survivesOutage(run, 'postgres crash', {
+        deliveries: 1000,
+        publishing: publishAll(run),
+        down: () => postgres!.crash(),
+        up: () => postgres!.start(),
+      });
     }, 150000);
   });
 
@@ -364,7 +429,12 @@ describe('webhook-worker under failure', () => {
       // Every event is in the stream (acknowledged by JetStream) before the kill: those are the ones
       // that must not be lost. The worker is still taking them in and delivering them.
       const seqs = await publishAll(run);
-      await survivesOutage(run, 'nats kill', { deliveries: 500, publishing: Promise.resolve(seqs), down: () => nats!.kill(), up: () => nats!.start() });
+      await survivesOutage(run, 'nats kill', {
+        deliveries: 500,
+        publishing: Promise.resolve(seqs),
+        down: () => nats!.kill(),
+        up: () => nats!.start(),
+      });
     }, 150000);
   });
 });

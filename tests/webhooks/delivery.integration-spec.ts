@@ -6,7 +6,15 @@
  */
 import { createHmac, randomUUID } from 'node:crypto';
 import { connect, type NatsConnection } from '@nats-io/transport-node';
-import { createTestDatabase, flushRedisPrefix, testNamespace, testServers, waitFor, type SpawnedService, type TestDatabase } from '@switchboard/testing';
+import {
+  createTestDatabase,
+  flushRedisPrefix,
+  testNamespace,
+  testServers,
+  waitFor,
+  type SpawnedService,
+  type TestDatabase,
+} from '@switchboard/testing';
 import type { ODataListResponse, WebhookDelivery, WebhookDeliveryReplayResult } from '@switchboard/contracts';
 import { Webhook } from 'standardwebhooks';
 import {
@@ -79,7 +87,14 @@ describe('webhook-worker delivers domain events to webhooks', () => {
   const path = () => `/hook-${randomUUID().slice(0, 8)}`;
   const settle = (ms = 600) => new Promise((r) => setTimeout(r, ms));
   const attemptsOf = (webhookId: string) =>
-    sql<{ attempt: number; status_code: number | null; error: string | null; success: boolean; final: boolean; delivery_id: string }>(
+    sql<{
+      attempt: number;
+      status_code: number | null;
+      error: string | null;
+      success: boolean;
+      final: boolean;
+      delivery_id: string;
+    }>(
       db.url,
       `SELECT attempt, status_code, error, success, final, delivery_id FROM webhook.delivery_attempt WHERE webhook_id = $1 ORDER BY attempted_on, attempt`,
       [webhookId],
@@ -97,8 +112,19 @@ describe('webhook-worker delivers domain events to webhooks', () => {
         webhook('app-all', `${receiver.url}${allPath}`, { events: ['*'] }),
       ],
       channels: {
-        'room-1': { channelConfigId: 'cc-room-1', webhooks: [webhook('room-joins', `${receiver.url}${channelPath}`, { source: 'channel', events: ['channel.client.joined'] })] },
-        '*': { channelConfigId: 'cc-any', webhooks: [webhook('any-room', `${receiver.url}${otherChannelPath}`, { source: 'channel', events: [] })] },
+        'room-1': {
+          channelConfigId: 'cc-room-1',
+          webhooks: [
+            webhook('room-joins', `${receiver.url}${channelPath}`, {
+              source: 'channel',
+              events: ['channel.client.joined'],
+            }),
+          ],
+        },
+        '*': {
+          channelConfigId: 'cc-any',
+          webhooks: [webhook('any-room', `${receiver.url}${otherChannelPath}`, { source: 'channel', events: [] })],
+        },
       },
     });
     const events = [
@@ -111,16 +137,35 @@ describe('webhook-worker delivers domain events to webhooks', () => {
     ];
     for (const e of events) await bus.publish(a, ORG, e);
     const ids = (...n: number[]) => n.map((i) => events[i]!.id);
-    await waitFor(() => receiver.at(allPath).length === 6, { timeoutMs: 10000, description: 'every event at the catch-all webhook' });
-    await waitFor(() => receiver.at(appPath).length === 2 && receiver.at(channelPath).length === 1 && receiver.at(otherChannelPath).length === 2, {
+    await waitFor(() => receiver.at(allPath).length === 6, {
       timeoutMs: 10000,
-      description: 'the subscribed events',
+      description: 'every event at the catch-all webhook',
     });
+    await waitFor(
+      () =>
+        receiver.at(appPath).length === 2 &&
+        receiver.at(channelPath).length === 1 &&
+        receiver.at(otherChannelPath).length === 2,
+      {
+        timeoutMs: 10000,
+        description: 'the subscribed events',
+      },
+    );
     await settle();
     expect(receiver.at(appPath).flatMap((r) => r.eventIds)).toEqual(ids(0, 4));
     expect(receiver.at(channelPath).flatMap((r) => r.eventIds)).toEqual(ids(1));
-    expect(receiver.at(otherChannelPath).flatMap((r) => r.eventIds).sort()).toEqual(ids(2, 5).sort());
-    expect(receiver.at(allPath).flatMap((r) => r.eventIds).sort()).toEqual([...ids(0, 1, 2, 3, 4, 5)].sort());
+    expect(
+      receiver
+        .at(otherChannelPath)
+        .flatMap((r) => r.eventIds)
+        .sort(),
+    ).toEqual(ids(2, 5).sort());
+    expect(
+      receiver
+        .at(allPath)
+        .flatMap((r) => r.eventIds)
+        .sort(),
+    ).toEqual([...ids(0, 1, 2, 3, 4, 5)].sort());
     expect(receiver.at(disabledPath)).toEqual([]);
     // The body is the EventInfo itself, with the JSON content type.
     const first = receiver.at(appPath)[0]!;
@@ -128,16 +173,26 @@ describe('webhook-worker delivers domain events to webhooks', () => {
     expect(first.body).toEqual(events[0]);
     // One delivery per (webhook, event), each logged once as a final success.
     const logged = await attemptsOf('room-joins');
-    expect(logged).toEqual([expect.objectContaining({ attempt: 1, status_code: 200, success: true, final: true, error: null })]);
+    expect(logged).toEqual([
+      expect.objectContaining({ attempt: 1, status_code: 200, success: true, final: true, error: null }),
+    ]);
   });
 
   it('a configuration change applies to the next event (applications.changed drops the cache)', async () => {
     const a = app();
     const [before, after] = [path(), path()];
-    management.apps.set(a, { organizationId: ORG, sharedSecret: SECRET, webhooks: [webhook('cfg-hook', `${receiver.url}${before}`)] });
+    management.apps.set(a, {
+      organizationId: ORG,
+      sharedSecret: SECRET,
+      webhooks: [webhook('cfg-hook', `${receiver.url}${before}`)],
+    });
     await bus.publish(a, ORG, eventInfo('client.registered', a, { channelId: null }));
     await waitFor(() => receiver.at(before).length === 1, { timeoutMs: 10000 });
-    management.apps.set(a, { organizationId: ORG, sharedSecret: SECRET, webhooks: [webhook('cfg-hook', `${receiver.url}${after}`)] });
+    management.apps.set(a, {
+      organizationId: ORG,
+      sharedSecret: SECRET,
+      webhooks: [webhook('cfg-hook', `${receiver.url}${after}`)],
+    });
     management.changed(a);
     await settle(200);
     await bus.publish(a, ORG, eventInfo('client.updated', a, { channelId: null }));
@@ -151,7 +206,10 @@ describe('webhook-worker delivers domain events to webhooks', () => {
     management.apps.set(a, {
       organizationId: ORG,
       sharedSecret: SECRET,
-      webhooks: [webhook('batched', `${receiver.url}${batchPath}`, { batch: true }), webhook('single', `${receiver.url}${singlePath}`)],
+      webhooks: [
+        webhook('batched', `${receiver.url}${batchPath}`, { batch: true }),
+        webhook('single', `${receiver.url}${singlePath}`),
+      ],
     });
     const t = Date.now();
     const moment = [
@@ -161,14 +219,20 @@ describe('webhook-worker delivers domain events to webhooks', () => {
     ];
     const later = eventInfo('client.registered', a, { timestamp: t + 5, channelId: null });
     await Promise.all([...moment, later].map((e) => bus.publish(a, ORG, e)));
-    await waitFor(() => receiver.at(singlePath).length === 4 && receiver.at(batchPath).length >= 2, { timeoutMs: 10000 });
+    await waitFor(() => receiver.at(singlePath).length === 4 && receiver.at(batchPath).length >= 2, {
+      timeoutMs: 10000,
+    });
     await settle();
     const calls = receiver.at(batchPath);
     expect(calls).toHaveLength(2);
     const together = calls.find((c) => c.eventIds.length === 3)!;
     expect(together.body).toEqual({ batch: moment });
     expect(calls.find((c) => c.eventIds.length === 1)!.body).toEqual({ batch: [later] });
-    const logged = await sql<{ event_count: number; event_ids: string[] }>(db.url, `SELECT event_count, event_ids FROM webhook.delivery_attempt WHERE webhook_id = 'batched' AND application_id = $1 ORDER BY event_count DESC`, [a]);
+    const logged = await sql<{ event_count: number; event_ids: string[] }>(
+      db.url,
+      `SELECT event_count, event_ids FROM webhook.delivery_attempt WHERE webhook_id = 'batched' AND application_id = $1 ORDER BY event_count DESC`,
+      [a],
+    );
     expect(logged).toEqual([
       { event_count: 3, event_ids: moment.map((e) => e.id) },
       { event_count: 1, event_ids: [later.id] },
@@ -179,7 +243,11 @@ describe('webhook-worker delivers domain events to webhooks', () => {
     const a = app();
     const p = path();
     receiver.on(p, (_r, nth) => (nth <= 2 ? 'drop' : 200));
-    management.apps.set(a, { organizationId: ORG, sharedSecret: SECRET, webhooks: [webhook('flaky', `${receiver.url}${p}`, { reliable: true })] });
+    management.apps.set(a, {
+      organizationId: ORG,
+      sharedSecret: SECRET,
+      webhooks: [webhook('flaky', `${receiver.url}${p}`, { reliable: true })],
+    });
     const e = eventInfo('client.registered', a, { channelId: null });
     await bus.publish(a, ORG, e);
     await waitFor(() => receiver.at(p).length === 3, { timeoutMs: 10000, description: 'three attempts' });
@@ -207,7 +275,10 @@ describe('webhook-worker delivers domain events to webhooks', () => {
     management.apps.set(a, {
       organizationId: ORG,
       sharedSecret: SECRET,
-      webhooks: [webhook('five', `${receiver.url}${fivePath}`, { reliable: true }), webhook('four', `${receiver.url}${fourPath}`, { reliable: true })],
+      webhooks: [
+        webhook('five', `${receiver.url}${fivePath}`, { reliable: true }),
+        webhook('four', `${receiver.url}${fourPath}`, { reliable: true }),
+      ],
     });
     await bus.publish(a, ORG, eventInfo('client.registered', a, { channelId: null }));
     await waitFor(() => receiver.at(fivePath).length === 3 && receiver.at(fourPath).length === 1, { timeoutMs: 10000 });
@@ -219,7 +290,9 @@ describe('webhook-worker delivers domain events to webhooks', () => {
       [2, 503, false],
       [3, 503, true],
     ]);
-    expect((await attemptsOf('four')).map((l) => [l.attempt, l.status_code, l.final, l.error])).toEqual([[1, 410, true, 'HTTP 410']]);
+    expect((await attemptsOf('four')).map((l) => [l.attempt, l.status_code, l.final, l.error])).toEqual([
+      [1, 410, true, 'HTTP 410'],
+    ]);
   });
 
   it('reliable: false gets one attempt; the failed delivery can be listed and replayed as a new delivery', async () => {
@@ -227,7 +300,11 @@ describe('webhook-worker delivers domain events to webhooks', () => {
     const p = path();
     let failing = true;
     receiver.on(p, () => (failing ? 'drop' : 200));
-    management.apps.set(a, { organizationId: ORG, sharedSecret: SECRET, webhooks: [webhook('once', `${receiver.url}${p}`, { reliable: false })] });
+    management.apps.set(a, {
+      organizationId: ORG,
+      sharedSecret: SECRET,
+      webhooks: [webhook('once', `${receiver.url}${p}`, { reliable: false })],
+    });
     const e = eventInfo('client.registered', a, { channelId: null });
     await bus.publish(a, ORG, e);
     await waitFor(() => receiver.at(p).length === 1, { timeoutMs: 10000 });
@@ -244,15 +321,36 @@ describe('webhook-worker delivers domain events to webhooks', () => {
     expect(list.response!['@odata.count']).toBe(1);
     const failed = list.response!.value[0]!;
     expect(failed).toEqual(
-      expect.objectContaining({ webhookId: 'once', webhookSource: 'application', eventId: e.id, eventType: 'client.registered', eventIds: [e.id], attempt: 1, success: false, final: true, statusCode: null }),
+      expect.objectContaining({
+        webhookId: 'once',
+        webhookSource: 'application',
+        eventId: e.id,
+        eventType: 'client.registered',
+        eventIds: [e.id],
+        attempt: 1,
+        success: false,
+        final: true,
+        statusCode: null,
+      }),
     );
     // The webhook, owner and event columns of an attempt come from its delivery's row.
     expect(failed).toEqual(
-      expect.objectContaining({ organizationId: ORG, applicationId: a, channelId: null, eventCount: 1, batch: false, url: `${receiver.url}${p}`, replayOf: null }),
+      expect.objectContaining({
+        organizationId: ORG,
+        applicationId: a,
+        channelId: null,
+        eventCount: 1,
+        batch: false,
+        url: `${receiver.url}${p}`,
+        replayOf: null,
+      }),
     );
 
     failing = false;
-    const replay = await natsCall<WebhookDeliveryReplayResult>(nc, ns, 'webhook-worker.v1.deliveries.replay', { scope, id: failed.id });
+    const replay = await natsCall<WebhookDeliveryReplayResult>(nc, ns, 'webhook-worker.v1.deliveries.replay', {
+      scope,
+      id: failed.id,
+    });
     expect(replay.err).toBeUndefined();
     expect(replay.response).toEqual({ deliveryId: expect.any(String), replayOf: failed.deliveryId });
     await waitFor(() => receiver.at(p).length === 2, { timeoutMs: 10000, description: 'the replayed delivery' });
@@ -260,9 +358,22 @@ describe('webhook-worker delivers domain events to webhooks', () => {
     expect(again.headers['webhook-id']).toBe(replay.response!.deliveryId);
     expect(again.body).toEqual(e);
     await waitFor(async () => (await attemptsOf('once')).length === 2, { timeoutMs: 5000 });
-    const replayed = await natsCall<WebhookDelivery>(nc, ns, 'webhook-worker.v1.deliveries.list', { scope, query: { $filter: `replayOf eq ${failed.deliveryId}` } });
+    const replayed = await natsCall<WebhookDelivery>(nc, ns, 'webhook-worker.v1.deliveries.list', {
+      scope,
+      query: { $filter: `replayOf eq ${failed.deliveryId}` },
+    });
     expect((replayed.response as unknown as ODataListResponse<WebhookDelivery>).value).toEqual([
-      expect.objectContaining({ attempt: 1, success: true, statusCode: 200, deliveryId: replay.response!.deliveryId, replayOf: failed.deliveryId, eventId: e.id, eventIds: [e.id], webhookId: 'once', organizationId: ORG }),
+      expect.objectContaining({
+        attempt: 1,
+        success: true,
+        statusCode: 200,
+        deliveryId: replay.response!.deliveryId,
+        replayOf: failed.deliveryId,
+        eventId: e.id,
+        eventIds: [e.id],
+        webhookId: 'once',
+        organizationId: ORG,
+      }),
     ]);
 
     // A delivery that did not fail cannot be replayed.
@@ -274,11 +385,20 @@ describe('webhook-worker delivers domain events to webhooks', () => {
   it('signatures verify with an independent HMAC and with the standardwebhooks verifier', async () => {
     const a = app();
     const [p, q] = [path(), path()];
-    management.apps.set(a, { organizationId: ORG, sharedSecret: SECRET, webhooks: [webhook('signed', `${receiver.url}${p}`), webhook('signed-batch', `${receiver.url}${q}`, { batch: true })] });
+    management.apps.set(a, {
+      organizationId: ORG,
+      sharedSecret: SECRET,
+      webhooks: [
+        webhook('signed', `${receiver.url}${p}`),
+        webhook('signed-batch', `${receiver.url}${q}`, { batch: true }),
+      ],
+    });
     await bus.publish(a, ORG, eventInfo('client.registered', a, { channelId: null }));
     await waitFor(() => receiver.at(p).length === 1 && receiver.at(q).length === 1, { timeoutMs: 10000 });
     for (const r of [receiver.at(p)[0]!, receiver.at(q)[0]!]) {
-      const expected = createHmac('sha256', Buffer.from(SECRET, 'utf8')).update(Buffer.from(r.raw, 'utf8')).digest('base64');
+      const expected = createHmac('sha256', Buffer.from(SECRET, 'utf8'))
+        .update(Buffer.from(r.raw, 'utf8'))
+        .digest('base64');
       expect(r.headers['x-applicationsignature']).toBe(expected);
       // Spelled as the contract writes it, for receivers that look headers up case-sensitively.
       expect(r.headerNames).toContain('X-ApplicationSignature');
@@ -288,10 +408,16 @@ describe('webhook-worker delivers domain events to webhooks', () => {
       const sw = createHmac('sha256', Buffer.from(SECRET, 'utf8')).update(`${id}.${ts}.${r.raw}`).digest('base64');
       expect(r.headers['webhook-signature']).toBe(`v1,${sw}`);
       const verifier = new Webhook(`whsec_${Buffer.from(SECRET, 'utf8').toString('base64')}`);
-      const headers = { 'webhook-id': id, 'webhook-timestamp': ts, 'webhook-signature': r.headers['webhook-signature'] as string };
+      const headers = {
+        'webhook-id': id,
+        'webhook-timestamp': ts,
+        'webhook-signature': r.headers['webhook-signature'] as string,
+      };
       expect(verifier.verify(r.raw, headers)).toEqual(r.body);
       expect(() => verifier.verify(`${r.raw} `, headers)).toThrow();
-      expect(() => new Webhook(`whsec_${Buffer.from('another secret').toString('base64')}`).verify(r.raw, headers)).toThrow();
+      expect(() =>
+        new Webhook(`whsec_${Buffer.from('another secret').toString('base64')}`).verify(r.raw, headers),
+      ).toThrow();
     }
   });
 
@@ -307,24 +433,56 @@ describe('webhook-worker delivers domain events to webhooks', () => {
       ],
     });
     await bus.publish(a, ORG, eventInfo('client.registered', a, { channelId: null }));
-    await waitFor(async () => (await sql(db.url, `SELECT 1 FROM webhook.delivery_attempt WHERE application_id = $1`, [a])).length === 3, { timeoutMs: 10000 });
+    await waitFor(
+      async () =>
+        (await sql(db.url, `SELECT 1 FROM webhook.delivery_attempt WHERE application_id = $1`, [a])).length === 3,
+      { timeoutMs: 10000 },
+    );
     await settle(500);
-    const rows = await sql<{ webhook_id: string; attempt: number; error: string; final: boolean; status_code: number | null }>(
+    const rows = await sql<{
+      webhook_id: string;
+      attempt: number;
+      error: string;
+      final: boolean;
+      status_code: number | null;
+    }>(
       db.url,
       `SELECT webhook_id, attempt, error, final, status_code FROM webhook.delivery_attempt WHERE application_id = $1 ORDER BY webhook_id`,
       [a],
     );
     expect(rows).toEqual([
-      { webhook_id: 'mapped', attempt: 1, final: true, status_code: null, error: expect.stringMatching(/refused.*private/) },
-      { webhook_id: 'metadata', attempt: 1, final: true, status_code: null, error: expect.stringMatching(/refused.*metadata/) },
-      { webhook_id: 'private', attempt: 1, final: true, status_code: null, error: expect.stringMatching(/refused.*10\.1\.2\.3.*private/) },
+      {
+        webhook_id: 'mapped',
+        attempt: 1,
+        final: true,
+        status_code: null,
+        error: expect.stringMatching(/refused.*private/),
+      },
+      {
+        webhook_id: 'metadata',
+        attempt: 1,
+        final: true,
+        status_code: null,
+        error: expect.stringMatching(/refused.*metadata/),
+      },
+      {
+        webhook_id: 'private',
+        attempt: 1,
+        final: true,
+        status_code: null,
+        error: expect.stringMatching(/refused.*10\.1\.2\.3.*private/),
+      },
     ]);
   });
 
   it('an event published twice (another message id) is queued once; an unknown application gets nothing', async () => {
     const a = app();
     const p = path();
-    management.apps.set(a, { organizationId: ORG, sharedSecret: SECRET, webhooks: [webhook('dedupe', `${receiver.url}${p}`, { reliable: true })] });
+    management.apps.set(a, {
+      organizationId: ORG,
+      sharedSecret: SECRET,
+      webhooks: [webhook('dedupe', `${receiver.url}${p}`, { reliable: true })],
+    });
     const e = eventInfo('client.registered', a, { channelId: null });
     await bus.publish(a, ORG, e, `${e.id}-first`);
     await waitFor(() => receiver.at(p).length === 1, { timeoutMs: 10000 });
@@ -349,17 +507,31 @@ describe('webhook-worker delivers domain events to webhooks', () => {
     await settle(1500);
     expect(receiver.at(p)).toHaveLength(0);
     management = fakeManagement(nc, ns);
-    management.apps.set(a, { organizationId: ORG, sharedSecret: SECRET, webhooks: [webhook('late', `${receiver.url}${p}`)] });
-    await waitFor(() => receiver.at(p).length === 1, { timeoutMs: 15000, description: 'the event after management-api came back' });
+    management.apps.set(a, {
+      organizationId: ORG,
+      sharedSecret: SECRET,
+      webhooks: [webhook('late', `${receiver.url}${p}`)],
+    });
+    await waitFor(() => receiver.at(p).length === 1, {
+      timeoutMs: 15000,
+      description: 'the event after management-api came back',
+    });
     expect(receiver.at(p)[0]!.eventIds).toEqual([e.id]);
   });
 
   it('while management-api is down, events are still delivered with the last configuration read (WEBHOOK_CONFIG_STALE_MS), logged and counted', async () => {
     const a = app();
     const p = path();
-    management.apps.set(a, { organizationId: ORG, sharedSecret: SECRET, webhooks: [webhook('kept', `${receiver.url}${p}`)] });
+    management.apps.set(a, {
+      organizationId: ORG,
+      sharedSecret: SECRET,
+      webhooks: [webhook('kept', `${receiver.url}${p}`)],
+    });
     await bus.publish(a, ORG, eventInfo('channel.client.joined', a, { channelId: 'room-kept' }));
-    await waitFor(() => receiver.at(p).length === 1, { timeoutMs: 10000, description: 'the event before management-api stops' });
+    await waitFor(() => receiver.at(p).length === 1, {
+      timeoutMs: 10000,
+      description: 'the event before management-api stops',
+    });
     const staleBefore = metricValue(await metricsOf(worker), 'webhook_config_stale_total');
     management.close();
     try {
@@ -367,11 +539,21 @@ describe('webhook-worker delivers domain events to webhooks', () => {
       await settle(2500);
       const events = Array.from({ length: 5 }, () => eventInfo('channel.client.left', a, { channelId: 'room-kept' }));
       for (const e of events) await bus.publish(a, ORG, e);
-      await waitFor(() => receiver.at(p).length === 1 + events.length, { timeoutMs: 10000, description: 'the events published while management-api is down' });
-      expect(receiver.at(p).slice(1).flatMap((r) => r.eventIds)).toEqual(events.map((e) => e.id));
+      await waitFor(() => receiver.at(p).length === 1 + events.length, {
+        timeoutMs: 10000,
+        description: 'the events published while management-api is down',
+      });
+      expect(
+        receiver
+          .at(p)
+          .slice(1)
+          .flatMap((r) => r.eventIds),
+      ).toEqual(events.map((e) => e.id));
       // Signed with the kept secret.
       const last = receiver.at(p).at(-1)!;
-      expect(last.headers['x-applicationsignature']).toBe(createHmac('sha256', Buffer.from(SECRET, 'utf8')).update(last.raw, 'utf8').digest('base64'));
+      expect(last.headers['x-applicationsignature']).toBe(
+        createHmac('sha256', Buffer.from(SECRET, 'utf8')).update(last.raw, 'utf8').digest('base64'),
+      );
       const text = await metricsOf(worker);
       expect(metricValue(text, 'webhook_config_stale_total')).toBeGreaterThan(staleBefore);
       expect(metricValue(text, 'webhook_config_stale_keys')).toBeGreaterThanOrEqual(1);
@@ -385,14 +567,32 @@ describe('webhook-worker delivers domain events to webhooks', () => {
   it('the delivery log answers OData queries, scoped to the caller organization', async () => {
     const a = app();
     const p = path();
-    management.apps.set(a, { organizationId: 'org-2', sharedSecret: SECRET, webhooks: [webhook('org2-hook', `${receiver.url}${p}`)] });
+    management.apps.set(a, {
+      organizationId: 'org-2',
+      sharedSecret: SECRET,
+      webhooks: [webhook('org2-hook', `${receiver.url}${p}`)],
+    });
     await bus.publish(a, 'org-2', eventInfo('client.registered', a, { channelId: null }));
     await bus.publish(a, 'org-2', eventInfo('client.updated', a, { channelId: null }));
-    await waitFor(async () => (await sql(db.url, `SELECT 1 FROM webhook.delivery_attempt WHERE application_id = $1`, [a])).length === 2, { timeoutMs: 10000 });
+    await waitFor(
+      async () =>
+        (await sql(db.url, `SELECT 1 FROM webhook.delivery_attempt WHERE application_id = $1`, [a])).length === 2,
+      { timeoutMs: 10000 },
+    );
 
-    const list = (query: Record<string, string>, s: object = { organizationId: 'org-2', operator: false, principal: 'k' }) =>
-      natsCall<ODataListResponse<Partial<WebhookDelivery>>>(nc, ns, 'webhook-worker.v1.deliveries.list', { scope: s, query });
-    const selected = await list({ $select: 'eventType,attempt,success', $orderby: 'eventType desc', $filter: `applicationId eq '${a}'` });
+    const list = (
+      query: Record<string, string>,
+      s: object = { organizationId: 'org-2', operator: false, principal: 'k' },
+    ) =>
+      natsCall<ODataListResponse<Partial<WebhookDelivery>>>(nc, ns, 'webhook-worker.v1.deliveries.list', {
+        scope: s,
+        query,
+      });
+    const selected = await list({
+      $select: 'eventType,attempt,success',
+      $orderby: 'eventType desc',
+      $filter: `applicationId eq '${a}'`,
+    });
     expect(selected.response).toEqual({
       value: [
         { eventType: 'client.updated', attempt: 1, success: true },
@@ -404,14 +604,24 @@ describe('webhook-worker delivers domain events to webhooks', () => {
     expect(paged.response!.value).toHaveLength(1);
     // Another organization sees nothing of org-2, an operator sees it.
     expect((await list({ $filter: `applicationId eq '${a}'` }, scope)).response!.value).toEqual([]);
-    expect((await list({ $filter: `applicationId eq '${a}'` }, { organizationId: null, operator: true, principal: 'op' })).response!.value).toHaveLength(2);
+    expect(
+      (await list({ $filter: `applicationId eq '${a}'` }, { organizationId: null, operator: true, principal: 'op' }))
+        .response!.value,
+    ).toHaveLength(2);
     // Errors name the option.
     const bad = await list({ $filter: 'nope eq 1' });
-    expect(bad.err).toEqual(expect.objectContaining({ code: 'ValidationFailed', details: [expect.objectContaining({ field: '$filter' })] }));
+    expect(bad.err).toEqual(
+      expect.objectContaining({ code: 'ValidationFailed', details: [expect.objectContaining({ field: '$filter' })] }),
+    );
     expect(bad.err!.details![0]!.message).toMatch(/^UnknownProperty: /);
 
-    const id = selected.response && (await list({ $filter: `applicationId eq '${a}'`, $select: 'id' })).response!.value[0]!.id!;
-    const one = await natsCall<Partial<WebhookDelivery>>(nc, ns, 'webhook-worker.v1.deliveries.get', { scope: { organizationId: 'org-2', operator: false, principal: 'k' }, id, query: { $select: 'id,url' } });
+    const id =
+      selected.response && (await list({ $filter: `applicationId eq '${a}'`, $select: 'id' })).response!.value[0]!.id!;
+    const one = await natsCall<Partial<WebhookDelivery>>(nc, ns, 'webhook-worker.v1.deliveries.get', {
+      scope: { organizationId: 'org-2', operator: false, principal: 'k' },
+      id,
+      query: { $select: 'id,url' },
+    });
     expect(one.response).toEqual({ id, url: `${receiver.url}${p}` });
     const hidden = await natsCall(nc, ns, 'webhook-worker.v1.deliveries.get', { scope, id });
     expect(hidden.err?.code).toBe('NotFound');
@@ -420,25 +630,57 @@ describe('webhook-worker delivers domain events to webhooks', () => {
     // no navigation properties, so `*` expands nothing (the answer is unchanged) and any name is UnknownProperty.
     const org2 = { organizationId: 'org-2', operator: false, principal: 'k' };
     const unexpanded = await list({ $filter: `applicationId eq '${a}'`, $orderby: 'eventType desc' });
-    expect((await list({ $filter: `applicationId eq '${a}'`, $orderby: 'eventType desc', $expand: '*' })).response).toEqual(unexpanded.response);
-    const plainOne = await natsCall<Partial<WebhookDelivery>>(nc, ns, 'webhook-worker.v1.deliveries.get', { scope: org2, id });
+    expect(
+      (await list({ $filter: `applicationId eq '${a}'`, $orderby: 'eventType desc', $expand: '*' })).response,
+    ).toEqual(unexpanded.response);
+    const plainOne = await natsCall<Partial<WebhookDelivery>>(nc, ns, 'webhook-worker.v1.deliveries.get', {
+      scope: org2,
+      id,
+    });
     expect(plainOne.response?.id).toBe(id);
-    expect((await natsCall(nc, ns, 'webhook-worker.v1.deliveries.get', { scope: org2, id, query: { $expand: '*' } })).response).toEqual(plainOne.response);
-    expect((await natsCall(nc, ns, 'webhook-worker.v1.deliveries.get', { scope: org2, id, query: { $select: 'id', $expand: '*' } })).response).toEqual({ id });
-    for (const nope of [await list({ $expand: 'nope' }), await natsCall(nc, ns, 'webhook-worker.v1.deliveries.get', { scope: org2, id, query: { $expand: 'nope' } })]) {
-      expect(nope.err).toEqual(expect.objectContaining({ code: 'ValidationFailed', details: [expect.objectContaining({ field: '$expand' })] }));
+    expect(
+      (await natsCall(nc, ns, 'webhook-worker.v1.deliveries.get', { scope: org2, id, query: { $expand: '*' } }))
+        .response,
+    ).toEqual(plainOne.response);
+    expect(
+      (
+        await natsCall(nc, ns, 'webhook-worker.v1.deliveries.get', {
+          scope: org2,
+          id,
+          query: { $select: 'id', $expand: '*' },
+        })
+      ).response,
+    ).toEqual({ id });
+    for (const nope of [
+      await list({ $expand: 'nope' }),
+      await natsCall(nc, ns, 'webhook-worker.v1.deliveries.get', { scope: org2, id, query: { $expand: 'nope' } }),
+    ]) {
+      expect(nope.err).toEqual(
+        expect.objectContaining({ code: 'ValidationFailed', details: [expect.objectContaining({ field: '$expand' })] }),
+      );
       expect(nope.err!.details![0]!.message).toMatch(/^UnknownProperty: .*'nope'/);
     }
     // A single read takes $select and $expand only.
     const top = await natsCall(nc, ns, 'webhook-worker.v1.deliveries.get', { scope: org2, id, query: { $top: '1' } });
-    expect(top.err).toEqual(expect.objectContaining({ code: 'ValidationFailed', details: [expect.objectContaining({ field: '$top', message: expect.stringMatching(/^QuerySyntaxError: /) })] }));
+    expect(top.err).toEqual(
+      expect.objectContaining({
+        code: 'ValidationFailed',
+        details: [expect.objectContaining({ field: '$top', message: expect.stringMatching(/^QuerySyntaxError: /) })],
+      }),
+    );
   });
 
   it('keeps the order of the events of one channel for a webhook', async () => {
     const a = app();
     const p = path();
-    management.apps.set(a, { organizationId: ORG, sharedSecret: SECRET, webhooks: [webhook('ordered', `${receiver.url}${p}`)] });
-    const events = Array.from({ length: 60 }, (_, i) => eventInfo(i % 2 ? 'channel.client.joined' : 'channel.client.left', a, { channelId: 'room-order' }));
+    management.apps.set(a, {
+      organizationId: ORG,
+      sharedSecret: SECRET,
+      webhooks: [webhook('ordered', `${receiver.url}${p}`)],
+    });
+    const events = Array.from({ length: 60 }, (_, i) =>
+      eventInfo(i % 2 ? 'channel.client.joined' : 'channel.client.left', a, { channelId: 'room-order' }),
+    );
     for (const e of events) await bus.publish(a, ORG, e);
     await waitFor(() => receiver.at(p).length === events.length, { timeoutMs: 10000 });
     expect(receiver.at(p).flatMap((r) => r.eventIds)).toEqual(events.map((e) => e.id));
@@ -447,20 +689,31 @@ describe('webhook-worker delivers domain events to webhooks', () => {
   it('keeps each channel in stream order when a job carries deliveries of several channels', async () => {
     const a = app();
     const p = path();
-    management.apps.set(a, { organizationId: ORG, sharedSecret: SECRET, webhooks: [webhook('lanes', `${receiver.url}${p}`)] });
+    management.apps.set(a, {
+      organizationId: ORG,
+      sharedSecret: SECRET,
+      webhooks: [webhook('lanes', `${receiver.url}${p}`)],
+    });
     // 8 channels of 20 events: a channel's run in a group is at most 20 deliveries, so a job (at
     // most 50) holds runs of several channels.
     const channels = Array.from({ length: 8 }, (_, i) => `room-${i}`);
-    const events = Array.from({ length: 160 }, (_, i) => eventInfo('channel.client.joined', a, { channelId: channels[i % channels.length]! }));
+    const events = Array.from({ length: 160 }, (_, i) =>
+      eventInfo('channel.client.joined', a, { channelId: channels[i % channels.length]! }),
+    );
     // Published at once, without waiting for each acknowledgement: the worker takes them in groups
     // spanning the channels, and the order to keep is the stream's (each PubAck's sequence).
     const seq = new Map<string, number>();
     await Promise.all(events.map(async (e) => seq.set(e.id, await bus.publish(a, ORG, e))));
-    await waitFor(() => receiver.at(p).length === events.length, { timeoutMs: 15000, description: 'every event delivered' });
+    await waitFor(() => receiver.at(p).length === events.length, {
+      timeoutMs: 15000,
+      description: 'every event delivered',
+    });
     const arrived = receiver.at(p).flatMap((r) => r.eventIds);
     for (const channel of channels) {
       const ofChannel = events.filter((e) => e.channel?.id === channel).map((e) => e.id);
-      expect(arrived.filter((id) => ofChannel.includes(id))).toEqual([...ofChannel].sort((x, y) => seq.get(x)! - seq.get(y)!));
+      expect(arrived.filter((id) => ofChannel.includes(id))).toEqual(
+        [...ofChannel].sort((x, y) => seq.get(x)! - seq.get(y)!),
+      );
     }
     // Some job carried deliveries of several channels (lanes), so the order held across them too.
     const jobs = await sql<{ channels: number }>(
@@ -486,7 +739,12 @@ describe('webhook-worker delivers domain events to webhooks', () => {
     await waitFor(() => receiver.at(p).length === 1, { timeoutMs: 10000, description: 'the orphaned delivery' });
     expect(receiver.at(p)[0]!.headers['webhook-id']).toBe(id);
     expect(receiver.at(p)[0]!.body).toEqual(e);
-    await waitFor(async () => (await sql<{ state: string }>(db.url, `SELECT state FROM webhook.delivery WHERE id = $1`, [id]))[0]?.state === 'succeeded', { timeoutMs: 5000 });
+    await waitFor(
+      async () =>
+        (await sql<{ state: string }>(db.url, `SELECT state FROM webhook.delivery WHERE id = $1`, [id]))[0]?.state ===
+        'succeeded',
+      { timeoutMs: 5000 },
+    );
     await settle(1000);
     expect(receiver.at(p)).toHaveLength(1);
   });
@@ -510,13 +768,22 @@ describe('webhook-worker delivers domain events to webhooks', () => {
     );
     await waitFor(
       async () =>
-        (await sql(db.url, `SELECT 1 FROM webhook.delivery WHERE id = $1 UNION ALL SELECT 1 FROM webhook.delivery_attempt WHERE delivery_id = $1 UNION ALL SELECT 1 FROM webhook.processed_event WHERE event_id = 'old-evt'`, [id]))
-          .length === 0,
+        (
+          await sql(
+            db.url,
+            `SELECT 1 FROM webhook.delivery WHERE id = $1 UNION ALL SELECT 1 FROM webhook.delivery_attempt WHERE delivery_id = $1 UNION ALL SELECT 1 FROM webhook.processed_event WHERE event_id = 'old-evt'`,
+            [id],
+          )
+        ).length === 0,
       { timeoutMs: 10000, description: 'the old rows pruned' },
     );
     // Recent rows stay.
-    expect((await sql(db.url, `SELECT count(*)::int AS n FROM webhook.delivery`))[0]).toEqual({ n: expect.any(Number) });
-    expect(((await sql<{ n: number }>(db.url, `SELECT count(*)::int AS n FROM webhook.delivery`))[0]!.n)).toBeGreaterThan(10);
+    expect((await sql(db.url, `SELECT count(*)::int AS n FROM webhook.delivery`))[0]).toEqual({
+      n: expect.any(Number),
+    });
+    expect((await sql<{ n: number }>(db.url, `SELECT count(*)::int AS n FROM webhook.delivery`))[0]!.n).toBeGreaterThan(
+      10,
+    );
   });
 
   it('exposes deliveries, failures, retries, queue depth and event-to-delivery latency on /metrics', async () => {

@@ -70,7 +70,15 @@ export async function startReceiver(): Promise<Receiver> {
       const b = body as { id?: string; batch?: Array<{ id: string }> } | undefined;
       const eventIds = b?.batch ? b.batch.map((e) => e.id) : b?.id ? [b.id] : [];
       const path = (req.url ?? '/').split('?')[0]!;
-      const r: Received = { at: Date.now(), path, headers: req.headers, headerNames: req.rawHeaders.filter((_, i) => i % 2 === 0), raw, body, eventIds };
+      const r: Received = {
+        at: Date.now(),
+        path,
+        headers: req.headers,
+        headerNames: req.rawHeaders.filter((_, i) => i % 2 === 0),
+        raw,
+        body,
+        eventIds,
+      };
       requests.push(r);
       const webhookId = String(req.headers['webhook-id'] ?? '');
       const nth = (countByWebhookId.get(webhookId) ?? 0) + 1;
@@ -130,12 +138,23 @@ export function fakeManagement(nc: NatsConnection, ns: string): FakeManagement {
   const sub: Subscription = nc.subscribe(`${ns}.management-api.v1.webhooks.resolve`, {
     queue: 'management-api',
     callback: (_err, msg) => {
-      const packet = JSON.parse(dec.decode(msg.data)) as { id: string; data: { applicationId: string; channelId: string | null } };
+      const packet = JSON.parse(dec.decode(msg.data)) as {
+        id: string;
+        data: { applicationId: string; channelId: string | null };
+      };
       const { applicationId, channelId } = packet.data;
       calls.set(applicationId, (calls.get(applicationId) ?? 0) + 1);
       const app = apps.get(applicationId);
       if (!app) {
-        msg.respond(enc.encode(JSON.stringify({ id: packet.id, err: { code: 'NotFound', message: `No application ${applicationId}.` }, isDisposed: true })));
+        msg.respond(
+          enc.encode(
+            JSON.stringify({
+              id: packet.id,
+              err: { code: 'NotFound', message: `No application ${applicationId}.` },
+              isDisposed: true,
+            }),
+          ),
+        );
         return;
       }
       const channel = channelId === null ? undefined : (app.channels?.[channelId] ?? app.channels?.['*']);
@@ -152,7 +171,10 @@ export function fakeManagement(nc: NatsConnection, ns: string): FakeManagement {
     apps,
     calls,
     changed(applicationId) {
-      nc.publish(`${ns}.${RuntimeSubjects.applicationChanged}`, JSON.stringify({ pattern: RuntimeSubjects.applicationChanged, data: { applicationId } }));
+      nc.publish(
+        `${ns}.${RuntimeSubjects.applicationChanged}`,
+        JSON.stringify({ pattern: RuntimeSubjects.applicationChanged, data: { applicationId } }),
+      );
     },
     close: () => sub.unsubscribe(),
   };
@@ -168,7 +190,11 @@ export function webhook(id: string, url: string, options: Partial<ResolvedWebhoo
 let counter = 0;
 
 /** An EventInfo as the runtime writes it: the parts the event is not about are null. */
-export function eventInfo(type: WebhookEventName, applicationId: string, options: { channelId?: string | null; timestamp?: number; id?: string } = {}): EventInfo {
+export function eventInfo(
+  type: WebhookEventName,
+  applicationId: string,
+  options: { channelId?: string | null; timestamp?: number; id?: string } = {},
+): EventInfo {
   const channelId = options.channelId === undefined ? 'room-1' : options.channelId;
   const clientPart = {
     id: `client-${++counter}`,
@@ -202,13 +228,21 @@ export interface EventBus {
    * Publishes many events without waiting for each PubAck in turn (a window of outstanding
    * publishes); resolves with the stream sequence of each, by event id.
    */
-  publishMany(items: Array<{ applicationId: string; organizationId: string; event: EventInfo }>, window?: number): Promise<Map<string, number>>;
+  publishMany(
+    items: Array<{ applicationId: string; organizationId: string; event: EventInfo }>,
+    window?: number,
+  ): Promise<Map<string, number>>;
 }
 
 /** Creates the event stream as runtime-registry will (the worker would create the same if missing). */
 export async function eventBus(nc: NatsConnection, ns: string): Promise<EventBus> {
   const jsm = await jetstreamManager(nc);
-  await jsm.streams.add({ name: eventStreamName(ns), subjects: [eventSubject(ns, '>')], max_age: nanos(3600_000), duplicate_window: nanos(120_000) });
+  await jsm.streams.add({
+    name: eventStreamName(ns),
+    subjects: [eventSubject(ns, '>')],
+    max_age: nanos(3600_000),
+    duplicate_window: nanos(120_000),
+  });
   const js = jetstream(nc);
   const publish = async (applicationId: string, organizationId: string, event: EventInfo, msgId = event.id) => {
     const domain: DomainEvent = { event, applicationId, organizationId };
@@ -245,7 +279,11 @@ export async function startWorker(env: WorkerEnv): Promise<SpawnedService> {
   return spawnService('webhook-worker', { ...env, HTTP_PORT: String(await freePort()) }, { readyTimeoutMs: 30000 });
 }
 
-export async function sql<T = Record<string, unknown>>(url: string, text: string, params: unknown[] = []): Promise<T[]> {
+export async function sql<T = Record<string, unknown>>(
+  url: string,
+  text: string,
+  params: unknown[] = [],
+): Promise<T[]> {
   const client = new pg.Client({ connectionString: url });
   await client.connect();
   try {
@@ -256,8 +294,18 @@ export async function sql<T = Record<string, unknown>>(url: string, text: string
 }
 
 /** A request over NATS in the packet format of the project (Nest's), answering the reply packet. */
-export async function natsCall<T>(nc: NatsConnection, ns: string, subject: string, data: unknown): Promise<{ response?: T; err?: { code: string; message: string; details?: Array<{ field?: string; message: string }> } }> {
-  const msg = await nc.request(`${ns}.${subject}`, JSON.stringify({ pattern: subject, data, id: randomUUID() }), { timeout: 5000 });
+export async function natsCall<T>(
+  nc: NatsConnection,
+  ns: string,
+  subject: string,
+  data: unknown,
+): Promise<{
+  response?: T;
+  err?: { code: string; message: string; details?: Array<{ field?: string; message: string }> };
+}> {
+  const msg = await nc.request(`${ns}.${subject}`, JSON.stringify({ pattern: subject, data, id: randomUUID() }), {
+    timeout: 5000,
+  });
   return JSON.parse(dec.decode(msg.data)) as { response?: T; err?: { code: string; message: string } };
 }
 

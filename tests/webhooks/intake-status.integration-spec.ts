@@ -10,12 +10,39 @@ import { DataSource } from 'typeorm';
 import { planDeliveries, planJobs, type PlannedJob } from '../../apps/webhook-worker/src/intake/delivery-planner.js';
 import { DeliveryRepository, UncertainIntake } from '../../apps/webhook-worker/src/log/delivery.repository.js';
 
-const hook: ResolvedWebhook = { id: 'w', source: 'application', url: 'https://x.test/w', events: null, batch: false, reliable: true, disabled: false };
+const hook: ResolvedWebhook = {
+  id: 'w',
+  source: 'application',
+  url: 'https://x.test/w',
+  events: null,
+  batch: false,
+  reliable: true,
+  disabled: false,
+};
 const event = (id: string): EventInfo =>
-  ({ id, timestamp: 1, origin: 'client', type: 'client.updated', forced: false, channel: null, client: null, connection: null, message: null }) as EventInfo;
+  ({
+    id,
+    timestamp: 1,
+    origin: 'client',
+    type: 'client.updated',
+    forced: false,
+    channel: null,
+    client: null,
+    connection: null,
+    message: null,
+  }) as EventInfo;
 const jobsFor = (fresh: ReadonlySet<string>): PlannedJob[] =>
   planJobs(
-    planDeliveries([...fresh].map((id, i) => ({ event: event(id), seq: i + 1, applicationId: 'app', organizationId: 'org', channelId: 'ch', webhooks: [hook] }))),
+    planDeliveries(
+      [...fresh].map((id, i) => ({
+        event: event(id),
+        seq: i + 1,
+        applicationId: 'app',
+        organizationId: 'org',
+        channelId: 'ch',
+        webhooks: [hook],
+      })),
+    ),
     50,
   );
 
@@ -42,9 +69,13 @@ describe('webhook-worker intake transaction (PostgreSQL)', () => {
     if (end === 'commit') await qr.commitTransaction();
     if (end === 'rollback') await qr.rollbackTransaction();
     if (end !== 'open') await qr.release();
-    return { xid: row!.xid, close: async () => (end === 'open' ? qr.rollbackTransaction().then(() => qr.release()) : undefined) };
+    return {
+      xid: row!.xid,
+      close: async () => (end === 'open' ? qr.rollbackTransaction().then(() => qr.release()) : undefined),
+    };
   }
-  const uncertain = (xid: string) => new UncertainIntake(xid, { fresh: new Set(), jobs: [] }, new Error('Connection terminated unexpectedly'));
+  const uncertain = (xid: string) =>
+    new UncertainIntake(xid, { fresh: new Set(), jobs: [] }, new Error('Connection terminated unexpectedly'));
 
   it('reads the outcome of a transaction by its id: committed, aborted, in progress', async () => {
     const committed = await transaction('commit');
@@ -61,7 +92,8 @@ describe('webhook-worker intake transaction (PostgreSQL)', () => {
 
   it('a commit that fails once the deliveries are being written is an UncertainIntake with its transaction id and plan; that transaction did not commit', async () => {
     // A delivery id PostgreSQL refuses (not a uuid) makes the deliveries' INSERT fail.
-    const failing = (fresh: ReadonlySet<string>) => jobsFor(fresh).map((j) => ({ ...j, deliveries: j.deliveries.map((d) => ({ ...d, id: 'not-a-uuid' })) }));
+    const failing = (fresh: ReadonlySet<string>) =>
+      jobsFor(fresh).map((j) => ({ ...j, deliveries: j.deliveries.map((d) => ({ ...d, id: 'not-a-uuid' })) }));
     const error = await repository.commitIntake(['u1', 'u2'], failing, Date.now()).then(
       () => null,
       (e: unknown) => e,
@@ -75,7 +107,9 @@ describe('webhook-worker intake transaction (PostgreSQL)', () => {
     // Nothing of it stayed: the same events are fresh for the next commit, which writes their deliveries.
     const done = await repository.commitIntake(['u1', 'u2'], jobsFor, Date.now());
     expect([...done.fresh].sort()).toEqual(['u1', 'u2']);
-    const rows = (await ds.query(`SELECT count(*)::int AS n FROM webhook.delivery WHERE 'u1' = ANY(event_ids) OR 'u2' = ANY(event_ids)`)) as Array<{ n: number }>;
+    const rows = (await ds.query(
+      `SELECT count(*)::int AS n FROM webhook.delivery WHERE 'u1' = ANY(event_ids) OR 'u2' = ANY(event_ids)`,
+    )) as Array<{ n: number }>;
     expect(rows[0]!.n).toBe(2);
     // And a second commit of the same events finds them processed and writes nothing.
     const again = await repository.commitIntake(['u1', 'u2'], jobsFor, Date.now());

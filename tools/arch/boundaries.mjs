@@ -28,7 +28,13 @@ export function loadProjects(root) {
       } catch {
         continue;
       }
-      projects.push({ name: project.name, root: projectRoot, packageName: pkg.name, tags: project.tags ?? [], kind: group === 'apps' ? 'app' : 'lib' });
+      projects.push({
+        name: project.name,
+        root: projectRoot,
+        packageName: pkg.name,
+        tags: project.tags ?? [],
+        kind: group === 'apps' ? 'app' : 'lib',
+      });
     }
   }
   return projects;
@@ -45,7 +51,8 @@ export function sourceFiles(dir) {
   return out;
 }
 
-const IMPORT_RE = /(?:^|[\s;])(?:import|export)\s[^'";]*?from\s*['"]([^'"]+)['"]|import\(\s*['"]([^'"]+)['"]\s*\)|^\s*import\s*['"]([^'"]+)['"]/gm;
+const IMPORT_RE =
+  /(?:^|[\s;])(?:import|export)\s[^'";]*?from\s*['"]([^'"]+)['"]|import\(\s*['"]([^'"]+)['"]\s*\)|^\s*import\s*['"]([^'"]+)['"]/gm;
 
 export function importsOf(text) {
   const out = [];
@@ -78,10 +85,20 @@ export function checkProject(project, projects, files) {
       }
       const pkg = packageOf(specifier);
       if (apps.has(pkg) && pkg !== project.packageName) {
-        violations.push({ file: path, specifier, rule: project.kind === 'app' ? 'an app imports another app' : 'a library imports an app' });
+        violations.push({
+          file: path,
+          specifier,
+          rule: project.kind === 'app' ? 'an app imports another app' : 'a library imports an app',
+        });
       }
       // Test files may use test tools (fast-check, jest); the rule is about what the library ships.
-      if (isContracts && !isTestFile(path) && !CONTRACTS_ALLOWED.has(pkg) && !specifier.startsWith('node:') && !builtinModules.includes(specifier)) {
+      if (
+        isContracts &&
+        !isTestFile(path) &&
+        !CONTRACTS_ALLOWED.has(pkg) &&
+        !specifier.startsWith('node:') &&
+        !builtinModules.includes(specifier)
+      ) {
         violations.push({ file: path, specifier, rule: 'a contracts library imports a framework or package' });
       }
     }

@@ -51,7 +51,9 @@ function perService(entries, render, { prefix = false } = {}) {
   }
   if (groups.size === 1) return render([...groups.values()][0].value);
   return [...groups.values()]
-    .map((g) => (prefix ? `${g.services.join(', ')}: ${render(g.value)}` : `${render(g.value)} (${g.services.join(', ')})`))
+    .map((g) =>
+      prefix ? `${g.services.join(', ')}: ${render(g.value)}` : `${render(g.value)} (${g.services.join(', ')})`,
+    )
     .join('; ');
 }
 
@@ -82,21 +84,29 @@ export function configRows(services) {
 /** The Markdown table (ends with a newline). */
 export function renderConfigTable(services) {
   const all = services.map((s) => s.service);
-  const lines = [
-    '| Setting | Services | Default | Required | Description |',
-    '|---|---|---|---|---|',
-  ];
+  const lines = ['| Setting | Services | Default | Required | Description |', '|---|---|---|---|---|'];
   for (const row of configRows(services)) {
     const name = `\`${row.env}\`${row.sensitive ? ' (sensitive: keep it in a secret)' : ''}`;
     const usedBy = row.services.length === all.length && all.length > 1 ? 'all' : row.services.join(', ');
     const fieldOf = (pick) => row.entries.map(({ service, setting }) => ({ service, value: pick(setting) }));
     // Required settings have no default ("–"); optional ones without a default are left unset.
     const defaults = perService(
-      fieldOf((s) => (s.documentedDefault !== undefined ? { value: s.documentedDefault } : { none: s.required ? 'required' : 'unset' })),
+      fieldOf((s) =>
+        s.documentedDefault !== undefined
+          ? { value: s.documentedDefault }
+          : { none: s.required ? 'required' : 'unset' },
+      ),
       (d) => (d.none === 'required' ? '–' : d.none === 'unset' ? 'unset' : code(d.value)),
     );
-    const required = perService(fieldOf((s) => Boolean(s.required)), (v) => (v ? 'yes' : 'no'));
-    const description = perService(fieldOf((s) => s.description), (v) => v, { prefix: true });
+    const required = perService(
+      fieldOf((s) => Boolean(s.required)),
+      (v) => (v ? 'yes' : 'no'),
+    );
+    const description = perService(
+      fieldOf((s) => s.description),
+      (v) => v,
+      { prefix: true },
+    );
     lines.push(`| ${[name, usedBy, defaults, required, description].map(cell).join(' | ')} |`);
   }
   return `${lines.join('\n')}\n`;

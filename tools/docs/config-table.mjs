@@ -10,7 +10,15 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { END_MARKER, START_MARKER, blockMatches, discoverServices, extractBlock, renderConfigTable, replaceBlock } from './config-table-core.mjs';
+import {
+  END_MARKER,
+  START_MARKER,
+  blockMatches,
+  discoverServices,
+  extractBlock,
+  renderConfigTable,
+  replaceBlock,
+} from './config-table-core.mjs';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 const USAGE = 'usage: node tools/docs/config-table.mjs [--check FILE | --write FILE]';
@@ -36,7 +44,8 @@ async function loadServices() {
 }
 
 const [mode, target, ...extra] = process.argv.slice(2);
-if (extra.length > 0 || (mode !== undefined && !['--check', '--write'].includes(mode)) || (mode && !target)) fail(USAGE);
+if (extra.length > 0 || (mode !== undefined && !['--check', '--write'].includes(mode)) || (mode && !target))
+  fail(USAGE);
 
 const table = renderConfigTable(await loadServices());
 if (mode === undefined) {
@@ -50,7 +59,10 @@ if (mode === undefined) {
   }
   if (mode === '--check') {
     if (!blockMatches(text, table)) {
-      fail(`the configuration table of ${target} is out of date: run \`node tools/docs/config-table.mjs --write ${target}\`.`, 1);
+      fail(
+        `the configuration table of ${target} is out of date: run \`node tools/docs/config-table.mjs --write ${target}\`.`,
+        1,
+      );
     }
     process.stdout.write(`config-table: ${target} is up to date.\n`);
   } else {

@@ -38,11 +38,21 @@ function parse(argv) {
       return [Number(m[1]), Number(m[2])];
     };
     switch (a) {
-      case '--dir': o.dir = value(); break;
-      case '--id': o.id = value(); break;
-      case '--duration': o.duration = Number(value()); break;
-      case '--frequency': o.frequency = Number(value()); break;
-      case '--rate': o.rate = Number(value()); break;
+      case '--dir':
+        o.dir = value();
+        break;
+      case '--id':
+        o.id = value();
+        break;
+      case '--duration':
+        o.duration = Number(value());
+        break;
+      case '--frequency':
+        o.frequency = Number(value());
+        break;
+      case '--rate':
+        o.rate = Number(value());
+        break;
       case '--size': {
         const m = /^(\d+)x(\d+)$/.exec(value());
         if (!m) fail('--size takes <w>x<h>');
@@ -50,11 +60,20 @@ function parse(argv) {
         o.height = Number(m[2]);
         break;
       }
-      case '--mute-audio': o.muteAudio.push(interval(value())); break;
-      case '--mute-video': o.muteVideo.push(interval(value())); break;
-      case '--no-audio': o.audio = false; break;
-      case '--no-video': o.video = false; break;
-      default: fail(`unknown option ${a}`);
+      case '--mute-audio':
+        o.muteAudio.push(interval(value()));
+        break;
+      case '--mute-video':
+        o.muteVideo.push(interval(value()));
+        break;
+      case '--no-audio':
+        o.audio = false;
+        break;
+      case '--no-video':
+        o.video = false;
+        break;
+      default:
+        fail(`unknown option ${a}`);
     }
   }
   return o;
@@ -68,7 +87,9 @@ function timeline(o) {
     points.add(b);
   }
   const inside = (list, t) => list.some(([a, b]) => t >= a && t < b);
-  return [...points].sort((x, y) => x - y).map((at) => ({ at, audioMuted: inside(o.muteAudio, at), videoMuted: inside(o.muteVideo, at) }));
+  return [...points]
+    .sort((x, y) => x - y)
+    .map((at) => ({ at, audioMuted: inside(o.muteAudio, at), videoMuted: inside(o.muteVideo, at) }));
 }
 
 const [command, ...rest] = process.argv.slice(2);
@@ -76,8 +97,23 @@ if (command === 'write') {
   const o = parse(rest);
   if (!o.dir || !o.id || !(o.duration > 0)) fail('write needs --dir, --id and a positive --duration');
   const written = await writeConnectionMedia(
-    { directory: o.dir, audioBase: `${o.id}.audio`, videoBase: `${o.id}.video`, hasAudio: o.audio, hasVideo: o.video, startTimestamp: 0, stopTimestamp: o.duration * 1000 },
-    { durationSeconds: o.duration, frequency: o.frequency, width: o.width, height: o.height, frameRate: o.rate, updates: timeline(o) },
+    {
+      directory: o.dir,
+      audioBase: `${o.id}.audio`,
+      videoBase: `${o.id}.video`,
+      hasAudio: o.audio,
+      hasVideo: o.video,
+      startTimestamp: 0,
+      stopTimestamp: o.duration * 1000,
+    },
+    {
+      durationSeconds: o.duration,
+      frequency: o.frequency,
+      width: o.width,
+      height: o.height,
+      frameRate: o.rate,
+      updates: timeline(o),
+    },
   );
   process.stdout.write(`${JSON.stringify(written)}\n`);
 } else if (command === 'probe') {

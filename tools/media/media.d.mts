@@ -18,7 +18,13 @@ export interface MediaTarget {
   hasVideo?: boolean;
   startTimestamp: number;
   stopTimestamp?: number | null;
-  updates?: Array<{ timestamp: number; audioMuted: boolean; videoMuted: boolean; audioDisabled: boolean; videoDisabled: boolean }>;
+  updates?: Array<{
+    timestamp: number;
+    audioMuted: boolean;
+    videoMuted: boolean;
+    audioDisabled: boolean;
+    videoDisabled: boolean;
+  }>;
 }
 
 export interface MediaOptions {
@@ -45,9 +51,19 @@ export interface ProbedFile {
 
 export declare function run(bin: string, args: string[], options?: { timeoutMs?: number }): Promise<string>;
 export declare function ffmpegAvailable(): Promise<boolean>;
-export declare function intervals(updates: TimelineEntry[], durationSeconds: number, flag: 'audio' | 'video'): Array<[number, number]>;
-export declare function audioArgs(o: { durationSeconds: number; frequency?: number; updates?: TimelineEntry[] }, output: string): string[];
-export declare function videoArgs(o: { durationSeconds: number; width?: number; height?: number; frameRate?: number; updates?: TimelineEntry[] }, output: string): string[];
+export declare function intervals(
+  updates: TimelineEntry[],
+  durationSeconds: number,
+  flag: 'audio' | 'video',
+): Array<[number, number]>;
+export declare function audioArgs(
+  o: { durationSeconds: number; frequency?: number; updates?: TimelineEntry[] },
+  output: string,
+): string[];
+export declare function videoArgs(
+  o: { durationSeconds: number; width?: number; height?: number; frameRate?: number; updates?: TimelineEntry[] },
+  output: string,
+): string[];
 export declare function writeConnectionMedia(target: MediaTarget, options?: MediaOptions): Promise<WrittenMedia>;
 export declare function probeFile(file: string): Promise<ProbedFile>;
 export declare function decodeFile(file: string): Promise<void>;

@@ -28,7 +28,12 @@ export function run(bin, args, { timeoutMs = 120000 } = {}) {
     child.once('close', (code, signal) => {
       clearTimeout(timer);
       if (code === 0) resolve(out);
-      else reject(new Error(`${bin} ${signal ? `was killed by ${signal}` : `exited with ${code}`}: ${err.trim().split('\n').slice(-5).join(' | ')}`));
+      else
+        reject(
+          new Error(
+            `${bin} ${signal ? `was killed by ${signal}` : `exited with ${code}`}: ${err.trim().split('\n').slice(-5).join(' | ')}`,
+          ),
+        );
     });
   });
 }
@@ -74,19 +79,57 @@ function enableExpr(ranges) {
 export function audioArgs({ durationSeconds, frequency = 440, updates = [] }, output) {
   const muted = intervals(updates, durationSeconds, 'audio');
   const filter = muted.length ? ['-af', `volume=enable='${enableExpr(muted)}':volume=0`] : [];
-  return ['-hide_banner', '-nostdin', '-y', '-loglevel', 'error', '-f', 'lavfi', '-i', `sine=frequency=${frequency}:sample_rate=48000:duration=${secs(durationSeconds)}`, ...filter, '-c:a', 'libopus', '-b:a', '48k', '-f', 'ogg', output];
+  return [
+    '-hide_banner',
+    '-nostdin',
+    '-y',
+    '-loglevel',
+    'error',
+    '-f',
+    'lavfi',
+    '-i',
+    `sine=frequency=${frequency}:sample_rate=48000:duration=${secs(durationSeconds)}`,
+    ...filter,
+    '-c:a',
+    'libopus',
+    '-b:a',
+    '48k',
+    '-f',
+    'ogg',
+    output,
+  ];
 }
 
 /** ffmpeg arguments of the video file: testsrc2, black while muted. */
 export function videoArgs({ durationSeconds, width = 320, height = 240, frameRate = 15, updates = [] }, output) {
   const muted = intervals(updates, durationSeconds, 'video');
-  const filter = muted.length ? ['-vf', `drawbox=enable='${enableExpr(muted)}':x=0:y=0:w=iw:h=ih:color=black:t=fill`] : [];
+  const filter = muted.length
+    ? ['-vf', `drawbox=enable='${enableExpr(muted)}':x=0:y=0:w=iw:h=ih:color=black:t=fill`]
+    : [];
   return [
-    '-hide_banner', '-nostdin', '-y', '-loglevel', 'error',
-    '-f', 'lavfi', '-i', `testsrc2=size=${width}x${height}:rate=${frameRate}:duration=${secs(durationSeconds)}`,
+    '-hide_banner',
+    '-nostdin',
+    '-y',
+    '-loglevel',
+    'error',
+    '-f',
+    'lavfi',
+    '-i',
+    `testsrc2=size=${width}x${height}:rate=${frameRate}:duration=${secs(durationSeconds)}`,
     ...filter,
-    '-c:v', 'libvpx', '-deadline', 'realtime', '-cpu-used', '8', '-b:v', '300k', '-pix_fmt', 'yuv420p',
-    '-f', 'webm', output,
+    '-c:v',
+    'libvpx',
+    '-deadline',
+    'realtime',
+    '-cpu-used',
+    '8',
+    '-b:v',
+    '300k',
+    '-pix_fmt',
+    'yuv420p',
+    '-f',
+    'webm',
+    output,
   ];
 }
 
@@ -96,11 +139,14 @@ export function videoArgs({ durationSeconds, width = 320, height = 240, frameRat
  * partial file). `target` is what the recording-service's `media.recordingTarget` query answers.
  * Resolves with the paths written.
  */
-export async function writeConnectionMedia(target, { durationSeconds, frequency, width, height, frameRate, updates } = {}) {
-  const duration = durationSeconds ?? Math.max(0.5, ((target.stopTimestamp ?? Date.now()) - target.startTimestamp) / 1000);
+export async function writeConnectionMedia(
+  target,
+  { durationSeconds, frequency, width, height, frameRate, updates } = {},
+) {
+  const duration =
+    durationSeconds ?? Math.max(0.5, ((target.stopTimestamp ?? Date.now()) - target.startTimestamp) / 1000);
   const timeline =
-    updates ??
-    (target.updates ?? []).map((u) => ({ ...u, at: (u.timestamp - target.startTimestamp) / 1000 }));
+    updates ?? (target.updates ?? []).map((u) => ({ ...u, at: (u.timestamp - target.startTimestamp) / 1000 }));
   fs.mkdirSync(target.directory, { recursive: true });
   const written = { audioFile: null, videoFile: null, durationSeconds: duration };
   const jobs = [];
@@ -116,7 +162,10 @@ export async function writeConnectionMedia(target, { durationSeconds, frequency,
   if (target.hasVideo !== false) {
     const file = path.join(target.directory, `${target.videoBase}.webm`);
     jobs.push(
-      run(FFMPEG, videoArgs({ durationSeconds: duration, width, height, frameRate, updates: timeline }, `${file}.part`)).then(() => {
+      run(
+        FFMPEG,
+        videoArgs({ durationSeconds: duration, width, height, frameRate, updates: timeline }, `${file}.part`),
+      ).then(() => {
         fs.renameSync(`${file}.part`, file);
         written.videoFile = file;
       }),
@@ -134,7 +183,12 @@ export async function probeFile(file) {
     formatName: json.format?.format_name ?? 'unknown',
     durationSeconds: Number(json.format?.duration ?? 0),
     sizeBytes: Number(json.format?.size ?? 0),
-    streams: (json.streams ?? []).map((s) => ({ type: s.codec_type, codec: s.codec_name, width: s.width ?? null, height: s.height ?? null })),
+    streams: (json.streams ?? []).map((s) => ({
+      type: s.codec_type,
+      codec: s.codec_name,
+      width: s.width ?? null,
+      height: s.height ?? null,
+    })),
   };
 }
 

@@ -32,27 +32,54 @@ async function startFakeManagement(fake: FakeRuntime): Promise<FakeManagement> {
         res.writeHead(status, { 'content-type': 'application/json' });
         res.end(JSON.stringify(body));
       };
-      if (req.headers['x-api-key'] !== API_KEY) return send(401, { error: { code: 'Unauthorized', message: 'no', target: null, details: [] } });
+      if (req.headers['x-api-key'] !== API_KEY)
+        return send(401, { error: { code: 'Unauthorized', message: 'no', target: null, details: [] } });
       const url = new URL(req.url ?? '/', 'http://x');
       if (req.method === 'GET' && url.pathname === '/ApplicationConfigs') {
         const wanted = /applicationId eq '(.*)'/.exec(url.searchParams.get('$filter') ?? '')?.[1];
-        return send(200, { value: [...configs.values()].filter((c) => c.applicationId === wanted).map((c) => ({ id: c.id, applicationId: c.applicationId, sharedSecret: null })) });
+        return send(200, {
+          value: [...configs.values()]
+            .filter((c) => c.applicationId === wanted)
+            .map((c) => ({ id: c.id, applicationId: c.applicationId, sharedSecret: null })),
+        });
       }
       if (req.method === 'POST' && url.pathname === '/ApplicationConfigs') {
         const body = JSON.parse(raw) as { applicationId: string };
         const config = { id: randomUUID(), applicationId: body.applicationId, sharedSecret: `secret-${randomUUID()}` };
         configs.set(config.id, config);
-        fake.applications.set(config.applicationId, { applicationId: config.applicationId, applicationConfigId: config.id, organizationId: 'org-sim', sharedSecret: config.sharedSecret, disabled: false });
+        fake.applications.set(config.applicationId, {
+          applicationId: config.applicationId,
+          applicationConfigId: config.id,
+          organizationId: 'org-sim',
+          sharedSecret: config.sharedSecret,
+          disabled: false,
+        });
         return send(201, { id: config.id, applicationId: config.applicationId, sharedSecret: config.sharedSecret });
       }
       const token = /^\/ApplicationConfigs\/([^/]+)\/Token$/.exec(url.pathname);
       if (req.method === 'POST' && token) {
         const config = configs.get(decodeURIComponent(token[1]!));
         if (!config) return send(404, { error: { code: 'NotFound', message: 'no', target: null, details: [] } });
-        const claims = JSON.parse(raw) as { userId: string; deviceId: string; clientId: string; clientRoles: string[]; channelClaims: Array<{ id: string }> };
+        const claims = JSON.parse(raw) as {
+          userId: string;
+          deviceId: string;
+          clientId: string;
+          clientRoles: string[];
+          channelClaims: Array<{ id: string }>;
+        };
         tokenRequests.push(claims);
         const iat = Math.floor(Date.now() / 1000);
-        const payload: ClientTokenPayload = { iat, exp: iat + 600, type: 'register', applicationId: config.applicationId, userId: claims.userId, deviceId: claims.deviceId, clientId: claims.clientId, clientRoles: claims.clientRoles, channels: claims.channelClaims };
+        const payload: ClientTokenPayload = {
+          iat,
+          exp: iat + 600,
+          type: 'register',
+          applicationId: config.applicationId,
+          userId: claims.userId,
+          deviceId: claims.deviceId,
+          clientId: claims.clientId,
+          clientRoles: claims.clientRoles,
+          channels: claims.channelClaims,
+        };
         return send(200, { value: encodeClientToken(payload, config.sharedSecret) });
       }
       send(404, { error: { code: 'NotFound', message: 'no route', target: null, details: [] } });
@@ -60,7 +87,12 @@ async function startFakeManagement(fake: FakeRuntime): Promise<FakeManagement> {
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
-  return { url: `http://127.0.0.1:${port}`, configs, tokenRequests, close: () => new Promise((resolve) => server.close(() => resolve())) };
+  return {
+    url: `http://127.0.0.1:${port}`,
+    configs,
+    tokenRequests,
+    close: () => new Promise((resolve) => server.close(() => resolve())),
+  };
 }
 
 describe('simulator', () => {
@@ -101,7 +133,11 @@ describe('simulator', () => {
     expect(report.clients).toEqual(expect.objectContaining({ requested: 12, connected: 12, failed: 0 }));
     expect(report.errors).toEqual({ total: 0, byCode: {}, samples: [] });
     expect(report.churn.requested).toBe(report.churn.performed + report.churn.skipped + report.churn.failed);
-    expect(report.operations.register).toEqual({ count: 12, errors: 0, latencyMs: expect.objectContaining({ p50: expect.any(Number), p99: expect.any(Number) }) });
+    expect(report.operations.register).toEqual({
+      count: 12,
+      errors: 0,
+      latencyMs: expect.objectContaining({ p50: expect.any(Number), p99: expect.any(Number) }),
+    });
     expect(report.operations.unregister!.count).toBe(12);
     expect(report.closes).toEqual({ '1000': 12 });
     expect(management.tokenRequests).toHaveLength(12);
@@ -119,24 +155,48 @@ describe('simulator', () => {
     const connected = ofApp.filter((r) => r.kind === 'connection.state' && r.state === 'connected');
     expect(connected.length).toBeGreaterThanOrEqual(12);
     const firstJoins = new Map<string, string>();
-    for (const r of ofApp) if (r.kind === 'client.join' && !firstJoins.has(r.client.clientId)) firstJoins.set(r.client.clientId, r.channelId);
+    for (const r of ofApp)
+      if (r.kind === 'client.join' && !firstJoins.has(r.client.clientId))
+        firstJoins.set(r.client.clientId, r.channelId);
     expect(new Set(firstJoins.values())).toEqual(new Set(['sim-ch-0', 'sim-ch-1', 'sim-ch-2']));
-    expect(ofApp.filter((r) => r.kind === 'connection.open').every((r) => r.kind === 'connection.open' && r.type === 'sfu')).toBe(true);
+    expect(
+      ofApp.filter((r) => r.kind === 'connection.open').every((r) => r.kind === 'connection.open' && r.type === 'sfu'),
+    ).toBe(true);
 
     expect(report.mediaServers).toHaveLength(2);
     for (const server of report.mediaServers) {
       const beat = fake.heartbeats.find((h) => h.server.id === server.id);
       expect(beat).toEqual({
         role: 'mediaserver',
-        server: expect.objectContaining({ id: server.id, region: 'eu-test', capacity: 1000, addresses: expect.any(Array), computer: expect.objectContaining({ hostName: expect.any(String) }) }),
+        server: expect.objectContaining({
+          id: server.id,
+          region: 'eu-test',
+          capacity: 1000,
+          addresses: expect.any(Array),
+          computer: expect.objectContaining({ hostName: expect.any(String) }),
+        }),
       });
     }
   });
 
   it('reuses the application config, churns joins, leaves and mutes, and counts the pushes its clients receive', async () => {
     const applicationId = `sim-app-${randomUUID()}`;
-    await runSimulation({ gatewayUrl: gateway.syncUrl, managementUrl: management.url, apiKey: API_KEY, applicationId, clients: 1, channels: 1 });
-    const simulation = new Simulation({ gatewayUrl: gateway.syncUrl, managementUrl: management.url, apiKey: API_KEY, applicationId, clients: 4, channels: 3 });
+    await runSimulation({
+      gatewayUrl: gateway.syncUrl,
+      managementUrl: management.url,
+      apiKey: API_KEY,
+      applicationId,
+      clients: 1,
+      channels: 1,
+    });
+    const simulation = new Simulation({
+      gatewayUrl: gateway.syncUrl,
+      managementUrl: management.url,
+      apiKey: API_KEY,
+      applicationId,
+      clients: 4,
+      channels: 3,
+    });
     try {
       await simulation.start();
       expect(simulation.report().application!.created).toBe(false);
@@ -146,7 +206,12 @@ describe('simulator', () => {
       expect(churn.byAction.join + churn.byAction.leave + churn.byAction.mute).toBe(30);
       const target = simulation.clients[0]!;
       await fake.push(gateway.gatewayId, {
-        deliveries: [{ client: { applicationId, userId: target.userId, deviceId: target.deviceId, clientId: target.clientId }, push: { type: 'kicked', channelId: 'sim-ch-9' } }],
+        deliveries: [
+          {
+            client: { applicationId, userId: target.userId, deviceId: target.deviceId, clientId: target.clientId },
+            push: { type: 'kicked', channelId: 'sim-ch-9' },
+          },
+        ],
       });
       await waitFor(() => simulation.report().pushes.received === 1);
       expect(simulation.report().pushes.byType).toEqual({ kicked: 1 });
@@ -155,20 +220,48 @@ describe('simulator', () => {
     }
     const report = simulation.report();
     expect(report.errors.total).toBe(0);
-    const updates = fake.reports.filter((r) => r.client.applicationId === applicationId && r.kind === 'connection.update');
+    const updates = fake.reports.filter(
+      (r) => r.client.applicationId === applicationId && r.kind === 'connection.update',
+    );
     expect(updates).toHaveLength(report.churn.byAction.mute);
   });
 
   it('signs tokens itself with a known shared secret', async () => {
-    fake.applications.set('sim-local', { applicationId: 'sim-local', applicationConfigId: 'cfg-local', organizationId: 'org-sim', sharedSecret: 'local-secret', disabled: false });
-    const report = await runSimulation({ gatewayUrl: gateway.url, sharedSecret: 'local-secret', applicationId: 'sim-local', clients: 3, channels: 1, connectionType: 'mcu' });
+    fake.applications.set('sim-local', {
+      applicationId: 'sim-local',
+      applicationConfigId: 'cfg-local',
+      organizationId: 'org-sim',
+      sharedSecret: 'local-secret',
+      disabled: false,
+    });
+    const report = await runSimulation({
+      gatewayUrl: gateway.url,
+      sharedSecret: 'local-secret',
+      applicationId: 'sim-local',
+      clients: 3,
+      channels: 1,
+      connectionType: 'mcu',
+    });
     expect(report.clients).toEqual(expect.objectContaining({ connected: 3, failed: 0 }));
     expect(report.application).toEqual({ applicationId: 'sim-local', applicationConfigId: null, created: false });
   });
 
-  it('pipelines each client\'s register, join, connection.open and states, which the gateway runs in order', async () => {
-    fake.applications.set('sim-pipe', { applicationId: 'sim-pipe', applicationConfigId: 'cfg-pipe', organizationId: 'org-sim', sharedSecret: 'pipe-secret', disabled: false });
-    const report = await runSimulation({ gatewayUrl: gateway.url, sharedSecret: 'pipe-secret', applicationId: 'sim-pipe', clients: 6, channels: 2, pipeline: true });
+  it("pipelines each client's register, join, connection.open and states, which the gateway runs in order", async () => {
+    fake.applications.set('sim-pipe', {
+      applicationId: 'sim-pipe',
+      applicationConfigId: 'cfg-pipe',
+      organizationId: 'org-sim',
+      sharedSecret: 'pipe-secret',
+      disabled: false,
+    });
+    const report = await runSimulation({
+      gatewayUrl: gateway.url,
+      sharedSecret: 'pipe-secret',
+      applicationId: 'sim-pipe',
+      clients: 6,
+      channels: 2,
+      pipeline: true,
+    });
     expect(report.clients).toEqual(expect.objectContaining({ connected: 6, failed: 0 }));
     expect(report.errors.total).toBe(0);
     expect(report.connect.clientsPerSecond).toBeGreaterThan(0);
@@ -180,25 +273,50 @@ describe('simulator', () => {
     }
     expect(kinds.size).toBe(6);
     for (const list of kinds.values()) {
-      expect(list.slice(0, 6)).toEqual(['client.register', 'client.join', 'connection.open', 'state:initializing', 'state:connecting', 'state:connected']);
+      expect(list.slice(0, 6)).toEqual([
+        'client.register',
+        'client.join',
+        'connection.open',
+        'state:initializing',
+        'state:connecting',
+        'state:connected',
+      ]);
     }
 
     // A refused register fails the client once, with the register's code; the socket closes 4001.
-    const refused = await runSimulation({ gatewayUrl: gateway.url, sharedSecret: 'wrong-secret', applicationId: 'sim-pipe', clients: 2, channels: 1, pipeline: true });
+    const refused = await runSimulation({
+      gatewayUrl: gateway.url,
+      sharedSecret: 'wrong-secret',
+      applicationId: 'sim-pipe',
+      clients: 2,
+      channels: 1,
+      pipeline: true,
+    });
     expect(refused.clients).toEqual(expect.objectContaining({ connected: 0, failed: 2 }));
     expect(refused.errors.byCode).toEqual({ TokenInvalid: 2 });
     expect(refused.closes).toEqual({ '4001': 2 });
   });
 
   it('reports clients the gateway refuses, with the error codes', async () => {
-    const report = await runSimulation({ gatewayUrl: gateway.url, sharedSecret: 'wrong-secret', applicationId: 'sim-local', clients: 2, channels: 1 });
+    const report = await runSimulation({
+      gatewayUrl: gateway.url,
+      sharedSecret: 'wrong-secret',
+      applicationId: 'sim-local',
+      clients: 2,
+      channels: 1,
+    });
     expect(report.clients).toEqual(expect.objectContaining({ connected: 0, failed: 2 }));
     expect(report.errors.byCode).toEqual({ TokenInvalid: 2 });
     expect(report.closes).toEqual({ '4001': 2 });
   });
 
   it('fails to start with a management API that refuses its key', async () => {
-    const simulation = new Simulation({ gatewayUrl: gateway.url, managementUrl: management.url, apiKey: 'sb_wrong-key-000', clients: 1 });
+    const simulation = new Simulation({
+      gatewayUrl: gateway.url,
+      managementUrl: management.url,
+      apiKey: 'sb_wrong-key-000',
+      clients: 1,
+    });
     await expect(simulation.start()).rejects.toThrow(/HTTP 401/);
     await simulation.stop();
   });
@@ -210,7 +328,26 @@ describe('simulator', () => {
       expect(parseDuration('500ms')).toBe(500);
       expect(parseRate('10/s')).toBe(10);
       const { options } = parseArgs(
-        ['--gateway', 'ws://127.0.0.1:8080', '--management', 'http://127.0.0.1:8081', '--api-key', 'k', '--nats', 'nats://127.0.0.1:14222', '--media-servers', '2', '--clients', '50', '--channels', '5', '--churn', '10/s', '--duration', '30s'],
+        [
+          '--gateway',
+          'ws://127.0.0.1:8080',
+          '--management',
+          'http://127.0.0.1:8081',
+          '--api-key',
+          'k',
+          '--nats',
+          'nats://127.0.0.1:14222',
+          '--media-servers',
+          '2',
+          '--clients',
+          '50',
+          '--channels',
+          '5',
+          '--churn',
+          '10/s',
+          '--duration',
+          '30s',
+        ],
         {},
       );
       expect(options).toEqual({
@@ -224,8 +361,14 @@ describe('simulator', () => {
         churnPerSecond: 10,
         durationMs: 30000,
       });
-      expect(parseArgs(['--gateway=ws://g', '--shared-secret=s', '--application-id=a'], {}).options).toEqual({ gatewayUrl: 'ws://g', sharedSecret: 's', applicationId: 'a' });
-      expect(parseArgs(['--gateway', 'ws://g', '--management', 'http://m'], { SB_API_KEY: 'from-env' }).options.apiKey).toBe('from-env');
+      expect(parseArgs(['--gateway=ws://g', '--shared-secret=s', '--application-id=a'], {}).options).toEqual({
+        gatewayUrl: 'ws://g',
+        sharedSecret: 's',
+        applicationId: 'a',
+      });
+      expect(
+        parseArgs(['--gateway', 'ws://g', '--management', 'http://m'], { SB_API_KEY: 'from-env' }).options.apiKey,
+      ).toBe('from-env');
     });
 
     it.each([

@@ -11,7 +11,15 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { WebSocketServer, type WebSocket as ServerSocket } from 'ws';
-import { acceptOf, checkHandshake, encodeFrame, FrameReader, OPCODES, WebSocketClient, WebSocketProtocolError } from './src/websocket.mjs';
+import {
+  acceptOf,
+  checkHandshake,
+  encodeFrame,
+  FrameReader,
+  OPCODES,
+  WebSocketClient,
+  WebSocketProtocolError,
+} from './src/websocket.mjs';
 import { SyncClient } from './src/index.mjs';
 
 const hex = (s: string) => Buffer.from(s.replace(/\s+/g, ''), 'hex');
@@ -87,7 +95,11 @@ describe('FrameReader', () => {
   it('reads frames split at every byte, with 7, 16 and 64-bit lengths', () => {
     const { reader, seen } = recordingReader();
     const big = 'x'.repeat(70000);
-    const bytes = Buffer.concat([encodeFrame(OPCODES.text, 'Hello', true, null), encodeFrame(OPCODES.text, 'y'.repeat(300), true, null), encodeFrame(OPCODES.binary, big, true, null)]);
+    const bytes = Buffer.concat([
+      encodeFrame(OPCODES.text, 'Hello', true, null),
+      encodeFrame(OPCODES.text, 'y'.repeat(300), true, null),
+      encodeFrame(OPCODES.binary, big, true, null),
+    ]);
     for (let i = 0; i < 20; i++) reader.push(bytes.subarray(i, i + 1));
     reader.push(bytes.subarray(20, 4000));
     reader.push(bytes.subarray(4000));
@@ -109,7 +121,10 @@ describe('FrameReader', () => {
 
   it('keeps what it needs of a transient chunk that the caller then reuses', () => {
     const { reader, seen } = recordingReader();
-    const frames = Buffer.concat([encodeFrame(OPCODES.text, 'first', false, null), encodeFrame(OPCODES.continuation, 'second', true, null)]);
+    const frames = Buffer.concat([
+      encodeFrame(OPCODES.text, 'first', false, null),
+      encodeFrame(OPCODES.continuation, 'second', true, null),
+    ]);
     const shared = Buffer.alloc(64);
     frames.copy(shared, 0, 0, 10);
     reader.push(shared.subarray(0, 10), true);
@@ -121,7 +136,12 @@ describe('FrameReader', () => {
 
   it('reads a close frame (code and reason; none: 1005) and nothing after it', () => {
     const withReason = recordingReader();
-    withReason.reader.push(Buffer.concat([encodeFrame(OPCODES.close, Buffer.concat([hex('0fa0'), Buffer.from('bye')]), true, null), encodeFrame(OPCODES.text, 'late', true, null)]));
+    withReason.reader.push(
+      Buffer.concat([
+        encodeFrame(OPCODES.close, Buffer.concat([hex('0fa0'), Buffer.from('bye')]), true, null),
+        encodeFrame(OPCODES.text, 'late', true, null),
+      ]),
+    );
     expect(withReason.seen).toEqual([['close', 4000, 'bye']]);
     const empty = recordingReader();
     empty.reader.push(encodeFrame(OPCODES.close, Buffer.alloc(0), true, null));
@@ -148,10 +168,15 @@ describe('FrameReader', () => {
       expect(seen).toEqual([]);
     }
     // Beyond maxPayload: one frame, or fragments that add up to more.
-    expect(protocolError(() => recordingReader(10).reader.push(encodeFrame(OPCODES.text, 'x'.repeat(11), true, null))).closeCode).toBe(1009);
+    expect(
+      protocolError(() => recordingReader(10).reader.push(encodeFrame(OPCODES.text, 'x'.repeat(11), true, null)))
+        .closeCode,
+    ).toBe(1009);
     const small = recordingReader(10);
     small.reader.push(encodeFrame(OPCODES.text, 'x'.repeat(6), false, null));
-    expect(protocolError(() => small.reader.push(encodeFrame(OPCODES.continuation, 'x'.repeat(5), true, null))).closeCode).toBe(1009);
+    expect(
+      protocolError(() => small.reader.push(encodeFrame(OPCODES.continuation, 'x'.repeat(5), true, null))).closeCode,
+    ).toBe(1009);
     expect(small.seen).toEqual([]);
   });
 });
@@ -167,14 +192,27 @@ describe('handshake check', () => {
   it('accepts a correct 101 and refuses anything else', () => {
     const good = ['Upgrade: websocket', 'Connection: Upgrade', `Sec-WebSocket-Accept: ${accept}`];
     expect(checkHandshake(answer(good), accept)).toBeNull();
-    expect(checkHandshake(answer(['upgrade: WebSocket', 'connection: keep-alive, upgrade', `sec-websocket-accept: ${accept}`]), accept)).toBeNull();
-    expect(checkHandshake(answer(['Content-Length: 0'], 'HTTP/1.1 403 Forbidden'), accept)?.message).toBe('upgrade refused: HTTP 403');
-    expect(checkHandshake(answer([good[0]!, good[1]!, 'Sec-WebSocket-Accept: AAAA']), accept)?.message).toMatch(/Sec-WebSocket-Accept/);
+    expect(
+      checkHandshake(
+        answer(['upgrade: WebSocket', 'connection: keep-alive, upgrade', `sec-websocket-accept: ${accept}`]),
+        accept,
+      ),
+    ).toBeNull();
+    expect(checkHandshake(answer(['Content-Length: 0'], 'HTTP/1.1 403 Forbidden'), accept)?.message).toBe(
+      'upgrade refused: HTTP 403',
+    );
+    expect(checkHandshake(answer([good[0]!, good[1]!, 'Sec-WebSocket-Accept: AAAA']), accept)?.message).toMatch(
+      /Sec-WebSocket-Accept/,
+    );
     expect(checkHandshake(answer([good[0]!, good[2]!]), accept)?.message).toMatch(/Connection/);
     expect(checkHandshake(answer([good[1]!, good[2]!]), accept)?.message).toMatch(/Upgrade/);
-    expect(checkHandshake(answer([...good, 'Sec-WebSocket-Extensions: permessage-deflate']), accept)?.message).toMatch(/extension/);
+    expect(checkHandshake(answer([...good, 'Sec-WebSocket-Extensions: permessage-deflate']), accept)?.message).toMatch(
+      /extension/,
+    );
     expect(checkHandshake(answer([...good, 'Sec-WebSocket-Protocol: chat']), accept)?.message).toMatch(/subprotocol/);
-    expect(checkHandshake(answer(good, 'HTTP/1.0 101 Switching Protocols'), accept)?.message).toMatch(/not an HTTP\/1.1 answer/);
+    expect(checkHandshake(answer(good, 'HTTP/1.0 101 Switching Protocols'), accept)?.message).toMatch(
+      /not an HTTP\/1.1 answer/,
+    );
   });
 });
 
@@ -198,7 +236,8 @@ function open(url: string): Promise<WebSocketClient> {
   });
 }
 
-const closeOf = (ws: WebSocketClient) => new Promise<[number, string]>((resolve) => (ws.onclose = (code, reason) => resolve([code, reason])));
+const closeOf = (ws: WebSocketClient) =>
+  new Promise<[number, string]>((resolve) => (ws.onclose = (code, reason) => resolve([code, reason])));
 
 describe('WebSocketClient against a ws server', () => {
   let wss: WebSocketServer;
@@ -266,7 +305,9 @@ describe('WebSocketClient against a ws server', () => {
   it('completes a close it starts; terminate ends without a close frame (1006)', async () => {
     const client = await open(url);
     const server = await lastServerSocket;
-    const serverSaw = new Promise<[number, string]>((resolve) => server.once('close', (code, reason) => resolve([code, reason.toString()])));
+    const serverSaw = new Promise<[number, string]>((resolve) =>
+      server.once('close', (code, reason) => resolve([code, reason.toString()])),
+    );
     const closed = closeOf(client);
     client.close(4000, 'done');
     expect(client.send('after close')).toBe(false);
@@ -289,13 +330,37 @@ describe('WebSocketClient over TLS (wss:)', () => {
     // A self-signed certificate for localhost, made for this test.
     const dir = mkdtempSync(join(tmpdir(), 'sim-wss-'));
     try {
-      execFileSync('openssl', ['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-days', '1', '-subj', '/CN=localhost', '-addext', 'subjectAltName=DNS:localhost', '-keyout', join(dir, 'key.pem'), '-out', join(dir, 'cert.pem')], { stdio: 'ignore' });
+      execFileSync(
+        'openssl',
+        [
+          'req',
+          '-x509',
+          '-newkey',
+          'ec',
+          '-pkeyopt',
+          'ec_paramgen_curve:prime256v1',
+          '-nodes',
+          '-days',
+          '1',
+          '-subj',
+          '/CN=localhost',
+          '-addext',
+          'subjectAltName=DNS:localhost',
+          '-keyout',
+          join(dir, 'key.pem'),
+          '-out',
+          join(dir, 'cert.pem'),
+        ],
+        { stdio: 'ignore' },
+      );
       const cert = readFileSync(join(dir, 'cert.pem'));
       const https = createHttpsServer({ cert, key: readFileSync(join(dir, 'key.pem')) });
       const wss = new WebSocketServer({ server: https, path: '/sync', perMessageDeflate: false });
       wss.on('connection', (ws) => ws.on('message', (data) => ws.send(`echo ${data.toString()}`)));
       await new Promise<void>((resolve) => https.listen(0, '127.0.0.1', resolve));
-      const client = new WebSocketClient(`wss://localhost:${(https.address() as AddressInfo).port}/sync`, { tls: { ca: cert, host: '127.0.0.1' } });
+      const client = new WebSocketClient(`wss://localhost:${(https.address() as AddressInfo).port}/sync`, {
+        tls: { ca: cert, host: '127.0.0.1' },
+      });
       await new Promise<void>((resolve, reject) => {
         client.onopen = resolve;
         client.onerror = reject;
@@ -342,7 +407,8 @@ describe('WebSocketClient against a raw server', () => {
     await new Promise((resolve) => server.close(resolve));
   });
 
-  const switching = (accept: string) => `HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Accept: ${accept}\r\n\r\n`;
+  const switching = (accept: string) =>
+    `HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Accept: ${accept}\r\n\r\n`;
 
   it('refuses a handshake answer with a wrong Sec-WebSocket-Accept, and a refused upgrade', async () => {
     onUpgrade = (_key, socket) => socket.write(switching(acceptOf('another key')));
@@ -355,7 +421,12 @@ describe('WebSocketClient against a raw server', () => {
     const fromClient: Buffer[] = [];
     onUpgrade = (key, socket) => {
       socket.on('data', (chunk) => fromClient.push(chunk));
-      socket.write(Buffer.concat([Buffer.from(switching(acceptOf(key)), 'latin1'), encodeFrame(OPCODES.text, '{"hello":1}', true, null)]));
+      socket.write(
+        Buffer.concat([
+          Buffer.from(switching(acceptOf(key)), 'latin1'),
+          encodeFrame(OPCODES.text, '{"hello":1}', true, null),
+        ]),
+      );
     };
     const ws = new WebSocketClient(url);
     const first = new Promise<string>((resolve) => (ws.onmessage = resolve));
@@ -392,7 +463,14 @@ describe('SyncClient requests', () => {
   it('matches answers to requests by id (in any order), errors to SyncRequestError, and sends a batch in one write', async () => {
     const held: Array<() => void> = [];
     answer = (frame, ws) => {
-      const send = () => ws.send(JSON.stringify(frame.type === 'bad' ? { type: 'error', id: frame.id, error: { code: 'Forbidden', message: 'no' } } : { type: 'result', id: frame.id, data: { echo: frame.data } }));
+      const send = () =>
+        ws.send(
+          JSON.stringify(
+            frame.type === 'bad'
+              ? { type: 'error', id: frame.id, error: { code: 'Forbidden', message: 'no' } }
+              : { type: 'result', id: frame.id, data: { echo: frame.data } },
+          ),
+        );
       held.push(send);
       if (held.length === 3) held.reverse().forEach((s) => s());
     };

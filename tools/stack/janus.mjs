@@ -5,9 +5,32 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
-import { aptInstall, describePortOwners, findBinary, isAlive, isPortInUse, LOOPBACK, processMatches, readLogTail, spawnDetached, StackError, stopPid, waitForTcp } from './servers.mjs';
+import {
+  aptInstall,
+  describePortOwners,
+  findBinary,
+  isAlive,
+  isPortInUse,
+  LOOPBACK,
+  processMatches,
+  readLogTail,
+  spawnDetached,
+  StackError,
+  stopPid,
+  waitForTcp,
+} from './servers.mjs';
 
-const DISABLED_PLUGINS = ['echotest', 'duktape', 'lua', 'nosip', 'recordplay', 'sip', 'streaming', 'videocall', 'voicemail'];
+const DISABLED_PLUGINS = [
+  'echotest',
+  'duktape',
+  'lua',
+  'nosip',
+  'recordplay',
+  'sip',
+  'streaming',
+  'videocall',
+  'voicemail',
+];
 const DISABLED_TRANSPORTS = ['http', 'mqtt', 'nanomsg', 'pfunix', 'rabbitmq'];
 const DISABLED_EVENT_HANDLERS = ['gelfevh', 'mqttevh', 'nanomsgevh', 'rabbitmqevh', 'sampleevh', 'wsevh'];
 
@@ -23,7 +46,8 @@ export function findJanus() {
 export function ensureJanus({ install = false, log = console.log } = {}) {
   let bin = findJanus();
   if (bin) return { bin };
-  if (!install || process.getuid?.() !== 0) return { bin: null, reason: 'Janus is not installed (as root: apt-get install janus)' };
+  if (!install || process.getuid?.() !== 0)
+    return { bin: null, reason: 'Janus is not installed (as root: apt-get install janus)' };
   try {
     aptInstall(['janus'], log);
   } catch (error) {
@@ -53,7 +77,18 @@ const soList = (prefix, names) => quote(names.map((n) => `libjanus_${prefix}${n}
  * Writes janus.jcfg, the WebSocket transport and the room plugins' files into `<dataDir>/conf`.
  * `natMapping`: the public IP Janus puts in its ICE candidates (a host behind 1:1 NAT, a cloud node).
  */
-export function writeJanusConfig({ dataDir, wsPort, adminPort, adminSecret, roomAdminKey, sessionTimeoutSeconds = 60, rtpPortRange = '40000-40999', host = LOOPBACK, serverName = 'switchboard', natMapping }) {
+export function writeJanusConfig({
+  dataDir,
+  wsPort,
+  adminPort,
+  adminSecret,
+  roomAdminKey,
+  sessionTimeoutSeconds = 60,
+  rtpPortRange = '40000-40999',
+  host = LOOPBACK,
+  serverName = 'switchboard',
+  natMapping,
+}) {
   const conf = path.join(dataDir, 'conf');
   fs.mkdirSync(conf, { recursive: true });
   const files = {
@@ -88,20 +123,49 @@ admin: { admin_ws = true  admin_ws_port = ${adminPort}  admin_ws_ip = ${quote(ho
  * As root it runs as `nobody` (Node switches uid right before exec, so the pid is Janus's own).
  * Resolves to { pid, wsUrl, adminUrl, logFile } once both WebSocket ports accept connections.
  */
-export async function startJanus({ dataDir, wsPort, adminPort, adminSecret, roomAdminKey, sessionTimeoutSeconds, rtpPortRange, host = LOOPBACK, timeoutMs = 15000, logFile }) {
+export async function startJanus({
+  dataDir,
+  wsPort,
+  adminPort,
+  adminSecret,
+  roomAdminKey,
+  sessionTimeoutSeconds,
+  rtpPortRange,
+  host = LOOPBACK,
+  timeoutMs = 15000,
+  logFile,
+}) {
   const bin = findJanus();
-  if (!bin) throw new StackError('Janus is not installed: `node tools/stack/cli.mjs ensure-servers` (or `apt-get install janus`).');
+  if (!bin)
+    throw new StackError(
+      'Janus is not installed: `node tools/stack/cli.mjs ensure-servers` (or `apt-get install janus`).',
+    );
   dataDir = path.resolve(dataDir);
-  const conf = writeJanusConfig({ dataDir, wsPort, adminPort, adminSecret, roomAdminKey, sessionTimeoutSeconds, rtpPortRange, host });
+  const conf = writeJanusConfig({
+    dataDir,
+    wsPort,
+    adminPort,
+    adminSecret,
+    roomAdminKey,
+    sessionTimeoutSeconds,
+    rtpPortRange,
+    host,
+  });
   const user = process.getuid?.() === 0 ? nobody() : undefined;
   if (user) {
     // The configuration (it holds the secrets) is readable by Janus's user alone.
     fs.chmodSync(dataDir, 0o755);
-    for (const entry of [conf, ...fs.readdirSync(conf).map((f) => path.join(conf, f))]) fs.chownSync(entry, user.uid, user.gid);
+    for (const entry of [conf, ...fs.readdirSync(conf).map((f) => path.join(conf, f))])
+      fs.chownSync(entry, user.uid, user.gid);
   }
   logFile ??= path.join(dataDir, 'janus.log');
   // -o: no colours; the log goes to stdout, which spawnDetached appends to logFile.
-  const { pid, logOffset } = await spawnDetached(bin, ['-F', conf, '-o'], { logFile, cwd: dataDir, uid: user?.uid, gid: user?.gid });
+  const { pid, logOffset } = await spawnDetached(bin, ['-F', conf, '-o'], {
+    logFile,
+    cwd: dataDir,
+    uid: user?.uid,
+    gid: user?.gid,
+  });
   try {
     await waitForTcp(host, wsPort, timeoutMs, { pid, name: 'Janus', logFile, logOffset });
     await waitForTcp(host, adminPort, timeoutMs, { pid, name: 'Janus (admin)', logFile, logOffset });
@@ -136,7 +200,8 @@ export function isStackJanus(pid, dataDir) {
 export async function startStackJanus({ dataDir, secrets, previousPid, logFile }) {
   if (previousPid && isStackJanus(previousPid, dataDir)) await stopPid(previousPid, { timeoutMs: 5000 });
   for (const port of Object.values(STACK_JANUS_PORTS)) {
-    if (await isPortInUse(port)) throw new StackError(`Port ${port}, needed by Janus, is already in use by ${describePortOwners(port)}.`);
+    if (await isPortInUse(port))
+      throw new StackError(`Port ${port}, needed by Janus, is already in use by ${describePortOwners(port)}.`);
   }
   const janus = await startJanus({
     dataDir,
@@ -163,5 +228,8 @@ export async function startStackJanus({ dataDir, secrets, previousPid, logFile }
 
 /** Secrets of the stack's Janus, generated once (kept with the stack's other local secrets). */
 export function newJanusSecrets() {
-  return { JANUS_ADMIN_SECRET: randomBytes(24).toString('base64url'), JANUS_ROOM_ADMIN_KEY: randomBytes(24).toString('base64url') };
+  return {
+    JANUS_ADMIN_SECRET: randomBytes(24).toString('base64url'),
+    JANUS_ROOM_ADMIN_KEY: randomBytes(24).toString('base64url'),
+  };
 }

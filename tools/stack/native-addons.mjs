@@ -30,9 +30,14 @@ function main() {
     if (!fs.existsSync(path.join(ROOT, 'node_modules', name)) || loads(node, name)) continue;
     console.log(`Rebuilding ${name} for the pinned Node (${nodeDir})…`);
     const npm = process.env.npm_execpath ? [process.execPath, [process.env.npm_execpath]] : ['npm', []];
-    const result = spawnSync(npm[0], [...npm[1], 'rebuild', name, `--nodedir=${nodeDir}`, '--foreground-scripts'], { cwd: ROOT, stdio: 'inherit' });
+    const result = spawnSync(npm[0], [...npm[1], 'rebuild', name, `--nodedir=${nodeDir}`, '--foreground-scripts'], {
+      cwd: ROOT,
+      stdio: 'inherit',
+    });
     if (result.status !== 0 || !loads(node, name)) {
-      console.error(`warning: ${name} could not be built for ${node}; media-agent (janode) will not start. Run \`npm rebuild ${name} --nodedir=${nodeDir}\`.`);
+      console.error(
+        `warning: ${name} could not be built for ${node}; media-agent (janode) will not start. Run \`npm rebuild ${name} --nodedir=${nodeDir}\`.`,
+      );
     }
   }
 }

@@ -44,9 +44,20 @@ export declare function processCommandLine(pid: number): string | null;
 export declare function processMatches(pid: number, ...needles: string[]): boolean;
 export declare function isSameProgram(pid: number, program: string): boolean;
 export declare function isServerOf(name: ServerName, pid: number, dataDir: string): boolean;
-export declare function stopPid(pid: number, options?: { timeoutMs?: number; signal?: NodeJS.Signals }): Promise<boolean>;
-export declare function stopServer(name: ServerName, pid: number, options?: { timeoutMs?: number; dataDir?: string }): Promise<boolean>;
-export declare function stopRecordedServer(name: ServerName, dataDir: string, options?: { timeoutMs?: number }): Promise<boolean>;
+export declare function stopPid(
+  pid: number,
+  options?: { timeoutMs?: number; signal?: NodeJS.Signals },
+): Promise<boolean>;
+export declare function stopServer(
+  name: ServerName,
+  pid: number,
+  options?: { timeoutMs?: number; dataDir?: string },
+): Promise<boolean>;
+export declare function stopRecordedServer(
+  name: ServerName,
+  dataDir: string,
+  options?: { timeoutMs?: number },
+): Promise<boolean>;
 export declare function readLogTail(file: string, offset?: number, lines?: number): string;
 export declare function spawnDetached(
   command: string,

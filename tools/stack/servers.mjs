@@ -86,8 +86,20 @@ export function findPostgresBinDir() {
 }
 
 const REQUIREMENTS = {
-  nats: { what: 'nats-server', pkg: 'nats-server', env: 'NATS_URL', example: 'nats://host:4222', find: () => findBinary('nats-server') },
-  redis: { what: 'redis-server', pkg: 'redis-server', env: 'REDIS_URL', example: 'redis://host:6379', find: () => findBinary('redis-server') },
+  nats: {
+    what: 'nats-server',
+    pkg: 'nats-server',
+    env: 'NATS_URL',
+    example: 'nats://host:4222',
+    find: () => findBinary('nats-server'),
+  },
+  redis: {
+    what: 'redis-server',
+    pkg: 'redis-server',
+    env: 'REDIS_URL',
+    example: 'redis://host:6379',
+    find: () => findBinary('redis-server'),
+  },
   postgres: {
     what: 'PostgreSQL (initdb, postgres)',
     pkg: 'postgresql',
@@ -126,7 +138,12 @@ function tailText(text, lines = 20) {
  * `servers` limits the check (e.g. when NATS_URL names an external server). ffmpeg is best-effort:
  * installed when possible, never fatal.
  */
-export function ensureBinaries({ install = false, servers = ['nats', 'redis', 'postgres'], ffmpeg = true, log = console.log } = {}) {
+export function ensureBinaries({
+  install = false,
+  servers = ['nats', 'redis', 'postgres'],
+  ffmpeg = true,
+  log = console.log,
+} = {}) {
   const found = () => Object.fromEntries(servers.map((s) => [s, REQUIREMENTS[s].find()]));
   let paths = found();
   let missing = servers.filter((s) => !paths[s]);
@@ -176,7 +193,9 @@ export function ensureBinaries({ install = false, servers = ['nats', 'redis', 'p
 
 export function aptInstall(packages, log) {
   if (!findBinary('apt-get')) {
-    throw new StackError(`${packages.join(', ')} missing and apt-get is not available on this machine: install ${packages.join(', ')} by hand.`);
+    throw new StackError(
+      `${packages.join(', ')} missing and apt-get is not available on this machine: install ${packages.join(', ')} by hand.`,
+    );
   }
   if (!aptUpdated) {
     log('Running apt-get update…');
@@ -219,7 +238,9 @@ export function isPortInUse(port, host = LOOPBACK) {
   return new Promise((resolve, reject) => {
     const server = net.createServer();
     server.unref();
-    server.once('error', (error) => (error.code === 'EADDRINUSE' || error.code === 'EACCES' ? resolve(true) : reject(error)));
+    server.once('error', (error) =>
+      error.code === 'EADDRINUSE' || error.code === 'EACCES' ? resolve(true) : reject(error),
+    );
     server.listen({ port, host, exclusive: true }, () => server.close(() => resolve(false)));
   });
 }
@@ -250,12 +271,17 @@ export async function waitForTcp(host, port, timeoutMs = 10000, { pid, name, log
   for (;;) {
     if (await tryConnect(host, port)) return;
     if (pid !== undefined && !isAlive(pid)) {
-      throw new StackError(`${label} exited during start-up.`, { logTail: logFile ? readLogTail(logFile, logOffset) : undefined });
-    }
-    if (Date.now() >= deadline) {
-      throw new StackError(`${label} did not accept connections on ${host}:${port} within ${Math.round(timeoutMs / 1000)} s.`, {
+      throw new StackError(`${label} exited during start-up.`, {
         logTail: logFile ? readLogTail(logFile, logOffset) : undefined,
       });
+    }
+    if (Date.now() >= deadline) {
+      throw new StackError(
+        `${label} did not accept connections on ${host}:${port} within ${Math.round(timeoutMs / 1000)} s.`,
+        {
+          logTail: logFile ? readLogTail(logFile, logOffset) : undefined,
+        },
+      );
     }
     await sleep(delay);
     delay = Math.min(delay * 2, 100);
@@ -305,11 +331,16 @@ export function portOwners(port) {
   if (inodes.size === 0) return [];
   let pids;
   try {
-    pids = fs.readdirSync('/proc').filter((d) => /^\d+$/.test(d)).map(Number);
+    pids = fs
+      .readdirSync('/proc')
+      .filter((d) => /^\d+$/.test(d))
+      .map(Number);
   } catch {
     return [];
   }
-  return pids.filter((pid) => pidHoldsSocket(pid, inodes)).map((pid) => ({ pid, command: processCommandLine(pid) ?? '?' }));
+  return pids
+    .filter((pid) => pidHoldsSocket(pid, inodes))
+    .map((pid) => ({ pid, command: processCommandLine(pid) ?? '?' }));
 }
 
 /** Whether process `pid` listens on `port` (false when /proc cannot tell). */
@@ -573,7 +604,10 @@ function requireBinary(name) {
   return bin;
 }
 
-async function launch(name, { dataDir, port, command, args, logFile, label, envVar, onSpawn, spawnOptions, prepare, ready }) {
+async function launch(
+  name,
+  { dataDir, port, command, args, logFile, label, envVar, onSpawn, spawnOptions, prepare, ready },
+) {
   const reused = await adoptRunning(name, dataDir, port);
   if (reused !== null) {
     onSpawn?.(reused);
@@ -652,12 +686,17 @@ async function waitForRedis(host, port, timeoutMs, details) {
     const reply = await redisPing(host, port);
     if (reply === '+PONG') return;
     if (details.pid !== undefined && !isAlive(details.pid)) {
-      throw new StackError('Redis exited during start-up.', { logTail: readLogTail(details.logFile, details.logOffset) });
-    }
-    if (Date.now() >= deadline) {
-      throw new StackError(`Redis on ${host}:${port} did not answer PING within ${Math.round(timeoutMs / 1000)} s (last reply: ${reply ?? 'none'}).`, {
+      throw new StackError('Redis exited during start-up.', {
         logTail: readLogTail(details.logFile, details.logOffset),
       });
+    }
+    if (Date.now() >= deadline) {
+      throw new StackError(
+        `Redis on ${host}:${port} did not answer PING within ${Math.round(timeoutMs / 1000)} s (last reply: ${reply ?? 'none'}).`,
+        {
+          logTail: readLogTail(details.logFile, details.logOffset),
+        },
+      );
     }
     await sleep(50);
   }
@@ -668,19 +707,35 @@ async function waitForRedis(host, port, timeoutMs, details) {
  * second and no RDB snapshots (`persist: false` turns the AOF off too, for tests).
  * Resolves to { pid, url, port, reused } once it answers PING.
  */
-export async function startRedis({ port, dataDir, logFile, host = LOOPBACK, persist = true, timeoutMs = 15000, onSpawn } = {}) {
+export async function startRedis({
+  port,
+  dataDir,
+  logFile,
+  host = LOOPBACK,
+  persist = true,
+  timeoutMs = 15000,
+  onSpawn,
+} = {}) {
   const bin = requireBinary('redis-server');
   dataDir = path.resolve(dataDir);
   fs.mkdirSync(dataDir, { recursive: true });
   const args = [
-    '--bind', host,
-    '--port', String(port),
-    '--dir', dataDir,
-    '--daemonize', 'no',
-    '--logfile', '',
-    '--appendonly', persist ? 'yes' : 'no',
-    '--appendfsync', 'everysec',
-    '--save', '',
+    '--bind',
+    host,
+    '--port',
+    String(port),
+    '--dir',
+    dataDir,
+    '--daemonize',
+    'no',
+    '--logfile',
+    '',
+    '--appendonly',
+    persist ? 'yes' : 'no',
+    '--appendfsync',
+    'everysec',
+    '--save',
+    '',
   ];
   const { pid, reused } = await launch('redis', {
     dataDir,
@@ -719,7 +774,9 @@ function ensureTraversable(dir, uid, log) {
     const st = fs.statSync(current);
     if (st.uid !== uid && (st.mode & 0o001) === 0) {
       fs.chmodSync(current, (st.mode & 0o7777) | 0o001);
-      log?.(`note: added o+x to ${current} so PostgreSQL (running as an unprivileged user) can reach its data directory.`);
+      log?.(
+        `note: added o+x to ${current} so PostgreSQL (running as an unprivileged user) can reach its data directory.`,
+      );
     }
     if (current === path.dirname(current)) break;
   }
@@ -786,7 +843,15 @@ function prepareCluster({ binDir, dataDir, logFile, fsync, user, log, initdbCach
   if (!fsync) args.push('--no-sync');
 
   // initdb is most of a test run's start-up time; a pristine cluster copied from a cache is ~5x faster.
-  const cached = initdbCache ? path.join(initdbCache, `initdb-${createHash('sha1').update(`${binaryVersionText(binDir)}\0${args.slice(2).join('\0')}`).digest('hex').slice(0, 16)}`) : null;
+  const cached = initdbCache
+    ? path.join(
+        initdbCache,
+        `initdb-${createHash('sha1')
+          .update(`${binaryVersionText(binDir)}\0${args.slice(2).join('\0')}`)
+          .digest('hex')
+          .slice(0, 16)}`,
+      )
+    : null;
   if (cached && fs.existsSync(path.join(cached, 'PG_VERSION'))) {
     fs.cpSync(cached, dataDir, { recursive: true });
     if (user) chownTree(dataDir, user.uid, user.gid);
@@ -845,7 +910,9 @@ async function pgAnswers(pg, url, binDir, host, port) {
   }
   const isready = [path.join(binDir, 'pg_isready'), findBinary('pg_isready')].find((b) => b && isExecutableFile(b));
   if (isready) {
-    return spawnSync(isready, ['-h', host, '-p', String(port), '-U', 'postgres', '-d', 'postgres', '-t', '2']).status === 0;
+    return (
+      spawnSync(isready, ['-h', host, '-p', String(port), '-U', 'postgres', '-d', 'postgres', '-t', '2']).status === 0
+    );
   }
   return tryConnect(host, port);
 }
@@ -857,11 +924,15 @@ async function waitForPostgres({ url, binDir, host, port, timeoutMs, pid, logFil
   let delay = 20;
   for (;;) {
     if (await pgAnswers(pg, url, binDir, host, port)) return;
-    if (!isAlive(pid)) throw new StackError('PostgreSQL exited during start-up.', { logTail: readLogTail(logFile, logOffset) });
+    if (!isAlive(pid))
+      throw new StackError('PostgreSQL exited during start-up.', { logTail: readLogTail(logFile, logOffset) });
     if (Date.now() >= deadline) {
-      throw new StackError(`PostgreSQL on ${host}:${port} did not accept connections within ${Math.round(timeoutMs / 1000)} s.`, {
-        logTail: readLogTail(logFile, logOffset),
-      });
+      throw new StackError(
+        `PostgreSQL on ${host}:${port} did not accept connections within ${Math.round(timeoutMs / 1000)} s.`,
+        {
+          logTail: readLogTail(logFile, logOffset),
+        },
+      );
     }
     await sleep(delay);
     delay = Math.min(delay * 2, 200);
@@ -876,7 +947,18 @@ async function waitForPostgres({ url, binDir, host, port, timeoutMs, pid, logFil
  * Resolves to { pid, url, port, reused, initialized } once `select 1` succeeds;
  * url is postgres://postgres@host:port/postgres.
  */
-export async function startPostgres({ port, dataDir, logFile, fsync = true, host = LOOPBACK, settings = {}, timeoutMs = 30000, onSpawn, log, initdbCache } = {}) {
+export async function startPostgres({
+  port,
+  dataDir,
+  logFile,
+  fsync = true,
+  host = LOOPBACK,
+  settings = {},
+  timeoutMs = 30000,
+  onSpawn,
+  log,
+  initdbCache,
+} = {}) {
   const binDir = findPostgresBinDir();
   if (!binDir) ensureBinaries({ install: false, servers: ['postgres'], ffmpeg: false });
   dataDir = path.resolve(dataDir);

@@ -121,9 +121,11 @@ describe('startRedis and stopPid', () => {
     await new Promise((resolve) => server.once('listening', resolve));
     const { port } = server.address() as net.AddressInfo;
     try {
-      const error = await startRedis({ port, dataDir: path.join(scratch, 'redis-taken'), logFile: path.join(scratch, 'logs', 'taken.log') }).catch(
-        (e: unknown) => e,
-      );
+      const error = await startRedis({
+        port,
+        dataDir: path.join(scratch, 'redis-taken'),
+        logFile: path.join(scratch, 'logs', 'taken.log'),
+      }).catch((e: unknown) => e);
       expect(error).toBeInstanceOf(StackError);
       expect((error as Error).message).toMatch(new RegExp(`Port ${port} .* already in use by pid ${process.pid}`));
     } finally {

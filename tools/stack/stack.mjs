@@ -62,7 +62,8 @@ export function localSecrets(paths) {
   try {
     kept = JSON.parse(fs.readFileSync(paths.secretsFile, 'utf8'));
   } catch (error) {
-    if (error.code !== 'ENOENT') throw new StackError(`${paths.secretsFile} is unreadable (${error.message}); \`npm run reset\` starts over.`);
+    if (error.code !== 'ENOENT')
+      throw new StackError(`${paths.secretsFile} is unreadable (${error.message}); \`npm run reset\` starts over.`);
   }
   // A secrets file from before Janus was part of the stack gets the Janus secrets added.
   if (kept && kept.JANUS_ADMIN_SECRET) return kept;
@@ -113,7 +114,10 @@ function formatError(error) {
  */
 function runInherited(command, args, cwd, { stdoutToStderr = false } = {}) {
   return new Promise((resolve, reject) => {
-    const child = spawn(command, args, { cwd, stdio: stdoutToStderr ? ['inherit', process.stderr, 'inherit'] : 'inherit' });
+    const child = spawn(command, args, {
+      cwd,
+      stdio: stdoutToStderr ? ['inherit', process.stderr, 'inherit'] : 'inherit',
+    });
     child.once('error', (error) => reject(new StackError(`Could not run ${command}: ${error.message}`)));
     child.once('close', (code, signal) => resolve(signal ? 128 : code));
   });
@@ -126,7 +130,8 @@ export function installReason(root) {
   const lock = path.join(root, 'package-lock.json');
   if (!fs.existsSync(modules)) return 'node_modules is missing';
   if (!fs.existsSync(hidden)) return 'node_modules was not installed by npm';
-  if (fs.existsSync(lock) && fs.statSync(lock).mtimeMs > fs.statSync(hidden).mtimeMs) return 'package-lock.json changed since the last install';
+  if (fs.existsSync(lock) && fs.statSync(lock).mtimeMs > fs.statSync(hidden).mtimeMs)
+    return 'package-lock.json changed since the last install';
   return null;
 }
 
@@ -139,10 +144,12 @@ export async function prepareWorkspace({ root = REPO_ROOT, log = console.log, st
   const reason = installReason(root);
   if (reason) {
     log(`Running npm install (${reason})…`);
-    if ((await runInherited('npm', ['install'], root, { stdoutToStderr })) !== 0) throw new StackError('npm install failed (see above).');
+    if ((await runInherited('npm', ['install'], root, { stdoutToStderr })) !== 0)
+      throw new StackError('npm install failed (see above).');
   }
   log('Building (npm run build)…');
-  if ((await runInherited('npm', ['run', 'build'], root, { stdoutToStderr })) !== 0) throw new StackError('npm run build failed (see above).');
+  if ((await runInherited('npm', ['run', 'build'], root, { stdoutToStderr })) !== 0)
+    throw new StackError('npm run build failed (see above).');
 }
 
 /** External servers named by NATS_URL / REDIS_URL / DATABASE_URL. */
@@ -156,11 +163,29 @@ function externalServers(env = process.env) {
  * Resolves to { urls: { nats, redis, database }, pids: { nats?, redis?, postgres? } }.
  * When one fails, the others are stopped again before it throws.
  */
-export async function startServers({ paths, external = externalServers(), fsync = true, log = console.log, onSpawn } = {}) {
+export async function startServers({
+  paths,
+  external = externalServers(),
+  fsync = true,
+  log = console.log,
+  onSpawn,
+} = {}) {
   const logFile = (name) => path.join(paths.logs, `${name}.log`);
   const starters = {
-    nats: () => startNats({ port: STACK_PORTS.nats, dataDir: paths.dataDirs.nats, logFile: logFile('nats'), onSpawn: (pid) => onSpawn?.('nats', pid) }),
-    redis: () => startRedis({ port: STACK_PORTS.redis, dataDir: paths.dataDirs.redis, logFile: logFile('redis'), onSpawn: (pid) => onSpawn?.('redis', pid) }),
+    nats: () =>
+      startNats({
+        port: STACK_PORTS.nats,
+        dataDir: paths.dataDirs.nats,
+        logFile: logFile('nats'),
+        onSpawn: (pid) => onSpawn?.('nats', pid),
+      }),
+    redis: () =>
+      startRedis({
+        port: STACK_PORTS.redis,
+        dataDir: paths.dataDirs.redis,
+        logFile: logFile('redis'),
+        onSpawn: (pid) => onSpawn?.('redis', pid),
+      }),
     postgres: () =>
       startPostgres({
         port: STACK_PORTS.postgres,
@@ -196,7 +221,9 @@ export async function startServers({ paths, external = externalServers(), fsync 
       if (await ensureDatabase(started.postgres.url, STACK_DATABASE)) log(`Created database ${STACK_DATABASE}.`);
     } catch (error) {
       await stopOwnServers(started, paths);
-      throw error instanceof StackError ? error : new StackError(`Could not create database ${STACK_DATABASE}: ${error.message}`);
+      throw error instanceof StackError
+        ? error
+        : new StackError(`Could not create database ${STACK_DATABASE}: ${error.message}`);
     }
     database = withDatabase(started.postgres.url, STACK_DATABASE);
   }
@@ -356,7 +383,12 @@ class Launcher {
    */
   async startJanus() {
     try {
-      const janus = await startStackJanus({ dataDir: this.paths.janus, secrets: localSecrets(this.paths), previousPid: this.previous?.pids?.janus, logFile: path.join(this.paths.logs, 'janus.log') });
+      const janus = await startStackJanus({
+        dataDir: this.paths.janus,
+        secrets: localSecrets(this.paths),
+        previousPid: this.previous?.pids?.janus,
+        logFile: path.join(this.paths.logs, 'janus.log'),
+      });
       this.servers.set('janus', janus.pid);
       this.janusEnv = janus.env;
       this.urls.janus = janus.wsUrl;
@@ -395,7 +427,9 @@ class Launcher {
       await stopPid(leftover, { timeoutMs: SERVICE_STOP_TIMEOUT_MS });
       if (!(await isPortInUse(app.port))) return;
     }
-    throw new StackError(`Port ${app.port}, needed by ${app.service}, is already in use by ${describePortOwners(app.port)}. Stop that process first.`);
+    throw new StackError(
+      `Port ${app.port}, needed by ${app.service}, is already in use by ${describePortOwners(app.port)}. Stop that process first.`,
+    );
   }
 
   async startService(app, serverUrls) {
@@ -425,9 +459,12 @@ class Launcher {
     for (;;) {
       this.checkInterrupted();
       if (entry.exit) {
-        throw new StackError(`${app.service} ${describeExit(entry.exit)} before it was ready. Last lines of ${rel(this.paths, entry.logFile)}:`, {
-          logTail: readLogTail(entry.logFile, entry.logOffset, 40),
-        });
+        throw new StackError(
+          `${app.service} ${describeExit(entry.exit)} before it was ready. Last lines of ${rel(this.paths, entry.logFile)}:`,
+          {
+            logTail: readLogTail(entry.logFile, entry.logOffset, 40),
+          },
+        );
       }
       const answer = await httpStatus(url);
       if (answer.status === 200) return;
@@ -453,7 +490,8 @@ class Launcher {
     this.save();
     this.log(`Waiting for ${apps.map((a) => a.service).join(', ')} to be ready…`);
     await Promise.all([...this.services.values()].map((entry) => this.waitReady(entry)));
-    for (const entry of this.services.values()) this.log(`  ${entry.app.service} ready (pid ${entry.pid}) on http://127.0.0.1:${entry.app.port}`);
+    for (const entry of this.services.values())
+      this.log(`  ${entry.app.service} ready (pid ${entry.pid}) on http://127.0.0.1:${entry.app.port}`);
   }
 
   async bootstrap(apps, serverUrls) {
@@ -468,15 +506,21 @@ class Launcher {
         logFile: path.join(this.paths.logs, `${app.service}.bootstrap.log`),
       });
       if (result.code !== 0) {
-        throw new StackError(`Bootstrap of ${app.service} (${rel(this.paths, app.bootstrap)}) ${describeExit(result)}. Its output:`, {
-          logTail: result.output.trimEnd().split('\n').slice(-40).join('\n'),
-        });
+        throw new StackError(
+          `Bootstrap of ${app.service} (${rel(this.paths, app.bootstrap)}) ${describeExit(result)}. Its output:`,
+          {
+            logTail: result.output.trimEnd().split('\n').slice(-40).join('\n'),
+          },
+        );
       }
       const answer = lastJsonLine(result.stdout);
       if (!answer || typeof answer.organizationId !== 'string') {
-        throw new StackError(`Bootstrap of ${app.service} did not print a JSON line with organizationId and apiKey. Its output:`, {
-          logTail: result.output.trimEnd().split('\n').slice(-40).join('\n'),
-        });
+        throw new StackError(
+          `Bootstrap of ${app.service} did not print a JSON line with organizationId and apiKey. Its output:`,
+          {
+            logTail: result.output.trimEnd().split('\n').slice(-40).join('\n'),
+          },
+        );
       }
       this.state.organizationId = answer.organizationId;
       if (typeof answer.apiKey === 'string' && answer.apiKey) {
@@ -542,7 +586,8 @@ class Launcher {
         const pid = this.servers.get(name);
         if (pid === undefined) continue;
         try {
-          if (await stopServer(name, pid, { dataDir: this.paths.dataDirs[name] })) this.log(`  stopped ${SERVER_LABELS[name]}`);
+          if (await stopServer(name, pid, { dataDir: this.paths.dataDirs[name] }))
+            this.log(`  stopped ${SERVER_LABELS[name]}`);
         } catch (error) {
           failures.push(`${SERVER_LABELS[name]}: ${error.message}`);
         }
@@ -558,19 +603,30 @@ class Launcher {
     const lines = ['', 'Switchboard is running.', ''];
     const row = (label, value) => lines.push(`  ${label.padEnd(18)} ${value}`);
     for (const app of apps) {
-      const label = app.service === 'admin-gateway' ? 'Admin API' : app.service === 'management-api' ? 'Management API' : app.service;
+      const label =
+        app.service === 'admin-gateway'
+          ? 'Admin API'
+          : app.service === 'management-api'
+            ? 'Management API'
+            : app.service;
       row(label, apiUrl(app));
       const docs = await this.openApiUrl(app);
       if (docs) row('', `OpenAPI: ${docs}`);
     }
     if (apps.length) lines.push('');
-    if (this.urls.janus) row('Janus', `${this.urls.janus} (media server of ${MEDIA_AGENT}; logs in ${this.paths.janus})`);
-    else if (this.mediaNote) row('Media server', `none: ${this.mediaNote}. Only the simulator's heartbeat-only media servers (npm run simulate) are available.`);
+    if (this.urls.janus)
+      row('Janus', `${this.urls.janus} (media server of ${MEDIA_AGENT}; logs in ${this.paths.janus})`);
+    else if (this.mediaNote)
+      row(
+        'Media server',
+        `none: ${this.mediaNote}. Only the simulator's heartbeat-only media servers (npm run simulate) are available.`,
+      );
     row('NATS', this.urls.nats);
     row('Redis', this.urls.redis);
     row('PostgreSQL', this.urls.database);
     lines.push('');
-    if (this.state.adminApiKey) row('Admin API key', `${this.state.adminApiKey}  (organization ${this.state.organizationId})`);
+    if (this.state.adminApiKey)
+      row('Admin API key', `${this.state.adminApiKey}  (organization ${this.state.organizationId})`);
     else if (apps.some((a) => a.bootstrap)) row('Admin API key', `unknown (see the warning above)`);
     row('Stack file', this.paths.stackFile);
     row('Logs', this.paths.logs);
@@ -584,7 +640,9 @@ class Launcher {
     for (const url of candidates) {
       if ((await httpStatus(url, 1500)).status === 200) return url;
     }
-    return ['admin-gateway', 'management-api'].includes(app.service) ? `${base}/openapi.json (not answering yet)` : null;
+    return ['admin-gateway', 'management-api'].includes(app.service)
+      ? `${base}/openapi.json (not answering yet)`
+      : null;
   }
 }
 
@@ -635,7 +693,8 @@ export async function startStack({ root = REPO_ROOT, serversOnly = false, log = 
       apps = discoverApps(root);
       const janus = ensureJanus({ install: true, log });
       if (!janus.bin) launcher.mediaNote = janus.reason;
-      if (apps.length === 0) log('warning: no service declares a "switchboard" key in apps/*/package.json; starting the servers only.');
+      if (apps.length === 0)
+        log('warning: no service declares a "switchboard" key in apps/*/package.json; starting the servers only.');
     }
     fs.mkdirSync(paths.logs, { recursive: true });
     const serverUrls = await launcher.startServers(external);
@@ -739,7 +798,8 @@ export async function stopStack({ root = REPO_ROOT, log = console.log } = {}) {
       stoppedSomething = true;
     }
   }
-  if (current) writeStackFile(paths, { ...current, pids: {}, stoppedAt: current.stoppedAt ?? new Date().toISOString() });
+  if (current)
+    writeStackFile(paths, { ...current, pids: {}, stoppedAt: current.stoppedAt ?? new Date().toISOString() });
 
   const survivors = checked.filter(({ pid }) => isAlive(pid) && pid !== process.pid);
   const busy = [];
@@ -752,11 +812,13 @@ export async function stopStack({ root = REPO_ROOT, log = console.log } = {}) {
       : what === 'janus'
         ? isStackJanus(pid, paths.janus)
         : SERVER_NAMES.includes(what)
-        ? isServerOf(what, pid, paths.dataDirs[what])
-        : processMatches(pid, serviceNeedle(root, what)),
+          ? isServerOf(what, pid, paths.dataDirs[what])
+          : processMatches(pid, serviceNeedle(root, what)),
   );
   if (ours.length) {
-    throw new StackError(`These processes are still running: ${ours.map((s) => `${s.what} (pid ${s.pid})`).join(', ')}.`);
+    throw new StackError(
+      `These processes are still running: ${ours.map((s) => `${s.what} (pid ${s.pid})`).join(', ')}.`,
+    );
   }
   for (const line of busy) log(`warning: ${line}`);
   log(stoppedSomething ? 'Stopped; no stack process is left.' : 'Nothing was running.');
@@ -782,7 +844,9 @@ export async function stackStatus({ root = REPO_ROOT, log = console.log } = {}) 
   }
   const entries = Object.entries(state.pids ?? {});
   if (entries.length === 0) {
-    log(`The stack is not running (last started ${state.startedAt ?? 'at an unknown time'}${state.stoppedAt ? `, stopped ${state.stoppedAt}` : ''}).`);
+    log(
+      `The stack is not running (last started ${state.startedAt ?? 'at an unknown time'}${state.stoppedAt ? `, stopped ${state.stoppedAt}` : ''}).`,
+    );
     return false;
   }
   log(`Switchboard stack, started ${state.startedAt} (${rel(paths, paths.stackFile)}):`);
@@ -799,7 +863,8 @@ export async function stackStatus({ root = REPO_ROOT, log = console.log } = {}) 
       url = state.urls?.[camelCase(name)] ?? '';
       if (alive && url) {
         const ready = await httpStatus(`${url}/readyz`, 1500);
-        url += ready.status === 200 ? '  ready' : `  not ready (${ready.status ? `HTTP ${ready.status}` : ready.error})`;
+        url +=
+          ready.status === 200 ? '  ready' : `  not ready (${ready.status ? `HTTP ${ready.status}` : ready.error})`;
       }
     }
     allUp &&= alive;

@@ -47,7 +47,9 @@ export async function cleanStaleTestDirs({ root = REPO_ROOT } = {}) {
       const dir = path.join(base, entry);
       await Promise.all(
         ['nats', 'redis', 'postgres'].map((name) =>
-          stopRecordedServer(name, path.join(dir, name === 'postgres' ? 'pg' : name), { timeoutMs: 5000 }).catch(() => {}),
+          stopRecordedServer(name, path.join(dir, name === 'postgres' ? 'pg' : name), { timeoutMs: 5000 }).catch(
+            () => {},
+          ),
         ),
       );
       fs.rmSync(dir, { recursive: true, force: true });
@@ -123,7 +125,10 @@ async function createTemplate(adminUrl, servers) {
 async function stopAll(servers, dataDir) {
   await Promise.all(
     Object.entries(servers).map(([name, server]) =>
-      stopServer(name, server.pid, { dataDir: path.join(dataDir, name === 'postgres' ? 'pg' : name), timeoutMs: 5000 }).catch(() => {}),
+      stopServer(name, server.pid, {
+        dataDir: path.join(dataDir, name === 'postgres' ? 'pg' : name),
+        timeoutMs: 5000,
+      }).catch(() => {}),
     ),
   );
 }
@@ -139,7 +144,9 @@ export default async function globalSetup() {
     ensureBinaries({ install: false, ffmpeg: false, log: () => {} });
   } catch (error) {
     throw withoutStack(
-      new StackError(`The integration tests need real servers. ${error.message}\n(\`npm test\` runs \`node tools/stack/cli.mjs ensure-servers\` first, which installs them as root.)`),
+      new StackError(
+        `The integration tests need real servers. ${error.message}\n(\`npm test\` runs \`node tools/stack/cli.mjs ensure-servers\` first, which installs them as root.)`,
+      ),
     );
   }
 
@@ -149,9 +156,19 @@ export default async function globalSetup() {
   fs.mkdirSync(logs, { recursive: true });
 
   const starters = {
-    nats: () => onFreePort((port) => startNats({ port, dataDir: path.join(dataDir, 'nats'), logFile: path.join(logs, 'nats.log') })),
+    nats: () =>
+      onFreePort((port) =>
+        startNats({ port, dataDir: path.join(dataDir, 'nats'), logFile: path.join(logs, 'nats.log') }),
+      ),
     redis: () =>
-      onFreePort((port) => startRedis({ port, dataDir: path.join(dataDir, 'redis'), logFile: path.join(logs, 'redis.log'), persist: false })),
+      onFreePort((port) =>
+        startRedis({
+          port,
+          dataDir: path.join(dataDir, 'redis'),
+          logFile: path.join(logs, 'redis.log'),
+          persist: false,
+        }),
+      ),
     postgres: () =>
       onFreePort((port) =>
         startPostgres({
@@ -194,14 +211,21 @@ export default async function globalSetup() {
   globalThis[STATE_KEY] = state;
   fs.writeFileSync(path.join(dataDir, 'state.json'), `${JSON.stringify(state, null, 2)}\n`);
   if (process.env.SB_TEST_VERBOSE === '1') {
-    console.log(`\ntest servers up (${phases.join(', ')}): ${servers.nats.url} ${servers.redis.url} ${servers.postgres.url}`);
+    console.log(
+      `\ntest servers up (${phases.join(', ')}): ${servers.nats.url} ${servers.redis.url} ${servers.postgres.url}`,
+    );
   }
 }
 
 /** Jest prints a thrown error's stack; for an expected failure the message (and log tail) is what helps. */
 function withoutStack(error) {
   if (!(error instanceof StackError)) return error;
-  const text = error.logTail ? `${error.message}\n${error.logTail.split('\n').map((l) => `  │ ${l}`).join('\n')}` : error.message;
+  const text = error.logTail
+    ? `${error.message}\n${error.logTail
+        .split('\n')
+        .map((l) => `  │ ${l}`)
+        .join('\n')}`
+    : error.message;
   error.stack = text;
   error.message = text;
   return error;

@@ -19,10 +19,14 @@ export default async function globalTeardown() {
   if (!state) return;
   const dataDirOf = (name) => path.join(state.dataDir, name === 'postgres' ? 'pg' : name);
   const results = await Promise.allSettled(
-    Object.entries(state.pids).map(([name, pid]) => stopServer(name, pid, { dataDir: dataDirOf(name), timeoutMs: 5000 })),
+    Object.entries(state.pids).map(([name, pid]) =>
+      stopServer(name, pid, { dataDir: dataDirOf(name), timeoutMs: 5000 }),
+    ),
   );
   delete globalThis[STATE_KEY];
   const failed = results.filter((r) => r.status === 'rejected');
-  if (process.env.SB_TEST_KEEP_DATA !== '1' && failed.length === 0) fs.rmSync(state.dataDir, { recursive: true, force: true });
-  if (failed.length) throw new Error(`Could not stop every test server: ${failed.map((f) => f.reason.message).join('; ')}`);
+  if (process.env.SB_TEST_KEEP_DATA !== '1' && failed.length === 0)
+    fs.rmSync(state.dataDir, { recursive: true, force: true });
+  if (failed.length)
+    throw new Error(`Could not stop every test server: ${failed.map((f) => f.reason.message).join('; ')}`);
 }

@@ -29,7 +29,19 @@ class AdminApiModule {}
 
 /** The client edge: the /sync WebSocket on the same HTTP server, pushes (and their reconciliation), heartbeats. */
 @Module({
-  providers: [gatewayIdProvider, SyncMetrics, EdgeClient, ApplicationSecrets, ClientTokenVerifier, SessionStore, SyncHandlers, SyncServer, PushListener, SessionReconciler, HeartbeatService],
+  providers: [
+    gatewayIdProvider,
+    SyncMetrics,
+    EdgeClient,
+    ApplicationSecrets,
+    ClientTokenVerifier,
+    SessionStore,
+    SyncHandlers,
+    SyncServer,
+    PushListener,
+    SessionReconciler,
+    HeartbeatService,
+  ],
   exports: [SyncServer, SessionStore],
 })
 class ClientEdgeModule {}

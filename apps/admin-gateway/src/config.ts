@@ -1,24 +1,95 @@
-import { bool, checkOAuthSettings, cidrList, commonSettings, int, loadConfig, oauthSettings, str, url, type ConfigOf } from '@switchboard/config';
+import {
+  bool,
+  checkOAuthSettings,
+  cidrList,
+  commonSettings,
+  int,
+  loadConfig,
+  oauthSettings,
+  str,
+  url,
+  type ConfigOf,
+} from '@switchboard/config';
 
 export const settings = {
   ...commonSettings(8080),
-  adminCidrAllowlist: cidrList('ADMIN_CIDR_ALLOWLIST', ['127.0.0.1/32', '::1/128'], 'Comma-separated CIDR blocks allowed to call the admin API (others: 403)'),
+  adminCidrAllowlist: cidrList(
+    'ADMIN_CIDR_ALLOWLIST',
+    ['127.0.0.1/32', '::1/128'],
+    'Comma-separated CIDR blocks allowed to call the admin API (others: 403)',
+  ),
   trustedProxyCidrs: cidrList(
     'TRUSTED_PROXY_CIDRS',
     [],
-    'Comma-separated CIDR blocks of reverse proxies in front of the gateway (e.g. the ingress controller\'s pods): the caller ADMIN_CIDR_ALLOWLIST judges is then the last address of X-Forwarded-For not in these blocks; empty: the TCP peer, X-Forwarded-For ignored',
+    "Comma-separated CIDR blocks of reverse proxies in front of the gateway (e.g. the ingress controller's pods): the caller ADMIN_CIDR_ALLOWLIST judges is then the last address of X-Forwarded-For not in these blocks; empty: the TCP peer, X-Forwarded-For ignored",
   ),
-  apiKeyCacheTtlMs: int({ env: 'API_KEY_CACHE_TTL_MS', default: 10000, min: 0, max: 300000, description: 'How long a verified API key is remembered by a gateway replica' }),
-  apiKeyNegativeCacheTtlMs: int({ env: 'API_KEY_NEGATIVE_CACHE_TTL_MS', default: 2000, min: 0, max: 60000, description: 'How long a rejected API key is remembered' }),
-  adminShareReads: bool({ env: 'ADMIN_SHARE_READS', default: true, description: 'Identical interface A reads (same credential scope, same query) arriving in one event-loop turn share one request to runtime-registry; false sends one per HTTP request' }),
+  apiKeyCacheTtlMs: int({
+    env: 'API_KEY_CACHE_TTL_MS',
+    default: 10000,
+    min: 0,
+    max: 300000,
+    description: 'How long a verified API key is remembered by a gateway replica',
+  }),
+  apiKeyNegativeCacheTtlMs: int({
+    env: 'API_KEY_NEGATIVE_CACHE_TTL_MS',
+    default: 2000,
+    min: 0,
+    max: 60000,
+    description: 'How long a rejected API key is remembered',
+  }),
+  adminShareReads: bool({
+    env: 'ADMIN_SHARE_READS',
+    default: true,
+    description:
+      'Identical interface A reads (same credential scope, same query) arriving in one event-loop turn share one request to runtime-registry; false sends one per HTTP request',
+  }),
   ...oauthSettings(),
   // Client edge (/sync WebSocket), see docs/sync-protocol.md
-  syncGracePeriodMs: int({ env: 'SYNC_GRACE_PERIOD_MS', default: 10000, min: 0, max: 600000, description: 'How long a client whose socket dropped stays registered (and may resume by registering again) before it is unregistered and its connections closed' }),
-  syncRegisterTimeoutMs: int({ env: 'SYNC_REGISTER_TIMEOUT_MS', default: 10000, min: 100, max: 300000, description: 'A socket that has not registered within this time is closed (code 4008)' }),
-  syncMaxFrameBytes: int({ env: 'SYNC_MAX_FRAME_BYTES', default: 65536, min: 1024, max: 1048576, description: 'Largest frame a client may send; a larger one closes the socket (code 1009)' }),
-  syncMaxSendBufferBytes: int({ env: 'SYNC_MAX_SEND_BUFFER_BYTES', default: 1048576, min: 16384, max: 67108864, description: 'Bytes queued for a socket the client does not read; beyond it the socket is closed as a slow consumer (code 4029)' }),
-  syncMaxPendingRequests: int({ env: 'SYNC_MAX_PENDING_REQUESTS', default: 32, min: 1, max: 1024, description: 'Requests of one socket queued or in flight; further requests are refused with TooManyRequests' }),
-  syncMaxDetachedPushes: int({ env: 'SYNC_MAX_DETACHED_PUSHES', default: 100, min: 0, max: 10000, description: 'Pushes kept for a client during its grace period and delivered when it resumes (the oldest are dropped beyond)' }),
+  syncGracePeriodMs: int({
+    env: 'SYNC_GRACE_PERIOD_MS',
+    default: 10000,
+    min: 0,
+    max: 600000,
+    description:
+      'How long a client whose socket dropped stays registered (and may resume by registering again) before it is unregistered and its connections closed',
+  }),
+  syncRegisterTimeoutMs: int({
+    env: 'SYNC_REGISTER_TIMEOUT_MS',
+    default: 10000,
+    min: 100,
+    max: 300000,
+    description: 'A socket that has not registered within this time is closed (code 4008)',
+  }),
+  syncMaxFrameBytes: int({
+    env: 'SYNC_MAX_FRAME_BYTES',
+    default: 65536,
+    min: 1024,
+    max: 1048576,
+    description: 'Largest frame a client may send; a larger one closes the socket (code 1009)',
+  }),
+  syncMaxSendBufferBytes: int({
+    env: 'SYNC_MAX_SEND_BUFFER_BYTES',
+    default: 1048576,
+    min: 16384,
+    max: 67108864,
+    description:
+      'Bytes queued for a socket the client does not read; beyond it the socket is closed as a slow consumer (code 4029)',
+  }),
+  syncMaxPendingRequests: int({
+    env: 'SYNC_MAX_PENDING_REQUESTS',
+    default: 32,
+    min: 1,
+    max: 1024,
+    description: 'Requests of one socket queued or in flight; further requests are refused with TooManyRequests',
+  }),
+  syncMaxDetachedPushes: int({
+    env: 'SYNC_MAX_DETACHED_PUSHES',
+    default: 100,
+    min: 0,
+    max: 10000,
+    description:
+      'Pushes kept for a client during its grace period and delivered when it resumes (the oldest are dropped beyond)',
+  }),
   syncUnregisterRetryMs: int({
     env: 'SYNC_UNREGISTER_RETRY_MS',
     default: 500,
@@ -32,7 +103,8 @@ export const settings = {
     default: 50000,
     min: 1,
     max: 10000000,
-    description: 'Unregisters kept for a retry (about 1 KB each); beyond it the oldest is forgotten, logged and counted in sync_unregisters_lost_total, and its client stays registered until this replica stops heartbeating',
+    description:
+      'Unregisters kept for a retry (about 1 KB each); beyond it the oldest is forgotten, logged and counted in sync_unregisters_lost_total, and its client stays registered until this replica stops heartbeating',
   }),
   syncReconcileIntervalMs: int({
     env: 'SYNC_RECONCILE_INTERVAL_MS',
@@ -47,13 +119,45 @@ export const settings = {
     default: 4,
     min: 1,
     max: 64,
-    description: 'Reads a reconcile pass has in flight at once (runtime-registry gateway.sessions, up to 500 clients each)',
+    description:
+      'Reads a reconcile pass has in flight at once (runtime-registry gateway.sessions, up to 500 clients each)',
   }),
-  syncPingIntervalMs: int({ env: 'SYNC_PING_INTERVAL_MS', default: 20000, min: 1000, max: 300000, description: 'WebSocket ping interval; a socket that misses a pong for a whole interval is dropped' }),
-  syncPublicUrl: url({ env: 'SYNC_PUBLIC_URL', optional: true, protocols: ['ws', 'wss'], description: 'URL clients reach this replica\'s /sync at, announced in heartbeats (default ws://HTTP_HOST:HTTP_PORT/sync)' }),
-  clientTokenClockSkewSeconds: int({ env: 'CLIENT_TOKEN_CLOCK_SKEW_SECONDS', default: 30, min: 0, max: 600, description: 'Clock skew tolerated when checking exp and iat of client tokens' }),
-  applicationCacheTtlMs: int({ env: 'APPLICATION_CACHE_TTL_MS', default: 60000, min: 0, max: 3600000, description: 'How long a replica keeps an application\'s shared secret; dropped earlier when management-api announces a change' }),
-  gatewayHeartbeatIntervalMs: int({ env: 'GATEWAY_HEARTBEAT_INTERVAL_MS', default: 5000, min: 200, max: 60000, description: 'Interval of the heartbeats this replica publishes to runtime-registry' }),
+  syncPingIntervalMs: int({
+    env: 'SYNC_PING_INTERVAL_MS',
+    default: 20000,
+    min: 1000,
+    max: 300000,
+    description: 'WebSocket ping interval; a socket that misses a pong for a whole interval is dropped',
+  }),
+  syncPublicUrl: url({
+    env: 'SYNC_PUBLIC_URL',
+    optional: true,
+    protocols: ['ws', 'wss'],
+    description:
+      "URL clients reach this replica's /sync at, announced in heartbeats (default ws://HTTP_HOST:HTTP_PORT/sync)",
+  }),
+  clientTokenClockSkewSeconds: int({
+    env: 'CLIENT_TOKEN_CLOCK_SKEW_SECONDS',
+    default: 30,
+    min: 0,
+    max: 600,
+    description: 'Clock skew tolerated when checking exp and iat of client tokens',
+  }),
+  applicationCacheTtlMs: int({
+    env: 'APPLICATION_CACHE_TTL_MS',
+    default: 60000,
+    min: 0,
+    max: 3600000,
+    description:
+      "How long a replica keeps an application's shared secret; dropped earlier when management-api announces a change",
+  }),
+  gatewayHeartbeatIntervalMs: int({
+    env: 'GATEWAY_HEARTBEAT_INTERVAL_MS',
+    default: 5000,
+    min: 200,
+    max: 60000,
+    description: 'Interval of the heartbeats this replica publishes to runtime-registry',
+  }),
   gatewayRegion: str({ env: 'GATEWAY_REGION', optional: true, description: 'Region announced in heartbeats' }),
 };
 

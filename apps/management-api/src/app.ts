@@ -39,14 +39,24 @@ import { ParkedEventsService } from './parked-events/parked-events.service.js';
 export const HTTP_CONTROLLERS = PUBLISHED_CONTROLLERS;
 
 /** NATS responders: `management-api.v1.api-keys.verify`, `...applications.resolve`, `...webhooks.resolve`, `...channel-configs.recording`. */
-export const RPC_CONTROLLERS = [ApiKeysRpc, OrganizationsRpc, ApplicationsRpc, WebhooksRpc, ChannelRecordingSettingsRpc];
+export const RPC_CONTROLLERS = [
+  ApiKeysRpc,
+  OrganizationsRpc,
+  ApplicationsRpc,
+  WebhooksRpc,
+  ChannelRecordingSettingsRpc,
+];
 
 @Module({})
 class ManagementModule {
   static forConfig(config: ManagementConfig): DynamicModule {
     return {
       module: ManagementModule,
-      imports: [TypeOrmModule.forRootAsync({ useFactory: () => dataSourceOptions(persistenceOptions(config.databaseUrl, config.databasePoolSize)) })],
+      imports: [
+        TypeOrmModule.forRootAsync({
+          useFactory: () => dataSourceOptions(persistenceOptions(config.databaseUrl, config.databasePoolSize)),
+        }),
+      ],
       controllers: [...HTTP_CONTROLLERS, OpenApiController, ...RPC_CONTROLLERS],
       providers: [
         ApiKeysService,

@@ -11,7 +11,11 @@ import { persistenceOptions } from './persistence.js';
 
 const config = loadConfig({
   ...databaseSettings(),
-  organizationName: str({ env: 'BOOTSTRAP_ORGANIZATION_NAME', default: 'Default organization', description: 'Name of the organization created on first run' }),
+  organizationName: str({
+    env: 'BOOTSTRAP_ORGANIZATION_NAME',
+    default: 'Default organization',
+    description: 'Name of the organization created on first run',
+  }),
 });
 const ds = new DataSource(dataSourceOptions(persistenceOptions(config.databaseUrl, 1)));
 try {

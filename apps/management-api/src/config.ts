@@ -1,4 +1,14 @@
-import { checkOAuthSettings, commonSettings, databaseSettings, eventConsumerSettings, int, loadConfig, oauthSettings, webhookTargetSettings, type ConfigOf } from '@switchboard/config';
+import {
+  checkOAuthSettings,
+  commonSettings,
+  databaseSettings,
+  eventConsumerSettings,
+  int,
+  loadConfig,
+  oauthSettings,
+  webhookTargetSettings,
+  type ConfigOf,
+} from '@switchboard/config';
 
 export const settings = {
   ...commonSettings(8081),
@@ -6,7 +16,13 @@ export const settings = {
   ...databaseSettings(),
   ...oauthSettings(),
   ...webhookTargetSettings(),
-  apiKeyCacheTtlMs: int({ env: 'API_KEY_CACHE_TTL_MS', default: 0, min: 0, max: 300000, description: 'How long a verified API key is remembered (0: look up every time)' }),
+  apiKeyCacheTtlMs: int({
+    env: 'API_KEY_CACHE_TTL_MS',
+    default: 0,
+    min: 0,
+    max: 300000,
+    description: 'How long a verified API key is remembered (0: look up every time)',
+  }),
   clientTokenTtlSeconds: int({
     env: 'CLIENT_TOKEN_TTL_SECONDS',
     default: 120,

@@ -30,16 +30,28 @@ class MediaAgentModule {
 
 export async function buildMediaAgent(config: MediaAgentConfig) {
   // No NATS request handlers yet: the registry's commands to the agent come with room placement.
-  const app = await createService({ name: 'media-agent', config, imports: [MediaAgentModule.forConfig(config)], rpcServer: false, renderHttpError: renderPlainError });
+  const app = await createService({
+    name: 'media-agent',
+    config,
+    imports: [MediaAgentModule.forConfig(config)],
+    rpcServer: false,
+    renderHttpError: renderPlainError,
+  });
   const janus = app.get<JanusClient>(JANUS);
   const readiness = app.get(ReadinessService);
   readiness.register('janus', async () => void (await janus.info()));
   readiness.register('janus-admin', async () => {
     try {
-      await checkJanusAdmin({ url: config.janusAdminUrl, secret: config.janusAdminSecret, requestTimeoutMs: config.janusRequestTimeoutMs });
+      await checkJanusAdmin({
+        url: config.janusAdminUrl,
+        secret: config.janusAdminSecret,
+        requestTimeoutMs: config.janusRequestTimeoutMs,
+      });
     } catch (e) {
       // Janus answers 403 to a wrong secret: say which setting to fix.
-      throw new Error(`Janus Admin API at ${config.janusAdminUrl}: ${(e as Error).message} (check JANUS_ADMIN_URL and JANUS_ADMIN_SECRET)`);
+      throw new Error(
+        `Janus Admin API at ${config.janusAdminUrl}: ${(e as Error).message} (check JANUS_ADMIN_URL and JANUS_ADMIN_SECRET)`,
+      );
     }
   });
   return app;

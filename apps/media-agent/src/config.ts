@@ -2,35 +2,86 @@ import { commonSettings, int, list, loadConfig, str, url, type ConfigOf } from '
 
 export const settings = {
   ...commonSettings(8086),
-  janusUrl: url({ env: 'JANUS_URL', default: 'ws://127.0.0.1:8188/', protocols: ['ws', 'wss'], description: 'WebSocket URL of the Janus API of the Janus beside this agent' }),
-  janusAdminUrl: url({ env: 'JANUS_ADMIN_URL', default: 'ws://127.0.0.1:7188/', protocols: ['ws', 'wss'], description: 'WebSocket URL of the Janus Admin API' }),
-  janusAdminSecret: str({ env: 'JANUS_ADMIN_SECRET', sensitive: true, minLength: 1, description: 'admin_secret of the Janus Admin API (janus.jcfg)' }),
+  janusUrl: url({
+    env: 'JANUS_URL',
+    default: 'ws://127.0.0.1:8188/',
+    protocols: ['ws', 'wss'],
+    description: 'WebSocket URL of the Janus API of the Janus beside this agent',
+  }),
+  janusAdminUrl: url({
+    env: 'JANUS_ADMIN_URL',
+    default: 'ws://127.0.0.1:7188/',
+    protocols: ['ws', 'wss'],
+    description: 'WebSocket URL of the Janus Admin API',
+  }),
+  janusAdminSecret: str({
+    env: 'JANUS_ADMIN_SECRET',
+    sensitive: true,
+    minLength: 1,
+    description: 'admin_secret of the Janus Admin API (janus.jcfg)',
+  }),
   janusRoomAdminKey: str({
     env: 'JANUS_ROOM_ADMIN_KEY',
     sensitive: true,
     minLength: 1,
     description: 'admin_key of the VideoRoom, AudioBridge and TextRoom plugins: only the agent may create rooms',
   }),
-  janusRequestTimeoutMs: int({ env: 'JANUS_REQUEST_TIMEOUT_MS', default: 2000, min: 50, max: 60000, description: 'A Janus request without an answer in this time counts as Janus not answering' }),
-  janusReconnectMinMs: int({ env: 'JANUS_RECONNECT_MIN_MS', default: 200, min: 10, max: 60000, description: 'First delay before reconnecting to Janus; doubled after each failure' }),
-  janusReconnectMaxMs: int({ env: 'JANUS_RECONNECT_MAX_MS', default: 5000, min: 10, max: 300000, description: 'Longest delay between two attempts to reconnect to Janus' }),
+  janusRequestTimeoutMs: int({
+    env: 'JANUS_REQUEST_TIMEOUT_MS',
+    default: 2000,
+    min: 50,
+    max: 60000,
+    description: 'A Janus request without an answer in this time counts as Janus not answering',
+  }),
+  janusReconnectMinMs: int({
+    env: 'JANUS_RECONNECT_MIN_MS',
+    default: 200,
+    min: 10,
+    max: 60000,
+    description: 'First delay before reconnecting to Janus; doubled after each failure',
+  }),
+  janusReconnectMaxMs: int({
+    env: 'JANUS_RECONNECT_MAX_MS',
+    default: 5000,
+    min: 10,
+    max: 300000,
+    description: 'Longest delay between two attempts to reconnect to Janus',
+  }),
   janusKeepAliveSeconds: int({
     env: 'JANUS_KEEPALIVE_SECONDS',
     default: 15,
     min: 1,
     max: 3600,
-    description: 'Interval of the keep-alive of the agent\'s Janus session; below the session_timeout of janus.jcfg (60 s by default)',
+    description:
+      "Interval of the keep-alive of the agent's Janus session; below the session_timeout of janus.jcfg (60 s by default)",
   }),
   mediaServerId: str({
     env: 'MEDIA_SERVER_ID',
     optional: true,
     // The registry takes only UUIDs as media server ids (interface A's mediaServerId).
     pattern: /^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/,
-    description: 'Id of this media server, a UUID. Unset: a UUID kept in MEDIA_AGENT_DATA_DIR/media-server-id, so it survives restarts',
+    description:
+      'Id of this media server, a UUID. Unset: a UUID kept in MEDIA_AGENT_DATA_DIR/media-server-id, so it survives restarts',
   }),
-  mediaAgentDataDir: str({ env: 'MEDIA_AGENT_DATA_DIR', default: '.data/media-agent', minLength: 1, description: 'Directory of the agent\'s own files (the media server id)' }),
-  mediaServerRegion: str({ env: 'MEDIA_SERVER_REGION', optional: true, minLength: 1, description: 'Deployment region of this media server (placement, listings)' }),
-  mediaServerCapacity: int({ env: 'MEDIA_SERVER_CAPACITY', default: 200, min: 0, max: 1000000, description: 'Most connections the registry places on this media server' }),
+  mediaAgentDataDir: str({
+    env: 'MEDIA_AGENT_DATA_DIR',
+    default: '.data/media-agent',
+    minLength: 1,
+    description: "Directory of the agent's own files (the media server id)",
+  }),
+  mediaServerRegion: str({
+    env: 'MEDIA_SERVER_REGION',
+    optional: true,
+    minLength: 1,
+    description: 'Deployment region of this media server (placement, listings)',
+  }),
+  mediaServerCapacity: int({
+    env: 'MEDIA_SERVER_CAPACITY',
+    default: 200,
+    min: 0,
+    max: 1000000,
+    description: 'Most connections the registry places on this media server',
+  }),
   mediaServerAddresses: list({
     env: 'MEDIA_SERVER_ADDRESSES',
     default: [],
@@ -41,14 +92,16 @@ export const settings = {
     env: 'MEDIA_SERVER_PUBLIC_IP',
     optional: true,
     pattern: /^[0-9a-fA-F:.]{2,45}$/,
-    description: 'The IP address of this media server\'s host, put in place of `{publicIp}` in MEDIA_SERVER_ADDRESSES (Kubernetes: the node\'s address, from status.hostIP)',
+    description:
+      "The IP address of this media server's host, put in place of `{publicIp}` in MEDIA_SERVER_ADDRESSES (Kubernetes: the node's address, from status.hostIP)",
   }),
   mediaHeartbeatIntervalMs: int({
     env: 'MEDIA_HEARTBEAT_INTERVAL_MS',
     default: 2000,
     min: 50,
     max: 60000,
-    description: 'Interval of the heartbeats (and of the Janus `info` check behind each); well below SERVER_HEARTBEAT_TIMEOUT_SECONDS of runtime-registry',
+    description:
+      'Interval of the heartbeats (and of the Janus `info` check behind each); well below SERVER_HEARTBEAT_TIMEOUT_SECONDS of runtime-registry',
   }),
 };
 

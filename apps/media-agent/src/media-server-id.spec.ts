@@ -18,7 +18,9 @@ describe('resolveMediaServerId', () => {
   });
 
   it('uses the configured id and writes no file', () => {
-    expect(resolveMediaServerId('0b4c7c3e-5f1a-4d8e-9a51-2b1f3c7d9e10', dir)).toBe('0b4c7c3e-5f1a-4d8e-9a51-2b1f3c7d9e10');
+    expect(resolveMediaServerId('0b4c7c3e-5f1a-4d8e-9a51-2b1f3c7d9e10', dir)).toBe(
+      '0b4c7c3e-5f1a-4d8e-9a51-2b1f3c7d9e10',
+    );
     expect(fs.readdirSync(dir)).toEqual([]);
   });
 });

@@ -14,12 +14,16 @@ const encoder = new TextEncoder();
 /** MEDIA_SERVER_ADDRESSES with `{publicIp}` replaced (addresses still holding it are left out when no IP is set). */
 export function announcedAddresses(addresses: readonly string[], publicIp: string | undefined): string[] {
   const ip = publicIp?.includes(':') ? `[${publicIp}]` : publicIp;
-  return addresses.filter((a) => ip !== undefined || !a.includes('{publicIp}')).map((a) => (ip === undefined ? a : a.replaceAll('{publicIp}', ip)));
+  return addresses
+    .filter((a) => ip !== undefined || !a.includes('{publicIp}'))
+    .map((a) => (ip === undefined ? a : a.replaceAll('{publicIp}', ip)));
 }
 
 /** The hosts of the announced addresses (`udp://203.0.113.7:40000-40999` -> `203.0.113.7`), once each. */
 export function addressHosts(addresses: readonly string[]): string[] {
-  const hosts = addresses.map((a) => /^[a-z][a-z0-9+.-]*:\/\/(\[[^\]]+\]|[^:/?#]+)/i.exec(a)?.[1]).filter((h): h is string => Boolean(h));
+  const hosts = addresses
+    .map((a) => /^[a-z][a-z0-9+.-]*:\/\/(\[[^\]]+\]|[^:/?#]+)/i.exec(a)?.[1])
+    .filter((h): h is string => Boolean(h));
   return [...new Set(hosts)];
 }
 
@@ -48,7 +52,7 @@ export class Registration implements OnApplicationBootstrap, BeforeApplicationSh
     const registration = this;
     new Gauge({
       name: 'media_agent_janus_up',
-      help: '1 while the agent\'s Janus answers and the agent heartbeats it as an active media server, else 0',
+      help: "1 while the agent's Janus answers and the agent heartbeats it as an active media server, else 0",
       registers: [metrics.registry],
       collect() {
         this.set(registration.announced === undefined ? 0 : 1);
@@ -119,7 +123,11 @@ export class Registration implements OnApplicationBootstrap, BeforeApplicationSh
         await this.announceGone(reason);
         return;
       }
-      if (this.announced === undefined) this.logger.event('info', 'media server registered', { mediaServerId: this.mediaServerId, version: info.version });
+      if (this.announced === undefined)
+        this.logger.event('info', 'media server registered', {
+          mediaServerId: this.mediaServerId,
+          version: info.version,
+        });
       this.announced = info.version;
       await this.publish(this.heartbeat(info, true));
     } finally {
@@ -139,9 +147,14 @@ export class Registration implements OnApplicationBootstrap, BeforeApplicationSh
     try {
       const nc = await Promise.race([
         this.nats.connection$(),
-        new Promise<never>((_, reject) => setTimeout(() => reject(new Error('NATS is not connected')), this.config.mediaHeartbeatIntervalMs).unref()),
+        new Promise<never>((_, reject) =>
+          setTimeout(() => reject(new Error('NATS is not connected')), this.config.mediaHeartbeatIntervalMs).unref(),
+        ),
       ]);
-      nc.publish(this.nats.subject(RuntimeSubjects.heartbeat), encoder.encode(JSON.stringify({ pattern: RuntimeSubjects.heartbeat, data: heartbeat })));
+      nc.publish(
+        this.nats.subject(RuntimeSubjects.heartbeat),
+        encoder.encode(JSON.stringify({ pattern: RuntimeSubjects.heartbeat, data: heartbeat })),
+      );
     } catch (e) {
       this.logger.event('warn', 'heartbeat not published', { error: (e as Error).message });
     }

@@ -1,7 +1,16 @@
 import { Module, type DynamicModule } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { dataSourceOptions, databaseReadiness } from '@switchboard/persistence';
-import { createRedis, createService, JsonLogger, ReadinessService, REDIS, RedisLifecycle, redisReadiness, renderPlainError } from '@switchboard/service-kit';
+import {
+  createRedis,
+  createService,
+  JsonLogger,
+  ReadinessService,
+  REDIS,
+  RedisLifecycle,
+  redisReadiness,
+  renderPlainError,
+} from '@switchboard/service-kit';
 import type { Redis } from 'ioredis';
 import { DataSource } from 'typeorm';
 import type { RecordingServiceConfig } from './config.js';
@@ -50,12 +59,23 @@ class RecordingServiceModule {
     const paths = new RecordingPaths(config.recordingsDir, config.recordingsStorageDir);
     return {
       module: RecordingServiceModule,
-      imports: [TypeOrmModule.forRootAsync({ useFactory: () => dataSourceOptions(persistenceOptions(config.databaseUrl, config.databasePoolSize)) })],
+      imports: [
+        TypeOrmModule.forRootAsync({
+          useFactory: () => dataSourceOptions(persistenceOptions(config.databaseUrl, config.databasePoolSize)),
+        }),
+      ],
       controllers: [RecordingsRpc, FilesController],
       providers: [
-        { provide: REDIS, useFactory: (logger: JsonLogger) => createRedis(config.redisUrl, 'recording-service', { logger }), inject: [JsonLogger] },
+        {
+          provide: REDIS,
+          useFactory: (logger: JsonLogger) => createRedis(config.redisUrl, 'recording-service', { logger }),
+          inject: [JsonLogger],
+        },
         RedisLifecycle,
-        { provide: UrlSigner, useValue: new UrlSigner(config.recordingsUrlSecret, publicUrlOf(config), config.recordingsUrlTtlSeconds) },
+        {
+          provide: UrlSigner,
+          useValue: new UrlSigner(config.recordingsUrlSecret, publicUrlOf(config), config.recordingsUrlTtlSeconds),
+        },
         { provide: RecordingPaths, useValue: paths },
         { provide: STORAGE, useValue: storageTarget(config, paths) },
         RecordingMetrics,
@@ -74,7 +94,13 @@ class RecordingServiceModule {
 }
 
 export async function buildRecordingService(config: RecordingServiceConfig) {
-  const app = await createService({ name: 'recording-service', config, imports: [RecordingServiceModule.forConfig(config)], rpcServer: true, renderHttpError: renderPlainError });
+  const app = await createService({
+    name: 'recording-service',
+    config,
+    imports: [RecordingServiceModule.forConfig(config)],
+    rpcServer: true,
+    renderHttpError: renderPlainError,
+  });
   const ds = app.get(DataSource);
   const redis = app.get<Redis>(REDIS);
   app.get(ReadinessService).register('postgres', () => databaseReadiness(ds));

@@ -1,5 +1,14 @@
 import { Module, type DynamicModule } from '@nestjs/common';
-import { createRedis, createService, JsonLogger, ReadinessService, REDIS, RedisLifecycle, redisReadiness, renderPlainError } from '@switchboard/service-kit';
+import {
+  createRedis,
+  createService,
+  JsonLogger,
+  ReadinessService,
+  REDIS,
+  RedisLifecycle,
+  redisReadiness,
+  renderPlainError,
+} from '@switchboard/service-kit';
 import type { Redis } from 'ioredis';
 import type { RegistryConfig } from './config.js';
 import { EventPublisher } from './events/event-publisher.js';
@@ -27,7 +36,12 @@ class RegistryModule {
       module: RegistryModule,
       controllers: [RuntimeRpc],
       providers: [
-        { provide: REDIS, useFactory: (logger: JsonLogger) => createRedis(config.redisUrl, 'runtime-registry', { autoPipelining: true, logger }), inject: [JsonLogger] },
+        {
+          provide: REDIS,
+          useFactory: (logger: JsonLogger) =>
+            createRedis(config.redisUrl, 'runtime-registry', { autoPipelining: true, logger }),
+          inject: [JsonLogger],
+        },
         { provide: KEY_PREFIX, useValue: config.redisKeyPrefix },
         RedisLifecycle,
         LiveStore,
@@ -52,7 +66,13 @@ class RegistryModule {
 }
 
 export async function buildRuntimeRegistry(config: RegistryConfig) {
-  const app = await createService({ name: 'runtime-registry', config, imports: [RegistryModule.forConfig(config)], rpcServer: true, renderHttpError: renderPlainError });
+  const app = await createService({
+    name: 'runtime-registry',
+    config,
+    imports: [RegistryModule.forConfig(config)],
+    rpcServer: true,
+    renderHttpError: renderPlainError,
+  });
   const redis = app.get<Redis>(REDIS);
   app.get(ReadinessService).register('redis', () => redisReadiness(redis));
   return app;

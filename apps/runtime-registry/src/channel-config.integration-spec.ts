@@ -9,8 +9,30 @@ import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import type { NatsConnection } from '@nats-io/transport-node';
 import type { INestApplication } from '@nestjs/common';
-import { createTestDatabase, findApp, flushRedisPrefix, freePort, spawnService, testNamespace, testServers, waitFor, type SpawnedService, type TestDatabase } from '@switchboard/testing';
-import { claim, EventReader, FakeGateway, natsConnection, OPERATOR, RegistryClient, registerReport, registryEnv, startRegistry, type TestClient } from './testing/harness.testing.js';
+import {
+  createTestDatabase,
+  findApp,
+  flushRedisPrefix,
+  freePort,
+  spawnService,
+  testNamespace,
+  testServers,
+  waitFor,
+  type SpawnedService,
+  type TestDatabase,
+} from '@switchboard/testing';
+import {
+  claim,
+  EventReader,
+  FakeGateway,
+  natsConnection,
+  OPERATOR,
+  RegistryClient,
+  registerReport,
+  registryEnv,
+  startRegistry,
+  type TestClient,
+} from './testing/harness.testing.js';
 
 const run = promisify(execFile);
 
@@ -48,26 +70,51 @@ describe('channel config recordingEnabled (with management-api)', () => {
   /** Joins, opens a connection and takes it to connected; returns the answers and the connection info. */
   const connect = async (c: TestClient, channelId: string, connectionId: string) => {
     const joined = await rt.edge({ kind: 'client.join', client: c, channelId, claim: claim(channelId) });
-    const opened = await rt.edge({ kind: 'connection.open', client: c, channelId, connectionId, type: 'peer', tag: null, streams: { audio: { direction: 'sendrecv' } } });
-    for (const state of ['initializing', 'connecting', 'connected'] as const) await rt.edge({ kind: 'connection.state', client: c, channelId, connectionId, state });
+    const opened = await rt.edge({
+      kind: 'connection.open',
+      client: c,
+      channelId,
+      connectionId,
+      type: 'peer',
+      tag: null,
+      streams: { audio: { direction: 'sendrecv' } },
+    });
+    for (const state of ['initializing', 'connecting', 'connected'] as const)
+      await rt.edge({ kind: 'connection.state', client: c, channelId, connectionId, state });
     const info = await rt.query(OPERATOR, 'connection.get', { ...c, channelId, connectionId });
     return { joined, opened, info };
   };
   const recordingOfEvents = async (connectionId: string) =>
-    (await events.all()).filter((e) => e.event.event.type.startsWith('connection.') && e.event.event.connection?.id === connectionId).map((e) => e.event.event.connection!.recording);
+    (await events.all())
+      .filter((e) => e.event.event.type.startsWith('connection.') && e.event.event.connection?.id === connectionId)
+      .map((e) => e.event.event.connection!.recording);
 
   beforeAll(async () => {
     db = await createTestDatabase('registry_chcfg');
     managementEnv = { NATS_URL: servers.natsUrl, NATS_NAMESPACE: ns, DATABASE_URL: db.url, LOG_LEVEL: 'warn' };
-    const boot = await run(process.execPath, [findApp('management-api').bootstrap!], { env: { ...process.env, ...managementEnv } });
+    const boot = await run(process.execPath, [findApp('management-api').bootstrap!], {
+      env: { ...process.env, ...managementEnv },
+    });
     key = (JSON.parse(boot.stdout) as { apiKey: string }).apiKey;
     await startManagement();
     const created = await api('POST', '/ApplicationConfigs', { applicationId });
     appConfigId = created.id;
     organizationId = created.organizationId;
-    await api('POST', '/ChannelConfigs', { applicationConfigId: appConfigId, channelIdPattern: 'studio', recordingEnabled: true });
-    await api('POST', '/ChannelConfigs', { applicationConfigId: appConfigId, channelIdPattern: 'later', recordingEnabled: true });
-    await api('POST', '/ChannelConfigs', { applicationConfigId: appConfigId, channelIdPattern: '*', recordingEnabled: false });
+    await api('POST', '/ChannelConfigs', {
+      applicationConfigId: appConfigId,
+      channelIdPattern: 'studio',
+      recordingEnabled: true,
+    });
+    await api('POST', '/ChannelConfigs', {
+      applicationConfigId: appConfigId,
+      channelIdPattern: 'later',
+      recordingEnabled: true,
+    });
+    await api('POST', '/ChannelConfigs', {
+      applicationConfigId: appConfigId,
+      channelIdPattern: '*',
+      recordingEnabled: false,
+    });
     registry = await startRegistry(registryEnv(ns, { CHANNEL_CONFIG_TIMEOUT_MS: '500' }));
     nc = await natsConnection();
     rt = new RegistryClient(nc, ns);
@@ -93,21 +140,56 @@ describe('channel config recordingEnabled (with management-api)', () => {
     expect(await recordingOfEvents('cn-studio')).toEqual([true, true, true]);
 
     const lobby = await connect(client, 'lobby', 'cn-lobby');
-    expect([lobby.joined.settings.recording, lobby.opened.settings.recording, lobby.info.recording]).toEqual([false, false, false]);
+    expect([lobby.joined.settings.recording, lobby.opened.settings.recording, lobby.info.recording]).toEqual([
+      false,
+      false,
+      false,
+    ]);
     expect(await recordingOfEvents('cn-lobby')).toEqual([false, false, false]);
   });
 
   it('lets a level setting that writes recording win over the channel config', async () => {
     gw.clear();
-    await rt.command(OPERATOR, { kind: 'update', origin: 'api', target: { level: 'channel.client', applicationId, channelId: 'studio', userId: client.userId, deviceId: client.deviceId, clientId: client.clientId, patch: { recording: false } } });
-    expect((await rt.query(OPERATOR, 'connection.get', { ...client, channelId: 'studio', connectionId: 'cn-studio' })).recording).toBe(false);
-    await waitFor(() => gw.of('settings').some((r) => r.push.type === 'settings' && r.push.connectionId === 'cn-studio' && r.push.settings.recording === false), { description: 'the settings push' });
+    await rt.command(OPERATOR, {
+      kind: 'update',
+      origin: 'api',
+      target: {
+        level: 'channel.client',
+        applicationId,
+        channelId: 'studio',
+        userId: client.userId,
+        deviceId: client.deviceId,
+        clientId: client.clientId,
+        patch: { recording: false },
+      },
+    });
+    expect(
+      (await rt.query(OPERATOR, 'connection.get', { ...client, channelId: 'studio', connectionId: 'cn-studio' }))
+        .recording,
+    ).toBe(false);
+    await waitFor(
+      () =>
+        gw
+          .of('settings')
+          .some(
+            (r) =>
+              r.push.type === 'settings' && r.push.connectionId === 'cn-studio' && r.push.settings.recording === false,
+          ),
+      { description: 'the settings push' },
+    );
     expect((await recordingOfEvents('cn-studio')).at(-1)).toBe(false);
     // A setting that leaves `recording` alone keeps the channel config's default.
     const second = await connect(other, 'studio', 'cn-studio-2');
     expect(second.info.recording).toBe(true);
-    await rt.command(OPERATOR, { kind: 'update', origin: 'api', target: { level: 'channel', applicationId, channelId: 'studio', patch: { audioMuted: true } } });
-    expect((await rt.query(OPERATOR, 'connection.get', { ...other, channelId: 'studio', connectionId: 'cn-studio-2' })).recording).toBe(true);
+    await rt.command(OPERATOR, {
+      kind: 'update',
+      origin: 'api',
+      target: { level: 'channel', applicationId, channelId: 'studio', patch: { audioMuted: true } },
+    });
+    expect(
+      (await rt.query(OPERATOR, 'connection.get', { ...other, channelId: 'studio', connectionId: 'cn-studio-2' }))
+        .recording,
+    ).toBe(true);
     await rt.edge({ kind: 'client.leave', client: other, channelId: 'studio' });
     await rt.edge({ kind: 'client.leave', client, channelId: 'studio' });
   });

@@ -9,7 +9,8 @@ export const settings = {
     default: 15,
     min: 1,
     max: 3600,
-    description: 'A media server, connector, gateway or recording service without a heartbeat for this long is gone: listed with active=false and given no new connections',
+    description:
+      'A media server, connector, gateway or recording service without a heartbeat for this long is gone: listed with active=false and given no new connections',
   }),
   serverRetentionSeconds: int({
     env: 'SERVER_RETENTION_SECONDS',
@@ -32,14 +33,16 @@ export const settings = {
     default: 5000,
     min: 100,
     max: 600000,
-    description: 'Interval of the housekeeping pass (stale servers, clients of gone gateways, parked events); one replica runs it at a time',
+    description:
+      'Interval of the housekeeping pass (stale servers, clients of gone gateways, parked events); one replica runs it at a time',
   }),
   applicationIdleTtlSeconds: int({
     env: 'APPLICATION_IDLE_TTL_SECONDS',
     default: 86400,
     min: 60,
     max: 31536000,
-    description: 'How long the bookkeeping of an application no longer in use (owner, ordering counters) stays in Redis',
+    description:
+      'How long the bookkeeping of an application no longer in use (owner, ordering counters) stays in Redis',
   }),
   // Domain events (JetStream)
   eventStreamMaxAgeSeconds: int({
@@ -56,13 +59,20 @@ export const settings = {
     max: 86400,
     description: 'Duplicate window of the event stream: a re-published event id within it is stored once',
   }),
-  eventStreamReplicas: int({ env: 'EVENT_STREAM_REPLICAS', default: 1, min: 1, max: 5, description: 'Replicas of the event stream in a clustered NATS' }),
+  eventStreamReplicas: int({
+    env: 'EVENT_STREAM_REPLICAS',
+    default: 1,
+    min: 1,
+    max: 5,
+    description: 'Replicas of the event stream in a clustered NATS',
+  }),
   eventPublishTimeoutMs: int({
     env: 'EVENT_PUBLISH_TIMEOUT_MS',
     default: 3000,
     min: 100,
     max: 60000,
-    description: 'Time budget to publish the events of one operation, retries with backoff included; past it the events are parked in Redis for later relay and the caller gets Unavailable',
+    description:
+      'Time budget to publish the events of one operation, retries with backoff included; past it the events are parked in Redis for later relay and the caller gets Unavailable',
   }),
   // Channel configs (management-api): the governing config's recordingEnabled, per channel
   channelConfigCacheMs: int({
@@ -78,12 +88,27 @@ export const settings = {
     default: 1000,
     min: 50,
     max: 30000,
-    description: "How long a join activating a channel waits for management-api's channel config; past it the channel does not record by default and the next activation asks again",
+    description:
+      "How long a join activating a channel waits for management-api's channel config; past it the channel does not record by default and the next activation asks again",
   }),
   // Application environment
-  externalAdminUrl: url({ env: 'EXTERNAL_ADMIN_URL', default: 'http://127.0.0.1:8080/admin', protocols: ['http', 'https'], description: 'Admin URL announced by the application environment operation' }),
-  externalSyncUrl: url({ env: 'EXTERNAL_SYNC_URL', default: 'ws://127.0.0.1:8080/sync', protocols: ['ws', 'wss'], description: 'Client edge (/sync) URL announced by the application environment operation' }),
-  externalSipAuthority: str({ env: 'EXTERNAL_SIP_AUTHORITY', optional: true, description: 'SIP authority announced by the application environment operation (null when unset)' }),
+  externalAdminUrl: url({
+    env: 'EXTERNAL_ADMIN_URL',
+    default: 'http://127.0.0.1:8080/admin',
+    protocols: ['http', 'https'],
+    description: 'Admin URL announced by the application environment operation',
+  }),
+  externalSyncUrl: url({
+    env: 'EXTERNAL_SYNC_URL',
+    default: 'ws://127.0.0.1:8080/sync',
+    protocols: ['ws', 'wss'],
+    description: 'Client edge (/sync) URL announced by the application environment operation',
+  }),
+  externalSipAuthority: str({
+    env: 'EXTERNAL_SIP_AUTHORITY',
+    optional: true,
+    description: 'SIP authority announced by the application environment operation (null when unset)',
+  }),
   datastoreDumpMaxCount: int({
     env: 'DATASTORE_DUMP_MAX_COUNT',
     default: 1000,

@@ -8,7 +8,18 @@ import type { NatsConnection } from '@nats-io/transport-node';
 import type { INestApplication } from '@nestjs/common';
 import { RuntimeSubjects } from '@switchboard/contracts';
 import { flushRedisPrefix, testNamespace, testServers } from '@switchboard/testing';
-import { claim, EventReader, FakeGateway, natsConnection, RegistryClient, registerReport, registryEnv, scopeOf, startRegistry, type TestClient } from './testing/harness.testing.js';
+import {
+  claim,
+  EventReader,
+  FakeGateway,
+  natsConnection,
+  RegistryClient,
+  registerReport,
+  registryEnv,
+  scopeOf,
+  startRegistry,
+  type TestClient,
+} from './testing/harness.testing.js';
 
 const ORG = 'org-hostile';
 const TENANT = scopeOf(ORG);
@@ -32,7 +43,11 @@ describe('runtime-registry refuses unstorable text over NATS', () => {
 
   /** The error of a request, with its details (WireError of the harness keeps the code only). */
   async function refusal(subject: string, data: unknown): Promise<WireRefusal> {
-    const msg = await nc.request(`${ns}.${subject}`, encoder.encode(JSON.stringify({ pattern: subject, data, id: randomUUID() })), { timeout: 10000 });
+    const msg = await nc.request(
+      `${ns}.${subject}`,
+      encoder.encode(JSON.stringify({ pattern: subject, data, id: randomUUID() })),
+      { timeout: 10000 },
+    );
     const reply = JSON.parse(decoder.decode(msg.data)) as { err?: WireRefusal | null };
     if (!reply.err) throw new Error(`${subject} was accepted`);
     return reply.err;
@@ -48,7 +63,15 @@ describe('runtime-registry refuses unstorable text over NATS', () => {
     events = await EventReader.open(nc, ns);
     await rt.edge(registerReport(client, ORG, 'gw-1'));
     await rt.edge({ kind: 'client.join', client, channelId: 'ch1', claim: claim('ch1') });
-    await rt.edge({ kind: 'connection.open', client, channelId: 'ch1', connectionId: 'cn1', type: 'peer', tag: null, streams: { audio: { direction: 'sendrecv' } } });
+    await rt.edge({
+      kind: 'connection.open',
+      client,
+      channelId: 'ch1',
+      connectionId: 'cn1',
+      type: 'peer',
+      tag: null,
+      streams: { audio: { direction: 'sendrecv' } },
+    });
   });
 
   afterAll(async () => {
@@ -66,7 +89,15 @@ describe('runtime-registry refuses unstorable text over NATS', () => {
   ])('%s', async (_case, text) => {
     const before = await eventCount();
     gateway.clear();
-    const err = await refusal(RuntimeSubjects.command, { scope: TENANT, command: { kind: 'message', origin: 'api', target: { level: 'application', applicationId: a }, message: { message: text } } });
+    const err = await refusal(RuntimeSubjects.command, {
+      scope: TENANT,
+      command: {
+        kind: 'message',
+        origin: 'api',
+        target: { level: 'application', applicationId: a },
+        message: { message: text },
+      },
+    });
     expect(err).toMatchObject({ code: 'ValidationFailed', details: [{ field: 'command.message.message' }] });
     expect(gateway.received).toEqual([]);
     expect(await eventCount()).toBe(before);
@@ -76,10 +107,22 @@ describe('runtime-registry refuses unstorable text over NATS', () => {
     const before = await eventCount();
     const tag = await refusal(RuntimeSubjects.command, {
       scope: TENANT,
-      command: { kind: 'update', origin: 'api', target: { level: 'connection', ...client, channelId: 'ch1', connectionId: 'cn1', patch: { recording: true, recordingTag: 'a\u0000b' } } },
+      command: {
+        kind: 'update',
+        origin: 'api',
+        target: {
+          level: 'connection',
+          ...client,
+          channelId: 'ch1',
+          connectionId: 'cn1',
+          patch: { recording: true, recordingTag: 'a\u0000b' },
+        },
+      },
     });
     expect(tag).toMatchObject({ code: 'ValidationFailed', details: [{ field: 'command.target.patch.recordingTag' }] });
-    const alias = await refusal(RuntimeSubjects.edge, { report: registerReport({ ...client, clientId: 'c2' }, ORG, 'gw-1', { userAlias: 'bad\ud800' }) });
+    const alias = await refusal(RuntimeSubjects.edge, {
+      report: registerReport({ ...client, clientId: 'c2' }, ORG, 'gw-1', { userAlias: 'bad\ud800' }),
+    });
     expect(alias).toMatchObject({ code: 'ValidationFailed', details: [{ field: 'report.client.userAlias' }] });
     expect(await eventCount()).toBe(before);
     expect((await rt.query(TENANT, 'application.get', { applicationId: a })).clientCount).toBe(1);
@@ -87,7 +130,12 @@ describe('runtime-registry refuses unstorable text over NATS', () => {
   });
 
   it('still accepts astral characters (emoji) in the same fields', async () => {
-    await rt.command(TENANT, { kind: 'message', origin: 'api', target: { level: 'application', applicationId: a }, message: { message: 'hi \u{1F44B}' } });
+    await rt.command(TENANT, {
+      kind: 'message',
+      origin: 'api',
+      target: { level: 'application', applicationId: a },
+      message: { message: 'hi \u{1F44B}' },
+    });
     expect(gateway.received.some((r) => JSON.stringify(r.push).includes('hi \u{1F44B}'))).toBe(true);
   });
 });

@@ -9,7 +9,16 @@ import type { INestApplication } from '@nestjs/common';
 import { eventStreamName } from '@switchboard/contracts';
 import { Metrics } from '@switchboard/service-kit';
 import { flushRedisPrefix, testNamespace, testServers } from '@switchboard/testing';
-import { claim, natsConnection, OPERATOR, RegistryClient, registerReport, registryEnv, startRegistry, type TestClient } from './testing/harness.testing.js';
+import {
+  claim,
+  natsConnection,
+  OPERATOR,
+  RegistryClient,
+  registerReport,
+  registryEnv,
+  startRegistry,
+  type TestClient,
+} from './testing/harness.testing.js';
 
 const ORG = 'org-r';
 const a = 'app-replicas';
@@ -100,10 +109,16 @@ describe('two registry replicas', () => {
   });
 
   it('a replica started with other stream limits brings the stream to them', async () => {
-    const third = await startRegistry(registryEnv(ns, { EVENT_STREAM_MAX_AGE_SECONDS: '3600', EVENT_STREAM_DUPLICATE_WINDOW_SECONDS: '60' }));
+    const third = await startRegistry(
+      registryEnv(ns, { EVENT_STREAM_MAX_AGE_SECONDS: '3600', EVENT_STREAM_DUPLICATE_WINDOW_SECONDS: '60' }),
+    );
     try {
       const info = await (await jetstreamManager(nc)).streams.info(eventStreamName(ns));
-      expect([info.config.max_age, info.config.duplicate_window, info.config.storage]).toEqual([3600 * 1e9, 60 * 1e9, 'file']);
+      expect([info.config.max_age, info.config.duplicate_window, info.config.storage]).toEqual([
+        3600 * 1e9,
+        60 * 1e9,
+        'file',
+      ]);
     } finally {
       await third.app.close();
     }
@@ -129,7 +144,16 @@ describe('two registry replicas', () => {
         joins.push(
           (async () => {
             await rt.edge({ kind: 'client.join', client: clientOf(k), channelId: ch, claim: claim(ch) });
-            if (withConnection) await rt.edge({ kind: 'connection.open', client: clientOf(k), channelId: ch, connectionId: `cn-${k}-${ch}`, type: 'peer', tag: null, streams: {} });
+            if (withConnection)
+              await rt.edge({
+                kind: 'connection.open',
+                client: clientOf(k),
+                channelId: ch,
+                connectionId: `cn-${k}-${ch}`,
+                type: 'peer',
+                tag: null,
+                streams: {},
+              });
           })(),
         );
       }
@@ -160,7 +184,14 @@ describe('two registry replicas', () => {
     const last: Array<Promise<unknown>> = [];
     for (let k = 100; k < 200; k++) {
       model.unregister(k);
-      last.push(rt.edge({ kind: 'client.unregister', client: clientOf(k), reason: 'dropped', gatewayId: k % 2 ? 'gw-odd' : 'gw-even' }));
+      last.push(
+        rt.edge({
+          kind: 'client.unregister',
+          client: clientOf(k),
+          reason: 'dropped',
+          gatewayId: k % 2 ? 'gw-odd' : 'gw-even',
+        }),
+      );
     }
     for (let k = 200; k < 300; k++) {
       model.leave(k, 'ch0');
@@ -172,7 +203,9 @@ describe('two registry replicas', () => {
     // Both replicas answered part of the work.
     for (const instance of instances) {
       const handled = await instance.app.get(Metrics).natsHandled.get();
-      const edge = handled.values.filter((v) => String(v.labels.subject).endsWith('runtime-registry.v1.edge')).reduce((n, v) => n + v.value, 0);
+      const edge = handled.values
+        .filter((v) => String(v.labels.subject).endsWith('runtime-registry.v1.edge'))
+        .reduce((n, v) => n + v.value, 0);
       expect(edge).toBeGreaterThan(100);
     }
   });

@@ -5,7 +5,16 @@
 import { jetstreamManager } from '@nats-io/jetstream';
 import { connect } from '@nats-io/transport-node';
 import { eventStreamName } from '@switchboard/contracts';
-import { createTestDatabase, freePort, serviceTestEnv, spawnService, testNamespace, testServers, type SpawnedService, type TestDatabase } from '@switchboard/testing';
+import {
+  createTestDatabase,
+  freePort,
+  serviceTestEnv,
+  spawnService,
+  testNamespace,
+  testServers,
+  type SpawnedService,
+  type TestDatabase,
+} from '@switchboard/testing';
 import { loadUsageAggregatorConfig } from './config.js';
 
 describe('usage-aggregator without Redis', () => {
@@ -26,13 +35,20 @@ describe('usage-aggregator without Redis', () => {
   });
 
   it('has no Redis setting: its configuration loads from NATS_URL and DATABASE_URL alone', () => {
-    const config = loadUsageAggregatorConfig({ NATS_URL: 'nats://127.0.0.1:4222', DATABASE_URL: 'postgresql://u:p@127.0.0.1:5432/db' });
+    const config = loadUsageAggregatorConfig({
+      NATS_URL: 'nats://127.0.0.1:4222',
+      DATABASE_URL: 'postgresql://u:p@127.0.0.1:5432/db',
+    });
     expect(Object.keys(config).filter((k) => /redis/i.test(k))).toEqual([]);
   });
 
   it('is ready while Redis cannot be reached, and its /readyz has no redis check', async () => {
     const deadRedis = `redis://127.0.0.1:${await freePort()}`;
-    service = await spawnService('usage-aggregator', { ...serviceTestEnv(ns, db.url), REDIS_URL: deadRedis, HTTP_PORT: String(await freePort()) }, { readyTimeoutMs: 20000 });
+    service = await spawnService(
+      'usage-aggregator',
+      { ...serviceTestEnv(ns, db.url), REDIS_URL: deadRedis, HTTP_PORT: String(await freePort()) },
+      { readyTimeoutMs: 20000 },
+    );
     const res = await fetch(`${service.url}/readyz`);
     const body = (await res.json()) as { checks: Record<string, string> };
     expect(res.status).toBe(200);

@@ -16,7 +16,11 @@ class UsageAggregatorModule {
   static forConfig(config: UsageAggregatorConfig): DynamicModule {
     return {
       module: UsageAggregatorModule,
-      imports: [TypeOrmModule.forRootAsync({ useFactory: () => dataSourceOptions(persistenceOptions(config.databaseUrl, config.databasePoolSize)) })],
+      imports: [
+        TypeOrmModule.forRootAsync({
+          useFactory: () => dataSourceOptions(persistenceOptions(config.databaseUrl, config.databasePoolSize)),
+        }),
+      ],
       controllers: [UsageRpc],
       providers: [UsageLedger, UsageQueryService, UsageEventConsumer, UsagePruner],
     };
@@ -24,7 +28,13 @@ class UsageAggregatorModule {
 }
 
 export async function buildUsageAggregator(config: UsageAggregatorConfig) {
-  const app = await createService({ name: 'usage-aggregator', config, imports: [UsageAggregatorModule.forConfig(config)], rpcServer: true, renderHttpError: renderPlainError });
+  const app = await createService({
+    name: 'usage-aggregator',
+    config,
+    imports: [UsageAggregatorModule.forConfig(config)],
+    rpcServer: true,
+    renderHttpError: renderPlainError,
+  });
   const ds = app.get(DataSource);
   const readiness = app.get(ReadinessService);
   readiness.register('postgres', () => databaseReadiness(ds));

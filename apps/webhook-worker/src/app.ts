@@ -1,7 +1,22 @@
-import { Injectable, Module, type BeforeApplicationShutdown, type DynamicModule, type OnApplicationBootstrap } from '@nestjs/common';
+import {
+  Injectable,
+  Module,
+  type BeforeApplicationShutdown,
+  type DynamicModule,
+  type OnApplicationBootstrap,
+} from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { dataSourceOptions, databaseReadiness } from '@switchboard/persistence';
-import { createRedis, createService, JsonLogger, ReadinessService, REDIS, RedisLifecycle, redisReadiness, renderPlainError } from '@switchboard/service-kit';
+import {
+  createRedis,
+  createService,
+  JsonLogger,
+  ReadinessService,
+  REDIS,
+  RedisLifecycle,
+  redisReadiness,
+  renderPlainError,
+} from '@switchboard/service-kit';
 import type { Redis } from 'ioredis';
 import { DataSource } from 'typeorm';
 import type { WebhookWorkerConfig } from './config.js';
@@ -56,11 +71,19 @@ class WebhookWorkerModule {
   static forConfig(config: WebhookWorkerConfig): DynamicModule {
     return {
       module: WebhookWorkerModule,
-      imports: [TypeOrmModule.forRootAsync({ useFactory: () => dataSourceOptions(persistenceOptions(config.databaseUrl, config.databasePoolSize)) })],
+      imports: [
+        TypeOrmModule.forRootAsync({
+          useFactory: () => dataSourceOptions(persistenceOptions(config.databaseUrl, config.databasePoolSize)),
+        }),
+      ],
       controllers: [DeliveriesRpc],
       providers: [
         { provide: WEBHOOK_CONFIG, useValue: config },
-        { provide: REDIS, useFactory: (logger: JsonLogger) => createRedis(config.redisUrl, 'webhook-worker', { logger }), inject: [JsonLogger] },
+        {
+          provide: REDIS,
+          useFactory: (logger: JsonLogger) => createRedis(config.redisUrl, 'webhook-worker', { logger }),
+          inject: [JsonLogger],
+        },
         RedisLifecycle,
         WebhookMetrics,
         WebhookResolver,
@@ -80,7 +103,13 @@ class WebhookWorkerModule {
 }
 
 export async function buildWebhookWorker(config: WebhookWorkerConfig) {
-  const app = await createService({ name: 'webhook-worker', config, imports: [WebhookWorkerModule.forConfig(config)], rpcServer: true, renderHttpError: renderPlainError });
+  const app = await createService({
+    name: 'webhook-worker',
+    config,
+    imports: [WebhookWorkerModule.forConfig(config)],
+    rpcServer: true,
+    renderHttpError: renderPlainError,
+  });
   const ds = app.get(DataSource);
   const redis = app.get<Redis>(REDIS);
   const consumer = app.get(EventConsumer);

@@ -11,7 +11,12 @@ describe('loadConfig', () => {
   };
 
   it('applies defaults and parses values', () => {
-    expect(loadConfig(settings, { NAME: 'a', PORT: '8080' })).toEqual({ port: 8080, name: 'a', secret: undefined, db: 'postgres://x' });
+    expect(loadConfig(settings, { NAME: 'a', PORT: '8080' })).toEqual({
+      port: 8080,
+      name: 'a',
+      secret: undefined,
+      db: 'postgres://x',
+    });
   });
 
   it('names a missing required setting', () => {
@@ -19,7 +24,9 @@ describe('loadConfig', () => {
   });
 
   it('names a bad value and shows it', () => {
-    expect(() => loadConfig(settings, { NAME: 'a', PORT: 'eighty' })).toThrow('Invalid configuration: PORT must be an integer (got "eighty")');
+    expect(() => loadConfig(settings, { NAME: 'a', PORT: 'eighty' })).toThrow(
+      'Invalid configuration: PORT must be an integer (got "eighty")',
+    );
     expect(() => loadConfig(settings, { NAME: 'a', PORT: '70000' })).toThrow('PORT must be at most 65535');
     expect(() => loadConfig(settings, { NAME: 'a', DB: 'mysql://x' })).toThrow('DB must use postgres');
   });
@@ -35,9 +42,14 @@ describe('loadConfig', () => {
 
   it("refuses a value that still holds the templates' REPLACE_ME placeholder, without echoing it", () => {
     expect(() => loadConfig(settings, { NAME: 'a', SECRET: 'REPLACE_ME_AT_LEAST_32_RANDOM_CHARACTERS' })).toThrow(
-      new ConfigError('SECRET', 'still holds a template placeholder (REPLACE_ME...): set the real value, or leave it unset when it is not used'),
+      new ConfigError(
+        'SECRET',
+        'still holds a template placeholder (REPLACE_ME...): set the real value, or leave it unset when it is not used',
+      ),
     );
-    expect(() => loadConfig(settings, { NAME: 'a', DB: 'postgres://switchboard:REPLACE_ME_PASSWORD@db/switchboard' })).toThrow(/^Invalid configuration: DB still holds a template placeholder/);
+    expect(() =>
+      loadConfig(settings, { NAME: 'a', DB: 'postgres://switchboard:REPLACE_ME_PASSWORD@db/switchboard' }),
+    ).toThrow(/^Invalid configuration: DB still holds a template placeholder/);
     expect(loadConfig(settings, { NAME: 'replace me', SECRET: 'replace_me_not_the_marker' }).name).toBe('replace me');
   });
 

@@ -37,7 +37,12 @@ interface Options<T> {
   sensitive?: boolean;
 }
 
-function setting<T>(kind: string, o: Options<T>, parse: (raw: string) => T, show: (v: T) => string = String): Setting<T> {
+function setting<T>(
+  kind: string,
+  o: Options<T>,
+  parse: (raw: string) => T,
+  show: (v: T) => string = String,
+): Setting<T> {
   return {
     env: o.env,
     description: o.description,
@@ -52,7 +57,8 @@ function setting<T>(kind: string, o: Options<T>, parse: (raw: string) => T, show
 
 export function str(o: Options<string> & { pattern?: RegExp; minLength?: number }): Setting<string> {
   return setting('string', o, (raw) => {
-    if (o.minLength !== undefined && raw.length < o.minLength) throw new Error(`must be at least ${o.minLength} characters`);
+    if (o.minLength !== undefined && raw.length < o.minLength)
+      throw new Error(`must be at least ${o.minLength} characters`);
     if (o.pattern && !o.pattern.test(raw)) throw new Error(`must match ${String(o.pattern)}`);
     return raw;
   });
@@ -92,18 +98,24 @@ export function url(o: Options<string> & { protocols: readonly string[] }): Sett
     } catch {
       throw new Error('must be a URL');
     }
-    if (!o.protocols.includes(parsed.protocol.replace(/:$/, ''))) throw new Error(`must use ${o.protocols.join(' or ')}`);
+    if (!o.protocols.includes(parsed.protocol.replace(/:$/, '')))
+      throw new Error(`must use ${o.protocols.join(' or ')}`);
     return raw;
   });
 }
 
 /** Comma-separated list; each item checked by `item`. */
-export function list(o: Options<readonly string[]> & { item?: (v: string) => string | undefined }): Setting<readonly string[]> {
+export function list(
+  o: Options<readonly string[]> & { item?: (v: string) => string | undefined },
+): Setting<readonly string[]> {
   return setting(
     'list',
     o,
     (raw) => {
-      const items = raw.split(',').map((s) => s.trim()).filter(Boolean);
+      const items = raw
+        .split(',')
+        .map((s) => s.trim())
+        .filter(Boolean);
       for (const i of items) {
         const problem = o.item?.(i);
         if (problem) throw new Error(`item "${i}" ${problem}`);
@@ -118,7 +130,10 @@ export function list(o: Options<readonly string[]> & { item?: (v: string) => str
 /** What the deployment templates put where the operator must set a value (k8s/secrets.yaml, k8s/config.yaml). */
 export const PLACEHOLDER = 'REPLACE_ME';
 
-export function loadConfig<S extends Settings>(settings: S, env: Record<string, string | undefined> = process.env): ConfigOf<S> {
+export function loadConfig<S extends Settings>(
+  settings: S,
+  env: Record<string, string | undefined> = process.env,
+): ConfigOf<S> {
   const out: Record<string, unknown> = {};
   for (const [key, s] of Object.entries(settings)) {
     const raw = env[s.env];
@@ -130,7 +145,11 @@ export function loadConfig<S extends Settings>(settings: S, env: Record<string, 
     // The deployment templates (k8s/) mark what the operator must fill in with REPLACE_ME; a value
     // still holding one would pass most checks (a 40-character placeholder is a valid HMAC key,
     // and a publicly known one).
-    if (raw.includes(PLACEHOLDER)) throw new ConfigError(s.env, `still holds a template placeholder (${PLACEHOLDER}...): set the real value, or leave it unset when it is not used`);
+    if (raw.includes(PLACEHOLDER))
+      throw new ConfigError(
+        s.env,
+        `still holds a template placeholder (${PLACEHOLDER}...): set the real value, or leave it unset when it is not used`,
+      );
     try {
       out[key] = s.parse(raw);
     } catch (e) {

@@ -110,7 +110,17 @@ describe('addressAllowed', () => {
   const open = { allowPrivate: true, allowLoopback: false };
   it('allows public addresses only by default', () => {
     expect(addressAllowed('public', strict)).toBe(true);
-    for (const kind of ['loopback', 'private', 'link-local', 'cgnat', 'unspecified', 'multicast', 'reserved', 'metadata'] as const) expect(addressAllowed(kind, strict)).toBe(false);
+    for (const kind of [
+      'loopback',
+      'private',
+      'link-local',
+      'cgnat',
+      'unspecified',
+      'multicast',
+      'reserved',
+      'metadata',
+    ] as const)
+      expect(addressAllowed(kind, strict)).toBe(false);
   });
   it('WEBHOOK_ALLOW_LOOPBACK allows loopback and nothing else', () => {
     expect(addressAllowed('loopback', loopback)).toBe(true);
@@ -118,7 +128,8 @@ describe('addressAllowed', () => {
     expect(addressAllowed('unspecified', loopback)).toBe(false);
   });
   it('WEBHOOK_ALLOW_PRIVATE_TARGETS allows every non-public kind except cloud metadata', () => {
-    for (const kind of ['loopback', 'private', 'link-local', 'cgnat', 'unspecified', 'reserved'] as const) expect(addressAllowed(kind, open)).toBe(true);
+    for (const kind of ['loopback', 'private', 'link-local', 'cgnat', 'unspecified', 'reserved'] as const)
+      expect(addressAllowed(kind, open)).toBe(true);
     expect(addressAllowed('metadata', open)).toBe(false);
   });
 });

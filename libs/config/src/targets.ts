@@ -12,10 +12,13 @@ import { isIP } from 'node:net';
 import ipaddr from 'ipaddr.js';
 import { bool } from './settings.js';
 
-export type AddressKind = 'public' | 'metadata' | 'unspecified' | 'loopback' | 'private' | 'link-local' | 'cgnat' | 'multicast' | 'reserved';
+export type AddressKind =
+  'public' | 'metadata' | 'unspecified' | 'loopback' | 'private' | 'link-local' | 'cgnat' | 'multicast' | 'reserved';
 
 /** Cloud metadata endpoints (AWS, GCP, Azure, Oracle; ECS task metadata; Alibaba; AWS over IPv6). */
-const METADATA = new Set(['169.254.169.254', '169.254.170.2', '100.100.100.200', 'fd00:ec2::254'].map((a) => bytesKey(ipaddr.parse(a))));
+const METADATA = new Set(
+  ['169.254.169.254', '169.254.170.2', '100.100.100.200', 'fd00:ec2::254'].map((a) => bytesKey(ipaddr.parse(a))),
+);
 
 function bytesKey(address: ipaddr.IPv4 | ipaddr.IPv6): string {
   return address.toByteArray().join('.');
@@ -42,7 +45,17 @@ const RANGE_KINDS: Readonly<Record<string, AddressKind>> = {
 };
 
 /** From least to most allowed: an address that may stand for several is judged by the first. */
-const STRICTNESS: readonly AddressKind[] = ['metadata', 'reserved', 'multicast', 'unspecified', 'link-local', 'cgnat', 'private', 'loopback', 'public'];
+const STRICTNESS: readonly AddressKind[] = [
+  'metadata',
+  'reserved',
+  'multicast',
+  'unspecified',
+  'link-local',
+  'cgnat',
+  'private',
+  'loopback',
+  'public',
+];
 
 const GLOBAL_UNICAST = ipaddr.IPv6.parseCIDR('2000::/3');
 const NAT64_WELL_KNOWN = ipaddr.IPv6.parseCIDR('64:ff9b::/96');
@@ -75,7 +88,11 @@ export function carriedIpv4(address: ipaddr.IPv6): ipaddr.IPv4[] {
     }
     default:
       // IPv4-compatible (::a.b.c.d, deprecated by RFC 4291), but not :: and ::1 themselves.
-      return bytes.slice(0, 12).every((b) => b === 0) && address.range() !== 'unspecified' && address.range() !== 'loopback' ? [last] : [];
+      return bytes.slice(0, 12).every((b) => b === 0) &&
+        address.range() !== 'unspecified' &&
+        address.range() !== 'loopback'
+        ? [last]
+        : [];
   }
 }
 
@@ -149,7 +166,8 @@ export function webhookTargetSettings() {
     allowLoopback: bool({
       env: 'WEBHOOK_ALLOW_LOOPBACK',
       default: false,
-      description: 'Webhook URLs may target loopback addresses (127.0.0.0/8, ::1), and no other non-public kind; for tests and local development',
+      description:
+        'Webhook URLs may target loopback addresses (127.0.0.0/8, ::1), and no other non-public kind; for tests and local development',
     }),
   };
 }

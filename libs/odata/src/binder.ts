@@ -58,12 +58,21 @@ function literalType(node: LiteralNode): ValueType {
 }
 
 /** Resolves a property path against a model; errors name the path and the option. */
-export function resolvePath(model: EntityModel, path: readonly string[], target: string, what: string): ResolvedProperty {
+export function resolvePath(
+  model: EntityModel,
+  path: readonly string[],
+  target: string,
+  what: string,
+): ResolvedProperty {
   const shown = quoteForMessage(path.join('/'), 200);
   const first = model.property(path[0]!);
   if (!first) {
     if (model.navigation(path[0]!)) {
-      throw new ODataError('ValidationFailed', target, `navigation property ${quoteForMessage(path[0]!)} cannot be used in ${what}`);
+      throw new ODataError(
+        'ValidationFailed',
+        target,
+        `navigation property ${quoteForMessage(path[0]!)} cannot be used in ${what}`,
+      );
     }
     throw new ODataError('UnknownProperty', target, `Unknown property ${shown} in ${what} of ${model.name}`);
   }
@@ -82,7 +91,12 @@ export class Binder {
   constructor(private readonly ctx: BindContext) {}
 
   private fail(node: ExprNode, message: string): ODataError {
-    return new ODataError('ValidationFailed', this.ctx.target, `${message} (in ${this.ctx.what} at position ${node.pos})`, { position: node.pos });
+    return new ODataError(
+      'ValidationFailed',
+      this.ctx.target,
+      `${message} (in ${this.ctx.what} at position ${node.pos})`,
+      { position: node.pos },
+    );
   }
 
   bind(node: ExprNode): ExprNode {
@@ -114,8 +128,13 @@ export class Binder {
     const resolved = resolvePath(this.ctx.model, node.path, this.ctx.target, this.ctx.what);
     const leaf = resolved.leaf;
     const shown = quoteForMessage(node.path.join('/'), 200);
-    if (leaf.kind === 'complex') throw this.fail(node, `complex property ${shown} cannot be used as a value; use a path to one of its properties`);
-    if (leaf.kind === 'string-array') throw this.fail(node, `collection-valued property ${shown} cannot be used in ${this.ctx.purpose === 'filter' ? '$filter' : '$orderby'}`);
+    if (leaf.kind === 'complex')
+      throw this.fail(node, `complex property ${shown} cannot be used as a value; use a path to one of its properties`);
+    if (leaf.kind === 'string-array')
+      throw this.fail(
+        node,
+        `collection-valued property ${shown} cannot be used in ${this.ctx.purpose === 'filter' ? '$filter' : '$orderby'}`,
+      );
     if (this.ctx.purpose === 'filter' && !leaf.filterable) throw this.fail(node, `property ${shown} is not filterable`);
     if (this.ctx.purpose === 'orderby' && !leaf.sortable) throw this.fail(node, `property ${shown} is not sortable`);
     return { ...node, resolved, type: KIND_TYPES[leaf.kind]! };
@@ -153,7 +172,8 @@ export class Binder {
       case 'and':
       case 'or':
         for (const side of [left, right]) {
-          if (side.type !== 'boolean' && side.type !== 'null') throw this.fail(side, `operands of '${op}' must be boolean, got ${side.type}`);
+          if (side.type !== 'boolean' && side.type !== 'null')
+            throw this.fail(side, `operands of '${op}' must be boolean, got ${side.type}`);
         }
         return { ...node, left, right, type: 'boolean' };
       case 'eq':
@@ -167,7 +187,8 @@ export class Binder {
         return { ...node, left, right, type: 'boolean' };
       default: {
         for (const side of [left, right]) {
-          if (!isNumeric(side.type!) && side.type !== 'null') throw this.fail(side, `operands of '${op}' must be numeric, got ${side.type}`);
+          if (!isNumeric(side.type!) && side.type !== 'null')
+            throw this.fail(side, `operands of '${op}' must be numeric, got ${side.type}`);
           if (op === 'mod' && side.type === 'decimal') throw this.fail(side, "operands of 'mod' must be integers");
         }
         const type: ValueType = left.type === 'decimal' || right.type === 'decimal' ? 'decimal' : 'integer';
@@ -194,7 +215,8 @@ export class Binder {
     const args = node.args.map((a) => this.bind(a));
     const want = (i: number, accepted: (t: ValueType) => boolean, what: string): void => {
       const t = args[i]!.type!;
-      if (t !== 'null' && !accepted(t)) throw this.fail(args[i]!, `argument ${i + 1} of '${node.name}' must be ${what}, got ${t}`);
+      if (t !== 'null' && !accepted(t))
+        throw this.fail(args[i]!, `argument ${i + 1} of '${node.name}' must be ${what}, got ${t}`);
     };
     const str = (t: ValueType) => t === 'string';
     const int = (t: ValueType) => t === 'integer' || t === 'datetime';

@@ -9,7 +9,7 @@ export const MS_PER_DAY = 86_400_000n;
 /** Floor division and modulo (result has the sign of the divisor). */
 export function floorDiv(a: bigint, b: bigint): bigint {
   const q = a / b;
-  return (a % b !== 0n && (a < 0n) !== (b < 0n)) ? q - 1n : q;
+  return a % b !== 0n && a < 0n !== b < 0n ? q - 1n : q;
 }
 
 export function floorMod(a: bigint, b: bigint): bigint {

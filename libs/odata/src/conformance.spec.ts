@@ -35,8 +35,31 @@ const cases: TestCase[] = doc.TestCases.map((c, i) => ({
 
 // ---- selection: rules that concern the query options of the contract ---------------------------
 
-const QUERY_RULES = new Set(['queryOptions', 'systemQueryOption', 'customQueryOption', 'filter', 'orderby', 'orderBy', 'select', 'expand', 'search', 'searchExpr', 'compute', 'skiptoken', 'deltatoken']);
-const EXPRESSION_RULES = new Set(['commonExpr', 'boolCommonExpr', 'boolcommonExpr', 'notExpr', 'firstMemberExpr', 'propertyPathExpr', 'isofExpr', 'anyExpr']);
+const QUERY_RULES = new Set([
+  'queryOptions',
+  'systemQueryOption',
+  'customQueryOption',
+  'filter',
+  'orderby',
+  'orderBy',
+  'select',
+  'expand',
+  'search',
+  'searchExpr',
+  'compute',
+  'skiptoken',
+  'deltatoken',
+]);
+const EXPRESSION_RULES = new Set([
+  'commonExpr',
+  'boolCommonExpr',
+  'boolcommonExpr',
+  'notExpr',
+  'firstMemberExpr',
+  'propertyPathExpr',
+  'isofExpr',
+  'anyExpr',
+]);
 const URI_RULES = new Set(['odataUri', 'odataRelativeUri']);
 
 type LiteralCheck = (lit: LiteralNode) => boolean;
@@ -114,12 +137,14 @@ interface Exclusion {
   applies: (c: TestCase) => boolean;
 }
 
-const UNSUPPORTED_FUNCTIONS = /\b(matchesPattern|fractionalseconds|totalseconds|totaloffsetminutes|mindatetime|maxdatetime|now|round|floor|ceiling|cast|isof|hassubset|hassubsequence|case|date|time)(\(|%28)/i;
+const UNSUPPORTED_FUNCTIONS =
+  /\b(matchesPattern|fractionalseconds|totalseconds|totaloffsetminutes|mindatetime|maxdatetime|now|round|floor|ceiling|cast|isof|hassubset|hassubsequence|case|date|time)(\(|%28)/i;
 
 const EXCLUSIONS: Exclusion[] = [
   {
-    reason: 'literal type not in the contract (binary, duration, time of day, enumeration, geography/geometry, JSON string)',
-    applies: (c) => OTHER_LITERAL_RULES.has(c.rule) && c.rule !== 'booleanValue' || /^geo(graphy|metry)/.test(c.rule),
+    reason:
+      'literal type not in the contract (binary, duration, time of day, enumeration, geography/geometry, JSON string)',
+    applies: (c) => (OTHER_LITERAL_RULES.has(c.rule) && c.rule !== 'booleanValue') || /^geo(graphy|metry)/.test(c.rule),
   },
   {
     reason: 'booleanValue is a case-sensitive payload rule; URL booleans are case-insensitive',
@@ -127,21 +152,26 @@ const EXCLUSIONS: Exclusion[] = [
   },
   {
     reason: 'INF / NaN number literals not supported (PostgreSQL and JavaScript order NaN differently)',
-    applies: (c) => (c.rule in PAYLOAD_LITERAL_RULES || c.rule in URL_LITERAL_RULES) && /^-?(INF|NaN)$/.test(c.input) && c.failAt === undefined,
+    applies: (c) =>
+      (c.rule in PAYLOAD_LITERAL_RULES || c.rule in URL_LITERAL_RULES) &&
+      /^-?(INF|NaN)$/.test(c.input) &&
+      c.failAt === undefined,
   },
   {
     reason: 'payload value of a type not in the contract (enumeration member, geography, binary)',
     applies: (c) => c.rule === 'primitiveValue' && [88, 89, 92, 93].includes(c.index),
   },
   {
-    reason: 'system query option not in the contract ($search, $compute, $format, $index, $schemaversion, $skiptoken, $deltatoken, $id, $levels)',
+    reason:
+      'system query option not in the contract ($search, $compute, $format, $index, $schemaversion, $skiptoken, $deltatoken, $id, $levels)',
     applies: (c) =>
       ['search', 'searchExpr', 'compute', 'skiptoken', 'deltatoken', 'systemQueryOption'].includes(c.rule) ||
       /(^|[?&(;])\$?(search|compute|format|index|schemaversion|skiptoken|deltatoken|id|levels)=/i.test(code(c)),
   },
   {
     reason: "OData 4.01: system query option names without '$' (the contract ignores parameters without '$')",
-    applies: (c) => QUERY_RULES.has(c.rule) && /(^|[?&(;])(filter|expand|select|orderby|top|skip|count)=/i.test(code(c)),
+    applies: (c) =>
+      QUERY_RULES.has(c.rule) && /(^|[?&(;])(filter|expand|select|orderby|top|skip|count)=/i.test(code(c)),
   },
   {
     reason: 'parameter aliases and annotations (@...) not in the contract',
@@ -160,7 +190,8 @@ const EXCLUSIONS: Exclusion[] = [
     applies: (c) => /[[{"]|%5B|%7B|%22/.test(code(c)),
   },
   {
-    reason: 'qualified names (namespaces, type casts, enumeration literals, custom and geo functions) not in the contract',
+    reason:
+      'qualified names (namespaces, type casts, enumeration literals, custom and geo functions) not in the contract',
     applies: (c) => (c.rule !== 'odataIdentifier' && /[A-Za-z_]\w*\.[A-Za-z_*]/.test(code(c))) || c.rule === 'isofExpr',
   },
   {
@@ -180,7 +211,8 @@ const EXCLUSIONS: Exclusion[] = [
     applies: (c) => c.index === 482,
   },
   {
-    reason: 'navigation paths through complex properties or type-cast segments in $expand (only navigation properties of the entity are expandable)',
+    reason:
+      'navigation paths through complex properties or type-cast segments in $expand (only navigation properties of the entity are expandable)',
     applies: (c) => [513, 514, 273, 275].includes(c.index) || /\$expand=[^&]*\/\*/.test(subject(c)),
   },
   {
@@ -191,7 +223,9 @@ const EXCLUSIONS: Exclusion[] = [
     reason: 'custom (bound or unbound) functions not in the contract',
     applies: (c) =>
       EXPRESSION_RULES.has(c.rule) &&
-      [...code(c).matchAll(/([A-Za-z_]\w*)\(/g)].some((m) => !Object.hasOwn(FUNCTIONS, m[1]!.toLowerCase()) && !UNSUPPORTED_FUNCTIONS.test(`${m[1]}(`)),
+      [...code(c).matchAll(/([A-Za-z_]\w*)\(/g)].some(
+        (m) => !Object.hasOwn(FUNCTIONS, m[1]!.toLowerCase()) && !UNSUPPORTED_FUNCTIONS.test(`${m[1]}(`),
+      ),
   },
 ];
 
@@ -266,8 +300,12 @@ describe('OASIS OData ABNF test cases', () => {
       ...[...excluded].map(([reason, list]) => `    ${String(list.length).padStart(3)}  ${reason}`),
     ];
     if (process.env['ODATA_CONFORMANCE_LIST'] === '1') {
-      for (const [reason, list] of excluded) for (const c of list) lines.push(`EXCLUDED #${c.index} ${c.rule} ${JSON.stringify(c.input)} -- ${reason}`);
-      for (const c of included) lines.push(`RUN #${c.index} ${c.rule} ${c.failAt === undefined ? 'accept' : 'reject'} ${JSON.stringify(c.input)}`);
+      for (const [reason, list] of excluded)
+        for (const c of list) lines.push(`EXCLUDED #${c.index} ${c.rule} ${JSON.stringify(c.input)} -- ${reason}`);
+      for (const c of included)
+        lines.push(
+          `RUN #${c.index} ${c.rule} ${c.failAt === undefined ? 'accept' : 'reject'} ${JSON.stringify(c.input)}`,
+        );
     }
     console.log(lines.join('\n'));
   });
@@ -276,7 +314,15 @@ describe('OASIS OData ABNF test cases', () => {
     expect(included.length).toBeGreaterThan(150);
   });
 
-  it.each(included.map((c) => [`#${c.index} ${c.rule} ${c.failAt === undefined ? 'accepts' : 'rejects'} ${JSON.stringify(c.input)} (${c.name})`, c] as const))('%s', (_title, c) => {
+  it.each(
+    included.map(
+      (c) =>
+        [
+          `#${c.index} ${c.rule} ${c.failAt === undefined ? 'accepts' : 'rejects'} ${JSON.stringify(c.input)} (${c.name})`,
+          c,
+        ] as const,
+    ),
+  )('%s', (_title, c) => {
     results.run++;
     expect(accepts(c)).toBe(c.failAt === undefined);
     results.passed++;

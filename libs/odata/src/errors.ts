@@ -22,7 +22,12 @@ export class ODataError extends Error {
   /** 0-based character offset in the option value where the problem was found, when known. */
   readonly position?: number;
 
-  constructor(code: ODataErrorCode, target: string, message: string, options: { position?: number; details?: ODataErrorDetail[] } = {}) {
+  constructor(
+    code: ODataErrorCode,
+    target: string,
+    message: string,
+    options: { position?: number; details?: ODataErrorDetail[] } = {},
+  ) {
     super(message);
     this.code = code;
     this.target = target;

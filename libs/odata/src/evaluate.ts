@@ -272,7 +272,11 @@ export function tiebreakDescending(orderBy: readonly OrderByItem[]): boolean {
   return orderBy.at(-1)?.direction === 'desc';
 }
 
-export function sortRecords<T extends Row>(records: readonly T[], orderBy: readonly OrderByItem[], key?: (row: T) => EvalValue): T[] {
+export function sortRecords<T extends Row>(
+  records: readonly T[],
+  orderBy: readonly OrderByItem[],
+  key?: (row: T) => EvalValue,
+): T[] {
   const decorated = records.map((row, index) => ({
     row,
     index,

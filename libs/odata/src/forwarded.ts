@@ -23,7 +23,12 @@ export const FORWARDED_SINGLE_READ_OPTIONS = ['$select', '$expand'] as const;
 
 /** An OData refusal as it crosses NATS: `ValidationFailed` naming the option, the OData code first in the detail message. */
 export function forwardedQueryError(e: ODataError): DomainError {
-  return new DomainError('ValidationFailed', e.message, [{ field: e.target, message: `${e.code}: ${e.message}` }], e.target);
+  return new DomainError(
+    'ValidationFailed',
+    e.message,
+    [{ field: e.target, message: `${e.code}: ${e.message}` }],
+    e.target,
+  );
 }
 
 /** Runs `fn`, an ODataError it throws becoming `forwardedQueryError`. */
@@ -40,7 +45,11 @@ export function withForwardedQueryErrors<T>(fn: () => T): T {
  * Binds forwarded options (`ForwardedQueryOptions`: `$` names, values as the client wrote them) to
  * `model`. `single`: a single-record read, which takes `FORWARDED_SINGLE_READ_OPTIONS` only.
  */
-export function parseForwardedQuery(options: Readonly<Record<string, unknown>> | undefined, model: EntityModel, single = false): ODataQuery {
+export function parseForwardedQuery(
+  options: Readonly<Record<string, unknown>> | undefined,
+  model: EntityModel,
+  single = false,
+): ODataQuery {
   const params: QueryParams = {};
   for (const [key, value] of Object.entries(options ?? {})) {
     if (typeof value === 'string') params[key] = value;
@@ -52,7 +61,12 @@ export function parseForwardedQuery(options: Readonly<Record<string, unknown>> |
         throw new DomainError(
           'ValidationFailed',
           `${key} is not supported on a single-record read.`,
-          [{ field: key, message: `QuerySyntaxError: ${key} is not supported on a single-record read; supported: ${FORWARDED_SINGLE_READ_OPTIONS.join(', ')}.` }],
+          [
+            {
+              field: key,
+              message: `QuerySyntaxError: ${key} is not supported on a single-record read; supported: ${FORWARDED_SINGLE_READ_OPTIONS.join(', ')}.`,
+            },
+          ],
           key,
         );
       }

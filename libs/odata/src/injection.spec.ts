@@ -36,7 +36,17 @@ const corpus: string[] = [
 ];
 
 /** Every quoted constant the translator itself may emit (JSON keys of the model, fixed SQL). */
-const ALLOWED_SQL_STRINGS = new Set(["'string'", "'number'", "'boolean'", "'street'", "'city'", "'zip'", "'geo'", "'lat'", "E'\\\\'"]);
+const ALLOWED_SQL_STRINGS = new Set([
+  "'string'",
+  "'number'",
+  "'boolean'",
+  "'street'",
+  "'city'",
+  "'zip'",
+  "'geo'",
+  "'lat'",
+  "E'\\\\'",
+]);
 
 function odataString(value: string): string {
   return `'${value.replaceAll("'", "''")}'`;
@@ -63,7 +73,10 @@ function templates(payload: string): string[] {
 function check(filter: string, orderby?: string): 'parsed' | 'rejected' {
   let query;
   try {
-    query = parseQueryOptions({ $filter: filter, ...(orderby ? { $orderby: orderby } : {}), $count: 'true' }, itemModel);
+    query = parseQueryOptions(
+      { $filter: filter, ...(orderby ? { $orderby: orderby } : {}), $count: 'true' },
+      itemModel,
+    );
   } catch (e) {
     expect(e).toBeInstanceOf(ODataError);
     expect((e as ODataError).message).not.toMatch(/SELECT|WHERE|CAST\(/);
@@ -111,7 +124,7 @@ describe('injection corpus through the parser and the translator', () => {
     "name eq 'a'' OR 1=1",
     'name eq $1',
     'name eq :p',
-    'name eq E\'a\'',
+    "name eq E'a'",
     "name eq U&'a'",
   ])('rejects SQL fragments as OData syntax: %s', (filter) => {
     expect(check(filter)).toBe('rejected');

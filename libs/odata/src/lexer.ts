@@ -1,19 +1,7 @@
 import { ODataError, quoteForMessage } from './errors.js';
 
 export type TokenKind =
-  | 'ident'
-  | 'string'
-  | 'number'
-  | 'date'
-  | 'datetime'
-  | 'guid'
-  | '('
-  | ')'
-  | ','
-  | '/'
-  | '-'
-  | '*'
-  | 'eof';
+  'ident' | 'string' | 'number' | 'date' | 'datetime' | 'guid' | '(' | ')' | ',' | '/' | '-' | '*' | 'eof';
 
 export interface Token {
   readonly kind: TokenKind;
@@ -60,7 +48,12 @@ export class Lexer {
 
   error(pos: number, message: string): ODataError {
     const at = this.base + pos;
-    return new ODataError('QuerySyntaxError', this.target, `Syntax error in ${this.target} at position ${at}: ${message}`, { position: at });
+    return new ODataError(
+      'QuerySyntaxError',
+      this.target,
+      `Syntax error in ${this.target} at position ${at}: ${message}`,
+      { position: at },
+    );
   }
 
   peek(): Token {
@@ -117,13 +110,18 @@ export class Lexer {
     }
     if (test(IDENT_START, text, pos) !== undefined) {
       const id = test(IDENT, text, pos)!;
-      if (id.length > MAX_IDENTIFIER_LENGTH) throw this.error(pos, `identifier longer than ${MAX_IDENTIFIER_LENGTH} characters`);
+      if (id.length > MAX_IDENTIFIER_LENGTH)
+        throw this.error(pos, `identifier longer than ${MAX_IDENTIFIER_LENGTH} characters`);
       const end = pos + id.length;
       const after = text[end];
       if (after === "'") {
-        throw this.error(pos, `typed literal ${quoteForMessage(id)}'...' is not supported (only string, number, boolean, null, date, date-time and guid literals)`);
+        throw this.error(
+          pos,
+          `typed literal ${quoteForMessage(id)}'...' is not supported (only string, number, boolean, null, date, date-time and guid literals)`,
+        );
       }
-      if (after === '.') throw this.error(end, 'qualified names (namespaces, type casts, custom functions) are not supported');
+      if (after === '.')
+        throw this.error(end, 'qualified names (namespaces, type casts, custom functions) are not supported');
       return make('ident', end);
     }
     const hints: Record<string, string> = {

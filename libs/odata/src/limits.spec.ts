@@ -44,7 +44,9 @@ describe('limits', () => {
   });
 
   it('allows 5 $orderby items and rejects 6', () => {
-    expect(parseQueryOptions({ $orderby: 'name,price desc,qty,active asc,createdOn' }, itemModel).orderBy).toHaveLength(5);
+    expect(parseQueryOptions({ $orderby: 'name,price desc,qty,active asc,createdOn' }, itemModel).orderBy).toHaveLength(
+      5,
+    );
     const e = thrown(() => parseQueryOptions({ $orderby: 'name,price,qty,active,createdOn,id' }, itemModel));
     expect([e.code, e.target]).toEqual(['QueryLimitExceeded', '$orderby']);
   });
@@ -65,7 +67,9 @@ describe('limits', () => {
     expect(parseQueryOptions({}, itemModel)).toMatchObject({ top: 100, topExplicit: false, skip: 0, count: false });
     const e = thrown(() => parseQueryOptions({ $top: '1001' }, itemModel));
     expect([e.code, e.target]).toEqual(['QueryLimitExceeded', '$top']);
-    expect(thrown(() => parseQueryOptions({ $top: '99999999999999999999999' }, itemModel)).code).toBe('QueryLimitExceeded');
+    expect(thrown(() => parseQueryOptions({ $top: '99999999999999999999999' }, itemModel)).code).toBe(
+      'QueryLimitExceeded',
+    );
   });
 
   it.each([
@@ -80,7 +84,9 @@ describe('limits', () => {
     const e = thrown(() => parseFilterExpression(text));
     expect(e.code).toBe('QueryLimitExceeded');
     expect(e.target).toBe('$filter');
-    const viaOptions = thrown(() => parseQueryOptions({ $filter: text }, itemModel, { limits: { maxOptionLength: 1e6 } }));
+    const viaOptions = thrown(() =>
+      parseQueryOptions({ $filter: text }, itemModel, { limits: { maxOptionLength: 1e6 } }),
+    );
     expect(viaOptions.code).toBe('QueryLimitExceeded');
   });
 
@@ -95,7 +101,9 @@ describe('limits', () => {
   });
 
   it('applies the node limit to nested $filter in $expand', () => {
-    const e = thrown(() => parseQueryOptions({ $expand: `lines($filter=${filterWithNodes(101).replaceAll('x', 'quantity')})` }, itemModel));
+    const e = thrown(() =>
+      parseQueryOptions({ $expand: `lines($filter=${filterWithNodes(101).replaceAll('x', 'quantity')})` }, itemModel),
+    );
     expect([e.code, e.target]).toEqual(['QueryLimitExceeded', '$expand']);
   });
 });

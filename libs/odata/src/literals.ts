@@ -46,12 +46,14 @@ export function parseNumber(text: string): ParsedLiteral {
 /** Checks that a decoded string holds no NUL and no unpaired surrogate (not storable in PostgreSQL text). */
 export function checkStringContent(value: string): string | undefined {
   if (value.includes('\u0000')) return 'string literal contains a NUL character';
-  if (/[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/.test(value)) return 'string literal contains an unpaired surrogate';
+  if (/[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/.test(value))
+    return 'string literal contains an unpaired surrogate';
   return undefined;
 }
 
 export function parseString(text: string): ParsedLiteral {
-  if (text.length < 2 || !text.startsWith("'") || !text.endsWith("'")) throw new LiteralError('malformed string literal');
+  if (text.length < 2 || !text.startsWith("'") || !text.endsWith("'"))
+    throw new LiteralError('malformed string literal');
   const inner = text.slice(1, -1);
   // Every quote inside must be doubled.
   for (let i = 0; i < inner.length; i++) {
@@ -75,7 +77,8 @@ function civilDays(y: string, m: string, d: string): bigint {
   const month = BigInt(m);
   const day = BigInt(d);
   if (month < 1n || month > 12n) throw new LiteralError('month out of range', y.length + 1);
-  if (day < 1n || day > BigInt(daysInMonth(year, month))) throw new LiteralError('day out of range for the month', y.length + 4);
+  if (day < 1n || day > BigInt(daysInMonth(year, month)))
+    throw new LiteralError('day out of range for the month', y.length + 4);
   return daysFromCivil(year, month, day);
 }
 
@@ -106,7 +109,8 @@ export function parseDateTimeOffset(text: string): ParsedLiteral {
   let millis = 0n;
   if (frac !== undefined) {
     if (frac.length > 12) throw new LiteralError('more than 12 fractional second digits', timeAt + 9 + 12);
-    if (/[1-9]/.test(frac.slice(3))) throw new LiteralError('sub-millisecond precision is not supported', timeAt + 9 + 3);
+    if (/[1-9]/.test(frac.slice(3)))
+      throw new LiteralError('sub-millisecond precision is not supported', timeAt + 9 + 3);
     millis = BigInt(frac.slice(0, 3).padEnd(3, '0'));
   }
   let offsetMinutes = 0n;
@@ -127,7 +131,8 @@ export function parseDateTimeOffset(text: string): ParsedLiteral {
 }
 
 export function parseGuid(text: string): ParsedLiteral {
-  if (!/^[0-9A-Fa-f]{8}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{12}$/.test(text)) throw new LiteralError('malformed guid');
+  if (!/^[0-9A-Fa-f]{8}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{12}$/.test(text))
+    throw new LiteralError('malformed guid');
   return { literalType: 'guid', value: text.toLowerCase() };
 }
 

@@ -12,7 +12,8 @@
  * - `string-array`: a collection of strings (selectable only);
  * - `complex`: a nested object with its own properties (`a/b` paths).
  */
-export type PropertyKind = 'string' | 'number' | 'integer' | 'boolean' | 'guid' | 'datetime-ms' | 'string-array' | 'complex';
+export type PropertyKind =
+  'string' | 'number' | 'integer' | 'boolean' | 'guid' | 'datetime-ms' | 'string-array' | 'complex';
 
 export const SCALAR_KINDS: readonly PropertyKind[] = ['string', 'number', 'integer', 'boolean', 'guid', 'datetime-ms'];
 
@@ -66,7 +67,8 @@ export interface PropertyModel {
  *   child[foreignKey]` (property names). `many: true` is one-to-many (foreign key on the child),
  *   `many: false` many-to-one (e.g. `localKey: 'paymentMethodId', foreignKey: 'id'`).
  */
-export type RelationSpec = { kind: 'jsonb'; property?: string; column?: string } | { kind: 'foreign-key'; localKey: string; foreignKey: string };
+export type RelationSpec =
+  { kind: 'jsonb'; property?: string; column?: string } | { kind: 'foreign-key'; localKey: string; foreignKey: string };
 
 export interface NavigationSpec {
   name: string;
@@ -106,7 +108,11 @@ export interface EntityModel {
 /** odataIdentifier: a letter or underscore, then letters, digits, underscores; at most 128 chars. */
 export const IDENTIFIER_RE = /^[\p{L}\p{Nl}_][\p{L}\p{Nl}\p{Nd}\p{Mn}\p{Mc}\p{Pc}\p{Cf}]{0,127}$/u;
 
-function lookup<T extends { name: string }>(items: readonly T[], what: string, owner: string): (name: string) => T | undefined {
+function lookup<T extends { name: string }>(
+  items: readonly T[],
+  what: string,
+  owner: string,
+): (name: string) => T | undefined {
   const map = new Map<string, T>();
   for (const item of items) {
     if (!IDENTIFIER_RE.test(item.name)) throw new Error(`Invalid ${what} name '${item.name}' in ${owner}`);
@@ -118,9 +124,12 @@ function lookup<T extends { name: string }>(items: readonly T[], what: string, o
 
 function buildProperty(spec: PropertySpec, owner: string, nestedIn: PropertyModel | undefined): PropertyModel {
   const scalar = SCALAR_KINDS.includes(spec.kind);
-  if (spec.kind === 'complex' && !spec.properties?.length) throw new Error(`Complex property '${spec.name}' in ${owner} needs properties`);
-  if (spec.kind !== 'complex' && spec.properties) throw new Error(`Only complex properties have nested properties ('${spec.name}' in ${owner})`);
-  if (nestedIn && nestedIn.storage === 'jsonb' && spec.sql) throw new Error(`Nested JSONB property '${spec.name}' in ${owner} cannot have sql`);
+  if (spec.kind === 'complex' && !spec.properties?.length)
+    throw new Error(`Complex property '${spec.name}' in ${owner} needs properties`);
+  if (spec.kind !== 'complex' && spec.properties)
+    throw new Error(`Only complex properties have nested properties ('${spec.name}' in ${owner})`);
+  if (nestedIn && nestedIn.storage === 'jsonb' && spec.sql)
+    throw new Error(`Nested JSONB property '${spec.name}' in ${owner} cannot have sql`);
   const model: PropertyModel & { properties: PropertyModel[] } = {
     name: spec.name,
     kind: spec.kind,
@@ -146,7 +155,8 @@ export function defineEntityModel(spec: EntityModelSpec): EntityModel {
   const properties = spec.properties.map((p) => buildProperty(p, spec.name, undefined));
   const property = lookup(properties, 'property', spec.name);
   const key = property(spec.key);
-  if (!key || !SCALAR_KINDS.includes(key.kind)) throw new Error(`Key '${spec.key}' of ${spec.name} must be a scalar top-level property`);
+  if (!key || !SCALAR_KINDS.includes(key.kind))
+    throw new Error(`Key '${spec.key}' of ${spec.name} must be a scalar top-level property`);
   const navigations: NavigationModel[] = (spec.navigations ?? []).map((n) => {
     let resolved: EntityModel | undefined;
     const target = n.target;

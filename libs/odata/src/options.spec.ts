@@ -22,7 +22,8 @@ describe('parseQueryOptions', () => {
         $filter: "contains(name,'a') and price gt 2.5 and createdOn ge 2024-01-01T00:00:00Z",
         $orderby: 'name desc,qty',
         $select: 'id,name,address/city',
-        $expand: 'lines($select=name;$filter=quantity gt 1;$orderby=name desc;$top=2;$skip=1;$count=true;$expand=parts)',
+        $expand:
+          'lines($select=name;$filter=quantity gt 1;$orderby=name desc;$top=2;$skip=1;$count=true;$expand=parts)',
         $top: '10',
         $skip: '20',
         $count: 'true',
@@ -67,7 +68,12 @@ describe('parseQueryOptions', () => {
     [{ $expand: 'lines($expand=nope)' }, 'UnknownProperty', '$expand', /nope/],
     [{ $expand: 'name' }, 'ValidationFailed', '$expand', /not a navigation property/],
     [{ $filter: 'lines eq null' }, 'ValidationFailed', '$filter', /navigation property/],
-    [{ $filter: "contains(price, 'a')" }, 'ValidationFailed', '$filter', /argument 1 of 'contains' must be a string, got decimal/],
+    [
+      { $filter: "contains(price, 'a')" },
+      'ValidationFailed',
+      '$filter',
+      /argument 1 of 'contains' must be a string, got decimal/,
+    ],
     [{ $filter: 'contains(name, 1)' }, 'ValidationFailed', '$filter', /argument 2 of 'contains' must be a string/],
     [{ $filter: 'name add 1 eq 2' }, 'ValidationFailed', '$filter', /operands of 'add' must be numeric/],
     [{ $filter: 'price mod 2 eq 1' }, 'ValidationFailed', '$filter', /'mod' must be integers/],
@@ -118,7 +124,10 @@ describe('parseQueryOptions', () => {
   });
 
   it('coerces guid-shaped string literals for guid properties', () => {
-    const q = parseQueryOptions({ $filter: "ref eq '01234567-89AB-cdef-0123-456789abcdef' or ref in ('11111111-2222-3333-4444-555555555555')" }, itemModel);
+    const q = parseQueryOptions(
+      { $filter: "ref eq '01234567-89AB-cdef-0123-456789abcdef' or ref in ('11111111-2222-3333-4444-555555555555')" },
+      itemModel,
+    );
     expect(sexpr(q.filter!)).toContain('ref');
   });
 

@@ -49,7 +49,15 @@ export type QueryParams = Record<string, string | readonly string[] | undefined>
 const SUPPORTED = ['$filter', '$orderby', '$select', '$expand', '$top', '$skip', '$count'] as const;
 type OptionName = (typeof SUPPORTED)[number];
 
-const NESTED_SUPPORTED: readonly OptionName[] = ['$filter', '$orderby', '$select', '$expand', '$top', '$skip', '$count'];
+const NESTED_SUPPORTED: readonly OptionName[] = [
+  '$filter',
+  '$orderby',
+  '$select',
+  '$expand',
+  '$top',
+  '$skip',
+  '$count',
+];
 
 const KNOWN_UNSUPPORTED: Record<string, string> = {
   $search: '$search is not supported',
@@ -85,7 +93,9 @@ interface RawExpandItem {
 }
 
 function syntaxError(target: string, pos: number, message: string): ODataError {
-  return new ODataError('QuerySyntaxError', target, `Syntax error in ${target} at position ${pos}: ${message}`, { position: pos });
+  return new ODataError('QuerySyntaxError', target, `Syntax error in ${target} at position ${pos}: ${message}`, {
+    position: pos,
+  });
 }
 
 class OptionParser {
@@ -116,12 +126,18 @@ class OptionParser {
   select(text: string, base: number): SelectItem[] {
     const items: SelectItem[] = [];
     if (text === '') throw syntaxError(this.target, base, 'empty $select');
-    const re = /\*|[\p{L}\p{Nl}_][\p{L}\p{Nl}\p{Nd}\p{Mn}\p{Mc}\p{Pc}\p{Cf}]{0,127}(?:\/[\p{L}\p{Nl}_][\p{L}\p{Nl}\p{Nd}\p{Mn}\p{Mc}\p{Pc}\p{Cf}]{0,127})*/uy;
+    const re =
+      /\*|[\p{L}\p{Nl}_][\p{L}\p{Nl}\p{Nd}\p{Mn}\p{Mc}\p{Pc}\p{Cf}]{0,127}(?:\/[\p{L}\p{Nl}_][\p{L}\p{Nl}\p{Nd}\p{Mn}\p{Mc}\p{Pc}\p{Cf}]{0,127})*/uy;
     let pos = 0;
     for (;;) {
       re.lastIndex = pos;
       const m = re.exec(text);
-      if (!m) throw syntaxError(this.target, base + pos, `expected a property name or '*' in $select, found ${describeAt(text, pos)}`);
+      if (!m)
+        throw syntaxError(
+          this.target,
+          base + pos,
+          `expected a property name or '*' in $select, found ${describeAt(text, pos)}`,
+        );
       const item = m[0];
       pos += item.length;
       items.push(item === '*' ? { kind: 'star' } : { kind: 'path', path: item.split('/') });
@@ -131,32 +147,55 @@ class OptionParser {
         pos++;
         continue;
       }
-      if (c === '(') throw syntaxError(this.target, base + pos, 'nested options inside $select (OData 4.01) are not supported');
-      if (c === '.') throw syntaxError(this.target, base + pos, 'qualified names (type casts, operations) are not supported in $select');
-      if (c === '/' && text[pos + 1] === '*') throw syntaxError(this.target, base + pos, "'/*' in $select is not supported");
+      if (c === '(')
+        throw syntaxError(this.target, base + pos, 'nested options inside $select (OData 4.01) are not supported');
+      if (c === '.')
+        throw syntaxError(
+          this.target,
+          base + pos,
+          'qualified names (type casts, operations) are not supported in $select',
+        );
+      if (c === '/' && text[pos + 1] === '*')
+        throw syntaxError(this.target, base + pos, "'/*' in $select is not supported");
       throw syntaxError(this.target, base + pos, `expected ',' or the end of $select, found ${describeAt(text, pos)}`);
     }
   }
 
   expand(text: string, base: number, depth: number): RawExpandItem[] {
     if (depth > this.limits.maxExpandDepth) {
-      throw new ODataError('QueryLimitExceeded', '$expand', `$expand is nested deeper than ${this.limits.maxExpandDepth} levels`);
+      throw new ODataError(
+        'QueryLimitExceeded',
+        '$expand',
+        `$expand is nested deeper than ${this.limits.maxExpandDepth} levels`,
+      );
     }
     if (text === '') throw syntaxError(this.target, base, 'empty $expand');
     const items: RawExpandItem[] = [];
-    const re = /\*|[\p{L}\p{Nl}_][\p{L}\p{Nl}\p{Nd}\p{Mn}\p{Mc}\p{Pc}\p{Cf}]{0,127}(?:\/[\p{L}\p{Nl}_][\p{L}\p{Nl}\p{Nd}\p{Mn}\p{Mc}\p{Pc}\p{Cf}]{0,127})*/uy;
+    const re =
+      /\*|[\p{L}\p{Nl}_][\p{L}\p{Nl}\p{Nd}\p{Mn}\p{Mc}\p{Pc}\p{Cf}]{0,127}(?:\/[\p{L}\p{Nl}_][\p{L}\p{Nl}\p{Nd}\p{Mn}\p{Mc}\p{Pc}\p{Cf}]{0,127})*/uy;
     let pos = 0;
     for (;;) {
       re.lastIndex = pos;
       const m = re.exec(text);
-      if (!m) throw syntaxError(this.target, base + pos, `expected a navigation property or '*' in $expand, found ${describeAt(text, pos)}`);
+      if (!m)
+        throw syntaxError(
+          this.target,
+          base + pos,
+          `expected a navigation property or '*' in $expand, found ${describeAt(text, pos)}`,
+        );
       const itemPos = pos;
       const path = m[0] === '*' ? ['*'] : m[0].split('/');
       pos += m[0].length;
       let options: RawOptions = { orderBy: [], expand: [] };
       const c = text[pos];
-      if (c === '/') throw syntaxError(this.target, base + pos, `'${text.slice(pos, pos + 7)}...': $ref, $count, type casts and '*' segments in $expand are not supported`);
-      if (c === '.') throw syntaxError(this.target, base + pos, 'qualified names (type casts) are not supported in $expand');
+      if (c === '/')
+        throw syntaxError(
+          this.target,
+          base + pos,
+          `'${text.slice(pos, pos + 7)}...': $ref, $count, type casts and '*' segments in $expand are not supported`,
+        );
+      if (c === '.')
+        throw syntaxError(this.target, base + pos, 'qualified names (type casts) are not supported in $expand');
       if (c === '(') {
         if (path[0] === '*') throw syntaxError(this.target, base + pos, "options on '*' are not supported");
         const close = findClose(text, pos, (p, msg) => syntaxError(this.target, base + p, msg));
@@ -182,12 +221,19 @@ class OptionParser {
       const at = base + seg.start;
       const eq = seg.text.indexOf('=');
       const rawName = eq < 0 ? seg.text : seg.text.slice(0, eq);
-      if (eq < 0) throw syntaxError(this.target, at, `expected '$option=value' inside $expand, found ${quoteForMessage(seg.text)}`);
+      if (eq < 0)
+        throw syntaxError(
+          this.target,
+          at,
+          `expected '$option=value' inside $expand, found ${quoteForMessage(seg.text)}`,
+        );
       const name = rawName.toLowerCase();
       if (name.startsWith('@')) throw syntaxError(this.target, at, 'parameter aliases are not supported');
-      if (!name.startsWith('$')) throw syntaxError(this.target, at, `system query options need the '$' prefix: ${quoteForMessage(rawName)}`);
+      if (!name.startsWith('$'))
+        throw syntaxError(this.target, at, `system query options need the '$' prefix: ${quoteForMessage(rawName)}`);
       if (KNOWN_UNSUPPORTED[name]) throw syntaxError(this.target, at, KNOWN_UNSUPPORTED[name]!);
-      if (!(NESTED_SUPPORTED as readonly string[]).includes(name)) throw syntaxError(this.target, at, `unknown option ${quoteForMessage(rawName)} inside $expand`);
+      if (!(NESTED_SUPPORTED as readonly string[]).includes(name))
+        throw syntaxError(this.target, at, `unknown option ${quoteForMessage(rawName)} inside $expand`);
       if (seen.has(name)) throw syntaxError(this.target, at, `${name} given twice for ${quoteForMessage(navigation)}`);
       seen.add(name);
       const value = seg.text.slice(eq + 1);
@@ -281,19 +327,22 @@ function splitTopLevel(text: string, sep: string): Array<{ text: string; start: 
 }
 
 function parseNonNegative(value: string, target: string, base: number, name: string): bigint {
-  if (!/^\d+$/.test(value)) throw syntaxError(target, base, `${name} must be a non-negative integer, found ${quoteForMessage(value)}`);
+  if (!/^\d+$/.test(value))
+    throw syntaxError(target, base, `${name} must be a non-negative integer, found ${quoteForMessage(value)}`);
   return BigInt(value);
 }
 
 function parseTop(value: string, target: string, base: number, limits: QueryLimits): number {
   const n = parseNonNegative(value, target, base, '$top');
-  if (n > BigInt(limits.maxTop)) throw new ODataError('QueryLimitExceeded', target, `$top must be at most ${limits.maxTop}`);
+  if (n > BigInt(limits.maxTop))
+    throw new ODataError('QueryLimitExceeded', target, `$top must be at most ${limits.maxTop}`);
   return Number(n);
 }
 
 function parseSkip(value: string, target: string, base: number, limits: QueryLimits): number {
   const n = parseNonNegative(value, target, base, '$skip');
-  if (n > BigInt(limits.maxSkip)) throw new ODataError('ValidationFailed', target, `$skip must be at most ${limits.maxSkip}`);
+  if (n > BigInt(limits.maxSkip))
+    throw new ODataError('ValidationFailed', target, `$skip must be at most ${limits.maxSkip}`);
   return Number(n);
 }
 
@@ -319,7 +368,11 @@ function collectOptions(query: QueryParams, limits: QueryLimits): Map<OptionName
       throw new ODataError('QuerySyntaxError', option, `Query option ${option} is given more than once`);
     }
     if (raw.length > limits.maxOptionLength) {
-      throw new ODataError('QueryLimitExceeded', option, `${option} is longer than ${limits.maxOptionLength} characters`);
+      throw new ODataError(
+        'QueryLimitExceeded',
+        option,
+        `${option} is longer than ${limits.maxOptionLength} characters`,
+      );
     }
     found.set(option, raw);
   }
@@ -371,7 +424,10 @@ function bindFilter(filter: ExprNode, model: EntityModel, target: string, what: 
 }
 
 function bindOrderBy(items: readonly OrderByItem[], model: EntityModel, target: string, what: string): OrderByItem[] {
-  return items.map((item) => ({ expr: bindExpression(item.expr, { model, target, purpose: 'orderby', what }), direction: item.direction }));
+  return items.map((item) => ({
+    expr: bindExpression(item.expr, { model, target, purpose: 'orderby', what }),
+    direction: item.direction,
+  }));
 }
 
 function bindSelect(items: readonly SelectItem[], model: EntityModel, target: string, what: string): SelectItem[] {
@@ -387,25 +443,43 @@ function bindExpand(items: readonly RawExpandItem[], model: EntityModel, target:
   const out: ExpandItem[] = [];
   const seen = new Set<string>();
   const add = (item: ExpandItem, name: string) => {
-    if (seen.has(name)) throw new ODataError('QuerySyntaxError', target, `navigation property ${quoteForMessage(name)} is expanded twice`);
+    if (seen.has(name))
+      throw new ODataError(
+        'QuerySyntaxError',
+        target,
+        `navigation property ${quoteForMessage(name)} is expanded twice`,
+      );
     seen.add(name);
     out.push(item);
   };
   for (const item of items) {
     if (item.path[0] === '*') {
-      for (const nav of model.navigations) add({ path: [nav.name], navigation: nav, options: { orderBy: [], expand: [] } }, nav.name);
+      for (const nav of model.navigations)
+        add({ path: [nav.name], navigation: nav, options: { orderBy: [], expand: [] } }, nav.name);
       continue;
     }
     const name = item.path[0]!;
     const nav = model.navigation(name);
     if (!nav) {
       if (model.property(name)) {
-        throw new ODataError('ValidationFailed', target, `${quoteForMessage(item.path.join('/'), 200)} is not a navigation property of ${model.name}`);
+        throw new ODataError(
+          'ValidationFailed',
+          target,
+          `${quoteForMessage(item.path.join('/'), 200)} is not a navigation property of ${model.name}`,
+        );
       }
-      throw new ODataError('UnknownProperty', target, `Unknown navigation property ${quoteForMessage(item.path.join('/'), 200)} in $expand of ${model.name}`);
+      throw new ODataError(
+        'UnknownProperty',
+        target,
+        `Unknown navigation property ${quoteForMessage(item.path.join('/'), 200)} in $expand of ${model.name}`,
+      );
     }
     if (item.path.length > 1) {
-      throw new ODataError('ValidationFailed', target, `navigation paths (${quoteForMessage(item.path.join('/'), 200)}) are not supported in $expand`);
+      throw new ODataError(
+        'ValidationFailed',
+        target,
+        `navigation paths (${quoteForMessage(item.path.join('/'), 200)}) are not supported in $expand`,
+      );
     }
     add({ path: [name], navigation: nav, options: bindNested(item.options, nav.target, target, name) }, name);
   }
@@ -440,7 +514,11 @@ function unboundExpand(items: readonly RawExpandItem[]): ExpandItem[] {
   }));
 }
 
-function finish(raw: RawOptions, limits: QueryLimits, parts: Pick<ODataQuery, 'orderBy' | 'expand'> & { filter?: ExprNode; select?: SelectItem[] }): ODataQuery {
+function finish(
+  raw: RawOptions,
+  limits: QueryLimits,
+  parts: Pick<ODataQuery, 'orderBy' | 'expand'> & { filter?: ExprNode; select?: SelectItem[] },
+): ODataQuery {
   return {
     ...(parts.filter ? { filter: parts.filter } : {}),
     orderBy: parts.orderBy,

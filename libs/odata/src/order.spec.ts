@@ -30,7 +30,9 @@ describe('ORDER BY', () => {
 
   it('keeps OData null ordering for nullable properties', () => {
     expect(orderBySql('note desc')).toBe('("e"."note" COLLATE "C") DESC NULLS LAST, "e"."id" DESC');
-    expect(orderBySql('note asc,changedOn desc')).toBe('("e"."note" COLLATE "C") ASC NULLS FIRST, "e"."changed_on" DESC, "e"."id" DESC');
+    expect(orderBySql('note asc,changedOn desc')).toBe(
+      '("e"."note" COLLATE "C") ASC NULLS FIRST, "e"."changed_on" DESC, "e"."id" DESC',
+    );
   });
 
   it('the in-memory sort breaks ties the same way', () => {

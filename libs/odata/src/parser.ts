@@ -102,7 +102,11 @@ export class ExpressionParser {
 
   private count(): void {
     if (++this.nodes > this.limits.maxNodes) {
-      throw new ODataError('QueryLimitExceeded', this.lexer.target, `${this.what} has more than ${this.limits.maxNodes} nodes`);
+      throw new ODataError(
+        'QueryLimitExceeded',
+        this.lexer.target,
+        `${this.what} has more than ${this.limits.maxNodes} nodes`,
+      );
     }
   }
 
@@ -192,7 +196,8 @@ export class ExpressionParser {
       if (t.spaceBefore) throw this.error(t, 'trailing whitespace is not allowed');
       return;
     }
-    if (t.kind === 'ident' && UNSUPPORTED_OPERATORS[t.text.toLowerCase()]) throw this.error(t, UNSUPPORTED_OPERATORS[t.text.toLowerCase()]!);
+    if (t.kind === 'ident' && UNSUPPORTED_OPERATORS[t.text.toLowerCase()])
+      throw this.error(t, UNSUPPORTED_OPERATORS[t.text.toLowerCase()]!);
     throw this.error(t, `expected an operator or the end of the expression, found ${describe(t)}`);
   }
 
@@ -243,7 +248,11 @@ export class ExpressionParser {
     // `not eq 1`: a property named "not" compared with 1.
     if (after.kind === 'ident') {
       const w = after.text.toLowerCase();
-      if ((COMPARISON_OPERATORS as readonly string[]).includes(w) || (ARITHMETIC_OPERATORS as readonly string[]).includes(w)) return false;
+      if (
+        (COMPARISON_OPERATORS as readonly string[]).includes(w) ||
+        (ARITHMETIC_OPERATORS as readonly string[]).includes(w)
+      )
+        return false;
       if (w === 'and' || w === 'or' || w === 'in') return false;
     }
     return true;
@@ -253,7 +262,8 @@ export class ExpressionParser {
     let left = this.parseAdditive();
     for (;;) {
       const t = this.peek();
-      if (t.kind === 'ident' && t.text.toLowerCase() === 'has' && t.spaceBefore) throw this.error(t, UNSUPPORTED_OPERATORS['has']!);
+      if (t.kind === 'ident' && t.text.toLowerCase() === 'has' && t.spaceBefore)
+        throw this.error(t, UNSUPPORTED_OPERATORS['has']!);
       const m = this.takeOperator([...COMPARISON_OPERATORS, 'in']);
       if (!m) return left;
       if (m.op === 'in') {
@@ -284,7 +294,8 @@ export class ExpressionParser {
     let left = start;
     for (;;) {
       const t = this.peek();
-      if (t.kind === 'ident' && t.text.toLowerCase() === 'divby' && t.spaceBefore) throw this.error(t, UNSUPPORTED_OPERATORS['divby']!);
+      if (t.kind === 'ident' && t.text.toLowerCase() === 'divby' && t.spaceBefore)
+        throw this.error(t, UNSUPPORTED_OPERATORS['divby']!);
       const m = this.takeOperator(['mul', 'div', 'mod']);
       if (!m) return left;
       left = this.binary(m.op as BinaryOperator, left, this.parseUnary(), m.token.pos);
@@ -299,7 +310,8 @@ export class ExpressionParser {
       this.count();
     }
     let expr = this.parsePrimary();
-    for (let i = minus.length - 1; i >= 0; i--) expr = { kind: 'unary', op: 'negate', operand: expr, pos: minus[i]!.pos };
+    for (let i = minus.length - 1; i >= 0; i--)
+      expr = { kind: 'unary', op: 'negate', operand: expr, pos: minus[i]!.pos };
     return expr;
   }
 
@@ -354,10 +366,17 @@ export class ExpressionParser {
     while (this.peek().kind === '/' && !this.peek().spaceBefore) {
       const slash = this.next();
       const seg = this.next();
-      if (seg.kind !== 'ident' || seg.spaceBefore) throw this.error(seg.kind === 'eof' ? slash.end : seg.pos, `expected a property name after '/', found ${describe(seg)}`);
+      if (seg.kind !== 'ident' || seg.spaceBefore)
+        throw this.error(
+          seg.kind === 'eof' ? slash.end : seg.pos,
+          `expected a property name after '/', found ${describe(seg)}`,
+        );
       const next = this.peek();
       if (next.kind === '(' && !next.spaceBefore) {
-        throw this.error(seg, `${quoteForMessage(seg.text)}(...) after '/': lambda operators, bound functions and key access are not supported`);
+        throw this.error(
+          seg,
+          `${quoteForMessage(seg.text)}(...) after '/': lambda operators, bound functions and key access are not supported`,
+        );
       }
       path.push(seg.text);
     }
@@ -369,7 +388,10 @@ export class ExpressionParser {
     const lower = nameToken.text.toLowerCase();
     if (!Object.hasOwn(FUNCTIONS, lower)) {
       if (UNSUPPORTED_FUNCTIONS.has(lower)) throw this.error(nameToken, `function '${lower}' is not supported`);
-      throw this.error(nameToken, `unknown function ${quoteForMessage(nameToken.text)} (key access and custom functions are not supported)`);
+      throw this.error(
+        nameToken,
+        `unknown function ${quoteForMessage(nameToken.text)} (key access and custom functions are not supported)`,
+      );
     }
     const name = lower as FunctionName;
     const open = this.next();
@@ -392,7 +414,10 @@ export class ExpressionParser {
     const arity = FUNCTIONS[name];
     if (args.length < arity.min || args.length > arity.max) {
       const expected = arity.min === arity.max ? `${arity.min}` : `${arity.min} or ${arity.max}`;
-      throw this.error(nameToken, `function '${name}' takes ${expected} argument${arity.max === 1 ? '' : 's'}, got ${args.length}`);
+      throw this.error(
+        nameToken,
+        `function '${name}' takes ${expected} argument${arity.max === 1 ? '' : 's'}, got ${args.length}`,
+      );
     }
     return { kind: 'call', name, args, pos: nameToken.pos };
   }
@@ -426,7 +451,8 @@ export class ExpressionParser {
         }
         const lit = this.literal(t);
         const after = this.peek();
-        if (after.kind !== ',' && after.kind !== ')') throw this.error(after, "the list of 'in' may contain only literals");
+        if (after.kind !== ',' && after.kind !== ')')
+          throw this.error(after, "the list of 'in' may contain only literals");
         list.push(lit);
       }
       this.expect(')', "',' or ')'");
@@ -461,14 +487,26 @@ export interface ParseExpressionOptions {
 export function parseFilterExpression(text: string, options: ParseExpressionOptions = {}): ExprNode {
   const target = options.target ?? '$filter';
   const lexer = new Lexer(text, target, options.base ?? 0);
-  return new ExpressionParser(lexer, { ...DEFAULT_EXPRESSION_LIMITS, ...options.limits }, options.what ?? target).parseFilter();
+  return new ExpressionParser(
+    lexer,
+    { ...DEFAULT_EXPRESSION_LIMITS, ...options.limits },
+    options.what ?? target,
+  ).parseFilter();
 }
 
 /** Parses an `$orderby` value into items (no model). */
-export function parseOrderByExpression(text: string, maxItems = 5, options: ParseExpressionOptions = {}): OrderByItem[] {
+export function parseOrderByExpression(
+  text: string,
+  maxItems = 5,
+  options: ParseExpressionOptions = {},
+): OrderByItem[] {
   const target = options.target ?? '$orderby';
   const lexer = new Lexer(text, target, options.base ?? 0);
-  return new ExpressionParser(lexer, { ...DEFAULT_EXPRESSION_LIMITS, ...options.limits }, options.what ?? target).parseOrderBy(maxItems);
+  return new ExpressionParser(
+    lexer,
+    { ...DEFAULT_EXPRESSION_LIMITS, ...options.limits },
+    options.what ?? target,
+  ).parseOrderBy(maxItems);
 }
 
 /** Parses a single literal (URL form, already percent-decoded). Throws QuerySyntaxError. */
@@ -477,7 +515,8 @@ export function parseLiteral(text: string, target = '$filter'): LiteralNode {
   const token = lexer.next();
   if (token.spaceBefore) throw lexer.error(0, 'leading whitespace is not allowed');
   const end = lexer.next();
-  if (end.kind !== 'eof' || end.spaceBefore) throw lexer.error(end.pos, `unexpected ${describe(end)} after the literal`);
+  if (end.kind !== 'eof' || end.spaceBefore)
+    throw lexer.error(end.pos, `unexpected ${describe(end)} after the literal`);
   let parsed;
   try {
     parsed = literalFromToken(token);

@@ -41,11 +41,20 @@ describe('projectRecord', () => {
 
   it('adds expanded navigations, projected with their nested $select and $expand', async () => {
     const q = parseQueryOptions(
-      { $select: 'id', $expand: 'lines($filter=quantity gt 0 or name eq null;$orderby=name desc;$skip=0;$top=2;$count=true;$select=id,name;$expand=parts($select=label))' },
+      {
+        $select: 'id',
+        $expand:
+          'lines($filter=quantity gt 0 or name eq null;$orderby=name desc;$skip=0;$top=2;$count=true;$select=id,name;$expand=parts($select=label))',
+      },
       itemModel,
     );
     const rec = record();
-    await expandRecords(noDatabase, [rec], q.expand.filter((e) => e.navigation!.relation.kind === 'jsonb'), itemModel);
+    await expandRecords(
+      noDatabase,
+      [rec],
+      q.expand.filter((e) => e.navigation!.relation.kind === 'jsonb'),
+      itemModel,
+    );
     expect(projectRecord(rec, q, itemModel)).toEqual({
       id: 1,
       lines: [

@@ -67,7 +67,10 @@ export function projectRecord(record: Rec, query: ProjectionSpec, model?: Entity
   for (const [name, item] of expanded) {
     const value = record[name];
     const target = item.navigation?.target;
-    const nested: ProjectionSpec = { ...(item.options.select ? { select: item.options.select } : {}), expand: item.options.expand };
+    const nested: ProjectionSpec = {
+      ...(item.options.select ? { select: item.options.select } : {}),
+      expand: item.options.expand,
+    };
     if (Array.isArray(value)) out[name] = value.map((v) => (isObject(v) ? projectRecord(v, nested, target) : v));
     else if (isObject(value)) out[name] = projectRecord(value, nested, target);
     else out[name] = value ?? null;

@@ -88,9 +88,11 @@ export class SqlCompiler {
     options: TranslateOptions = {},
   ) {
     this.quotedAlias = quoteIdentifier(alias);
-    this.caseCollation = options.caseMappingCollation === undefined ? DEFAULT_CASE_COLLATION : options.caseMappingCollation;
+    this.caseCollation =
+      options.caseMappingCollation === undefined ? DEFAULT_CASE_COLLATION : options.caseMappingCollation;
     this.prefix = options.parameterPrefix ?? 'odata_';
-    if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(this.prefix)) throw new Error('parameterPrefix must be letters, digits and underscores');
+    if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(this.prefix))
+      throw new Error('parameterPrefix must be letters, digits and underscores');
   }
 
   /** Binds a value and returns its placeholder (`:name`). */
@@ -129,7 +131,8 @@ export class SqlCompiler {
   // ---- helpers --------------------------------------------------------------------------------
 
   private typeOf(node: ExprNode): ValueType {
-    if (!node.type) throw new Error('The SQL translator needs a bound tree: use parseQueryOptions with an entity model');
+    if (!node.type)
+      throw new Error('The SQL translator needs a bound tree: use parseQueryOptions with an entity model');
     return node.type;
   }
 
@@ -277,7 +280,9 @@ export class SqlCompiler {
       case 'tolower':
       case 'toupper': {
         const fn = node.name === 'tolower' ? 'lower' : 'upper';
-        return this.caseCollation ? `${fn}((${this.str(a!)}) COLLATE ${quoteIdentifier(this.caseCollation)})` : `${fn}(${this.str(a!)})`;
+        return this.caseCollation
+          ? `${fn}((${this.str(a!)}) COLLATE ${quoteIdentifier(this.caseCollation)})`
+          : `${fn}(${this.str(a!)})`;
       }
       case 'trim':
         this.trimParam ??= this.param(TRIM_CHARACTERS);
@@ -319,7 +324,12 @@ export class SqlCompiler {
   private civil(part: 'year' | 'month' | 'day', ms: string): string {
     const q = this.subqueryAlias();
     const [a, b, cc, d, e, f, g, h] = ['a', 'b', 'c', 'd', 'e', 'f', 'g', 'h'].map((x) => `${q}${x}`);
-    const result = part === 'year' ? `${e}.yoe + ${cc}.era * 400 + (CASE WHEN ${h}.m <= 2 THEN 1 ELSE 0 END)` : part === 'month' ? `${h}.m` : `${f}.doy - div(153 * ${g}.mp + 2, 5) + 1`;
+    const result =
+      part === 'year'
+        ? `${e}.yoe + ${cc}.era * 400 + (CASE WHEN ${h}.m <= 2 THEN 1 ELSE 0 END)`
+        : part === 'month'
+          ? `${h}.m`
+          : `${f}.doy - div(153 * ${g}.mp + 2, 5) + 1`;
     return (
       `(SELECT ${result} FROM (SELECT ${ms} AS ms) AS ${a}` +
       `, LATERAL (SELECT div(${a}.ms - mod(mod(${a}.ms, 86400000) + 86400000, 86400000), 86400000) + 719468 AS z) AS ${b}` +
@@ -380,7 +390,8 @@ export class SqlCompiler {
       const l = this.value(left, common);
       const r = this.value(right, common);
       if (op === 'ne') return `(${l} IS DISTINCT FROM ${r})`;
-      if (left.kind === 'literal' || right.kind === 'literal') return mode === 'truth' ? `(${l} = ${r})` : `COALESCE(${l} = ${r}, FALSE)`;
+      if (left.kind === 'literal' || right.kind === 'literal')
+        return mode === 'truth' ? `(${l} = ${r})` : `COALESCE(${l} = ${r}, FALSE)`;
       return `(${l} IS NOT DISTINCT FROM ${r})`;
     }
     if (lNull || rNull) return 'FALSE';
@@ -422,7 +433,8 @@ export class SqlCompiler {
     if (isNullLiteral(b!)) return 'CAST(NULL AS boolean)';
     if (b!.kind === 'literal') {
       const escaped = String(b!.value).replace(/[\\%_]/g, (ch) => `\\${ch}`);
-      const pattern = node.name === 'contains' ? `%${escaped}%` : node.name === 'startswith' ? `${escaped}%` : `%${escaped}`;
+      const pattern =
+        node.name === 'contains' ? `%${escaped}%` : node.name === 'startswith' ? `${escaped}%` : `%${escaped}`;
       return `(${subject} LIKE CAST(${this.param(pattern)} AS text) ESCAPE E'\\\\')`;
     }
     const needle = this.str(b!);
@@ -496,7 +508,8 @@ export function applyODataOrderBy<T extends ObjectLiteral>(
   };
   for (const item of orderBy) {
     const sql = compiler.orderExpression(item.expr);
-    const nonNull = item.expr.kind === 'property' && item.expr.resolved?.chain.length === 1 && !item.expr.resolved.leaf.nullable;
+    const nonNull =
+      item.expr.kind === 'property' && item.expr.resolved?.chain.length === 1 && !item.expr.resolved.leaf.nullable;
     if (sql) add(sql, item.direction === 'desc', !nonNull);
   }
   qb.setParameters(compiler.parameters);
@@ -526,7 +539,9 @@ export function applyODataQuery<T extends ObjectLiteral>(
   options?: TranslateOptions,
 ): AppliedODataQuery<T> {
   applyODataFilter(qb, query.filter, model, alias, options);
-  const countQuery = query.count ? qb.clone().select('COUNT(*)', 'count').orderBy().limit(undefined).offset(undefined) : undefined;
+  const countQuery = query.count
+    ? qb.clone().select('COUNT(*)', 'count').orderBy().limit(undefined).offset(undefined)
+    : undefined;
   applyODataOrderBy(qb, query.orderBy, model, alias, options);
   qb.limit(query.top).offset(query.skip);
   return countQuery ? { query: qb, countQuery } : { query: qb };
@@ -556,7 +571,8 @@ function leafSelections(compiler: SqlCompiler, model: EntityModel): Array<LeafSe
       for (const child of p.properties) visit(child, [...path, child.name], true);
       return;
     }
-    if (parentColumns || path.length === 1) out.push({ alias: `c${n++}`, path, property: p, sql: compiler.propertyColumn(p) });
+    if (parentColumns || path.length === 1)
+      out.push({ alias: `c${n++}`, path, property: p, sql: compiler.propertyColumn(p) });
   };
   for (const p of model.properties) visit(p, [p.name], false);
   return out;
@@ -581,14 +597,20 @@ function storedToRecordValue(p: PropertyModel, v: unknown): unknown {
  * (aliases `c0`, `c1`, ..., `n0`, ...) and returns a function turning a raw row into a record keyed
  * by property names. int64 and numeric values become numbers.
  */
-export function selectModelRecords(qb: SelectQueryBuilder<any>, model: EntityModel, alias: string): (raw: Record<string, unknown>) => Record<string, unknown> {
+export function selectModelRecords(
+  qb: SelectQueryBuilder<any>,
+  model: EntityModel,
+  alias: string,
+): (raw: Record<string, unknown>) => Record<string, unknown> {
   const compiler = new SqlCompiler(alias);
   const leaves = leafSelections(compiler, model);
   leaves.forEach((leaf, i) => (i === 0 ? qb.select(leaf.sql, leaf.alias) : qb.addSelect(leaf.sql, leaf.alias)));
   // Inline (JSONB) navigations with a `column` travel with the row, under the record property
   // expandRecords reads.
   const inline = model.navigations.flatMap((n, i) =>
-    n.relation.kind === 'jsonb' && n.relation.column !== undefined ? [{ alias: `n${i}`, property: n.relation.property ?? n.name, column: n.relation.column }] : [],
+    n.relation.kind === 'jsonb' && n.relation.column !== undefined
+      ? [{ alias: `n${i}`, property: n.relation.property ?? n.name, column: n.relation.column }]
+      : [],
   );
   for (const nav of inline) qb.addSelect(`${quoteIdentifier(alias)}.${quoteIdentifier(nav.column)}`, nav.alias);
   return (raw) => {
@@ -650,13 +672,16 @@ export async function expandRecords(
       for (const record of records) {
         const stored = record[from];
         if (nav.many) {
-          const list = Array.isArray(stored) ? (stored.filter((c) => c !== null && typeof c === 'object') as Rec[]) : [];
+          const list = Array.isArray(stored)
+            ? (stored.filter((c) => c !== null && typeof c === 'object') as Rec[])
+            : [];
           const { page, count } = pageCollection(list, opts, target);
           record[nav.name] = page;
           if (opts.count) record[`${nav.name}@odata.count`] = count;
           allChildren.push(...page);
         } else {
-          const child = stored !== null && typeof stored === 'object' && !Array.isArray(stored) ? (stored as Rec) : null;
+          const child =
+            stored !== null && typeof stored === 'object' && !Array.isArray(stored) ? (stored as Rec) : null;
           record[nav.name] = child;
           if (child) allChildren.push(child);
         }
@@ -687,7 +712,11 @@ export async function expandRecords(
         qb.limit(maxRows + 1);
         const rows = (await qb.getRawMany()) as Rec[];
         if (rows.length > maxRows) {
-          throw new ODataError('QueryLimitExceeded', '$expand', `expanding ${nav.name} would load more than ${maxRows} records; add $filter or $top`);
+          throw new ODataError(
+            'QueryLimitExceeded',
+            '$expand',
+            `expanding ${nav.name} would load more than ${maxRows} records; add $filter or $top`,
+          );
         }
         for (const raw of rows) {
           const child = toRecord(raw);
@@ -713,6 +742,7 @@ export async function expandRecords(
         }
       }
     }
-    if (opts.expand.length > 0 && allChildren.length > 0) await expandRecords(source, allChildren, opts.expand, target, options);
+    if (opts.expand.length > 0 && allChildren.length > 0)
+      await expandRecords(source, allChildren, opts.expand, target, options);
   }
 }

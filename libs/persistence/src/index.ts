@@ -1,4 +1,11 @@
-import { DataSource, MigrationExecutor, type DataSourceOptions, type MixedList, type EntitySchema, type ValueTransformer } from 'typeorm';
+import {
+  DataSource,
+  MigrationExecutor,
+  type DataSourceOptions,
+  type MixedList,
+  type EntitySchema,
+  type ValueTransformer,
+} from 'typeorm';
 
 type EntityList = MixedList<string | (new (...args: never[]) => unknown) | EntitySchema>;
 
@@ -102,6 +109,9 @@ export async function databaseReadiness(ds: DataSource): Promise<void> {
   await ds.query('SELECT 1');
   if (migrated.has(ds)) return;
   const pending = await pendingMigrations(ds);
-  if (pending.length > 0) throw new Error(`${pending.length} migration${pending.length > 1 ? 's' : ''} pending: ${pending.join(', ')} (run its migrate command)`);
+  if (pending.length > 0)
+    throw new Error(
+      `${pending.length} migration${pending.length > 1 ? 's' : ''} pending: ${pending.join(', ')} (run its migrate command)`,
+    );
   migrated.add(ds);
 }

@@ -8,7 +8,8 @@ import { DataSource, type MigrationInterface, type QueryRunner } from 'typeorm';
 import { databaseReadiness, dataSourceOptions, migrate, type PersistenceOptions } from './index.js';
 
 const ADMIN_URL = process.env['SB_TEST_PG_URL'];
-if (!ADMIN_URL) throw new Error('SB_TEST_PG_URL is not set: run through `npm run jest` (the jest global setup starts PostgreSQL).');
+if (!ADMIN_URL)
+  throw new Error('SB_TEST_PG_URL is not set: run through `npm run jest` (the jest global setup starts PostgreSQL).');
 
 const SCHEMA = 'persistence_check';
 
@@ -57,7 +58,13 @@ describe('persistence against real PostgreSQL', () => {
     await admin((c) => c.query(`CREATE DATABASE "${database}"`));
     const url = new URL(ADMIN_URL);
     url.pathname = `/${database}`;
-    options = { url: url.toString(), schema: SCHEMA, entities: [], migrations: MIGRATIONS, applicationName: 'persistence-spec' };
+    options = {
+      url: url.toString(),
+      schema: SCHEMA,
+      entities: [],
+      migrations: MIGRATIONS,
+      applicationName: 'persistence-spec',
+    };
   });
 
   afterEach(async () => {
@@ -68,7 +75,9 @@ describe('persistence against real PostgreSQL', () => {
     const ds = new DataSource(dataSourceOptions({ ...options, poolSize: 1 }));
     await ds.initialize();
     try {
-      return ((await ds.query(`SELECT name FROM ${SCHEMA}.migrations ORDER BY name`)) as { name: string }[]).map((r) => r.name);
+      return ((await ds.query(`SELECT name FROM ${SCHEMA}.migrations ORDER BY name`)) as { name: string }[]).map(
+        (r) => r.name,
+      );
     } finally {
       await ds.destroy();
     }
@@ -77,7 +86,9 @@ describe('persistence against real PostgreSQL', () => {
   it('migrate() runs started at once on an empty database all succeed and apply each migration once', async () => {
     // As the pods of a Deployment do when they start together, each running its migrate command.
     const runs = await Promise.allSettled(Array.from({ length: 4 }, () => migrate(options)));
-    expect(runs.filter((r) => r.status === 'rejected').map((r) => String((r as PromiseRejectedResult).reason))).toEqual([]);
+    expect(runs.filter((r) => r.status === 'rejected').map((r) => String((r as PromiseRejectedResult).reason))).toEqual(
+      [],
+    );
     const applied = runs.flatMap((r) => (r as PromiseFulfilledResult<string[]>).value);
     expect(applied.sort()).toEqual([...NAMES].sort());
     expect(await appliedRows()).toEqual([...NAMES].sort());

@@ -120,8 +120,16 @@ describe('ApplicationCache', () => {
     await keep('a', '2');
     await keep('b', '1');
     await keep('b', '2');
-    expect([cache.ageOf('a', '1'), cache.ageOf('a', '2'), cache.ageOf('b', '1'), cache.ageOf('b', '2')].map((a) => a !== undefined)).toEqual([false, true, true, true]);
+    expect(
+      [cache.ageOf('a', '1'), cache.ageOf('a', '2'), cache.ageOf('b', '1'), cache.ageOf('b', '2')].map(
+        (a) => a !== undefined,
+      ),
+    ).toEqual([false, true, true, true]);
     await keep('c', '1');
-    expect([cache.ageOf('a', '2'), cache.ageOf('b', '1'), cache.ageOf('b', '2'), cache.ageOf('c', '1')].map((a) => a !== undefined)).toEqual([false, true, true, true]);
+    expect(
+      [cache.ageOf('a', '2'), cache.ageOf('b', '1'), cache.ageOf('b', '2'), cache.ageOf('c', '1')].map(
+        (a) => a !== undefined,
+      ),
+    ).toEqual([false, true, true, true]);
   });
 });

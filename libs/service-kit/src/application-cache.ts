@@ -42,7 +42,12 @@ export class ApplicationCache<V> {
    * loaded. `load` gets `current()`, false once the application was invalidated after the load
    * started (for callers that keep something of the answer themselves).
    */
-  get(applicationId: string, key: string, load: (current: () => boolean) => Promise<V>, maxAgeMs = this.options.ttlMs): Promise<V> {
+  get(
+    applicationId: string,
+    key: string,
+    load: (current: () => boolean) => Promise<V>,
+    maxAgeMs = this.options.ttlMs,
+  ): Promise<V> {
     let app = this.applications.get(applicationId);
     const hit = app?.entries.get(key);
     if (hit && this.now() - hit.fetchedAt <= Math.min(maxAgeMs, this.options.ttlMs)) return Promise.resolve(hit.value);
@@ -108,6 +113,7 @@ export class ApplicationCache<V> {
 
   /** An application with no entry and nothing loading is forgotten (unknown ids looked up do not pile up). */
   private dropIfEmpty(applicationId: string, app: ApplicationEntries<V>): void {
-    if (app.entries.size === 0 && app.loading.size === 0 && this.applications.get(applicationId) === app) this.applications.delete(applicationId);
+    if (app.entries.size === 0 && app.loading.size === 0 && this.applications.get(applicationId) === app)
+      this.applications.delete(applicationId);
   }
 }

@@ -17,7 +17,10 @@ describe('changedApplicationId', () => {
 
 describe('changedOrganizationId', () => {
   it('reads the organization id of an organizations.changed packet, and nothing from an application notice', () => {
-    const packet = JSON.stringify({ pattern: 'management-api.v1.organizations.changed', data: { organizationId: 'o1' } });
+    const packet = JSON.stringify({
+      pattern: 'management-api.v1.organizations.changed',
+      data: { organizationId: 'o1' },
+    });
     expect(changedOrganizationId(new TextEncoder().encode(packet))).toBe('o1');
     expect(changedOrganizationId(JSON.stringify({ organizationId: 'o2' }))).toBe('o2');
     expect(changedOrganizationId(JSON.stringify({ data: { applicationId: 'a1' } }))).toBeUndefined();

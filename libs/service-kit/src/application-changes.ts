@@ -9,7 +9,9 @@ const decoder = new TextDecoder();
 /** The id under `field` in a change notice: Nest's packet (`{ pattern, data: { <field> } }`) or the bare data; undefined when unreadable. */
 function changedId(data: Uint8Array | string, field: 'applicationId' | 'organizationId'): string | undefined {
   try {
-    const parsed = JSON.parse(typeof data === 'string' ? data : decoder.decode(data)) as Record<string, unknown> & { data?: Record<string, unknown> };
+    const parsed = JSON.parse(typeof data === 'string' ? data : decoder.decode(data)) as Record<string, unknown> & {
+      data?: Record<string, unknown>;
+    };
     const id = parsed?.data?.[field] ?? parsed?.[field];
     return typeof id === 'string' && id.length > 0 ? id : undefined;
   } catch {
@@ -44,7 +46,10 @@ export function watchApplicationChanges(
   onChanged: (applicationId: string) => void,
   opts: { readiness?: ReadinessService; logger?: JsonLogger } = {},
 ): ApplicationChangesWatch {
-  return watchChangeNotices(nats, RuntimeSubjects.applicationChanged, changedApplicationId, onChanged, { ...opts, check: 'application-changes' });
+  return watchChangeNotices(nats, RuntimeSubjects.applicationChanged, changedApplicationId, onChanged, {
+    ...opts,
+    check: 'application-changes',
+  });
 }
 
 /**
@@ -57,7 +62,10 @@ export function watchOrganizationChanges(
   onChanged: (organizationId: string) => void,
   opts: { readiness?: ReadinessService; logger?: JsonLogger } = {},
 ): ApplicationChangesWatch {
-  return watchChangeNotices(nats, RuntimeSubjects.organizationChanged, changedOrganizationId, onChanged, { ...opts, check: 'organization-changes' });
+  return watchChangeNotices(nats, RuntimeSubjects.organizationChanged, changedOrganizationId, onChanged, {
+    ...opts,
+    check: 'organization-changes',
+  });
 }
 
 function watchChangeNotices(

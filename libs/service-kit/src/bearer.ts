@@ -39,7 +39,11 @@ export class BearerVerifier {
   private readonly jwks?: JWTVerifyGetKey;
 
   constructor(private readonly settings: BearerSettings) {
-    if (settings.oauthJwksUrl) this.jwks = createRemoteJWKSet(new URL(settings.oauthJwksUrl), { cooldownDuration: 30000, timeoutDuration: 5000 });
+    if (settings.oauthJwksUrl)
+      this.jwks = createRemoteJWKSet(new URL(settings.oauthJwksUrl), {
+        cooldownDuration: 30000,
+        timeoutDuration: 5000,
+      });
   }
 
   get enabled(): boolean {
@@ -56,14 +60,24 @@ export class BearerVerifier {
         // jose checks `exp` only when present: a token without one would never expire.
         requiredClaims: ['exp'],
       });
-      const scopes = typeof payload.scope === 'string' ? payload.scope.split(' ') : Array.isArray(payload.scp) ? (payload.scp as string[]) : [];
+      const scopes =
+        typeof payload.scope === 'string'
+          ? payload.scope.split(' ')
+          : Array.isArray(payload.scp)
+            ? (payload.scp as string[])
+            : [];
       const operator = scopes.includes(this.settings.oauthOperatorScope);
       const org = payload[this.settings.oauthOrganizationClaim];
       if (!operator && typeof org !== 'string') throw new DomainError('Forbidden', 'The token names no organization.');
-      return { organizationId: typeof org === 'string' ? canonicalOrganization(org) : null, operator, principal: payload.sub ?? 'oauth2' };
+      return {
+        organizationId: typeof org === 'string' ? canonicalOrganization(org) : null,
+        operator,
+        principal: payload.sub ?? 'oauth2',
+      };
     } catch (e) {
       if (e instanceof DomainError) throw e;
-      if (e instanceof joseErrors.JWKSTimeout) throw new DomainError('Unavailable', 'The token issuer cannot be reached.');
+      if (e instanceof joseErrors.JWKSTimeout)
+        throw new DomainError('Unavailable', 'The token issuer cannot be reached.');
       throw new DomainError('Unauthorized', 'The bearer token is not valid.');
     }
   }

@@ -18,7 +18,10 @@ export interface DependencyRetryOptions {
  * the work in hand instead of handing it back while later events go on: those would overtake it.
  * Any other failure, or any while `stopping()`, is thrown.
  */
-export async function retryWhileDependencyDown<T>(attempt: () => Promise<T>, options: DependencyRetryOptions): Promise<T> {
+export async function retryWhileDependencyDown<T>(
+  attempt: () => Promise<T>,
+  options: DependencyRetryOptions,
+): Promise<T> {
   for (let tries = 1; ; tries++) {
     try {
       return await attempt();

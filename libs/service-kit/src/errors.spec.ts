@@ -12,27 +12,48 @@ describe('isDependencyDown', () => {
     ['a refused connection (Node)', error('connect ECONNREFUSED 127.0.0.1:5432', { code: 'ECONNREFUSED' })],
     ['a reset connection', error('read ECONNRESET', { code: 'ECONNRESET' })],
     ['an unknown host', error('getaddrinfo ENOTFOUND db', { code: 'ENOTFOUND' })],
-    ['PostgreSQL shutting down (57P01)', error('terminating connection due to administrator command', { code: '57P01' })],
-    ['PostgreSQL after a crash (57P02)', error('terminating connection because of crash of another server process', { code: '57P02' })],
+    [
+      'PostgreSQL shutting down (57P01)',
+      error('terminating connection due to administrator command', { code: '57P01' }),
+    ],
+    [
+      'PostgreSQL after a crash (57P02)',
+      error('terminating connection because of crash of another server process', { code: '57P02' }),
+    ],
     ['PostgreSQL starting (57P03)', error('the database system is starting up', { code: '57P03' })],
     ['PostgreSQL out of connections (53300)', error('sorry, too many clients already', { code: '53300' })],
     ['a connection exception (class 08)', error('connection failure', { code: '08006' })],
-    ['a TypeORM error wrapping one', error('Query failed', { driverError: error('the database system is in recovery mode', { code: '57P03' }) })],
+    [
+      'a TypeORM error wrapping one',
+      error('Query failed', { driverError: error('the database system is in recovery mode', { code: '57P03' }) }),
+    ],
     ['a cause', error('could not load', { cause: error('connect ECONNREFUSED', { code: 'ECONNREFUSED' }) })],
     ['node-postgres losing its connection', error('Connection terminated unexpectedly')],
     ['the pool not getting one', error('timeout exceeded when trying to connect')],
     ['ioredis with its connection closed', error('Connection is closed.')],
-    ['ioredis giving up on a command', Object.assign(error('Reached the max retries per request limit (which is 20).'), { name: 'MaxRetriesPerRequestError' })],
+    [
+      'ioredis giving up on a command',
+      Object.assign(error('Reached the max retries per request limit (which is 20).'), {
+        name: 'MaxRetriesPerRequestError',
+      }),
+    ],
     ['a socket error named only in the message', error('Redis: connect ETIMEDOUT')],
     [
       'a statement of a TypeORM transaction whose connection failed under it',
-      Object.assign(error('Database connection provided by a query runner was already released, cannot continue to use its querying methods anymore.'), {
-        name: 'QueryRunnerProviderAlreadyReleasedError',
-      }),
+      Object.assign(
+        error(
+          'Database connection provided by a query runner was already released, cannot continue to use its querying methods anymore.',
+        ),
+        {
+          name: 'QueryRunnerProviderAlreadyReleasedError',
+        },
+      ),
     ],
     [
       'the query runner of a TypeORM transaction whose connection failed under it',
-      Object.assign(error('Query runner already released. Cannot run queries anymore.'), { name: 'QueryRunnerAlreadyReleasedError' }),
+      Object.assign(error('Query runner already released. Cannot run queries anymore.'), {
+        name: 'QueryRunnerAlreadyReleasedError',
+      }),
     ],
   ])('%s', (_what, e) => {
     expect(isDependencyDown(e)).toBe(true);
@@ -41,7 +62,10 @@ describe('isDependencyDown', () => {
   it.each([
     ['a unique violation', error('duplicate key value violates unique constraint "x"', { code: '23505' })],
     ['a syntax error', error('syntax error at or near "FORM"', { code: '42601' })],
-    ['a TypeORM error wrapping a constraint violation', error('Query failed', { driverError: error('violates check constraint', { code: '23514' }) })],
+    [
+      'a TypeORM error wrapping a constraint violation',
+      error('Query failed', { driverError: error('violates check constraint', { code: '23514' }) }),
+    ],
     ['a bug', new TypeError("Cannot read properties of undefined (reading 'id')")],
     ['a string', 'boom'],
     ['null', null],
@@ -88,7 +112,10 @@ describe('toDomainError of the HTTP framework refusals', () => {
     ['FST_ERR_BAD_URL', 400, 'ValidationFailed'],
     ['FST_ERR_MAX_PARAM_LENGTH', 414, 'UriTooLong'],
   ])('%s (as thrown, and wrapped by Nest in an HttpException)', (code, status, expected) => {
-    for (const thrown of [fastifyError(code, status), new HttpException(code, status, { cause: fastifyError(code, status) })]) {
+    for (const thrown of [
+      fastifyError(code, status),
+      new HttpException(code, status, { cause: fastifyError(code, status) }),
+    ]) {
       const e = toDomainError(thrown);
       expect(e.code).toBe(expected);
       expect(HTTP_STATUS_OF[e.code]).toBe(status);

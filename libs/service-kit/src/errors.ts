@@ -24,7 +24,16 @@ const CODE_OF_STATUS: Record<number, ErrorCode> = {
 const logger = new Logger('Errors');
 
 /** Socket errors of a dependency that cannot be reached (PostgreSQL, Redis). */
-const UNREACHABLE_ERRNO = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND', 'EAI_AGAIN']);
+const UNREACHABLE_ERRNO = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ETIMEDOUT',
+  'EPIPE',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+]);
 /**
  * PostgreSQL's SQLSTATEs of a server that is unreachable, going away or full: class 08 (connection
  * exception), 57P01-57P03 (administrator or crash shutdown, not accepting connections yet), 53300
@@ -32,7 +41,8 @@ const UNREACHABLE_ERRNO = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'E
  */
 const UNAVAILABLE_SQLSTATE = /^(08[0-9A-Z]{3}|57P0[123]|53300)$/;
 /** What node-postgres, its pool and ioredis throw, without a code, when the connection is gone. */
-const CONNECTION_GONE = /^(Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error|Connection is closed|Stream isn't writeable)/;
+const CONNECTION_GONE =
+  /^(Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error|Connection is closed|Stream isn't writeable)/;
 
 /** A socket error named in a message whose code was lost on the way (`connect ECONNREFUSED 127.0.0.1:6379`). */
 const ERRNO_IN_MESSAGE = /\b(ECONNREFUSED|ECONNRESET|ETIMEDOUT|EPIPE)\b/;
@@ -43,9 +53,15 @@ const ERRNO_IN_MESSAGE = /\b(ECONNREFUSED|ECONNRESET|ETIMEDOUT|EPIPE)\b/;
  */
 export function isDependencyDown(exception: unknown): boolean {
   const seen = new Set<unknown>();
-  for (let e = exception; e !== null && typeof e === 'object' && !seen.has(e); ) {
+  for (let e = exception; e !== null && typeof e === 'object' && !seen.has(e);) {
     seen.add(e);
-    const { name, code, message, driverError, cause } = e as { name?: unknown; code?: unknown; message?: unknown; driverError?: unknown; cause?: unknown };
+    const { name, code, message, driverError, cause } = e as {
+      name?: unknown;
+      code?: unknown;
+      message?: unknown;
+      driverError?: unknown;
+      cause?: unknown;
+    };
     // ioredis gave up on a command while reconnecting.
     if (name === 'MaxRetriesPerRequestError') return true;
     // TypeORM released the query runner when its connection failed (a PostgreSQL crash in the
@@ -63,13 +79,21 @@ export function isDependencyDown(exception: unknown): boolean {
  * interface's errors. Codes not listed keep their status (see toDomainError).
  */
 const FRAMEWORK_ERRORS: Record<string, () => DomainError> = {
-  FST_ERR_CTP_BODY_TOO_LARGE: () => new DomainError('PayloadTooLarge', 'The request body is larger than allowed (1 MiB).'),
-  FST_ERR_CTP_INVALID_MEDIA_TYPE: () => new DomainError('UnsupportedMediaType', 'The request body must be application/json (UTF-8).'),
-  FST_ERR_CTP_INVALID_CONTENT_LENGTH: () => new DomainError('ValidationFailed', 'The request body does not match its Content-Length.'),
+  FST_ERR_CTP_BODY_TOO_LARGE: () =>
+    new DomainError('PayloadTooLarge', 'The request body is larger than allowed (1 MiB).'),
+  FST_ERR_CTP_INVALID_MEDIA_TYPE: () =>
+    new DomainError('UnsupportedMediaType', 'The request body must be application/json (UTF-8).'),
+  FST_ERR_CTP_INVALID_CONTENT_LENGTH: () =>
+    new DomainError('ValidationFailed', 'The request body does not match its Content-Length.'),
   FST_ERR_CTP_INVALID_JSON_BODY: () => new DomainError('ValidationFailed', 'The request body is not valid JSON.'),
   FST_ERR_CTP_EMPTY_JSON_BODY: () => new DomainError('ValidationFailed', 'The request body is empty.'),
-  FST_ERR_BAD_URL: () => new DomainError('ValidationFailed', 'The request path is not a valid URL: a percent-encoding is malformed or not UTF-8.'),
-  FST_ERR_MAX_PARAM_LENGTH: () => new DomainError('UriTooLong', 'A path segment of the request is longer than allowed (512 characters).'),
+  FST_ERR_BAD_URL: () =>
+    new DomainError(
+      'ValidationFailed',
+      'The request path is not a valid URL: a percent-encoding is malformed or not UTF-8.',
+    ),
+  FST_ERR_MAX_PARAM_LENGTH: () =>
+    new DomainError('UriTooLong', 'A path segment of the request is longer than allowed (512 characters).'),
 };
 
 /** Fastify's error, thrown as is or wrapped by Nest's exception layer in an HttpException (`cause`). */
@@ -89,19 +113,22 @@ function frameworkErrorOf(exception: unknown): DomainError | undefined {
  */
 export function toDomainError(exception: unknown): DomainError {
   if (exception instanceof DomainError) return exception;
-  if (exception instanceof ContractViolation) return new DomainError('ValidationFailed', 'The request body is invalid.', exception.errors);
+  if (exception instanceof ContractViolation)
+    return new DomainError('ValidationFailed', 'The request body is invalid.', exception.errors);
   const framework = frameworkErrorOf(exception);
   if (framework) return framework;
   if (exception instanceof HttpException) {
     const status = exception.getStatus();
     const code = CODE_OF_STATUS[status] ?? (status >= 500 ? 'Internal' : 'ValidationFailed');
-    const message = status === 404 ? 'No such resource.' : status === 400 ? 'The request is malformed.' : exception.message;
+    const message =
+      status === 404 ? 'No such resource.' : status === 400 ? 'The request is malformed.' : exception.message;
     return new DomainError(code, message);
   }
   const status = (exception as { statusCode?: unknown } | null)?.statusCode;
   if (typeof status === 'number' && status >= 400 && status < 500) {
     const code = CODE_OF_STATUS[status] ?? 'ValidationFailed';
-    const message = code === 'PayloadTooLarge' ? 'The request body is larger than allowed.' : 'The request is malformed.';
+    const message =
+      code === 'PayloadTooLarge' ? 'The request body is larger than allowed.' : 'The request is malformed.';
     return new DomainError(code, message);
   }
   if (isDependencyDown(exception)) {
@@ -147,7 +174,7 @@ export class TransportErrorFilter implements ExceptionFilter {
     const http = host.switchToHttp();
     const request = http.getRequest<FastifyRequest>();
     const reply = http.getResponse<FastifyReply>();
-    sendError(this.renderHttp, request.is404 ? methodNotAllowed(request, reply) ?? error : error, request, reply);
+    sendError(this.renderHttp, request.is404 ? (methodNotAllowed(request, reply) ?? error) : error, request, reply);
   }
 }
 
@@ -160,17 +187,30 @@ function methodNotAllowed(request: FastifyRequest, reply: FastifyReply): DomainE
   // The router refused this very method for this path (an empty segment): no route, not a method.
   if (allowed.length === 0 || allowed.includes(request.method as (typeof METHODS)[number])) return undefined;
   void reply.header('allow', allowed.join(', '));
-  return new DomainError('MethodNotAllowed', `${request.method} is not allowed on this path; it takes ${allowed.join(', ')}.`);
+  return new DomainError(
+    'MethodNotAllowed',
+    `${request.method} is not allowed on this path; it takes ${allowed.join(', ')}.`,
+  );
 }
 
 /** A body is announced and not all read (`complete` is false for any request until its parse ends). */
 function hasUnreadBody(raw: FastifyRequest['raw']): boolean {
-  return !raw.complete && (raw.headers['transfer-encoding'] !== undefined || Number(raw.headers['content-length'] ?? 0) > 0);
+  return (
+    !raw.complete && (raw.headers['transfer-encoding'] !== undefined || Number(raw.headers['content-length'] ?? 0) > 0)
+  );
 }
 
 /** Sends `error` on a Fastify reply, then reads and discards what is left of the request body (see drainRequestBody). */
-export function sendError(render: HttpErrorRenderer, error: DomainError, request: FastifyRequest, reply: FastifyReply): void {
-  const correlationId = String(reply.getHeader(CORRELATION_HEADER) ?? '') || currentCorrelationId() || acceptCorrelationId(request.headers[CORRELATION_HEADER] as string | undefined);
+export function sendError(
+  render: HttpErrorRenderer,
+  error: DomainError,
+  request: FastifyRequest,
+  reply: FastifyReply,
+): void {
+  const correlationId =
+    String(reply.getHeader(CORRELATION_HEADER) ?? '') ||
+    currentCorrelationId() ||
+    acceptCorrelationId(request.headers[CORRELATION_HEADER] as string | undefined);
   const answer = render(error, { path: request.url.split('?')[0] ?? '/', correlationId });
   // A dependency that is down is worth another try shortly (RFC 9110 Retry-After, in seconds).
   if (error.code === 'Unavailable') void reply.header('retry-after', '1');

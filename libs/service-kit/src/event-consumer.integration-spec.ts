@@ -4,7 +4,13 @@
  * its consumer was deleted, and stopping with the event in hand acknowledged. And on a nats-server of
  * the test's own, killed and restarted under the loop: it goes on delivering.
  */
-import { jetstream, jetstreamManager, type ConsumerMessages, type JetStreamManager, type JsMsg } from '@nats-io/jetstream';
+import {
+  jetstream,
+  jetstreamManager,
+  type ConsumerMessages,
+  type JetStreamManager,
+  type JsMsg,
+} from '@nats-io/jetstream';
 import { connect, nanos, type NatsConnection } from '@nats-io/transport-node';
 import { eventStreamName, eventSubject } from '@switchboard/contracts';
 import { startNatsServer, testNamespace, testServers, waitFor, type OwnNatsServer } from '@switchboard/testing';
@@ -28,9 +34,10 @@ describe('durable consumers of the event stream', () => {
   const parking = { service: 'event-consumer-test', maxAttempts: 5, registry: new Registry() };
   const publish = async (ns: string, ids: string[]) => {
     const js = jetstream(nc);
-    for (const id of ids) await js.publish(eventSubject(ns, 'client.registered'), JSON.stringify({ event: { id } }), { msgID: id });
+    for (const id of ids)
+      await js.publish(eventSubject(ns, 'client.registered'), JSON.stringify({ event: { id } }), { msgID: id });
   };
-  const idOf = (msg: JsMsg) => (msg.json<{ event: { id: string } }>()).event.id;
+  const idOf = (msg: JsMsg) => msg.json<{ event: { id: string } }>().event.id;
 
   beforeAll(async () => {
     nc = await connect({ servers: testServers().natsUrl });
@@ -46,7 +53,11 @@ describe('durable consumers of the event stream', () => {
   it('creates a missing consumer once, however many replicas race; calling again keeps its delivery state', async () => {
     const ns = fresh('consumer_race');
     await ensureEventStream(jsm, ns);
-    await Promise.all([ensureEventConsumer(jsm, ns, spec), ensureEventConsumer(jsm, ns, spec), ensureEventConsumer(jsm, ns, spec)]);
+    await Promise.all([
+      ensureEventConsumer(jsm, ns, spec),
+      ensureEventConsumer(jsm, ns, spec),
+      ensureEventConsumer(jsm, ns, spec),
+    ]);
     const info = await jsm.consumers.info(eventStreamName(ns), spec.name);
     expect(info.config).toMatchObject({
       durable_name: spec.name,
@@ -72,8 +83,22 @@ describe('durable consumers of the event stream', () => {
     expect(after.created).toBe(before.created);
   });
 
-  function startLoop(ns: string, session: (messages: ConsumerMessages, loop: EventConsumerLoop) => Promise<void>): EventConsumerLoop {
-    const loop: EventConsumerLoop = new EventConsumerLoop({ namespace: ns, spec, maxMessages: 16, connection: async () => nc, logger, parking, process: async () => undefined }, (messages) => session(messages, loop));
+  function startLoop(
+    ns: string,
+    session: (messages: ConsumerMessages, loop: EventConsumerLoop) => Promise<void>,
+  ): EventConsumerLoop {
+    const loop: EventConsumerLoop = new EventConsumerLoop(
+      {
+        namespace: ns,
+        spec,
+        maxMessages: 16,
+        connection: async () => nc,
+        logger,
+        parking,
+        process: async () => undefined,
+      },
+      (messages) => session(messages, loop),
+    );
     loops.push(loop);
     loop.start();
     return loop;
@@ -122,35 +147,62 @@ describe('durable consumers of the event stream', () => {
       await ensureEventStream(ownJsm, ns);
       const js = jetstream(own);
       const publishOwn = async (ids: string[]) => {
-        for (const id of ids) await js.publish(eventSubject(ns, 'client.registered'), JSON.stringify({ event: { id } }), { msgID: id });
+        for (const id of ids)
+          await js.publish(eventSubject(ns, 'client.registered'), JSON.stringify({ event: { id } }), { msgID: id });
       };
       const before = Array.from({ length: 200 }, (_, i) => `before-${i}`);
       const after = Array.from({ length: 50 }, (_, i) => `after-${i}`);
       await publishOwn(before);
       const seen = new Set<string>();
-      loop = new EventConsumerLoop({ namespace: ns, spec, maxMessages: 16, connection: async () => own!, logger, parking, process: async () => undefined }, async (messages) => {
-        for await (const msg of messages) {
-          // Slow enough that the kill comes in the middle of the stream.
-          await new Promise((r) => setTimeout(r, 2));
-          seen.add(idOf(msg));
-          msg.ack();
-        }
-      });
+      loop = new EventConsumerLoop(
+        {
+          namespace: ns,
+          spec,
+          maxMessages: 16,
+          connection: async () => own!,
+          logger,
+          parking,
+          process: async () => undefined,
+        },
+        async (messages) => {
+          for await (const msg of messages) {
+            // Slow enough that the kill comes in the middle of the stream.
+            await new Promise((r) => setTimeout(r, 2));
+            seen.add(idOf(msg));
+            msg.ack();
+          }
+        },
+      );
       loop.start();
       await waitFor(() => seen.size >= 20, { timeoutMs: 10_000, description: 'the first 20 events' });
       await server.kill();
       const atKill = seen.size;
       await new Promise((r) => setTimeout(r, 1000));
       await server.start();
-      await waitFor(async () => !own!.isClosed() && (await ownJsm.streams.info(eventStreamName(ns)).then(() => true, () => false)), { timeoutMs: 15_000, description: 'the stream back' });
+      await waitFor(
+        async () =>
+          !own!.isClosed() &&
+          (await ownJsm.streams.info(eventStreamName(ns)).then(
+            () => true,
+            () => false,
+          )),
+        { timeoutMs: 15_000, description: 'the stream back' },
+      );
       await publishOwn(after);
-      await waitFor(() => [...before, ...after].every((id) => seen.has(id)), { timeoutMs: 30_000, intervalMs: 100, description: 'every event after the restart' });
+      await waitFor(() => [...before, ...after].every((id) => seen.has(id)), {
+        timeoutMs: 30_000,
+        intervalMs: 100,
+        description: 'every event after the restart',
+      });
       expect(atKill).toBeLessThan(before.length);
       // Nothing left unacknowledged once it has caught up.
-      await waitFor(async () => {
-        const info = await ownJsm.consumers.info(eventStreamName(ns), spec.name);
-        return info.num_pending === 0 && info.num_ack_pending === 0;
-      }, { timeoutMs: 15_000, description: 'every event acknowledged' });
+      await waitFor(
+        async () => {
+          const info = await ownJsm.consumers.info(eventStreamName(ns), spec.name);
+          return info.num_pending === 0 && info.num_ack_pending === 0;
+        },
+        { timeoutMs: 15_000, description: 'every event acknowledged' },
+      );
     }, 60_000);
   });
 

@@ -1,7 +1,32 @@
-import { AckPolicy, DeliverPolicy, JetStreamApiCodes, JetStreamApiError, ReplayPolicy, jetstream, jetstreamManager, type ConsumerMessages, type JetStreamManager, type JsMsg } from '@nats-io/jetstream';
+import {
+  AckPolicy,
+  DeliverPolicy,
+  JetStreamApiCodes,
+  JetStreamApiError,
+  ReplayPolicy,
+  jetstream,
+  jetstreamManager,
+  type ConsumerMessages,
+  type JetStreamManager,
+  type JsMsg,
+} from '@nats-io/jetstream';
 import { nanos, type NatsConnection, type Subscription } from '@nats-io/transport-node';
-import { changeStreamName, changeSubject, eventStreamName, eventSubject, parkedReplaySubject, type ParkedReplayReply, type ParkedReplayRequest } from '@switchboard/contracts';
-import { deliveryLimitOf, EventParking, ReplayedMessage, type GroupHandler, type ParkingOptions } from './event-parking.js';
+import {
+  changeStreamName,
+  changeSubject,
+  eventStreamName,
+  eventSubject,
+  parkedReplaySubject,
+  type ParkedReplayReply,
+  type ParkedReplayRequest,
+} from '@switchboard/contracts';
+import {
+  deliveryLimitOf,
+  EventParking,
+  ReplayedMessage,
+  type GroupHandler,
+  type ParkingOptions,
+} from './event-parking.js';
 import { ensureChangeStream, ensureEventStream, ensureParkedStream } from './event-stream.js';
 import type { JsonLogger } from './logger.js';
 
@@ -32,12 +57,20 @@ export interface ConsumedStream {
 
 /** The domain event stream of a namespace, as a ConsumedStream (the default of every consumer). */
 export function eventStreamOf(namespace: string): ConsumedStream {
-  return { name: eventStreamName(namespace), filterSubject: eventSubject(namespace, '>'), ensure: (jsm) => ensureEventStream(jsm, namespace) };
+  return {
+    name: eventStreamName(namespace),
+    filterSubject: eventSubject(namespace, '>'),
+    ensure: (jsm) => ensureEventStream(jsm, namespace),
+  };
 }
 
 /** The change notice stream of a namespace (contracts `changes.ts`), as a ConsumedStream. */
 export function changeStreamOf(namespace: string): ConsumedStream {
-  return { name: changeStreamName(namespace), filterSubject: changeSubject(namespace, '>'), ensure: (jsm) => ensureChangeStream(jsm, namespace) };
+  return {
+    name: changeStreamName(namespace),
+    filterSubject: changeSubject(namespace, '>'),
+    ensure: (jsm) => ensureChangeStream(jsm, namespace),
+  };
 }
 
 function isCode(e: unknown, code: number): boolean {
@@ -51,12 +84,25 @@ function isCode(e: unknown, code: number): boolean {
  * its delivery state; its ack wait, max deliver and max ack pending are brought to `spec` when they
  * differ. Race-safe: replicas ensuring it at the same moment all succeed.
  */
-export async function ensureEventConsumer(jsm: JetStreamManager, namespace: string, spec: EventConsumerSpec, consumed: ConsumedStream = eventStreamOf(namespace)): Promise<void> {
+export async function ensureEventConsumer(
+  jsm: JetStreamManager,
+  namespace: string,
+  spec: EventConsumerSpec,
+  consumed: ConsumedStream = eventStreamOf(namespace),
+): Promise<void> {
   const stream = consumed.name;
-  const mutable = { ack_wait: nanos(spec.ackWaitMs), max_deliver: spec.maxDeliver ?? -1, max_ack_pending: spec.maxAckPending };
+  const mutable = {
+    ack_wait: nanos(spec.ackWaitMs),
+    max_deliver: spec.maxDeliver ?? -1,
+    max_ack_pending: spec.maxAckPending,
+  };
   try {
     const c = (await jsm.consumers.info(stream, spec.name)).config;
-    if (c.ack_wait !== mutable.ack_wait || c.max_deliver !== mutable.max_deliver || c.max_ack_pending !== mutable.max_ack_pending) {
+    if (
+      c.ack_wait !== mutable.ack_wait ||
+      c.max_deliver !== mutable.max_deliver ||
+      c.max_ack_pending !== mutable.max_ack_pending
+    ) {
       await jsm.consumers.update(stream, spec.name, mutable);
     }
     return;
@@ -106,7 +152,10 @@ const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve,
  * A consumer loop that processes each pulled event alone, in stream order, through the loop's
  * parking (`processOne` settles the message or throws); what arrives after `stop()` is handed back.
  */
-export function oneByOneConsumerLoop(options: Omit<EventConsumerLoopOptions, 'process'>, processOne: (msg: JsMsg) => Promise<void>): EventConsumerLoop {
+export function oneByOneConsumerLoop(
+  options: Omit<EventConsumerLoopOptions, 'process'>,
+  processOne: (msg: JsMsg) => Promise<void>,
+): EventConsumerLoop {
   const loop: EventConsumerLoop = new EventConsumerLoop(
     {
       ...options,
@@ -199,9 +248,10 @@ export class EventConsumerLoop {
         void Promise.resolve()
           .then(() => this.replay(msg.json<ParkedReplayRequest>()))
           .then(
-          (reply) => msg.respond(JSON.stringify(reply)),
-          (e: unknown) => msg.respond(JSON.stringify({ ok: false, error: (e as Error).message } satisfies ParkedReplayReply)),
-        );
+            (reply) => msg.respond(JSON.stringify(reply)),
+            (e: unknown) =>
+              msg.respond(JSON.stringify({ ok: false, error: (e as Error).message } satisfies ParkedReplayReply)),
+          );
       },
     });
     this.replays = { nc, subscription };
@@ -210,7 +260,12 @@ export class EventConsumerLoop {
 
   /** Runs a parked event through the consumer's processing; ok once it acknowledged it. */
   async replay(request: ParkedReplayRequest): Promise<ParkedReplayReply> {
-    const msg = new ReplayedMessage(request.subject, Buffer.from(request.payload, 'base64'), request.streamSequence, request.stream);
+    const msg = new ReplayedMessage(
+      request.subject,
+      Buffer.from(request.payload, 'base64'),
+      request.streamSequence,
+      request.stream,
+    );
     try {
       await this.options.process([msg as unknown as JsMsg]);
     } catch (e) {
@@ -273,7 +328,10 @@ export class EventConsumerLoop {
       } catch (e) {
         if (this.stopping) break;
         failures++;
-        logger.event('warn', 'event consumer interrupted; attaching again', { consumer: spec.name, error: (e as Error).message });
+        logger.event('warn', 'event consumer interrupted; attaching again', {
+          consumer: spec.name,
+          error: (e as Error).message,
+        });
       } finally {
         this.attachedNow = false;
       }
@@ -285,8 +343,14 @@ export class EventConsumerLoop {
   private async watch(messages: ConsumerMessages): Promise<void> {
     try {
       for await (const s of messages.status()) {
-        if (s.type === 'consumer_deleted' || (s.type === 'consumer_not_found' && s.count > 3) || s.type === 'stream_not_found') {
-          this.options.logger.event('warn', `event consumer: ${s.type}; attaching again`, { consumer: this.options.spec.name });
+        if (
+          s.type === 'consumer_deleted' ||
+          (s.type === 'consumer_not_found' && s.count > 3) ||
+          s.type === 'stream_not_found'
+        ) {
+          this.options.logger.event('warn', `event consumer: ${s.type}; attaching again`, {
+            consumer: this.options.spec.name,
+          });
           await messages.close().catch(() => undefined);
           return;
         }

@@ -59,12 +59,17 @@ function setUp(options: { failPublish?: boolean; stopping?: boolean } = {}) {
       published.push({ subject, body: JSON.parse(new TextDecoder().decode(data)) as Record<string, unknown>, msgID });
     },
   });
-  const parkedCount = async () => (await registry.getSingleMetric('events_parked_total')!.get()).values.reduce((n, v) => n + v.value, 0);
+  const parkedCount = async () =>
+    (await registry.getSingleMetric('events_parked_total')!.get()).values.reduce((n, v) => n + v.value, 0);
   return { parking, published, parkedCount };
 }
 
 /** A handler acknowledging every message of its group unless the group holds a poison one (seq in `poison`), or failing with `error`. */
-function handlerFailingOn(poison: Set<number>, error: () => Error = () => new Error('invalid input syntax for type json'), groups: number[][] = []): GroupHandler {
+function handlerFailingOn(
+  poison: Set<number>,
+  error: () => Error = () => new Error('invalid input syntax for type json'),
+  groups: number[][] = [],
+): GroupHandler {
   return async (messages) => {
     groups.push(messages.map((m) => m.seq));
     if (messages.some((m) => poison.has(m.seq))) throw error();
@@ -96,7 +101,14 @@ describe('EventParking', () => {
     const { subject, body, msgID } = t.published[0]!;
     expect(subject).toBe('ns.parked.test-service.test-consumer');
     expect(msgID).toBe('ns-events:2:test-consumer');
-    expect(body).toMatchObject({ service: 'test-service', consumer: 'test-consumer', stream: 'ns-events', streamSequence: 2, attempts: 3, error: 'invalid input syntax for type json' });
+    expect(body).toMatchObject({
+      service: 'test-service',
+      consumer: 'test-consumer',
+      stream: 'ns-events',
+      streamSequence: 2,
+      attempts: 3,
+      error: 'invalid input syntax for type json',
+    });
     expect(Buffer.from(body.payload as string, 'base64').toString()).toBe('{"seq":2}');
     expect(await t.parkedCount()).toBe(1);
   });
@@ -147,7 +159,10 @@ describe('EventParking', () => {
   it('the error is made safe for PostgreSQL text and JSON (NUL and lone surrogates escaped)', async () => {
     const t = setUp();
     const msg = message(1, 3);
-    await t.parking.handle(asJs([msg]), handlerFailingOn(new Set([1]), () => new Error('bad \u0000 and \ud800 here')));
+    await t.parking.handle(
+      asJs([msg]),
+      handlerFailingOn(new Set([1]), () => new Error('bad \u0000 and \ud800 here')),
+    );
     expect(t.published[0]!.body.error).toBe('bad \\u0000 and \ufffd here');
   });
 });

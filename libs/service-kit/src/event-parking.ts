@@ -40,7 +40,14 @@ export class ReplayedMessage {
   outcome: { ok: true } | { ok: false; error: string } | undefined;
   readonly redelivered = true;
   readonly headers = undefined;
-  readonly info: { stream: string; streamSequence: number; deliveryCount: number; pending: number; timestampNanos: number; redelivered: boolean };
+  readonly info: {
+    stream: string;
+    streamSequence: number;
+    deliveryCount: number;
+    pending: number;
+    timestampNanos: number;
+    redelivered: boolean;
+  };
 
   constructor(
     readonly subject: string,
@@ -48,7 +55,14 @@ export class ReplayedMessage {
     readonly seq: number,
     stream: string,
   ) {
-    this.info = { stream, streamSequence: seq, deliveryCount: 1, pending: 0, timestampNanos: Date.now() * 1e6, redelivered: true };
+    this.info = {
+      stream,
+      streamSequence: seq,
+      deliveryCount: 1,
+      pending: 0,
+      timestampNanos: Date.now() * 1e6,
+      redelivered: true,
+    };
   }
 
   json<T>(): T {
@@ -88,7 +102,12 @@ let parkedCounters = new WeakMap<Registry, Counter<'consumer'>>();
 function parkedCounter(registry: Registry): Counter<'consumer'> {
   let counter = parkedCounters.get(registry);
   if (!counter) {
-    counter = new Counter({ name: 'events_parked_total', help: 'Events a durable consumer parked (dead-lettered) and moved on from, by consumer', labelNames: ['consumer'], registers: [registry] });
+    counter = new Counter({
+      name: 'events_parked_total',
+      help: 'Events a durable consumer parked (dead-lettered) and moved on from, by consumer',
+      labelNames: ['consumer'],
+      registers: [registry],
+    });
     parkedCounters.set(registry, counter);
   }
   return counter;
@@ -148,7 +167,11 @@ export class EventParking {
     if (messages.length > 1) {
       // Halves, in stream order, down to single events: a few poison events among thousands cost
       // a few dozen smaller groups, not one transaction per event.
-      this.context.logger.event('warn', 'event group failed; processing it again in halves down to single events', { consumer: this.context.consumer, count: open.length, error: messageOf(error) });
+      this.context.logger.event('warn', 'event group failed; processing it again in halves down to single events', {
+        consumer: this.context.consumer,
+        count: open.length,
+        error: messageOf(error),
+      });
       const middle = Math.ceil(open.length / 2);
       for (const half of [open.slice(0, middle), open.slice(middle)]) {
         if (half.length === 0) continue;
@@ -168,7 +191,13 @@ export class EventParking {
       return;
     }
     const retryInMs = retryDelayMs(msg);
-    this.context.logger.event('warn', 'processing an event failed; it will come again', { consumer: this.context.consumer, seq: msg.seq, attempts, retryInMs, error: messageOf(error) });
+    this.context.logger.event('warn', 'processing an event failed; it will come again', {
+      consumer: this.context.consumer,
+      seq: msg.seq,
+      attempts,
+      retryInMs,
+      error: messageOf(error),
+    });
     msg.nak(retryInMs);
   }
 
@@ -195,14 +224,29 @@ export class EventParking {
       parkedAt: Date.now(),
     };
     try {
-      await this.context.publish(parkedSubject(namespace, parking.service, consumer), new TextEncoder().encode(JSON.stringify(parked)), parkedMessageId(stream, msg.seq, consumer));
+      await this.context.publish(
+        parkedSubject(namespace, parking.service, consumer),
+        new TextEncoder().encode(JSON.stringify(parked)),
+        parkedMessageId(stream, msg.seq, consumer),
+      );
     } catch (e) {
-      logger.event('warn', 'an event could not be parked; it will come again', { consumer, seq: msg.seq, error: messageOf(e) });
+      logger.event('warn', 'an event could not be parked; it will come again', {
+        consumer,
+        seq: msg.seq,
+        error: messageOf(e),
+      });
       msg.nak(retryDelayMs(msg));
       return;
     }
     this.parked.inc({ consumer });
-    logger.event('error', 'event parked: the consumer moves on; list and replay it with ParkedEvents on interface B', { consumer, stream, seq: msg.seq, subject: msg.subject, attempts: parked.attempts, error });
+    logger.event('error', 'event parked: the consumer moves on; list and replay it with ParkedEvents on interface B', {
+      consumer,
+      stream,
+      seq: msg.seq,
+      subject: msg.subject,
+      attempts: parked.attempts,
+      error,
+    });
     msg.ack();
   }
 }

@@ -27,7 +27,11 @@ describe('ensureEventStream', () => {
 
   it('creates the contract stream, however many services race to create it, and leaves it alone afterwards', async () => {
     const ns = fresh('race');
-    const outcomes = await Promise.all([ensureEventStream(jsm, ns), ensureEventStream(jsm, ns), ensureEventStream(jsm, ns, { enforce: true })]);
+    const outcomes = await Promise.all([
+      ensureEventStream(jsm, ns),
+      ensureEventStream(jsm, ns),
+      ensureEventStream(jsm, ns, { enforce: true }),
+    ]);
     // JetStream answers an identical add as a success, so racing creators may all report 'created'.
     expect(outcomes).toContain('created');
     expect(outcomes.every((o) => o === 'created' || o === 'existing')).toBe(true);
@@ -47,9 +51,17 @@ describe('ensureEventStream', () => {
 
   it("leaves a stream created with other limits as it is for consumers, and brings it to the owner's limits", async () => {
     const ns = fresh('owner');
-    await jsm.streams.add({ ...eventStreamConfig(ns), max_age: nanos(3_600_000), storage: StorageType.Memory, subjects: [`${ns}.legacy.>`] });
+    await jsm.streams.add({
+      ...eventStreamConfig(ns),
+      max_age: nanos(3_600_000),
+      storage: StorageType.Memory,
+      subjects: [`${ns}.legacy.>`],
+    });
     expect(await ensureEventStream(jsm, ns)).toBe('existing');
-    expect((await jsm.streams.info(eventStreamName(ns))).config).toMatchObject({ max_age: nanos(3_600_000), storage: 'memory' });
+    expect((await jsm.streams.info(eventStreamName(ns))).config).toMatchObject({
+      max_age: nanos(3_600_000),
+      storage: 'memory',
+    });
 
     const limits = { maxAgeMs: 86_400_000, duplicateWindowMs: 30_000, replicas: 1 };
     expect(await ensureEventStream(jsm, ns, { enforce: true, limits })).toBe('updated');

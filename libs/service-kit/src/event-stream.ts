@@ -1,6 +1,20 @@
-import { DiscardPolicy, JetStreamApiCodes, JetStreamApiError, RetentionPolicy, StorageType, type JetStreamManager, type StreamConfig, type StreamInfo } from '@nats-io/jetstream';
+import {
+  DiscardPolicy,
+  JetStreamApiCodes,
+  JetStreamApiError,
+  RetentionPolicy,
+  StorageType,
+  type JetStreamManager,
+  type StreamConfig,
+  type StreamInfo,
+} from '@nats-io/jetstream';
 import { millis, nanos } from '@nats-io/transport-node';
-import { changeStreamSettings, eventStreamName, eventStreamSettings, parkedStreamSettings } from '@switchboard/contracts';
+import {
+  changeStreamSettings,
+  eventStreamName,
+  eventStreamSettings,
+  parkedStreamSettings,
+} from '@switchboard/contracts';
 
 /** Limits of the domain event stream; defaults from the contract's `eventStreamSettings`. */
 export interface EventStreamLimits {
@@ -10,7 +24,11 @@ export interface EventStreamLimits {
 }
 
 /** A stream of ours in JetStream's terms: limits retention, file storage, durations in nanoseconds. */
-function streamConfig(name: string, subjects: readonly string[], limits: EventStreamLimits): Partial<StreamConfig> & { name: string; subjects: string[] } {
+function streamConfig(
+  name: string,
+  subjects: readonly string[],
+  limits: EventStreamLimits,
+): Partial<StreamConfig> & { name: string; subjects: string[] } {
   return {
     name,
     subjects: [...subjects],
@@ -24,7 +42,10 @@ function streamConfig(name: string, subjects: readonly string[], limits: EventSt
 }
 
 /** The domain event stream in JetStream's terms. */
-export function eventStreamConfig(namespace: string, limits: EventStreamLimits = eventStreamSettings(namespace)): Partial<StreamConfig> & { name: string; subjects: string[] } {
+export function eventStreamConfig(
+  namespace: string,
+  limits: EventStreamLimits = eventStreamSettings(namespace),
+): Partial<StreamConfig> & { name: string; subjects: string[] } {
   const s = eventStreamSettings(namespace);
   return streamConfig(s.name, s.subjects, limits);
 }
@@ -47,14 +68,19 @@ export interface EnsureEventStreamOptions {
  * Makes sure the domain event stream exists: whoever starts first creates it, so no service waits
  * for another. Idempotent and race-safe: replicas creating it at the same moment all succeed.
  */
-export async function ensureEventStream(jsm: JetStreamManager, namespace: string, options: EnsureEventStreamOptions = {}): Promise<'created' | 'existing' | 'updated'> {
+export async function ensureEventStream(
+  jsm: JetStreamManager,
+  namespace: string,
+  options: EnsureEventStreamOptions = {},
+): Promise<'created' | 'existing' | 'updated'> {
   const wanted = eventStreamConfig(namespace, options.limits);
   const { info, created } = await createOrInfo(jsm, wanted);
   if (created) return 'created';
   if (!options.enforce) return 'existing';
   const c = info!.config;
   const subjectsDiffer = wanted.subjects.some((s) => !(c.subjects ?? []).includes(s));
-  if (c.max_age === wanted.max_age && c.duplicate_window === wanted.duplicate_window && !subjectsDiffer) return 'existing';
+  if (c.max_age === wanted.max_age && c.duplicate_window === wanted.duplicate_window && !subjectsDiffer)
+    return 'existing';
   await jsm.streams.update(wanted.name, {
     subjects: [...new Set([...(c.subjects ?? []), ...wanted.subjects])],
     max_age: wanted.max_age,
@@ -64,7 +90,10 @@ export async function ensureEventStream(jsm: JetStreamManager, namespace: string
 }
 
 /** A stream's info, or the stream created as `wanted` when missing (race-safe: another creator's stream is used). */
-async function createOrInfo(jsm: JetStreamManager, wanted: Partial<StreamConfig> & { name: string }): Promise<{ info?: StreamInfo; created: boolean }> {
+async function createOrInfo(
+  jsm: JetStreamManager,
+  wanted: Partial<StreamConfig> & { name: string },
+): Promise<{ info?: StreamInfo; created: boolean }> {
   let info;
   try {
     info = await jsm.streams.info(wanted.name);
@@ -103,7 +132,10 @@ export async function ensureChangeStream(jsm: JetStreamManager, namespace: strin
  * parking, management-api before attaching. An existing stream gets the subjects it lacks (an
  * advisory subject added later). Idempotent and race-safe.
  */
-export async function ensureParkedStream(jsm: JetStreamManager, namespace: string): Promise<'created' | 'existing' | 'updated'> {
+export async function ensureParkedStream(
+  jsm: JetStreamManager,
+  namespace: string,
+): Promise<'created' | 'existing' | 'updated'> {
   const s = parkedStreamSettings(namespace);
   const { info, created } = await createOrInfo(jsm, streamConfig(s.name, s.subjects, s));
   if (created) return 'created';
@@ -119,7 +151,11 @@ export async function ensureParkedStream(jsm: JetStreamManager, namespace: strin
  * than this may be forgotten. Null when nothing may be forgotten: the stream keeps events forever
  * (max age 0) or its configuration cannot be read now.
  */
-export async function eventRedeliveryHorizonMs(jsm: JetStreamManager, namespace: string, floorMs = 0): Promise<number | null> {
+export async function eventRedeliveryHorizonMs(
+  jsm: JetStreamManager,
+  namespace: string,
+  floorMs = 0,
+): Promise<number | null> {
   let live: number;
   try {
     live = millis((await jsm.streams.info(eventStreamName(namespace))).config.max_age);

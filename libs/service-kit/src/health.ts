@@ -68,9 +68,14 @@ export class HealthController {
 }
 
 /** What `/readyz` answers: 200 or 503, with every check's state. */
-export async function readinessAnswer(readiness: ReadinessService): Promise<{ status: 200 | 503; body: { status: 'ok' | 'unavailable'; checks: Record<string, string> } }> {
+export async function readinessAnswer(
+  readiness: ReadinessService,
+): Promise<{ status: 200 | 503; body: { status: 'ok' | 'unavailable'; checks: Record<string, string> } }> {
   const result = await readiness.evaluate();
-  return { status: result.ready ? 200 : 503, body: { status: result.ready ? 'ok' : 'unavailable', checks: result.checks } };
+  return {
+    status: result.ready ? 200 : 503,
+    body: { status: result.ready ? 'ok' : 'unavailable', checks: result.checks },
+  };
 }
 
 @Global()
@@ -78,6 +83,11 @@ export async function readinessAnswer(readiness: ReadinessService): Promise<{ st
 export class HealthModule {
   /** `routes: false`: readiness without the `/healthz` and `/readyz` routes (served on OPS_PORT, see ops-server). */
   static forService(routes = true): DynamicModule {
-    return { module: HealthModule, controllers: routes ? [HealthController] : [], providers: [ReadinessService], exports: [ReadinessService] };
+    return {
+      module: HealthModule,
+      controllers: routes ? [HealthController] : [],
+      providers: [ReadinessService],
+      exports: [ReadinessService],
+    };
   }
 }

@@ -30,10 +30,18 @@ export function installJsonBodyParser(fastify: FastifyInstance, bodyLimit: numbe
   const parseJson = fastify.getDefaultJsonParser('error', 'error');
   fastify.addContentTypeParser('application/json', { parseAs: 'buffer', bodyLimit }, (request, body, done) => {
     const buffer = body as Buffer;
-    if (!isUtf8Charset(request.headers['content-type'])) return done(new DomainError('UnsupportedMediaType', 'The request body must be application/json in UTF-8 (no other charset).'), undefined);
+    if (!isUtf8Charset(request.headers['content-type']))
+      return done(
+        new DomainError(
+          'UnsupportedMediaType',
+          'The request body must be application/json in UTF-8 (no other charset).',
+        ),
+        undefined,
+      );
     // `Content-Type: application/json` with no body (a DELETE sent by a generic client): no body.
     if (buffer.length === 0) return done(null, undefined);
-    if (!isUtf8(buffer)) return done(new DomainError('ValidationFailed', 'The request body is not valid UTF-8.'), undefined);
+    if (!isUtf8(buffer))
+      return done(new DomainError('ValidationFailed', 'The request body is not valid UTF-8.'), undefined);
     parseJson(request, buffer.toString('utf8'), done);
   });
 }
@@ -69,7 +77,11 @@ export function clientErrorHandler(render: HttpErrorRenderer) {
   };
 }
 
-function answerOnSocket(render: HttpErrorRenderer, cause: Error & { code?: string; rawPacket?: unknown }, socket: Socket): void {
+function answerOnSocket(
+  render: HttpErrorRenderer,
+  cause: Error & { code?: string; rawPacket?: unknown },
+  socket: Socket,
+): void {
   if (!socket.writable) {
     socket.destroy();
     return;
@@ -77,15 +89,29 @@ function answerOnSocket(render: HttpErrorRenderer, cause: Error & { code?: strin
   const correlationId = randomUUID();
   const answer = render(clientErrorOf(cause.code), { path: pathOf(cause.rawPacket), correlationId });
   const body = JSON.stringify(answer.body);
-  const headers = { ...answer.headers, 'content-type': answer.contentType, 'content-length': String(Buffer.byteLength(body)), 'x-correlation-id': correlationId, connection: 'close' };
-  const head = [`HTTP/1.1 ${answer.status} ${STATUS_CODES[answer.status] ?? ''}`, ...Object.entries(headers).map(([name, value]) => `${name}: ${value}`)];
+  const headers = {
+    ...answer.headers,
+    'content-type': answer.contentType,
+    'content-length': String(Buffer.byteLength(body)),
+    'x-correlation-id': correlationId,
+    connection: 'close',
+  };
+  const head = [
+    `HTTP/1.1 ${answer.status} ${STATUS_CODES[answer.status] ?? ''}`,
+    ...Object.entries(headers).map(([name, value]) => `${name}: ${value}`),
+  ];
   socket.end(`${head.join('\r\n')}\r\n\r\n${body}`);
   drainSocket(socket);
 }
 
 function clientErrorOf(code: string | undefined): DomainError {
-  if (code === 'HPE_HEADER_OVERFLOW') return new DomainError('RequestHeaderFieldsTooLarge', 'The request line and headers are larger than allowed (16 KiB in all).');
-  if (code === 'ERR_HTTP_REQUEST_TIMEOUT') return new DomainError('RequestTimeout', 'The request was not received in time.');
+  if (code === 'HPE_HEADER_OVERFLOW')
+    return new DomainError(
+      'RequestHeaderFieldsTooLarge',
+      'The request line and headers are larger than allowed (16 KiB in all).',
+    );
+  if (code === 'ERR_HTTP_REQUEST_TIMEOUT')
+    return new DomainError('RequestTimeout', 'The request was not received in time.');
   return new DomainError('ValidationFailed', 'The request is not valid HTTP/1.1.');
 }
 

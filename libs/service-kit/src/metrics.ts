@@ -61,6 +61,11 @@ export class MetricsModule {
   /** `routes: false`: the registry without its `/metrics` route (served on OPS_PORT, see ops-server). */
   static forService(service: string, routes = true) {
     const metrics = new Metrics(service);
-    return { module: MetricsModule, controllers: routes ? [MetricsController] : [], providers: [{ provide: Metrics, useValue: metrics }], exports: [Metrics] };
+    return {
+      module: MetricsModule,
+      controllers: routes ? [MetricsController] : [],
+      providers: [{ provide: Metrics, useValue: metrics }],
+      exports: [Metrics],
+    };
   }
 }

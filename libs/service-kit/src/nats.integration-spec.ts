@@ -56,11 +56,30 @@ class TestRpc {
 
 /** The test subjects are not in the contracts' request map. */
 type Untyped = (subject: string, payload: unknown, opts?: { timeoutMs?: number }) => Promise<unknown>;
-type UntypedJson = (subject: string, payload: unknown, opts?: { timeoutMs?: number; shareWithinTurn?: boolean }) => Promise<Buffer>;
+type UntypedJson = (
+  subject: string,
+  payload: unknown,
+  opts?: { timeoutMs?: number; shareWithinTurn?: boolean },
+) => Promise<Buffer>;
 
 async function startKitService(natsUrl: string, namespace: string): Promise<INestApplication> {
-  const config = { httpHost: '127.0.0.1', httpPort: 0, logLevel: 'error' as const, natsUrl, natsNamespace: namespace, natsRequestTimeoutMs: 3000, shutdownTimeoutMs: 1000 };
-  const app = await createService({ name: 'kit-test', config, imports: [{ module: class TestModule {}, controllers: [TestRpc] }], rpcServer: true, renderHttpError: renderPlainError, logger: new JsonLogger('kit-test', 'error', () => undefined) });
+  const config = {
+    httpHost: '127.0.0.1',
+    httpPort: 0,
+    logLevel: 'error' as const,
+    natsUrl,
+    natsNamespace: namespace,
+    natsRequestTimeoutMs: 3000,
+    shutdownTimeoutMs: 1000,
+  };
+  const app = await createService({
+    name: 'kit-test',
+    config,
+    imports: [{ module: class TestModule {}, controllers: [TestRpc] }],
+    rpcServer: true,
+    renderHttpError: renderPlainError,
+    logger: new JsonLogger('kit-test', 'error', () => undefined),
+  });
   await app.startAllMicroservices();
   await app.init();
   return app;
@@ -84,7 +103,10 @@ describe('NatsClient and NamespacedNatsServer', () => {
   });
 
   it('answers in the caller correlation id, and makes one when there is none', async () => {
-    const answer = (await runWithCorrelation('corr-kit-1', () => request('kit-test.v1.echo', { value: 42 }))) as { value: number; correlationId: string };
+    const answer = (await runWithCorrelation('corr-kit-1', () => request('kit-test.v1.echo', { value: 42 }))) as {
+      value: number;
+      correlationId: string;
+    };
     expect(answer).toEqual({ value: 42, correlationId: 'corr-kit-1' });
     const other = (await request('kit-test.v1.echo', { value: 'x' })) as { correlationId: string };
     expect(other.correlationId).toMatch(/^[0-9a-f-]{36}$/);
@@ -94,7 +116,9 @@ describe('NatsClient and NamespacedNatsServer', () => {
     for (let i = 0; i < 5; i++) {
       const fresh = await startKitService(servers.natsUrl, testNamespace('kit_ready'));
       try {
-        const answer = (await (fresh.get(NatsClient).request as unknown as Untyped)('kit-test.v1.echo', { value: i })) as { value: number };
+        const answer = (await (fresh.get(NatsClient).request as unknown as Untyped)('kit-test.v1.echo', {
+          value: i,
+        })) as { value: number };
         expect(answer.value).toBe(i);
       } finally {
         await fresh.close();
@@ -103,7 +127,13 @@ describe('NatsClient and NamespacedNatsServer', () => {
   });
 
   it('carries domain errors with their code and details; hides unexpected ones', async () => {
-    await expect(request('kit-test.v1.refuse', {})).rejects.toEqual(expect.objectContaining({ code: 'Conflict', message: 'refused on purpose', details: [{ field: 'x', message: 'taken' }] }));
+    await expect(request('kit-test.v1.refuse', {})).rejects.toEqual(
+      expect.objectContaining({
+        code: 'Conflict',
+        message: 'refused on purpose',
+        details: [{ field: 'x', message: 'taken' }],
+      }),
+    );
     const crash = request('kit-test.v1.crash', {});
     await expect(crash).rejects.toEqual(expect.objectContaining({ code: 'Internal' }));
     await expect(crash).rejects.not.toEqual(expect.objectContaining({ message: expect.stringContaining('secret') }));
@@ -112,13 +142,17 @@ describe('NatsClient and NamespacedNatsServer', () => {
   it('answers Unavailable when nobody serves the subject, Timeout when the answer is late', async () => {
     await expect(request('kit-test.v1.nobody', {})).rejects.toEqual(expect.objectContaining({ code: 'Unavailable' }));
     const started = Date.now();
-    await expect(request('kit-test.v1.echo', { value: 1, delayMs: 1000 }, { timeoutMs: 150 })).rejects.toEqual(expect.objectContaining({ code: 'Timeout' }));
+    await expect(request('kit-test.v1.echo', { value: 1, delayMs: 1000 }, { timeoutMs: 150 })).rejects.toEqual(
+      expect.objectContaining({ code: 'Timeout' }),
+    );
     expect(Date.now() - started).toBeLessThan(900);
   });
 
   it('answers many concurrent requests, each its own', async () => {
     const values = Array.from({ length: 500 }, (_, i) => i);
-    const answers = (await Promise.all(values.map((value) => runWithCorrelation(`corr-many-${value}`, () => request('kit-test.v1.echo', { value }))))) as Array<{ value: number; correlationId: string }>;
+    const answers = (await Promise.all(
+      values.map((value) => runWithCorrelation(`corr-many-${value}`, () => request('kit-test.v1.echo', { value }))),
+    )) as Array<{ value: number; correlationId: string }>;
     expect(answers).toEqual(values.map((value) => ({ value, correlationId: `corr-many-${value}` })));
   });
 
@@ -127,7 +161,11 @@ describe('NatsClient and NamespacedNatsServer', () => {
     const { headers } = await import('@nats-io/transport-node');
     const h = headers();
     h.set('x-correlation-id', 'corr-event');
-    nc.publish(client.subject('kit-test.v1.event'), JSON.stringify({ pattern: 'kit-test.v1.event', data: { value: 'e1' } }), { headers: h });
+    nc.publish(
+      client.subject('kit-test.v1.event'),
+      JSON.stringify({ pattern: 'kit-test.v1.event', data: { value: 'e1' } }),
+      { headers: h },
+    );
     await waitFor(() => events.length === 1);
     expect(events).toEqual([{ value: 'e1', correlationId: 'corr-event' }]);
   });
@@ -159,9 +197,17 @@ describe('NatsClient and NamespacedNatsServer', () => {
       { timeoutMs: 400 },
     );
     sub.unsubscribe();
-    const kind = (e: unknown) => (e instanceof NoRespondersError ? 'no-responders' : e instanceof TimeoutError ? 'timeout' : String(e));
-    const text = (o: PromiseSettledResult<{ data: Uint8Array }>) => (o.status === 'fulfilled' ? new TextDecoder().decode(o.value.data) : `rejected:${kind(o.reason)}`);
-    expect(outcomes.map(text)).toEqual(['a:id-1', 'b:id-2', 'rejected:no-responders', 'd:non-ascii-é', 'rejected:timeout']);
+    const kind = (e: unknown) =>
+      e instanceof NoRespondersError ? 'no-responders' : e instanceof TimeoutError ? 'timeout' : String(e);
+    const text = (o: PromiseSettledResult<{ data: Uint8Array }>) =>
+      o.status === 'fulfilled' ? new TextDecoder().decode(o.value.data) : `rejected:${kind(o.reason)}`;
+    expect(outcomes.map(text)).toEqual([
+      'a:id-1',
+      'b:id-2',
+      'rejected:no-responders',
+      'd:non-ascii-é',
+      'rejected:timeout',
+    ]);
     // Published in the order given.
     expect(seen).toEqual(['id-1', 'id-2', 'non-ascii-é', 'id-5']);
     expect(await client.requestRawMany(nc, [], { timeoutMs: 100 })).toEqual([]);
@@ -169,7 +215,11 @@ describe('NatsClient and NamespacedNatsServer', () => {
 
   it('counts handled requests by subject and outcome', async () => {
     const text = await app.get(Metrics).registry.getSingleMetricAsString('nats_requests_handled_total');
-    const count = (name: string, outcome: string) => Number(new RegExp(`subject="${ns}\\.kit-test\\.v1\\.${name}",outcome="${outcome}"[^}]*\\} (\\d+)`).exec(text)?.[1] ?? 0);
+    const count = (name: string, outcome: string) =>
+      Number(
+        new RegExp(`subject="${ns}\\.kit-test\\.v1\\.${name}",outcome="${outcome}"[^}]*\\} (\\d+)`).exec(text)?.[1] ??
+          0,
+      );
     expect(count('echo', 'ok')).toBeGreaterThanOrEqual(502);
     expect(count('refuse', 'Conflict')).toBe(1);
     expect(count('crash', 'Internal')).toBe(1);
@@ -178,7 +228,9 @@ describe('NatsClient and NamespacedNatsServer', () => {
 
   describe('reads shared within one event-loop turn', () => {
     let requestJson: UntypedJson;
-    const shared = async () => (await app.get(Metrics).natsRequestsShared.get()).values.find((v) => v.labels.subject === 'kit-test.v1.count')?.value ?? 0;
+    const shared = async () =>
+      (await app.get(Metrics).natsRequestsShared.get()).values.find((v) => v.labels.subject === 'kit-test.v1.count')
+        ?.value ?? 0;
     const nextTurn = () => new Promise((r) => setImmediate(r));
 
     beforeAll(async () => {
@@ -189,14 +241,18 @@ describe('NatsClient and NamespacedNatsServer', () => {
     it('answers identical reads of one turn with one request, and nothing else is shared', async () => {
       const before = countCalls;
       const sharedBefore = await shared();
-      const same = Array.from({ length: 5 }, () => requestJson('kit-test.v1.count', { value: 'a' }, { shareWithinTurn: true }));
+      const same = Array.from({ length: 5 }, () =>
+        requestJson('kit-test.v1.count', { value: 'a' }, { shareWithinTurn: true }),
+      );
       const other = requestJson('kit-test.v1.count', { value: 'b' }, { shareWithinTurn: true });
       const unshared = requestJson('kit-test.v1.count', { value: 'a' });
       const answers = await Promise.all(same);
       expect(countCalls - before).toBe(3);
       answers.forEach((a) => expect(a).toBe(answers[0]));
       expect(JSON.parse(answers[0]!.toString('utf8'))).toEqual({ value: 'a', call: expect.any(Number) });
-      const calls = [answers[0]!, await other, await unshared].map((a) => (JSON.parse(a.toString('utf8')) as { call: number }).call);
+      const calls = [answers[0]!, await other, await unshared].map(
+        (a) => (JSON.parse(a.toString('utf8')) as { call: number }).call,
+      );
       expect(new Set(calls).size).toBe(3);
       expect((await shared()) - sharedBefore).toBe(4);
     });
@@ -214,7 +270,10 @@ describe('NatsClient and NamespacedNatsServer', () => {
     it('shares nothing with a read its client had to write at once (a full write buffer)', async () => {
       const before = countCalls;
       const big = { value: 'x'.repeat(256 * 1024) };
-      const answers = await Promise.all([requestJson('kit-test.v1.count', big, { shareWithinTurn: true }), requestJson('kit-test.v1.count', big, { shareWithinTurn: true })]);
+      const answers = await Promise.all([
+        requestJson('kit-test.v1.count', big, { shareWithinTurn: true }),
+        requestJson('kit-test.v1.count', big, { shareWithinTurn: true }),
+      ]);
       expect(countCalls - before).toBe(2);
       expect(answers[0]).not.toBe(answers[1]);
     });
@@ -232,7 +291,8 @@ describe('NatsClient and NamespacedNatsServer', () => {
 
     it('gives every caller of a shared read its error', async () => {
       const refused = Array.from({ length: 3 }, () => requestJson('kit-test.v1.refuse', {}, { shareWithinTurn: true }));
-      for (const r of refused) await expect(r).rejects.toEqual(expect.objectContaining({ code: 'Conflict', message: 'refused on purpose' }));
+      for (const r of refused)
+        await expect(r).rejects.toEqual(expect.objectContaining({ code: 'Conflict', message: 'refused on purpose' }));
     });
   });
 });
@@ -257,17 +317,24 @@ describe('answers as JSON text, and answers larger than max_payload', () => {
     await nats?.stop();
   });
 
-  const expected = (count: number) => Array.from({ length: count }, (_, i) => ({ index: i, name: `item-${i}`, text: 'é✓ '.repeat(8) }));
+  const expected = (count: number) =>
+    Array.from({ length: count }, (_, i) => ({ index: i, name: `item-${i}`, text: 'é✓ '.repeat(8) }));
 
   it('gives the JSON text of an answer exactly as the handler serialized it', async () => {
     const text = await requestJson('kit-test.v1.list', { count: 3 });
     expect(text.toString('utf8')).toBe(JSON.stringify(expected(3)));
-    expect((await requestJson('kit-test.v1.echo', { value: 'x' })).toString('utf8')).toMatch(/^\{"value":"x","correlationId":"[^"]+"\}$/);
+    expect((await requestJson('kit-test.v1.echo', { value: 'x' })).toString('utf8')).toMatch(
+      /^\{"value":"x","correlationId":"[^"]+"\}$/,
+    );
   });
 
   it('carries errors as DomainErrors over requestJson too', async () => {
-    await expect(requestJson('kit-test.v1.refuse', {})).rejects.toEqual(expect.objectContaining({ code: 'Conflict', message: 'refused on purpose' }));
-    await expect(requestJson('kit-test.v1.nobody', {})).rejects.toEqual(expect.objectContaining({ code: 'Unavailable' }));
+    await expect(requestJson('kit-test.v1.refuse', {})).rejects.toEqual(
+      expect.objectContaining({ code: 'Conflict', message: 'refused on purpose' }),
+    );
+    await expect(requestJson('kit-test.v1.nobody', {})).rejects.toEqual(
+      expect.objectContaining({ code: 'Unavailable' }),
+    );
   });
 
   it('answers a list many times larger than max_payload, parsed or as text', async () => {

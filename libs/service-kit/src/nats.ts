@@ -11,7 +11,14 @@ import {
   type MsgHdrs,
   type NatsConnection,
 } from '@nats-io/transport-node';
-import { DomainError, isWireError, namespaced, type RequestMap, type RequestOf, type ResponseOf } from '@switchboard/contracts';
+import {
+  DomainError,
+  isWireError,
+  namespaced,
+  type RequestMap,
+  type RequestOf,
+  type ResponseOf,
+} from '@switchboard/contracts';
 import { connectable, finalize, isObservable, Subject, tap, type Observable } from 'rxjs';
 import { randomUUID } from 'node:crypto';
 import { CORRELATION_HEADER, currentCorrelationId, runWithCorrelation } from './correlation.js';
@@ -216,7 +223,11 @@ export class NatsClient implements OnApplicationShutdown {
     return namespaced(this.options.namespace, name);
   }
 
-  async request<S extends keyof RequestMap>(subject: S, payload: RequestOf<S>, opts: { timeoutMs?: number } = {}): Promise<ResponseOf<S>> {
+  async request<S extends keyof RequestMap>(
+    subject: S,
+    payload: RequestOf<S>,
+    opts: { timeoutMs?: number } = {},
+  ): Promise<ResponseOf<S>> {
     return this.exchange(subject, JSON.stringify(payload), opts.timeoutMs, (data) => {
       const reply = JSON.parse(decoder.decode(data)) as ReplyPacket;
       if (reply.err !== undefined && reply.err !== null) throw DomainError.fromWire(reply.err);
@@ -238,9 +249,14 @@ export class NatsClient implements OnApplicationShutdown {
    * what differs is one correlation id for the group in the answering service's logs. Counted in
    * `nats_requests_shared_total`.
    */
-  requestJson<S extends keyof RequestMap>(subject: S, payload: RequestOf<S>, opts: { timeoutMs?: number; shareWithinTurn?: boolean } = {}): Promise<Buffer> {
+  requestJson<S extends keyof RequestMap>(
+    subject: S,
+    payload: RequestOf<S>,
+    opts: { timeoutMs?: number; shareWithinTurn?: boolean } = {},
+  ): Promise<Buffer> {
     const data = JSON.stringify(payload);
-    if (!opts.shareWithinTurn || !this.sharesTurnReads) return this.exchange(subject, data, opts.timeoutMs, readJsonText);
+    if (!opts.shareWithinTurn || !this.sharesTurnReads)
+      return this.exchange(subject, data, opts.timeoutMs, readJsonText);
     const key = `${subject} ${data}`;
     const shared = this.turnReads.get(key);
     if (shared) {
@@ -258,17 +274,25 @@ export class NatsClient implements OnApplicationShutdown {
    * One request in Nest's packet format (`data` is the payload's JSON text, undefined for none):
    * correlation header, timeout, error mapping, metrics.
    */
-  private async exchange<T>(subject: string, data: string | undefined, timeoutMs: number | undefined, read: (data: Uint8Array, id: string) => T): Promise<T> {
+  private async exchange<T>(
+    subject: string,
+    data: string | undefined,
+    timeoutMs: number | undefined,
+    read: (data: Uint8Array, id: string) => T,
+  ): Promise<T> {
     const timeout = timeoutMs ?? this.options.requestTimeoutMs;
     const started = performance.now();
     let outcome = 'ok';
     try {
-      const nc = this.nc && !this.nc.isClosed() ? this.nc : await this.withDeadline(this.connection$(), timeout, subject);
+      const nc =
+        this.nc && !this.nc.isClosed() ? this.nc : await this.withDeadline(this.connection$(), timeout, subject);
       // The id went through `acceptCorrelationId` or is a UUID: printable ASCII, no CR or LF.
       const h = singleHeader(CORRELATION_HEADER, currentCorrelationId() ?? randomUUID());
       const id = `${this.idPrefix}-${++this.seq}`;
       // Buffer.from takes small strings from Node's pool: cheaper than nats.js' TextEncoder.
-      const body = Buffer.from(`{"pattern":${JSON.stringify(subject)}${data === undefined ? '' : `,"data":${data}`},"id":"${id}"}`);
+      const body = Buffer.from(
+        `{"pattern":${JSON.stringify(subject)}${data === undefined ? '' : `,"data":${data}`},"id":"${id}"}`,
+      );
       let msg: ReplyMsg;
       try {
         msg = await this.send(nc, this.subject(subject), body, h, timeout);
@@ -288,7 +312,12 @@ export class NatsClient implements OnApplicationShutdown {
    * A raw request on a full subject (no namespace, no packet format): resolves with the reply
    * message; rejects with a nats.js TimeoutError / NoRespondersError, or the publish error.
    */
-  requestRaw(nc: NatsConnection, subject: string, data: Uint8Array | string, opts: { timeoutMs: number; headers?: MsgHdrs }): Promise<ReplyMsg> {
+  requestRaw(
+    nc: NatsConnection,
+    subject: string,
+    data: Uint8Array | string,
+    opts: { timeoutMs: number; headers?: MsgHdrs },
+  ): Promise<ReplyMsg> {
     return this.send(nc, subject, data, opts.headers, opts.timeoutMs);
   }
 
@@ -299,7 +328,11 @@ export class NatsClient implements OnApplicationShutdown {
    * `requestRaw` rejects with: TimeoutError, NoRespondersError, the publish error). For bursts of
    * requests that are awaited together, such as the JetStream publishes of one operation.
    */
-  requestRawMany(nc: NatsConnection, requests: readonly RawRequest[], opts: { timeoutMs: number }): Promise<Array<PromiseSettledResult<ReplyMsg>>> {
+  requestRawMany(
+    nc: NatsConnection,
+    requests: readonly RawRequest[],
+    opts: { timeoutMs: number },
+  ): Promise<Array<PromiseSettledResult<ReplyMsg>>> {
     const results = new Array<PromiseSettledResult<ReplyMsg>>(requests.length);
     if (requests.length === 0) return Promise.resolve(results);
     const inbox = this.inboxOf(nc);
@@ -325,7 +358,10 @@ export class NatsClient implements OnApplicationShutdown {
         const r = requests[i]!;
         const token = String(++this.seq);
         tokens.push(token);
-        inbox.pending.set(token, { resolve: (value) => done(i, { status: 'fulfilled', value }), reject: (reason) => done(i, { status: 'rejected', reason }) });
+        inbox.pending.set(token, {
+          resolve: (value) => done(i, { status: 'fulfilled', value }),
+          reject: (reason) => done(i, { status: 'rejected', reason }),
+        });
         try {
           nc.publish(r.subject, r.data, { reply: inbox.prefix + token, headers: r.headers });
         } catch (e) {
@@ -336,7 +372,13 @@ export class NatsClient implements OnApplicationShutdown {
     });
   }
 
-  private send(nc: NatsConnection, subject: string, data: Uint8Array | string, headers: MsgHdrs | undefined, timeout: number): Promise<ReplyMsg> {
+  private send(
+    nc: NatsConnection,
+    subject: string,
+    data: Uint8Array | string,
+    headers: MsgHdrs | undefined,
+    timeout: number,
+  ): Promise<ReplyMsg> {
     const inbox = this.inboxOf(nc);
     const token = String(++this.seq);
     return new Promise<ReplyMsg>((resolve, reject) => {
@@ -448,7 +490,13 @@ interface ProtocolInternals {
  */
 export function coalesceWrites(nc: NatsConnection, onFlush?: () => void): boolean {
   const protocol = (nc as unknown as { protocol?: ProtocolInternals }).protocol;
-  if (!protocol?.outbound || typeof protocol.sendCommand !== 'function' || typeof protocol.flushPending !== 'function' || typeof protocol.pendingLimit !== 'number') return false;
+  if (
+    !protocol?.outbound ||
+    typeof protocol.sendCommand !== 'function' ||
+    typeof protocol.flushPending !== 'function' ||
+    typeof protocol.pendingLimit !== 'number'
+  )
+    return false;
   const outbound = protocol.outbound;
   const flushPending = protocol.flushPending.bind(protocol);
   const flush = onFlush
@@ -508,7 +556,16 @@ export class NamespacedNatsServer extends ServerNats {
     private readonly metrics?: Metrics,
     private readonly log?: JsonLogger,
   ) {
-    super({ servers: ns.url, name: ns.name, queue: ns.queue, maxReconnectAttempts: -1, reconnectTimeWait: 250, waitOnFirstConnect: true, gracefulShutdown: true, gracePeriod: 500 });
+    super({
+      servers: ns.url,
+      name: ns.name,
+      queue: ns.queue,
+      maxReconnectAttempts: -1,
+      reconnectTimeWait: 250,
+      waitOnFirstConnect: true,
+      gracefulShutdown: true,
+      gracePeriod: 500,
+    });
   }
 
   /** The server's connection (max_payload of replies). */
@@ -528,14 +585,22 @@ export class NamespacedNatsServer extends ServerNats {
    */
   override start(callback: (err?: unknown) => void): void {
     this.bindEvents((this as unknown as { natsClient: Parameters<ServerNats['bindEvents']>[0] }).natsClient);
-    this.connection!.flush().then(() => callback(), (e: unknown) => callback(e));
+    this.connection!.flush().then(
+      () => callback(),
+      (e: unknown) => callback(e),
+    );
   }
 
   override bindEvents(client: Parameters<ServerNats['bindEvents']>[0]): void {
-    const c = client as { subscribe(subject: string, opts: { queue?: string; callback: (err: unknown, msg: unknown) => unknown }): unknown };
+    const c = client as {
+      subscribe(subject: string, opts: { queue?: string; callback: (err: unknown, msg: unknown) => unknown }): unknown;
+    };
     for (const [pattern, handler] of this.messageHandlers) {
       const queue = (handler.extras?.queue as string | undefined) ?? this.ns.queue;
-      const sub = c.subscribe(namespaced(this.ns.namespace, pattern), { queue, callback: (err, msg) => this.onMessage(pattern, err, msg as Msg) });
+      const sub = c.subscribe(namespaced(this.ns.namespace, pattern), {
+        queue,
+        callback: (err, msg) => this.onMessage(pattern, err, msg as Msg),
+      });
       (this as unknown as { subscriptions: unknown[] }).subscriptions.push(sub);
     }
   }
@@ -558,9 +623,12 @@ export class NamespacedNatsServer extends ServerNats {
   override async handleMessage(channel: string, natsMsg: Msg): Promise<void> {
     const correlationId = natsMsg.headers?.get(CORRELATION_HEADER);
     return runWithCorrelation(correlationId || undefined, () => {
-      const message = this.deserializer.deserialize(natsMsg, { channel, replyTo: natsMsg.reply }) as Packet | Promise<Packet>;
+      const message = this.deserializer.deserialize(natsMsg, { channel, replyTo: natsMsg.reply }) as
+        Packet | Promise<Packet>;
       // Nest's NATS deserializer answers at once; a custom one may answer a promise.
-      return message instanceof Promise ? message.then((m) => this.dispatch(channel, natsMsg, m)) : this.dispatch(channel, natsMsg, message);
+      return message instanceof Promise
+        ? message.then((m) => this.dispatch(channel, natsMsg, m))
+        : this.dispatch(channel, natsMsg, message);
     });
   }
 
@@ -576,16 +644,25 @@ export class NamespacedNatsServer extends ServerNats {
       if (counted) return;
       counted = true;
       this.metrics?.natsHandled.inc({ subject, outcome });
-      if (debug) this.log!.event('debug', 'handled NATS request', { subject, outcome, ms: Math.round((performance.now() - started) * 10) / 10 });
+      if (debug)
+        this.log!.event('debug', 'handled NATS request', {
+          subject,
+          outcome,
+          ms: Math.round((performance.now() - started) * 10) / 10,
+        });
     };
-    const watch = <T>(result$: Observable<T>) => result$.pipe(tap({ error: (e: unknown) => done(outcomeOfWire(e)), complete: () => done('ok') }));
+    const watch = <T>(result$: Observable<T>) =>
+      result$.pipe(tap({ error: (e: unknown) => done(outcomeOfWire(e)), complete: () => done('ok') }));
 
     if (message.id === undefined) {
       // An event: no answer; its handlers run as in Nest's server.
       return this.runWithProcessingHooks(ctx, async (runEndHook) => {
         const result: unknown = await handler(message.data, ctx);
         if (isObservable(result)) {
-          connectable(watch(result).pipe(finalize(runEndHook)), { connector: () => new Subject(), resetOnDisconnect: false }).connect();
+          connectable(watch(result).pipe(finalize(runEndHook)), {
+            connector: () => new Subject(),
+            resetOnDisconnect: false,
+          }).connect();
         } else {
           done('ok');
           runEndHook();

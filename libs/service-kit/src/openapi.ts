@@ -68,15 +68,31 @@ export function buildOpenApi(info: OpenApiInfo, controllers: Ctor[]): Record<str
           const path = toOpenApiPath(prefix, sub);
           const status = String(doc.status ?? (method === 'post' ? 201 : 200));
           const responses: Record<string, unknown> = {
-            [status]: doc.response ? { description: 'Success', content: { 'application/json': { schema: ref(doc.response) } } } : { description: 'Success' },
+            [status]: doc.response
+              ? { description: 'Success', content: { 'application/json': { schema: ref(doc.response) } } }
+              : { description: 'Success' },
           };
           // A body can be too large (413) or not UTF-8 JSON (415): the framework's refusals (http-edge.ts).
           for (const code of [...info.commonErrors, ...(doc.body ? [413, 415] : []), ...(doc.errors ?? [])]) {
-            responses[String(code)] = { description: `Error ${code}`, content: { [info.errorMediaType]: { schema: errorRef } } };
+            responses[String(code)] = {
+              description: `Error ${code}`,
+              content: { [info.errorMediaType]: { schema: errorRef } },
+            };
           }
           const parameters = [
-            ...[...path.matchAll(/\{([^}]+)\}/g)].map((m) => ({ name: m[1], in: 'path', required: true, schema: { type: 'string' } })),
-            ...(doc.query ?? []).map((q) => ({ name: q.name, in: 'query', required: q.required ?? false, description: q.description, schema: q.schema })),
+            ...[...path.matchAll(/\{([^}]+)\}/g)].map((m) => ({
+              name: m[1],
+              in: 'path',
+              required: true,
+              schema: { type: 'string' },
+            })),
+            ...(doc.query ?? []).map((q) => ({
+              name: q.name,
+              in: 'query',
+              required: q.required ?? false,
+              description: q.description,
+              schema: q.schema,
+            })),
           ];
           (paths[path] ??= {})[method] = {
             summary: doc.summary,
@@ -84,7 +100,9 @@ export function buildOpenApi(info: OpenApiInfo, controllers: Ctor[]): Record<str
             tags: doc.tags,
             operationId: `${controller.name.replace(/Controller$/, '')}_${name}${prefixes.length > 1 && prefix !== prefixes[0] ? `_${prefixes.indexOf(prefix)}` : ''}`,
             parameters,
-            ...(doc.body ? { requestBody: { required: true, content: { 'application/json': { schema: ref(doc.body) } } } } : {}),
+            ...(doc.body
+              ? { requestBody: { required: true, content: { 'application/json': { schema: ref(doc.body) } } } }
+              : {}),
             responses,
           };
         }
@@ -105,7 +123,10 @@ function asArray(v: string | string[] | undefined): string[] {
 }
 
 function toOpenApiPath(prefix: string, sub: string): string {
-  const joined = `/${[prefix, sub].map((p) => p.replace(/^\/+|\/+$/g, '')).filter(Boolean).join('/')}`;
+  const joined = `/${[prefix, sub]
+    .map((p) => p.replace(/^\/+|\/+$/g, ''))
+    .filter(Boolean)
+    .join('/')}`;
   return joined.replace(/:([A-Za-z0-9_]+)/g, '{$1}');
 }
 

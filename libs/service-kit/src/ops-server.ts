@@ -8,7 +8,12 @@ import { METRICS_CONTENT_TYPE, type Metrics } from './metrics.js';
  * scrape must stay inside. Answers exactly what those routes answer on the API port; anything else
  * is 404, a method other than GET or HEAD 405.
  */
-export async function startOpsServer(o: { host: string; port: number; readiness: ReadinessService; metrics: Metrics }): Promise<http.Server> {
+export async function startOpsServer(o: {
+  host: string;
+  port: number;
+  readiness: ReadinessService;
+  metrics: Metrics;
+}): Promise<http.Server> {
   const server = http.createServer((req, res) => {
     void answer(req, res, o).catch(() => {
       if (!res.headersSent) res.writeHead(500, { 'content-type': 'application/json' });
@@ -26,14 +31,20 @@ export async function startOpsServer(o: { host: string; port: number; readiness:
   return server;
 }
 
-async function answer(req: http.IncomingMessage, res: http.ServerResponse, o: { readiness: ReadinessService; metrics: Metrics }): Promise<void> {
+async function answer(
+  req: http.IncomingMessage,
+  res: http.ServerResponse,
+  o: { readiness: ReadinessService; metrics: Metrics },
+): Promise<void> {
   const path = (req.url ?? '/').split('?')[0];
   const send = (status: number, type: string, body: string) => {
     res.writeHead(status, { 'content-type': type, 'content-length': Buffer.byteLength(body) });
     res.end(req.method === 'HEAD' ? undefined : body);
   };
-  if (path !== '/healthz' && path !== '/readyz' && path !== '/metrics') return send(404, 'application/json', '{"status":"not found"}');
-  if (req.method !== 'GET' && req.method !== 'HEAD') return send(405, 'application/json', '{"status":"method not allowed"}');
+  if (path !== '/healthz' && path !== '/readyz' && path !== '/metrics')
+    return send(404, 'application/json', '{"status":"not found"}');
+  if (req.method !== 'GET' && req.method !== 'HEAD')
+    return send(405, 'application/json', '{"status":"method not allowed"}');
   if (path === '/healthz') return send(200, 'application/json', '{"status":"ok"}');
   if (path === '/metrics') return send(200, METRICS_CONTENT_TYPE, await o.metrics.registry.metrics());
   const { status, body } = await readinessAnswer(o.readiness);

@@ -10,7 +10,11 @@ import type { JsonLogger } from './logger.js';
  * answers come back in one read) instead of one round trip each; for services that issue many
  * small concurrent commands. Order per connection is unchanged, MULTI and scripts stay atomic.
  */
-export function createRedis(url: string, name: string, options: { autoPipelining?: boolean; logger: JsonLogger }): Redis {
+export function createRedis(
+  url: string,
+  name: string,
+  options: { autoPipelining?: boolean; logger: JsonLogger },
+): Redis {
   const redis = new Redis(url, {
     connectionName: name,
     lazyConnect: false,

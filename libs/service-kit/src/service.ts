@@ -78,7 +78,11 @@ export async function createService(options: ServiceOptions): Promise<NestFastif
   const root: DynamicModule = {
     module: CoreModule,
     global: true,
-    imports: [HealthModule.forService(!config.opsPort), MetricsModule.forService(name, !config.opsPort), ...options.imports],
+    imports: [
+      HealthModule.forService(!config.opsPort),
+      MetricsModule.forService(name, !config.opsPort),
+      ...options.imports,
+    ],
     providers,
     exports: [SERVICE_CONFIG, NATS_OPTIONS, NatsClient, JsonLogger],
   };
@@ -94,7 +98,12 @@ export async function createService(options: ServiceOptions): Promise<NestFastif
     clientErrorHandler: clientErrorHandler(options.renderHttpError),
   });
   // Nest's parsers (JSON, and urlencoded forms no route takes) are replaced by installJsonBodyParser.
-  const app = await NestFactory.create<NestFastifyApplication>(root, adapter, { logger, bufferLogs: false, abortOnError: false, bodyParser: false });
+  const app = await NestFactory.create<NestFastifyApplication>(root, adapter, {
+    logger,
+    bufferLogs: false,
+    abortOnError: false,
+    bodyParser: false,
+  });
   app.useGlobalFilters(new TransportErrorFilter(options.renderHttpError));
 
   const metrics = app.get(Metrics);
@@ -115,7 +124,10 @@ export async function createService(options: ServiceOptions): Promise<NestFastif
   });
   fastify.addHook('onResponse', (request, reply, done) => {
     const route = request.routeOptions.url ?? 'unmatched';
-    metrics.httpDuration.observe({ method: request.method, route, status: String(reply.statusCode) }, reply.elapsedTime / 1000);
+    metrics.httpDuration.observe(
+      { method: request.method, route, status: String(reply.statusCode) },
+      reply.elapsedTime / 1000,
+    );
     done();
   });
 
@@ -124,7 +136,10 @@ export async function createService(options: ServiceOptions): Promise<NestFastif
   app.get(ReadinessService).register('nats', () => nats.ping());
 
   if (options.rpcServer) {
-    app.connectMicroservice({ strategy: new NamespacedNatsServer({ ...natsOptions, queue: name }, metrics, logger) }, { inheritAppConfig: true });
+    app.connectMicroservice(
+      { strategy: new NamespacedNatsServer({ ...natsOptions, queue: name }, metrics, logger) },
+      { inheritAppConfig: true },
+    );
   }
   return app;
 }
@@ -135,13 +150,19 @@ export async function createService(options: ServiceOptions): Promise<NestFastif
  * handlers whenever NATS answers (readiness says so meanwhile), and shuts down gracefully on SIGTERM/SIGINT:
  * readiness goes false, in-flight work finishes within SHUTDOWN_TIMEOUT_MS, then the process exits.
  */
-export async function runService(name: string, loadConfig: () => BaseConfig, build: (config: BaseConfig) => Promise<INestApplication>): Promise<void> {
+export async function runService(
+  name: string,
+  loadConfig: () => BaseConfig,
+  build: (config: BaseConfig) => Promise<INestApplication>,
+): Promise<void> {
   let config: BaseConfig;
   try {
     config = loadConfig();
   } catch (e) {
     if (e instanceof ConfigError) {
-      process.stderr.write(`${JSON.stringify({ time: new Date().toISOString(), level: 'fatal', service: name, msg: e.message, setting: e.setting })}\n`);
+      process.stderr.write(
+        `${JSON.stringify({ time: new Date().toISOString(), level: 'fatal', service: name, msg: e.message, setting: e.setting })}\n`,
+      );
       process.stderr.write(`${name}: ${e.message}\n`);
       process.exit(78);
     }
@@ -166,11 +187,20 @@ export async function runService(name: string, loadConfig: () => BaseConfig, bui
       });
     }
     await app.listen(config.httpPort, config.httpHost);
-    if (config.opsPort) await startOpsServer({ host: config.httpHost, port: config.opsPort, readiness: app.get(ReadinessService), metrics: app.get(Metrics) });
+    if (config.opsPort)
+      await startOpsServer({
+        host: config.httpHost,
+        port: config.opsPort,
+        readiness: app.get(ReadinessService),
+        metrics: app.get(Metrics),
+      });
   } catch (e) {
     return fatal(e);
   }
-  log.event('info', `${name} listening`, { url: `http://${config.httpHost}:${config.httpPort}`, ...(config.opsPort ? { ops: `http://${config.httpHost}:${config.opsPort}` } : {}) });
+  log.event('info', `${name} listening`, {
+    url: `http://${config.httpHost}:${config.httpPort}`,
+    ...(config.opsPort ? { ops: `http://${config.httpHost}:${config.opsPort}` } : {}),
+  });
   app.startAllMicroservices().then(() => {
     subscribed = true;
   }, fatal);

@@ -24,8 +24,23 @@ describe('a request while the service closes', () => {
   let app: NestFastifyApplication;
 
   beforeAll(async () => {
-    const config = { httpHost: '127.0.0.1', httpPort: 0, logLevel: 'error' as const, natsUrl: testServers().natsUrl, natsNamespace: testNamespace('kit_close'), natsRequestTimeoutMs: 1000, shutdownTimeoutMs: 1000 };
-    app = await createService({ name: 'kit-close', config, imports: [{ module: class CloseTestModule {}, controllers: [SlowController] }], rpcServer: false, renderHttpError: renderPlainError, logger: new JsonLogger('kit-close', 'error', () => undefined) });
+    const config = {
+      httpHost: '127.0.0.1',
+      httpPort: 0,
+      logLevel: 'error' as const,
+      natsUrl: testServers().natsUrl,
+      natsNamespace: testNamespace('kit_close'),
+      natsRequestTimeoutMs: 1000,
+      shutdownTimeoutMs: 1000,
+    };
+    app = await createService({
+      name: 'kit-close',
+      config,
+      imports: [{ module: class CloseTestModule {}, controllers: [SlowController] }],
+      rpcServer: false,
+      renderHttpError: renderPlainError,
+      logger: new JsonLogger('kit-close', 'error', () => undefined),
+    });
     await app.listen(0, '127.0.0.1');
   });
 
@@ -49,6 +64,9 @@ describe('a request while the service closes', () => {
     expect(second).toMatch(/^HTTP\/1\.1 503 /);
     expect(second).toMatch(/\r\nx-correlation-id: closing-1\r\n/i);
     expect(second).toMatch(/\r\nconnection: close\r\n/i);
-    expect(JSON.parse(second!.split('\r\n\r\n')[1]!)).toEqual({ code: 'Unavailable', message: 'The service is shutting down; try again.' });
+    expect(JSON.parse(second!.split('\r\n\r\n')[1]!)).toEqual({
+      code: 'Unavailable',
+      message: 'The service is shutting down; try again.',
+    });
   });
 });

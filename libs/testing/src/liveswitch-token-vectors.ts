@@ -20,7 +20,13 @@ export interface LiveSwitchTokenVector {
   expiresAt?: number;
   region?: string;
   /** The claims payload (Token action body) the SDK was given. */
-  claims: { userId?: string; deviceId?: string; clientId?: string; clientRoles?: string[]; channelClaims?: LiveSwitchChannelClaim[] };
+  claims: {
+    userId?: string;
+    deviceId?: string;
+    clientId?: string;
+    clientRoles?: string[];
+    channelClaims?: LiveSwitchChannelClaim[];
+  };
   token: string;
   /** The SDK dropped the signature's final `A` with its padding (42 characters). */
   signatureStripped: boolean;

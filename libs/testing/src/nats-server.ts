@@ -31,12 +31,18 @@ export interface OwnNatsOptions {
  * the run's data directory; stop it in afterAll.
  */
 export async function startNatsServer(options: OwnNatsOptions = {}): Promise<OwnNatsServer> {
-  const { findBinary } = (await import(pathToFileURL(path.join(repoRoot(), 'tools/stack/servers.mjs')).href)) as { findBinary(name: string): string | null };
+  const { findBinary } = (await import(pathToFileURL(path.join(repoRoot(), 'tools/stack/servers.mjs')).href)) as {
+    findBinary(name: string): string | null;
+  };
   const bin = findBinary('nats-server');
-  if (!bin) throw new Error('nats-server is not installed (the jest global setup installs it: run tests with `npm run jest`).');
+  if (!bin)
+    throw new Error('nats-server is not installed (the jest global setup installs it: run tests with `npm run jest`).');
   const port = await freePort();
   const dir = fs.mkdtempSync(path.join(testServers().dataDir, 'nats-own-'));
-  const lines = [`listen: "127.0.0.1:${port}"`, `jetstream { store_dir: ${JSON.stringify(path.join(dir, 'jetstream'))} }`];
+  const lines = [
+    `listen: "127.0.0.1:${port}"`,
+    `jetstream { store_dir: ${JSON.stringify(path.join(dir, 'jetstream'))} }`,
+  ];
   if (options.maxPayload !== undefined) lines.push(`max_payload: ${options.maxPayload}`);
   const config = path.join(dir, 'nats.conf');
   fs.writeFileSync(config, `${lines.join('\n')}\n`);

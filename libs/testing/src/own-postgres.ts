@@ -23,7 +23,12 @@ export interface OwnPostgres {
 }
 
 interface StackServers {
-  startPostgres(options: { port: number; dataDir: string; logFile: string; initdbCache?: string }): Promise<{ pid: number; url: string }>;
+  startPostgres(options: {
+    port: number;
+    dataDir: string;
+    logFile: string;
+    initdbCache?: string;
+  }): Promise<{ pid: number; url: string }>;
   stopServer(name: string, pid: number, options?: { dataDir?: string }): Promise<boolean>;
   stopPid(pid: number, options?: { signal?: NodeJS.Signals }): Promise<boolean>;
   ensureDatabase(adminUrl: string, database: string): Promise<boolean>;
@@ -32,7 +37,10 @@ interface StackServers {
 
 interface StackApps {
   discoverApps(): Array<{ service: string; migrate: string | null }>;
-  runMigrations(apps: Array<{ service: string; migrate: string | null }>, options: { env: NodeJS.ProcessEnv }): Promise<unknown>;
+  runMigrations(
+    apps: Array<{ service: string; migrate: string | null }>,
+    options: { env: NodeJS.ProcessEnv },
+  ): Promise<unknown>;
 }
 
 /**
@@ -49,7 +57,12 @@ export async function startOwnPostgres(label: string): Promise<OwnPostgres> {
   const dir = path.join(testServers().dataDir, `${label}-pg-${port}`);
   const dataDir = path.join(dir, 'data');
   const launch = () =>
-    servers.startPostgres({ port, dataDir, logFile: path.join(dir, 'postgres.log'), initdbCache: path.join(repoRoot(), '.data', 'test-cache') });
+    servers.startPostgres({
+      port,
+      dataDir,
+      logFile: path.join(dir, 'postgres.log'),
+      initdbCache: path.join(repoRoot(), '.data', 'test-cache'),
+    });
   let server: { pid: number; url: string } | null = await launch();
   const { url } = server;
   return {

@@ -34,7 +34,13 @@ export function testServers(): TestServers {
     );
   }
   const env = (key: keyof TestServers) => process.env[TEST_ENV[key]] as string;
-  return { natsUrl: env('natsUrl'), redisUrl: env('redisUrl'), pgUrl: env('pgUrl'), templateDb: env('templateDb'), dataDir: env('dataDir') };
+  return {
+    natsUrl: env('natsUrl'),
+    redisUrl: env('redisUrl'),
+    pgUrl: env('pgUrl'),
+    templateDb: env('templateDb'),
+    dataDir: env('dataDir'),
+  };
 }
 
 function workerId(): string {
@@ -141,7 +147,9 @@ export async function createTestDatabase(label = 'db'): Promise<TestDatabase> {
     async drop() {
       if (dropped) return;
       dropped = true;
-      await withAdminClient(pgUrl, (client) => client.query(`DROP DATABASE IF EXISTS ${quoteIdent(name)} WITH (FORCE)`));
+      await withAdminClient(pgUrl, (client) =>
+        client.query(`DROP DATABASE IF EXISTS ${quoteIdent(name)} WITH (FORCE)`),
+      );
     },
   };
 }

@@ -49,9 +49,18 @@ export function findApp(name: string): AppDeclaration {
     if (dir !== name && decl.service !== name) continue;
     if (typeof decl.main !== 'string') throw new Error(`apps/${dir}/package.json: "switchboard.main" is missing.`);
     const at = (p: unknown) => (typeof p === 'string' ? path.join(appsDir, dir, p) : null);
-    return { dir, service: decl.service, port: decl.port, main: at(decl.main) as string, migrate: at(decl.migrate), bootstrap: at(decl.bootstrap) };
+    return {
+      dir,
+      service: decl.service,
+      port: decl.port,
+      main: at(decl.main) as string,
+      migrate: at(decl.migrate),
+      bootstrap: at(decl.bootstrap),
+    };
   }
-  throw new Error(`No app named ${name} (known: ${known.join(', ') || 'none'}); apps declare themselves with a "switchboard" key in apps/<dir>/package.json.`);
+  throw new Error(
+    `No app named ${name} (known: ${known.join(', ') || 'none'}); apps declare themselves with a "switchboard" key in apps/<dir>/package.json.`,
+  );
 }
 
 const handedOut = new Set<number>();
@@ -123,13 +132,23 @@ function describeExit(exit: ExitInfo): string {
  * merged over process.env (HTTP_HOST defaults to 127.0.0.1). When env has HTTP_PORT, resolves only
  * once GET /readyz answers 200; throws with the service's output if it exits or times out first.
  */
-export async function spawnService(name: string, env: Record<string, string | undefined> = {}, options: SpawnServiceOptions = {}): Promise<SpawnedService> {
+export async function spawnService(
+  name: string,
+  env: Record<string, string | undefined> = {},
+  options: SpawnServiceOptions = {},
+): Promise<SpawnedService> {
   const app = findApp(name);
   if (!fs.existsSync(app.main)) {
-    throw new Error(`${path.relative(repoRoot(), app.main)} does not exist: build ${app.service} first (npm run build).`);
+    throw new Error(
+      `${path.relative(repoRoot(), app.main)} does not exist: build ${app.service} first (npm run build).`,
+    );
   }
   const mergedEnv: NodeJS.ProcessEnv = { HTTP_HOST: '127.0.0.1', ...process.env, ...env };
-  const child = spawn(process.execPath, [app.main], { cwd: repoRoot(), env: mergedEnv, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [app.main], {
+    cwd: repoRoot(),
+    env: mergedEnv,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   if (child.pid === undefined) {
     const error = await new Promise<Error>((resolve) => child.once('error', resolve));
     throw new Error(`Could not start ${app.service}: ${error.message}`);
@@ -175,7 +194,9 @@ export async function spawnService(name: string, env: Record<string, string | un
     let last = 'no answer';
     for (;;) {
       if (exitInfo) {
-        throw new Error(`${app.service} ${describeExit(exitInfo)} before /readyz answered 200. Its output:\n${output.slice(-8000)}`);
+        throw new Error(
+          `${app.service} ${describeExit(exitInfo)} before /readyz answered 200. Its output:\n${output.slice(-8000)}`,
+        );
       }
       try {
         const res = await fetch(`${readyUrl}/readyz`, { signal: AbortSignal.timeout(2000) });
@@ -187,7 +208,9 @@ export async function spawnService(name: string, env: Record<string, string | un
       }
       if (Date.now() >= deadline) {
         await stop('SIGKILL');
-        throw new Error(`${app.service} was not ready within ${readyTimeoutMs} ms (${readyUrl}/readyz last answered: ${last}). Its output:\n${output.slice(-8000)}`);
+        throw new Error(
+          `${app.service} was not ready within ${readyTimeoutMs} ms (${readyUrl}/readyz last answered: ${last}). Its output:\n${output.slice(-8000)}`,
+        );
       }
       await new Promise((resolve) => setTimeout(resolve, 100));
     }

@@ -38,8 +38,18 @@ describe('waitFor', () => {
 describe('serviceTestEnv', () => {
   it("points a service at the run's NATS and Redis under its namespace, with its database when given", () => {
     const { natsUrl, redisUrl } = testServers();
-    expect(serviceTestEnv('ns1')).toEqual({ NATS_URL: natsUrl, NATS_NAMESPACE: 'ns1', REDIS_URL: redisUrl, REDIS_KEY_PREFIX: 'ns1:', LOG_LEVEL: 'warn' });
-    expect(serviceTestEnv('ns2', 'postgres://db/x')).toMatchObject({ NATS_NAMESPACE: 'ns2', REDIS_KEY_PREFIX: 'ns2:', DATABASE_URL: 'postgres://db/x' });
+    expect(serviceTestEnv('ns1')).toEqual({
+      NATS_URL: natsUrl,
+      NATS_NAMESPACE: 'ns1',
+      REDIS_URL: redisUrl,
+      REDIS_KEY_PREFIX: 'ns1:',
+      LOG_LEVEL: 'warn',
+    });
+    expect(serviceTestEnv('ns2', 'postgres://db/x')).toMatchObject({
+      NATS_NAMESPACE: 'ns2',
+      REDIS_KEY_PREFIX: 'ns2:',
+      DATABASE_URL: 'postgres://db/x',
+    });
   });
 });
 

@@ -22,7 +22,8 @@ export async function waitFor<T>(
   for (;;) {
     try {
       const value = await fn();
-      if (value !== false && value !== null && value !== undefined) return value as Exclude<Awaited<T>, false | null | undefined>;
+      if (value !== false && value !== null && value !== undefined)
+        return value as Exclude<Awaited<T>, false | null | undefined>;
       last = `it returned ${String(value)}`;
       lastError = undefined;
     } catch (error) {

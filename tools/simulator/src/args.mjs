@@ -64,7 +64,10 @@ export function parseArgs(argv, env = process.env) {
   };
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i];
-    const [key, inline] = arg.startsWith('--') && arg.includes('=') ? [arg.slice(2, arg.indexOf('=')), arg.slice(arg.indexOf('=') + 1)] : [arg.slice(2), undefined];
+    const [key, inline] =
+      arg.startsWith('--') && arg.includes('=')
+        ? [arg.slice(2, arg.indexOf('=')), arg.slice(arg.indexOf('=') + 1)]
+        : [arg.slice(2), undefined];
     if (!arg.startsWith('--')) throw new Error(`unexpected argument ${arg}`);
     const value = () => {
       if (inline !== undefined) return inline;
@@ -139,9 +142,12 @@ export function parseArgs(argv, env = process.env) {
   }
   if (!flags.help) {
     if (!options.gatewayUrl) throw new Error('--gateway is required');
-    if (!options.managementUrl && !options.sharedSecret) throw new Error('give --management with --api-key, or --shared-secret with --application-id');
-    if (options.managementUrl && !options.apiKey) throw new Error('--api-key (or SB_API_KEY) is required with --management');
-    if (options.sharedSecret && !options.managementUrl && !options.applicationId) throw new Error('--application-id is required with --shared-secret');
+    if (!options.managementUrl && !options.sharedSecret)
+      throw new Error('give --management with --api-key, or --shared-secret with --application-id');
+    if (options.managementUrl && !options.apiKey)
+      throw new Error('--api-key (or SB_API_KEY) is required with --management');
+    if (options.sharedSecret && !options.managementUrl && !options.applicationId)
+      throw new Error('--application-id is required with --shared-secret');
     if ((options.mediaServers ?? 0) > 0 && !options.natsUrl) throw new Error('--nats is required with --media-servers');
   }
   if (options.apiKey === undefined) delete options.apiKey;

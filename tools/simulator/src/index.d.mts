@@ -43,7 +43,13 @@ export interface LatencySummary {
 
 export interface SimulationReport {
   runId: string;
-  timeline: { startedAt: string | null; connectedAt: string | null; churnStartedAt: string | null; churnEndedAt: string | null; finishedAt: string | null };
+  timeline: {
+    startedAt: string | null;
+    connectedAt: string | null;
+    churnStartedAt: string | null;
+    churnEndedAt: string | null;
+    finishedAt: string | null;
+  };
   config: {
     gateway: string;
     management: string | null;
@@ -59,7 +65,13 @@ export interface SimulationReport {
   };
   application: { applicationId: string; applicationConfigId: string | null; created: boolean } | null;
   mediaServers: Array<{ id: string; region: string | null; capacity: number; heartbeats: number }>;
-  clients: { requested: number; connected: number; failed: number; inChannelsAtEnd: number; finalStates: Record<string, number> };
+  clients: {
+    requested: number;
+    connected: number;
+    failed: number;
+    inChannelsAtEnd: number;
+    finalStates: Record<string, number>;
+  };
   /**
    * `setupMs`: the whole start (application, media servers, tokens, connecting); `tokensMs`: getting
    * every client's token; `connectMs`: connecting every client (socket, register, join, connection
@@ -78,7 +90,11 @@ export interface SimulationReport {
   operations: Record<string, { count: number; errors: number; latencyMs: LatencySummary | null }>;
   pushes: { received: number; byType: Record<string, number> };
   closes: Record<string, number>;
-  errors: { total: number; byCode: Record<string, number>; samples: Array<{ op: string; code: string; message: string }> };
+  errors: {
+    total: number;
+    byCode: Record<string, number>;
+    samples: Array<{ op: string; code: string; message: string }>;
+  };
 }
 
 export interface SimulatedClient {
@@ -96,11 +112,28 @@ export interface SimulatedClient {
   connections: Map<string, { channelId: string; audioMuted: boolean }>;
 }
 
-export declare const DEFAULTS: Readonly<Required<Omit<SimulationOptions, 'gatewayUrl' | 'managementUrl' | 'apiKey' | 'sharedSecret' | 'applicationId' | 'applicationConfigId' | 'natsUrl' | 'signal' | 'log' | 'mediaServerCapacity'>>>;
+export declare const DEFAULTS: Readonly<
+  Required<
+    Omit<
+      SimulationOptions,
+      | 'gatewayUrl'
+      | 'managementUrl'
+      | 'apiKey'
+      | 'sharedSecret'
+      | 'applicationId'
+      | 'applicationConfigId'
+      | 'natsUrl'
+      | 'signal'
+      | 'log'
+      | 'mediaServerCapacity'
+    >
+  >
+>;
 
 export declare class Simulation {
   constructor(options: SimulationOptions);
-  readonly options: Required<Pick<SimulationOptions, 'clients' | 'channels' | 'mediaServers' | 'namespace'>> & SimulationOptions;
+  readonly options: Required<Pick<SimulationOptions, 'clients' | 'channels' | 'mediaServers' | 'namespace'>> &
+    SimulationOptions;
   readonly runId: string;
   readonly syncUrl: string;
   clients: SimulatedClient[];
@@ -144,7 +177,16 @@ export declare class SyncClient {
 }
 
 export declare class FakeMediaServer {
-  constructor(options: { nc: NatsConnection; namespace: string; index: number; region?: string | null; capacity?: number; version?: string; heartbeatIntervalMs?: number; id?: string });
+  constructor(options: {
+    nc: NatsConnection;
+    namespace: string;
+    index: number;
+    region?: string | null;
+    capacity?: number;
+    version?: string;
+    heartbeatIntervalMs?: number;
+    id?: string;
+  });
   readonly id: string;
   readonly region: string | null;
   readonly capacity: number;
@@ -159,13 +201,28 @@ export declare function signClientToken(payload: Record<string, unknown>, shared
 
 export declare class ManagementClient {
   constructor(options: { url: string; apiKey: string; timeoutMs?: number });
-  ensureApplication(applicationId: string, options?: { tag?: string }): Promise<{ applicationConfigId: string; applicationId: string; created: boolean }>;
+  ensureApplication(
+    applicationId: string,
+    options?: { tag?: string },
+  ): Promise<{ applicationConfigId: string; applicationId: string; created: boolean }>;
   token(applicationConfigId: string, claims: Record<string, unknown>): Promise<string>;
 }
 
 export declare class TokenSource {
-  constructor(options: { management?: ManagementClient; applicationConfigId?: string; applicationId: string; sharedSecret?: string; ttlSeconds?: number });
-  token(client: { userId: string; deviceId: string; clientId: string; clientRoles: string[]; channelIds: string[] }): Promise<string>;
+  constructor(options: {
+    management?: ManagementClient;
+    applicationConfigId?: string;
+    applicationId: string;
+    sharedSecret?: string;
+    ttlSeconds?: number;
+  });
+  token(client: {
+    userId: string;
+    deviceId: string;
+    clientId: string;
+    clientRoles: string[];
+    channelIds: string[];
+  }): Promise<string>;
 }
 
 export declare class OperationStats {
@@ -178,4 +235,7 @@ export declare function percentiles(samples: number[]): LatencySummary | null;
 export declare const USAGE: string;
 export declare function parseDuration(value: string, name?: string): number;
 export declare function parseRate(value: string): number;
-export declare function parseArgs(argv: string[], env?: Record<string, string | undefined>): { options: SimulationOptions; flags: { quiet: boolean; help: boolean } };
+export declare function parseArgs(
+  argv: string[],
+  env?: Record<string, string | undefined>,
+): { options: SimulationOptions; flags: { quiet: boolean; help: boolean } };

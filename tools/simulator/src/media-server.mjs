@@ -11,7 +11,16 @@ export class FakeMediaServer {
    * @param {{ nc: import('@nats-io/transport-node').NatsConnection, namespace: string, index: number, region?: string|null,
    *   capacity?: number, version?: string, heartbeatIntervalMs?: number, id?: string }} options
    */
-  constructor({ nc, namespace, index, region = null, capacity = 1000, version = 'sim-1.0', heartbeatIntervalMs = 2000, id = randomUUID() }) {
+  constructor({
+    nc,
+    namespace,
+    index,
+    region = null,
+    capacity = 1000,
+    version = 'sim-1.0',
+    heartbeatIntervalMs = 2000,
+    id = randomUUID(),
+  }) {
     this.nc = nc;
     this.namespace = namespace;
     this.id = id;

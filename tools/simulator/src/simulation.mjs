@@ -39,7 +39,9 @@ export function syncUrlOf(gateway) {
 /** Resolves when `promise` settles or after `ms`, whichever is first (the timer does not outlive it). */
 function within(promise, ms) {
   let timer;
-  return Promise.race([promise, new Promise((resolve) => (timer = setTimeout(resolve, ms)))]).finally(() => clearTimeout(timer));
+  return Promise.race([promise, new Promise((resolve) => (timer = setTimeout(resolve, ms)))]).finally(() =>
+    clearTimeout(timer),
+  );
 }
 
 async function pool(items, concurrency, fn) {
@@ -55,10 +57,13 @@ export class Simulation {
   constructor(options) {
     this.options = { ...DEFAULTS, ...options };
     if (!this.options.gatewayUrl) throw new Error('gatewayUrl is required');
-    if (!this.options.managementUrl && !this.options.sharedSecret) throw new Error('either managementUrl (with apiKey) or sharedSecret (with applicationId) is required');
+    if (!this.options.managementUrl && !this.options.sharedSecret)
+      throw new Error('either managementUrl (with apiKey) or sharedSecret (with applicationId) is required');
     if (this.options.managementUrl && !this.options.apiKey) throw new Error('apiKey is required with managementUrl');
-    if (this.options.mediaServers > 0 && !this.options.natsUrl) throw new Error('natsUrl is required to start media servers');
-    if (!['sfu', 'mcu', 'peer'].includes(this.options.connectionType)) throw new Error('connectionType must be sfu, mcu or peer');
+    if (this.options.mediaServers > 0 && !this.options.natsUrl)
+      throw new Error('natsUrl is required to start media servers');
+    if (!['sfu', 'mcu', 'peer'].includes(this.options.connectionType))
+      throw new Error('connectionType must be sfu, mcu or peer');
     this.runId = randomBytes(4).toString('hex');
     this.syncUrl = syncUrlOf(this.options.gatewayUrl);
     this.stats = new OperationStats();
@@ -84,7 +89,8 @@ export class Simulation {
     const code = e?.code ?? e?.name ?? 'Error';
     this.errors.total++;
     this.errors.byCode[code] = (this.errors.byCode[code] ?? 0) + 1;
-    if (this.errors.samples.length < MAX_ERROR_SAMPLES) this.errors.samples.push({ op, code, message: String(e?.message ?? e) });
+    if (this.errors.samples.length < MAX_ERROR_SAMPLES)
+      this.errors.samples.push({ op, code, message: String(e?.message ?? e) });
   }
 
   // -------------------------------------------------------------------------------------------
@@ -95,7 +101,11 @@ export class Simulation {
     const o = this.options;
     const applicationId = o.applicationId ?? `sim-${this.runId}`;
     if (o.managementUrl) {
-      const management = new ManagementClient({ url: o.managementUrl, apiKey: o.apiKey, timeoutMs: o.requestTimeoutMs });
+      const management = new ManagementClient({
+        url: o.managementUrl,
+        apiKey: o.apiKey,
+        timeoutMs: o.requestTimeoutMs,
+      });
       const app = o.applicationConfigId
         ? { applicationConfigId: o.applicationConfigId, applicationId, created: false }
         : await this.stats.time('application.ensure', () => management.ensureApplication(applicationId));
@@ -114,7 +124,14 @@ export class Simulation {
     this.nc = await connectNats({ servers: o.natsUrl, name: `simulator-${this.runId}` });
     for (let i = 0; i < o.mediaServers; i++) {
       this.mediaServers.push(
-        new FakeMediaServer({ nc: this.nc, namespace: o.namespace, index: i, region: o.region, heartbeatIntervalMs: o.heartbeatIntervalMs, capacity: o.mediaServerCapacity ?? 1000 }).start(),
+        new FakeMediaServer({
+          nc: this.nc,
+          namespace: o.namespace,
+          index: i,
+          region: o.region,
+          heartbeatIntervalMs: o.heartbeatIntervalMs,
+          capacity: o.mediaServerCapacity ?? 1000,
+        }).start(),
       );
     }
     await this.nc.flush();
@@ -142,7 +159,15 @@ export class Simulation {
 
   /** Gets the client's token (from the management API, or signed locally). */
   mintToken(c) {
-    return this.stats.time('token', () => this.tokens.token({ userId: c.userId, deviceId: c.deviceId, clientId: c.clientId, clientRoles: ['simulated'], channelIds: this.channelIds }));
+    return this.stats.time('token', () =>
+      this.tokens.token({
+        userId: c.userId,
+        deviceId: c.deviceId,
+        clientId: c.clientId,
+        clientRoles: ['simulated'],
+        channelIds: this.channelIds,
+      }),
+    );
   }
 
   /** Mints the token of a client ahead of connecting it; a failure fails the client. */
@@ -161,7 +186,9 @@ export class Simulation {
     try {
       const token = c.token ?? (await this.mintToken(c));
       c.token = null;
-      c.sync = await this.stats.time('socket.open', () => SyncClient.connect(this.syncUrl, { requestTimeoutMs: this.options.requestTimeoutMs }));
+      c.sync = await this.stats.time('socket.open', () =>
+        SyncClient.connect(this.syncUrl, { requestTimeoutMs: this.options.requestTimeoutMs }),
+      );
       this.watch(c);
       const register = { token, userAlias: `Simulated ${c.index}`, deviceAlias: 'simulator', tag: 'simulator' };
       if (this.options.pipeline) await this.connectPipelined(c, register);
@@ -241,10 +268,15 @@ export class Simulation {
   async joinAndConnect(c, channelId) {
     await this.stats.time('join', () => c.sync.request('join', { channelId }));
     c.channels.set(channelId, null);
-    const opened = await this.stats.time('connection.open', () => c.sync.request('connection.open', this.openRequest(channelId)));
+    const opened = await this.stats.time('connection.open', () =>
+      c.sync.request('connection.open', this.openRequest(channelId)),
+    );
     c.channels.set(channelId, opened.connectionId);
     c.connections.set(opened.connectionId, { channelId, audioMuted: false });
-    for (const state of CONNECT_PATH) await this.stats.time('connection.state', () => c.sync.request('connection.state', { connectionId: opened.connectionId, state }));
+    for (const state of CONNECT_PATH)
+      await this.stats.time('connection.state', () =>
+        c.sync.request('connection.state', { connectionId: opened.connectionId, state }),
+      );
   }
 
   /**
@@ -267,7 +299,11 @@ export class Simulation {
     this.connectMs = performance.now() - connectStarted;
     this.setupMs = performance.now() - started;
     this.timeline.connectedAt = new Date().toISOString();
-    this.log({ event: 'connected', clients: this.clients.filter((c) => c.state === 'connected').length, ms: Math.round(this.setupMs) });
+    this.log({
+      event: 'connected',
+      clients: this.clients.filter((c) => c.state === 'connected').length,
+      ms: Math.round(this.setupMs),
+    });
     return this;
   }
 
@@ -276,7 +312,9 @@ export class Simulation {
   // -------------------------------------------------------------------------------------------
 
   pickClient() {
-    const live = this.clients.filter((c) => !c.busy && c.sync?.open && (c.state === 'connected' || c.state === 'registered'));
+    const live = this.clients.filter(
+      (c) => !c.busy && c.sync?.open && (c.state === 'connected' || c.state === 'registered'),
+    );
     return live.length ? live[Math.floor(Math.random() * live.length)] : undefined;
   }
 
@@ -305,7 +343,9 @@ export class Simulation {
       if (action === 'mute') {
         const [connectionId, conn] = [...c.connections][Math.floor(Math.random() * c.connections.size)];
         const muted = !conn.audioMuted;
-        await this.stats.time('connection.update', () => c.sync.request('connection.update', { connectionId, localAudioMuted: muted }));
+        await this.stats.time('connection.update', () =>
+          c.sync.request('connection.update', { connectionId, localAudioMuted: muted }),
+        );
         conn.audioMuted = muted;
       } else if (action === 'leave') {
         const channels = [...c.channels.keys()];
@@ -403,7 +443,12 @@ export class Simulation {
         concurrency: o.concurrency,
       },
       application: this.application,
-      mediaServers: this.mediaServers.map((m) => ({ id: m.id, region: m.region, capacity: m.capacity, heartbeats: m.heartbeats })),
+      mediaServers: this.mediaServers.map((m) => ({
+        id: m.id,
+        region: m.region,
+        capacity: m.capacity,
+        heartbeats: m.heartbeats,
+      })),
       clients: {
         requested: o.clients,
         connected: everConnected,
@@ -417,7 +462,13 @@ export class Simulation {
         connectMs: Math.round(this.connectMs ?? 0),
         clientsPerSecond: this.connectMs ? Math.round((everConnected / (this.connectMs / 1000)) * 10) / 10 : 0,
       },
-      churn: { ...this.churnCounts, durationMs: Math.round(this.churnMs ?? 0), achievedPerSecond: this.churnMs ? Math.round((this.churnCounts.performed / (this.churnMs / 1000)) * 10) / 10 : 0 },
+      churn: {
+        ...this.churnCounts,
+        durationMs: Math.round(this.churnMs ?? 0),
+        achievedPerSecond: this.churnMs
+          ? Math.round((this.churnCounts.performed / (this.churnMs / 1000)) * 10) / 10
+          : 0,
+      },
       operations: this.stats.summary(),
       pushes: this.pushes,
       closes: this.closes,

@@ -43,7 +43,8 @@ export class SyncClient {
         this.closeInfo = { code, reason };
         clearTimeout(this.timer);
         this.timer = null;
-        for (const [, p] of this.pending) p.reject(new SyncRequestError(p.type, { code: 'Closed', message: `socket closed (${code})` }));
+        for (const [, p] of this.pending)
+          p.reject(new SyncRequestError(p.type, { code: 'Closed', message: `socket closed (${code})` }));
         this.pending.clear();
         resolve(this.closeInfo);
       };
@@ -95,7 +96,8 @@ export class SyncClient {
   }
 
   request(type, data) {
-    if (!this.open) return Promise.reject(new SyncRequestError(type, { code: 'Closed', message: 'socket is not open' }));
+    if (!this.open)
+      return Promise.reject(new SyncRequestError(type, { code: 'Closed', message: 'socket is not open' }));
     const id = this.next++;
     const text = JSON.stringify(data === undefined ? { id, type } : { id, type, data });
     return new Promise((resolve, reject) => {
@@ -120,7 +122,12 @@ export class SyncClient {
     for (const [id, p] of this.pending) {
       if (p.deadline > now) return this.armTimer(p.deadline - now);
       this.pending.delete(id);
-      p.reject(new SyncRequestError(p.type, { code: 'ClientTimeout', message: `no answer within ${this.requestTimeoutMs} ms` }));
+      p.reject(
+        new SyncRequestError(p.type, {
+          code: 'ClientTimeout',
+          message: `no answer within ${this.requestTimeoutMs} ms`,
+        }),
+      );
     }
   }
 

@@ -27,7 +27,9 @@ export class ManagementClient {
     const text = await res.text();
     const parsed = text ? JSON.parse(text) : undefined;
     if (!res.ok) {
-      const error = new Error(`${method} ${path}: HTTP ${res.status} ${parsed?.error?.code ?? ''} ${parsed?.error?.message ?? text}`.trim());
+      const error = new Error(
+        `${method} ${path}: HTTP ${res.status} ${parsed?.error?.code ?? ''} ${parsed?.error?.message ?? text}`.trim(),
+      );
       error.status = res.status;
       throw error;
     }
@@ -45,7 +47,11 @@ export class ManagementClient {
   }
 
   async token(applicationConfigId, claims) {
-    const answer = await this.call('POST', `/ApplicationConfigs/${encodeURIComponent(applicationConfigId)}/Token`, claims);
+    const answer = await this.call(
+      'POST',
+      `/ApplicationConfigs/${encodeURIComponent(applicationConfigId)}/Token`,
+      claims,
+    );
     return answer.value;
   }
 }
@@ -65,10 +71,27 @@ export class TokenSource {
 
   async token({ userId, deviceId, clientId, clientRoles, channelIds }) {
     const channelClaims = channelIds.map((id) => ({ id }));
-    if (this.management) return this.management.token(this.applicationConfigId, { userId, deviceId, clientId, clientRoles, channelClaims });
+    if (this.management)
+      return this.management.token(this.applicationConfigId, {
+        userId,
+        deviceId,
+        clientId,
+        clientRoles,
+        channelClaims,
+      });
     const iat = Math.floor(Date.now() / 1000);
     return signClientToken(
-      { iat, exp: iat + this.ttlSeconds, type: 'register', applicationId: this.applicationId, userId, deviceId, clientId, clientRoles, channels: channelClaims },
+      {
+        iat,
+        exp: iat + this.ttlSeconds,
+        type: 'register',
+        applicationId: this.applicationId,
+        userId,
+        deviceId,
+        clientId,
+        clientRoles,
+        channels: channelClaims,
+      },
       this.sharedSecret,
     );
   }

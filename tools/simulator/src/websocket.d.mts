@@ -13,7 +13,12 @@ export declare class WebSocketProtocolError extends Error {
 
 export declare function isValidCloseCode(code: number): boolean;
 /** `maskKey`: 4 bytes, `undefined` for a random key (client frames), `null` for an unmasked frame (server frames). */
-export declare function encodeFrame(opcode: number, payload: string | Buffer, fin?: boolean, maskKey?: Buffer | null): Buffer;
+export declare function encodeFrame(
+  opcode: number,
+  payload: string | Buffer,
+  fin?: boolean,
+  maskKey?: Buffer | null,
+): Buffer;
 export declare function applyMask(buffer: Buffer, from: number, key: Buffer, keyAt: number): void;
 export declare function acceptOf(key: string): string;
 export declare function checkHandshake(head: string, expectedAccept: string): Error | null;
@@ -33,7 +38,15 @@ export declare class FrameReader {
 
 export declare class WebSocketClient {
   /** `tls`: options of `tls.connect` for wss: URLs (e.g. `ca`). */
-  constructor(url: string | URL, options?: { handshakeTimeoutMs?: number; closeTimeoutMs?: number; maxPayload?: number; tls?: import('node:tls').ConnectionOptions });
+  constructor(
+    url: string | URL,
+    options?: {
+      handshakeTimeoutMs?: number;
+      closeTimeoutMs?: number;
+      maxPayload?: number;
+      tls?: import('node:tls').ConnectionOptions;
+    },
+  );
   readonly readyState: 0 | 1 | 2 | 3;
   readonly socket: import('node:net').Socket;
   /** The first error seen (failed handshake, socket error, protocol violation), if any. */

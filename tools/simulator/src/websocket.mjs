@@ -49,7 +49,9 @@ function takeRandom(n) {
 
 /** Close codes a peer may put in a close frame (RFC 6455 section 7.4; 1004-1006 and 1015 are never sent). */
 export function isValidCloseCode(code) {
-  return (code >= 1000 && code <= 1014 && code !== 1004 && code !== 1005 && code !== 1006) || (code >= 3000 && code <= 4999);
+  return (
+    (code >= 1000 && code <= 1014 && code !== 1004 && code !== 1005 && code !== 1006) || (code >= 3000 && code <= 4999)
+  );
 }
 
 /**
@@ -190,8 +192,10 @@ export class FrameReader {
       if (opcode > 0xa) throw new WebSocketProtocolError(1002, `unknown opcode ${opcode}`);
       if (!fin) throw new WebSocketProtocolError(1002, 'a fragmented control frame');
     } else if (opcode > 0x2) throw new WebSocketProtocolError(1002, `unknown opcode ${opcode}`);
-    else if (opcode === 0x0 && this.messageOpcode === 0) throw new WebSocketProtocolError(1002, 'a continuation frame without a message to continue');
-    else if (opcode !== 0x0 && this.messageOpcode !== 0) throw new WebSocketProtocolError(1002, 'a new message inside a fragmented one');
+    else if (opcode === 0x0 && this.messageOpcode === 0)
+      throw new WebSocketProtocolError(1002, 'a continuation frame without a message to continue');
+    else if (opcode !== 0x0 && this.messageOpcode !== 0)
+      throw new WebSocketProtocolError(1002, 'a new message inside a fragmented one');
     let length = head[1] & 0x7f;
     const extra = length === 126 ? 2 : length === 127 ? 8 : 0;
     if (control && extra !== 0) throw new WebSocketProtocolError(1002, 'a control frame longer than 125 bytes');
@@ -204,7 +208,8 @@ export class FrameReader {
       if (high > 0x1fffff) throw new WebSocketProtocolError(1009, 'a frame length beyond 2^53 - 1');
       length = high * 2 ** 32 + head.readUInt32BE(6);
     }
-    if (!control && this.fragmentedLength + length > this.maxPayload) throw new WebSocketProtocolError(1009, `a message larger than ${this.maxPayload} bytes`);
+    if (!control && this.fragmentedLength + length > this.maxPayload)
+      throw new WebSocketProtocolError(1009, `a message larger than ${this.maxPayload} bytes`);
     this.take(2 + extra);
     this.frame = { fin, opcode, length };
     return true;
@@ -237,7 +242,8 @@ export class FrameReader {
   }
 
   deliver(opcode, data) {
-    if (opcode === OPCODES.text && !isUtf8(data)) throw new WebSocketProtocolError(1007, 'a text message that is not UTF-8');
+    if (opcode === OPCODES.text && !isUtf8(data))
+      throw new WebSocketProtocolError(1007, 'a text message that is not UTF-8');
     this.handler.message(data, opcode === OPCODES.binary);
   }
 
@@ -256,7 +262,12 @@ export class FrameReader {
 /** Sec-WebSocket-Accept for a key (RFC 6455 section 4.2.2). */
 export function acceptOf(key) {
   // crypto.hash: the one-shot form (Node >= 20.12), cheaper than a Hash object.
-  return crypto.hash ? crypto.hash('sha1', key + ACCEPT_GUID, 'base64') : crypto.createHash('sha1').update(key + ACCEPT_GUID).digest('base64');
+  return crypto.hash
+    ? crypto.hash('sha1', key + ACCEPT_GUID, 'base64')
+    : crypto
+        .createHash('sha1')
+        .update(key + ACCEPT_GUID)
+        .digest('base64');
 }
 
 /**
@@ -268,7 +279,8 @@ export function checkHandshake(head, expectedAccept) {
   let lineEnd = head.indexOf('\r\n');
   if (lineEnd < 0) lineEnd = head.length;
   const statusLine = head.slice(0, lineEnd);
-  if (!/^HTTP\/1\.1 \d{3}( |$)/.test(statusLine)) return new Error(`not an HTTP/1.1 answer: ${statusLine.slice(0, 100)}`);
+  if (!/^HTTP\/1\.1 \d{3}( |$)/.test(statusLine))
+    return new Error(`not an HTTP/1.1 answer: ${statusLine.slice(0, 100)}`);
   if (!statusLine.startsWith('101', 9)) return new Error(`upgrade refused: HTTP ${statusLine.slice(9, 12)}`);
   let upgrade = false;
   let connection = false;
@@ -282,9 +294,11 @@ export function checkHandshake(head, expectedAccept) {
     const name = head.slice(start, colon).trim().toLowerCase();
     const value = head.slice(colon + 1, lineEnd).trim();
     if (name === 'upgrade') upgrade = value.toLowerCase() === 'websocket';
-    else if (name === 'connection') connection ||= value.split(',').some((token) => token.trim().toLowerCase() === 'upgrade');
+    else if (name === 'connection')
+      connection ||= value.split(',').some((token) => token.trim().toLowerCase() === 'upgrade');
     else if (name === 'sec-websocket-accept') accept = accept === null ? value : 'repeated';
-    else if (name === 'sec-websocket-extensions') return new Error('the server chose an extension that was not offered');
+    else if (name === 'sec-websocket-extensions')
+      return new Error('the server chose an extension that was not offered');
     else if (name === 'sec-websocket-protocol') return new Error('the server chose a subprotocol that was not offered');
   }
   if (!upgrade) return new Error('invalid Upgrade header in the handshake answer');
@@ -317,9 +331,18 @@ export class WebSocketClient {
    * @param {{ handshakeTimeoutMs?: number; closeTimeoutMs?: number; maxPayload?: number; tls?: import('node:tls').ConnectionOptions }} [options]
    *   `tls`: options of `tls.connect` for wss: (e.g. `ca`).
    */
-  constructor(url, { handshakeTimeoutMs = 10000, closeTimeoutMs = DEFAULT_CLOSE_TIMEOUT_MS, maxPayload = DEFAULT_MAX_PAYLOAD, tls: tlsOptions } = {}) {
+  constructor(
+    url,
+    {
+      handshakeTimeoutMs = 10000,
+      closeTimeoutMs = DEFAULT_CLOSE_TIMEOUT_MS,
+      maxPayload = DEFAULT_MAX_PAYLOAD,
+      tls: tlsOptions,
+    } = {},
+  ) {
     const target = parseUrl(url);
-    if (target.protocol !== 'ws:' && target.protocol !== 'wss:') throw new SyntaxError(`not a ws: or wss: URL: ${target}`);
+    if (target.protocol !== 'ws:' && target.protocol !== 'wss:')
+      throw new SyntaxError(`not a ws: or wss: URL: ${target}`);
     const secure = target.protocol === 'wss:';
     this.readyState = CONNECTING;
     this.onopen = null;
@@ -344,14 +367,24 @@ export class WebSocketClient {
     const port = Number(target.port) || (secure ? 443 : 80);
     this.socket = secure
       ? tls.connect({ host, port, servername: net.isIP(host) ? undefined : host, ...tlsOptions })
-      : net.connect({ host, port, onread: { buffer: readBuffer, callback: (n, buffer) => void this.onData(buffer.subarray(0, n), true) } });
+      : net.connect({
+          host,
+          port,
+          onread: { buffer: readBuffer, callback: (n, buffer) => void this.onData(buffer.subarray(0, n), true) },
+        });
     if (secure) this.socket.on('data', (chunk) => this.onData(chunk, false));
     this.socket.setNoDelay(true);
     this.socket.on('error', (error) => this.emitError(error));
     this.socket.on('close', () => this.onSocketClose());
     // Written at once: net queues it until the connection is made.
-    this.socket.write(`GET ${target.pathname}${target.search} HTTP/1.1\r\nHost: ${target.host}\r\nConnection: Upgrade\r\nUpgrade: websocket\r\nSec-WebSocket-Version: 13\r\nSec-WebSocket-Key: ${key}\r\n\r\n`, 'latin1');
-    this.handshakeTimer = setTimeout(() => this.abortHandshake(new Error('opening handshake has timed out')), handshakeTimeoutMs);
+    this.socket.write(
+      `GET ${target.pathname}${target.search} HTTP/1.1\r\nHost: ${target.host}\r\nConnection: Upgrade\r\nUpgrade: websocket\r\nSec-WebSocket-Version: 13\r\nSec-WebSocket-Key: ${key}\r\n\r\n`,
+      'latin1',
+    );
+    this.handshakeTimer = setTimeout(
+      () => this.abortHandshake(new Error('opening handshake has timed out')),
+      handshakeTimeoutMs,
+    );
   }
 
   onData(chunk, transient) {
@@ -417,7 +450,8 @@ export class WebSocketClient {
     } finally {
       const frames = this.batched;
       this.batched = null;
-      if (frames.length > 0 && !this.socket.destroyed) this.socket.write(frames.length === 1 ? frames[0] : Buffer.concat(frames));
+      if (frames.length > 0 && !this.socket.destroyed)
+        this.socket.write(frames.length === 1 ? frames[0] : Buffer.concat(frames));
     }
   }
 
@@ -425,7 +459,8 @@ export class WebSocketClient {
   close(code = 1000, reason = '') {
     if (code !== undefined && !isValidCloseCode(code)) throw new RangeError(`invalid close code ${code}`);
     if (Buffer.byteLength(reason) > 123) throw new RangeError('a close reason longer than 123 bytes');
-    if (this.readyState === CONNECTING) return this.abortHandshake(new Error('closed before the connection was established'));
+    if (this.readyState === CONNECTING)
+      return this.abortHandshake(new Error('closed before the connection was established'));
     if (this.readyState !== OPEN) return;
     this.readyState = CLOSING;
     this.sendClose(code, reason);
@@ -443,7 +478,8 @@ export class WebSocketClient {
   terminate() {
     if (this.readyState === CLOSED) return;
     clearTimeout(this.handshakeTimer);
-    if (this.readyState === CONNECTING) return this.abortHandshake(new Error('terminated before the connection was established'));
+    if (this.readyState === CONNECTING)
+      return this.abortHandshake(new Error('terminated before the connection was established'));
     this.readyState = CLOSING;
     this.socket.destroy();
   }

@@ -17,7 +17,8 @@ export class ApplicationsController {
   @GetJson('applications')
   @ApiDoc({
     summary: 'List application ids in use',
-    description: "An organization's credential lists its own applications; an operator credential lists every organization's.",
+    description:
+      "An organization's credential lists its own applications; an operator credential lists every organization's.",
     tags,
     response: ApplicationIdList,
     errors: LIST_ERRORS,
@@ -34,15 +35,27 @@ export class ApplicationsController {
 
   @Post(`${A}/message`)
   @HttpCode(204)
-  @ApiDoc({ summary: 'Send a server message to every client of an application', tags, body: MessageBody, status: 204, errors: WRITE_ERRORS })
+  @ApiDoc({
+    summary: 'Send a server message to every client of an application',
+    tags,
+    body: MessageBody,
+    status: 204,
+    errors: WRITE_ERRORS,
+  })
   async message(@Scope() scope: CallerScope, @Ids() ids: AppIds, @ValidBody(MessageBody) message: MessageBody) {
-    await this.runtime.command(scope, { kind: 'message', origin: 'api', target: { level: 'application', ...ids }, message });
+    await this.runtime.command(scope, {
+      kind: 'message',
+      origin: 'api',
+      target: { level: 'application', ...ids },
+      message,
+    });
   }
 
   @GetJson(`${A}/environment`)
   @ApiDoc({
     summary: 'Environment of an application: gateways, media servers, connectors and recording services',
-    description: 'Published under `/admin/api/v1` (the path of the specification) and, like every operation, under `/admin/api/v1.0`.',
+    description:
+      'Published under `/admin/api/v1` (the path of the specification) and, like every operation, under `/admin/api/v1.0`.',
     tags,
     response: ApplicationEnvironment,
     errors: READ_ERRORS,

@@ -44,8 +44,10 @@ export class AdminAuthGuard implements CanActivate {
     if (context.getType() !== 'http') return true;
     if (OPEN_CONTROLLERS.has(context.getClass())) return true;
     const request = context.switchToHttp().getRequest<AuthenticatedRequest>();
-    if (!this.allowed(request.ip)) throw new DomainError('Forbidden', 'The admin API is not reachable from this address.');
-    if (this.reflector.getAllAndOverride<boolean>(WITHOUT_CREDENTIAL, [context.getHandler(), context.getClass()])) return true;
+    if (!this.allowed(request.ip))
+      throw new DomainError('Forbidden', 'The admin API is not reachable from this address.');
+    if (this.reflector.getAllAndOverride<boolean>(WITHOUT_CREDENTIAL, [context.getHandler(), context.getClass()]))
+      return true;
     const key = request.headers['x-api-key'];
     if (typeof key === 'string' && key) {
       const cached = this.credentials.cachedApiKey(key, request.raw.socket);

@@ -12,7 +12,9 @@ function fakeManagement() {
   const nats = {
     request: async () => {
       state.asked++;
-      const answer = state.disabled ? { valid: false, organizationDisabled: true, organizationId: ORG } : { valid: true, keyId: 'key-1', organizationId: ORG, operator: false };
+      const answer = state.disabled
+        ? { valid: false, organizationDisabled: true, organizationId: ORG }
+        : { valid: true, keyId: 'key-1', organizationId: ORG, operator: false };
       await state.hold;
       return answer;
     },

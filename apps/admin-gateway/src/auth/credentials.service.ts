@@ -1,6 +1,14 @@
 import { Inject, Injectable, type OnApplicationBootstrap, type OnModuleDestroy } from '@nestjs/common';
 import { DomainError, Subjects, type CallerScope } from '@switchboard/contracts';
-import { BearerVerifier, JsonLogger, NatsClient, ReadinessService, SERVICE_CONFIG, watchOrganizationChanges, type ApplicationChangesWatch } from '@switchboard/service-kit';
+import {
+  BearerVerifier,
+  JsonLogger,
+  NatsClient,
+  ReadinessService,
+  SERVICE_CONFIG,
+  watchOrganizationChanges,
+  type ApplicationChangesWatch,
+} from '@switchboard/service-kit';
 import { createHash, hash } from 'node:crypto';
 import type { GatewayConfig } from '../config.js';
 
@@ -16,7 +24,9 @@ const API_KEY = /^[\x21-\x7e]{8,256}$/;
 
 /** SHA-256 (base64url) of a key: the one-shot `crypto.hash` where the runtime has it. */
 const sha256: (value: string) => string =
-  typeof hash === 'function' ? (value) => hash('sha256', value, 'base64url') : (value) => createHash('sha256').update(value).digest('base64url');
+  typeof hash === 'function'
+    ? (value) => hash('sha256', value, 'base64url')
+    : (value) => createHash('sha256').update(value).digest('base64url');
 
 /**
  * Turns a credential into a caller scope. API keys are verified by management-api over NATS and
@@ -47,7 +57,10 @@ export class CredentialsService implements OnApplicationBootstrap, OnModuleDestr
   }
 
   onApplicationBootstrap() {
-    this.changes = watchOrganizationChanges(this.nats, (id) => this.forgetOrganization(id), { readiness: this.readiness, logger: this.logger });
+    this.changes = watchOrganizationChanges(this.nats, (id) => this.forgetOrganization(id), {
+      readiness: this.readiness,
+      logger: this.logger,
+    });
   }
 
   onModuleDestroy() {
@@ -59,7 +72,8 @@ export class CredentialsService implements OnApplicationBootstrap, OnModuleDestr
     this.notices++;
     this.organizations.delete(organizationId);
     for (const [id, entry] of this.cache) {
-      if (entry.scope?.organizationId === organizationId || entry.disabledOrganization === organizationId) this.cache.delete(id);
+      if (entry.scope?.organizationId === organizationId || entry.disabledOrganization === organizationId)
+        this.cache.delete(id);
     }
   }
 
@@ -96,10 +110,20 @@ export class CredentialsService implements OnApplicationBootstrap, OnModuleDestr
     const notices = this.notices;
     const answer = await this.nats.request(Subjects.apiKeyVerify, { apiKey: value });
     const entry: CacheEntry = answer.valid
-      ? { scope: { organizationId: answer.organizationId, operator: answer.operator, principal: answer.keyId }, expires: 0 }
-      : { scope: null, expires: 0, ...(answer.organizationDisabled && answer.organizationId ? { disabledOrganization: answer.organizationId } : {}) };
+      ? {
+          scope: { organizationId: answer.organizationId, operator: answer.operator, principal: answer.keyId },
+          expires: 0,
+        }
+      : {
+          scope: null,
+          expires: 0,
+          ...(answer.organizationDisabled && answer.organizationId
+            ? { disabledOrganization: answer.organizationId }
+            : {}),
+        };
     // A disabled organization's key is a known key: remembered as long as a valid one (the notice drops it).
-    const ttl = entry.scope || entry.disabledOrganization ? this.config.apiKeyCacheTtlMs : this.config.apiKeyNegativeCacheTtlMs;
+    const ttl =
+      entry.scope || entry.disabledOrganization ? this.config.apiKeyCacheTtlMs : this.config.apiKeyNegativeCacheTtlMs;
     if (ttl > 0 && notices === this.notices) {
       if (this.cache.size >= MAX_CACHE_ENTRIES) this.cache.delete(this.cache.keys().next().value as string);
       this.cache.set(id, { ...entry, expires: now + ttl });
@@ -123,7 +147,8 @@ export class CredentialsService implements OnApplicationBootstrap, OnModuleDestr
     const notices = this.notices;
     const { disabled } = await this.nats.request(Subjects.organizationStatus, { organizationId });
     if (this.config.apiKeyCacheTtlMs > 0 && notices === this.notices) {
-      if (this.organizations.size >= MAX_CACHE_ENTRIES) this.organizations.delete(this.organizations.keys().next().value as string);
+      if (this.organizations.size >= MAX_CACHE_ENTRIES)
+        this.organizations.delete(this.organizations.keys().next().value as string);
       this.organizations.set(organizationId, { disabled, expires: now + this.config.apiKeyCacheTtlMs });
     }
     return disabled;

@@ -5,7 +5,17 @@ import { Scope } from '../auth/scope.decorator.js';
 import { ChannelSnapshotList } from '../http/doc-schemas.js';
 import { Ids, ValidBody } from '../http/params.js';
 import { ADMIN_PREFIXES } from '../http/prefixes.js';
-import { A, C, READ_ERRORS, UDC, WRITE_ERRORS, GetJson, type AppIds, type ChannelIds, type ClientIds } from '../http/routes.js';
+import {
+  A,
+  C,
+  READ_ERRORS,
+  UDC,
+  WRITE_ERRORS,
+  GetJson,
+  type AppIds,
+  type ChannelIds,
+  type ClientIds,
+} from '../http/routes.js';
 import { RuntimeClient } from '../runtime/runtime.client.js';
 
 const tags = ['Channels'];
@@ -15,7 +25,12 @@ export class ChannelsController {
   constructor(private readonly runtime: RuntimeClient) {}
 
   @GetJson(`${A}/channels`)
-  @ApiDoc({ summary: 'List the active channels of an application', tags, response: ChannelSnapshotList, errors: READ_ERRORS })
+  @ApiDoc({
+    summary: 'List the active channels of an application',
+    tags,
+    response: ChannelSnapshotList,
+    errors: READ_ERRORS,
+  })
   list(@Scope() scope: CallerScope, @Ids() ids: AppIds) {
     return this.runtime.query(scope, 'channels.list', ids);
   }
@@ -28,7 +43,13 @@ export class ChannelsController {
 
   @Patch(C)
   @HttpCode(204)
-  @ApiDoc({ summary: 'Update a channel: recording, mute and unmute settings of everyone in it except the excluded', tags, body: ChannelPatch, status: 204, errors: WRITE_ERRORS })
+  @ApiDoc({
+    summary: 'Update a channel: recording, mute and unmute settings of everyone in it except the excluded',
+    tags,
+    body: ChannelPatch,
+    status: 204,
+    errors: WRITE_ERRORS,
+  })
   async update(@Scope() scope: CallerScope, @Ids() ids: ChannelIds, @ValidBody(ChannelPatch) patch: ChannelPatch) {
     await this.runtime.command(scope, { kind: 'update', origin: 'api', target: { level: 'channel', ...ids, patch } });
   }
@@ -42,13 +63,29 @@ export class ChannelsController {
 
   @Post(`${C}/message`)
   @HttpCode(204)
-  @ApiDoc({ summary: 'Send a server message to every client in a channel', tags, body: MessageBody, status: 204, errors: WRITE_ERRORS })
+  @ApiDoc({
+    summary: 'Send a server message to every client in a channel',
+    tags,
+    body: MessageBody,
+    status: 204,
+    errors: WRITE_ERRORS,
+  })
   async message(@Scope() scope: CallerScope, @Ids() ids: ChannelIds, @ValidBody(MessageBody) message: MessageBody) {
-    await this.runtime.command(scope, { kind: 'message', origin: 'api', target: { level: 'channel', ...ids }, message });
+    await this.runtime.command(scope, {
+      kind: 'message',
+      origin: 'api',
+      target: { level: 'channel', ...ids },
+      message,
+    });
   }
 
   @GetJson(`${A}/${UDC}/channels`)
-  @ApiDoc({ summary: 'List the channels a client has joined', tags, response: ChannelSnapshotList, errors: READ_ERRORS })
+  @ApiDoc({
+    summary: 'List the channels a client has joined',
+    tags,
+    response: ChannelSnapshotList,
+    errors: READ_ERRORS,
+  })
   ofClient(@Scope() scope: CallerScope, @Ids() ids: ClientIds) {
     return this.runtime.query(scope, 'client.channels', ids);
   }

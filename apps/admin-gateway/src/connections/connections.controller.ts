@@ -5,7 +5,16 @@ import { Scope } from '../auth/scope.decorator.js';
 import { ConnectionInfoList } from '../http/doc-schemas.js';
 import { Ids, ValidBody } from '../http/params.js';
 import { ADMIN_PREFIXES } from '../http/prefixes.js';
-import { C, READ_ERRORS, UDC, WRITE_ERRORS, GetJson, type ChannelClientIds, type ChannelIds, type ConnectionIds } from '../http/routes.js';
+import {
+  C,
+  READ_ERRORS,
+  UDC,
+  WRITE_ERRORS,
+  GetJson,
+  type ChannelClientIds,
+  type ChannelIds,
+  type ConnectionIds,
+} from '../http/routes.js';
 import { RuntimeClient } from '../runtime/runtime.client.js';
 
 const tags = ['Connections'];
@@ -22,22 +31,46 @@ export class ConnectionsController {
   }
 
   @GetJson(`${C}/${UDC}/connections`)
-  @ApiDoc({ summary: 'List the connections of a client in a channel', tags, response: ConnectionInfoList, errors: READ_ERRORS })
+  @ApiDoc({
+    summary: 'List the connections of a client in a channel',
+    tags,
+    response: ConnectionInfoList,
+    errors: READ_ERRORS,
+  })
   listOfClient(@Scope() scope: CallerScope, @Ids() ids: ChannelClientIds) {
     return this.runtime.query(scope, 'channel.client.connections', ids);
   }
 
   @GetJson(CN)
-  @ApiDoc({ summary: 'Connection info, as last reported by the client', tags, response: ConnectionInfo, errors: READ_ERRORS })
+  @ApiDoc({
+    summary: 'Connection info, as last reported by the client',
+    tags,
+    response: ConnectionInfo,
+    errors: READ_ERRORS,
+  })
   get(@Scope() scope: CallerScope, @Ids() ids: ConnectionIds) {
     return this.runtime.query(scope, 'connection.get', ids);
   }
 
   @Patch(CN)
   @HttpCode(204)
-  @ApiDoc({ summary: 'Update a connection: recording, mute and unmute settings', tags, body: ConnectionPatch, status: 204, errors: WRITE_ERRORS })
-  async update(@Scope() scope: CallerScope, @Ids() ids: ConnectionIds, @ValidBody(ConnectionPatch) patch: ConnectionPatch) {
-    await this.runtime.command(scope, { kind: 'update', origin: 'api', target: { level: 'connection', ...ids, patch } });
+  @ApiDoc({
+    summary: 'Update a connection: recording, mute and unmute settings',
+    tags,
+    body: ConnectionPatch,
+    status: 204,
+    errors: WRITE_ERRORS,
+  })
+  async update(
+    @Scope() scope: CallerScope,
+    @Ids() ids: ConnectionIds,
+    @ValidBody(ConnectionPatch) patch: ConnectionPatch,
+  ) {
+    await this.runtime.command(scope, {
+      kind: 'update',
+      origin: 'api',
+      target: { level: 'connection', ...ids, patch },
+    });
   }
 
   @Delete(CN)

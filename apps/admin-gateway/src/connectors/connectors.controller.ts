@@ -17,13 +17,23 @@ export class ConnectorsController {
   constructor(private readonly runtime: RuntimeClient) {}
 
   @GetJson('connectors')
-  @ApiDoc({ summary: 'List all registered connectors (operator credential)', tags, response: ConnectorList, errors: OPERATOR_ERRORS })
+  @ApiDoc({
+    summary: 'List all registered connectors (operator credential)',
+    tags,
+    response: ConnectorList,
+    errors: OPERATOR_ERRORS,
+  })
   list(@Scope() scope: CallerScope) {
     return this.runtime.query(scope, 'connectors.list', {});
   }
 
   @GetJson('sipconnectors')
-  @ApiDoc({ summary: 'List all registered connectors (operator credential; same list as /connectors)', tags, response: ConnectorList, errors: OPERATOR_ERRORS })
+  @ApiDoc({
+    summary: 'List all registered connectors (operator credential; same list as /connectors)',
+    tags,
+    response: ConnectorList,
+    errors: OPERATOR_ERRORS,
+  })
   listSip(@Scope() scope: CallerScope) {
     return this.runtime.query(scope, 'connectors.list', {});
   }

@@ -1,11 +1,28 @@
 import { Controller, Delete, HttpCode, Patch, Post } from '@nestjs/common';
-import { DeviceInChannelPatch, DeviceInChannelSnapshot, DeviceInfo, MessageBody, type CallerScope } from '@switchboard/contracts';
+import {
+  DeviceInChannelPatch,
+  DeviceInChannelSnapshot,
+  DeviceInfo,
+  MessageBody,
+  type CallerScope,
+} from '@switchboard/contracts';
 import { ApiDoc } from '@switchboard/service-kit';
 import { Scope } from '../auth/scope.decorator.js';
 import { DeviceInChannelSnapshotList, DeviceInfoList } from '../http/doc-schemas.js';
 import { Ids, ValidBody } from '../http/params.js';
 import { ADMIN_PREFIXES } from '../http/prefixes.js';
-import { A, C, READ_ERRORS, WRITE_ERRORS, GetJson, type ChannelDeviceIds, type ChannelIds, type ChannelUserIds, type DeviceIds, type UserIds } from '../http/routes.js';
+import {
+  A,
+  C,
+  READ_ERRORS,
+  WRITE_ERRORS,
+  GetJson,
+  type ChannelDeviceIds,
+  type ChannelIds,
+  type ChannelUserIds,
+  type DeviceIds,
+  type UserIds,
+} from '../http/routes.js';
 import { RuntimeClient } from '../runtime/runtime.client.js';
 
 const tags = ['Devices'];
@@ -35,28 +52,57 @@ export class DevicesController {
   }
 
   @GetJson(`${C}/devices`)
-  @ApiDoc({ summary: 'List the devices in a channel', tags, response: DeviceInChannelSnapshotList, errors: READ_ERRORS })
+  @ApiDoc({
+    summary: 'List the devices in a channel',
+    tags,
+    response: DeviceInChannelSnapshotList,
+    errors: READ_ERRORS,
+  })
   listInChannel(@Scope() scope: CallerScope, @Ids() ids: ChannelIds) {
     return this.runtime.query(scope, 'channel.devices', ids);
   }
 
   @GetJson(`${C}/users/:userId/devices`)
-  @ApiDoc({ summary: 'List the devices in a channel owned by a user', tags, response: DeviceInChannelSnapshotList, errors: READ_ERRORS })
+  @ApiDoc({
+    summary: 'List the devices in a channel owned by a user',
+    tags,
+    response: DeviceInChannelSnapshotList,
+    errors: READ_ERRORS,
+  })
   listInChannelOfUser(@Scope() scope: CallerScope, @Ids() ids: ChannelUserIds) {
     return this.runtime.query(scope, 'channel.user.devices', ids);
   }
 
   @GetJson(`${C}/${D}`)
-  @ApiDoc({ summary: 'Snapshot of a device in a channel', tags, response: DeviceInChannelSnapshot, errors: READ_ERRORS })
+  @ApiDoc({
+    summary: 'Snapshot of a device in a channel',
+    tags,
+    response: DeviceInChannelSnapshot,
+    errors: READ_ERRORS,
+  })
   getInChannel(@Scope() scope: CallerScope, @Ids() ids: ChannelDeviceIds) {
     return this.runtime.query(scope, 'channel.device.get', ids);
   }
 
   @Patch(`${C}/${D}`)
   @HttpCode(204)
-  @ApiDoc({ summary: 'Update a device in a channel', tags, body: DeviceInChannelPatch, status: 204, errors: WRITE_ERRORS })
-  async updateInChannel(@Scope() scope: CallerScope, @Ids() ids: ChannelDeviceIds, @ValidBody(DeviceInChannelPatch) patch: DeviceInChannelPatch) {
-    await this.runtime.command(scope, { kind: 'update', origin: 'api', target: { level: 'channel.device', ...ids, patch } });
+  @ApiDoc({
+    summary: 'Update a device in a channel',
+    tags,
+    body: DeviceInChannelPatch,
+    status: 204,
+    errors: WRITE_ERRORS,
+  })
+  async updateInChannel(
+    @Scope() scope: CallerScope,
+    @Ids() ids: ChannelDeviceIds,
+    @ValidBody(DeviceInChannelPatch) patch: DeviceInChannelPatch,
+  ) {
+    await this.runtime.command(scope, {
+      kind: 'update',
+      origin: 'api',
+      target: { level: 'channel.device', ...ids, patch },
+    });
   }
 
   @Delete(`${C}/${D}`)
@@ -68,8 +114,23 @@ export class DevicesController {
 
   @Post(`${C}/${D}/message`)
   @HttpCode(204)
-  @ApiDoc({ summary: 'Send a server message to a device in a channel', tags, body: MessageBody, status: 204, errors: WRITE_ERRORS })
-  async messageInChannel(@Scope() scope: CallerScope, @Ids() ids: ChannelDeviceIds, @ValidBody(MessageBody) message: MessageBody) {
-    await this.runtime.command(scope, { kind: 'message', origin: 'api', target: { level: 'channel.device', ...ids }, message });
+  @ApiDoc({
+    summary: 'Send a server message to a device in a channel',
+    tags,
+    body: MessageBody,
+    status: 204,
+    errors: WRITE_ERRORS,
+  })
+  async messageInChannel(
+    @Scope() scope: CallerScope,
+    @Ids() ids: ChannelDeviceIds,
+    @ValidBody(MessageBody) message: MessageBody,
+  ) {
+    await this.runtime.command(scope, {
+      kind: 'message',
+      origin: 'api',
+      target: { level: 'channel.device', ...ids },
+      message,
+    });
   }
 }

@@ -20,18 +20,25 @@ export class DiagnosticsController {
   @GetJson('datastore')
   @ApiDoc({
     summary: 'Dump the raw runtime datastore, one page at a time (operator credential)',
-    description: 'Keys and values of the live model (secrets never included). Start without `cursor`; pass the `next` of each page as `cursor` until it is null.',
+    description:
+      'Keys and values of the live model (secrets never included). Start without `cursor`; pass the `next` of each page as `cursor` until it is null.',
     tags: ['Diagnostics'],
     response: DatastorePage,
     errors: OPERATOR_ERRORS,
     query: [
       { name: 'cursor', description: 'The `next` of the previous page.', schema: { type: 'string', maxLength: 256 } },
-      { name: 'count', description: `Entries per page (1 to ${DATASTORE_PAGE_MAX}, default 100).`, schema: { type: 'integer', minimum: 1, maximum: DATASTORE_PAGE_MAX, default: 100 } },
+      {
+        name: 'count',
+        description: `Entries per page (1 to ${DATASTORE_PAGE_MAX}, default 100).`,
+        schema: { type: 'integer', minimum: 1, maximum: DATASTORE_PAGE_MAX, default: 100 },
+      },
     ],
   })
   datastore(@Scope() scope: CallerScope, @Query('cursor') cursor: unknown, @Query('count') count: unknown) {
     if (cursor !== undefined && (typeof cursor !== 'string' || !CURSOR.test(cursor))) {
-      throw new DomainError('ValidationFailed', 'The query parameter cursor is invalid.', [{ field: 'cursor', message: 'must be the next cursor of a previous page' }]);
+      throw new DomainError('ValidationFailed', 'The query parameter cursor is invalid.', [
+        { field: 'cursor', message: 'must be the next cursor of a previous page' },
+      ]);
     }
     const size = optionalInt('count', count, 1, DATASTORE_PAGE_MAX) ?? 100;
     return this.runtime.query(scope, 'diagnostics.datastore', { ...(cursor ? { cursor } : {}), count: size });

@@ -16,7 +16,10 @@ import {
   UserInfo,
 } from '@switchboard/contracts';
 
-export const ApplicationIdList = Type.Array(Type.String(), { $id: 'ApplicationIdList', description: 'Application ids in use' });
+export const ApplicationIdList = Type.Array(Type.String(), {
+  $id: 'ApplicationIdList',
+  description: 'Application ids in use',
+});
 export const ChannelSnapshotList = Type.Array(ChannelSnapshot, { description: 'Channel snapshots' });
 export const UserInfoList = Type.Array(UserInfo);
 export const UserInChannelSnapshotList = Type.Array(UserInChannelSnapshot);
@@ -38,16 +41,33 @@ export const Connector = Type.Object(
     active: Type.Boolean(),
     lastHeartbeat: Type.String({ format: 'date-time' }),
   },
-  { $id: 'Connector', additionalProperties: false, description: 'A registered connector (decision: the spec does not show the element shape).' },
+  {
+    $id: 'Connector',
+    additionalProperties: false,
+    description: 'A registered connector (decision: the spec does not show the element shape).',
+  },
 );
 export const ConnectorList = Type.Array(Connector);
 
 export const DatastorePage = Type.Object(
   {
     entries: Type.Array(
-      Type.Object({ key: Type.String(), type: Type.String({ description: 'Redis type: string, hash, set, zset, list.' }), value: Type.Unknown() }, { additionalProperties: false }),
+      Type.Object(
+        {
+          key: Type.String(),
+          type: Type.String({ description: 'Redis type: string, hash, set, zset, list.' }),
+          value: Type.Unknown(),
+        },
+        { additionalProperties: false },
+      ),
     ),
-    next: Type.Union([Type.String(), Type.Null()], { description: 'Cursor of the next page (pass it as `cursor`); null on the last page.' }),
+    next: Type.Union([Type.String(), Type.Null()], {
+      description: 'Cursor of the next page (pass it as `cursor`); null on the last page.',
+    }),
   },
-  { $id: 'DatastorePage', additionalProperties: false, description: 'One page of the raw runtime datastore (secrets never included).' },
+  {
+    $id: 'DatastorePage',
+    additionalProperties: false,
+    description: 'One page of the raw runtime datastore (secrets never included).',
+  },
 );

@@ -7,7 +7,16 @@
 import { randomUUID } from 'node:crypto';
 import { connect, type NatsConnection } from '@nats-io/transport-node';
 import { RuntimeSubjects, Subjects, type ClientRef, type EdgeReport } from '@switchboard/contracts';
-import { flushRedisPrefix, freePort, spawnService, startNatsServer, testNamespace, testServers, type OwnNatsServer, type SpawnedService } from '@switchboard/testing';
+import {
+  flushRedisPrefix,
+  freePort,
+  spawnService,
+  startNatsServer,
+  testNamespace,
+  testServers,
+  type OwnNatsServer,
+  type SpawnedService,
+} from '@switchboard/testing';
 import { startTestGateway, type TestGateway } from '../testing/gateway.testing.js';
 
 const MAX_PAYLOAD = 16 * 1024;
@@ -32,7 +41,11 @@ describe('interface A answers larger than the NATS max_payload', () => {
 
   /** A request to the registry in Nest's packet format (what the gateway's edge sends). */
   async function edge(report: EdgeReport): Promise<void> {
-    const msg = await nc.request(`${ns}.${RuntimeSubjects.edge}`, encoder.encode(JSON.stringify({ pattern: RuntimeSubjects.edge, data: { report }, id: randomUUID() })), { timeout: 10000 });
+    const msg = await nc.request(
+      `${ns}.${RuntimeSubjects.edge}`,
+      encoder.encode(JSON.stringify({ pattern: RuntimeSubjects.edge, data: { report }, id: randomUUID() })),
+      { timeout: 10000 },
+    );
     const reply = JSON.parse(decoder.decode(msg.data)) as { err?: unknown };
     if (reply.err) throw new Error(`${report.kind}: ${JSON.stringify(reply.err)}`);
   }
@@ -51,7 +64,9 @@ describe('interface A answers larger than the NATS max_payload', () => {
         if (err) return;
         const { id, data } = JSON.parse(decoder.decode(msg.data)) as { id: string; data: { apiKey: string } };
         const organizationId = data.apiKey === API_KEY ? ORG : data.apiKey === OTHER_KEY ? 'org-other' : null;
-        const response = organizationId ? { valid: true, keyId: `key-${organizationId}`, organizationId, operator: false } : { valid: false };
+        const response = organizationId
+          ? { valid: true, keyId: `key-${organizationId}`, organizationId, operator: false }
+          : { valid: false };
         msg.respond(encoder.encode(JSON.stringify({ id, response, isDisposed: true })));
       },
     });
@@ -65,11 +80,40 @@ describe('interface A answers larger than the NATS max_payload', () => {
     });
     gateway = await startTestGateway(nats.url, ns);
     for (let i = 0; i < CLIENTS; i++) {
-      const client: ClientRef = { applicationId: APP, userId: `user-${String(i).padStart(2, '0')}`, deviceId: 'device', clientId: `client-${i}` };
-      await edge({ kind: 'client.register', client: { ...client, userAlias: `User ${i}`, deviceAlias: null, tag: 'large', roles: ['member'], protocol: 'test' }, organizationId: ORG, gatewayId: 'gateway-large', claims: [{ id: 'room' }] });
+      const client: ClientRef = {
+        applicationId: APP,
+        userId: `user-${String(i).padStart(2, '0')}`,
+        deviceId: 'device',
+        clientId: `client-${i}`,
+      };
+      await edge({
+        kind: 'client.register',
+        client: {
+          ...client,
+          userAlias: `User ${i}`,
+          deviceAlias: null,
+          tag: 'large',
+          roles: ['member'],
+          protocol: 'test',
+        },
+        organizationId: ORG,
+        gatewayId: 'gateway-large',
+        claims: [{ id: 'room' }],
+      });
       await edge({ kind: 'client.join', client, channelId: 'room', claim: { id: 'room' } });
       for (let k = 0; k < CONNECTIONS_PER_CLIENT; k++) {
-        await edge({ kind: 'connection.open', client, channelId: 'room', connectionId: `conn-${k}`, type: 'peer', tag: `tag-${k}`, streams: { audio: { direction: 'sendrecv', formats: ['opus/48000/2'] }, video: { direction: 'sendrecv', formats: ['VP8/90000'] } } });
+        await edge({
+          kind: 'connection.open',
+          client,
+          channelId: 'room',
+          connectionId: `conn-${k}`,
+          type: 'peer',
+          tag: `tag-${k}`,
+          streams: {
+            audio: { direction: 'sendrecv', formats: ['opus/48000/2'] },
+            video: { direction: 'sendrecv', formats: ['VP8/90000'] },
+          },
+        });
       }
     }
   }, 60000);
@@ -87,8 +131,16 @@ describe('interface A answers larger than the NATS max_payload', () => {
     expect(reply.status).toBe(200);
     expect(reply.type).toBe('application/json; charset=utf-8');
     expect(Buffer.byteLength(reply.text)).toBeGreaterThan(3 * MAX_PAYLOAD);
-    const list = JSON.parse(reply.text) as Array<{ id: string; userId: string; clientId: string; channelId: string; tag: string | null }>;
-    const expected = Array.from({ length: CLIENTS }, (_, i) => Array.from({ length: CONNECTIONS_PER_CLIENT }, (_, k) => `user-${String(i).padStart(2, '0')}/conn-${k}`)).flat();
+    const list = JSON.parse(reply.text) as Array<{
+      id: string;
+      userId: string;
+      clientId: string;
+      channelId: string;
+      tag: string | null;
+    }>;
+    const expected = Array.from({ length: CLIENTS }, (_, i) =>
+      Array.from({ length: CONNECTIONS_PER_CLIENT }, (_, k) => `user-${String(i).padStart(2, '0')}/conn-${k}`),
+    ).flat();
     expect(list.map((c) => `${c.userId}/${c.id}`)).toEqual(expected);
     expect(list.every((c) => c.channelId === 'room' && c.tag === `tag-${c.id.slice(5)}`)).toBe(true);
   });
@@ -96,12 +148,19 @@ describe('interface A answers larger than the NATS max_payload', () => {
   it('answers the small reads of the same application as before (one message each)', async () => {
     const snapshot = await get(`/applications/${APP}`);
     expect(snapshot.status).toBe(200);
-    expect(JSON.parse(snapshot.text)).toEqual({ id: APP, channelCount: 1, userCount: CLIENTS, deviceCount: CLIENTS, clientCount: CLIENTS, connectionCount: CLIENTS * CONNECTIONS_PER_CLIENT });
+    expect(JSON.parse(snapshot.text)).toEqual({
+      id: APP,
+      channelCount: 1,
+      userCount: CLIENTS,
+      deviceCount: CLIENTS,
+      clientCount: CLIENTS,
+      connectionCount: CLIENTS * CONNECTIONS_PER_CLIENT,
+    });
     const users = JSON.parse((await get(`/applications/${APP}/channels/room/users`)).text) as unknown[];
     expect(users).toHaveLength(CLIENTS);
   });
 
-  it('keeps the documented errors: another organization\'s key gets 404, an unknown key 401', async () => {
+  it("keeps the documented errors: another organization's key gets 404, an unknown key 401", async () => {
     const other = await get(`/applications/${APP}/channels/room/connections`, OTHER_KEY);
     expect(other.status).toBe(404);
     expect(other.type).toContain('application/problem+json');

@@ -14,8 +14,12 @@ describe('checkId', () => {
 
   it('refuses NUL and lone surrogates (which no percent-encoding can carry, but a decoded path might), naming the parameter', () => {
     expect(refusal('a\u0000')).toEqual([{ field: 'channelId', message: 'must not contain U+0000 (NUL)' }]);
-    expect(refusal('\ud800x')).toEqual([{ field: 'channelId', message: 'must be well-formed Unicode (no lone surrogate)' }]);
-    expect(refusal('x\udfff')).toEqual([{ field: 'channelId', message: 'must be well-formed Unicode (no lone surrogate)' }]);
+    expect(refusal('\ud800x')).toEqual([
+      { field: 'channelId', message: 'must be well-formed Unicode (no lone surrogate)' },
+    ]);
+    expect(refusal('x\udfff')).toEqual([
+      { field: 'channelId', message: 'must be well-formed Unicode (no lone surrogate)' },
+    ]);
   });
 
   it('accepts astral characters', () => {

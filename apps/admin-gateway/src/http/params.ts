@@ -58,7 +58,9 @@ export class BodyPipe<T extends TSchema> implements PipeTransform<unknown, Stati
   }
   transform(value: unknown): Static<T> {
     if (value === undefined || value === null || typeof value !== 'object' || Array.isArray(value)) {
-      throw new DomainError('ValidationFailed', 'The request body must be a JSON object.', [{ message: 'expected a JSON object body' }]);
+      throw new DomainError('ValidationFailed', 'The request body must be a JSON object.', [
+        { message: 'expected a JSON object body' },
+      ]);
     }
     return this.check.parse(value);
   }
@@ -69,8 +71,14 @@ export const ValidBody = <T extends TSchema>(schema: T) => Body(new BodyPipe(sch
 /** Query parameters: an optional integer within bounds (400 naming the parameter otherwise). */
 export function optionalInt(name: string, raw: unknown, min: number, max: number): number | undefined {
   if (raw === undefined || raw === '') return undefined;
-  if (typeof raw !== 'string' || !/^-?\d+$/.test(raw)) throw new DomainError('ValidationFailed', `The query parameter ${name} is invalid.`, [{ field: name, message: 'must be an integer' }]);
+  if (typeof raw !== 'string' || !/^-?\d+$/.test(raw))
+    throw new DomainError('ValidationFailed', `The query parameter ${name} is invalid.`, [
+      { field: name, message: 'must be an integer' },
+    ]);
   const n = Number(raw);
-  if (n < min || n > max) throw new DomainError('ValidationFailed', `The query parameter ${name} is invalid.`, [{ field: name, message: `must be between ${min} and ${max}` }]);
+  if (n < min || n > max)
+    throw new DomainError('ValidationFailed', `The query parameter ${name} is invalid.`, [
+      { field: name, message: `must be between ${min} and ${max}` },
+    ]);
   return n;
 }

@@ -29,12 +29,15 @@ export const renderProblem: HttpErrorRenderer = (error, { path, correlationId })
     type: `${PROBLEM_TYPE_BASE}${error.code.replace(/([a-z])([A-Z])/g, '$1-$2').toLowerCase()}`,
     title: TITLES[error.code],
     status,
-    detail: error.details.length ? `${error.message} ${error.details.map((d) => (d.field ? `${d.field}: ${d.message}` : d.message)).join('; ')}` : error.message,
+    detail: error.details.length
+      ? `${error.message} ${error.details.map((d) => (d.field ? `${d.field}: ${d.message}` : d.message)).join('; ')}`
+      : error.message,
     instance: path,
     code: error.code,
     correlationId,
   };
   if (error.details.length) body.errors = error.details;
-  const headers: Record<string, string> = status === 401 ? { 'www-authenticate': 'ApiKey header="X-API-Key", Bearer' } : {};
+  const headers: Record<string, string> =
+    status === 401 ? { 'www-authenticate': 'ApiKey header="X-API-Key", Bearer' } : {};
   return { status, contentType: 'application/problem+json', headers, body };
 };

@@ -45,4 +45,5 @@ export const OPERATOR_ERRORS = LIST_ERRORS;
  * A GET answering a runtime read: the body is the registry's JSON text as it came
  * (`RuntimeClient.query`), so the route declares its media type itself.
  */
-export const GetJson = (path?: string) => applyDecorators(Get(path), Header('Content-Type', 'application/json; charset=utf-8'));
+export const GetJson = (path?: string) =>
+  applyDecorators(Get(path), Header('Content-Type', 'application/json; charset=utf-8'));

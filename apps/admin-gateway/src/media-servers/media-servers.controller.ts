@@ -19,13 +19,23 @@ export class MediaServersController {
   constructor(private readonly runtime: RuntimeClient) {}
 
   @GetJson()
-  @ApiDoc({ summary: 'List all active and inactive media servers (operator credential)', tags, response: MediaServerList, errors: [403, 503, 504] })
+  @ApiDoc({
+    summary: 'List all active and inactive media servers (operator credential)',
+    tags,
+    response: MediaServerList,
+    errors: [403, 503, 504],
+  })
   list(@Scope() scope: CallerScope) {
     return this.runtime.query(scope, 'mediaservers.list', {});
   }
 
   @GetJson('stats')
-  @ApiDoc({ summary: 'Connection statistics of all media servers (operator credential)', tags, response: MediaServerStatisticsList, errors: [403, 503, 504] })
+  @ApiDoc({
+    summary: 'Connection statistics of all media servers (operator credential)',
+    tags,
+    response: MediaServerStatisticsList,
+    errors: [403, 503, 504],
+  })
   statsOfAll(@Scope() scope: CallerScope) {
     return this.runtime.query(scope, 'mediaservers.stats', {});
   }
@@ -46,12 +56,21 @@ export class MediaServersController {
     status: 204,
     errors: [...errors, 413],
   })
-  async update(@Scope() scope: CallerScope, @UuidParam('mediaServerId') mediaServerId: string, @ValidBody(MediaServerPatch) patch: MediaServerPatch) {
+  async update(
+    @Scope() scope: CallerScope,
+    @UuidParam('mediaServerId') mediaServerId: string,
+    @ValidBody(MediaServerPatch) patch: MediaServerPatch,
+  ) {
     await this.runtime.command(scope, { kind: 'mediaserver.update', mediaServerId, patch });
   }
 
   @GetJson(':mediaServerId/stats')
-  @ApiDoc({ summary: 'Connection statistics of a media server (operator credential)', tags, response: MediaServerStatistics, errors })
+  @ApiDoc({
+    summary: 'Connection statistics of a media server (operator credential)',
+    tags,
+    response: MediaServerStatistics,
+    errors,
+  })
   stats(@Scope() scope: CallerScope, @UuidParam('mediaServerId') mediaServerId: string) {
     return this.runtime.query(scope, 'mediaserver.stats', { mediaServerId });
   }

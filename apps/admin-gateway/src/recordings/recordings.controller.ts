@@ -1,4 +1,15 @@
-import { Body, Controller, Delete, Get, Header, HttpCode, Param, Patch, Query, type Type as NestType } from '@nestjs/common';
+import {
+  Body,
+  Controller,
+  Delete,
+  Get,
+  Header,
+  HttpCode,
+  Param,
+  Patch,
+  Query,
+  type Type as NestType,
+} from '@nestjs/common';
 import { DomainError, RecordingSubjects, type CallerScope } from '@switchboard/contracts';
 import { ApiDoc, NatsClient } from '@switchboard/service-kit';
 import { Scope } from '../auth/scope.decorator.js';
@@ -11,18 +22,31 @@ const UUID_PARAMS = new Set(['channelRecordingId', 'connectionRecordingId']);
 const MAX_UNIX_SECONDS = 253402300799;
 
 const WINDOW_DOC = [
-  { name: 'timestampMin', description: 'Earliest start, Unix seconds', schema: { type: 'integer', format: 'int64', minimum: 0 } },
-  { name: 'timestampMax', description: 'Latest start, Unix seconds', schema: { type: 'integer', format: 'int64', minimum: 0 } },
+  {
+    name: 'timestampMin',
+    description: 'Earliest start, Unix seconds',
+    schema: { type: 'integer', format: 'int64', minimum: 0 },
+  },
+  {
+    name: 'timestampMax',
+    description: 'Latest start, Unix seconds',
+    schema: { type: 'integer', format: 'int64', minimum: 0 },
+  },
 ];
 const PAGE_DOC = [
   { name: 'skip', description: 'Records to skip (default 0)', schema: { type: 'integer', minimum: 0 } },
-  { name: 'take', description: 'Records to return (default 100, at most 1000)', schema: { type: 'integer', minimum: 0, maximum: 1000 } },
+  {
+    name: 'take',
+    description: 'Records to return (default 100, at most 1000)',
+    schema: { type: 'integer', minimum: 0, maximum: 1000 },
+  },
 ];
 
 /** Path parameters of a route, each validated (ids bounded, recording ids UUIDs): 400 naming the parameter otherwise. */
 function pathParams(route: RecordingRoute, raw: Record<string, string>): Record<string, string> {
   const out: Record<string, string> = {};
-  for (const [, name] of route.path.matchAll(/:([A-Za-z]+)/g)) out[name!] = (UUID_PARAMS.has(name!) ? checkUuid : checkId)(name!, raw[name!]);
+  for (const [, name] of route.path.matchAll(/:([A-Za-z]+)/g))
+    out[name!] = (UUID_PARAMS.has(name!) ? checkUuid : checkId)(name!, raw[name!]);
   return out;
 }
 
@@ -33,7 +57,9 @@ function queryParams(route: RecordingRoute, raw: Record<string, unknown>): Recor
     timestampMax: optionalInt('timestampMax', raw.timestampMax, 0, MAX_UNIX_SECONDS),
   };
   if (out.timestampMin !== undefined && out.timestampMax !== undefined && out.timestampMin > out.timestampMax) {
-    throw new DomainError('ValidationFailed', 'The query parameter timestampMax is invalid.', [{ field: 'timestampMax', message: 'must not be before timestampMin' }]);
+    throw new DomainError('ValidationFailed', 'The query parameter timestampMax is invalid.', [
+      { field: 'timestampMax', message: 'must not be before timestampMin' },
+    ]);
   }
   if (route.query === 'window') {
     out.skip = optionalInt('skip', raw.skip, 0, 2147483647);
@@ -57,7 +83,13 @@ function buildController(): NestType<unknown> {
     const name = `${route.method}_${route.kind.replace(/\W/g, '_')}_${i}`;
     const isCommand = route.method !== 'get';
     const bodyPipe = route.body ? new BodyPipe(route.body) : undefined;
-    proto[name] = async function (this: RecordingsController, scope: CallerScope, params: Record<string, string>, query: Record<string, unknown>, body: unknown) {
+    proto[name] = async function (
+      this: RecordingsController,
+      scope: CallerScope,
+      params: Record<string, string>,
+      query: Record<string, unknown>,
+      body: unknown,
+    ) {
       const fields = { kind: route.kind, ...pathParams(route, params), ...queryParams(route, query) };
       if (bodyPipe) Object.assign(fields, { patch: bodyPipe.transform(body) });
       if (isCommand) {

@@ -41,7 +41,13 @@ describe('interface A recording routes', () => {
         callback: (_err, msg: Msg) => {
           const packet = JSON.parse(new TextDecoder().decode(msg.data)) as { id: string; data: unknown };
           seen.push({ subject, data: packet.data });
-          msg.respond(JSON.stringify({ id: packet.id, response: subject === RecordingSubjects.command ? null : answer, isDisposed: true }));
+          msg.respond(
+            JSON.stringify({
+              id: packet.id,
+              response: subject === RecordingSubjects.command ? null : answer,
+              isDisposed: true,
+            }),
+          );
         },
       });
     }
@@ -68,22 +74,37 @@ describe('interface A recording routes', () => {
     return { status: res.status, body: text ? JSON.parse(text) : undefined };
   }
 
-  it.each(RECORDING_ROUTES.map((r) => [`${r.method.toUpperCase()} ${r.path}`, r] as const))('%s sends its kind with every path parameter', async (_label, route) => {
-    const body = route.method === 'patch' ? { expiryTimestamp: '2030-01-01T00:00:00Z' } : undefined;
-    const reply = await call(route.method.toUpperCase(), concrete(route.path), body);
-    const params = Object.fromEntries([...route.path.matchAll(/:([A-Za-z]+)/g)].map(([, name]) => [name!, IDS[name!]]));
-    if (route.method === 'get') {
-      expect(reply).toEqual({ status: 200, body: { answered: true } });
-      expect(seen).toEqual([{ subject: RecordingSubjects.query, data: { scope: OPERATOR_SCOPE, query: { kind: route.kind, ...params } } }]);
-    } else {
-      expect(reply.status).toBe(204);
-      expect(seen).toEqual([{ subject: RecordingSubjects.command, data: { scope: OPERATOR_SCOPE, command: { kind: route.kind, ...params, ...(body ? { patch: body } : {}) } } }]);
-    }
-  });
+  it.each(RECORDING_ROUTES.map((r) => [`${r.method.toUpperCase()} ${r.path}`, r] as const))(
+    '%s sends its kind with every path parameter',
+    async (_label, route) => {
+      const body = route.method === 'patch' ? { expiryTimestamp: '2030-01-01T00:00:00Z' } : undefined;
+      const reply = await call(route.method.toUpperCase(), concrete(route.path), body);
+      const params = Object.fromEntries(
+        [...route.path.matchAll(/:([A-Za-z]+)/g)].map(([, name]) => [name!, IDS[name!]]),
+      );
+      if (route.method === 'get') {
+        expect(reply).toEqual({ status: 200, body: { answered: true } });
+        expect(seen).toEqual([
+          { subject: RecordingSubjects.query, data: { scope: OPERATOR_SCOPE, query: { kind: route.kind, ...params } } },
+        ]);
+      } else {
+        expect(reply.status).toBe(204);
+        expect(seen).toEqual([
+          {
+            subject: RecordingSubjects.command,
+            data: { scope: OPERATOR_SCOPE, command: { kind: route.kind, ...params, ...(body ? { patch: body } : {}) } },
+          },
+        ]);
+      }
+    },
+  );
 
   it('answers string reads as a JSON string', async () => {
     answer = 'https://files.example/x?sig=1';
-    const res = await fetch(`${gateway.url}/admin/api/v1.0/${concrete('applications/:applicationId/channels/:channelId/recordings/:channelRecordingId/url')}`, { headers: { 'x-api-key': OPERATOR_KEY } });
+    const res = await fetch(
+      `${gateway.url}/admin/api/v1.0/${concrete('applications/:applicationId/channels/:channelId/recordings/:channelRecordingId/url')}`,
+      { headers: { 'x-api-key': OPERATOR_KEY } },
+    );
     expect(res.headers.get('content-type')).toContain('application/json');
     expect(await res.text()).toBe('"https://files.example/x?sig=1"');
   });
@@ -92,9 +113,19 @@ describe('interface A recording routes', () => {
     answer = [];
     const reply = await call('GET', 'applications/app-1/recordings?timestampMin=100&timestampMax=200&skip=5&take=10');
     expect(reply).toEqual({ status: 200, body: [] });
-    expect(seen[0]!.data.query).toEqual({ kind: 'channelRecordings.list', applicationId: 'app-1', timestampMin: 100, timestampMax: 200, skip: 5, take: 10 });
+    expect(seen[0]!.data.query).toEqual({
+      kind: 'channelRecordings.list',
+      applicationId: 'app-1',
+      timestampMin: 100,
+      timestampMax: 200,
+      skip: 5,
+      take: 10,
+    });
     answer = 3;
-    expect(await call('GET', 'applications/app-1/channels/room-1/recordings/count?timestampMin=1')).toEqual({ status: 200, body: 3 });
+    expect(await call('GET', 'applications/app-1/channels/room-1/recordings/count?timestampMin=1')).toEqual({
+      status: 200,
+      body: 3,
+    });
   });
 
   it.each([
@@ -103,7 +134,10 @@ describe('interface A recording routes', () => {
     ['applications/app-1/recordings?timestampMin=abc', 'timestampMin'],
     ['applications/app-1/recordings?timestampMin=200&timestampMax=100', 'timestampMax'],
     ['applications/app-1/channels/room-1/recordings/not-a-uuid', 'channelRecordingId'],
-    [`applications/app-1/channels/room-1/users/u/devices/d/clients/c/connections/x/recordings/nope`, 'connectionRecordingId'],
+    [
+      `applications/app-1/channels/room-1/users/u/devices/d/clients/c/connections/x/recordings/nope`,
+      'connectionRecordingId',
+    ],
   ])('refuses %s naming %s', async (path, field) => {
     const reply = await call('GET', path);
     expect(reply.status).toBe(400);
@@ -112,14 +146,20 @@ describe('interface A recording routes', () => {
   });
 
   it('refuses a bad expiry patch naming the field', async () => {
-    const reply = await call('PATCH', concrete(`applications/:applicationId/channels/:channelId/recordings/:channelRecordingId`), { expiryTimestamp: 'tomorrow' });
+    const reply = await call(
+      'PATCH',
+      concrete(`applications/:applicationId/channels/:channelId/recordings/:channelRecordingId`),
+      { expiryTimestamp: 'tomorrow' },
+    );
     expect(reply.status).toBe(400);
     expect(reply.body.errors.map((e: { field: string }) => e.field)).toEqual(['expiryTimestamp']);
     expect(seen).toEqual([]);
   });
 
   it('documents every recording route in the OpenAPI document', async () => {
-    const doc = (await (await fetch(`${gateway.url}/admin/api/v1.0/openapi.json`)).json()) as { paths: Record<string, Record<string, unknown>> };
+    const doc = (await (await fetch(`${gateway.url}/admin/api/v1.0/openapi.json`)).json()) as {
+      paths: Record<string, Record<string, unknown>>;
+    };
     for (const route of RECORDING_ROUTES) {
       const path = `/admin/api/v1.0/${route.path.replace(/:([A-Za-z]+)/g, '{$1}')}`;
       expect(doc.paths[path]?.[route.method]).toEqual(expect.objectContaining({ summary: route.summary }));

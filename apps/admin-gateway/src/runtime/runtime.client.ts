@@ -35,7 +35,11 @@ export class RuntimeClient {
     this.share = { shareWithinTurn: config.adminShareReads };
   }
 
-  async query<K extends RuntimeQueryKind>(scope: CallerScope, kind: K, params: RuntimeQueries[K]['params']): Promise<Buffer> {
+  async query<K extends RuntimeQueryKind>(
+    scope: CallerScope,
+    kind: K,
+    params: RuntimeQueries[K]['params'],
+  ): Promise<Buffer> {
     if ((OPERATOR_QUERIES as readonly string[]).includes(kind)) requireOperator(scope);
     const query = { kind, ...params } as RuntimeQuery;
     return this.nats.requestJson(RuntimeSubjects.query, { scope, query }, this.share);

@@ -7,7 +7,15 @@
  */
 import { connect, type Socket } from 'node:net';
 import { testNamespace, testServers } from '@switchboard/testing';
-import { startFakeRuntime, OPERATOR_KEY, OPERATOR_SCOPE, TENANT_KEY, TENANT_SCOPE, WireFailure, type FakeRuntime } from '../testing/fake-runtime.testing.js';
+import {
+  startFakeRuntime,
+  OPERATOR_KEY,
+  OPERATOR_SCOPE,
+  TENANT_KEY,
+  TENANT_SCOPE,
+  WireFailure,
+  type FakeRuntime,
+} from '../testing/fake-runtime.testing.js';
 import { startTestGateway, type TestGateway } from '../testing/gateway.testing.js';
 
 interface Answer {
@@ -31,15 +39,26 @@ async function together(url: string, requests: Array<{ path: string; key: string
     socket.on('data', (c: Buffer) => chunks.push(c));
     socket.once('error', reject);
     socket.once('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
-    socket.write(requests.map((r, i) => `GET ${r.path} HTTP/1.1\r\nHost: 127.0.0.1\r\nx-api-key: ${r.key}\r\n${i === requests.length - 1 ? 'Connection: close\r\n' : ''}\r\n`).join(''));
+    socket.write(
+      requests
+        .map(
+          (r, i) =>
+            `GET ${r.path} HTTP/1.1\r\nHost: 127.0.0.1\r\nx-api-key: ${r.key}\r\n${i === requests.length - 1 ? 'Connection: close\r\n' : ''}\r\n`,
+        )
+        .join(''),
+    );
   });
   const answers: Answer[] = [];
-  for (let rest = text; rest.length > 0; ) {
+  for (let rest = text; rest.length > 0;) {
     const end = rest.indexOf('\r\n\r\n');
     const head = rest.slice(0, end);
     const length = Number(/^content-length: (\d+)$/im.exec(head)?.[1] ?? 0);
     const body = rest.slice(end + 4, end + 4 + length);
-    answers.push({ status: Number(/^HTTP\/1\.1 (\d{3})/.exec(head)?.[1]), body: body ? JSON.parse(body) : undefined, correlationId: /^x-correlation-id: (.+)$/im.exec(head)?.[1]?.trim() });
+    answers.push({
+      status: Number(/^HTTP\/1\.1 (\d{3})/.exec(head)?.[1]),
+      body: body ? JSON.parse(body) : undefined,
+      correlationId: /^x-correlation-id: (.+)$/im.exec(head)?.[1]?.trim(),
+    });
     rest = rest.slice(end + 4 + length);
   }
   expect(answers).toHaveLength(requests.length);
@@ -62,7 +81,8 @@ describe('interface A reads shared within one turn', () => {
     sharing = await startTestGateway(servers.natsUrl, ns);
     notSharing = await startTestGateway(servers.natsUrl, ns, { ADMIN_SHARE_READS: 'false' });
     // Credentials verified once, so that every request of a test reaches the runtime client in the turn it was read.
-    for (const g of [sharing, notSharing]) for (const key of [OPERATOR_KEY, TENANT_KEY]) await together(g.url, [{ path: path('warm-up'), key }]);
+    for (const g of [sharing, notSharing])
+      for (const key of [OPERATOR_KEY, TENANT_KEY]) await together(g.url, [{ path: path('warm-up'), key }]);
   });
 
   afterAll(async () => {
@@ -78,7 +98,9 @@ describe('interface A reads shared within one turn', () => {
 
   it('answers identical reads arriving together with one registry read, every request in full', async () => {
     const answers = await together(sharing.url, many(8, path('app-1')));
-    expect(fake.queries).toEqual([{ scope: OPERATOR_SCOPE, query: { kind: 'application.get', applicationId: 'app-1' } }]);
+    expect(fake.queries).toEqual([
+      { scope: OPERATOR_SCOPE, query: { kind: 'application.get', applicationId: 'app-1' } },
+    ]);
     const body = answers[0]!.body;
     expect(body).toEqual({ id: 'app-1', answer: expect.any(Number) });
     for (const a of answers) {
@@ -89,7 +111,11 @@ describe('interface A reads shared within one turn', () => {
   });
 
   it('never shares between different credentials or different queries', async () => {
-    const answers = await together(sharing.url, [...many(3, path('app-1')), ...many(3, path('app-1'), TENANT_KEY), ...many(3, path('app-2'))]);
+    const answers = await together(sharing.url, [
+      ...many(3, path('app-1')),
+      ...many(3, path('app-1'), TENANT_KEY),
+      ...many(3, path('app-2')),
+    ]);
     expect(fake.queries).toHaveLength(3);
     expect(fake.queries).toEqual(
       expect.arrayContaining([
@@ -112,7 +138,14 @@ describe('interface A reads shared within one turn', () => {
     expect(fake.queries).toHaveLength(1);
     for (const a of answers) {
       expect(a.status).toBe(404);
-      expect(a.body).toEqual(expect.objectContaining({ status: 404, code: 'NotFound', instance: path('app-9'), correlationId: a.correlationId }));
+      expect(a.body).toEqual(
+        expect.objectContaining({
+          status: 404,
+          code: 'NotFound',
+          instance: path('app-9'),
+          correlationId: a.correlationId,
+        }),
+      );
     }
     expect(new Set(answers.map((a) => a.correlationId)).size).toBe(5);
   });

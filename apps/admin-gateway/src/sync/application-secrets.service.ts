@@ -1,6 +1,14 @@
 import { Inject, Injectable, type OnApplicationBootstrap, type OnModuleDestroy } from '@nestjs/common';
 import { RuntimeSubjects, type ResolvedApplication } from '@switchboard/contracts';
-import { ApplicationCache, JsonLogger, NatsClient, ReadinessService, SERVICE_CONFIG, watchApplicationChanges, type ApplicationChangesWatch } from '@switchboard/service-kit';
+import {
+  ApplicationCache,
+  JsonLogger,
+  NatsClient,
+  ReadinessService,
+  SERVICE_CONFIG,
+  watchApplicationChanges,
+  type ApplicationChangesWatch,
+} from '@switchboard/service-kit';
 import type { GatewayConfig } from '../config.js';
 
 const MAX_ENTRIES = 10000;
@@ -27,7 +35,10 @@ export class ApplicationSecrets implements OnApplicationBootstrap, OnModuleDestr
   }
 
   onApplicationBootstrap() {
-    this.changes = watchApplicationChanges(this.nats, (applicationId) => this.invalidate(applicationId), { readiness: this.readiness, logger: this.logger });
+    this.changes = watchApplicationChanges(this.nats, (applicationId) => this.invalidate(applicationId), {
+      readiness: this.readiness,
+      logger: this.logger,
+    });
   }
 
   onModuleDestroy() {
@@ -40,7 +51,12 @@ export class ApplicationSecrets implements OnApplicationBootstrap, OnModuleDestr
 
   /** The application, from the cache when fresh; `maxAgeMs` asks for a fresher copy (e.g. after a signature mismatch). */
   resolve(applicationId: string, maxAgeMs?: number): Promise<ResolvedApplication> {
-    return this.cache.get(applicationId, '', () => this.nats.request(RuntimeSubjects.resolveApplication, { applicationId }), maxAgeMs);
+    return this.cache.get(
+      applicationId,
+      '',
+      () => this.nats.request(RuntimeSubjects.resolveApplication, { applicationId }),
+      maxAgeMs,
+    );
   }
 
   /** Age of the cached entry in ms (undefined when none). */

@@ -1,4 +1,12 @@
-import type { ChannelClaim, ClientRef, ConnectionState, ConnectionType, EffectiveSettings, ServerPush, SyncConnectionState } from '@switchboard/contracts';
+import type {
+  ChannelClaim,
+  ClientRef,
+  ConnectionState,
+  ConnectionType,
+  EffectiveSettings,
+  ServerPush,
+  SyncConnectionState,
+} from '@switchboard/contracts';
 import { randomUUID } from 'node:crypto';
 import type { SyncSocket } from './sync-socket.js';
 

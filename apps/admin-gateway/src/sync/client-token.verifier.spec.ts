@@ -11,7 +11,13 @@ import { ClientTokenVerifier } from './client-token.verifier.js';
 const vectors = liveSwitchTokenVectors();
 
 function verifierFor(vector: LiveSwitchTokenVector): ClientTokenVerifier {
-  const application: ResolvedApplication = { applicationId: vector.applicationId, applicationConfigId: 'cfg', organizationId: 'org', sharedSecret: vector.sharedSecret, disabled: false };
+  const application: ResolvedApplication = {
+    applicationId: vector.applicationId,
+    applicationConfigId: 'cfg',
+    organizationId: 'org',
+    sharedSecret: vector.sharedSecret,
+    disabled: false,
+  };
   const secrets = { resolve: async () => application, ageOf: () => 0 } as unknown as ApplicationSecrets;
   return new ClientTokenVerifier({ clientTokenClockSkewSeconds: 30 } as GatewayConfig, secrets);
 }
@@ -32,17 +38,25 @@ describe('ClientTokenVerifier with LiveSwitch SDK tokens', () => {
   });
 
   it.each(vectors.map((v, i) => [`${i} ${v.name}`, v] as const))('accepts %s', async (_, vector) => {
-    const verified = await verifierFor(vector).verify(vector.token, vector.type, { applicationId: vector.applicationId });
+    const verified = await verifierFor(vector).verify(vector.token, vector.type, {
+      applicationId: vector.applicationId,
+    });
     expect(verified.payload).toEqual(JSON.parse(Buffer.from(vector.token.split('.')[1]!, 'base64').toString('utf8')));
   });
 
   const refusedAsInvalid = async (vector: LiveSwitchTokenVector, token: string) =>
-    expect(verifierFor(vector).verify(token, vector.type)).rejects.toMatchObject({ code: 'TokenInvalid', closeCode: SYNC_CLOSE_CODES.tokenInvalid });
+    expect(verifierFor(vector).verify(token, vector.type)).rejects.toMatchObject({
+      code: 'TokenInvalid',
+      closeCode: SYNC_CLOSE_CODES.tokenInvalid,
+    });
 
   it('refuses a changed payload, a changed signature character and a stripped non-trailing character', async () => {
     for (const vector of [...vectors.filter((v) => v.signatureStripped).slice(0, 3), vectors[0]!]) {
       const [header, payload, signature] = vector.token.split('.') as [string, string, string];
-      const changedPayload = Buffer.from(Buffer.from(payload, 'base64').toString('utf8').replace('"applicationId"', '"nbf":1,"applicationId"'), 'utf8').toString('base64');
+      const changedPayload = Buffer.from(
+        Buffer.from(payload, 'base64').toString('utf8').replace('"applicationId"', '"nbf":1,"applicationId"'),
+        'utf8',
+      ).toString('base64');
       await refusedAsInvalid(vector, `${header}.${changedPayload}.${signature}`);
       const flipped = signature.slice(0, 10) + (signature[10] === 'x' ? 'y' : 'x') + signature.slice(11);
       await refusedAsInvalid(vector, `${header}.${payload}.${flipped}`);

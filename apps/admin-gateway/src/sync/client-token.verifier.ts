@@ -39,12 +39,20 @@ export class ClientTokenVerifier {
   ) {}
 
   async verify(token: string, type: ClientTokenType, options: { applicationId?: string } = {}): Promise<VerifiedToken> {
-    const fail = (code: 'TokenInvalid' | 'TokenExpired' | 'ApplicationRefused', message: string, details: Array<{ field?: string; message: string }> = []) =>
+    const fail = (
+      code: 'TokenInvalid' | 'TokenExpired' | 'ApplicationRefused',
+      message: string,
+      details: Array<{ field?: string; message: string }> = [],
+    ) =>
       new SyncError(
         code,
         message,
         details,
-        code === 'TokenInvalid' ? SYNC_CLOSE_CODES.tokenInvalid : code === 'TokenExpired' ? SYNC_CLOSE_CODES.tokenExpired : SYNC_CLOSE_CODES.applicationRefused,
+        code === 'TokenInvalid'
+          ? SYNC_CLOSE_CODES.tokenInvalid
+          : code === 'TokenExpired'
+            ? SYNC_CLOSE_CODES.tokenExpired
+            : SYNC_CLOSE_CODES.applicationRefused,
       );
 
     let decoded;
@@ -55,23 +63,31 @@ export class ClientTokenVerifier {
       throw e;
     }
     const payload = decoded.payload;
-    if (payload.type !== type) throw fail('TokenInvalid', `A token of type ${type} is required here (got ${payload.type}).`, [{ field: 'type', message: `must be ${type}` }]);
+    if (payload.type !== type)
+      throw fail('TokenInvalid', `A token of type ${type} is required here (got ${payload.type}).`, [
+        { field: 'type', message: `must be ${type}` },
+      ]);
     if (options.applicationId !== undefined && payload.applicationId !== options.applicationId) {
-      throw fail('ApplicationRefused', `The token is for another application than ${options.applicationId}.`, [{ field: 'applicationId', message: 'does not match' }]);
+      throw fail('ApplicationRefused', `The token is for another application than ${options.applicationId}.`, [
+        { field: 'applicationId', message: 'does not match' },
+      ]);
     }
 
     let application = await this.lookup(payload.applicationId, fail);
     if (!clientTokenSignatureValid(decoded, application.sharedSecret)) {
       const age = this.secrets.ageOf(payload.applicationId);
       if (age !== undefined && age > REFETCH_AFTER_MS) application = await this.lookup(payload.applicationId, fail, 0);
-      if (!clientTokenSignatureValid(decoded, application.sharedSecret)) throw fail('TokenInvalid', 'The token signature does not match: tampered, or signed with another secret.');
+      if (!clientTokenSignatureValid(decoded, application.sharedSecret))
+        throw fail('TokenInvalid', 'The token signature does not match: tampered, or signed with another secret.');
     }
     if (application.disabled) throw fail('ApplicationRefused', `The application ${payload.applicationId} is disabled.`);
-    if (application.organizationDisabled) throw fail('ApplicationRefused', `The organization of the application ${payload.applicationId} is disabled.`);
+    if (application.organizationDisabled)
+      throw fail('ApplicationRefused', `The organization of the application ${payload.applicationId} is disabled.`);
     try {
       checkClientTokenTimes(payload, Math.floor(Date.now() / 1000), this.config.clientTokenClockSkewSeconds);
     } catch (e) {
-      if (e instanceof ClientTokenError) throw fail(e.reason === 'invalid-payload' ? 'TokenInvalid' : 'TokenExpired', e.message, e.details);
+      if (e instanceof ClientTokenError)
+        throw fail(e.reason === 'invalid-payload' ? 'TokenInvalid' : 'TokenExpired', e.message, e.details);
       throw e;
     }
     return { payload, application };
@@ -85,7 +101,8 @@ export class ClientTokenVerifier {
     try {
       return await this.secrets.resolve(applicationId, maxAgeMs);
     } catch (e) {
-      if (e instanceof DomainError && e.code === 'NotFound') throw fail('ApplicationRefused', `The application ${applicationId} is not known.`);
+      if (e instanceof DomainError && e.code === 'NotFound')
+        throw fail('ApplicationRefused', `The application ${applicationId} is not known.`);
       // Management API down or slow: the client may retry; the socket stays open.
       throw SyncError.from(e);
     }

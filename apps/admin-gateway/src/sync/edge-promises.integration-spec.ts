@@ -9,8 +9,25 @@
  * answered as if handled alone.
  */
 import { connect, type NatsConnection } from '@nats-io/transport-node';
-import { encodeClientToken, RuntimeSubjects, Subjects, type ChannelClaim, type ClientRef, type EdgeReport, type ResolvedApplication, type ServerPush } from '@switchboard/contracts';
-import { flushRedisPrefix, freePort, spawnService, testNamespace, testServers, waitFor, type SpawnedService } from '@switchboard/testing';
+import {
+  encodeClientToken,
+  RuntimeSubjects,
+  Subjects,
+  type ChannelClaim,
+  type ClientRef,
+  type EdgeReport,
+  type ResolvedApplication,
+  type ServerPush,
+} from '@switchboard/contracts';
+import {
+  flushRedisPrefix,
+  freePort,
+  spawnService,
+  testNamespace,
+  testServers,
+  waitFor,
+  type SpawnedService,
+} from '@switchboard/testing';
 import { randomUUID } from 'node:crypto';
 import { startTestGateway, type TestGateway } from '../testing/gateway.testing.js';
 import { identity, TestSyncClient, type Answer, type Identity } from '../testing/sync-client.testing.js';
@@ -27,7 +44,18 @@ const now = () => Math.floor(Date.now() / 1000);
 const codes = (answers: Answer[]) => answers.map((a) => (a.type === 'error' ? a.error.code : 'ok'));
 
 function token(id: Identity): string {
-  return encodeClientToken({ iat: now(), exp: now() + 600, type: 'register', applicationId: APP, ...id, clientRoles: ['participant'], channels: CLAIMS }, SECRET);
+  return encodeClientToken(
+    {
+      iat: now(),
+      exp: now() + 600,
+      type: 'register',
+      applicationId: APP,
+      ...id,
+      clientRoles: ['participant'],
+      channels: CLAIMS,
+    },
+    SECRET,
+  );
 }
 
 /** Sends requests in one write (as a pipelining client does); resolves with their answers. */
@@ -60,7 +88,11 @@ describe('/sync edge promises against runtime-registry', () => {
 
   /** A report straight to the registry, as the gateway sends it; rejects with the registry's error. */
   async function report(r: EdgeReport): Promise<unknown> {
-    const msg = await nc.request(`${ns}.${RuntimeSubjects.edge}`, encoder.encode(JSON.stringify({ pattern: RuntimeSubjects.edge, data: { report: r }, id: randomUUID() })), { timeout: 10000 });
+    const msg = await nc.request(
+      `${ns}.${RuntimeSubjects.edge}`,
+      encoder.encode(JSON.stringify({ pattern: RuntimeSubjects.edge, data: { report: r }, id: randomUUID() })),
+      { timeout: 10000 },
+    );
     const reply = JSON.parse(decoder.decode(msg.data)) as { err?: unknown; response?: unknown };
     if (reply.err) throw new Error(JSON.stringify(reply.err));
     return reply.response;
@@ -89,17 +121,41 @@ describe('/sync edge promises against runtime-registry', () => {
   }
 
   /** Resolves once the client got a settings push for the connection that `match` accepts. */
-  const settingsPushed = (client: TestSyncClient, connectionId: string, match: (s: Extract<ServerPush, { type: 'settings' }>['settings']) => boolean) =>
-    waitFor(() => client.pushes.some((p) => p.type === 'settings' && p.connectionId === connectionId && match(p.settings)), { description: `a settings push for ${connectionId}` });
+  const settingsPushed = (
+    client: TestSyncClient,
+    connectionId: string,
+    match: (s: Extract<ServerPush, { type: 'settings' }>['settings']) => boolean,
+  ) =>
+    waitFor(
+      () => client.pushes.some((p) => p.type === 'settings' && p.connectionId === connectionId && match(p.settings)),
+      { description: `a settings push for ${connectionId}` },
+    );
 
   beforeAll(async () => {
     nc = await connect({ servers: servers.natsUrl });
-    const application: ResolvedApplication = { applicationId: APP, applicationConfigId: 'cfg-edge-promises', organizationId: ORG, sharedSecret: SECRET, disabled: false };
+    const application: ResolvedApplication = {
+      applicationId: APP,
+      applicationConfigId: 'cfg-edge-promises',
+      organizationId: ORG,
+      sharedSecret: SECRET,
+      disabled: false,
+    };
     stub(RuntimeSubjects.resolveApplication, () => application);
-    stub(Subjects.apiKeyVerify, (data: { apiKey: string }) => (data.apiKey === API_KEY ? { valid: true, keyId: 'edge-promises', organizationId: ORG, operator: false } : { valid: false }));
+    stub(Subjects.apiKeyVerify, (data: { apiKey: string }) =>
+      data.apiKey === API_KEY
+        ? { valid: true, keyId: 'edge-promises', organizationId: ORG, operator: false }
+        : { valid: false },
+    );
     await nc.flush();
     [registry, gateway] = await Promise.all([
-      spawnService('runtime-registry', { NATS_URL: servers.natsUrl, NATS_NAMESPACE: ns, REDIS_URL: servers.redisUrl, REDIS_KEY_PREFIX: `${ns}:`, HTTP_PORT: String(await freePort()), LOG_LEVEL: 'warn' }),
+      spawnService('runtime-registry', {
+        NATS_URL: servers.natsUrl,
+        NATS_NAMESPACE: ns,
+        REDIS_URL: servers.redisUrl,
+        REDIS_KEY_PREFIX: `${ns}:`,
+        HTTP_PORT: String(await freePort()),
+        LOG_LEVEL: 'warn',
+      }),
       startTestGateway(servers.natsUrl, ns, { SYNC_RECONCILE_INTERVAL_MS: '0' }),
     ]);
   }, 60000);
@@ -119,61 +175,143 @@ describe('/sync edge promises against runtime-registry', () => {
     it('at the channel level refuses the unmute of a client that never reported its own mute, until unmuting is enabled again', async () => {
       const { client, id } = await registered();
       await client.ok('join', { channelId: 'room-a' });
-      await client.ok('connection.open', { channelId: 'room-a', connectionId: 'cn-1', type: 'peer', streams: { audio: { direction: 'sendrecv' } } });
+      await client.ok('connection.open', {
+        channelId: 'room-a',
+        connectionId: 'cn-1',
+        type: 'peer',
+        streams: { audio: { direction: 'sendrecv' } },
+      });
       // A connection the channel's writes exclude keeps its own say.
-      await client.ok('connection.open', { channelId: 'room-a', connectionId: 'cn-free', type: 'peer', streams: { audio: { direction: 'sendrecv' } } });
-      expect((await admin('PATCH', '/channels/room-a', { audioMuted: true, excludedConnectionIds: ['cn-free'] })).status).toBe(204);
+      await client.ok('connection.open', {
+        channelId: 'room-a',
+        connectionId: 'cn-free',
+        type: 'peer',
+        streams: { audio: { direction: 'sendrecv' } },
+      });
+      expect(
+        (await admin('PATCH', '/channels/room-a', { audioMuted: true, excludedConnectionIds: ['cn-free'] })).status,
+      ).toBe(204);
       expect((await admin('PATCH', '/channels/room-a', { audioUnmuteDisabled: true })).status).toBe(204);
       await settingsPushed(client, 'cn-1', (s) => s.audioMuted && s.audioUnmuteDisabled);
 
       const refused = await client.request('connection.update', { connectionId: 'cn-1', localAudioMuted: false });
-      expect(refused).toEqual(expect.objectContaining({ type: 'error', error: expect.objectContaining({ code: 'UnmuteDisabled', details: [expect.objectContaining({ field: 'localAudioMuted' })] }) }));
+      expect(refused).toEqual(
+        expect.objectContaining({
+          type: 'error',
+          error: expect.objectContaining({
+            code: 'UnmuteDisabled',
+            details: [expect.objectContaining({ field: 'localAudioMuted' })],
+          }),
+        }),
+      );
       const shown = await admin('GET', connectionPath(id, 'room-a', 'cn-1'));
       expect(shown.body).toEqual(expect.objectContaining({ localAudioMuted: true, localAudioUnmuteDisabled: true }));
-      expect(await client.ok('connection.update', { connectionId: 'cn-free', localAudioMuted: false })).toEqual({ connectionId: 'cn-free', localAudioMuted: false, localVideoMuted: false });
+      expect(await client.ok('connection.update', { connectionId: 'cn-free', localAudioMuted: false })).toEqual({
+        connectionId: 'cn-free',
+        localAudioMuted: false,
+        localVideoMuted: false,
+      });
 
       expect((await admin('PATCH', '/channels/room-a', { audioUnmuteDisabled: false })).status).toBe(204);
       await settingsPushed(client, 'cn-1', (s) => s.audioMuted && !s.audioUnmuteDisabled);
-      expect(await client.ok('connection.update', { connectionId: 'cn-1', localAudioMuted: false })).toEqual({ connectionId: 'cn-1', localAudioMuted: false, localVideoMuted: false });
+      expect(await client.ok('connection.update', { connectionId: 'cn-1', localAudioMuted: false })).toEqual({
+        connectionId: 'cn-1',
+        localAudioMuted: false,
+        localVideoMuted: false,
+      });
     });
 
     it('at the connection level refuses the unmute, and interface A still shows the connection muted', async () => {
       const { client, id } = await registered();
       await client.ok('join', { channelId: 'room-b' });
-      await client.ok('connection.open', { channelId: 'room-b', connectionId: 'cn-2', type: 'peer', streams: { video: { direction: 'sendrecv', muted: false } } });
+      await client.ok('connection.open', {
+        channelId: 'room-b',
+        connectionId: 'cn-2',
+        type: 'peer',
+        streams: { video: { direction: 'sendrecv', muted: false } },
+      });
       const path = connectionPath(id, 'room-b', 'cn-2');
       expect((await admin('PATCH', path, { videoMuted: true })).status).toBe(204);
       expect((await admin('PATCH', path, { videoUnmuteDisabled: true })).status).toBe(204);
       // Not waiting for the settings push: the registry decides, whatever the edge heard of yet.
       const refused = await client.request('connection.update', { connectionId: 'cn-2', localVideoMuted: false });
-      expect(refused).toEqual(expect.objectContaining({ type: 'error', error: expect.objectContaining({ code: 'UnmuteDisabled', details: [expect.objectContaining({ field: 'localVideoMuted' })] }) }));
-      expect((await admin('GET', path)).body).toEqual(expect.objectContaining({ localVideoMuted: true, localVideoUnmuteDisabled: true }));
+      expect(refused).toEqual(
+        expect.objectContaining({
+          type: 'error',
+          error: expect.objectContaining({
+            code: 'UnmuteDisabled',
+            details: [expect.objectContaining({ field: 'localVideoMuted' })],
+          }),
+        }),
+      );
+      expect((await admin('GET', path)).body).toEqual(
+        expect.objectContaining({ localVideoMuted: true, localVideoUnmuteDisabled: true }),
+      );
     });
 
     it('refuses an unmute pipelined behind the open, before the edge has the settings: the registry decides', async () => {
       const { client, id } = await registered();
       await client.ok('join', { channelId: 'room-b' });
-      expect((await admin('PATCH', '/channels/room-b', { audioMuted: true, audioUnmuteDisabled: true })).status).toBe(204);
+      expect((await admin('PATCH', '/channels/room-b', { audioMuted: true, audioUnmuteDisabled: true })).status).toBe(
+        204,
+      );
       const answers = await pipelined(client, [
-        ['connection.open', { channelId: 'room-b', connectionId: 'cn-4', type: 'peer', streams: { audio: { direction: 'sendrecv' } } }],
+        [
+          'connection.open',
+          { channelId: 'room-b', connectionId: 'cn-4', type: 'peer', streams: { audio: { direction: 'sendrecv' } } },
+        ],
         ['connection.update', { connectionId: 'cn-4', localAudioMuted: false }],
         ['connection.update', { connectionId: 'cn-4', tag: 'after' }],
       ]);
       expect(codes(answers)).toEqual(['ok', 'UnmuteDisabled', 'ok']);
-      expect(answers[1]).toEqual(expect.objectContaining({ error: expect.objectContaining({ details: [expect.objectContaining({ field: 'localAudioMuted' })] }) }));
-      expect((await admin('GET', connectionPath(id, 'room-b', 'cn-4'))).body).toEqual(expect.objectContaining({ localAudioMuted: true, tag: 'after' }));
+      expect(answers[1]).toEqual(
+        expect.objectContaining({
+          error: expect.objectContaining({ details: [expect.objectContaining({ field: 'localAudioMuted' })] }),
+        }),
+      );
+      expect((await admin('GET', connectionPath(id, 'room-b', 'cn-4'))).body).toEqual(
+        expect.objectContaining({ localAudioMuted: true, tag: 'after' }),
+      );
     });
 
     it('is enforced by the registry itself: an unmute reported past a stale edge is refused and nothing is written', async () => {
       const { client, id, ref } = await registered();
       await client.ok('join', { channelId: 'room-c' });
-      await client.ok('connection.open', { channelId: 'room-c', connectionId: 'cn-3', type: 'peer', streams: { audio: { direction: 'sendrecv' } } });
-      expect((await admin('PATCH', `/channels/room-c/users/${id.userId}`, { audioMuted: true, audioUnmuteDisabled: true })).status).toBe(204);
-      await expect(report({ kind: 'connection.update', client: ref, channelId: 'room-c', connectionId: 'cn-3', localAudioMuted: false, tag: 'changed' })).rejects.toThrow(/Forbidden/);
-      expect((await admin('GET', connectionPath(id, 'room-c', 'cn-3'))).body).toEqual(expect.objectContaining({ localAudioMuted: true, tag: null }));
+      await client.ok('connection.open', {
+        channelId: 'room-c',
+        connectionId: 'cn-3',
+        type: 'peer',
+        streams: { audio: { direction: 'sendrecv' } },
+      });
+      expect(
+        (await admin('PATCH', `/channels/room-c/users/${id.userId}`, { audioMuted: true, audioUnmuteDisabled: true }))
+          .status,
+      ).toBe(204);
+      await expect(
+        report({
+          kind: 'connection.update',
+          client: ref,
+          channelId: 'room-c',
+          connectionId: 'cn-3',
+          localAudioMuted: false,
+          tag: 'changed',
+        }),
+      ).rejects.toThrow(/Forbidden/);
+      expect((await admin('GET', connectionPath(id, 'room-c', 'cn-3'))).body).toEqual(
+        expect.objectContaining({ localAudioMuted: true, tag: null }),
+      );
       // A mute, or an update that unmutes nothing, goes through.
-      await report({ kind: 'connection.update', client: ref, channelId: 'room-c', connectionId: 'cn-3', localAudioMuted: true, tag: 'changed' });
-      expect((await admin('GET', connectionPath(id, 'room-c', 'cn-3'))).body).toEqual(expect.objectContaining({ localAudioMuted: true, tag: 'changed' }));
+      await report({
+        kind: 'connection.update',
+        client: ref,
+        channelId: 'room-c',
+        connectionId: 'cn-3',
+        localAudioMuted: true,
+        tag: 'changed',
+      });
+      expect((await admin('GET', connectionPath(id, 'room-c', 'cn-3'))).body).toEqual(
+        expect.objectContaining({ localAudioMuted: true, tag: 'changed' }),
+      );
     });
   });
 
@@ -189,7 +327,9 @@ describe('/sync edge promises against runtime-registry', () => {
         ['connection.state', { connectionId: 'p-1', state: 'initializing' }],
       ]);
       expect(codes(first)).toEqual(['ok', 'ok', 'ok', 'ok']);
-      expect(first[0]).toEqual(expect.objectContaining({ data: expect.objectContaining({ resumed: false, channels: [], connections: [] }) }));
+      expect(first[0]).toEqual(
+        expect.objectContaining({ data: expect.objectContaining({ resumed: false, channels: [], connections: [] }) }),
+      );
 
       // A resume on another socket, with more requests behind it: its answer lists what the session held.
       const again = await TestSyncClient.open(gateway.syncUrl);
@@ -201,10 +341,20 @@ describe('/sync edge promises against runtime-registry', () => {
         ['connection.state', { connectionId: 'p-1', state: 'connecting' }],
       ]);
       expect(codes(second)).toEqual(['ok', 'ok', 'ok', 'ok']);
-      const resumed = (second[0] as { data: { resumed: boolean; channels: Array<{ channelId: string }>; connections: Array<{ connectionId: string; state: string }> } }).data;
+      const resumed = (
+        second[0] as {
+          data: {
+            resumed: boolean;
+            channels: Array<{ channelId: string }>;
+            connections: Array<{ connectionId: string; state: string }>;
+          };
+        }
+      ).data;
       expect(resumed.resumed).toBe(true);
       expect(resumed.channels.map((c) => c.channelId)).toEqual(['room-a']);
-      expect(resumed.connections).toEqual([expect.objectContaining({ connectionId: 'p-1', channelId: 'room-a', state: 'initializing' })]);
+      expect(resumed.connections).toEqual([
+        expect.objectContaining({ connectionId: 'p-1', channelId: 'room-a', state: 'initializing' }),
+      ]);
     });
 
     it('are answered in the order sent, refusals of the frame schema included', async () => {
@@ -213,7 +363,11 @@ describe('/sync edge promises against runtime-registry', () => {
       const raw = (client.ws as unknown as { _socket: { cork(): void; uncork(): void } })._socket;
       raw.cork();
       const sent = [
-        client.request('connection.open', { channelId: 'room-a', connectionId: 'o-1', type: 'peer', streams: {} }, 'ord-1'),
+        client.request(
+          'connection.open',
+          { channelId: 'room-a', connectionId: 'o-1', type: 'peer', streams: {} },
+          'ord-1',
+        ),
         client.request('connection.state', { connectionId: 'o-1', state: 'initializing', bogus: true }, 'ord-2'),
         client.request('connection.state', { connectionId: 'o-1', state: 'initializing' }, 'ord-3'),
       ];
@@ -235,8 +389,12 @@ describe('/sync edge promises against runtime-registry', () => {
         ['leave', { channelId: 'room-c' }],
       ]);
       expect(codes(answers)).toEqual(['ok', 'ok', 'ok']);
-      expect(answers[1]).toEqual(expect.objectContaining({ data: expect.objectContaining({ connectionId: 'l-1', state: 'new' }) }));
-      const registration = (await report({ kind: 'gateway.sessions', clients: [ref] } as unknown as EdgeReport)) as { clients: Array<{ channels: unknown[] } | null> };
+      expect(answers[1]).toEqual(
+        expect.objectContaining({ data: expect.objectContaining({ connectionId: 'l-1', state: 'new' }) }),
+      );
+      const registration = (await report({ kind: 'gateway.sessions', clients: [ref] } as unknown as EdgeReport)) as {
+        clients: Array<{ channels: unknown[] } | null>;
+      };
       expect(registration.clients[0]?.channels).toEqual([]);
     });
   });

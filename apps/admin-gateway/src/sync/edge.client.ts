@@ -61,7 +61,8 @@ export class EdgeClient {
   async sessions(clients: ClientRef[]): Promise<EdgeSessionsResult['clients']> {
     const report: EdgeSessionsRead = { kind: 'gateway.sessions', clients };
     const answer = (await this.nats.request(RuntimeSubjects.edge, { report })) as Partial<EdgeSessionsResult> | null;
-    if (!Array.isArray(answer?.clients) || answer.clients.length !== clients.length) throw new Error('gateway.sessions answered an unreadable list');
+    if (!Array.isArray(answer?.clients) || answer.clients.length !== clients.length)
+      throw new Error('gateway.sessions answered an unreadable list');
     return answer.clients;
   }
 
@@ -70,7 +71,12 @@ export class EdgeClient {
    * (`cursor` absent to start; `next` null when done; a client may come twice).
    */
   async gatewayClients(gatewayId: string, cursor?: string, count?: number): Promise<EdgeGatewayClientsResult> {
-    const report: EdgeGatewayClientsRead = { kind: 'gateway.clients', gatewayId, ...(cursor !== undefined ? { cursor } : {}), ...(count !== undefined ? { count } : {}) };
+    const report: EdgeGatewayClientsRead = {
+      kind: 'gateway.clients',
+      gatewayId,
+      ...(cursor !== undefined ? { cursor } : {}),
+      ...(count !== undefined ? { count } : {}),
+    };
     return (await this.nats.request(RuntimeSubjects.edge, { report })) as EdgeGatewayClientsResult;
   }
 
@@ -82,7 +88,8 @@ export class EdgeClient {
   sequence(reports: EdgeReport[], bytes = 0): Promise<EdgeOutcome[]> {
     if (reports.length === 0) return Promise.resolve([]);
     return new Promise<EdgeOutcome[]>((resolve) => {
-      if (this.pendingReports + reports.length > EDGE_BATCH_MAX_REPORTS || this.pendingBytes + bytes > MAX_BATCH_BYTES) this.flush();
+      if (this.pendingReports + reports.length > EDGE_BATCH_MAX_REPORTS || this.pendingBytes + bytes > MAX_BATCH_BYTES)
+        this.flush();
       this.pending.push({ reports, resolve });
       this.pendingReports += reports.length;
       this.pendingBytes += bytes;
@@ -108,7 +115,9 @@ export class EdgeClient {
     let result: EdgeBatchResult | undefined;
     let failure: DomainError | undefined;
     try {
-      result = (await this.nats.request(RuntimeSubjects.edge, { report: { kind: 'batch', sequences: batch.map((p) => p.reports) } })) as EdgeBatchResult;
+      result = (await this.nats.request(RuntimeSubjects.edge, {
+        report: { kind: 'batch', sequences: batch.map((p) => p.reports) },
+      })) as EdgeBatchResult;
     } catch (e) {
       failure = e instanceof DomainError ? e : new DomainError('Internal', 'edge batch failed');
     }

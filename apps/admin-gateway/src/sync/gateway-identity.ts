@@ -7,7 +7,8 @@ export const gatewayIdProvider = { provide: GATEWAY_ID, useFactory: () => random
 /** Parses a NATS payload that is either plain JSON or a Nest packet `{ pattern, data }`. */
 export function decodeNatsJson(bytes: Uint8Array): unknown {
   const value: unknown = JSON.parse(new TextDecoder().decode(bytes));
-  if (value && typeof value === 'object' && 'pattern' in value && 'data' in value) return (value as { data: unknown }).data;
+  if (value && typeof value === 'object' && 'pattern' in value && 'data' in value)
+    return (value as { data: unknown }).data;
   return value;
 }
 

@@ -73,7 +73,10 @@ export class HeartbeatService implements OnApplicationBootstrap, BeforeApplicati
           timer = setTimeout(() => reject(new Error('NATS is not connected')), this.config.gatewayHeartbeatIntervalMs);
         }),
       ]).finally(() => clearTimeout(timer));
-      nc.publish(this.nats.subject(RuntimeSubjects.heartbeat), encodeNatsEvent(RuntimeSubjects.heartbeat, this.heartbeat(active)));
+      nc.publish(
+        this.nats.subject(RuntimeSubjects.heartbeat),
+        encodeNatsEvent(RuntimeSubjects.heartbeat, this.heartbeat(active)),
+      );
     } catch (e) {
       this.logger.event('warn', 'heartbeat not published', { error: (e as Error).message });
     }

@@ -10,7 +10,8 @@ import { startTestGateway, type TestGateway } from '../testing/gateway.testing.j
 import { TestSyncClient } from '../testing/sync-client.testing.js';
 
 const vectors = liveSwitchTokenVectors();
-const payloadOf = (token: string) => JSON.parse(Buffer.from(token.split('.')[1]!, 'base64').toString('utf8')) as Record<string, any>;
+const payloadOf = (token: string) =>
+  JSON.parse(Buffer.from(token.split('.')[1]!, 'base64').toString('utf8')) as Record<string, any>;
 
 describe('/sync with LiveSwitch SDK tokens', () => {
   const servers = testServers();
@@ -32,7 +33,13 @@ describe('/sync with LiveSwitch SDK tokens', () => {
     Date.now = () => realNow() + offset;
     fake = await startFakeRuntime(servers.natsUrl, ns);
     for (const v of vectors) {
-      fake.applications.set(v.applicationId, { applicationId: v.applicationId, applicationConfigId: `cfg-${v.applicationId}`, organizationId: 'org-ls', sharedSecret: v.sharedSecret, disabled: false });
+      fake.applications.set(v.applicationId, {
+        applicationId: v.applicationId,
+        applicationConfigId: `cfg-${v.applicationId}`,
+        organizationId: 'org-ls',
+        sharedSecret: v.sharedSecret,
+        disabled: false,
+      });
     }
     gateway = await startTestGateway(servers.natsUrl, ns, { SYNC_GRACE_PERIOD_MS: '100' });
   });
@@ -54,7 +61,13 @@ describe('/sync with LiveSwitch SDK tokens', () => {
       const client = await open();
       const result = await client.ok('register', { token: vector.token, applicationId: vector.applicationId });
       const payload = payloadOf(vector.token);
-      expect(result).toEqual(expect.objectContaining({ applicationId: vector.applicationId, userId: payload.userId ?? expect.any(String), clientId: payload.clientId ?? expect.any(String) }));
+      expect(result).toEqual(
+        expect.objectContaining({
+          applicationId: vector.applicationId,
+          userId: payload.userId ?? expect.any(String),
+          clientId: payload.clientId ?? expect.any(String),
+        }),
+      );
       client.terminate();
     }
   });
@@ -62,11 +75,23 @@ describe('/sync with LiveSwitch SDK tokens', () => {
   it('joins with every join token of the SDK', async () => {
     for (const vector of vectors.filter((v) => v.type === 'join')) {
       const { userId, deviceId, clientId, channelClaims } = vector.claims;
-      const registerToken = encodeLiveSwitchClientToken({ type: 'register', ...liveSwitchVectorTimes(vector), applicationId: vector.applicationId, userId, deviceId, clientId }, vector.sharedSecret);
+      const registerToken = encodeLiveSwitchClientToken(
+        {
+          type: 'register',
+          ...liveSwitchVectorTimes(vector),
+          applicationId: vector.applicationId,
+          userId,
+          deviceId,
+          clientId,
+        },
+        vector.sharedSecret,
+      );
       const client = await open();
       await client.ok('register', { token: registerToken });
       const result = await client.ok('join', { channelId: channelClaims![0]!.id, token: vector.token });
-      expect(result).toEqual(expect.objectContaining({ channel: expect.objectContaining({ id: channelClaims![0]!.id }) }));
+      expect(result).toEqual(
+        expect.objectContaining({ channel: expect.objectContaining({ id: channelClaims![0]!.id }) }),
+      );
       client.terminate();
     }
   });
@@ -74,7 +99,10 @@ describe('/sync with LiveSwitch SDK tokens', () => {
   it('refuses tampered SDK tokens with TokenInvalid and closes 4001', async () => {
     const stripped = vectors.find((v) => v.type === 'register' && v.signatureStripped)!;
     const [header, payload, signature] = stripped.token.split('.') as [string, string, string];
-    const changedPayload = Buffer.from(Buffer.from(payload, 'base64').toString('utf8').replace('"type"', '"nbf":1,"type"'), 'utf8').toString('base64');
+    const changedPayload = Buffer.from(
+      Buffer.from(payload, 'base64').toString('utf8').replace('"type"', '"nbf":1,"type"'),
+      'utf8',
+    ).toString('base64');
     for (const token of [
       `${header}.${changedPayload}.${signature}`,
       `${header}.${payload}.${signature.slice(0, 7)}${signature[7] === 'Q' ? 'R' : 'Q'}${signature.slice(8)}`,
@@ -83,7 +111,11 @@ describe('/sync with LiveSwitch SDK tokens', () => {
     ]) {
       const client = await open();
       const answer = await client.request('register', { token });
-      expect(answer).toEqual({ type: 'error', id: expect.anything(), error: expect.objectContaining({ code: 'TokenInvalid' }) });
+      expect(answer).toEqual({
+        type: 'error',
+        id: expect.anything(),
+        error: expect.objectContaining({ code: 'TokenInvalid' }),
+      });
       expect((await client.closed).code).toBe(SYNC_CLOSE_CODES.tokenInvalid);
     }
   });

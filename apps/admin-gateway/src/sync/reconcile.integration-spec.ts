@@ -33,7 +33,15 @@ import {
   type PushBatch,
   type ServerPush,
 } from '@switchboard/contracts';
-import { flushRedisPrefix, freePort, spawnService, testNamespace, testServers, waitFor, type SpawnedService } from '@switchboard/testing';
+import {
+  flushRedisPrefix,
+  freePort,
+  spawnService,
+  testNamespace,
+  testServers,
+  waitFor,
+  type SpawnedService,
+} from '@switchboard/testing';
 import { randomUUID } from 'node:crypto';
 import net from 'node:net';
 import { metric, startTestGateway, type TestGateway } from '../testing/gateway.testing.js';
@@ -51,7 +59,18 @@ const decoder = new TextDecoder();
 const now = () => Math.floor(Date.now() / 1000);
 
 function token(id: Identity): string {
-  return encodeClientToken({ iat: now(), exp: now() + 600, type: 'register', applicationId: APP, ...id, clientRoles: ['participant'], channels: CLAIMS }, SECRET);
+  return encodeClientToken(
+    {
+      iat: now(),
+      exp: now() + 600,
+      type: 'register',
+      applicationId: APP,
+      ...id,
+      clientRoles: ['participant'],
+      channels: CLAIMS,
+    },
+    SECRET,
+  );
 }
 
 /**
@@ -123,10 +142,22 @@ async function natsProxy(target: string): Promise<NatsProxy> {
 }
 
 /** Pushes in a stable order (their type and target; not a settings push's version, a number the registry picks). */
-const sortKey = (p: ServerPush) => JSON.stringify([p.type, 'channelId' in p ? p.channelId : null, 'connectionId' in p ? (p.connectionId ?? null) : null]);
+const sortKey = (p: ServerPush) =>
+  JSON.stringify([
+    p.type,
+    'channelId' in p ? p.channelId : null,
+    'connectionId' in p ? (p.connectionId ?? null) : null,
+  ]);
 const byText = (a: ServerPush, b: ServerPush) => sortKey(a).localeCompare(sortKey(b));
 
-const NO_SETTINGS: EffectiveSettings = { recording: false, recordingTag: null, audioMuted: false, videoMuted: false, audioUnmuteDisabled: false, videoUnmuteDisabled: false };
+const NO_SETTINGS: EffectiveSettings = {
+  recording: false,
+  recordingTag: null,
+  audioMuted: false,
+  videoMuted: false,
+  audioUnmuteDisabled: false,
+  videoUnmuteDisabled: false,
+};
 
 describe('reconciling the edge with runtime-registry after lost pushes', () => {
   const servers = testServers();
@@ -156,7 +187,11 @@ describe('reconciling the edge with runtime-registry after lost pushes', () => {
   const clients: TestSyncClient[] = [];
 
   async function rpc(subject: string, data: unknown): Promise<unknown> {
-    const msg = await nc.request(`${ns}.${subject}`, encoder.encode(JSON.stringify({ pattern: subject, data, id: randomUUID() })), { timeout: 10000 });
+    const msg = await nc.request(
+      `${ns}.${subject}`,
+      encoder.encode(JSON.stringify({ pattern: subject, data, id: randomUUID() })),
+      { timeout: 10000 },
+    );
     const reply = JSON.parse(decoder.decode(msg.data)) as { err?: unknown; response?: unknown };
     if (reply.err) throw new Error(`${subject}: ${JSON.stringify(reply.err)}`);
     return reply.response;
@@ -165,11 +200,14 @@ describe('reconciling the edge with runtime-registry after lost pushes', () => {
   /** An interface A read of the registry, as the gateway's HTTP side sends it. */
   const query = (q: RuntimeQuery) => rpc(RuntimeSubjects.query, { scope: SCOPE, query: q });
   /** The channels the registry lists for a client. */
-  const channelsOf = async (ref: ClientRef) => ((await query({ kind: 'client.channels', ...ref })) as Array<{ id: string }>).map((c) => c.id).sort();
+  const channelsOf = async (ref: ClientRef) =>
+    ((await query({ kind: 'client.channels', ...ref })) as Array<{ id: string }>).map((c) => c.id).sort();
   /** The connections the registry lists for a client in a channel (none when it is not in the channel). */
   const connectionsOf = async (ref: ClientRef, channelId: string) => {
     try {
-      return ((await query({ kind: 'channel.client.connections', ...ref, channelId })) as Array<{ id: string }>).map((c) => c.id).sort();
+      return ((await query({ kind: 'channel.client.connections', ...ref, channelId })) as Array<{ id: string }>)
+        .map((c) => c.id)
+        .sort();
     } catch (e) {
       if (/NotFound/.test((e as Error).message)) return [];
       throw e;
@@ -189,7 +227,10 @@ describe('reconciling the edge with runtime-registry after lost pushes', () => {
   async function passCounter(gw: TestGateway, labels: Record<string, string> = {}) {
     const count = () => metric(gw, 'sync_reconcile_passes_total', labels);
     const before = await count();
-    return { after: (n: number) => waitFor(async () => (await count()) >= before + n, { timeoutMs: 15000, description: `${n} reconcile passes` }) };
+    return {
+      after: (n: number) =>
+        waitFor(async () => (await count()) >= before + n, { timeoutMs: 15000, description: `${n} reconcile passes` }),
+    };
   }
   /** Resolves after `n` more reconcile passes of the gateway. */
   const passes = async (gw: TestGateway, n: number) => (await passCounter(gw)).after(n);
@@ -201,12 +242,24 @@ describe('reconciling the edge with runtime-registry after lost pushes', () => {
   };
 
   /** What the registry holds for a client (gateway.sessions, as the gateways read it); null: not registered. */
-  const registration = async (ref: ClientRef) => ((await edge({ kind: 'gateway.sessions', clients: [ref] } as unknown as EdgeReport)) as { clients: Array<{ gatewayId: string | null; sessionId: string | null } | null> }).clients[0] ?? null;
+  const registration = async (ref: ClientRef) =>
+    (
+      (await edge({ kind: 'gateway.sessions', clients: [ref] } as unknown as EdgeReport)) as {
+        clients: Array<{ gatewayId: string | null; sessionId: string | null } | null>;
+      }
+    ).clients[0] ?? null;
   /** Registers a client through a gateway's id straight on the registry, as the gateway does (a register whose answer it may not get). */
   const registerDirectly = (ref: ClientRef, gatewayId: string, sessionId: string) =>
     edge({
       kind: 'client.register',
-      client: { ...ref, userAlias: 'Ann', deviceAlias: null, tag: 'first', roles: ['participant'], protocol: 'websocket' },
+      client: {
+        ...ref,
+        userAlias: 'Ann',
+        deviceAlias: null,
+        tag: 'first',
+        roles: ['participant'],
+        protocol: 'websocket',
+      },
       organizationId: ORG,
       gatewayId,
       claims: CLAIMS,
@@ -217,14 +270,18 @@ describe('reconciling the edge with runtime-registry after lost pushes', () => {
    * Resolves once the registry sent its answer to a request on the edge subject that `match` picks
    * (this connection sees the request, then the answer on the requester's inbox, in that order).
    */
-  async function answerTo(match: (report: { kind?: string; clients?: ClientRef[] }) => boolean): Promise<{ answered: Promise<void>; stop(): void }> {
+  async function answerTo(
+    match: (report: { kind?: string; clients?: ClientRef[] }) => boolean,
+  ): Promise<{ answered: Promise<void>; stop(): void }> {
     const replies = new Set<string>();
     let resolve!: () => void;
     const answered = new Promise<void>((r) => (resolve = r));
     const requests = nc.subscribe(`${ns}.${RuntimeSubjects.edge}`, {
       callback: (err, msg) => {
         if (err || !msg.reply) return;
-        const report = (JSON.parse(decoder.decode(msg.data)) as { data?: { report?: { kind?: string; clients?: ClientRef[] } } }).data?.report;
+        const report = (
+          JSON.parse(decoder.decode(msg.data)) as { data?: { report?: { kind?: string; clients?: ClientRef[] } } }
+        ).data?.report;
         if (report && match(report)) replies.add(msg.reply);
       },
     });
@@ -256,7 +313,9 @@ describe('reconciling the edge with runtime-registry after lost pushes', () => {
     await waitFor(
       async () => {
         try {
-          await nc.request(pushSubject(ns, gw.gatewayId), encoder.encode(JSON.stringify({ deliveries: [] })), { timeout: 200 });
+          await nc.request(pushSubject(ns, gw.gatewayId), encoder.encode(JSON.stringify({ deliveries: [] })), {
+            timeout: 200,
+          });
           return false;
         } catch (e) {
           return e instanceof NoRespondersError || (e instanceof RequestError && e.isNoResponders());
@@ -268,12 +327,21 @@ describe('reconciling the edge with runtime-registry after lost pushes', () => {
 
   beforeAll(async () => {
     nc = await connect({ servers: servers.natsUrl });
-    const application: ResolvedApplication = { applicationId: APP, applicationConfigId: 'cfg-reconcile', organizationId: ORG, sharedSecret: SECRET, disabled: false };
+    const application: ResolvedApplication = {
+      applicationId: APP,
+      applicationConfigId: 'cfg-reconcile',
+      organizationId: ORG,
+      sharedSecret: SECRET,
+      disabled: false,
+    };
     nc.subscribe(`${ns}.${RuntimeSubjects.resolveApplication}`, {
       callback: (err, msg) => {
         if (err) return;
         const { id, data } = JSON.parse(decoder.decode(msg.data)) as { id: string; data: { applicationId: string } };
-        const reply = data.applicationId === APP ? { id, response: application, isDisposed: true } : { id, err: { code: 'NotFound', message: 'unknown application' }, isDisposed: true };
+        const reply =
+          data.applicationId === APP
+            ? { id, response: application, isDisposed: true }
+            : { id, err: { code: 'NotFound', message: 'unknown application' }, isDisposed: true };
         msg.respond(encoder.encode(JSON.stringify(reply)));
       },
     });
@@ -281,9 +349,14 @@ describe('reconciling the edge with runtime-registry after lost pushes', () => {
     nc.subscribe(`${ns}.${RuntimeSubjects.edge}`, {
       callback: (err, msg) => {
         if (err) return;
-        const report = (JSON.parse(decoder.decode(msg.data)) as { data?: { report?: { kind?: string; clients?: ClientRef[]; sequences?: EdgeReport[][] } } }).data?.report;
+        const report = (
+          JSON.parse(decoder.decode(msg.data)) as {
+            data?: { report?: { kind?: string; clients?: ClientRef[]; sequences?: EdgeReport[][] } };
+          }
+        ).data?.report;
         if (report?.kind === 'gateway.sessions' && Array.isArray(report.clients)) sessionReads.push(report.clients);
-        const reports = report?.kind === 'batch' ? (report.sequences ?? []).flat() : report ? [report as EdgeReport] : [];
+        const reports =
+          report?.kind === 'batch' ? (report.sequences ?? []).flat() : report ? [report as EdgeReport] : [];
         for (const r of reports) if (r.kind === 'client.leave' || r.kind === 'connection.close') removalReports.push(r);
       },
     });
@@ -292,13 +365,24 @@ describe('reconciling the edge with runtime-registry after lost pushes', () => {
     crowdedProxy = await natsProxy(servers.natsUrl);
     heldProxy = await natsProxy(servers.natsUrl);
     [registry, cutOff, periodic, eager, crowded, held] = await Promise.all([
-      spawnService('runtime-registry', { NATS_URL: servers.natsUrl, NATS_NAMESPACE: ns, REDIS_URL: servers.redisUrl, REDIS_KEY_PREFIX: `${ns}:`, HTTP_PORT: String(await freePort()), LOG_LEVEL: 'warn' }),
+      spawnService('runtime-registry', {
+        NATS_URL: servers.natsUrl,
+        NATS_NAMESPACE: ns,
+        REDIS_URL: servers.redisUrl,
+        REDIS_KEY_PREFIX: `${ns}:`,
+        HTTP_PORT: String(await freePort()),
+        LOG_LEVEL: 'warn',
+      }),
       startTestGateway(proxy.url, ns, { SYNC_RECONCILE_INTERVAL_MS: '0', SYNC_GRACE_PERIOD_MS: '600000' }),
       startTestGateway(servers.natsUrl, ns, { SYNC_RECONCILE_INTERVAL_MS: '200', SYNC_GRACE_PERIOD_MS: '600000' }),
       startTestGateway(servers.natsUrl, ns, { SYNC_RECONCILE_INTERVAL_MS: '10', SYNC_GRACE_PERIOD_MS: '600000' }),
       startTestGateway(crowdedProxy.url, ns, { SYNC_RECONCILE_INTERVAL_MS: '0', SYNC_GRACE_PERIOD_MS: '600000' }),
       // Answers held back for a moment must not time out.
-      startTestGateway(heldProxy.url, ns, { SYNC_RECONCILE_INTERVAL_MS: '0', SYNC_GRACE_PERIOD_MS: '600000', NATS_REQUEST_TIMEOUT_MS: '30000' }),
+      startTestGateway(heldProxy.url, ns, {
+        SYNC_RECONCILE_INTERVAL_MS: '0',
+        SYNC_GRACE_PERIOD_MS: '600000',
+        NATS_REQUEST_TIMEOUT_MS: '30000',
+      }),
     ]);
   }, 60000);
 
@@ -323,7 +407,12 @@ describe('reconciling the edge with runtime-registry after lost pushes', () => {
     const { client, ref } = await registered(cutOff);
     for (const channelId of ['room-a', 'room-b', 'room-c']) await client.ok('join', { channelId });
     const open = (channelId: string, connectionId: string, audioMuted: boolean) =>
-      client.ok('connection.open', { channelId, connectionId, type: 'peer', streams: { audio: { direction: 'sendrecv', muted: audioMuted } } });
+      client.ok('connection.open', {
+        channelId,
+        connectionId,
+        type: 'peer',
+        streams: { audio: { direction: 'sendrecv', muted: audioMuted } },
+      });
     await open('room-a', 'cn-a1', true);
     await open('room-a', 'cn-a2', false);
     await open('room-b', 'cn-b', false);
@@ -333,9 +422,27 @@ describe('reconciling the edge with runtime-registry after lost pushes', () => {
     // Each of these pushes to the gateway, which is not there to get it.
     await command({ kind: 'kick', origin: 'api', target: { level: 'channel.client', ...ref, channelId: 'room-b' } });
     await command({ kind: 'kick', origin: 'api', target: { level: 'channel.client', ...ref, channelId: 'room-c' } });
-    await command({ kind: 'kick', origin: 'api', target: { level: 'connection', ...ref, channelId: 'room-a', connectionId: 'cn-a2' } });
-    await command({ kind: 'update', origin: 'api', target: { level: 'connection', ...ref, channelId: 'room-a', connectionId: 'cn-a1', patch: { audioUnmuteDisabled: true, recording: true, recordingTag: 'rec-1' } } });
-    await command({ kind: 'update', origin: 'api', target: { level: 'client', ...ref, patch: { tag: 'second', roles: ['moderator'] } } });
+    await command({
+      kind: 'kick',
+      origin: 'api',
+      target: { level: 'connection', ...ref, channelId: 'room-a', connectionId: 'cn-a2' },
+    });
+    await command({
+      kind: 'update',
+      origin: 'api',
+      target: {
+        level: 'connection',
+        ...ref,
+        channelId: 'room-a',
+        connectionId: 'cn-a1',
+        patch: { audioUnmuteDisabled: true, recording: true, recordingTag: 'rec-1' },
+      },
+    });
+    await command({
+      kind: 'update',
+      origin: 'api',
+      target: { level: 'client', ...ref, patch: { tag: 'second', roles: ['moderator'] } },
+    });
     expect(client.pushes).toEqual([]);
 
     proxy.restore();
@@ -345,7 +452,14 @@ describe('reconciling the edge with runtime-registry after lost pushes', () => {
         type: 'settings',
         channelId: 'room-a',
         connectionId: 'cn-a1',
-        settings: { recording: true, recordingTag: 'rec-1', audioMuted: false, videoMuted: false, audioUnmuteDisabled: true, videoUnmuteDisabled: false },
+        settings: {
+          recording: true,
+          recordingTag: 'rec-1',
+          audioMuted: false,
+          videoMuted: false,
+          audioUnmuteDisabled: true,
+          videoUnmuteDisabled: false,
+        },
         // The application's settings sequence at the read: ordered with the pushes.
         version: expect.any(Number),
       },
@@ -353,15 +467,32 @@ describe('reconciling the edge with runtime-registry after lost pushes', () => {
       { type: 'kicked', channelId: 'room-c', connectionId: null },
       { type: 'client.updated', userAlias: 'Ann', deviceAlias: null, tag: 'second', roles: ['moderator'] },
     ];
-    await waitFor(() => client.pushes.length >= expected.length, { timeoutMs: 15000, description: 'the reconciled pushes' });
+    await waitFor(() => client.pushes.length >= expected.length, {
+      timeoutMs: 15000,
+      description: 'the reconciled pushes',
+    });
     expect([...client.pushes].sort(byText)).toEqual([...expected].sort(byText));
     const { version } = client.pushes.find((p) => p.type === 'settings') as Extract<ServerPush, { type: 'settings' }>;
 
     // A settings push of the read's version or older arriving late (the one lost, delayed on the way)
     // is stale: it does not roll the reconciled settings back. The newer push after it is applied.
-    const newer: ServerPush = { type: 'settings', channelId: 'room-a', connectionId: 'cn-a1', settings: { ...NO_SETTINGS, audioUnmuteDisabled: true, recordingTag: 'newer' }, version: version! + 1 };
-    await pushTo(cutOff, ref, { type: 'settings', channelId: 'room-a', connectionId: 'cn-a1', settings: NO_SETTINGS, version: version! }, newer);
-    await waitFor(() => client.pushes.length > expected.length, { timeoutMs: 5000, description: 'the newer settings push' });
+    const newer: ServerPush = {
+      type: 'settings',
+      channelId: 'room-a',
+      connectionId: 'cn-a1',
+      settings: { ...NO_SETTINGS, audioUnmuteDisabled: true, recordingTag: 'newer' },
+      version: version! + 1,
+    };
+    await pushTo(
+      cutOff,
+      ref,
+      { type: 'settings', channelId: 'room-a', connectionId: 'cn-a1', settings: NO_SETTINGS, version: version! },
+      newer,
+    );
+    await waitFor(() => client.pushes.length > expected.length, {
+      timeoutMs: 5000,
+      description: 'the newer settings push',
+    });
     expect(client.pushes.slice(expected.length)).toEqual([newer]);
 
     // The edge holds the registry's state now: what it refuses, it refuses before reporting.
@@ -405,7 +536,11 @@ describe('reconciling the edge with runtime-registry after lost pushes', () => {
     proxy.cut();
     await unsubscribed(cutOff);
     const claim: ChannelClaim = { id: 'room-a', disablePeer: true, disableSendMessage: true };
-    await command({ kind: 'update', origin: 'api', target: { level: 'channel.client', ...ref, channelId: 'room-a', patch: { claim } } });
+    await command({
+      kind: 'update',
+      origin: 'api',
+      target: { level: 'channel.client', ...ref, channelId: 'room-a', patch: { claim } },
+    });
     expect(client.pushes).toEqual([]);
     proxy.restore();
 
@@ -414,7 +549,9 @@ describe('reconciling the edge with runtime-registry after lost pushes', () => {
     expect(await client.request('connection.open', { channelId: 'room-a', type: 'peer', streams: {} })).toEqual(
       expect.objectContaining({ type: 'error', error: expect.objectContaining({ code: 'Forbidden' }) }),
     );
-    expect(await client.request('message', { channelId: 'room-a', message: 'hi' })).toEqual(expect.objectContaining({ type: 'error', error: expect.objectContaining({ code: 'Forbidden' }) }));
+    expect(await client.request('message', { channelId: 'room-a', message: 'hi' })).toEqual(
+      expect.objectContaining({ type: 'error', error: expect.objectContaining({ code: 'Forbidden' }) }),
+    );
     // Applied, the claim is no longer a difference: the next pass pushes nothing more.
     const reconnects = await passCounter(cutOff, { trigger: 'reconnect' });
     proxy.cut();
@@ -440,7 +577,14 @@ describe('reconciling the edge with runtime-registry after lost pushes', () => {
     // A registration of another session through this gateway's id (the registry pushes nothing then).
     await edge({
       kind: 'client.register',
-      client: { ...replaced.ref, userAlias: 'Ann', deviceAlias: null, tag: 'first', roles: ['participant'], protocol: 'websocket' },
+      client: {
+        ...replaced.ref,
+        userAlias: 'Ann',
+        deviceAlias: null,
+        tag: 'first',
+        roles: ['participant'],
+        protocol: 'websocket',
+      },
       organizationId: ORG,
       gatewayId: cutOff.gatewayId,
       claims: CLAIMS,
@@ -465,9 +609,20 @@ describe('reconciling the edge with runtime-registry after lost pushes', () => {
   it('does not roll back a settings push newer than what its passes read', async () => {
     const { client, ref } = await registered(periodic);
     await client.ok('join', { channelId: 'room-a' });
-    await client.ok('connection.open', { channelId: 'room-a', connectionId: 'cn-v', type: 'peer', streams: { audio: { direction: 'sendrecv', muted: true } } });
+    await client.ok('connection.open', {
+      channelId: 'room-a',
+      connectionId: 'cn-v',
+      type: 'peer',
+      streams: { audio: { direction: 'sendrecv', muted: true } },
+    });
     // A push of a write the passes' reads do not see (a version above the application's settings sequence).
-    const newer: ServerPush = { type: 'settings', channelId: 'room-a', connectionId: 'cn-v', settings: { ...NO_SETTINGS, audioUnmuteDisabled: true }, version: 2 ** 40 };
+    const newer: ServerPush = {
+      type: 'settings',
+      channelId: 'room-a',
+      connectionId: 'cn-v',
+      settings: { ...NO_SETTINGS, audioUnmuteDisabled: true },
+      version: 2 ** 40,
+    };
     await pushTo(periodic, ref, newer);
     await waitFor(() => client.pushes.length > 0, { timeoutMs: 5000, description: 'the settings push' });
     await passes(periodic, 3);
@@ -482,8 +637,18 @@ describe('reconciling the edge with runtime-registry after lost pushes', () => {
     const { client, ref } = await registered(periodic);
     await client.ok('join', { channelId: 'room-a' });
     await client.ok('join', { channelId: 'room-b' });
-    await client.ok('connection.open', { channelId: 'room-a', connectionId: 'cn-1', type: 'peer', streams: { audio: { direction: 'sendrecv' } } });
-    await client.ok('connection.open', { channelId: 'room-a', connectionId: 'cn-2', type: 'peer', streams: { audio: { direction: 'sendrecv' } } });
+    await client.ok('connection.open', {
+      channelId: 'room-a',
+      connectionId: 'cn-1',
+      type: 'peer',
+      streams: { audio: { direction: 'sendrecv' } },
+    });
+    await client.ok('connection.open', {
+      channelId: 'room-a',
+      connectionId: 'cn-2',
+      type: 'peer',
+      streams: { audio: { direction: 'sendrecv' } },
+    });
 
     await edge({ kind: 'connection.close', client: ref, channelId: 'room-a', connectionId: 'cn-1' });
     await edge({ kind: 'client.leave', client: ref, channelId: 'room-b' });
@@ -494,32 +659,55 @@ describe('reconciling the edge with runtime-registry after lost pushes', () => {
       { type: 'kicked', channelId: 'room-b', connectionId: null },
     ];
     expect([...client.pushes].sort(byText)).toEqual(expected.sort(byText));
-    expect(await client.request('connection.close', { connectionId: 'cn-1' })).toEqual(expect.objectContaining({ type: 'error', error: expect.objectContaining({ code: 'UnknownConnection' }) }));
+    expect(await client.request('connection.close', { connectionId: 'cn-1' })).toEqual(
+      expect.objectContaining({ type: 'error', error: expect.objectContaining({ code: 'UnknownConnection' }) }),
+    );
     await client.ok('connection.close', { connectionId: 'cn-2' });
   });
 
   it('pushes nothing to a client whose state did not change, nor to one changing it while passes run', async () => {
     const quiet = await registered(periodic);
     await quiet.client.ok('join', { channelId: 'room-a' });
-    await quiet.client.ok('connection.open', { channelId: 'room-a', connectionId: 'cn-q', type: 'peer', streams: { audio: { direction: 'sendrecv', muted: true } } });
+    await quiet.client.ok('connection.open', {
+      channelId: 'room-a',
+      connectionId: 'cn-q',
+      type: 'peer',
+      streams: { audio: { direction: 'sendrecv', muted: true } },
+    });
     const passes = await metric(periodic, 'sync_reconcile_passes_total');
-    await waitFor(async () => (await metric(periodic, 'sync_reconcile_passes_total')) >= passes + 3, { timeoutMs: 10000, description: 'three reconcile passes' });
+    await waitFor(async () => (await metric(periodic, 'sync_reconcile_passes_total')) >= passes + 3, {
+      timeoutMs: 10000,
+      description: 'three reconcile passes',
+    });
     expect(quiet.client.pushes).toEqual([]);
 
     // Joins, opens, mutes, closes and leaves while the eager gateway checks its clients every 10 ms.
     const busy = await registered(eager);
     for (let i = 0; i < 15; i++) {
       await busy.client.ok('join', { channelId: 'room-b' });
-      await busy.client.ok('connection.open', { channelId: 'room-b', connectionId: `cn-${i}`, type: 'peer', streams: { audio: { direction: 'sendrecv' } } });
+      await busy.client.ok('connection.open', {
+        channelId: 'room-b',
+        connectionId: `cn-${i}`,
+        type: 'peer',
+        streams: { audio: { direction: 'sendrecv' } },
+      });
       await busy.client.ok('connection.update', { connectionId: `cn-${i}`, localAudioMuted: true });
       await busy.client.ok('client.update', { tag: `tag-${i}` });
       await busy.client.ok('connection.close', { connectionId: `cn-${i}` });
       await busy.client.ok('leave', { channelId: 'room-b' });
     }
     await busy.client.ok('join', { channelId: 'room-b' });
-    await busy.client.ok('connection.open', { channelId: 'room-b', connectionId: 'cn-last', type: 'peer', streams: { audio: { direction: 'sendrecv' } } });
+    await busy.client.ok('connection.open', {
+      channelId: 'room-b',
+      connectionId: 'cn-last',
+      type: 'peer',
+      streams: { audio: { direction: 'sendrecv' } },
+    });
     const after = await metric(eager, 'sync_reconcile_passes_total');
-    await waitFor(async () => (await metric(eager, 'sync_reconcile_passes_total')) >= after + 3, { timeoutMs: 10000, description: 'three more reconcile passes' });
+    await waitFor(async () => (await metric(eager, 'sync_reconcile_passes_total')) >= after + 3, {
+      timeoutMs: 10000,
+      description: 'three more reconcile passes',
+    });
     expect(busy.client.pushes).toEqual([]);
     await busy.client.ok('connection.close', { connectionId: 'cn-last' });
   });
@@ -530,45 +718,80 @@ describe('reconciling the edge with runtime-registry after lost pushes', () => {
    * error), reported here straight to the registry in one sequence (so no pass runs between them):
    * a join and an open in it, an open in a channel the client is in. The session knows none of them.
    */
-  async function ghosts(ref: ClientRef, joined: string, inJoined: string, existing: string, inExisting: string): Promise<void> {
-    const open = (channelId: string, connectionId: string): EdgeReport => ({ kind: 'connection.open', client: ref, channelId, connectionId, type: 'peer', tag: null, streams: { audio: { direction: 'sendrecv' } } });
+  async function ghosts(
+    ref: ClientRef,
+    joined: string,
+    inJoined: string,
+    existing: string,
+    inExisting: string,
+  ): Promise<void> {
+    const open = (channelId: string, connectionId: string): EdgeReport => ({
+      kind: 'connection.open',
+      client: ref,
+      channelId,
+      connectionId,
+      type: 'peer',
+      tag: null,
+      streams: { audio: { direction: 'sendrecv' } },
+    });
     const reports: EdgeReport[] = [
       { kind: 'client.join', client: ref, channelId: joined, claim: { id: joined } },
       open(joined, inJoined),
       open(existing, inExisting),
       { kind: 'connection.state', client: ref, channelId: existing, connectionId: inExisting, state: 'initializing' },
     ];
-    const result = (await rpc(RuntimeSubjects.edge, { report: { kind: 'batch', sequences: [reports] } })) as { sequences: unknown[][] };
+    const result = (await rpc(RuntimeSubjects.edge, { report: { kind: 'batch', sequences: [reports] } })) as {
+      sequences: unknown[][];
+    };
     expect(result.sequences[0]!.map((o) => Object.keys(o as object))).toEqual(reports.map(() => ['ok']));
   }
 
   it('leaves the channels and closes the connections the registry holds for a client and its session does not, and leaves the session as it is', async () => {
     const { client, ref } = await registered(periodic);
     await client.ok('join', { channelId: 'room-a' });
-    await client.ok('connection.open', { channelId: 'room-a', connectionId: 'cn-own', type: 'peer', streams: { audio: { direction: 'sendrecv' } } });
+    await client.ok('connection.open', {
+      channelId: 'room-a',
+      connectionId: 'cn-own',
+      type: 'peer',
+      streams: { audio: { direction: 'sendrecv' } },
+    });
     const leaves = await metric(periodic, 'sync_reconcile_corrections_total', { report: 'leave' });
     const closes = await metric(periodic, 'sync_reconcile_corrections_total', { report: 'close' });
 
     // Applied (every report answered ok); a pass may remove them before the next line.
     await ghosts(ref, 'room-b', 'cn-ghost-b', 'room-a', 'cn-ghost-a');
 
-    await waitFor(async () => (await channelsOf(ref)).length === 1 && (await connectionsOf(ref, 'room-a')).length === 1, {
-      timeoutMs: 15000,
-      description: 'the registry to hold only what the session has',
-    });
+    await waitFor(
+      async () => (await channelsOf(ref)).length === 1 && (await connectionsOf(ref, 'room-a')).length === 1,
+      {
+        timeoutMs: 15000,
+        description: 'the registry to hold only what the session has',
+      },
+    );
     expect(await channelsOf(ref)).toEqual(['room-a']);
     expect(await connectionsOf(ref, 'room-a')).toEqual(['cn-own']);
     expect(await connectionsOf(ref, 'room-b')).toEqual([]);
     // Counted once the gateway has the registry's answers (the registry may show the change a moment before).
-    const counted = async () => [await metric(periodic, 'sync_reconcile_corrections_total', { report: 'leave' }), await metric(periodic, 'sync_reconcile_corrections_total', { report: 'close' })];
-    await waitFor(async () => (await counted()).every((n, i) => n >= [leaves, closes][i]! + 1), { timeoutMs: 10000, description: 'the reports counted' });
+    const counted = async () => [
+      await metric(periodic, 'sync_reconcile_corrections_total', { report: 'leave' }),
+      await metric(periodic, 'sync_reconcile_corrections_total', { report: 'close' }),
+    ];
+    await waitFor(async () => (await counted()).every((n, i) => n >= [leaves, closes][i]! + 1), {
+      timeoutMs: 10000,
+      description: 'the reports counted',
+    });
     // Nothing changed at the edge: the client is told nothing, and its own channel and connection stay.
     expect(client.pushes).toEqual([]);
     await client.ok('connection.state', { connectionId: 'cn-own', state: 'initializing' });
     await client.ok('message', { channelId: 'room-a', message: 'still here' });
     // The client may join the channel and open the connection it was refused (the edge and the registry agree now).
     await client.ok('join', { channelId: 'room-b' });
-    await client.ok('connection.open', { channelId: 'room-a', connectionId: 'cn-ghost-a', type: 'peer', streams: { audio: { direction: 'sendrecv' } } });
+    await client.ok('connection.open', {
+      channelId: 'room-a',
+      connectionId: 'cn-ghost-a',
+      type: 'peer',
+      streams: { audio: { direction: 'sendrecv' } },
+    });
     await passes(periodic, 3);
     expect(await channelsOf(ref)).toEqual(['room-a', 'room-b']);
     expect(await connectionsOf(ref, 'room-a')).toEqual(['cn-ghost-a', 'cn-own']);
@@ -590,7 +813,10 @@ describe('reconciling the edge with runtime-registry after lost pushes', () => {
     // meanwhile find the session busy: they read nothing (so they end while answers are held).
     heldProxy.hold();
     const join = client.request('join', { channelId: 'room-b' });
-    await waitFor(async () => (await channelsOf(ref)).includes('room-b'), { timeoutMs: 10000, description: 'the join in the registry' });
+    await waitFor(async () => (await channelsOf(ref)).includes('room-b'), {
+      timeoutMs: 10000,
+      description: 'the join in the registry',
+    });
     await pass(held);
     await pass(held);
     let settled = await quiet();
@@ -601,8 +827,16 @@ describe('reconciling the edge with runtime-registry after lost pushes', () => {
 
     // The same for an open.
     heldProxy.hold();
-    const open = client.request('connection.open', { channelId: 'room-b', connectionId: 'cn-flight', type: 'peer', streams: { audio: { direction: 'sendrecv' } } });
-    await waitFor(async () => (await connectionsOf(ref, 'room-b')).includes('cn-flight'), { timeoutMs: 10000, description: 'the open in the registry' });
+    const open = client.request('connection.open', {
+      channelId: 'room-b',
+      connectionId: 'cn-flight',
+      type: 'peer',
+      streams: { audio: { direction: 'sendrecv' } },
+    });
+    await waitFor(async () => (await connectionsOf(ref, 'room-b')).includes('cn-flight'), {
+      timeoutMs: 10000,
+      description: 'the open in the registry',
+    });
     await pass(held);
     await pass(held);
     settled = await quiet();
@@ -634,7 +868,9 @@ describe('reconciling the edge with runtime-registry after lost pushes', () => {
     const closes = await metric(held, 'sync_reconcile_corrections_total', { report: 'close' });
 
     // A pass reads the session; the registry's answer is held back on the way to the gateway.
-    const read = await answerTo((report) => report.kind === 'gateway.sessions' && (report.clients ?? []).some((c) => c.clientId === ref.clientId));
+    const read = await answerTo(
+      (report) => report.kind === 'gateway.sessions' && (report.clients ?? []).some((c) => c.clientId === ref.clientId),
+    );
     heldProxy.hold();
     const counter = await passCounter(held);
     held.app.get(SessionReconciler).request('periodic');
@@ -644,11 +880,25 @@ describe('reconciling the edge with runtime-registry after lost pushes', () => {
     // takeover through the same gateway) and is in room-c, with a connection in room-a, there.
     const sessionId = randomUUID();
     await registerDirectly(ref, held.gatewayId, sessionId);
-    for (const channelId of ['room-a', 'room-c']) if (!(await channelsOf(ref)).includes(channelId)) await edge({ kind: 'client.join', client: ref, channelId, claim: { id: channelId } });
+    for (const channelId of ['room-a', 'room-c'])
+      if (!(await channelsOf(ref)).includes(channelId))
+        await edge({ kind: 'client.join', client: ref, channelId, claim: { id: channelId } });
     if (!(await connectionsOf(ref, 'room-a')).includes('cn-ghost-a')) {
-      await edge({ kind: 'connection.open', client: ref, channelId: 'room-a', connectionId: 'cn-ghost-a', type: 'peer', tag: null, streams: { audio: { direction: 'sendrecv' } } });
+      await edge({
+        kind: 'connection.open',
+        client: ref,
+        channelId: 'room-a',
+        connectionId: 'cn-ghost-a',
+        type: 'peer',
+        tag: null,
+        streams: { audio: { direction: 'sendrecv' } },
+      });
     }
-    const newer = { channels: await channelsOf(ref), inA: await connectionsOf(ref, 'room-a'), inC: await connectionsOf(ref, 'room-c') };
+    const newer = {
+      channels: await channelsOf(ref),
+      inA: await connectionsOf(ref, 'room-a'),
+      inC: await connectionsOf(ref, 'room-c'),
+    };
     expect(newer.channels).toEqual(expect.arrayContaining(['room-a', 'room-c']));
     expect(newer.inA).toContain('cn-ghost-a');
     expect(await registration(ref)).toEqual(expect.objectContaining({ gatewayId: held.gatewayId, sessionId }));
@@ -656,10 +906,17 @@ describe('reconciling the edge with runtime-registry after lost pushes', () => {
     // The pass gets the read from before: it reports the leave of room-c and the close in room-a (answered ok).
     heldProxy.release();
     await counter.after(1);
-    const counted = async () => [await metric(held, 'sync_reconcile_corrections_total', { report: 'leave' }), await metric(held, 'sync_reconcile_corrections_total', { report: 'close' })];
+    const counted = async () => [
+      await metric(held, 'sync_reconcile_corrections_total', { report: 'leave' }),
+      await metric(held, 'sync_reconcile_corrections_total', { report: 'close' }),
+    ];
     expect(await counted()).toEqual([leaves + 1, closes + 1]);
     // They named the old session: the newer registration keeps all it holds.
-    expect({ channels: await channelsOf(ref), inA: await connectionsOf(ref, 'room-a'), inC: await connectionsOf(ref, 'room-c') }).toEqual(newer);
+    expect({
+      channels: await channelsOf(ref),
+      inA: await connectionsOf(ref, 'room-a'),
+      inC: await connectionsOf(ref, 'room-c'),
+    }).toEqual(newer);
     expect(await registration(ref)).toEqual(expect.objectContaining({ gatewayId: held.gatewayId, sessionId }));
     await edge({ kind: 'client.unregister', client: ref, reason: 'left', gatewayId: held.gatewayId, sessionId });
   });
@@ -669,18 +926,35 @@ describe('reconciling the edge with runtime-registry after lost pushes', () => {
     const sessionId = (await registration(ref))?.sessionId;
     expect(sessionId).toEqual(expect.any(String));
     await client.ok('join', { channelId: 'room-a' });
-    await client.ok('connection.open', { channelId: 'room-a', connectionId: 'cn-1', type: 'peer', streams: { audio: { direction: 'sendrecv' } } });
-    await client.ok('connection.open', { channelId: 'room-a', connectionId: 'cn-2', type: 'peer', streams: { audio: { direction: 'sendrecv' } } });
+    await client.ok('connection.open', {
+      channelId: 'room-a',
+      connectionId: 'cn-1',
+      type: 'peer',
+      streams: { audio: { direction: 'sendrecv' } },
+    });
+    await client.ok('connection.open', {
+      channelId: 'room-a',
+      connectionId: 'cn-2',
+      type: 'peer',
+      streams: { audio: { direction: 'sendrecv' } },
+    });
     await client.ok('connection.close', { connectionId: 'cn-1' });
     await client.ok('leave', { channelId: 'room-a' });
     await client.ok('join', { channelId: 'room-b' });
-    await client.ok('connection.open', { channelId: 'room-b', connectionId: 'cn-3', type: 'peer', streams: { audio: { direction: 'sendrecv' } } });
+    await client.ok('connection.open', {
+      channelId: 'room-b',
+      connectionId: 'cn-3',
+      type: 'peer',
+      streams: { audio: { direction: 'sendrecv' } },
+    });
     // Ending the session closes cn-3 first.
     await client.ok('unregister');
     // Sent before the registry answered them: on this connection before the flush's answer.
     await nc.flush();
     const sent = removalReports.filter((r) => r.client.clientId === ref.clientId);
-    expect(sent.map((r) => [r.kind, r.channelId, r.kind === 'connection.close' ? r.connectionId : null, r.sessionId])).toEqual([
+    expect(
+      sent.map((r) => [r.kind, r.channelId, r.kind === 'connection.close' ? r.connectionId : null, r.sessionId]),
+    ).toEqual([
       ['connection.close', 'room-a', 'cn-1', sessionId],
       ['client.leave', 'room-a', null, sessionId],
       ['connection.close', 'room-b', 'cn-3', sessionId],
@@ -698,8 +972,15 @@ describe('reconciling the edge with runtime-registry after lost pushes', () => {
     await edge({ kind: 'client.join', client: ghost, channelId: 'room-a', claim: { id: 'room-a' } });
     expect(await channelsOf(ghost)).toEqual(['room-a']);
 
-    await waitFor(async () => (await registration(ghost)) === null, { timeoutMs: 15000, description: 'the registration without a session to be unregistered' });
-    await waitFor(async () => (await metric(periodic, 'sync_reconcile_corrections_total', { report: 'unregister' })) >= unregisters + 1, { timeoutMs: 10000, description: 'the unregister counted' });
+    await waitFor(async () => (await registration(ghost)) === null, {
+      timeoutMs: 15000,
+      description: 'the registration without a session to be unregistered',
+    });
+    await waitFor(
+      async () =>
+        (await metric(periodic, 'sync_reconcile_corrections_total', { report: 'unregister' })) >= unregisters + 1,
+      { timeoutMs: 10000, description: 'the unregister counted' },
+    );
     // The scans that found it twice saw the live client too: its registration and session stay.
     expect(await registration(live.ref)).toEqual(expect.objectContaining({ gatewayId: periodic.gatewayId }));
     expect(await channelsOf(live.ref)).toEqual(['room-a']);
@@ -710,7 +991,11 @@ describe('reconciling the edge with runtime-registry after lost pushes', () => {
     // The client of the lost register may register through the gateway (its unregister was taken first).
     const again = await TestSyncClient.open(periodic.syncUrl);
     clients.push(again);
-    await again.ok('register', { token: token({ userId: ghost.userId, deviceId: ghost.deviceId, clientId: ghost.clientId }), userAlias: 'Ann', tag: 'first' });
+    await again.ok('register', {
+      token: token({ userId: ghost.userId, deviceId: ghost.deviceId, clientId: ghost.clientId }),
+      userAlias: 'Ann',
+      tag: 'first',
+    });
     await passes(periodic, 3);
     expect(await registration(ghost)).toEqual(expect.objectContaining({ gatewayId: periodic.gatewayId }));
     expect(again.pushes).toEqual([]);
@@ -718,7 +1003,8 @@ describe('reconciling the edge with runtime-registry after lost pushes', () => {
 
   it('reads its clients EDGE_SESSIONS_MAX_CLIENTS at a time: 501 clients, two requests per pass', async () => {
     const ids = Array.from({ length: 501 }, () => identity());
-    for (let i = 0; i < ids.length; i += 50) await Promise.all(ids.slice(i, i + 50).map((id) => registered(crowded, id)));
+    for (let i = 0; i < ids.length; i += 50)
+      await Promise.all(ids.slice(i, i + 50).map((id) => registered(crowded, id)));
     const ours = new Set(ids.map((id) => id.clientId));
     const seen = sessionReads.length;
 

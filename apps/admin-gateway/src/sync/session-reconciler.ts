@@ -1,5 +1,13 @@
 import { Inject, Injectable, type BeforeApplicationShutdown, type OnApplicationBootstrap } from '@nestjs/common';
-import { EDGE_SESSIONS_MAX_CLIENTS, sameSettings, type ClientRef, type EdgeOutcome, type EdgeReport, type EdgeSessionState, type ServerPush } from '@switchboard/contracts';
+import {
+  EDGE_SESSIONS_MAX_CLIENTS,
+  sameSettings,
+  type ClientRef,
+  type EdgeOutcome,
+  type EdgeReport,
+  type EdgeSessionState,
+  type ServerPush,
+} from '@switchboard/contracts';
 import { JsonLogger, NatsClient, SERVICE_CONFIG } from '@switchboard/service-kit';
 import type { GatewayConfig } from '../config.js';
 import { clientKey, type ClientSession } from './client-session.js';
@@ -215,7 +223,10 @@ export class SessionReconciler implements OnApplicationBootstrap, BeforeApplicat
       .catch((e: unknown) => {
         // Counting starts over: "two scans in a row" means two complete ones.
         this.suspects = new Map();
-        this.logger.event('warn', 'scan for registrations of this replica without a session failed', { trigger, error: e instanceof Error ? e.message : String(e) });
+        this.logger.event('warn', 'scan for registrations of this replica without a session failed', {
+          trigger,
+          error: e instanceof Error ? e.message : String(e),
+        });
       })
       .finally(() => {
         this.scanning = false;
@@ -232,11 +243,23 @@ export class SessionReconciler implements OnApplicationBootstrap, BeforeApplicat
     let cursor: string | undefined;
     do {
       const page = await this.edge.gatewayClients(this.gatewayId, cursor, EDGE_SESSIONS_MAX_CLIENTS);
-      if (!Array.isArray(page?.clients) || (page.next !== null && typeof page.next !== 'string')) throw new Error('gateway.clients answered an unreadable page');
+      if (!Array.isArray(page?.clients) || (page.next !== null && typeof page.next !== 'string'))
+        throw new Error('gateway.clients answered an unreadable page');
       for (const c of page.clients) {
-        if (typeof c?.applicationId !== 'string' || typeof c.userId !== 'string' || typeof c.deviceId !== 'string' || typeof c.clientId !== 'string') throw new Error('gateway.clients answered an unreadable client');
+        if (
+          typeof c?.applicationId !== 'string' ||
+          typeof c.userId !== 'string' ||
+          typeof c.deviceId !== 'string' ||
+          typeof c.clientId !== 'string'
+        )
+          throw new Error('gateway.clients answered an unreadable client');
         // A plain ClientRef: what gateway.sessions and the unregister accept.
-        const ref: ClientRef = { applicationId: c.applicationId, userId: c.userId, deviceId: c.deviceId, clientId: c.clientId };
+        const ref: ClientRef = {
+          applicationId: c.applicationId,
+          userId: c.userId,
+          deviceId: c.deviceId,
+          clientId: c.clientId,
+        };
         if (!this.store.holds(ref)) candidates.set(clientKey(ref), ref);
       }
       cursor = page.next ?? undefined;
@@ -261,17 +284,26 @@ export class SessionReconciler implements OnApplicationBootstrap, BeforeApplicat
         // Seen by the previous scan too, as the same registration.
         if (!this.suspects.has(key) || this.suspects.get(key) !== sessionId) return;
         seen.delete(key);
-        if (this.store.unregisterGhost(ref, sessionId, () => this.metrics.reconcileCorrections.inc({ report: 'unregister' }))) unregistered++;
+        if (
+          this.store.unregisterGhost(ref, sessionId, () =>
+            this.metrics.reconcileCorrections.inc({ report: 'unregister' }),
+          )
+        )
+          unregistered++;
       });
     }
     if (this.stopping) return;
     this.suspects = seen;
     if (unregistered || seen.size) {
-      this.logger.event(unregistered ? 'info' : 'debug', 'registrations through this replica without a session: unregistered when seen again by the next scan', {
-        trigger,
-        unregistered,
-        suspects: seen.size,
-      });
+      this.logger.event(
+        unregistered ? 'info' : 'debug',
+        'registrations through this replica without a session: unregistered when seen again by the next scan',
+        {
+          trigger,
+          unregistered,
+          suspects: seen.size,
+        },
+      );
     }
   }
 
@@ -285,7 +317,8 @@ export class SessionReconciler implements OnApplicationBootstrap, BeforeApplicat
     const removed: Removed = { left: 0, closed: 0, failed: 0 };
     let firstError: string | undefined;
     const chunks: ClientSession[][] = [];
-    for (let i = 0; i < sessions.length; i += EDGE_SESSIONS_MAX_CLIENTS) chunks.push(sessions.slice(i, i + EDGE_SESSIONS_MAX_CLIENTS));
+    for (let i = 0; i < sessions.length; i += EDGE_SESSIONS_MAX_CLIENTS)
+      chunks.push(sessions.slice(i, i + EDGE_SESSIONS_MAX_CLIENTS));
     let next = 0;
     const worker = async () => {
       while (next < chunks.length && !this.stopping) {
@@ -307,16 +340,22 @@ export class SessionReconciler implements OnApplicationBootstrap, BeforeApplicat
     await Promise.all(Array.from({ length: Math.min(this.config.syncReconcileConcurrency, chunks.length) }, worker));
     this.metrics.reconcilePasses.inc({ trigger, outcome: again.length ? 'incomplete' : 'ok' });
     if (counts.corrected || counts.failed) {
-      this.logger.event(counts.failed ? 'warn' : 'info', 'reconciled the clients of this replica with runtime-registry', {
-        trigger,
-        sessions: sessions.length,
-        corrected: counts.corrected,
-        busy: counts.busy,
-        failed: counts.failed,
-        // Reports removing what the registry held and the sessions did not (see the class comment).
-        ...(removed.left || removed.closed || removed.failed ? { left: removed.left, closed: removed.closed, reportsFailed: removed.failed } : {}),
-        ...(firstError ? { error: firstError } : {}),
-      });
+      this.logger.event(
+        counts.failed ? 'warn' : 'info',
+        'reconciled the clients of this replica with runtime-registry',
+        {
+          trigger,
+          sessions: sessions.length,
+          corrected: counts.corrected,
+          busy: counts.busy,
+          failed: counts.failed,
+          // Reports removing what the registry held and the sessions did not (see the class comment).
+          ...(removed.left || removed.closed || removed.failed
+            ? { left: removed.left, closed: removed.closed, reportsFailed: removed.failed }
+            : {}),
+          ...(firstError ? { error: firstError } : {}),
+        },
+      );
     }
     return again;
   }
@@ -336,7 +375,14 @@ export class SessionReconciler implements OnApplicationBootstrap, BeforeApplicat
     let states: Array<EdgeSessionState | null> | undefined;
     if (asked.length) {
       try {
-        states = await this.edge.sessions(asked.map(({ ref }) => ({ applicationId: ref.applicationId, userId: ref.userId, deviceId: ref.deviceId, clientId: ref.clientId })));
+        states = await this.edge.sessions(
+          asked.map(({ ref }) => ({
+            applicationId: ref.applicationId,
+            userId: ref.userId,
+            deviceId: ref.deviceId,
+            clientId: ref.clientId,
+          })),
+        );
       } catch (e) {
         error = e instanceof Error ? e.message : String(e);
       }
@@ -364,7 +410,12 @@ export class SessionReconciler implements OnApplicationBootstrap, BeforeApplicat
    * when the session changed since `revision` (while it was read) or is being changed: the read
    * may predate the change.
    */
-  private reconcile(session: ClientSession, revision: number, state: EdgeSessionState | null, removed: Removed): Checked | Promise<Checked> {
+  private reconcile(
+    session: ClientSession,
+    revision: number,
+    state: EdgeSessionState | null,
+    removed: Removed,
+  ): Checked | Promise<Checked> {
     if (session.ended) return 'ok';
     if (session.busy > 0 || session.revision !== revision) return 'busy';
     const pushes = this.differences(session, state);
@@ -436,7 +487,8 @@ export class SessionReconciler implements OnApplicationBootstrap, BeforeApplicat
         continue;
       }
       for (const { connectionId } of channel.connections) {
-        if (session.connections.get(connectionId)?.channelId !== channelId) removals.push({ kind: 'connection.close', client, channelId, connectionId, sessionId: session.sessionId });
+        if (session.connections.get(connectionId)?.channelId !== channelId)
+          removals.push({ kind: 'connection.close', client, channelId, connectionId, sessionId: session.sessionId });
       }
     }
     return removals;
@@ -447,7 +499,10 @@ export class SessionReconciler implements OnApplicationBootstrap, BeforeApplicat
     if (!state) return [{ type: 'unregistered', reason: 'The client is no longer registered.' }];
     if (!readable(state)) throw new Error('gateway.sessions answered an unreadable client');
     // Null: a registration that does not say (nothing taken over that this replica could know of).
-    if ((state.gatewayId !== null && state.gatewayId !== this.gatewayId) || (state.sessionId !== null && state.sessionId !== session.sessionId)) {
+    if (
+      (state.gatewayId !== null && state.gatewayId !== this.gatewayId) ||
+      (state.sessionId !== null && state.sessionId !== session.sessionId)
+    ) {
       return [{ type: 'unregistered', reason: 'The client registered again through another gateway or session.' }];
     }
     const pushes: ServerPush[] = [];
@@ -470,11 +525,28 @@ export class SessionReconciler implements OnApplicationBootstrap, BeforeApplicat
         if (!connection.settings || sameSettings(settings, connection.settings)) continue;
         // The read's version orders it with the pushes: not applied over a newer push (stale), and a
         // push older than the read that arrives late is stale in turn.
-        pushes.push({ type: 'settings', channelId, connectionId: connection.connectionId, settings, version: state.settingsVersion });
+        pushes.push({
+          type: 'settings',
+          channelId,
+          connectionId: connection.connectionId,
+          settings,
+          version: state.settingsVersion,
+        });
       }
     }
-    if (state.userAlias !== session.userAlias || state.deviceAlias !== session.deviceAlias || state.tag !== session.tag || !sameList(state.roles, session.roles)) {
-      pushes.push({ type: 'client.updated', userAlias: state.userAlias, deviceAlias: state.deviceAlias, tag: state.tag, roles: [...state.roles] });
+    if (
+      state.userAlias !== session.userAlias ||
+      state.deviceAlias !== session.deviceAlias ||
+      state.tag !== session.tag ||
+      !sameList(state.roles, session.roles)
+    ) {
+      pushes.push({
+        type: 'client.updated',
+        userAlias: state.userAlias,
+        deviceAlias: state.deviceAlias,
+        tag: state.tag,
+        roles: [...state.roles],
+      });
     }
     return pushes;
   }
@@ -487,7 +559,16 @@ function readable(state: EdgeSessionState): boolean {
     Array.isArray(state.roles) &&
     typeof state.settingsVersion === 'number' &&
     Array.isArray(state.channels) &&
-    state.channels.every((c) => typeof c?.channelId === 'string' && typeof c.claim === 'object' && c.claim !== null && Array.isArray(c.connections) && c.connections.every((n) => typeof n?.connectionId === 'string' && typeof n.settings === 'object' && n.settings !== null))
+    state.channels.every(
+      (c) =>
+        typeof c?.channelId === 'string' &&
+        typeof c.claim === 'object' &&
+        c.claim !== null &&
+        Array.isArray(c.connections) &&
+        c.connections.every(
+          (n) => typeof n?.connectionId === 'string' && typeof n.settings === 'object' && n.settings !== null,
+        ),
+    )
   );
 }
 
@@ -495,10 +576,14 @@ function readable(state: EdgeSessionState): boolean {
 function sameJson(a: unknown, b: unknown): boolean {
   if (a === b) return true;
   if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) return false;
-  if (Array.isArray(a) || Array.isArray(b)) return Array.isArray(a) && Array.isArray(b) && a.length === b.length && a.every((v, i) => sameJson(v, b[i]));
+  if (Array.isArray(a) || Array.isArray(b))
+    return Array.isArray(a) && Array.isArray(b) && a.length === b.length && a.every((v, i) => sameJson(v, b[i]));
   const ka = Object.keys(a).filter((key) => (a as Record<string, unknown>)[key] !== undefined);
   const kb = Object.keys(b).filter((key) => (b as Record<string, unknown>)[key] !== undefined);
-  return ka.length === kb.length && ka.every((key) => sameJson((a as Record<string, unknown>)[key], (b as Record<string, unknown>)[key]));
+  return (
+    ka.length === kb.length &&
+    ka.every((key) => sameJson((a as Record<string, unknown>)[key], (b as Record<string, unknown>)[key]))
+  );
 }
 
 function sameList(a: readonly string[], b: readonly string[]): boolean {

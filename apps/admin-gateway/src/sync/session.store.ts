@@ -174,7 +174,13 @@ export class SessionStore {
     this.remove(session);
     const client = session.ref;
     // Only while this registration holds the client (`sessionId`), as the unregister.
-    const closes: EdgeReport[] = [...session.connections.values()].map((c) => ({ kind: 'connection.close', client, channelId: c.channelId, connectionId: c.connectionId, sessionId: session.sessionId }));
+    const closes: EdgeReport[] = [...session.connections.values()].map((c) => ({
+      kind: 'connection.close',
+      client,
+      channelId: c.channelId,
+      connectionId: c.connectionId,
+      sessionId: session.sessionId,
+    }));
     session.connections.clear();
     session.channels.clear();
     const pending: PendingUnregister = {
@@ -199,7 +205,13 @@ export class SessionStore {
     if (this.stopping || this.holds(client)) return false;
     const pending: PendingUnregister = {
       key: clientKey(client),
-      report: { kind: 'client.unregister', client, reason: 'dropped', gatewayId: this.gatewayId, ...(sessionId !== null ? { sessionId } : {}) },
+      report: {
+        kind: 'client.unregister',
+        client,
+        reason: 'dropped',
+        gatewayId: this.gatewayId,
+        ...(sessionId !== null ? { sessionId } : {}),
+      },
       closes: [],
       attempts: 0,
       taken,
@@ -221,11 +233,15 @@ export class SessionStore {
       this.unregisters.delete(key);
       this.metrics.unregistersLost.inc({ reason: 'over-limit' });
       if (this.lostOverLimit++ % 1000 === 0) {
-        this.logger.event('error', 'unregister forgotten: SYNC_MAX_PENDING_UNREGISTERS reached (the client stays registered until this replica stops heartbeating)', {
-          clientId: oldest.report.client.clientId,
-          sessionId: oldest.report.sessionId,
-          forgotten: this.lostOverLimit,
-        });
+        this.logger.event(
+          'error',
+          'unregister forgotten: SYNC_MAX_PENDING_UNREGISTERS reached (the client stays registered until this replica stops heartbeating)',
+          {
+            clientId: oldest.report.client.clientId,
+            sessionId: oldest.report.sessionId,
+            forgotten: this.lostOverLimit,
+          },
+        );
       }
     }
     this.metrics.pendingUnregisters.set(this.unregisters.size);
@@ -255,7 +271,13 @@ export class SessionStore {
     const outcomes = await this.edge.sequence(reports);
     for (let i = 0; i < reports.length - 1; i++) {
       const outcome = outcomes[i]!;
-      if ('error' in outcome) this.logger.event('warn', 'ending a client: report refused', { clientId: client.clientId, kind: reports[i]!.kind, reason: report.reason, error: outcome.error.message });
+      if ('error' in outcome)
+        this.logger.event('warn', 'ending a client: report refused', {
+          clientId: client.clientId,
+          kind: reports[i]!.kind,
+          reason: report.reason,
+          error: outcome.error.message,
+        });
     }
     let outcome = outcomes[reports.length - 1]!;
     // Skipped behind a refused connection close: the unregister goes on its own, at once.
@@ -266,13 +288,30 @@ export class SessionStore {
       if (this.unregisters.get(pending.key) === pending) this.unregisters.delete(pending.key);
       this.metrics.pendingUnregisters.set(this.unregisters.size);
       pending.taken?.();
-      if (pending.attempts > 1) this.logger.event('debug', 'unregister taken by the registry after a retry', { clientId: client.clientId, sessionId: report.sessionId, attempts: pending.attempts });
+      if (pending.attempts > 1)
+        this.logger.event('debug', 'unregister taken by the registry after a retry', {
+          clientId: client.clientId,
+          sessionId: report.sessionId,
+          attempts: pending.attempts,
+        });
       return true;
     }
     this.metrics.unregisterAttempts.inc({ outcome: 'failed' });
     const error = 'error' in outcome ? outcome.error.message : 'not applied';
-    if (pending.attempts === 1) this.logger.event('warn', 'unregister not taken by the registry: sent again later', { clientId: client.clientId, sessionId: report.sessionId, reason: report.reason, error });
-    else this.logger.event('debug', 'unregister not taken by the registry', { clientId: client.clientId, sessionId: report.sessionId, attempts: pending.attempts, error });
+    if (pending.attempts === 1)
+      this.logger.event('warn', 'unregister not taken by the registry: sent again later', {
+        clientId: client.clientId,
+        sessionId: report.sessionId,
+        reason: report.reason,
+        error,
+      });
+    else
+      this.logger.event('debug', 'unregister not taken by the registry', {
+        clientId: client.clientId,
+        sessionId: report.sessionId,
+        attempts: pending.attempts,
+        error,
+      });
     // Last in line: the others waiting get their turn first.
     if (this.unregisters.get(pending.key) === pending) {
       this.unregisters.delete(pending.key);
@@ -291,7 +330,10 @@ export class SessionStore {
     const pending = this.unregisters.get(clientKey(ref));
     if (!pending || (await this.attempt(pending))) return;
     this.scheduleRetry();
-    throw new SyncError('Unavailable', 'The previous session of this client is not unregistered yet (the registry did not answer): register again in a moment.');
+    throw new SyncError(
+      'Unavailable',
+      'The previous session of this client is not unregistered yet (the registry did not answer): register again in a moment.',
+    );
   }
 
   private scheduleRetry(delay = jittered(this.retryDelay)): void {
@@ -377,7 +419,11 @@ export class SessionStore {
     const left = this.unregisters.size;
     if (left === 0) return;
     this.metrics.unregistersLost.inc({ reason: 'shutdown' }, left);
-    this.logger.event('warn', 'shutting down with unregisters the registry did not take: its sweeper drops these clients once this replica stops heartbeating', { count: left });
+    this.logger.event(
+      'warn',
+      'shutting down with unregisters the registry did not take: its sweeper drops these clients once this replica stops heartbeating',
+      { count: left },
+    );
   }
 }
 
@@ -410,7 +456,9 @@ function jittered(ms: number): number {
 /** The promise's value, or undefined once `deadline` (epoch ms) passed first. */
 async function beforeDeadline<T>(promise: Promise<T>, deadline: number): Promise<T | undefined> {
   let timer: NodeJS.Timeout | undefined;
-  const expired = new Promise<undefined>((r) => (timer = setTimeout(() => r(undefined), Math.max(0, deadline - Date.now()))));
+  const expired = new Promise<undefined>(
+    (r) => (timer = setTimeout(() => r(undefined), Math.max(0, deadline - Date.now()))),
+  );
   try {
     return await Promise.race([promise, expired]);
   } finally {

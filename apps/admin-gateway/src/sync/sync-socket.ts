@@ -6,7 +6,14 @@ import type { ClientSession } from './client-session.js';
 import type { SyncError } from './sync.errors.js';
 
 /** ws' framing (a named export of ws, missing from @types/ws): the bytes of one unmasked frame. */
-const { Sender } = wsModule as unknown as { Sender: { frame(data: Buffer, options: { fin: boolean; rsv1: boolean; opcode: number; mask: boolean; readOnly: boolean }): Buffer[] } };
+const { Sender } = wsModule as unknown as {
+  Sender: {
+    frame(
+      data: Buffer,
+      options: { fin: boolean; rsv1: boolean; opcode: number; mask: boolean; readOnly: boolean },
+    ): Buffer[];
+  };
+};
 const TEXT_FRAME = { fin: true, rsv1: false, opcode: 0x1, mask: false, readOnly: false };
 
 /** ws keeps its net.Socket as `_socket`. */
@@ -123,7 +130,13 @@ export class SyncSocket {
     this.flush();
     if (this.ws.readyState === WebSocket.OPEN || this.ws.readyState === WebSocket.CONNECTING) {
       // The reason of a close frame is at most 123 bytes.
-      this.ws.close(code, Buffer.from(reason, 'utf8').subarray(0, 123).toString('utf8').replace(/\uFFFD$/, ''));
+      this.ws.close(
+        code,
+        Buffer.from(reason, 'utf8')
+          .subarray(0, 123)
+          .toString('utf8')
+          .replace(/\uFFFD$/, ''),
+      );
     }
   }
 

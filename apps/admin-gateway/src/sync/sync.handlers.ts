@@ -24,7 +24,14 @@ import { SessionStore } from './session.store.js';
 import { SyncError } from './sync.errors.js';
 import type { SyncSocket } from './sync-socket.js';
 
-const NO_SETTINGS = { recording: false, recordingTag: null, audioMuted: false, videoMuted: false, audioUnmuteDisabled: false, videoUnmuteDisabled: false };
+const NO_SETTINGS = {
+  recording: false,
+  recordingTag: null,
+  audioMuted: false,
+  videoMuted: false,
+  audioUnmuteDisabled: false,
+  videoUnmuteDisabled: false,
+};
 
 const sends = (direction: string | undefined) => direction === 'sendrecv' || direction === 'sendonly';
 
@@ -76,7 +83,11 @@ export class SyncHandlers {
     return {};
   }
 
-  prepare(socket: SyncSocket, type: SyncRequestType, data: unknown): Promise<Step | typeof AWAIT_ANSWERS> | Step | typeof AWAIT_ANSWERS {
+  prepare(
+    socket: SyncSocket,
+    type: SyncRequestType,
+    data: unknown,
+  ): Promise<Step | typeof AWAIT_ANSWERS> | Step | typeof AWAIT_ANSWERS {
     if (type === 'ping') return { finish: () => ({ time: new Date().toISOString() }) };
     if (type === 'register') return this.register(socket, data as SyncRequestDataOf<'register'>);
     const session = this.registered(socket);
@@ -106,7 +117,8 @@ export class SyncHandlers {
 
   private registered(socket: SyncSocket): ClientSession {
     const session = socket.session;
-    if (!session || session.ended) throw new SyncError('NotRegistered', 'Register first: the first request of a socket is `register`.');
+    if (!session || session.ended)
+      throw new SyncError('NotRegistered', 'Register first: the first request of a socket is `register`.');
     return session;
   }
 
@@ -115,10 +127,13 @@ export class SyncHandlers {
   // -------------------------------------------------------------------------------------------
 
   private async register(socket: SyncSocket, data: SyncRequestDataOf<'register'>): Promise<Step> {
-    if (socket.session || socket.registering) throw new SyncError('AlreadyRegistered', 'This socket has registered already.');
+    if (socket.session || socket.registering)
+      throw new SyncError('AlreadyRegistered', 'This socket has registered already.');
     socket.registering = true;
     try {
-      const { payload, application } = await this.tokens.verify(data.token, 'register', { applicationId: data.applicationId });
+      const { payload, application } = await this.tokens.verify(data.token, 'register', {
+        applicationId: data.applicationId,
+      });
       const ref = {
         applicationId: payload.applicationId,
         userId: payload.userId ?? randomUUID(),
@@ -159,7 +174,14 @@ export class SyncHandlers {
       return {
         report: {
           kind: 'client.register',
-          client: { ...ref, userAlias: session.userAlias, deviceAlias: session.deviceAlias, tag: session.tag, roles: session.roles, protocol: session.protocol },
+          client: {
+            ...ref,
+            userAlias: session.userAlias,
+            deviceAlias: session.deviceAlias,
+            tag: session.tag,
+            roles: session.roles,
+            protocol: session.protocol,
+          },
           organizationId: session.organizationId,
           gatewayId: this.gatewayId,
           claims,
@@ -177,7 +199,11 @@ export class SyncHandlers {
     }
   }
 
-  private registerResult(session: ClientSession, resumed: boolean, held: Pick<SyncRegisterResult, 'channels' | 'connections'>): SyncRegisterResult {
+  private registerResult(
+    session: ClientSession,
+    resumed: boolean,
+    held: Pick<SyncRegisterResult, 'channels' | 'connections'>,
+  ): SyncRegisterResult {
     return {
       protocolVersion: SYNC_PROTOCOL_VERSION,
       ...session.ref,
@@ -194,7 +220,13 @@ export class SyncHandlers {
     if (data.deviceAlias !== undefined) session.deviceAlias = data.deviceAlias;
     if (data.tag !== undefined) session.tag = data.tag;
     return {
-      report: { kind: 'client.update', client: session.ref, userAlias: data.userAlias, deviceAlias: data.deviceAlias, tag: data.tag },
+      report: {
+        kind: 'client.update',
+        client: session.ref,
+        userAlias: data.userAlias,
+        deviceAlias: data.deviceAlias,
+        tag: data.tag,
+      },
       finish: () => ({}),
       undo: () => Object.assign(session, before),
     };
@@ -206,7 +238,8 @@ export class SyncHandlers {
 
   private async join(session: ClientSession, data: SyncRequestDataOf<'join'>): Promise<Step> {
     const { channelId } = data;
-    if (session.channels.has(channelId)) throw new SyncError('AlreadyJoined', `The client has joined channel ${channelId} already.`);
+    if (session.channels.has(channelId))
+      throw new SyncError('AlreadyJoined', `The client has joined channel ${channelId} already.`);
     let claims = session.claims;
     if (data.token !== undefined) {
       // Expired, tampered or another application's: an error frame and the socket closed (4001-4003), as at register.
@@ -215,13 +248,18 @@ export class SyncHandlers {
       for (const field of ['userId', 'deviceId', 'clientId'] as const) {
         const value = payload[field];
         if (value !== undefined && value !== null && value !== session.ref[field]) {
-          throw new SyncError('TokenInvalid', 'The join token is for another client.', [{ field, message: 'does not match the registered client' }]);
+          throw new SyncError('TokenInvalid', 'The join token is for another client.', [
+            { field, message: 'does not match the registered client' },
+          ]);
         }
       }
       claims = payload.channels ?? [];
     }
     const claim = claims.find((c) => c.id === channelId);
-    if (!claim) throw new SyncError('Forbidden', `The client holds no claim for channel ${channelId}.`, [{ field: 'channelId', message: 'not claimed by the token' }]);
+    if (!claim)
+      throw new SyncError('Forbidden', `The client holds no claim for channel ${channelId}.`, [
+        { field: 'channelId', message: 'not claimed by the token' },
+      ]);
     const previousClaims = session.claims;
     session.claims = claims;
     session.channels.set(channelId, claim);
@@ -229,7 +267,13 @@ export class SyncHandlers {
       report: { kind: 'client.join', client: session.ref, channelId, claim },
       finish: (answer) => ({
         channelId,
-        channel: (answer.channel as SyncResults['join']['channel'] | undefined) ?? { id: channelId, userCount: 0, deviceCount: 0, clientCount: 0, connectionCount: 0 },
+        channel: (answer.channel as SyncResults['join']['channel'] | undefined) ?? {
+          id: channelId,
+          userCount: 0,
+          deviceCount: 0,
+          clientCount: 0,
+          connectionCount: 0,
+        },
         settings: (answer.settings as SyncResults['join']['settings'] | undefined) ?? NO_SETTINGS,
         claim,
       }),
@@ -258,7 +302,10 @@ export class SyncHandlers {
 
   private joined(session: ClientSession, channelId: string): ChannelClaim {
     const claim = session.channels.get(channelId);
-    if (!claim) throw new SyncError('NotJoined', `The client has not joined channel ${channelId}.`, [{ field: 'channelId', message: 'not joined' }]);
+    if (!claim)
+      throw new SyncError('NotJoined', `The client has not joined channel ${channelId}.`, [
+        { field: 'channelId', message: 'not joined' },
+      ]);
     return claim;
   }
 
@@ -269,20 +316,33 @@ export class SyncHandlers {
   private checkStreams(claim: ChannelClaim, streams: SyncStreams | undefined): void {
     if (!streams) return;
     const refused: Array<{ field: string; message: string }> = [];
-    if (claim.disableSendAudio && sends(streams.audio?.direction)) refused.push({ field: 'streams.audio.direction', message: 'sending audio is disabled by the channel claim' });
-    if (claim.disableSendVideo && sends(streams.video?.direction)) refused.push({ field: 'streams.video.direction', message: 'sending video is disabled by the channel claim' });
-    if (claim.disableSendData && sends(streams.data?.direction)) refused.push({ field: 'streams.data.direction', message: 'sending data is disabled by the channel claim' });
+    if (claim.disableSendAudio && sends(streams.audio?.direction))
+      refused.push({ field: 'streams.audio.direction', message: 'sending audio is disabled by the channel claim' });
+    if (claim.disableSendVideo && sends(streams.video?.direction))
+      refused.push({ field: 'streams.video.direction', message: 'sending video is disabled by the channel claim' });
+    if (claim.disableSendData && sends(streams.data?.direction))
+      refused.push({ field: 'streams.data.direction', message: 'sending data is disabled by the channel claim' });
     if (refused.length) throw new SyncError('Forbidden', 'The channel claim does not allow these streams.', refused);
   }
 
   private openConnection(session: ClientSession, data: SyncRequestDataOf<'connection.open'>): Step {
     const claim = this.joined(session, data.channelId);
     const disabled = { sfu: claim.disableSfu, mcu: claim.disableMcu, peer: claim.disablePeer }[data.type];
-    if (disabled) throw new SyncError('Forbidden', `The channel claim does not allow ${data.type} connections.`, [{ field: 'type', message: 'disabled by the channel claim' }]);
+    if (disabled)
+      throw new SyncError('Forbidden', `The channel claim does not allow ${data.type} connections.`, [
+        { field: 'type', message: 'disabled by the channel claim' },
+      ]);
     this.checkStreams(claim, data.streams);
     const connectionId = data.connectionId ?? randomUUID();
-    if (session.connections.has(connectionId)) throw new SyncError('Conflict', `Connection ${connectionId} exists already.`, [{ field: 'connectionId', message: 'in use' }]);
-    const streams: StreamDescription = { audio: data.streams.audio ?? null, video: data.streams.video ?? null, data: data.streams.data ?? null };
+    if (session.connections.has(connectionId))
+      throw new SyncError('Conflict', `Connection ${connectionId} exists already.`, [
+        { field: 'connectionId', message: 'in use' },
+      ]);
+    const streams: StreamDescription = {
+      audio: data.streams.audio ?? null,
+      video: data.streams.video ?? null,
+      data: data.streams.data ?? null,
+    };
     // Settings null until the registry answers (a request that needs them waits for the answer).
     const connection: EdgeConnection = {
       connectionId,
@@ -310,13 +370,21 @@ export class SyncHandlers {
       finish: (answer) => {
         // A settings push that arrived before this answer comes from a write the registry applied
         // after the open (it found the connection): newer than the answer's settings, it stays.
-        if (connection.settings === null) connection.settings = (answer.settings as EffectiveSettings | undefined) ?? NO_SETTINGS;
+        if (connection.settings === null)
+          connection.settings = (answer.settings as EffectiveSettings | undefined) ?? NO_SETTINGS;
         const settings = connection.settings;
         connection.mediaServerId = (answer.mediaServerId as string | null | undefined) ?? null;
         // Kicked (the connection or its channel) while the registry answered: the connection is gone
         // already. Not when a request queued after this one closed it or left the channel.
-        if (session.kicked.has(connection)) throw new SyncError('NotJoined', `The client left channel ${data.channelId} meanwhile.`);
-        return { connectionId, channelId: data.channelId, state: 'new' as const, mediaServerId: connection.mediaServerId, settings };
+        if (session.kicked.has(connection))
+          throw new SyncError('NotJoined', `The client left channel ${data.channelId} meanwhile.`);
+        return {
+          connectionId,
+          channelId: data.channelId,
+          state: 'new' as const,
+          mediaServerId: connection.mediaServerId,
+          settings,
+        };
       },
       undo: () => {
         if (session.connections.get(connectionId) === connection) session.connections.delete(connectionId);
@@ -326,7 +394,10 @@ export class SyncHandlers {
 
   private connection(session: ClientSession, connectionId: string): EdgeConnection {
     const connection = session.connections.get(connectionId);
-    if (!connection) throw new SyncError('UnknownConnection', `The client has no open connection ${connectionId}.`, [{ field: 'connectionId', message: 'unknown' }]);
+    if (!connection)
+      throw new SyncError('UnknownConnection', `The client has no open connection ${connectionId}.`, [
+        { field: 'connectionId', message: 'unknown' },
+      ]);
     return connection;
   }
 
@@ -334,7 +405,8 @@ export class SyncHandlers {
   private forget(session: ClientSession, connection: EdgeConnection): () => void {
     session.connections.delete(connection.connectionId);
     return () => {
-      if (!session.connections.has(connection.connectionId) && session.channels.has(connection.channelId)) session.connections.set(connection.connectionId, connection);
+      if (!session.connections.has(connection.connectionId) && session.channels.has(connection.channelId))
+        session.connections.set(connection.connectionId, connection);
     };
   }
 
@@ -344,7 +416,10 @@ export class SyncHandlers {
     if (!canTransition(from, data.state)) {
       const allowed = CONNECTION_TRANSITIONS[from];
       throw new SyncError('InvalidTransition', `A connection cannot go from ${from} to ${data.state}.`, [
-        { field: 'state', message: allowed.length ? `from ${from} only ${allowed.join(', ')} may follow` : `${from} is final` },
+        {
+          field: 'state',
+          message: allowed.length ? `from ${from} only ${allowed.join(', ')} may follow` : `${from} is final`,
+        },
       ]);
     }
     connection.state = data.state;
@@ -368,24 +443,45 @@ export class SyncHandlers {
     };
   }
 
-  private updateConnection(session: ClientSession, data: SyncRequestDataOf<'connection.update'>): Step | typeof AWAIT_ANSWERS {
+  private updateConnection(
+    session: ClientSession,
+    data: SyncRequestDataOf<'connection.update'>,
+  ): Step | typeof AWAIT_ANSWERS {
     const connection = this.connection(session, data.connectionId);
     const settings = connection.settings;
     // Unmuting what the client muted itself needs the settings the open's answer brings. Without them
     // (and for an operator's mute the edge has not heard of yet) the registry's check decides.
-    const unmutingOwn = (data.localAudioMuted === false && connection.localAudioMuted) || (data.localVideoMuted === false && connection.localVideoMuted);
+    const unmutingOwn =
+      (data.localAudioMuted === false && connection.localAudioMuted) ||
+      (data.localVideoMuted === false && connection.localVideoMuted);
     if (unmutingOwn && settings === null) return AWAIT_ANSWERS;
     // Muted by the client itself or by an operator (the effective settings), unmuting may be disabled.
     const refused: Array<{ field: string; message: string }> = [];
-    if (settings && data.localAudioMuted === false && (connection.localAudioMuted || settings.audioMuted) && settings.audioUnmuteDisabled) refused.push({ field: 'localAudioMuted', message: 'unmuting audio is disabled' });
-    if (settings && data.localVideoMuted === false && (connection.localVideoMuted || settings.videoMuted) && settings.videoUnmuteDisabled) refused.push({ field: 'localVideoMuted', message: 'unmuting video is disabled' });
+    if (
+      settings &&
+      data.localAudioMuted === false &&
+      (connection.localAudioMuted || settings.audioMuted) &&
+      settings.audioUnmuteDisabled
+    )
+      refused.push({ field: 'localAudioMuted', message: 'unmuting audio is disabled' });
+    if (
+      settings &&
+      data.localVideoMuted === false &&
+      (connection.localVideoMuted || settings.videoMuted) &&
+      settings.videoUnmuteDisabled
+    )
+      refused.push({ field: 'localVideoMuted', message: 'unmuting video is disabled' });
     if (refused.length) throw new SyncError('UnmuteDisabled', 'Unmuting is disabled for this connection.', refused);
     const claim = session.channels.get(connection.channelId);
     if (claim) this.checkStreams(claim, data.streams);
     const before = { localAudioMuted: connection.localAudioMuted, localVideoMuted: connection.localVideoMuted };
     if (data.localAudioMuted !== undefined) connection.localAudioMuted = data.localAudioMuted;
     if (data.localVideoMuted !== undefined) connection.localVideoMuted = data.localVideoMuted;
-    const result = { connectionId: connection.connectionId, localAudioMuted: connection.localAudioMuted, localVideoMuted: connection.localVideoMuted };
+    const result = {
+      connectionId: connection.connectionId,
+      localAudioMuted: connection.localAudioMuted,
+      localVideoMuted: connection.localVideoMuted,
+    };
     return {
       report: {
         kind: 'connection.update',
@@ -395,13 +491,22 @@ export class SyncHandlers {
         ...(data.localAudioMuted !== undefined ? { localAudioMuted: data.localAudioMuted } : {}),
         ...(data.localVideoMuted !== undefined ? { localVideoMuted: data.localVideoMuted } : {}),
         ...(data.tag !== undefined ? { tag: data.tag } : {}),
-        ...(data.streams ? { streams: { audio: data.streams.audio ?? null, video: data.streams.video ?? null, data: data.streams.data ?? null } } : {}),
+        ...(data.streams
+          ? {
+              streams: {
+                audio: data.streams.audio ?? null,
+                video: data.streams.video ?? null,
+                data: data.streams.data ?? null,
+              },
+            }
+          : {}),
       },
       finish: () => result,
       undo: () => Object.assign(connection, before),
       // The registry decides on the settings as they are (the edge's copy may lag behind): its
       // refusal of an unmute is `Forbidden` naming the field.
-      refused: (error) => (error.code === 'Forbidden' ? new SyncError('UnmuteDisabled', error.message, error.details) : undefined),
+      refused: (error) =>
+        error.code === 'Forbidden' ? new SyncError('UnmuteDisabled', error.message, error.details) : undefined,
     };
   }
 
@@ -409,7 +514,13 @@ export class SyncHandlers {
     const connection = this.connection(session, data.connectionId);
     const restore = this.forget(session, connection);
     return {
-      report: { kind: 'connection.close', client: session.ref, channelId: connection.channelId, connectionId: connection.connectionId, sessionId: session.sessionId },
+      report: {
+        kind: 'connection.close',
+        client: session.ref,
+        channelId: connection.channelId,
+        connectionId: connection.connectionId,
+        sessionId: session.sessionId,
+      },
       finish: () => ({ connectionId: connection.connectionId }),
       undo: restore,
     };
@@ -421,14 +532,27 @@ export class SyncHandlers {
 
   private stats(session: ClientSession, data: SyncRequestDataOf<'stats'>): Step {
     const finish = () => ({});
-    if (data.connectionId === undefined) return { report: { kind: 'client.stats', client: session.ref, stats: data.stats }, finish };
+    if (data.connectionId === undefined)
+      return { report: { kind: 'client.stats', client: session.ref, stats: data.stats }, finish };
     const connection = this.connection(session, data.connectionId);
-    return { report: { kind: 'connection.stats', client: session.ref, channelId: connection.channelId, connectionId: connection.connectionId, stats: data.stats }, finish };
+    return {
+      report: {
+        kind: 'connection.stats',
+        client: session.ref,
+        channelId: connection.channelId,
+        connectionId: connection.connectionId,
+        stats: data.stats,
+      },
+      finish,
+    };
   }
 
   private message(session: ClientSession, data: SyncRequestDataOf<'message'>): Step {
     const claim = this.joined(session, data.channelId);
-    if (claim.disableSendMessage) throw new SyncError('Forbidden', 'The channel claim does not allow sending messages.', [{ field: 'channelId', message: 'sending messages is disabled' }]);
+    if (claim.disableSendMessage)
+      throw new SyncError('Forbidden', 'The channel claim does not allow sending messages.', [
+        { field: 'channelId', message: 'sending messages is disabled' },
+      ]);
     const message: MessageBody = {
       message: data.message,
       userId: session.ref.userId,
@@ -439,7 +563,13 @@ export class SyncHandlers {
       clientRoles: session.roles,
     };
     return {
-      report: { kind: 'client.message', client: session.ref, channelId: data.channelId, message, ...(data.to ? { to: data.to } : {}) },
+      report: {
+        kind: 'client.message',
+        client: session.ref,
+        channelId: data.channelId,
+        message,
+        ...(data.to ? { to: data.to } : {}),
+      },
       finish: (answer) => ({ delivered: typeof answer.delivered === 'number' ? answer.delivered : 0 }),
     };
   }

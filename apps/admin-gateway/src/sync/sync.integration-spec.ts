@@ -4,7 +4,14 @@
  * channel claims, the connection state machine, unmute refusal, pushes to the right socket, drops
  * with their grace period, resumes, takeovers and frame errors.
  */
-import { encodeClientToken, SYNC_CLOSE_CODES, type ChannelClaim, type ClientTokenPayload, type EdgeReport, type ServerPush } from '@switchboard/contracts';
+import {
+  encodeClientToken,
+  SYNC_CLOSE_CODES,
+  type ChannelClaim,
+  type ClientTokenPayload,
+  type EdgeReport,
+  type ServerPush,
+} from '@switchboard/contracts';
 import { testNamespace, testServers, waitFor } from '@switchboard/testing';
 import { randomBytes } from 'node:crypto';
 import net from 'node:net';
@@ -17,7 +24,19 @@ const APP = 'app-sync';
 const SECRET = 'shared-secret-ü-1';
 const now = () => Math.floor(Date.now() / 1000);
 
-function token(id: Identity, options: { channels?: ChannelClaim[]; type?: 'register' | 'join'; app?: string; secret?: string; encoding?: 'base64' | 'base64url'; iat?: number; exp?: number; roles?: string[] } = {}) {
+function token(
+  id: Identity,
+  options: {
+    channels?: ChannelClaim[];
+    type?: 'register' | 'join';
+    app?: string;
+    secret?: string;
+    encoding?: 'base64' | 'base64url';
+    iat?: number;
+    exp?: number;
+    roles?: string[];
+  } = {},
+) {
   const payload: ClientTokenPayload = {
     iat: options.iat ?? now(),
     exp: options.exp ?? now() + 600,
@@ -66,7 +85,11 @@ describe('/sync client edge', () => {
     return client;
   }
 
-  async function registered(id: Identity = identity(), options: Parameters<typeof token>[1] = {}, gw: TestGateway = gateway) {
+  async function registered(
+    id: Identity = identity(),
+    options: Parameters<typeof token>[1] = {},
+    gw: TestGateway = gateway,
+  ) {
     const client = await open(gw);
     const result = await client.ok('register', { token: token(id, options), userAlias: 'Ann' });
     return { client, id, result };
@@ -76,16 +99,48 @@ describe('/sync client edge', () => {
   const kinds = (id: Identity) => reportsOf(id).map((r) => r.kind);
   const ref = (id: Identity) => ({ applicationId: APP, ...id });
   /** The session id the client's (last) register report carried. */
-  const registerSession = (id: Identity) => (reportsOf(id).filter((r) => r.kind === 'client.register').at(-1) as { sessionId?: string } | undefined)?.sessionId;
+  const registerSession = (id: Identity) =>
+    (
+      reportsOf(id)
+        .filter((r) => r.kind === 'client.register')
+        .at(-1) as { sessionId?: string } | undefined
+    )?.sessionId;
 
   beforeAll(async () => {
     fake = await startFakeRuntime(servers.natsUrl, ns);
-    fake.applications.set(APP, { applicationId: APP, applicationConfigId: 'cfg-1', organizationId: 'org-sync', sharedSecret: SECRET, disabled: false });
-    fake.applications.set('app-off', { applicationId: 'app-off', applicationConfigId: 'cfg-2', organizationId: 'org-sync', sharedSecret: SECRET, disabled: true });
-    fake.applications.set('app-other', { applicationId: 'app-other', applicationConfigId: 'cfg-3', organizationId: 'org-2', sharedSecret: 'other-secret', disabled: false });
+    fake.applications.set(APP, {
+      applicationId: APP,
+      applicationConfigId: 'cfg-1',
+      organizationId: 'org-sync',
+      sharedSecret: SECRET,
+      disabled: false,
+    });
+    fake.applications.set('app-off', {
+      applicationId: 'app-off',
+      applicationConfigId: 'cfg-2',
+      organizationId: 'org-sync',
+      sharedSecret: SECRET,
+      disabled: true,
+    });
+    fake.applications.set('app-other', {
+      applicationId: 'app-other',
+      applicationConfigId: 'cfg-3',
+      organizationId: 'org-2',
+      sharedSecret: 'other-secret',
+      disabled: false,
+    });
     [gateway, shortGrace, retrying] = await Promise.all([
-      startTestGateway(servers.natsUrl, ns, { SYNC_GRACE_PERIOD_MS: '600000', SYNC_REGISTER_TIMEOUT_MS: '30000', SYNC_MAX_SEND_BUFFER_BYTES: '65536' }),
-      startTestGateway(servers.natsUrl, ns, { SYNC_GRACE_PERIOD_MS: '100', SYNC_REGISTER_TIMEOUT_MS: '300', SYNC_MAX_FRAME_BYTES: '2048', SYNC_MAX_PENDING_REQUESTS: '2' }),
+      startTestGateway(servers.natsUrl, ns, {
+        SYNC_GRACE_PERIOD_MS: '600000',
+        SYNC_REGISTER_TIMEOUT_MS: '30000',
+        SYNC_MAX_SEND_BUFFER_BYTES: '65536',
+      }),
+      startTestGateway(servers.natsUrl, ns, {
+        SYNC_GRACE_PERIOD_MS: '100',
+        SYNC_REGISTER_TIMEOUT_MS: '300',
+        SYNC_MAX_FRAME_BYTES: '2048',
+        SYNC_MAX_PENDING_REQUESTS: '2',
+      }),
       startTestGateway(servers.natsUrl, ns, { SYNC_GRACE_PERIOD_MS: '100', SYNC_UNREGISTER_RETRY_MS: '20' }),
     ]);
   });
@@ -126,7 +181,14 @@ describe('/sync client edge', () => {
       expect(reportsOf(id)).toEqual([
         {
           kind: 'client.register',
-          client: { ...ref(id), userAlias: 'Ann', deviceAlias: 'laptop', tag: 't1', roles: ['participant'], protocol: 'websocket' },
+          client: {
+            ...ref(id),
+            userAlias: 'Ann',
+            deviceAlias: 'laptop',
+            tag: 't1',
+            roles: ['participant'],
+            protocol: 'websocket',
+          },
           organizationId: 'org-sync',
           gatewayId: gateway.gatewayId,
           claims: [{ id: 'room-1' }, { id: 'room-2' }],
@@ -147,14 +209,24 @@ describe('/sync client edge', () => {
       const client = await open();
       const tk = encodeClientToken({ iat: now(), exp: now() + 60, type: 'register', applicationId: APP }, SECRET);
       const result = await client.ok('register', { token: tk });
-      expect(result).toEqual(expect.objectContaining({ userId: expect.any(String), deviceId: expect.any(String), clientId: expect.any(String) }));
+      expect(result).toEqual(
+        expect.objectContaining({
+          userId: expect.any(String),
+          deviceId: expect.any(String),
+          clientId: expect.any(String),
+        }),
+      );
     });
 
     async function refused(tk: string, code: string, closeCode: number, extra: Record<string, unknown> = {}) {
       const client = await open();
       const before = fake.reports.length;
       const answer = await client.request('register', { token: tk, ...extra });
-      expect(answer).toEqual({ type: 'error', id: expect.anything(), error: expect.objectContaining({ code, message: expect.any(String) }) });
+      expect(answer).toEqual({
+        type: 'error',
+        id: expect.anything(),
+        error: expect.objectContaining({ code, message: expect.any(String) }),
+      });
       expect((await client.closed).code).toBe(closeCode);
       expect(fake.reports.slice(before).filter((r) => r.kind === 'client.register')).toEqual([]);
       return answer;
@@ -163,7 +235,16 @@ describe('/sync client edge', () => {
     it('refuses a tampered token (payload changed, signature kept) with TokenInvalid and closes 4001', async () => {
       const id = identity();
       const [header, , signature] = token(id).split('.');
-      const forged = Buffer.from(JSON.stringify({ iat: now(), exp: now() + 600, type: 'register', applicationId: APP, ...id, channels: [{ id: 'vip' }] })).toString('base64');
+      const forged = Buffer.from(
+        JSON.stringify({
+          iat: now(),
+          exp: now() + 600,
+          type: 'register',
+          applicationId: APP,
+          ...id,
+          channels: [{ id: 'vip' }],
+        }),
+      ).toString('base64');
       await refused(`${header}.${forged}.${signature}`, 'TokenInvalid', SYNC_CLOSE_CODES.tokenInvalid);
     });
 
@@ -175,18 +256,36 @@ describe('/sync client edge', () => {
     });
 
     it('refuses a token whose payload breaks the contract, naming the field', async () => {
-      const tk = encodeClientToken({ iat: now(), exp: now() + 60, type: 'register', applicationId: APP, channels: [{ id: 'a', colour: 'red' }] } as never, SECRET);
+      const tk = encodeClientToken(
+        {
+          iat: now(),
+          exp: now() + 60,
+          type: 'register',
+          applicationId: APP,
+          channels: [{ id: 'a', colour: 'red' }],
+        } as never,
+        SECRET,
+      );
       const answer = await refused(tk, 'TokenInvalid', SYNC_CLOSE_CODES.tokenInvalid);
-      expect(answer.type === 'error' && answer.error.details).toEqual([expect.objectContaining({ field: 'channels[0].colour' })]);
+      expect(answer.type === 'error' && answer.error.details).toEqual([
+        expect.objectContaining({ field: 'channels[0].colour' }),
+      ]);
     });
 
     it('ignores claims it does not use (iss, jti, ...) and honours nbf', async () => {
       const id = identity();
       const base = { iat: now(), exp: now() + 60, type: 'register', applicationId: APP, ...id };
       const client = await open();
-      const extra = encodeClientToken({ ...base, iss: 'https://issuer.example', jti: 'j-1', nbf: now() - 1 } as never, SECRET);
+      const extra = encodeClientToken(
+        { ...base, iss: 'https://issuer.example', jti: 'j-1', nbf: now() - 1 } as never,
+        SECRET,
+      );
       expect((await client.ok('register', { token: extra })).clientId).toBe(id.clientId);
-      await refused(encodeClientToken({ ...base, nbf: now() + 3600 } as never, SECRET), 'TokenExpired', SYNC_CLOSE_CODES.tokenExpired);
+      await refused(
+        encodeClientToken({ ...base, nbf: now() + 3600 } as never, SECRET),
+        'TokenExpired',
+        SYNC_CLOSE_CODES.tokenExpired,
+      );
     });
 
     it('refuses a join token at register', async () => {
@@ -194,16 +293,30 @@ describe('/sync client edge', () => {
     });
 
     it('refuses an expired token with TokenExpired and closes 4002, within the clock skew it still accepts', async () => {
-      await refused(token(identity(), { iat: now() - 3600, exp: now() - 120 }), 'TokenExpired', SYNC_CLOSE_CODES.tokenExpired);
-      await refused(token(identity(), { iat: now() + 3600, exp: now() + 7200 }), 'TokenExpired', SYNC_CLOSE_CODES.tokenExpired);
+      await refused(
+        token(identity(), { iat: now() - 3600, exp: now() - 120 }),
+        'TokenExpired',
+        SYNC_CLOSE_CODES.tokenExpired,
+      );
+      await refused(
+        token(identity(), { iat: now() + 3600, exp: now() + 7200 }),
+        'TokenExpired',
+        SYNC_CLOSE_CODES.tokenExpired,
+      );
       const client = await open();
       await client.ok('register', { token: token(identity(), { iat: now() - 60, exp: now() - 5 }) });
     });
 
     it('refuses an unknown, a disabled or another application with ApplicationRefused and closes 4003', async () => {
-      await refused(token(identity(), { app: 'no-such-app' }), 'ApplicationRefused', SYNC_CLOSE_CODES.applicationRefused);
+      await refused(
+        token(identity(), { app: 'no-such-app' }),
+        'ApplicationRefused',
+        SYNC_CLOSE_CODES.applicationRefused,
+      );
       await refused(token(identity(), { app: 'app-off' }), 'ApplicationRefused', SYNC_CLOSE_CODES.applicationRefused);
-      await refused(token(identity()), 'ApplicationRefused', SYNC_CLOSE_CODES.applicationRefused, { applicationId: 'app-other' });
+      await refused(token(identity()), 'ApplicationRefused', SYNC_CLOSE_CODES.applicationRefused, {
+        applicationId: 'app-other',
+      });
       // Signed by the other application's secret but claiming this one: the signature does not match.
       await refused(token(identity(), { secret: 'other-secret' }), 'TokenInvalid', SYNC_CLOSE_CODES.tokenInvalid);
     });
@@ -222,11 +335,17 @@ describe('/sync client edge', () => {
 
     it('answers NotRegistered to anything before register, and AlreadyRegistered to a second register', async () => {
       const client = await open();
-      expect(await client.request('join', { channelId: 'room-1' })).toEqual({ type: 'error', id: 1, error: expect.objectContaining({ code: 'NotRegistered' }) });
+      expect(await client.request('join', { channelId: 'room-1' })).toEqual({
+        type: 'error',
+        id: 1,
+        error: expect.objectContaining({ code: 'NotRegistered' }),
+      });
       expect((await client.request('ping')).type).toBe('result');
       const id = identity();
       await client.ok('register', { token: token(id) });
-      expect(await client.request('register', { token: token(id) })).toEqual(expect.objectContaining({ error: expect.objectContaining({ code: 'AlreadyRegistered' }) }));
+      expect(await client.request('register', { token: token(id) })).toEqual(
+        expect.objectContaining({ error: expect.objectContaining({ code: 'AlreadyRegistered' }) }),
+      );
     });
 
     it('closes a socket that does not register in time with 4008', async () => {
@@ -246,10 +365,25 @@ describe('/sync client edge', () => {
         settings: DEFAULT_SETTINGS,
         claim: { id: 'room-1', disableSendVideo: true },
       });
-      expect(reportsOf(id).at(-1)).toEqual({ kind: 'client.join', client: ref(id), channelId: 'room-1', claim: { id: 'room-1', disableSendVideo: true } });
+      expect(reportsOf(id).at(-1)).toEqual({
+        kind: 'client.join',
+        client: ref(id),
+        channelId: 'room-1',
+        claim: { id: 'room-1', disableSendVideo: true },
+      });
       const refused = await client.request('join', { channelId: 'room-9' });
-      expect(refused).toEqual(expect.objectContaining({ type: 'error', error: expect.objectContaining({ code: 'Forbidden', details: [expect.objectContaining({ field: 'channelId' })] }) }));
-      expect(await client.request('join', { channelId: 'room-1' })).toEqual(expect.objectContaining({ error: expect.objectContaining({ code: 'AlreadyJoined' }) }));
+      expect(refused).toEqual(
+        expect.objectContaining({
+          type: 'error',
+          error: expect.objectContaining({
+            code: 'Forbidden',
+            details: [expect.objectContaining({ field: 'channelId' })],
+          }),
+        }),
+      );
+      expect(await client.request('join', { channelId: 'room-1' })).toEqual(
+        expect.objectContaining({ error: expect.objectContaining({ code: 'AlreadyJoined' }) }),
+      );
       expect(kinds(id)).toEqual(['client.register', 'client.join']);
     });
 
@@ -257,50 +391,108 @@ describe('/sync client edge', () => {
       const { client, id } = await registered(identity(), { channels: [] });
       expect((await client.request('join', { channelId: 'late-room' })).type).toBe('error');
       const other = identity();
-      const foreign = await client.request('join', { channelId: 'late-room', token: token(other, { type: 'join', channels: [{ id: 'late-room' }] }) });
+      const foreign = await client.request('join', {
+        channelId: 'late-room',
+        token: token(other, { type: 'join', channels: [{ id: 'late-room' }] }),
+      });
       expect(foreign).toEqual(expect.objectContaining({ error: expect.objectContaining({ code: 'TokenInvalid' }) }));
       expect(client.ws.readyState).toBe(WebSocket.OPEN);
-      const joined = await client.ok('join', { channelId: 'late-room', token: token(id, { type: 'join', channels: [{ id: 'late-room' }] }) });
+      const joined = await client.ok('join', {
+        channelId: 'late-room',
+        token: token(id, { type: 'join', channels: [{ id: 'late-room' }] }),
+      });
       expect(joined.claim).toEqual({ id: 'late-room' });
     });
 
     const joinClaims: { type: 'join'; channels: ChannelClaim[] } = { type: 'join', channels: [{ id: 'late-room' }] };
     it.each([
-      ['expired', 'TokenExpired', SYNC_CLOSE_CODES.tokenExpired, (id: Identity) => token(id, { ...joinClaims, iat: now() - 999, exp: now() - 500 })],
-      ['not valid yet', 'TokenExpired', SYNC_CLOSE_CODES.tokenExpired, (id: Identity) => token(id, { ...joinClaims, iat: now() + 3600, exp: now() + 7200 })],
+      [
+        'expired',
+        'TokenExpired',
+        SYNC_CLOSE_CODES.tokenExpired,
+        (id: Identity) => token(id, { ...joinClaims, iat: now() - 999, exp: now() - 500 }),
+      ],
+      [
+        'not valid yet',
+        'TokenExpired',
+        SYNC_CLOSE_CODES.tokenExpired,
+        (id: Identity) => token(id, { ...joinClaims, iat: now() + 3600, exp: now() + 7200 }),
+      ],
       [
         'tampered (payload changed, signature kept)',
         'TokenInvalid',
         SYNC_CLOSE_CODES.tokenInvalid,
         (id: Identity) => {
           const [header, , signature] = token(id, joinClaims).split('.');
-          const forged = Buffer.from(JSON.stringify({ iat: now(), exp: now() + 600, type: 'join', applicationId: APP, ...id, channels: [{ id: 'late-room' }, { id: 'vip' }] })).toString('base64');
+          const forged = Buffer.from(
+            JSON.stringify({
+              iat: now(),
+              exp: now() + 600,
+              type: 'join',
+              applicationId: APP,
+              ...id,
+              channels: [{ id: 'late-room' }, { id: 'vip' }],
+            }),
+          ).toString('base64');
           return `${header}.${forged}.${signature}`;
         },
       ],
-      ['signed with another secret', 'TokenInvalid', SYNC_CLOSE_CODES.tokenInvalid, (id: Identity) => token(id, { ...joinClaims, secret: 'not-the-secret' })],
-      ['a register token', 'TokenInvalid', SYNC_CLOSE_CODES.tokenInvalid, (id: Identity) => token(id, { ...joinClaims, type: 'register' })],
-      ['of another application', 'ApplicationRefused', SYNC_CLOSE_CODES.applicationRefused, (id: Identity) => token(id, { ...joinClaims, app: 'app-other', secret: 'other-secret' })],
-    ])('refuses a join token that is %s with an error frame and closes the socket as register does', async (_label, code, closeCode, make: (id: Identity) => string) => {
-      const { client, id } = await registered(identity(), { channels: [] });
-      const refusedJoin = client.request('join', { channelId: 'late-room', token: make(id) });
-      // Sent with it, in the same read or after: handled no more once the socket is refused.
-      const after = client.request('join', { channelId: 'late-room', token: token(id, joinClaims) });
-      expect(await refusedJoin).toEqual({ type: 'error', id: expect.anything(), error: expect.objectContaining({ code, message: expect.any(String) }) });
-      expect((await client.closed).code).toBe(closeCode);
-      expect(await Promise.race([after, new Promise((r) => setTimeout(() => r('unanswered'), 200))])).toBe('unanswered');
-      // Nothing joined; the client stays registered for the grace period, as after any drop, and may resume.
-      expect(kinds(id)).toEqual(['client.register']);
-      const again = await open();
-      expect(await again.ok('register', { token: token(id) })).toEqual(expect.objectContaining({ resumed: true, channels: [] }));
-    });
+      [
+        'signed with another secret',
+        'TokenInvalid',
+        SYNC_CLOSE_CODES.tokenInvalid,
+        (id: Identity) => token(id, { ...joinClaims, secret: 'not-the-secret' }),
+      ],
+      [
+        'a register token',
+        'TokenInvalid',
+        SYNC_CLOSE_CODES.tokenInvalid,
+        (id: Identity) => token(id, { ...joinClaims, type: 'register' }),
+      ],
+      [
+        'of another application',
+        'ApplicationRefused',
+        SYNC_CLOSE_CODES.applicationRefused,
+        (id: Identity) => token(id, { ...joinClaims, app: 'app-other', secret: 'other-secret' }),
+      ],
+    ])(
+      'refuses a join token that is %s with an error frame and closes the socket as register does',
+      async (_label, code, closeCode, make: (id: Identity) => string) => {
+        const { client, id } = await registered(identity(), { channels: [] });
+        const refusedJoin = client.request('join', { channelId: 'late-room', token: make(id) });
+        // Sent with it, in the same read or after: handled no more once the socket is refused.
+        const after = client.request('join', { channelId: 'late-room', token: token(id, joinClaims) });
+        expect(await refusedJoin).toEqual({
+          type: 'error',
+          id: expect.anything(),
+          error: expect.objectContaining({ code, message: expect.any(String) }),
+        });
+        expect((await client.closed).code).toBe(closeCode);
+        expect(await Promise.race([after, new Promise((r) => setTimeout(() => r('unanswered'), 200))])).toBe(
+          'unanswered',
+        );
+        // Nothing joined; the client stays registered for the grace period, as after any drop, and may resume.
+        expect(kinds(id)).toEqual(['client.register']);
+        const again = await open();
+        expect(await again.ok('register', { token: token(id) })).toEqual(
+          expect.objectContaining({ resumed: true, channels: [] }),
+        );
+      },
+    );
 
     it('leaves a joined channel; leaving one not joined is NotJoined', async () => {
       const { client, id } = await registered();
       await client.ok('join', { channelId: 'room-1' });
       expect(await client.ok('leave', { channelId: 'room-1' })).toEqual({ channelId: 'room-1' });
-      expect(reportsOf(id).at(-1)).toEqual({ kind: 'client.leave', client: ref(id), channelId: 'room-1', sessionId: registerSession(id) });
-      expect(await client.request('leave', { channelId: 'room-1' })).toEqual(expect.objectContaining({ error: expect.objectContaining({ code: 'NotJoined' }) }));
+      expect(reportsOf(id).at(-1)).toEqual({
+        kind: 'client.leave',
+        client: ref(id),
+        channelId: 'room-1',
+        sessionId: registerSession(id),
+      });
+      expect(await client.request('leave', { channelId: 'room-1' })).toEqual(
+        expect.objectContaining({ error: expect.objectContaining({ code: 'NotJoined' }) }),
+      );
     });
 
     it('passes a registry refusal through as an error frame', async () => {
@@ -309,8 +501,12 @@ describe('/sync client edge', () => {
         if (report.kind === 'client.join') throw new (class extends Error {})('x');
         return defaultAnswer(report);
       };
-      expect(await client.request('join', { channelId: 'room-1' })).toEqual(expect.objectContaining({ error: { code: 'Internal', message: expect.any(String) } }));
-      expect(await client.request('leave', { channelId: 'room-1' })).toEqual(expect.objectContaining({ error: expect.objectContaining({ code: 'NotJoined' }) }));
+      expect(await client.request('join', { channelId: 'room-1' })).toEqual(
+        expect.objectContaining({ error: { code: 'Internal', message: expect.any(String) } }),
+      );
+      expect(await client.request('leave', { channelId: 'room-1' })).toEqual(
+        expect.objectContaining({ error: expect.objectContaining({ code: 'NotJoined' }) }),
+      );
     });
   });
 
@@ -323,9 +519,25 @@ describe('/sync client edge', () => {
 
     it('opens an sfu connection and walks it new → initializing → connecting → connected', async () => {
       const { client, id } = await joinedClient();
-      const opened = await client.ok('connection.open', { channelId: 'room-1', connectionId: 'cn-1', type: 'sfu', tag: 'cam', streams: { audio: { direction: 'sendrecv' }, video: { direction: 'sendrecv', maxPixelCount: 921600 } } });
-      expect(opened).toEqual({ connectionId: 'cn-1', channelId: 'room-1', state: 'new', mediaServerId: '00000000-0000-4000-8000-000000000001', settings: DEFAULT_SETTINGS });
-      for (const state of ['initializing', 'connecting', 'connected']) expect(await client.ok('connection.state', { connectionId: 'cn-1', state })).toEqual({ connectionId: 'cn-1', state });
+      const opened = await client.ok('connection.open', {
+        channelId: 'room-1',
+        connectionId: 'cn-1',
+        type: 'sfu',
+        tag: 'cam',
+        streams: { audio: { direction: 'sendrecv' }, video: { direction: 'sendrecv', maxPixelCount: 921600 } },
+      });
+      expect(opened).toEqual({
+        connectionId: 'cn-1',
+        channelId: 'room-1',
+        state: 'new',
+        mediaServerId: '00000000-0000-4000-8000-000000000001',
+        settings: DEFAULT_SETTINGS,
+      });
+      for (const state of ['initializing', 'connecting', 'connected'])
+        expect(await client.ok('connection.state', { connectionId: 'cn-1', state })).toEqual({
+          connectionId: 'cn-1',
+          state,
+        });
       expect(reportsOf(id).slice(2)).toEqual([
         {
           kind: 'connection.open',
@@ -334,27 +546,67 @@ describe('/sync client edge', () => {
           connectionId: 'cn-1',
           type: 'sfu',
           tag: 'cam',
-          streams: { audio: { direction: 'sendrecv' }, video: { direction: 'sendrecv', maxPixelCount: 921600 }, data: null },
+          streams: {
+            audio: { direction: 'sendrecv' },
+            video: { direction: 'sendrecv', maxPixelCount: 921600 },
+            data: null,
+          },
           remoteConnectionId: null,
         },
-        ...['initializing', 'connecting', 'connected'].map((state) => ({ kind: 'connection.state', client: ref(id), channelId: 'room-1', connectionId: 'cn-1', state, error: null, sessionId: registerSession(id) })),
+        ...['initializing', 'connecting', 'connected'].map((state) => ({
+          kind: 'connection.state',
+          client: ref(id),
+          channelId: 'room-1',
+          connectionId: 'cn-1',
+          state,
+          error: null,
+          sessionId: registerSession(id),
+        })),
       ]);
     });
 
     it('enforces the state machine: invalid transitions are refused and not reported; final states end the connection', async () => {
       const { client, id } = await joinedClient();
-      const { connectionId } = await client.ok('connection.open', { channelId: 'room-1', type: 'mcu', streams: { audio: { direction: 'recvonly' } } });
+      const { connectionId } = await client.ok('connection.open', {
+        channelId: 'room-1',
+        type: 'mcu',
+        streams: { audio: { direction: 'recvonly' } },
+      });
       expect(connectionId).toMatch(/^[0-9a-f-]{36}$/);
       const skip = await client.request('connection.state', { connectionId, state: 'connected' });
-      expect(skip).toEqual(expect.objectContaining({ error: expect.objectContaining({ code: 'InvalidTransition', details: [{ field: 'state', message: expect.stringContaining('initializing') }] }) }));
+      expect(skip).toEqual(
+        expect.objectContaining({
+          error: expect.objectContaining({
+            code: 'InvalidTransition',
+            details: [{ field: 'state', message: expect.stringContaining('initializing') }],
+          }),
+        }),
+      );
       await client.ok('connection.state', { connectionId, state: 'initializing' });
       expect((await client.request('connection.state', { connectionId, state: 'new' })).type).toBe('error');
       await client.ok('connection.state', { connectionId, state: 'failing' });
       expect((await client.request('connection.state', { connectionId, state: 'connected' })).type).toBe('error');
-      await client.ok('connection.state', { connectionId, state: 'failed', error: { code: 'ice', message: 'no candidates' } });
-      expect(await client.request('connection.state', { connectionId, state: 'closing' })).toEqual(expect.objectContaining({ error: expect.objectContaining({ code: 'UnknownConnection' }) }));
-      expect(reportsOf(id).filter((r) => r.kind === 'connection.state').map((r) => (r as { state: string }).state)).toEqual(['initializing', 'failing', 'failed']);
-      expect(await client.request('connection.state', { connectionId, state: 'flying' })).toEqual(expect.objectContaining({ error: expect.objectContaining({ code: 'ValidationFailed', details: [expect.objectContaining({ field: 'data.state' })] }) }));
+      await client.ok('connection.state', {
+        connectionId,
+        state: 'failed',
+        error: { code: 'ice', message: 'no candidates' },
+      });
+      expect(await client.request('connection.state', { connectionId, state: 'closing' })).toEqual(
+        expect.objectContaining({ error: expect.objectContaining({ code: 'UnknownConnection' }) }),
+      );
+      expect(
+        reportsOf(id)
+          .filter((r) => r.kind === 'connection.state')
+          .map((r) => (r as { state: string }).state),
+      ).toEqual(['initializing', 'failing', 'failed']);
+      expect(await client.request('connection.state', { connectionId, state: 'flying' })).toEqual(
+        expect.objectContaining({
+          error: expect.objectContaining({
+            code: 'ValidationFailed',
+            details: [expect.objectContaining({ field: 'data.state' })],
+          }),
+        }),
+      );
     });
 
     it('closes a connection through closing → closed, or at once with connection.close', async () => {
@@ -362,49 +614,145 @@ describe('/sync client edge', () => {
       await client.ok('connection.open', { channelId: 'room-1', connectionId: 'a', type: 'sfu', streams: {} });
       await client.ok('connection.state', { connectionId: 'a', state: 'closing' });
       await client.ok('connection.state', { connectionId: 'a', state: 'closed' });
-      await client.ok('connection.open', { channelId: 'room-1', connectionId: 'b', type: 'peer', streams: { data: { direction: 'sendrecv' } }, remoteConnectionId: 'a' });
+      await client.ok('connection.open', {
+        channelId: 'room-1',
+        connectionId: 'b',
+        type: 'peer',
+        streams: { data: { direction: 'sendrecv' } },
+        remoteConnectionId: 'a',
+      });
       expect(await client.ok('connection.close', { connectionId: 'b' })).toEqual({ connectionId: 'b' });
-      expect(reportsOf(id).at(-1)).toEqual({ kind: 'connection.close', client: ref(id), channelId: 'room-1', connectionId: 'b', sessionId: registerSession(id) });
+      expect(reportsOf(id).at(-1)).toEqual({
+        kind: 'connection.close',
+        client: ref(id),
+        channelId: 'room-1',
+        connectionId: 'b',
+        sessionId: registerSession(id),
+      });
       expect((await client.request('connection.close', { connectionId: 'b' })).type).toBe('error');
     });
 
     it('refuses connections and streams the claim disables, and connections outside joined channels', async () => {
       const { client } = await joinedClient({ id: 'room-1', disableSfu: true, disableSendAudio: true });
-      expect(await client.request('connection.open', { channelId: 'room-1', type: 'sfu', streams: {} })).toEqual(expect.objectContaining({ error: expect.objectContaining({ code: 'Forbidden', details: [expect.objectContaining({ field: 'type' })] }) }));
-      expect(await client.request('connection.open', { channelId: 'room-1', type: 'mcu', streams: { audio: { direction: 'sendonly' } } })).toEqual(
-        expect.objectContaining({ error: expect.objectContaining({ code: 'Forbidden', details: [expect.objectContaining({ field: 'streams.audio.direction' })] }) }),
+      expect(await client.request('connection.open', { channelId: 'room-1', type: 'sfu', streams: {} })).toEqual(
+        expect.objectContaining({
+          error: expect.objectContaining({ code: 'Forbidden', details: [expect.objectContaining({ field: 'type' })] }),
+        }),
       );
-      expect((await client.request('connection.open', { channelId: 'room-1', type: 'mcu', streams: { audio: { direction: 'recvonly' } } })).type).toBe('result');
-      expect(await client.request('connection.open', { channelId: 'room-2', type: 'mcu', streams: {} })).toEqual(expect.objectContaining({ error: expect.objectContaining({ code: 'NotJoined' }) }));
+      expect(
+        await client.request('connection.open', {
+          channelId: 'room-1',
+          type: 'mcu',
+          streams: { audio: { direction: 'sendonly' } },
+        }),
+      ).toEqual(
+        expect.objectContaining({
+          error: expect.objectContaining({
+            code: 'Forbidden',
+            details: [expect.objectContaining({ field: 'streams.audio.direction' })],
+          }),
+        }),
+      );
+      expect(
+        (
+          await client.request('connection.open', {
+            channelId: 'room-1',
+            type: 'mcu',
+            streams: { audio: { direction: 'recvonly' } },
+          })
+        ).type,
+      ).toBe('result');
+      expect(await client.request('connection.open', { channelId: 'room-2', type: 'mcu', streams: {} })).toEqual(
+        expect.objectContaining({ error: expect.objectContaining({ code: 'NotJoined' }) }),
+      );
     });
 
     it('mutes and unmutes, and refuses unmuting while the settings disable it', async () => {
       const { client, id } = await joinedClient();
-      await client.ok('connection.open', { channelId: 'room-1', connectionId: 'm', type: 'sfu', streams: { audio: { direction: 'sendrecv' }, video: { direction: 'sendrecv' } } });
-      expect(await client.ok('connection.update', { connectionId: 'm', localAudioMuted: true, localVideoMuted: true })).toEqual({ connectionId: 'm', localAudioMuted: true, localVideoMuted: true });
-      await fake.push(gateway.gatewayId, { deliveries: [{ client: ref(id), push: { type: 'settings', channelId: 'room-1', connectionId: 'm', settings: { ...DEFAULT_SETTINGS, audioMuted: true, audioUnmuteDisabled: true } } }] });
+      await client.ok('connection.open', {
+        channelId: 'room-1',
+        connectionId: 'm',
+        type: 'sfu',
+        streams: { audio: { direction: 'sendrecv' }, video: { direction: 'sendrecv' } },
+      });
+      expect(
+        await client.ok('connection.update', { connectionId: 'm', localAudioMuted: true, localVideoMuted: true }),
+      ).toEqual({ connectionId: 'm', localAudioMuted: true, localVideoMuted: true });
+      await fake.push(gateway.gatewayId, {
+        deliveries: [
+          {
+            client: ref(id),
+            push: {
+              type: 'settings',
+              channelId: 'room-1',
+              connectionId: 'm',
+              settings: { ...DEFAULT_SETTINGS, audioMuted: true, audioUnmuteDisabled: true },
+            },
+          },
+        ],
+      });
       expect(await client.push(0)).toEqual(expect.objectContaining({ type: 'settings', connectionId: 'm' }));
       const refused = await client.request('connection.update', { connectionId: 'm', localAudioMuted: false });
-      expect(refused).toEqual(expect.objectContaining({ error: expect.objectContaining({ code: 'UnmuteDisabled', details: [expect.objectContaining({ field: 'localAudioMuted' })] }) }));
-      expect(await client.ok('connection.update', { connectionId: 'm', localVideoMuted: false })).toEqual({ connectionId: 'm', localAudioMuted: true, localVideoMuted: false });
+      expect(refused).toEqual(
+        expect.objectContaining({
+          error: expect.objectContaining({
+            code: 'UnmuteDisabled',
+            details: [expect.objectContaining({ field: 'localAudioMuted' })],
+          }),
+        }),
+      );
+      expect(await client.ok('connection.update', { connectionId: 'm', localVideoMuted: false })).toEqual({
+        connectionId: 'm',
+        localAudioMuted: true,
+        localVideoMuted: false,
+      });
       const updates = reportsOf(id).filter((r) => r.kind === 'connection.update');
       expect(updates).toEqual([
-        { kind: 'connection.update', client: ref(id), channelId: 'room-1', connectionId: 'm', localAudioMuted: true, localVideoMuted: true },
+        {
+          kind: 'connection.update',
+          client: ref(id),
+          channelId: 'room-1',
+          connectionId: 'm',
+          localAudioMuted: true,
+          localVideoMuted: true,
+        },
         { kind: 'connection.update', client: ref(id), channelId: 'room-1', connectionId: 'm', localVideoMuted: false },
       ]);
     });
 
     it('refuses unmuting a connection an operator muted, though the client never muted it, without reporting it', async () => {
       const { client, id } = await joinedClient();
-      await client.ok('connection.open', { channelId: 'room-1', connectionId: 'om', type: 'sfu', streams: { audio: { direction: 'sendrecv' }, video: { direction: 'sendrecv' } } });
+      await client.ok('connection.open', {
+        channelId: 'room-1',
+        connectionId: 'om',
+        type: 'sfu',
+        streams: { audio: { direction: 'sendrecv' }, video: { direction: 'sendrecv' } },
+      });
       const settings = { ...DEFAULT_SETTINGS, videoMuted: true, videoUnmuteDisabled: true, audioUnmuteDisabled: true };
-      await fake.push(gateway.gatewayId, { deliveries: [{ client: ref(id), push: { type: 'settings', channelId: 'room-1', connectionId: 'om', settings } }] });
+      await fake.push(gateway.gatewayId, {
+        deliveries: [
+          { client: ref(id), push: { type: 'settings', channelId: 'room-1', connectionId: 'om', settings } },
+        ],
+      });
       await client.push(0);
       const refused = await client.request('connection.update', { connectionId: 'om', localVideoMuted: false });
-      expect(refused).toEqual(expect.objectContaining({ error: expect.objectContaining({ code: 'UnmuteDisabled', details: [expect.objectContaining({ field: 'localVideoMuted' })] }) }));
+      expect(refused).toEqual(
+        expect.objectContaining({
+          error: expect.objectContaining({
+            code: 'UnmuteDisabled',
+            details: [expect.objectContaining({ field: 'localVideoMuted' })],
+          }),
+        }),
+      );
       // Audio is not muted (neither by the operator nor by the client): unmute-disabled alone refuses nothing.
-      expect(await client.ok('connection.update', { connectionId: 'om', localAudioMuted: false })).toEqual({ connectionId: 'om', localAudioMuted: false, localVideoMuted: false });
-      expect(reportsOf(id).filter((r) => r.kind === 'connection.update')).toEqual([{ kind: 'connection.update', client: ref(id), channelId: 'room-1', connectionId: 'om', localAudioMuted: false }]);
+      expect(await client.ok('connection.update', { connectionId: 'om', localAudioMuted: false })).toEqual({
+        connectionId: 'om',
+        localAudioMuted: false,
+        localVideoMuted: false,
+      });
+      expect(reportsOf(id).filter((r) => r.kind === 'connection.update')).toEqual([
+        { kind: 'connection.update', client: ref(id), channelId: 'room-1', connectionId: 'om', localAudioMuted: false },
+      ]);
     });
 
     it('reports client and connection stats', async () => {
@@ -421,19 +769,36 @@ describe('/sync client edge', () => {
 
   describe('messages', () => {
     it('sends a client message with the registered identity as sender; the claim may forbid it', async () => {
-      const { client, id } = await registered(identity(), { channels: [{ id: 'room-1' }, { id: 'quiet', disableSendMessage: true }], roles: ['host'] });
+      const { client, id } = await registered(identity(), {
+        channels: [{ id: 'room-1' }, { id: 'quiet', disableSendMessage: true }],
+        roles: ['host'],
+      });
       await client.ok('join', { channelId: 'room-1' });
       await client.ok('join', { channelId: 'quiet' });
-      expect(await client.ok('message', { channelId: 'room-1', message: 'hi', to: { userId: 'u-x' } })).toEqual({ delivered: 1 });
+      expect(await client.ok('message', { channelId: 'room-1', message: 'hi', to: { userId: 'u-x' } })).toEqual({
+        delivered: 1,
+      });
       expect(reportsOf(id).at(-1)).toEqual({
         kind: 'client.message',
         client: ref(id),
         channelId: 'room-1',
-        message: { message: 'hi', userId: id.userId, userAlias: 'Ann', deviceId: id.deviceId, deviceAlias: null, clientTag: null, clientRoles: ['host'] },
+        message: {
+          message: 'hi',
+          userId: id.userId,
+          userAlias: 'Ann',
+          deviceId: id.deviceId,
+          deviceAlias: null,
+          clientTag: null,
+          clientRoles: ['host'],
+        },
         to: { userId: 'u-x' },
       });
-      expect(await client.request('message', { channelId: 'quiet', message: 'hi' })).toEqual(expect.objectContaining({ error: expect.objectContaining({ code: 'Forbidden' }) }));
-      expect(await client.request('message', { channelId: 'room-2', message: 'hi' })).toEqual(expect.objectContaining({ error: expect.objectContaining({ code: 'NotJoined' }) }));
+      expect(await client.request('message', { channelId: 'quiet', message: 'hi' })).toEqual(
+        expect.objectContaining({ error: expect.objectContaining({ code: 'Forbidden' }) }),
+      );
+      expect(await client.request('message', { channelId: 'room-2', message: 'hi' })).toEqual(
+        expect.objectContaining({ error: expect.objectContaining({ code: 'NotJoined' }) }),
+      );
     });
   });
 
@@ -441,7 +806,20 @@ describe('/sync client edge', () => {
     it('delivers each push to the socket of its client only', async () => {
       const a = await registered();
       const b = await registered();
-      const message: ServerPush = { type: 'message', channelId: null, message: { message: 'for b' }, from: { userId: null, userAlias: null, deviceId: null, deviceAlias: null, clientId: null, clientTag: null, clientRoles: null } };
+      const message: ServerPush = {
+        type: 'message',
+        channelId: null,
+        message: { message: 'for b' },
+        from: {
+          userId: null,
+          userAlias: null,
+          deviceId: null,
+          deviceAlias: null,
+          clientId: null,
+          clientTag: null,
+          clientRoles: null,
+        },
+      };
       await fake.push(gateway.gatewayId, { deliveries: [{ client: ref(b.id), push: message }] });
       expect(await b.client.push(0)).toEqual(message);
       const forA: ServerPush = { ...message, message: { message: 'for a' } };
@@ -463,9 +841,15 @@ describe('/sync client edge', () => {
         ],
       });
       expect(await client.push(1)).toEqual({ type: 'kicked', channelId: 'room-2', connectionId: 'k2' });
-      expect(await client.request('connection.state', { connectionId: 'k1', state: 'initializing' })).toEqual(expect.objectContaining({ error: expect.objectContaining({ code: 'UnknownConnection' }) }));
-      expect(await client.request('connection.state', { connectionId: 'k2', state: 'initializing' })).toEqual(expect.objectContaining({ error: expect.objectContaining({ code: 'UnknownConnection' }) }));
-      expect(await client.request('leave', { channelId: 'room-1' })).toEqual(expect.objectContaining({ error: expect.objectContaining({ code: 'NotJoined' }) }));
+      expect(await client.request('connection.state', { connectionId: 'k1', state: 'initializing' })).toEqual(
+        expect.objectContaining({ error: expect.objectContaining({ code: 'UnknownConnection' }) }),
+      );
+      expect(await client.request('connection.state', { connectionId: 'k2', state: 'initializing' })).toEqual(
+        expect.objectContaining({ error: expect.objectContaining({ code: 'UnknownConnection' }) }),
+      );
+      expect(await client.request('leave', { channelId: 'room-1' })).toEqual(
+        expect.objectContaining({ error: expect.objectContaining({ code: 'NotJoined' }) }),
+      );
       await client.ok('leave', { channelId: 'room-2' });
       // A rejoin after a kick is the client's decision, within its claims.
       await client.ok('join', { channelId: 'room-1' });
@@ -473,7 +857,11 @@ describe('/sync client edge', () => {
 
     it('applies claim updates: a claim granted by an admin lets the client join', async () => {
       const { client, id } = await registered(identity(), { channels: [] });
-      await fake.push(gateway.gatewayId, { deliveries: [{ client: ref(id), push: { type: 'claim.updated', channelId: 'granted', claim: { id: 'granted' } } }] });
+      await fake.push(gateway.gatewayId, {
+        deliveries: [
+          { client: ref(id), push: { type: 'claim.updated', channelId: 'granted', claim: { id: 'granted' } } },
+        ],
+      });
       await client.push(0);
       await client.ok('join', { channelId: 'granted' });
     });
@@ -490,22 +878,40 @@ describe('/sync client edge', () => {
     it('applies a settings push only when its version is newer than the one applied: an older push arriving late is dropped', async () => {
       const { client, id } = await registered(identity(), { channels: [{ id: 'room-1' }] });
       await client.ok('join', { channelId: 'room-1' });
-      await client.ok('connection.open', { channelId: 'room-1', connectionId: 'v1', type: 'sfu', streams: { audio: { direction: 'sendrecv', muted: true } } });
+      await client.ok('connection.open', {
+        channelId: 'room-1',
+        connectionId: 'v1',
+        type: 'sfu',
+        streams: { audio: { direction: 'sendrecv', muted: true } },
+      });
       const staleBefore = await pushCounter(gateway, 'stale');
-      await fake.push(gateway.gatewayId, { deliveries: [{ client: ref(id), push: settingsPush('v1', unmuteDisabled, 8) }] });
+      await fake.push(gateway.gatewayId, {
+        deliveries: [{ client: ref(id), push: settingsPush('v1', unmuteDisabled, 8) }],
+      });
       // Pushed by another registry replica: an earlier write (version 7) and the same one again, after it.
-      await fake.push(gateway.gatewayId, { deliveries: [{ client: ref(id), push: settingsPush('v1', DEFAULT_SETTINGS, 7) }, { client: ref(id), push: settingsPush('v1', DEFAULT_SETTINGS, 8) }] });
+      await fake.push(gateway.gatewayId, {
+        deliveries: [
+          { client: ref(id), push: settingsPush('v1', DEFAULT_SETTINGS, 7) },
+          { client: ref(id), push: settingsPush('v1', DEFAULT_SETTINGS, 8) },
+        ],
+      });
       const marker: ServerPush = { type: 'kicked', channelId: 'elsewhere' };
       await fake.push(gateway.gatewayId, { deliveries: [{ client: ref(id), push: marker }] });
       // Neither reached the client, nor changed what the edge holds.
       expect(await client.push(1)).toEqual(marker);
       expect(client.pushes[0]).toEqual(settingsPush('v1', unmuteDisabled, 8));
       expect(await pushCounter(gateway, 'stale')).toBe(staleBefore + 2);
-      expect(await client.request('connection.update', { connectionId: 'v1', localAudioMuted: false })).toEqual(expect.objectContaining({ error: expect.objectContaining({ code: 'UnmuteDisabled' }) }));
+      expect(await client.request('connection.update', { connectionId: 'v1', localAudioMuted: false })).toEqual(
+        expect.objectContaining({ error: expect.objectContaining({ code: 'UnmuteDisabled' }) }),
+      );
       // A newer write applies.
-      await fake.push(gateway.gatewayId, { deliveries: [{ client: ref(id), push: settingsPush('v1', DEFAULT_SETTINGS, 9) }] });
+      await fake.push(gateway.gatewayId, {
+        deliveries: [{ client: ref(id), push: settingsPush('v1', DEFAULT_SETTINGS, 9) }],
+      });
       expect(await client.push(2)).toEqual(settingsPush('v1', DEFAULT_SETTINGS, 9));
-      expect(await client.ok('connection.update', { connectionId: 'v1', localAudioMuted: false })).toEqual(expect.objectContaining({ localAudioMuted: false }));
+      expect(await client.ok('connection.update', { connectionId: 'v1', localAudioMuted: false })).toEqual(
+        expect.objectContaining({ localAudioMuted: false }),
+      );
     });
 
     it('keeps settings pushed while the open was being answered over the older ones of the answer', async () => {
@@ -513,21 +919,40 @@ describe('/sync client edge', () => {
       await client.ok('join', { channelId: 'room-1' });
       fake.onEdge = async (report) => {
         // A settings write the registry applied after the open, pushed before the open's answer arrives.
-        if (report.kind === 'connection.open') await fake.push(gateway.gatewayId, { deliveries: [{ client: ref(id), push: settingsPush(report.connectionId, unmuteDisabled, 3) }] });
+        if (report.kind === 'connection.open')
+          await fake.push(gateway.gatewayId, {
+            deliveries: [{ client: ref(id), push: settingsPush(report.connectionId, unmuteDisabled, 3) }],
+          });
         return defaultAnswer(report);
       };
-      const opened = await client.ok('connection.open', { channelId: 'room-1', connectionId: 'w1', type: 'sfu', streams: { audio: { direction: 'sendrecv', muted: true } } });
+      const opened = await client.ok('connection.open', {
+        channelId: 'room-1',
+        connectionId: 'w1',
+        type: 'sfu',
+        streams: { audio: { direction: 'sendrecv', muted: true } },
+      });
       expect(opened.settings).toEqual(unmuteDisabled);
-      expect(await client.request('connection.update', { connectionId: 'w1', localAudioMuted: false })).toEqual(expect.objectContaining({ error: expect.objectContaining({ code: 'UnmuteDisabled' }) }));
+      expect(await client.request('connection.update', { connectionId: 'w1', localAudioMuted: false })).toEqual(
+        expect.objectContaining({ error: expect.objectContaining({ code: 'UnmuteDisabled' }) }),
+      );
       // Versioned from then on: an older push is stale.
-      await fake.push(gateway.gatewayId, { deliveries: [{ client: ref(id), push: settingsPush('w1', DEFAULT_SETTINGS, 2) }, { client: ref(id), push: { type: 'kicked', channelId: 'elsewhere' } }] });
+      await fake.push(gateway.gatewayId, {
+        deliveries: [
+          { client: ref(id), push: settingsPush('w1', DEFAULT_SETTINGS, 2) },
+          { client: ref(id), push: { type: 'kicked', channelId: 'elsewhere' } },
+        ],
+      });
       expect(await client.push(1)).toEqual({ type: 'kicked', channelId: 'elsewhere' });
-      expect(await client.request('connection.update', { connectionId: 'w1', localAudioMuted: false })).toEqual(expect.objectContaining({ error: expect.objectContaining({ code: 'UnmuteDisabled' }) }));
+      expect(await client.request('connection.update', { connectionId: 'w1', localAudioMuted: false })).toEqual(
+        expect.objectContaining({ error: expect.objectContaining({ code: 'UnmuteDisabled' }) }),
+      );
     });
 
     it('closes the socket with 4010 when the registry unregisters the client, reporting nothing back', async () => {
       const { client, id } = await registered();
-      await fake.push(gateway.gatewayId, { deliveries: [{ client: ref(id), push: { type: 'unregistered', reason: 'kicked' } }] });
+      await fake.push(gateway.gatewayId, {
+        deliveries: [{ client: ref(id), push: { type: 'unregistered', reason: 'kicked' } }],
+      });
       expect(await client.push(0)).toEqual({ type: 'unregistered', reason: 'kicked' });
       expect((await client.closed).code).toBe(SYNC_CLOSE_CODES.unregistered);
       expect(kinds(id)).toEqual(['client.register']);
@@ -544,12 +969,21 @@ describe('/sync client edge', () => {
         type: 'message',
         channelId: null,
         message: { message: 'x'.repeat(50000) },
-        from: { userId: null, userAlias: null, deviceId: null, deviceAlias: null, clientId: null, clientTag: null, clientRoles: null },
+        from: {
+          userId: null,
+          userAlias: null,
+          deviceId: null,
+          deviceAlias: null,
+          clientId: null,
+          clientTag: null,
+          clientRoles: null,
+        },
       };
       const keptBefore = await pushCounter(gateway, 'kept');
       await waitFor(
         async () => {
-          for (let i = 0; i < 20; i++) await fake.push(gateway.gatewayId, { deliveries: [{ client: ref(id), push: big }] });
+          for (let i = 0; i < 20; i++)
+            await fake.push(gateway.gatewayId, { deliveries: [{ client: ref(id), push: big }] });
           return (await pushCounter(gateway, 'kept')) > keptBefore;
         },
         { timeoutMs: 30000, description: 'pushes kept instead of sent to the slow socket' },
@@ -570,8 +1004,20 @@ describe('/sync client edge', () => {
       client.terminate();
       await waitFor(() => kinds(id).includes('client.unregister'), { description: 'the unregister report' });
       expect(reportsOf(id).slice(-2)).toEqual([
-        { kind: 'connection.close', client: ref(id), channelId: 'room-1', connectionId: 'g1', sessionId: registerSession(id) },
-        { kind: 'client.unregister', client: ref(id), reason: 'dropped', gatewayId: shortGrace.gatewayId, sessionId: registerSession(id) },
+        {
+          kind: 'connection.close',
+          client: ref(id),
+          channelId: 'room-1',
+          connectionId: 'g1',
+          sessionId: registerSession(id),
+        },
+        {
+          kind: 'client.unregister',
+          client: ref(id),
+          reason: 'dropped',
+          gatewayId: shortGrace.gatewayId,
+          sessionId: registerSession(id),
+        },
       ]);
     });
 
@@ -592,12 +1038,16 @@ describe('/sync client edge', () => {
         expect.objectContaining({
           resumed: true,
           channels: [{ channelId: 'room-1', claim: { id: 'room-1' } }],
-          connections: [expect.objectContaining({ connectionId: 'r1', channelId: 'room-1', state: 'initializing', type: 'sfu' })],
+          connections: [
+            expect.objectContaining({ connectionId: 'r1', channelId: 'room-1', state: 'initializing', type: 'sfu' }),
+          ],
         }),
       );
       expect(await second.push(0)).toEqual(missed);
       await second.ok('connection.state', { connectionId: 'r1', state: 'connecting' });
-      expect(kinds(id).filter((k) => k === 'client.register' || k === 'client.unregister')).toEqual(['client.register']);
+      expect(kinds(id).filter((k) => k === 'client.register' || k === 'client.unregister')).toEqual([
+        'client.register',
+      ]);
     });
 
     it('hands a client over to its new socket, closing the old one with 4009', async () => {
@@ -606,7 +1056,9 @@ describe('/sync client edge', () => {
       const second = await open();
       expect((await second.ok('register', { token: token(id) })).resumed).toBe(true);
       expect((await first.client.closed).code).toBe(SYNC_CLOSE_CODES.replaced);
-      await fake.push(gateway.gatewayId, { deliveries: [{ client: ref(id), push: { type: 'kicked', channelId: 'x' } }] });
+      await fake.push(gateway.gatewayId, {
+        deliveries: [{ client: ref(id), push: { type: 'kicked', channelId: 'x' } }],
+      });
       expect(await second.push(0)).toEqual({ type: 'kicked', channelId: 'x' });
       expect(kinds(id)).toEqual(['client.register']);
     });
@@ -638,7 +1090,9 @@ describe('/sync client edge', () => {
       const dropped = () => metric(gateway, 'sync_requests_total', { type: 'register', outcome: 'Dropped' });
       const droppedBefore = await dropped();
       release();
-      await waitFor(async () => (await dropped()) > droppedBefore, { description: "the replaced socket's queued register, dropped" });
+      await waitFor(async () => (await dropped()) > droppedBefore, {
+        description: "the replaced socket's queued register, dropped",
+      });
       // The successor keeps the session: still open, and its requests act on it.
       expect(second.ws.readyState).toBe(second.ws.OPEN);
       expect(await second.ok('leave', { channelId: 'room-1' })).toEqual({ channelId: 'room-1' });
@@ -652,18 +1106,34 @@ describe('/sync client edge', () => {
       expect(await client.ok('unregister')).toEqual({});
       expect((await client.closed).code).toBe(1000);
       expect(reportsOf(id).slice(-2)).toEqual([
-        { kind: 'connection.close', client: ref(id), channelId: 'room-1', connectionId: 'u1', sessionId: registerSession(id) },
-        { kind: 'client.unregister', client: ref(id), reason: 'left', gatewayId: gateway.gatewayId, sessionId: registerSession(id) },
+        {
+          kind: 'connection.close',
+          client: ref(id),
+          channelId: 'room-1',
+          connectionId: 'u1',
+          sessionId: registerSession(id),
+        },
+        {
+          kind: 'client.unregister',
+          client: ref(id),
+          reason: 'left',
+          gatewayId: gateway.gatewayId,
+          sessionId: registerSession(id),
+        },
       ]);
     });
   });
 
   describe('unregisters the registry did not take', () => {
-    const unregisters = (id: Identity) => reportsOf(id).filter((r) => r.kind === 'client.unregister') as Array<Extract<EdgeReport, { kind: 'client.unregister' }>>;
+    const unregisters = (id: Identity) =>
+      reportsOf(id).filter((r) => r.kind === 'client.unregister') as Array<
+        Extract<EdgeReport, { kind: 'client.unregister' }>
+      >;
     /** The registry refuses this client's unregisters (Unavailable, as while it or Redis restarts) while `refuse` says so. */
     function refuseUnregisters(id: Identity, refuse: () => boolean) {
       fake.onEdge = (report) => {
-        if (report.kind === 'client.unregister' && report.client.clientId === id.clientId && refuse()) throw new WireFailure('Unavailable', 'the registry is restarting');
+        if (report.kind === 'client.unregister' && report.client.clientId === id.clientId && refuse())
+          throw new WireFailure('Unavailable', 'the registry is restarting');
         return defaultAnswer(report);
       };
     }
@@ -682,7 +1152,13 @@ describe('/sync client edge', () => {
       await waitFor(async () => (await pending(retrying)) === 0, { description: 'no unregister pending' });
       // The same unregister each time (this gateway, this session); the connection close went once:
       // the unregister closes what the registry still holds of the client.
-      const expected = { kind: 'client.unregister', client: ref(id), reason: 'left', gatewayId: retrying.gatewayId, sessionId: registerSession(id) };
+      const expected = {
+        kind: 'client.unregister',
+        client: ref(id),
+        reason: 'left',
+        gatewayId: retrying.gatewayId,
+        sessionId: registerSession(id),
+      };
       expect(unregisters(id)).toEqual([expected, expected, expected]);
       expect(kinds(id).filter((k) => k === 'connection.close')).toHaveLength(1);
       expect(await metric(retrying, 'sync_unregister_attempts_total', { outcome: 'ok' })).toBe(okBefore + 1);
@@ -710,7 +1186,9 @@ describe('/sync client edge', () => {
       // While the registry refuses the old session's unregister, the new register is refused too
       // (not reported: it would take over the old registration, its channels and connections).
       const second = await open(retrying);
-      expect(await second.request('register', { token: token(id) })).toEqual(expect.objectContaining({ type: 'error', error: expect.objectContaining({ code: 'Unavailable' }) }));
+      expect(await second.request('register', { token: token(id) })).toEqual(
+        expect.objectContaining({ type: 'error', error: expect.objectContaining({ code: 'Unavailable' }) }),
+      );
       expect(reportsOf(id).filter((r) => r.kind === 'client.register')).toHaveLength(1);
       refusing = false;
       expect(await second.ok('register', { token: token(id) })).toEqual(expect.objectContaining({ resumed: false }));
@@ -718,17 +1196,28 @@ describe('/sync client edge', () => {
       expect(newSession).not.toBe(oldSession);
       await waitFor(async () => (await pending(retrying)) === 0, { description: 'no unregister pending' });
       await second.ok('join', { channelId: 'room-1' });
-      const order = reportsOf(id).map((r) => (r.kind === 'client.unregister' ? `unregister ${r.sessionId === oldSession ? 'old' : 'new'}` : r.kind));
-      expect(order.slice(order.lastIndexOf('unregister old'))).toEqual(['unregister old', 'client.register', 'client.join']);
+      const order = reportsOf(id).map((r) =>
+        r.kind === 'client.unregister' ? `unregister ${r.sessionId === oldSession ? 'old' : 'new'}` : r.kind,
+      );
+      expect(order.slice(order.lastIndexOf('unregister old'))).toEqual([
+        'unregister old',
+        'client.register',
+        'client.join',
+      ]);
       expect(order).not.toContain('unregister new');
     });
 
     it('keeps at most SYNC_MAX_PENDING_UNREGISTERS, forgetting the oldest (counted)', async () => {
       // No retry before the shutdown (which sends what is pending at once).
-      const bounded = await startTestGateway(servers.natsUrl, ns, { SYNC_UNREGISTER_RETRY_MS: '60000', SYNC_MAX_PENDING_UNREGISTERS: '2', SHUTDOWN_TIMEOUT_MS: '5000' });
+      const bounded = await startTestGateway(servers.natsUrl, ns, {
+        SYNC_UNREGISTER_RETRY_MS: '60000',
+        SYNC_MAX_PENDING_UNREGISTERS: '2',
+        SHUTDOWN_TIMEOUT_MS: '5000',
+      });
       let refusing = true;
       fake.onEdge = (report) => {
-        if (report.kind === 'client.unregister' && refusing) throw new WireFailure('Unavailable', 'the registry is restarting');
+        if (report.kind === 'client.unregister' && refusing)
+          throw new WireFailure('Unavailable', 'the registry is restarting');
         return defaultAnswer(report);
       };
       try {
@@ -751,16 +1240,24 @@ describe('/sync client edge', () => {
     });
 
     it('at shutdown, sends them again until the registry takes them, within SHUTDOWN_TIMEOUT_MS', async () => {
-      const leaving = await startTestGateway(servers.natsUrl, ns, { SYNC_UNREGISTER_RETRY_MS: '20', SHUTDOWN_TIMEOUT_MS: '5000' });
+      const leaving = await startTestGateway(servers.natsUrl, ns, {
+        SYNC_UNREGISTER_RETRY_MS: '20',
+        SHUTDOWN_TIMEOUT_MS: '5000',
+      });
       const { client, id } = await registered(identity(), {}, leaving);
       refuseUnregisters(id, times(3));
       await leaving.close();
       expect((await client.closed).code).toBe(SYNC_CLOSE_CODES.serviceRestart);
-      expect(unregisters(id).map((r) => [r.reason, r.gatewayId, r.sessionId])).toEqual(Array.from({ length: 4 }, () => ['dropped', leaving.gatewayId, registerSession(id)]));
+      expect(unregisters(id).map((r) => [r.reason, r.gatewayId, r.sessionId])).toEqual(
+        Array.from({ length: 4 }, () => ['dropped', leaving.gatewayId, registerSession(id)]),
+      );
     });
 
     it('at shutdown, leaves what the registry still refuses when SHUTDOWN_TIMEOUT_MS runs out (to its sweeper)', async () => {
-      const leaving = await startTestGateway(servers.natsUrl, ns, { SYNC_UNREGISTER_RETRY_MS: '20', SHUTDOWN_TIMEOUT_MS: '1500' });
+      const leaving = await startTestGateway(servers.natsUrl, ns, {
+        SYNC_UNREGISTER_RETRY_MS: '20',
+        SHUTDOWN_TIMEOUT_MS: '1500',
+      });
       const { client, id } = await registered(identity(), {}, leaving);
       refuseUnregisters(id, () => true);
       await leaving.close();
@@ -776,11 +1273,21 @@ describe('/sync client edge', () => {
       client.sendRaw(Buffer.from([1, 2, 3]), true);
       await waitFor(() => client.unsolicitedErrors.length === 2);
       expect(client.unsolicitedErrors.map((e) => e.code)).toEqual(['InvalidFrame', 'InvalidFrame']);
-      expect(await client.request('teleport', {}, 'x1')).toEqual({ type: 'error', id: 'x1', error: expect.objectContaining({ code: 'InvalidFrame', details: [expect.objectContaining({ field: 'type' })] }) });
+      expect(await client.request('teleport', {}, 'x1')).toEqual({
+        type: 'error',
+        id: 'x1',
+        error: expect.objectContaining({ code: 'InvalidFrame', details: [expect.objectContaining({ field: 'type' })] }),
+      });
       expect(await client.request('register', { token: 5, extra: true }, 'x2')).toEqual({
         type: 'error',
         id: 'x2',
-        error: expect.objectContaining({ code: 'ValidationFailed', details: expect.arrayContaining([expect.objectContaining({ field: 'data.token' }), expect.objectContaining({ field: 'data.extra' })]) }),
+        error: expect.objectContaining({
+          code: 'ValidationFailed',
+          details: expect.arrayContaining([
+            expect.objectContaining({ field: 'data.token' }),
+            expect.objectContaining({ field: 'data.extra' }),
+          ]),
+        }),
       });
       expect(client.ws.readyState).toBe(WebSocket.OPEN);
     });
@@ -829,17 +1336,27 @@ describe('/sync client edge', () => {
         ['ping', {}],
       ]);
       expect(answers.map((a) => a.type)).toEqual(['result', 'result', 'result', 'result', 'error', 'result']);
-      expect(answers[4]).toEqual(expect.objectContaining({ error: expect.objectContaining({ code: 'InvalidTransition' }) }));
+      expect(answers[4]).toEqual(
+        expect.objectContaining({ error: expect.objectContaining({ code: 'InvalidTransition' }) }),
+      );
       expect(kinds(id)).toEqual(['client.register', 'client.join', 'connection.open', 'connection.state']);
       // One batch request carried the four reports, in order, as one sequence.
-      const batch = fake.batches.slice(batchesBefore).find((b) => b.some((seq) => seq.some((r) => r.client.clientId === id.clientId)))!;
-      expect(batch.find((seq) => seq[0]!.client.clientId === id.clientId)!.map((r) => r.kind)).toEqual(['client.register', 'client.join', 'connection.open', 'connection.state']);
+      const batch = fake.batches
+        .slice(batchesBefore)
+        .find((b) => b.some((seq) => seq.some((r) => r.client.clientId === id.clientId)))!;
+      expect(batch.find((seq) => seq[0]!.client.clientId === id.clientId)!.map((r) => r.kind)).toEqual([
+        'client.register',
+        'client.join',
+        'connection.open',
+        'connection.state',
+      ]);
     });
 
     it('undoes what follows a refused report and handles it again, as a client waiting for each answer would see it', async () => {
       const { client, id } = await registered();
       fake.onEdge = (report) => {
-        if (report.kind === 'client.join' && report.channelId === 'room-1') throw new WireFailure('Conflict', 'no room');
+        if (report.kind === 'client.join' && report.channelId === 'room-1')
+          throw new WireFailure('Conflict', 'no room');
         return defaultAnswer(report);
       };
       const answers = await pipelined(client, [
@@ -849,35 +1366,70 @@ describe('/sync client edge', () => {
         ['connection.open', { channelId: 'room-2', connectionId: 'q2', type: 'sfu', streams: {} }],
         ['leave', { channelId: 'room-1' }],
       ]);
-      expect(answers.map((a) => (a.type === 'error' ? a.error.code : 'ok'))).toEqual(['Conflict', 'NotJoined', 'ok', 'ok', 'NotJoined']);
+      expect(answers.map((a) => (a.type === 'error' ? a.error.code : 'ok'))).toEqual([
+        'Conflict',
+        'NotJoined',
+        'ok',
+        'ok',
+        'NotJoined',
+      ]);
       // The open in room-1 was never reported: the edge refused it once the join was refused.
-      expect(reportsOf(id).slice(1).map((r) => [r.kind, (r as { channelId?: string }).channelId])).toEqual([
+      expect(
+        reportsOf(id)
+          .slice(1)
+          .map((r) => [r.kind, (r as { channelId?: string }).channelId]),
+      ).toEqual([
         ['client.join', 'room-1'],
         ['client.join', 'room-2'],
         ['connection.open', 'room-2'],
       ]);
-      expect(await client.ok('connection.state', { connectionId: 'q2', state: 'initializing' })).toEqual({ connectionId: 'q2', state: 'initializing' });
+      expect(await client.ok('connection.state', { connectionId: 'q2', state: 'initializing' })).toEqual({
+        connectionId: 'q2',
+        state: 'initializing',
+      });
     });
 
     it('answers the reports the registry refused together (applied, events late) with their errors, and reports none again', async () => {
       const { client, id } = await registered();
       // As the registry answers a sequence it applied in one step when its events could not be published.
-      fake.onSequence = (reports) => (reports.some((r) => r.kind === 'client.join') ? reports.map(() => ({ error: { code: 'Unavailable', message: 'events late' } })) : undefined);
+      fake.onSequence = (reports) =>
+        reports.some((r) => r.kind === 'client.join')
+          ? reports.map(() => ({ error: { code: 'Unavailable', message: 'events late' } }))
+          : undefined;
       const answers = await pipelined(client, [
         ['join', { channelId: 'room-1' }],
         ['connection.open', { channelId: 'room-1', connectionId: 'u1', type: 'sfu', streams: {} }],
         ['connection.state', { connectionId: 'u1', state: 'initializing' }],
       ]);
-      expect(answers.map((a) => (a.type === 'error' ? a.error.code : 'ok'))).toEqual(['Unavailable', 'Unavailable', 'Unavailable']);
-      expect(reportsOf(id).slice(1).map((r) => r.kind)).toEqual(['client.join', 'connection.open', 'connection.state']);
+      expect(answers.map((a) => (a.type === 'error' ? a.error.code : 'ok'))).toEqual([
+        'Unavailable',
+        'Unavailable',
+        'Unavailable',
+      ]);
+      expect(
+        reportsOf(id)
+          .slice(1)
+          .map((r) => r.kind),
+      ).toEqual(['client.join', 'connection.open', 'connection.state']);
     });
 
     it('checks an unmute against the settings the open answers, even when pipelined behind it', async () => {
       const { client, id } = await registered();
-      fake.onEdge = (report) => (report.kind === 'connection.open' ? { mediaServerId: null, settings: { ...DEFAULT_SETTINGS, audioUnmuteDisabled: true } } : defaultAnswer(report));
+      fake.onEdge = (report) =>
+        report.kind === 'connection.open'
+          ? { mediaServerId: null, settings: { ...DEFAULT_SETTINGS, audioUnmuteDisabled: true } }
+          : defaultAnswer(report);
       const answers = await pipelined(client, [
         ['join', { channelId: 'room-1' }],
-        ['connection.open', { channelId: 'room-1', connectionId: 'm1', type: 'peer', streams: { audio: { direction: 'sendrecv', muted: true } } }],
+        [
+          'connection.open',
+          {
+            channelId: 'room-1',
+            connectionId: 'm1',
+            type: 'peer',
+            streams: { audio: { direction: 'sendrecv', muted: true } },
+          },
+        ],
         ['connection.update', { connectionId: 'm1', localAudioMuted: false }],
       ]);
       expect(answers.map((a) => (a.type === 'error' ? a.error.code : 'ok'))).toEqual(['ok', 'ok', 'UnmuteDisabled']);
@@ -886,7 +1438,9 @@ describe('/sync client edge', () => {
 
     it('answers 404 to a WebSocket upgrade on another path', async () => {
       const ws = new WebSocket(gateway.syncUrl.replace('/sync', '/elsewhere'));
-      const status = await new Promise<number>((resolve) => ws.once('unexpected-response', (_req, res) => resolve(res.statusCode ?? 0)).once('error', () => resolve(-1)));
+      const status = await new Promise<number>((resolve) =>
+        ws.once('unexpected-response', (_req, res) => resolve(res.statusCode ?? 0)).once('error', () => resolve(-1)),
+      );
       expect(status).toBe(404);
     });
   });
@@ -906,15 +1460,34 @@ describe('/sync client edge', () => {
         expect((await client.closed).code).toBe(SYNC_CLOSE_CODES.serviceRestart);
         const late = new WebSocket(leaving.syncUrl);
         const refusal = await new Promise<{ status: number; retryAfter: unknown }>((resolve) =>
-          late.once('unexpected-response', (_req, res) => resolve({ status: res.statusCode ?? 0, retryAfter: res.headers['retry-after'] })).once('error', () => resolve({ status: -1, retryAfter: null })),
+          late
+            .once('unexpected-response', (_req, res) =>
+              resolve({ status: res.statusCode ?? 0, retryAfter: res.headers['retry-after'] }),
+            )
+            .once('error', () => resolve({ status: -1, retryAfter: null })),
         );
         expect(refusal).toEqual({ status: 503, retryAfter: '1' });
         await closing;
         expect(reportsOf(id).slice(-2)).toEqual([
-          { kind: 'connection.close', client: ref(id), channelId: 'room-1', connectionId: 'z1', sessionId: registerSession(id) },
-          { kind: 'client.unregister', client: ref(id), reason: 'dropped', gatewayId: leaving.gatewayId, sessionId: registerSession(id) },
+          {
+            kind: 'connection.close',
+            client: ref(id),
+            channelId: 'room-1',
+            connectionId: 'z1',
+            sessionId: registerSession(id),
+          },
+          {
+            kind: 'client.unregister',
+            client: ref(id),
+            reason: 'dropped',
+            gatewayId: leaving.gatewayId,
+            sessionId: registerSession(id),
+          },
         ]);
-        await waitFor(() => fake.heartbeats.filter((h) => h.server.id === leaving.gatewayId).at(-1)?.server.active === false, { description: 'the last heartbeat' });
+        await waitFor(
+          () => fake.heartbeats.filter((h) => h.server.id === leaving.gatewayId).at(-1)?.server.active === false,
+          { description: 'the last heartbeat' },
+        );
       } finally {
         silent?.destroy();
         await leaving.close().catch(() => undefined);
@@ -926,7 +1499,15 @@ describe('/sync client edge', () => {
     it('publishes gateway heartbeats with the replica id and its /sync address', async () => {
       await waitFor(() => fake.heartbeats.some((h) => h.server.id === gateway.gatewayId));
       const beat = fake.heartbeats.find((h) => h.server.id === gateway.gatewayId)!;
-      expect(beat).toEqual({ role: 'gateway', server: expect.objectContaining({ id: gateway.gatewayId, active: true, addresses: [`${gateway.syncUrl}`], lastHeartbeat: expect.any(String) }) });
+      expect(beat).toEqual({
+        role: 'gateway',
+        server: expect.objectContaining({
+          id: gateway.gatewayId,
+          active: true,
+          addresses: [`${gateway.syncUrl}`],
+          lastHeartbeat: expect.any(String),
+        }),
+      });
     });
   });
 });

@@ -63,11 +63,12 @@ export class SyncServer implements OnApplicationBootstrap, BeforeApplicationShut
     private readonly metrics: SyncMetrics,
     private readonly logger: JsonLogger,
   ) {
-    this.dataValidators = Object.fromEntries(Object.entries(SYNC_REQUEST_DATA).map(([type, schema]) => [type, validator(schema as TSchema)])) as Record<
-      SyncRequestType,
-      Validator<TSchema>
-    >;
-    this.registerDeadlines = new RegisterDeadlines(config.syncRegisterTimeoutMs, (socket) => this.registerTimedOut(socket));
+    this.dataValidators = Object.fromEntries(
+      Object.entries(SYNC_REQUEST_DATA).map(([type, schema]) => [type, validator(schema as TSchema)]),
+    ) as Record<SyncRequestType, Validator<TSchema>>;
+    this.registerDeadlines = new RegisterDeadlines(config.syncRegisterTimeoutMs, (socket) =>
+      this.registerTimedOut(socket),
+    );
   }
 
   get socketCount(): number {
@@ -75,7 +76,12 @@ export class SyncServer implements OnApplicationBootstrap, BeforeApplicationShut
   }
 
   onApplicationBootstrap() {
-    this.wss = new WebSocketServer({ noServer: true, maxPayload: this.config.syncMaxFrameBytes, perMessageDeflate: false, clientTracking: false });
+    this.wss = new WebSocketServer({
+      noServer: true,
+      maxPayload: this.config.syncMaxFrameBytes,
+      perMessageDeflate: false,
+      clientTracking: false,
+    });
     this.server = this.adapterHost.httpAdapter.getHttpServer() as Server;
     this.server.on('upgrade', this.onUpgrade);
     this.pingTimer = setInterval(() => this.pingAll(), this.config.syncPingIntervalMs);
@@ -96,7 +102,8 @@ export class SyncServer implements OnApplicationBootstrap, BeforeApplicationShut
     // registration here). The unregisters the registry refused are sent again after the close
     // (stale by then if the client registered elsewhere: the registry ignores them).
     await this.store.endAll(deadline);
-    for (const socket of this.sockets) socket.close(SYNC_CLOSE_CODES.serviceRestart, 'gateway shutting down', 'shutdown');
+    for (const socket of this.sockets)
+      socket.close(SYNC_CLOSE_CODES.serviceRestart, 'gateway shutting down', 'shutdown');
     const closeDeadline = Date.now() + SHUTDOWN_CLOSE_WAIT_MS;
     while (this.sockets.size > 0 && Date.now() < closeDeadline) await new Promise((r) => setTimeout(r, 20));
     for (const socket of this.sockets) socket.ws.terminate();
@@ -111,8 +118,13 @@ export class SyncServer implements OnApplicationBootstrap, BeforeApplicationShut
   };
 
   private accept(ws: WebSocket) {
-    const socket = new SyncSocket(ws, { maxSendBufferBytes: this.config.syncMaxSendBufferBytes, maxPendingRequests: this.config.syncMaxPendingRequests }, (s) =>
-      this.closeSlowConsumer(s),
+    const socket = new SyncSocket(
+      ws,
+      {
+        maxSendBufferBytes: this.config.syncMaxSendBufferBytes,
+        maxPendingRequests: this.config.syncMaxPendingRequests,
+      },
+      (s) => this.closeSlowConsumer(s),
     );
     this.sockets.add(socket);
     this.metrics.sockets.set(this.sockets.size);
@@ -127,7 +139,10 @@ export class SyncServer implements OnApplicationBootstrap, BeforeApplicationShut
 
   private registerTimedOut(socket: SyncSocket) {
     if (socket.session || socket.registering) return;
-    socket.sendError(null, { code: 'NotRegistered', message: `No register request within ${this.config.syncRegisterTimeoutMs} ms.` });
+    socket.sendError(null, {
+      code: 'NotRegistered',
+      message: `No register request within ${this.config.syncRegisterTimeoutMs} ms.`,
+    });
     socket.close(SYNC_CLOSE_CODES.registerTimeout, 'register timeout', 'timeout');
   }
 
@@ -141,7 +156,13 @@ export class SyncServer implements OnApplicationBootstrap, BeforeApplicationShut
 
   private onFrame(socket: SyncSocket, raw: RawData, isBinary: boolean) {
     socket.alive = true;
-    if (isBinary) return this.refuse(socket, null, null, new SyncError('InvalidFrame', 'Frames are JSON text messages; binary frames are not accepted.'));
+    if (isBinary)
+      return this.refuse(
+        socket,
+        null,
+        null,
+        new SyncError('InvalidFrame', 'Frames are JSON text messages; binary frames are not accepted.'),
+      );
     let value: unknown;
     const text = rawText(raw);
     try {
@@ -153,14 +174,29 @@ export class SyncServer implements OnApplicationBootstrap, BeforeApplicationShut
     const envelope = EdgeValidators.SyncRequestFrame.check(value) ? [] : EdgeValidators.SyncRequestFrame.errors(value);
     if (envelope.length) {
       const id = (value as { id?: unknown } | null)?.id;
-      const echo = (typeof id === 'string' && id.length > 0 && id.length <= 64) || (Number.isSafeInteger(id) && (id as number) >= 0) ? (id as string | number) : null;
-      return this.refuse(socket, echo, 'invalid', new SyncError('InvalidFrame', 'The frame is not a request frame.', envelope));
+      const echo =
+        (typeof id === 'string' && id.length > 0 && id.length <= 64) ||
+        (Number.isSafeInteger(id) && (id as number) >= 0)
+          ? (id as string | number)
+          : null;
+      return this.refuse(
+        socket,
+        echo,
+        'invalid',
+        new SyncError('InvalidFrame', 'The frame is not a request frame.', envelope),
+      );
     }
     const frame = value as SyncRequestFrame;
     const data = frame.data ?? {};
     const check = this.dataValidators[frame.type];
     const invalid = check.check(data) ? [] : check.errors(data);
-    if (invalid.length) return this.refuse(socket, frame.id, frame.type, new SyncError('ValidationFailed', `The data of the ${frame.type} request is invalid.`, prefixed(invalid)));
+    if (invalid.length)
+      return this.refuse(
+        socket,
+        frame.id,
+        frame.type,
+        new SyncError('ValidationFailed', `The data of the ${frame.type} request is invalid.`, prefixed(invalid)),
+      );
     this.enqueue(socket, { id: frame.id, type: frame.type, data, bytes: text.length });
   }
 
@@ -169,7 +205,12 @@ export class SyncServer implements OnApplicationBootstrap, BeforeApplicationShut
    * answer (the usual case), else in its turn after theirs, since answers keep the order of the
    * frames. `type` null: not counted in the metrics (not JSON, binary).
    */
-  private refuse(socket: SyncSocket, id: string | number | null, type: RefusedFrame['type'] | null, error: SyncError): void {
+  private refuse(
+    socket: SyncSocket,
+    id: string | number | null,
+    type: RefusedFrame['type'] | null,
+    error: SyncError,
+  ): void {
     if (socket.busy) return this.enqueue(socket, { id, type, refusal: error });
     socket.sendError(id, error.toBody());
     if (type !== null) this.metrics.requests.inc({ type, outcome: error.code });
@@ -178,7 +219,10 @@ export class SyncServer implements OnApplicationBootstrap, BeforeApplicationShut
   /** Queues a frame behind the ones before it (beyond the limit: TooManyRequests at once) and has the queue worked through. */
   private enqueue(socket: SyncSocket, frame: QueuedFrame): void {
     if (!socket.enqueue(frame)) {
-      socket.sendError(frame.id, { code: 'TooManyRequests', message: `At most ${this.config.syncMaxPendingRequests} requests may wait for their answer.` });
+      socket.sendError(frame.id, {
+        code: 'TooManyRequests',
+        message: `At most ${this.config.syncMaxPendingRequests} requests may wait for their answer.`,
+      });
       if (frame.type !== null) this.metrics.requests.inc({ type: frame.type, outcome: 'TooManyRequests' });
       return;
     }
@@ -206,7 +250,10 @@ export class SyncServer implements OnApplicationBootstrap, BeforeApplicationShut
         if (frame.type !== null) this.metrics.requests.inc({ type: frame.type, outcome: 'Dropped' });
       }
     } catch (e) {
-      this.logger.event('error', 'sync queue failed', { socketId: socket.id, error: e instanceof Error ? e.message : String(e) });
+      this.logger.event('error', 'sync queue failed', {
+        socketId: socket.id,
+        error: e instanceof Error ? e.message : String(e),
+      });
     } finally {
       socket.draining = false;
     }
@@ -224,7 +271,8 @@ export class SyncServer implements OnApplicationBootstrap, BeforeApplicationShut
     // A batch that changes the edge state holds its session busy (a register: once prepared) and
     // moves its revision when taken up and when answered, so a reconcile pass reading the registry
     // meanwhile leaves the session alone (see SessionReconciler).
-    if (!frames.some((f) => !f.refusal && !READ_ONLY_REQUESTS.has(f.type))) return this.runFrames(socket, frames, () => undefined);
+    if (!frames.some((f) => !f.refusal && !READ_ONLY_REQUESTS.has(f.type)))
+      return this.runFrames(socket, frames, () => undefined);
     const held = new Set<ClientSession>();
     const hold = () => {
       const session = socket.session;
@@ -293,19 +341,26 @@ export class SyncServer implements OnApplicationBootstrap, BeforeApplicationShut
     // registry holds and the session does not (a join of the same channel must not overtake its leave).
     const corrections = socket.session?.corrections;
     if (corrections && reported.length) await corrections;
-    const outcomes = reported.length ? await this.edge.sequence(reported.map((e) => e.step!.report!), bytes) : [];
+    const outcomes = reported.length
+      ? await this.edge.sequence(
+          reported.map((e) => e.step!.report!),
+          bytes,
+        )
+      : [];
     reported.forEach((e, i) => (e.outcome = outcomes[i]));
     const refused = entries.findIndex((e) => e.outcome !== undefined && !('ok' in e.outcome));
     if (refused >= 0) for (let j = entries.length - 1; j >= refused; j--) entries[j]!.step?.undo?.();
     let last = refused >= 0 && 'error' in entries[refused]!.outcome! ? refused : refused - 1;
     // Reports refused right after it (the registry applied them with it, their events late) are
     // answered with their errors too, not handled again.
-    if (refused >= 0) while (last >= refused && entries[last + 1]?.outcome && 'error' in entries[last + 1]!.outcome!) last++;
+    if (refused >= 0)
+      while (last >= refused && entries[last + 1]?.outcome && 'error' in entries[last + 1]!.outcome!) last++;
     socket.corked(() => {
       for (let j = 0; j < entries.length && (refused < 0 || j <= last); j++) {
         const e = entries[j]!;
         if (e.error !== undefined) this.reply(socket, e.frame, { error: e.error });
-        else if (e.outcome && 'error' in e.outcome) this.reply(socket, e.frame, { error: registryRefusal(e.step, e.outcome.error) });
+        else if (e.outcome && 'error' in e.outcome)
+          this.reply(socket, e.frame, { error: registryRefusal(e.step, e.outcome.error) });
         else {
           const answer = e.outcome && 'ok' in e.outcome ? ((e.outcome.ok ?? {}) as Record<string, unknown>) : {};
           let result: unknown;
@@ -352,7 +407,8 @@ export class SyncServer implements OnApplicationBootstrap, BeforeApplicationShut
     }
     const e = answer.error;
     const error = SyncError.from(e);
-    if (error.code === 'Internal') this.logger.event('error', 'sync request failed', { type, error: e instanceof Error ? e.message : String(e) });
+    if (error.code === 'Internal')
+      this.logger.event('error', 'sync request failed', { type, error: e instanceof Error ? e.message : String(e) });
     socket.sendError(id, error.toBody());
     if (type !== null) this.metrics.requests.inc({ type, outcome: error.code });
     if (error.closeCode) {
@@ -365,7 +421,10 @@ export class SyncServer implements OnApplicationBootstrap, BeforeApplicationShut
 
   private closeSlowConsumer(socket: SyncSocket) {
     if (socket.closeIntent === 'slow') return;
-    this.logger.event('warn', 'closing a slow /sync consumer', { socketId: socket.id, bufferedBytes: socket.ws.bufferedAmount });
+    this.logger.event('warn', 'closing a slow /sync consumer', {
+      socketId: socket.id,
+      bufferedBytes: socket.ws.bufferedAmount,
+    });
     socket.close(SYNC_CLOSE_CODES.slowConsumer, 'slow consumer: send buffer full', 'slow');
     setTimeout(() => socket.ws.terminate(), SLOW_CONSUMER_TERMINATE_MS).unref();
   }

@@ -35,7 +35,14 @@ export const TENANT_KEY = 'sb_tenant-key-for-tests';
 export const OPERATOR_SCOPE: CallerScope = { organizationId: 'org-1', operator: true, principal: 'key-operator' };
 export const TENANT_SCOPE: CallerScope = { organizationId: 'org-1', operator: false, principal: 'key-tenant' };
 
-export const DEFAULT_SETTINGS = { recording: false, recordingTag: null, audioMuted: false, videoMuted: false, audioUnmuteDisabled: false, videoUnmuteDisabled: false };
+export const DEFAULT_SETTINGS = {
+  recording: false,
+  recordingTag: null,
+  audioMuted: false,
+  videoMuted: false,
+  audioUnmuteDisabled: false,
+  videoUnmuteDisabled: false,
+};
 
 type Handler<T> = (request: T) => unknown;
 
@@ -66,9 +73,15 @@ export interface FakeRuntime {
 export function defaultEdgeAnswer(report: EdgeReport): unknown {
   switch (report.kind) {
     case 'client.join':
-      return { channel: { id: report.channelId, userCount: 1, deviceCount: 1, clientCount: 1, connectionCount: 0 }, settings: DEFAULT_SETTINGS };
+      return {
+        channel: { id: report.channelId, userCount: 1, deviceCount: 1, clientCount: 1, connectionCount: 0 },
+        settings: DEFAULT_SETTINGS,
+      };
     case 'connection.open':
-      return { mediaServerId: report.type === 'peer' ? null : '00000000-0000-4000-8000-000000000001', settings: DEFAULT_SETTINGS };
+      return {
+        mediaServerId: report.type === 'peer' ? null : '00000000-0000-4000-8000-000000000001',
+        settings: DEFAULT_SETTINGS,
+      };
     case 'client.message':
       return { delivered: 1 };
     default:
@@ -94,11 +107,17 @@ export async function startFakeRuntime(natsUrl: string, namespace: string): Prom
     onCommand: () => null,
     onEdge: defaultEdgeAnswer,
     async push(gatewayId, batch, nestPacket = false) {
-      nc.publish(pushSubject(namespace, gatewayId), encoder.encode(JSON.stringify(nestPacket ? { pattern: 'gateway.v1.push', data: batch } : batch)));
+      nc.publish(
+        pushSubject(namespace, gatewayId),
+        encoder.encode(JSON.stringify(nestPacket ? { pattern: 'gateway.v1.push', data: batch } : batch)),
+      );
       await nc.flush();
     },
     async applicationChanged(applicationId) {
-      nc.publish(`${namespace}.${RuntimeSubjects.applicationChanged}`, encoder.encode(JSON.stringify({ pattern: RuntimeSubjects.applicationChanged, data: { applicationId } })));
+      nc.publish(
+        `${namespace}.${RuntimeSubjects.applicationChanged}`,
+        encoder.encode(JSON.stringify({ pattern: RuntimeSubjects.applicationChanged, data: { applicationId } })),
+      );
       await nc.flush();
     },
     reportsOf(clientId) {
@@ -184,8 +203,10 @@ export async function startFakeRuntime(natsUrl: string, namespace: string): Prom
   });
   respond(Subjects.apiKeyVerify, (data) => {
     const { apiKey } = data as { apiKey: string };
-    if (apiKey === OPERATOR_KEY) return { valid: true, keyId: OPERATOR_SCOPE.principal, organizationId: 'org-1', operator: true };
-    if (apiKey === TENANT_KEY) return { valid: true, keyId: TENANT_SCOPE.principal, organizationId: 'org-1', operator: false };
+    if (apiKey === OPERATOR_KEY)
+      return { valid: true, keyId: OPERATOR_SCOPE.principal, organizationId: 'org-1', operator: true };
+    if (apiKey === TENANT_KEY)
+      return { valid: true, keyId: TENANT_SCOPE.principal, organizationId: 'org-1', operator: false };
     return { valid: false };
   });
   subs.push(

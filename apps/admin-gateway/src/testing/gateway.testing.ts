@@ -14,8 +14,19 @@ export interface TestGateway {
   close(): Promise<void>;
 }
 
-export async function startTestGateway(natsUrl: string, namespace: string, env: Record<string, string> = {}): Promise<TestGateway> {
-  const config = loadGatewayConfig({ NATS_URL: natsUrl, NATS_NAMESPACE: namespace, HTTP_PORT: '0', LOG_LEVEL: 'error', NATS_REQUEST_TIMEOUT_MS: '3000', ...env });
+export async function startTestGateway(
+  natsUrl: string,
+  namespace: string,
+  env: Record<string, string> = {},
+): Promise<TestGateway> {
+  const config = loadGatewayConfig({
+    NATS_URL: natsUrl,
+    NATS_NAMESPACE: namespace,
+    HTTP_PORT: '0',
+    LOG_LEVEL: 'error',
+    NATS_REQUEST_TIMEOUT_MS: '3000',
+    ...env,
+  });
   const app = await buildAdminGateway(config);
   await app.listen(0, '127.0.0.1');
   const { port } = app.getHttpServer().address() as AddressInfo;
@@ -30,7 +41,11 @@ export async function startTestGateway(natsUrl: string, namespace: string, env: 
 }
 
 /** The sum of a metric's series on the gateway's /metrics whose labels include `labels` (0: none). */
-export async function metric(gw: Pick<TestGateway, 'url'>, name: string, labels: Record<string, string> = {}): Promise<number> {
+export async function metric(
+  gw: Pick<TestGateway, 'url'>,
+  name: string,
+  labels: Record<string, string> = {},
+): Promise<number> {
   const text = await (await fetch(`${gw.url}/metrics`)).text();
   let sum = 0;
   for (const line of text.split('\n')) {

@@ -15,7 +15,9 @@ export function identity(): Identity {
   return { userId: `u-${randomUUID()}`, deviceId: `d-${randomUUID()}`, clientId: `c-${randomUUID()}` };
 }
 
-export type Answer = { type: 'result'; id: string | number; data: any } | { type: 'error'; id: string | number | null; error: SyncErrorBody };
+export type Answer =
+  | { type: 'result'; id: string | number; data: any }
+  | { type: 'error'; id: string | number | null; error: SyncErrorBody };
 
 export class TestSyncClient {
   readonly pushes: ServerPush[] = [];
@@ -28,7 +30,9 @@ export class TestSyncClient {
   private next = 1;
 
   private constructor(readonly ws: WebSocket) {
-    this.closed = new Promise((resolve) => ws.once('close', (code, reason) => resolve({ code, reason: reason.toString('utf8') })));
+    this.closed = new Promise((resolve) =>
+      ws.once('close', (code, reason) => resolve({ code, reason: reason.toString('utf8') })),
+    );
     ws.on('message', (raw) => {
       const frame = JSON.parse(raw.toString()) as Answer | { type: 'push'; push: ServerPush };
       if (frame.type === 'push') {

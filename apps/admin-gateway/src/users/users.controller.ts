@@ -1,11 +1,27 @@
 import { Controller, Delete, HttpCode, Patch, Post } from '@nestjs/common';
-import { MessageBody, UserInChannelPatch, UserInChannelSnapshot, UserInfo, type CallerScope } from '@switchboard/contracts';
+import {
+  MessageBody,
+  UserInChannelPatch,
+  UserInChannelSnapshot,
+  UserInfo,
+  type CallerScope,
+} from '@switchboard/contracts';
 import { ApiDoc } from '@switchboard/service-kit';
 import { Scope } from '../auth/scope.decorator.js';
 import { UserInChannelSnapshotList, UserInfoList } from '../http/doc-schemas.js';
 import { Ids, ValidBody } from '../http/params.js';
 import { ADMIN_PREFIXES } from '../http/prefixes.js';
-import { A, C, READ_ERRORS, WRITE_ERRORS, GetJson, type AppIds, type ChannelIds, type ChannelUserIds, type UserIds } from '../http/routes.js';
+import {
+  A,
+  C,
+  READ_ERRORS,
+  WRITE_ERRORS,
+  GetJson,
+  type AppIds,
+  type ChannelIds,
+  type ChannelUserIds,
+  type UserIds,
+} from '../http/routes.js';
 import { RuntimeClient } from '../runtime/runtime.client.js';
 
 const tags = ['Users'];
@@ -48,8 +64,16 @@ export class UsersController {
   @Patch(`${C}/users/:userId`)
   @HttpCode(204)
   @ApiDoc({ summary: 'Update a user in a channel', tags, body: UserInChannelPatch, status: 204, errors: WRITE_ERRORS })
-  async updateInChannel(@Scope() scope: CallerScope, @Ids() ids: ChannelUserIds, @ValidBody(UserInChannelPatch) patch: UserInChannelPatch) {
-    await this.runtime.command(scope, { kind: 'update', origin: 'api', target: { level: 'channel.user', ...ids, patch } });
+  async updateInChannel(
+    @Scope() scope: CallerScope,
+    @Ids() ids: ChannelUserIds,
+    @ValidBody(UserInChannelPatch) patch: UserInChannelPatch,
+  ) {
+    await this.runtime.command(scope, {
+      kind: 'update',
+      origin: 'api',
+      target: { level: 'channel.user', ...ids, patch },
+    });
   }
 
   @Delete(`${C}/users/:userId`)
@@ -61,8 +85,23 @@ export class UsersController {
 
   @Post(`${C}/users/:userId/message`)
   @HttpCode(204)
-  @ApiDoc({ summary: 'Send a server message to a user in a channel', tags, body: MessageBody, status: 204, errors: WRITE_ERRORS })
-  async messageInChannel(@Scope() scope: CallerScope, @Ids() ids: ChannelUserIds, @ValidBody(MessageBody) message: MessageBody) {
-    await this.runtime.command(scope, { kind: 'message', origin: 'api', target: { level: 'channel.user', ...ids }, message });
+  @ApiDoc({
+    summary: 'Send a server message to a user in a channel',
+    tags,
+    body: MessageBody,
+    status: 204,
+    errors: WRITE_ERRORS,
+  })
+  async messageInChannel(
+    @Scope() scope: CallerScope,
+    @Ids() ids: ChannelUserIds,
+    @ValidBody(MessageBody) message: MessageBody,
+  ) {
+    await this.runtime.command(scope, {
+      kind: 'message',
+      origin: 'api',
+      target: { level: 'channel.user', ...ids },
+      message,
+    });
   }
 }

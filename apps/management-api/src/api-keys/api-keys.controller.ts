@@ -4,7 +4,13 @@ import type { QueryParams } from '@switchboard/odata';
 import { ApiDoc } from '@switchboard/service-kit';
 import { CurrentCaller, type Caller } from '../auth/caller.js';
 import { readBody } from '../common/bodies.js';
-import { API_VERSION_DOC, LIST_QUERY_DOC, parseListQuery, parseSingleQuery, SINGLE_QUERY_DOC } from '../common/odata-query.js';
+import {
+  API_VERSION_DOC,
+  LIST_QUERY_DOC,
+  parseListQuery,
+  parseSingleQuery,
+  SINGLE_QUERY_DOC,
+} from '../common/odata-query.js';
 import { apiKeyModel } from './api-key.model.js';
 import { ApiKeysService } from './api-keys.service.js';
 
@@ -15,7 +21,12 @@ export class ApiKeysController {
   constructor(private readonly keys: ApiKeysService) {}
 
   @Get()
-  @ApiDoc({ summary: "List the API keys of the caller's organization (key values are never returned)", tags, response: ApiKeyList, query: LIST_QUERY_DOC })
+  @ApiDoc({
+    summary: "List the API keys of the caller's organization (key values are never returned)",
+    tags,
+    response: ApiKeyList,
+    query: LIST_QUERY_DOC,
+  })
   list(@CurrentCaller() caller: Caller, @Query() query: QueryParams) {
     return this.keys.list(caller, parseListQuery(query, apiKeyModel));
   }
@@ -42,13 +53,27 @@ export class ApiKeysController {
   }
 
   @Put(':id')
-  @ApiDoc({ summary: 'Update an API key (its tag; an absent tag becomes null)', tags, body: ApiKeyUpdateBody, response: ApiKey, errors: [404], query: API_VERSION_DOC })
+  @ApiDoc({
+    summary: 'Update an API key (its tag; an absent tag becomes null)',
+    tags,
+    body: ApiKeyUpdateBody,
+    response: ApiKey,
+    errors: [404],
+    query: API_VERSION_DOC,
+  })
   replace(@CurrentCaller() caller: Caller, @Param('id') id: string, @Body() body: unknown) {
     return this.keys.update(caller, id, readBody(ApiKeyUpdateBody, body), 'replace');
   }
 
   @Patch(':id')
-  @ApiDoc({ summary: 'Partially update an API key', tags, body: ApiKeyUpdateBody, response: ApiKey, errors: [404], query: API_VERSION_DOC })
+  @ApiDoc({
+    summary: 'Partially update an API key',
+    tags,
+    body: ApiKeyUpdateBody,
+    response: ApiKey,
+    errors: [404],
+    query: API_VERSION_DOC,
+  })
   patch(@CurrentCaller() caller: Caller, @Param('id') id: string, @Body() body: unknown) {
     return this.keys.update(caller, id, readBody(ApiKeyUpdateBody, body), 'merge');
   }

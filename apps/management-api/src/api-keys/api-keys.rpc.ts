@@ -9,10 +9,13 @@ export class ApiKeysRpc {
   constructor(private readonly keys: ApiKeysService) {}
 
   @MessagePattern(Subjects.apiKeyVerify)
-  async verify(@Payload() req: RequestOf<typeof Subjects.apiKeyVerify>): Promise<ResponseOf<typeof Subjects.apiKeyVerify>> {
+  async verify(
+    @Payload() req: RequestOf<typeof Subjects.apiKeyVerify>,
+  ): Promise<ResponseOf<typeof Subjects.apiKeyVerify>> {
     const key = typeof req?.apiKey === 'string' ? await this.keys.verify(req.apiKey) : null;
     if (!key) return { valid: false };
-    if (key.organizationDisabled) return { valid: false, organizationDisabled: true, organizationId: key.organizationId };
+    if (key.organizationDisabled)
+      return { valid: false, organizationDisabled: true, organizationId: key.organizationId };
     return { valid: true, keyId: key.keyId, organizationId: key.organizationId, operator: key.operator };
   }
 }

@@ -1,7 +1,9 @@
 import type { DataSource } from 'typeorm';
 import { ApiKeysService, hashKey } from './api-keys.service.js';
 
-function fakeDataSource(rows: Record<string, { id: string; organization_id: string; operator: boolean; disabled: boolean }>) {
+function fakeDataSource(
+  rows: Record<string, { id: string; organization_id: string; operator: boolean; disabled: boolean }>,
+) {
   const lookups: string[] = [];
   const ds = {
     query: async (_sql: string, [keyHash]: [string]) => {
@@ -19,7 +21,12 @@ describe('ApiKeysService.verify', () => {
   it('looks keys up by their SHA-256 hash, every time without a cache', async () => {
     const { ds, lookups } = fakeDataSource(rows);
     const keys = new ApiKeysService(ds);
-    expect(await keys.verify(value)).toEqual({ keyId: 'key-1', organizationId: 'org-1', operator: false, organizationDisabled: false });
+    expect(await keys.verify(value)).toEqual({
+      keyId: 'key-1',
+      organizationId: 'org-1',
+      operator: false,
+      organizationDisabled: false,
+    });
     expect(await keys.verify(value)).not.toBeNull();
     expect(lookups).toEqual([hashKey(value), hashKey(value)]);
     expect(await keys.verify('short')).toBeNull();
@@ -45,7 +52,12 @@ describe('ApiKeysService.verify', () => {
     expect(lookups).toEqual([hashKey(value)]);
     rows[hashKey(value)]!.disabled = true;
     keys.forgetOrganization('org-1');
-    expect(await keys.verify(value)).toEqual({ keyId: 'key-1', organizationId: 'org-1', operator: false, organizationDisabled: true });
+    expect(await keys.verify(value)).toEqual({
+      keyId: 'key-1',
+      organizationId: 'org-1',
+      operator: false,
+      organizationDisabled: true,
+    });
     expect(lookups).toEqual([hashKey(value), hashKey(value)]);
     rows[hashKey(value)]!.disabled = false;
   });

@@ -62,7 +62,12 @@ export class ApiKeysService {
     )) as Array<{ id: string; organization_id: string; operator: boolean; disabled: boolean }>;
     const row = rows[0];
     if (!row) return null;
-    const key = { keyId: row.id, organizationId: row.organization_id, operator: row.operator, organizationDisabled: row.disabled };
+    const key = {
+      keyId: row.id,
+      organizationId: row.organization_id,
+      operator: row.operator,
+      organizationDisabled: row.disabled,
+    };
     if (this.cacheTtlMs > 0 && forgets === this.forgets) {
       this.verified.delete(hash);
       if (this.verified.size >= CACHE_LIMIT) this.verified.delete(this.verified.keys().next().value as string);
@@ -74,7 +79,8 @@ export class ApiKeysService {
   /** Drops the remembered verdicts of an organization's keys (it was disabled or enabled). */
   forgetOrganization(organizationId: string): void {
     this.forgets++;
-    for (const [hash, entry] of this.verified) if (entry.key.organizationId === organizationId) this.verified.delete(hash);
+    for (const [hash, entry] of this.verified)
+      if (entry.key.organizationId === organizationId) this.verified.delete(hash);
   }
 
   list(caller: Caller, query: ODataQuery): Promise<ListAnswer> {
@@ -108,7 +114,14 @@ export class ApiKeysService {
         modifiedBy: caller.principal,
       });
       const after = await this.reader.one(m, caller, id);
-      await writeChanges(m, caller, { entityType: 'ApiKey', entityId: id, type: 'Create', before: null, after: { ...after, key: REDACTED }, properties: TRACKED });
+      await writeChanges(m, caller, {
+        entityType: 'ApiKey',
+        entityId: id,
+        type: 'Create',
+        before: null,
+        after: { ...after, key: REDACTED },
+        properties: TRACKED,
+      });
       return { ...after, key: value };
     }
   }
@@ -117,9 +130,21 @@ export class ApiKeysService {
     return this.ds.transaction(async (m) => {
       const before = await this.reader.lock(m, caller, id);
       const next = nextState({ tag: before.tag as string | null }, body as Rec, mode, { tag: null });
-      await m.getRepository(ApiKeyEntity).update({ id, organizationId: caller.organizationId }, { tag: next.tag, modifiedOn: Date.now(), modifiedBy: caller.principal });
+      await m
+        .getRepository(ApiKeyEntity)
+        .update(
+          { id, organizationId: caller.organizationId },
+          { tag: next.tag, modifiedOn: Date.now(), modifiedBy: caller.principal },
+        );
       const after = await this.reader.one(m, caller, id);
-      await writeChanges(m, caller, { entityType: 'ApiKey', entityId: id, type: 'Update', before, after, properties: TRACKED });
+      await writeChanges(m, caller, {
+        entityType: 'ApiKey',
+        entityId: id,
+        type: 'Update',
+        before,
+        after,
+        properties: TRACKED,
+      });
       return after;
     });
   }
@@ -131,10 +156,22 @@ export class ApiKeysService {
   async bootstrap(name: string): Promise<{ organizationId: string; apiKey: string | null }> {
     return this.ds.transaction(async (m) => {
       await m.query('SELECT pg_advisory_xact_lock(7301)');
-      const existing = await m.getRepository(ApiKeyEntity).findOne({ where: { operator: true }, order: { createdOn: 'ASC' } });
+      const existing = await m
+        .getRepository(ApiKeyEntity)
+        .findOne({ where: { operator: true }, order: { createdOn: 'ASC' } });
       if (existing) return { organizationId: existing.organizationId, apiKey: null };
       const now = Date.now();
-      const org = m.getRepository(OrganizationEntity).create({ id: randomUUID(), name, createdOn: now, modifiedOn: now, address: {}, primaryContact: {}, additionalContacts: null });
+      const org = m
+        .getRepository(OrganizationEntity)
+        .create({
+          id: randomUUID(),
+          name,
+          createdOn: now,
+          modifiedOn: now,
+          address: {},
+          primaryContact: {},
+          additionalContacts: null,
+        });
       await m.getRepository(OrganizationEntity).insert(org);
       const value = newKeyValue();
       await m.getRepository(ApiKeyEntity).insert({

@@ -1,5 +1,26 @@
 import { Body, Controller, HttpCode, Param, Post } from '@nestjs/common';
-import { ClaimsPayload, StringValueResponse, SendMessagePayload, SendUserMessagePayload, SendDeviceMessagePayload, SendClientMessagePayload, SendChannelMessagePayload, SendChannelUserMessagePayload, SendChannelDeviceMessagePayload, SendChannelClientMessagePayload, KickChannelPayload, KickUserPayload, KickDevicePayload, KickClientPayload, KickConnectionPayload, UpdateChannelPayload, UpdateUserPayload, UpdateDevicePayload, UpdateClientPayload, UpdateConnectionPayload } from '@switchboard/contracts';
+import {
+  ClaimsPayload,
+  StringValueResponse,
+  SendMessagePayload,
+  SendUserMessagePayload,
+  SendDeviceMessagePayload,
+  SendClientMessagePayload,
+  SendChannelMessagePayload,
+  SendChannelUserMessagePayload,
+  SendChannelDeviceMessagePayload,
+  SendChannelClientMessagePayload,
+  KickChannelPayload,
+  KickUserPayload,
+  KickDevicePayload,
+  KickClientPayload,
+  KickConnectionPayload,
+  UpdateChannelPayload,
+  UpdateUserPayload,
+  UpdateDevicePayload,
+  UpdateClientPayload,
+  UpdateConnectionPayload,
+} from '@switchboard/contracts';
 import { ApiDoc, type ApiDocOptions } from '@switchboard/service-kit';
 import { CurrentCaller, type Caller } from '../auth/caller.js';
 import { API_VERSION_DOC } from '../common/odata-query.js';
@@ -7,7 +28,7 @@ import { ApplicationActionsService } from './application-actions.service.js';
 
 const tags = ['Application actions'];
 const FORWARDED =
-  'Validated, then forwarded to the runtime registry (`runtime-registry.v1.command`) with the caller\'s scope. ' +
+  "Validated, then forwarded to the runtime registry (`runtime-registry.v1.command`) with the caller's scope. " +
   '204 when the runtime accepted it; its error otherwise: 404 for an unknown application, channel, user, device, client or connection, ' +
   '503 when the runtime is down, 504 when it does not answer in time.';
 
@@ -49,49 +70,77 @@ export class ApplicationActionsController {
   @Post(':id/SendUserMessage')
   @HttpCode(204)
   @ApiDoc(action('Send a server message to a user', SendUserMessagePayload))
-  async sendUserMessage(@CurrentCaller() caller: Caller, @Param('id') id: string, @Body() body: unknown): Promise<void> {
+  async sendUserMessage(
+    @CurrentCaller() caller: Caller,
+    @Param('id') id: string,
+    @Body() body: unknown,
+  ): Promise<void> {
     await this.actions.run(caller, id, 'SendUserMessage', body);
   }
 
   @Post(':id/SendDeviceMessage')
   @HttpCode(204)
   @ApiDoc(action('Send a server message to a device', SendDeviceMessagePayload))
-  async sendDeviceMessage(@CurrentCaller() caller: Caller, @Param('id') id: string, @Body() body: unknown): Promise<void> {
+  async sendDeviceMessage(
+    @CurrentCaller() caller: Caller,
+    @Param('id') id: string,
+    @Body() body: unknown,
+  ): Promise<void> {
     await this.actions.run(caller, id, 'SendDeviceMessage', body);
   }
 
   @Post(':id/SendClientMessage')
   @HttpCode(204)
   @ApiDoc(action('Send a server message to a client', SendClientMessagePayload))
-  async sendClientMessage(@CurrentCaller() caller: Caller, @Param('id') id: string, @Body() body: unknown): Promise<void> {
+  async sendClientMessage(
+    @CurrentCaller() caller: Caller,
+    @Param('id') id: string,
+    @Body() body: unknown,
+  ): Promise<void> {
     await this.actions.run(caller, id, 'SendClientMessage', body);
   }
 
   @Post(':id/SendChannelMessage')
   @HttpCode(204)
   @ApiDoc(action('Send a server message to a channel', SendChannelMessagePayload))
-  async sendChannelMessage(@CurrentCaller() caller: Caller, @Param('id') id: string, @Body() body: unknown): Promise<void> {
+  async sendChannelMessage(
+    @CurrentCaller() caller: Caller,
+    @Param('id') id: string,
+    @Body() body: unknown,
+  ): Promise<void> {
     await this.actions.run(caller, id, 'SendChannelMessage', body);
   }
 
   @Post(':id/SendChannelUserMessage')
   @HttpCode(204)
   @ApiDoc(action('Send a server message to a user in a channel', SendChannelUserMessagePayload))
-  async sendChannelUserMessage(@CurrentCaller() caller: Caller, @Param('id') id: string, @Body() body: unknown): Promise<void> {
+  async sendChannelUserMessage(
+    @CurrentCaller() caller: Caller,
+    @Param('id') id: string,
+    @Body() body: unknown,
+  ): Promise<void> {
     await this.actions.run(caller, id, 'SendChannelUserMessage', body);
   }
 
   @Post(':id/SendChannelDeviceMessage')
   @HttpCode(204)
   @ApiDoc(action('Send a server message to a device in a channel', SendChannelDeviceMessagePayload))
-  async sendChannelDeviceMessage(@CurrentCaller() caller: Caller, @Param('id') id: string, @Body() body: unknown): Promise<void> {
+  async sendChannelDeviceMessage(
+    @CurrentCaller() caller: Caller,
+    @Param('id') id: string,
+    @Body() body: unknown,
+  ): Promise<void> {
     await this.actions.run(caller, id, 'SendChannelDeviceMessage', body);
   }
 
   @Post(':id/SendChannelClientMessage')
   @HttpCode(204)
   @ApiDoc(action('Send a server message to a client in a channel', SendChannelClientMessagePayload))
-  async sendChannelClientMessage(@CurrentCaller() caller: Caller, @Param('id') id: string, @Body() body: unknown): Promise<void> {
+  async sendChannelClientMessage(
+    @CurrentCaller() caller: Caller,
+    @Param('id') id: string,
+    @Body() body: unknown,
+  ): Promise<void> {
     await this.actions.run(caller, id, 'SendChannelClientMessage', body);
   }
 
@@ -161,7 +210,11 @@ export class ApplicationActionsController {
   @Post(':id/UpdateConnection')
   @HttpCode(204)
   @ApiDoc(action('Update the settings of a connection', UpdateConnectionPayload))
-  async updateConnection(@CurrentCaller() caller: Caller, @Param('id') id: string, @Body() body: unknown): Promise<void> {
+  async updateConnection(
+    @CurrentCaller() caller: Caller,
+    @Param('id') id: string,
+    @Body() body: unknown,
+  ): Promise<void> {
     await this.actions.run(caller, id, 'UpdateConnection', body);
   }
 }

@@ -1,5 +1,12 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { ActionPayloads, ClaimsPayload, DomainError, RuntimeSubjects, validator, type ActionPayload } from '@switchboard/contracts';
+import {
+  ActionPayloads,
+  ClaimsPayload,
+  DomainError,
+  RuntimeSubjects,
+  validator,
+  type ActionPayload,
+} from '@switchboard/contracts';
 import { NatsClient, SERVICE_CONFIG } from '@switchboard/service-kit';
 import { toScope, type Caller } from '../auth/caller.js';
 import { bodyObject } from '../common/bodies.js';
@@ -28,7 +35,11 @@ export class ApplicationActionsService {
   async token(caller: Caller, id: string, body: unknown): Promise<{ value: string }> {
     const claims = validator(ClaimsPayload).parse(bodyObject(body));
     const app = await this.configs.find(caller, id);
-    if (app.disabled === true) throw new DomainError('Conflict', `Application '${String(app.applicationId)}' is disabled; no client token is issued for it.`);
+    if (app.disabled === true)
+      throw new DomainError(
+        'Conflict',
+        `Application '${String(app.applicationId)}' is disabled; no client token is issued for it.`,
+      );
     return {
       value: issueClientToken({
         applicationId: app.applicationId as string,

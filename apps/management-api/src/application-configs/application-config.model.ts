@@ -16,7 +16,14 @@ export const applicationConfigModel = defineEntityModel({
     { name: 'applicationId', kind: 'string', column: 'application_id' },
     secret('sharedSecret', 'shared_secret'),
   ],
-  navigations: [{ name: 'webhooks', many: true, target: applicationWebhookModel, relation: { kind: 'foreign-key', localKey: 'id', foreignKey: 'applicationConfigId' } }],
+  navigations: [
+    {
+      name: 'webhooks',
+      many: true,
+      target: applicationWebhookModel,
+      relation: { kind: 'foreign-key', localKey: 'id', foreignKey: 'applicationConfigId' },
+    },
+  ],
 });
 
 export const APPLICATION_CONFIGS: EntitySetSpec = {

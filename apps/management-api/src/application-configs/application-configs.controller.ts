@@ -1,10 +1,21 @@
 import { Body, Controller, Get, HttpCode, Param, Patch, Post, Put, Query } from '@nestjs/common';
-import { ApplicationConfig, ApplicationConfigCreateBody, ApplicationConfigList, ApplicationConfigUpdateBody } from '@switchboard/contracts';
+import {
+  ApplicationConfig,
+  ApplicationConfigCreateBody,
+  ApplicationConfigList,
+  ApplicationConfigUpdateBody,
+} from '@switchboard/contracts';
 import type { QueryParams } from '@switchboard/odata';
 import { ApiDoc } from '@switchboard/service-kit';
 import { CurrentCaller, type Caller } from '../auth/caller.js';
 import { readBody } from '../common/bodies.js';
-import { LIST_QUERY_DOC, parseListQuery, parseSingleQuery, SINGLE_QUERY_DOC, API_VERSION_DOC } from '../common/odata-query.js';
+import {
+  LIST_QUERY_DOC,
+  parseListQuery,
+  parseSingleQuery,
+  SINGLE_QUERY_DOC,
+  API_VERSION_DOC,
+} from '../common/odata-query.js';
 import { applicationConfigModel } from './application-config.model.js';
 import { ApplicationConfigsService } from './application-configs.service.js';
 
@@ -17,7 +28,8 @@ export class ApplicationConfigsController {
   @Get()
   @ApiDoc({
     summary: "List the organization's application configs",
-    description: '`webhooks` is a navigation property: null unless `$expand=webhooks` (nested options allowed). `sharedSecret` can be selected but not filtered or sorted.',
+    description:
+      '`webhooks` is a navigation property: null unless `$expand=webhooks` (nested options allowed). `sharedSecret` can be selected but not filtered or sorted.',
     tags,
     response: ApplicationConfigList,
     query: LIST_QUERY_DOC,
@@ -32,7 +44,7 @@ export class ApplicationConfigsController {
     summary: 'Create an application config',
     description:
       '`applicationId` is required and unique across organizations (409 otherwise). A `sharedSecret` is generated when none is given. ' +
-      'Inline `webhooks` are created with the config, and the answer shows them as written (in the body\'s order; `webhooks` is null when the body has none). The change log records every property, the shared secret as `<redacted>`.',
+      "Inline `webhooks` are created with the config, and the answer shows them as written (in the body's order; `webhooks` is null when the body has none). The change log records every property, the shared secret as `<redacted>`.",
     tags,
     body: ApplicationConfigCreateBody,
     response: ApplicationConfig,
@@ -45,7 +57,13 @@ export class ApplicationConfigsController {
   }
 
   @Get(':id')
-  @ApiDoc({ summary: 'Get an application config', tags, response: ApplicationConfig, errors: [404], query: SINGLE_QUERY_DOC })
+  @ApiDoc({
+    summary: 'Get an application config',
+    tags,
+    response: ApplicationConfig,
+    errors: [404],
+    query: SINGLE_QUERY_DOC,
+  })
   get(@CurrentCaller() caller: Caller, @Param('id') id: string, @Query() query: QueryParams) {
     return this.configs.get(caller, id, parseSingleQuery(query, applicationConfigModel));
   }
@@ -55,7 +73,7 @@ export class ApplicationConfigsController {
     summary: 'Replace an application config',
     description:
       'Every writable field is replaced; absent `disabled` becomes false and absent `tag` null, while absent (or null) `applicationId` and `sharedSecret` are kept. ' +
-      '`webhooks`: absent or null leaves the webhooks alone; a list becomes the webhooks (items with the `id` of one of them update it, items without `id` are created, the others are deleted); the answer shows them as written, in the body\'s order. ' +
+      "`webhooks`: absent or null leaves the webhooks alone; a list becomes the webhooks (items with the `id` of one of them update it, items without `id` are created, the others are deleted); the answer shows them as written, in the body's order. " +
       'Without `webhooks` in the body the answer has `webhooks: null`, as a read without `$expand`.',
     tags,
     body: ApplicationConfigUpdateBody,
@@ -68,7 +86,14 @@ export class ApplicationConfigsController {
   }
 
   @Patch(':id')
-  @ApiDoc({ summary: 'Partially update an application config (only the fields given change)', tags, body: ApplicationConfigUpdateBody, response: ApplicationConfig, errors: [404, 409], query: API_VERSION_DOC })
+  @ApiDoc({
+    summary: 'Partially update an application config (only the fields given change)',
+    tags,
+    body: ApplicationConfigUpdateBody,
+    response: ApplicationConfig,
+    errors: [404, 409],
+    query: API_VERSION_DOC,
+  })
   patch(@CurrentCaller() caller: Caller, @Param('id') id: string, @Body() body: unknown) {
     return this.configs.update(caller, id, readBody(ApplicationConfigUpdateBody, body), 'merge');
   }

@@ -1,6 +1,11 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { DomainError, type ApplicationConfigCreateBody, type ApplicationConfigUpdateBody, type ResolvedApplication } from '@switchboard/contracts';
+import {
+  DomainError,
+  type ApplicationConfigCreateBody,
+  type ApplicationConfigUpdateBody,
+  type ResolvedApplication,
+} from '@switchboard/contracts';
 import type { ODataQuery } from '@switchboard/odata';
 import { randomBytes, randomUUID } from 'node:crypto';
 import type { DataSource } from 'typeorm';
@@ -35,7 +40,10 @@ interface AppState extends Rec {
 const TRACKED = ['applicationId', 'disabled', 'tag', 'sharedSecret'];
 const REDACT = { sharedSecret: redactAlways };
 const uniqueApplicationId = conflictOnUnique<never>({
-  application_config_application_id_key: { field: 'applicationId', message: 'Another application config has this applicationId.' },
+  application_config_application_id_key: {
+    field: 'applicationId',
+    message: 'Another application config has this applicationId.',
+  },
 });
 
 @Injectable()
@@ -75,11 +83,34 @@ export class ApplicationConfigsService {
       const now = Date.now();
       await m
         .getRepository(ApplicationConfigEntity)
-        .insert({ id, organizationId: caller.organizationId, ...state, createdOn: now, createdBy: caller.principal, modifiedOn: now, modifiedBy: caller.principal })
+        .insert({
+          id,
+          organizationId: caller.organizationId,
+          ...state,
+          createdOn: now,
+          createdBy: caller.principal,
+          modifiedOn: now,
+          modifiedBy: caller.principal,
+        })
         .catch(uniqueApplicationId);
       const after = await this.reader.one(m, caller, id);
-      await writeChanges(m, caller, { entityType: 'ApplicationConfig', entityId: id, type: 'Create', before: null, after, properties: TRACKED, redact: REDACT });
-      const webhooks = await syncInlineWebhooks(m, caller, APPLICATION_WEBHOOK_KIND, id, body.webhooks as Rec[] | null | undefined, this.targets);
+      await writeChanges(m, caller, {
+        entityType: 'ApplicationConfig',
+        entityId: id,
+        type: 'Create',
+        before: null,
+        after,
+        properties: TRACKED,
+        redact: REDACT,
+      });
+      const webhooks = await syncInlineWebhooks(
+        m,
+        caller,
+        APPLICATION_WEBHOOK_KIND,
+        id,
+        body.webhooks as Rec[] | null | undefined,
+        this.targets,
+      );
       return withWrittenWebhooks(after, webhooks);
     });
     this.events.changed([state.applicationId]);
@@ -89,17 +120,43 @@ export class ApplicationConfigsService {
   async update(caller: Caller, id: string, body: Partial<ApplicationConfigUpdateBody>, mode: WriteMode): Promise<Rec> {
     const { before, after } = await this.ds.transaction(async (m) => {
       const before = await this.reader.lock(m, caller, id);
-      const current: AppState = { applicationId: before.applicationId as string, disabled: before.disabled as boolean | null, tag: before.tag as string | null, sharedSecret: before.sharedSecret as string };
+      const current: AppState = {
+        applicationId: before.applicationId as string,
+        disabled: before.disabled as boolean | null,
+        tag: before.tag as string | null,
+        sharedSecret: before.sharedSecret as string,
+      };
       const { webhooks, ...fields } = body;
-      const state = nextState(current, fields as Rec, mode, { disabled: false, tag: null }, ['applicationId', 'sharedSecret']);
+      const state = nextState(current, fields as Rec, mode, { disabled: false, tag: null }, [
+        'applicationId',
+        'sharedSecret',
+      ]);
       check(state);
       await m
         .getRepository(ApplicationConfigEntity)
-        .update({ id, organizationId: caller.organizationId }, { ...state, modifiedOn: Date.now(), modifiedBy: caller.principal })
+        .update(
+          { id, organizationId: caller.organizationId },
+          { ...state, modifiedOn: Date.now(), modifiedBy: caller.principal },
+        )
         .catch(uniqueApplicationId);
       const after = await this.reader.one(m, caller, id);
-      await writeChanges(m, caller, { entityType: 'ApplicationConfig', entityId: id, type: 'Update', before, after, properties: TRACKED, redact: REDACT });
-      const written = await syncInlineWebhooks(m, caller, APPLICATION_WEBHOOK_KIND, id, webhooks as Rec[] | null | undefined, this.targets);
+      await writeChanges(m, caller, {
+        entityType: 'ApplicationConfig',
+        entityId: id,
+        type: 'Update',
+        before,
+        after,
+        properties: TRACKED,
+        redact: REDACT,
+      });
+      const written = await syncInlineWebhooks(
+        m,
+        caller,
+        APPLICATION_WEBHOOK_KIND,
+        id,
+        webhooks as Rec[] | null | undefined,
+        this.targets,
+      );
       return { before, after: withWrittenWebhooks(after, written) };
     });
     this.events.changed([before.applicationId as string, after.applicationId as string]);
@@ -108,17 +165,36 @@ export class ApplicationConfigsService {
 
   /** `management-api.v1.applications.resolve`: internal, across organizations. */
   async resolve(applicationId: string): Promise<ResolvedApplication> {
-    const row = typeof applicationId === 'string' && APPLICATION_ID_PATTERN.test(applicationId) ? await this.ds.getRepository(ApplicationConfigEntity).findOne({ where: { applicationId } }) : null;
+    const row =
+      typeof applicationId === 'string' && APPLICATION_ID_PATTERN.test(applicationId)
+        ? await this.ds.getRepository(ApplicationConfigEntity).findOne({ where: { applicationId } })
+        : null;
     if (!row) throw new DomainError('NotFound', `No application '${String(applicationId).slice(0, 128)}'.`);
-    const organization = (await this.ds.query('SELECT disabled FROM management.organization WHERE id = $1', [row.organizationId])) as Array<{ disabled: boolean }>;
+    const organization = (await this.ds.query('SELECT disabled FROM management.organization WHERE id = $1', [
+      row.organizationId,
+    ])) as Array<{ disabled: boolean }>;
     const organizationDisabled = organization[0]?.disabled === true;
-    return { applicationId: row.applicationId, applicationConfigId: row.id, organizationId: row.organizationId, sharedSecret: row.sharedSecret, disabled: row.disabled === true, organizationDisabled };
+    return {
+      applicationId: row.applicationId,
+      applicationConfigId: row.id,
+      organizationId: row.organizationId,
+      sharedSecret: row.sharedSecret,
+      disabled: row.disabled === true,
+      organizationDisabled,
+    };
   }
 }
 
 function check(state: AppState): void {
-  if (!APPLICATION_ID_PATTERN.test(state.applicationId)) throw invalid('applicationId', 'must be 1 to 128 characters: letters, digits, `.`, `_`, `~`, `-`, starting with a letter or digit');
+  if (!APPLICATION_ID_PATTERN.test(state.applicationId))
+    throw invalid(
+      'applicationId',
+      'must be 1 to 128 characters: letters, digits, `.`, `_`, `~`, `-`, starting with a letter or digit',
+    );
   if (state.sharedSecret.length < SECRET_MIN || state.sharedSecret.length > SECRET_MAX) {
-    throw invalid('sharedSecret', `must be ${SECRET_MIN} to ${SECRET_MAX} characters (leave it out to have one generated)`);
+    throw invalid(
+      'sharedSecret',
+      `must be ${SECRET_MIN} to ${SECRET_MAX} characters (leave it out to have one generated)`,
+    );
   }
 }

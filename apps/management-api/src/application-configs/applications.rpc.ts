@@ -12,7 +12,9 @@ export class ApplicationsRpc {
   constructor(private readonly configs: ApplicationConfigsService) {}
 
   @MessagePattern(RuntimeSubjects.resolveApplication)
-  resolve(@Payload() req: RequestOf<typeof RuntimeSubjects.resolveApplication>): Promise<ResponseOf<typeof RuntimeSubjects.resolveApplication>> {
+  resolve(
+    @Payload() req: RequestOf<typeof RuntimeSubjects.resolveApplication>,
+  ): Promise<ResponseOf<typeof RuntimeSubjects.resolveApplication>> {
     return this.configs.resolve(typeof req?.applicationId === 'string' ? req.applicationId : '');
   }
 }

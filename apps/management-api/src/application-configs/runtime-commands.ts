@@ -17,7 +17,13 @@ import {
 
 export type RuntimeActionName = Exclude<ActionName, 'Token'>;
 
-type Ids = { channelId?: string | null; userId?: string | null; deviceId?: string | null; clientId?: string | null; connectionId?: string | null };
+type Ids = {
+  channelId?: string | null;
+  userId?: string | null;
+  deviceId?: string | null;
+  clientId?: string | null;
+  connectionId?: string | null;
+};
 
 function need<K extends keyof Ids>(payload: Ids, ...fields: K[]): { [P in K]: string } {
   const out = {} as { [P in K]: string };
@@ -56,7 +62,11 @@ function clientPatch(config: ChannelClientConfig) {
   return defined({ ...rest, audioUnmuteDisabled: audioUmuteDisabled });
 }
 
-export function toRuntimeCommand<A extends RuntimeActionName>(action: A, applicationId: string, payload: ActionPayload<A>): RuntimeCommand {
+export function toRuntimeCommand<A extends RuntimeActionName>(
+  action: A,
+  applicationId: string,
+  payload: ActionPayload<A>,
+): RuntimeCommand {
   const p = payload as ActionPayload<RuntimeActionName> & Ids;
   const app = { applicationId };
   switch (action) {
@@ -65,15 +75,30 @@ export function toRuntimeCommand<A extends RuntimeActionName>(action: A, applica
     case 'SendUserMessage':
       return message({ level: 'user', ...app, ...need(p, 'userId') }, (p as ActionPayload<'SendUserMessage'>).message);
     case 'SendDeviceMessage':
-      return message({ level: 'device', ...app, ...need(p, 'userId', 'deviceId') }, (p as ActionPayload<'SendDeviceMessage'>).message);
+      return message(
+        { level: 'device', ...app, ...need(p, 'userId', 'deviceId') },
+        (p as ActionPayload<'SendDeviceMessage'>).message,
+      );
     case 'SendClientMessage':
-      return message({ level: 'client', ...app, ...need(p, 'userId', 'deviceId', 'clientId') }, (p as ActionPayload<'SendClientMessage'>).message);
+      return message(
+        { level: 'client', ...app, ...need(p, 'userId', 'deviceId', 'clientId') },
+        (p as ActionPayload<'SendClientMessage'>).message,
+      );
     case 'SendChannelMessage':
-      return message({ level: 'channel', ...app, ...need(p, 'channelId') }, (p as ActionPayload<'SendChannelMessage'>).message);
+      return message(
+        { level: 'channel', ...app, ...need(p, 'channelId') },
+        (p as ActionPayload<'SendChannelMessage'>).message,
+      );
     case 'SendChannelUserMessage':
-      return message({ level: 'channel.user', ...app, ...need(p, 'channelId', 'userId') }, (p as ActionPayload<'SendChannelUserMessage'>).message);
+      return message(
+        { level: 'channel.user', ...app, ...need(p, 'channelId', 'userId') },
+        (p as ActionPayload<'SendChannelUserMessage'>).message,
+      );
     case 'SendChannelDeviceMessage':
-      return message({ level: 'channel.device', ...app, ...need(p, 'channelId', 'userId', 'deviceId') }, (p as ActionPayload<'SendChannelDeviceMessage'>).message);
+      return message(
+        { level: 'channel.device', ...app, ...need(p, 'channelId', 'userId', 'deviceId') },
+        (p as ActionPayload<'SendChannelDeviceMessage'>).message,
+      );
     case 'SendChannelClientMessage':
       return message(
         { level: 'channel.client', ...app, ...need(p, 'channelId', 'userId', 'deviceId', 'clientId') },
@@ -88,13 +113,32 @@ export function toRuntimeCommand<A extends RuntimeActionName>(action: A, applica
     case 'KickClient':
       return kick({ level: 'channel.client', ...app, ...need(p, 'channelId', 'userId', 'deviceId', 'clientId') });
     case 'KickConnection':
-      return kick({ level: 'connection', ...app, ...need(p, 'channelId', 'userId', 'deviceId', 'clientId', 'connectionId') });
+      return kick({
+        level: 'connection',
+        ...app,
+        ...need(p, 'channelId', 'userId', 'deviceId', 'clientId', 'connectionId'),
+      });
     case 'UpdateChannel':
-      return update({ level: 'channel', ...app, ...need(p, 'channelId'), patch: defined((p as ActionPayload<'UpdateChannel'>).config) });
+      return update({
+        level: 'channel',
+        ...app,
+        ...need(p, 'channelId'),
+        patch: defined((p as ActionPayload<'UpdateChannel'>).config),
+      });
     case 'UpdateUser':
-      return update({ level: 'channel.user', ...app, ...need(p, 'channelId', 'userId'), patch: defined((p as ActionPayload<'UpdateUser'>).config) });
+      return update({
+        level: 'channel.user',
+        ...app,
+        ...need(p, 'channelId', 'userId'),
+        patch: defined((p as ActionPayload<'UpdateUser'>).config),
+      });
     case 'UpdateDevice':
-      return update({ level: 'channel.device', ...app, ...need(p, 'channelId', 'userId', 'deviceId'), patch: defined((p as ActionPayload<'UpdateDevice'>).config) });
+      return update({
+        level: 'channel.device',
+        ...app,
+        ...need(p, 'channelId', 'userId', 'deviceId'),
+        patch: defined((p as ActionPayload<'UpdateDevice'>).config),
+      });
     case 'UpdateClient':
       return update({
         level: 'channel.client',

@@ -2,7 +2,12 @@ import { RecordReader } from '../common/record-reader.js';
 import { webhookModel, webhookSet, type WebhookKind } from '../common/webhook-kit.js';
 import { ApplicationWebhookEntity } from './application-webhook.entity.js';
 
-export const applicationWebhookModel = webhookModel('ApplicationWebhook', 'management.application_webhook', 'applicationConfigId', 'application_config_id');
+export const applicationWebhookModel = webhookModel(
+  'ApplicationWebhook',
+  'management.application_webhook',
+  'applicationConfigId',
+  'application_config_id',
+);
 
 export const APPLICATION_WEBHOOKS = webhookSet(applicationWebhookModel);
 

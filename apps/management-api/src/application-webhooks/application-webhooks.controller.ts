@@ -1,10 +1,21 @@
 import { Body, Controller, Get, HttpCode, Param, Patch, Post, Put, Query } from '@nestjs/common';
-import { ApplicationWebhook, ApplicationWebhookCreateBody, ApplicationWebhookList, ApplicationWebhookUpdateBody } from '@switchboard/contracts';
+import {
+  ApplicationWebhook,
+  ApplicationWebhookCreateBody,
+  ApplicationWebhookList,
+  ApplicationWebhookUpdateBody,
+} from '@switchboard/contracts';
 import type { QueryParams } from '@switchboard/odata';
 import { ApiDoc } from '@switchboard/service-kit';
 import { CurrentCaller, type Caller } from '../auth/caller.js';
 import { readBody } from '../common/bodies.js';
-import { API_VERSION_DOC, LIST_QUERY_DOC, parseListQuery, parseSingleQuery, SINGLE_QUERY_DOC } from '../common/odata-query.js';
+import {
+  API_VERSION_DOC,
+  LIST_QUERY_DOC,
+  parseListQuery,
+  parseSingleQuery,
+  SINGLE_QUERY_DOC,
+} from '../common/odata-query.js';
 import { singleParam } from '../common/parent-param.js';
 import { applicationWebhookModel } from './application-webhook.model.js';
 import { ApplicationWebhooksService } from './application-webhooks.service.js';
@@ -18,21 +29,34 @@ export class ApplicationWebhooksController {
   @Get()
   @ApiDoc({
     summary: 'List application webhooks',
-    description: 'With `applicationConfigId`, the webhooks of that application config (404 when the organization has no such config); without it, every application webhook of the organization.',
+    description:
+      'With `applicationConfigId`, the webhooks of that application config (404 when the organization has no such config); without it, every application webhook of the organization.',
     tags,
     response: ApplicationWebhookList,
     errors: [404],
-    query: [{ name: 'applicationConfigId', description: 'The application config whose webhooks are listed.', schema: { type: 'string' } }, ...LIST_QUERY_DOC],
+    query: [
+      {
+        name: 'applicationConfigId',
+        description: 'The application config whose webhooks are listed.',
+        schema: { type: 'string' },
+      },
+      ...LIST_QUERY_DOC,
+    ],
   })
   list(@CurrentCaller() caller: Caller, @Query() query: QueryParams) {
-    return this.webhooks.list(caller, parseListQuery(query, applicationWebhookModel), singleParam(query, 'applicationConfigId'));
+    return this.webhooks.list(
+      caller,
+      parseListQuery(query, applicationWebhookModel),
+      singleParam(query, 'applicationConfigId'),
+    );
   }
 
   @Post()
   @HttpCode(201)
   @ApiDoc({
     summary: 'Create an application webhook',
-    description: '`applicationConfigId` must name an application config of the organization (400 otherwise); `url` must be an http or https URL.',
+    description:
+      '`applicationConfigId` must name an application config of the organization (400 otherwise); `url` must be an http or https URL.',
     tags,
     body: ApplicationWebhookCreateBody,
     response: ApplicationWebhook,
@@ -44,7 +68,13 @@ export class ApplicationWebhooksController {
   }
 
   @Get(':id')
-  @ApiDoc({ summary: 'Get an application webhook', tags, response: ApplicationWebhook, errors: [404], query: SINGLE_QUERY_DOC })
+  @ApiDoc({
+    summary: 'Get an application webhook',
+    tags,
+    response: ApplicationWebhook,
+    errors: [404],
+    query: SINGLE_QUERY_DOC,
+  })
   get(@CurrentCaller() caller: Caller, @Param('id') id: string, @Query() query: QueryParams) {
     return this.webhooks.get(caller, id, parseSingleQuery(query, applicationWebhookModel));
   }
@@ -52,7 +82,8 @@ export class ApplicationWebhooksController {
   @Put(':id')
   @ApiDoc({
     summary: 'Replace an application webhook',
-    description: 'Absent fields take their defaults (`name`, `url`, `events` null; `disabled`, `batch`, `reliable` false); an absent `applicationConfigId` keeps the webhook where it is.',
+    description:
+      'Absent fields take their defaults (`name`, `url`, `events` null; `disabled`, `batch`, `reliable` false); an absent `applicationConfigId` keeps the webhook where it is.',
     tags,
     body: ApplicationWebhookUpdateBody,
     response: ApplicationWebhook,
@@ -64,7 +95,14 @@ export class ApplicationWebhooksController {
   }
 
   @Patch(':id')
-  @ApiDoc({ summary: 'Partially update an application webhook', tags, body: ApplicationWebhookUpdateBody, response: ApplicationWebhook, errors: [404], query: API_VERSION_DOC })
+  @ApiDoc({
+    summary: 'Partially update an application webhook',
+    tags,
+    body: ApplicationWebhookUpdateBody,
+    response: ApplicationWebhook,
+    errors: [404],
+    query: API_VERSION_DOC,
+  })
   patch(@CurrentCaller() caller: Caller, @Param('id') id: string, @Body() body: unknown) {
     return this.webhooks.update(caller, id, readBody(ApplicationWebhookUpdateBody, body), 'merge');
   }

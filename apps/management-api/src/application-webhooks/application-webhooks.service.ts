@@ -24,7 +24,12 @@ export class ApplicationWebhooksService {
 
   /** With `applicationConfigId`, the webhooks of that config (404 when it is not the organization's). */
   list(caller: Caller, query: ODataQuery, applicationConfigId?: string): Promise<ListAnswer> {
-    return this.reader.listUnder(this.ds, caller, query, { reader: this.parents, id: applicationConfigId, column: 'application_config_id', param: 'applicationConfigId' });
+    return this.reader.listUnder(this.ds, caller, query, {
+      reader: this.parents,
+      id: applicationConfigId,
+      column: 'application_config_id',
+      param: 'applicationConfigId',
+    });
   }
 
   get(caller: Caller, id: string, query?: ODataQuery): Promise<Rec> {
@@ -34,7 +39,14 @@ export class ApplicationWebhooksService {
   async create(caller: Caller, body: Partial<ApplicationWebhookCreateBody>): Promise<Rec> {
     const { record, applicationId } = await this.ds.transaction(async (m) => {
       const parent = await this.parent(m, caller, body.applicationConfigId);
-      const record = await insertWebhook(m, caller, APPLICATION_WEBHOOK_KIND, parent.id as string, body as Rec, this.targets);
+      const record = await insertWebhook(
+        m,
+        caller,
+        APPLICATION_WEBHOOK_KIND,
+        parent.id as string,
+        body as Rec,
+        this.targets,
+      );
       return { record, applicationId: parent.applicationId as string };
     });
     this.events.changed([applicationId]);
@@ -45,8 +57,20 @@ export class ApplicationWebhooksService {
     const { record, applicationIds } = await this.ds.transaction(async (m) => {
       const before = await this.reader.lock(m, caller, id);
       const oldParent = (await this.parents.find(m, caller, before.applicationConfigId as string))!;
-      const parent = body.applicationConfigId === undefined || body.applicationConfigId === null ? oldParent : await this.parent(m, caller, body.applicationConfigId);
-      const record = await updateWebhook(m, caller, APPLICATION_WEBHOOK_KIND, before, body as Rec, mode, parent.id as string, this.targets);
+      const parent =
+        body.applicationConfigId === undefined || body.applicationConfigId === null
+          ? oldParent
+          : await this.parent(m, caller, body.applicationConfigId);
+      const record = await updateWebhook(
+        m,
+        caller,
+        APPLICATION_WEBHOOK_KIND,
+        before,
+        body as Rec,
+        mode,
+        parent.id as string,
+        this.targets,
+      );
       return { record, applicationIds: [oldParent.applicationId as string, parent.applicationId as string] };
     });
     this.events.changed(applicationIds);

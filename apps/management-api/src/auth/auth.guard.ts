@@ -30,9 +30,12 @@ export class AuthGuard implements CanActivate {
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
     if (context.getType() !== 'http') return true;
-    const request = context.switchToHttp().getRequest<{ url: string; headers: Record<string, string | string[] | undefined>; caller?: Caller }>();
+    const request = context
+      .switchToHttp()
+      .getRequest<{ url: string; headers: Record<string, string | string[] | undefined>; caller?: Caller }>();
     if (OPEN_PATHS.has(request.url.split('?')[0] ?? '')) return true;
-    if (this.reflector.getAllAndOverride<boolean>(PUBLIC_ROUTE, [context.getHandler(), context.getClass()])) return true;
+    if (this.reflector.getAllAndOverride<boolean>(PUBLIC_ROUTE, [context.getHandler(), context.getClass()]))
+      return true;
     const header = request.headers['x-api-key'];
     const value = Array.isArray(header) ? header[0] : header;
     const token = bearerToken(request.headers.authorization);
@@ -41,7 +44,8 @@ export class AuthGuard implements CanActivate {
       // Interface B records all belong to an organization: a token must name one.
       if (!scope.organizationId) throw new DomainError('Forbidden', 'The token names no organization.');
       const organization = await this.organizations.resolve(scope.organizationId);
-      if (!organization) throw new DomainError('Forbidden', 'The token names an organization this service does not know.');
+      if (!organization)
+        throw new DomainError('Forbidden', 'The token names an organization this service does not know.');
       if (organization.disabled) throw new DomainError('Forbidden', 'The organization of this token is disabled.');
       request.caller = { organizationId: organization.id, principal: scope.principal, operator: false };
       return true;

@@ -31,7 +31,9 @@ export class KnownOrganizations {
     const now = Date.now();
     const expires = this.found.get(key);
     if (expires !== undefined && expires > now) return { id: key, disabled: false };
-    const rows = (await this.ds.query('SELECT disabled FROM management.organization WHERE id = $1', [key])) as Array<{ disabled: boolean }>;
+    const rows = (await this.ds.query('SELECT disabled FROM management.organization WHERE id = $1', [key])) as Array<{
+      disabled: boolean;
+    }>;
     this.found.delete(key);
     if (rows.length === 0) return null;
     if (rows[0]!.disabled) return { id: key, disabled: true };

@@ -1,7 +1,16 @@
 import { Inject, Injectable, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
 import type { JsMsg } from '@nats-io/jetstream';
 import { CHANGE_NOTICE_CONSUMER, changeNotice, ContractViolation, type ChangeNotice } from '@switchboard/contracts';
-import { changeStreamOf, EventConsumerLoop, oneByOneConsumerLoop, JsonLogger, Metrics, NatsClient, retryWhileDependencyDown, SERVICE_CONFIG } from '@switchboard/service-kit';
+import {
+  changeStreamOf,
+  EventConsumerLoop,
+  oneByOneConsumerLoop,
+  JsonLogger,
+  Metrics,
+  NatsClient,
+  retryWhileDependencyDown,
+  SERVICE_CONFIG,
+} from '@switchboard/service-kit';
 import { DataSource } from 'typeorm';
 import { KnownOrganizations } from '../auth/known-organizations.js';
 import type { ManagementConfig } from '../config.js';
@@ -31,7 +40,12 @@ export class ChangeNoticeConsumer implements OnApplicationBootstrap, OnApplicati
       {
         namespace: config.natsNamespace,
         stream: changeStreamOf(config.natsNamespace),
-        spec: { name: CHANGE_NOTICE_CONSUMER, description: 'management-api: change records of records other services own', ackWaitMs: 30_000, maxAckPending: 1000 },
+        spec: {
+          name: CHANGE_NOTICE_CONSUMER,
+          description: 'management-api: change records of records other services own',
+          ackWaitMs: 30_000,
+          maxAckPending: 1000,
+        },
         maxMessages: 64,
         connection: () => this.nats.connection$(),
         logger,
@@ -49,7 +63,6 @@ export class ChangeNoticeConsumer implements OnApplicationBootstrap, OnApplicati
     await this.consumer.stop(2000);
   }
 
-
   private async handle(msg: JsMsg): Promise<void> {
     let notice: ChangeNotice;
     try {
@@ -61,9 +74,16 @@ export class ChangeNoticeConsumer implements OnApplicationBootstrap, OnApplicati
     }
     // While PostgreSQL is down the notice stays in hand; any other failure is thrown: handed back
     // with a growing delay, parked after its attempts (EventConsumerLoop.handle).
-    const stored = await retryWhileDependencyDown(() => this.store(notice), { stopping: () => this.consumer.stopped, keepAlive: () => msg.working() });
+    const stored = await retryWhileDependencyDown(() => this.store(notice), {
+      stopping: () => this.consumer.stopped,
+      keepAlive: () => msg.working(),
+    });
     if (stored === 'unknown-organization') {
-      this.logger.event('warn', 'change notice consumer: notice of an unknown organization dropped', { id: notice.id, organizationId: notice.organizationId, entityType: notice.entityType });
+      this.logger.event('warn', 'change notice consumer: notice of an unknown organization dropped', {
+        id: notice.id,
+        organizationId: notice.organizationId,
+        entityType: notice.entityType,
+      });
     }
     msg.ack();
   }
@@ -78,7 +98,18 @@ export class ChangeNoticeConsumer implements OnApplicationBootstrap, OnApplicati
        VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)
        ON CONFLICT (id) DO NOTHING
        RETURNING id`,
-      [notice.id, organization.id, notice.type, notice.entityType, notice.entityId, notice.propertyName, notice.oldValue, notice.newValue, notice.changedOn, notice.changedBy],
+      [
+        notice.id,
+        organization.id,
+        notice.type,
+        notice.entityType,
+        notice.entityId,
+        notice.propertyName,
+        notice.oldValue,
+        notice.newValue,
+        notice.changedOn,
+        notice.changedBy,
+      ],
     )) as unknown[];
     return rows.length > 0 ? 'stored' : 'duplicate';
   }

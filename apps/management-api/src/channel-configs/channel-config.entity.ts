@@ -1,5 +1,12 @@
 import { Column, Entity, PrimaryColumn } from 'typeorm';
-import type { CodecConfig, McuConfig, RecordingManagementOverride, RtmpConfig, SfuConfig, VideoEncoding } from '@switchboard/contracts';
+import type {
+  CodecConfig,
+  McuConfig,
+  RecordingManagementOverride,
+  RtmpConfig,
+  SfuConfig,
+  VideoEncoding,
+} from '@switchboard/contracts';
 import { AuditColumns } from '../common/model-kit.js';
 
 /** A channel config; at most one `default` per application config (partial unique index). */

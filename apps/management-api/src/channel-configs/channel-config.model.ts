@@ -10,7 +10,11 @@ const bitrateCodec = (name: string): PropertySpec => ({
     { name: 'bitrate', kind: 'number' },
   ],
 });
-const toggleCodec = (name: string): PropertySpec => ({ name, kind: 'complex', properties: [{ name: 'disabled', kind: 'boolean' }] });
+const toggleCodec = (name: string): PropertySpec => ({
+  name,
+  kind: 'complex',
+  properties: [{ name: 'disabled', kind: 'boolean' }],
+});
 const input = (name: string): PropertySpec => ({
   name,
   kind: 'complex',
@@ -51,12 +55,28 @@ export const channelConfigModel = defineEntityModel({
     {
       name: 'codec',
       kind: 'complex',
-      properties: [bitrateCodec('vp8'), bitrateCodec('vp9'), bitrateCodec('h264'), bitrateCodec('opus'), toggleCodec('g722'), toggleCodec('pcmu'), toggleCodec('pcma')],
+      properties: [
+        bitrateCodec('vp8'),
+        bitrateCodec('vp9'),
+        bitrateCodec('h264'),
+        bitrateCodec('opus'),
+        toggleCodec('g722'),
+        toggleCodec('pcmu'),
+        toggleCodec('pcma'),
+      ],
     },
     {
       name: 'sfu',
       kind: 'complex',
-      properties: [input('videoInput'), { name: 'videoOutput', kind: 'complex', properties: [{ name: 'simulcast', kind: 'complex', properties: [{ name: 'enabled', kind: 'boolean' }] }] }, input('audioInput')],
+      properties: [
+        input('videoInput'),
+        {
+          name: 'videoOutput',
+          kind: 'complex',
+          properties: [{ name: 'simulcast', kind: 'complex', properties: [{ name: 'enabled', kind: 'boolean' }] }],
+        },
+        input('audioInput'),
+      ],
     },
     {
       name: 'mcu',
@@ -87,11 +107,21 @@ export const channelConfigModel = defineEntityModel({
         { name: 'secretKey', kind: 'string', filterable: false, sortable: false },
       ],
     },
-    { name: 'recordingManagementOverride', kind: 'complex', column: 'recording_management_override', properties: [{ name: 'muxDisabled', kind: 'boolean' }] },
+    {
+      name: 'recordingManagementOverride',
+      kind: 'complex',
+      column: 'recording_management_override',
+      properties: [{ name: 'muxDisabled', kind: 'boolean' }],
+    },
   ],
   navigations: [
     { name: 'videoEncodings', many: true, target: videoEncodingModel, relation: { kind: 'jsonb' } },
-    { name: 'webhooks', many: true, target: channelWebhookModel, relation: { kind: 'foreign-key', localKey: 'id', foreignKey: 'channelConfigId' } },
+    {
+      name: 'webhooks',
+      many: true,
+      target: channelWebhookModel,
+      relation: { kind: 'foreign-key', localKey: 'id', foreignKey: 'channelConfigId' },
+    },
   ],
 });
 

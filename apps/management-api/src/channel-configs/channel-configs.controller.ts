@@ -1,10 +1,21 @@
 import { Body, Controller, Get, HttpCode, Param, Patch, Post, Put, Query } from '@nestjs/common';
-import { ChannelConfig, ChannelConfigCreateBody, ChannelConfigList, ChannelConfigUpdateBody } from '@switchboard/contracts';
+import {
+  ChannelConfig,
+  ChannelConfigCreateBody,
+  ChannelConfigList,
+  ChannelConfigUpdateBody,
+} from '@switchboard/contracts';
 import type { QueryParams } from '@switchboard/odata';
 import { ApiDoc } from '@switchboard/service-kit';
 import { CurrentCaller, type Caller } from '../auth/caller.js';
 import { readBody } from '../common/bodies.js';
-import { API_VERSION_DOC, LIST_QUERY_DOC, parseListQuery, parseSingleQuery, SINGLE_QUERY_DOC } from '../common/odata-query.js';
+import {
+  API_VERSION_DOC,
+  LIST_QUERY_DOC,
+  parseListQuery,
+  parseSingleQuery,
+  SINGLE_QUERY_DOC,
+} from '../common/odata-query.js';
 import { singleParam } from '../common/parent-param.js';
 import { channelConfigModel } from './channel-config.model.js';
 import { ChannelConfigsService } from './channel-configs.service.js';
@@ -24,10 +35,21 @@ export class ChannelConfigsController {
     tags,
     response: ChannelConfigList,
     errors: [404],
-    query: [{ name: 'applicationConfigId', description: 'The application config whose channel configs are listed.', schema: { type: 'string' } }, ...LIST_QUERY_DOC],
+    query: [
+      {
+        name: 'applicationConfigId',
+        description: 'The application config whose channel configs are listed.',
+        schema: { type: 'string' },
+      },
+      ...LIST_QUERY_DOC,
+    ],
   })
   list(@CurrentCaller() caller: Caller, @Query() query: QueryParams) {
-    return this.configs.list(caller, parseListQuery(query, channelConfigModel), singleParam(query, 'applicationConfigId'));
+    return this.configs.list(
+      caller,
+      parseListQuery(query, channelConfigModel),
+      singleParam(query, 'applicationConfigId'),
+    );
   }
 
   @Post()
@@ -36,7 +58,7 @@ export class ChannelConfigsController {
     summary: 'Create a channel config',
     description:
       '`channelIdPattern` is a channel id or `*`; at most 3 `videoEncodings`; one `default` config per application config (409 for a second). ' +
-      'Inline `webhooks` are created with the config, and the answer shows them as written (in the body\'s order; `webhooks` is null when the body has none). The RTMP `secretKey` reads `<redacted>` in the change log.',
+      "Inline `webhooks` are created with the config, and the answer shows them as written (in the body's order; `webhooks` is null when the body has none). The RTMP `secretKey` reads `<redacted>` in the change log.",
     tags,
     body: ChannelConfigCreateBody,
     response: ChannelConfig,
@@ -71,7 +93,14 @@ export class ChannelConfigsController {
   }
 
   @Patch(':id')
-  @ApiDoc({ summary: 'Partially update a channel config (top-level fields given are replaced)', tags, body: ChannelConfigUpdateBody, response: ChannelConfig, errors: [404, 409], query: API_VERSION_DOC })
+  @ApiDoc({
+    summary: 'Partially update a channel config (top-level fields given are replaced)',
+    tags,
+    body: ChannelConfigUpdateBody,
+    response: ChannelConfig,
+    errors: [404, 409],
+    query: API_VERSION_DOC,
+  })
   patch(@CurrentCaller() caller: Caller, @Param('id') id: string, @Body() body: unknown) {
     return this.configs.update(caller, id, readBody(ChannelConfigUpdateBody, body), 'merge');
   }

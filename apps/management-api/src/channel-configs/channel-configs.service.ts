@@ -51,7 +51,9 @@ const DEFAULTS: Partial<ChannelState> = {
 const FIELDS = ['applicationConfigId', 'channelIdPattern', ...Object.keys(DEFAULTS)];
 const REDACT = { rtmp: redactKeys('secretKey') };
 const DEFAULT_CONFLICT = 'The application config already has a default channel config.';
-const uniqueDefault = conflictOnUnique<never>({ channel_config_one_default_idx: { field: 'default', message: DEFAULT_CONFLICT } });
+const uniqueDefault = conflictOnUnique<never>({
+  channel_config_one_default_idx: { field: 'default', message: DEFAULT_CONFLICT },
+});
 
 @Injectable()
 export class ChannelConfigsService {
@@ -66,7 +68,12 @@ export class ChannelConfigsService {
 
   /** With `applicationConfigId`, the channel configs of that application config (404 when it is not the organization's). */
   list(caller: Caller, query: ODataQuery, applicationConfigId?: string): Promise<ListAnswer> {
-    return this.reader.listUnder(this.ds, caller, query, { reader: this.parents, id: applicationConfigId, column: 'application_config_id', param: 'applicationConfigId' });
+    return this.reader.listUnder(this.ds, caller, query, {
+      reader: this.parents,
+      id: applicationConfigId,
+      column: 'application_config_id',
+      param: 'applicationConfigId',
+    });
   }
 
   get(caller: Caller, id: string, query?: ODataQuery): Promise<Rec> {
@@ -77,18 +84,46 @@ export class ChannelConfigsService {
     const { webhooks, ...fields } = body;
     const { record, applicationId } = await this.ds.transaction(async (m) => {
       const parent = await this.parent(m, caller, fields.applicationConfigId);
-      const state = nextState({ ...(DEFAULTS as ChannelState), applicationConfigId: parent.id as string, channelIdPattern: '' }, pick(fields), 'merge', DEFAULTS);
+      const state = nextState(
+        { ...(DEFAULTS as ChannelState), applicationConfigId: parent.id as string, channelIdPattern: '' },
+        pick(fields),
+        'merge',
+        DEFAULTS,
+      );
       state.applicationConfigId = parent.id as string;
       await this.checkDefault(m, state, null);
       const id = randomUUID();
       const now = Date.now();
       await m
         .getRepository(ChannelConfigEntity)
-        .insert({ ...state, id, organizationId: caller.organizationId, createdOn: now, createdBy: caller.principal, modifiedOn: now, modifiedBy: caller.principal })
+        .insert({
+          ...state,
+          id,
+          organizationId: caller.organizationId,
+          createdOn: now,
+          createdBy: caller.principal,
+          modifiedOn: now,
+          modifiedBy: caller.principal,
+        })
         .catch(uniqueDefault);
       const after = await this.reader.one(m, caller, id);
-      await writeChanges(m, caller, { entityType: 'ChannelConfig', entityId: id, type: 'Create', before: null, after, properties: FIELDS, redact: REDACT });
-      const written = await syncInlineWebhooks(m, caller, CHANNEL_WEBHOOK_KIND, id, webhooks as Rec[] | null | undefined, this.targets);
+      await writeChanges(m, caller, {
+        entityType: 'ChannelConfig',
+        entityId: id,
+        type: 'Create',
+        before: null,
+        after,
+        properties: FIELDS,
+        redact: REDACT,
+      });
+      const written = await syncInlineWebhooks(
+        m,
+        caller,
+        CHANNEL_WEBHOOK_KIND,
+        id,
+        webhooks as Rec[] | null | undefined,
+        this.targets,
+      );
       return { record: withWrittenWebhooks(after, written), applicationId: parent.applicationId as string };
     });
     this.events.changed([applicationId]);
@@ -102,17 +137,41 @@ export class ChannelConfigsService {
       const oldParent = (await this.parents.find(m, caller, before.applicationConfigId as string))!;
       const current = Object.fromEntries(FIELDS.map((f) => [f, before[f]])) as ChannelState;
       const state = nextState(current, pick(fields), mode, DEFAULTS, ['applicationConfigId', 'channelIdPattern']);
-      const parent = state.applicationConfigId === oldParent.id ? oldParent : await this.parent(m, caller, state.applicationConfigId);
+      const parent =
+        state.applicationConfigId === oldParent.id
+          ? oldParent
+          : await this.parent(m, caller, state.applicationConfigId);
       state.applicationConfigId = parent.id as string;
       await this.checkDefault(m, state, id);
       await m
         .getRepository(ChannelConfigEntity)
-        .update({ id, organizationId: caller.organizationId }, { ...state, modifiedOn: Date.now(), modifiedBy: caller.principal })
+        .update(
+          { id, organizationId: caller.organizationId },
+          { ...state, modifiedOn: Date.now(), modifiedBy: caller.principal },
+        )
         .catch(uniqueDefault);
       const after = await this.reader.one(m, caller, id);
-      await writeChanges(m, caller, { entityType: 'ChannelConfig', entityId: id, type: 'Update', before, after, properties: FIELDS, redact: REDACT });
-      const written = await syncInlineWebhooks(m, caller, CHANNEL_WEBHOOK_KIND, id, webhooks as Rec[] | null | undefined, this.targets);
-      return { record: withWrittenWebhooks(after, written), applicationIds: [oldParent.applicationId as string, parent.applicationId as string] };
+      await writeChanges(m, caller, {
+        entityType: 'ChannelConfig',
+        entityId: id,
+        type: 'Update',
+        before,
+        after,
+        properties: FIELDS,
+        redact: REDACT,
+      });
+      const written = await syncInlineWebhooks(
+        m,
+        caller,
+        CHANNEL_WEBHOOK_KIND,
+        id,
+        webhooks as Rec[] | null | undefined,
+        this.targets,
+      );
+      return {
+        record: withWrittenWebhooks(after, written),
+        applicationIds: [oldParent.applicationId as string, parent.applicationId as string],
+      };
     });
     this.events.changed(applicationIds);
     return record;
@@ -128,11 +187,12 @@ export class ChannelConfigsService {
   /** One default per application config: a second one is a 409 (the unique index settles races). */
   private async checkDefault(m: EntityManager, state: ChannelState, id: string | null): Promise<void> {
     if (!state.default) return;
-    const rows = (await m.query('SELECT id FROM management.channel_config WHERE application_config_id = $1 AND is_default AND id IS DISTINCT FROM $2 LIMIT 1', [
-      state.applicationConfigId,
-      id,
-    ])) as unknown[];
-    if (rows.length > 0) throw new DomainError('Conflict', DEFAULT_CONFLICT, [{ field: 'default', message: DEFAULT_CONFLICT }], 'default');
+    const rows = (await m.query(
+      'SELECT id FROM management.channel_config WHERE application_config_id = $1 AND is_default AND id IS DISTINCT FROM $2 LIMIT 1',
+      [state.applicationConfigId, id],
+    )) as unknown[];
+    if (rows.length > 0)
+      throw new DomainError('Conflict', DEFAULT_CONFLICT, [{ field: 'default', message: DEFAULT_CONFLICT }], 'default');
   }
 }
 

@@ -1,7 +1,13 @@
 import { Controller } from '@nestjs/common';
 import { MessagePattern, Payload } from '@nestjs/microservices';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { channelRecordingSettingsRequest, ChannelRecordingSettingsSubject, DomainError, selectChannelConfig, type ChannelRecordingSettings } from '@switchboard/contracts';
+import {
+  channelRecordingSettingsRequest,
+  ChannelRecordingSettingsSubject,
+  DomainError,
+  selectChannelConfig,
+  type ChannelRecordingSettings,
+} from '@switchboard/contracts';
 import type { DataSource } from 'typeorm';
 
 interface ConfigRow {
@@ -24,7 +30,9 @@ export class ChannelRecordingSettingsRpc {
   @MessagePattern(ChannelRecordingSettingsSubject)
   async settings(@Payload() body: unknown): Promise<ChannelRecordingSettings> {
     const request = channelRecordingSettingsRequest.parse(body);
-    const apps = (await this.ds.query('SELECT id FROM management.application_config WHERE application_id = $1', [request.applicationId])) as Array<{ id: string }>;
+    const apps = (await this.ds.query('SELECT id FROM management.application_config WHERE application_id = $1', [
+      request.applicationId,
+    ])) as Array<{ id: string }>;
     if (!apps[0]) throw new DomainError('NotFound', `No application '${request.applicationId.slice(0, 128)}'.`);
     const configs = (await this.ds.query(
       `SELECT id, channel_id_pattern AS "channelIdPattern", priority, is_default AS "default", recording_enabled AS "recordingEnabled",
@@ -33,6 +41,10 @@ export class ChannelRecordingSettingsRpc {
       [apps[0].id],
     )) as ConfigRow[];
     const governing = selectChannelConfig(configs, request.channelId);
-    return { channelConfigId: governing?.id ?? null, recordingEnabled: governing?.recordingEnabled ?? null, muxDisabled: governing?.muxDisabled === true };
+    return {
+      channelConfigId: governing?.id ?? null,
+      recordingEnabled: governing?.recordingEnabled ?? null,
+      muxDisabled: governing?.muxDisabled === true,
+    };
   }
 }

@@ -2,7 +2,12 @@ import { RecordReader } from '../common/record-reader.js';
 import { webhookModel, webhookSet, type WebhookKind } from '../common/webhook-kit.js';
 import { ChannelWebhookEntity } from './channel-webhook.entity.js';
 
-export const channelWebhookModel = webhookModel('ChannelWebhook', 'management.channel_webhook', 'channelConfigId', 'channel_config_id');
+export const channelWebhookModel = webhookModel(
+  'ChannelWebhook',
+  'management.channel_webhook',
+  'channelConfigId',
+  'channel_config_id',
+);
 
 export const CHANNEL_WEBHOOKS = webhookSet(channelWebhookModel);
 

@@ -1,10 +1,21 @@
 import { Body, Controller, Get, HttpCode, Param, Patch, Post, Put, Query } from '@nestjs/common';
-import { ChannelWebhook, ChannelWebhookCreateBody, ChannelWebhookList, ChannelWebhookUpdateBody } from '@switchboard/contracts';
+import {
+  ChannelWebhook,
+  ChannelWebhookCreateBody,
+  ChannelWebhookList,
+  ChannelWebhookUpdateBody,
+} from '@switchboard/contracts';
 import type { QueryParams } from '@switchboard/odata';
 import { ApiDoc } from '@switchboard/service-kit';
 import { CurrentCaller, type Caller } from '../auth/caller.js';
 import { readBody } from '../common/bodies.js';
-import { API_VERSION_DOC, LIST_QUERY_DOC, parseListQuery, parseSingleQuery, SINGLE_QUERY_DOC } from '../common/odata-query.js';
+import {
+  API_VERSION_DOC,
+  LIST_QUERY_DOC,
+  parseListQuery,
+  parseSingleQuery,
+  SINGLE_QUERY_DOC,
+} from '../common/odata-query.js';
 import { singleParam } from '../common/parent-param.js';
 import { channelWebhookModel } from './channel-webhook.model.js';
 import { ChannelWebhooksService } from './channel-webhooks.service.js';
@@ -18,21 +29,34 @@ export class ChannelWebhooksController {
   @Get()
   @ApiDoc({
     summary: 'List channel webhooks',
-    description: 'With `channelConfigId`, the webhooks of that channel config (404 when the organization has no such config); without it, every channel webhook of the organization.',
+    description:
+      'With `channelConfigId`, the webhooks of that channel config (404 when the organization has no such config); without it, every channel webhook of the organization.',
     tags,
     response: ChannelWebhookList,
     errors: [404],
-    query: [{ name: 'channelConfigId', description: 'The channel config whose webhooks are listed.', schema: { type: 'string' } }, ...LIST_QUERY_DOC],
+    query: [
+      {
+        name: 'channelConfigId',
+        description: 'The channel config whose webhooks are listed.',
+        schema: { type: 'string' },
+      },
+      ...LIST_QUERY_DOC,
+    ],
   })
   list(@CurrentCaller() caller: Caller, @Query() query: QueryParams) {
-    return this.webhooks.list(caller, parseListQuery(query, channelWebhookModel), singleParam(query, 'channelConfigId'));
+    return this.webhooks.list(
+      caller,
+      parseListQuery(query, channelWebhookModel),
+      singleParam(query, 'channelConfigId'),
+    );
   }
 
   @Post()
   @HttpCode(201)
   @ApiDoc({
     summary: 'Create a channel webhook',
-    description: '`channelConfigId` must name a channel config of the organization (400 otherwise); `url` must be an http or https URL.',
+    description:
+      '`channelConfigId` must name a channel config of the organization (400 otherwise); `url` must be an http or https URL.',
     tags,
     body: ChannelWebhookCreateBody,
     response: ChannelWebhook,
@@ -52,7 +76,8 @@ export class ChannelWebhooksController {
   @Put(':id')
   @ApiDoc({
     summary: 'Replace a channel webhook',
-    description: 'Absent fields take their defaults (`name`, `url`, `events` null; `disabled`, `batch`, `reliable` false); an absent `channelConfigId` keeps the webhook where it is.',
+    description:
+      'Absent fields take their defaults (`name`, `url`, `events` null; `disabled`, `batch`, `reliable` false); an absent `channelConfigId` keeps the webhook where it is.',
     tags,
     body: ChannelWebhookUpdateBody,
     response: ChannelWebhook,
@@ -64,7 +89,14 @@ export class ChannelWebhooksController {
   }
 
   @Patch(':id')
-  @ApiDoc({ summary: 'Partially update a channel webhook', tags, body: ChannelWebhookUpdateBody, response: ChannelWebhook, errors: [404], query: API_VERSION_DOC })
+  @ApiDoc({
+    summary: 'Partially update a channel webhook',
+    tags,
+    body: ChannelWebhookUpdateBody,
+    response: ChannelWebhook,
+    errors: [404],
+    query: API_VERSION_DOC,
+  })
   patch(@CurrentCaller() caller: Caller, @Param('id') id: string, @Body() body: unknown) {
     return this.webhooks.update(caller, id, readBody(ChannelWebhookUpdateBody, body), 'merge');
   }

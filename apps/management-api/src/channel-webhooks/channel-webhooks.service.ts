@@ -29,7 +29,12 @@ export class ChannelWebhooksService {
 
   /** With `channelConfigId`, the webhooks of that channel config (404 when it is not the organization's). */
   list(caller: Caller, query: ODataQuery, channelConfigId?: string): Promise<ListAnswer> {
-    return this.reader.listUnder(this.ds, caller, query, { reader: this.parents, id: channelConfigId, column: 'channel_config_id', param: 'channelConfigId' });
+    return this.reader.listUnder(this.ds, caller, query, {
+      reader: this.parents,
+      id: channelConfigId,
+      column: 'channel_config_id',
+      param: 'channelConfigId',
+    });
   }
 
   get(caller: Caller, id: string, query?: ODataQuery): Promise<Rec> {
@@ -50,8 +55,20 @@ export class ChannelWebhooksService {
     const { record, applicationIds } = await this.ds.transaction(async (m) => {
       const before = await this.reader.lock(m, caller, id);
       const oldParent = await this.parent(m, caller, before.channelConfigId as string);
-      const parent = body.channelConfigId === undefined || body.channelConfigId === null ? oldParent : await this.parent(m, caller, body.channelConfigId);
-      const record = await updateWebhook(m, caller, CHANNEL_WEBHOOK_KIND, before, body as Rec, mode, parent.id, this.targets);
+      const parent =
+        body.channelConfigId === undefined || body.channelConfigId === null
+          ? oldParent
+          : await this.parent(m, caller, body.channelConfigId);
+      const record = await updateWebhook(
+        m,
+        caller,
+        CHANNEL_WEBHOOK_KIND,
+        before,
+        body as Rec,
+        mode,
+        parent.id,
+        this.targets,
+      );
       return { record, applicationIds: [oldParent.applicationId, parent.applicationId] };
     });
     this.events.changed(applicationIds);
@@ -63,7 +80,9 @@ export class ChannelWebhooksService {
     if (typeof channelConfigId !== 'string') throw invalid('channelConfigId', 'is required');
     const parent = await this.parents.find(m, caller, channelConfigId);
     if (!parent) throw invalid('channelConfigId', 'is not a channel config of the organization');
-    const rows = (await m.query('SELECT application_id FROM management.application_config WHERE id = $1', [parent.applicationConfigId])) as Array<{ application_id: string }>;
+    const rows = (await m.query('SELECT application_id FROM management.application_config WHERE id = $1', [
+      parent.applicationConfigId,
+    ])) as Array<{ application_id: string }>;
     return { id: parent.id as string, applicationId: rows[0]?.application_id ?? '' };
   }
 }

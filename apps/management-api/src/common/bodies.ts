@@ -28,7 +28,8 @@ export function readBody<T extends TObject>(schema: T, body: unknown): Partial<S
 /** The body as an object: no body at all reads as `{}`; a JSON `null`, array or scalar is a 400. */
 export function bodyObject(body: unknown): object {
   const value = body === undefined ? {} : body;
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new DomainError('ValidationFailed', 'The request body must be a JSON object.');
+  if (typeof value !== 'object' || value === null || Array.isArray(value))
+    throw new DomainError('ValidationFailed', 'The request body must be a JSON object.');
   return value;
 }
 
@@ -36,7 +37,13 @@ export function bodyObject(body: unknown): object {
  * The writable state after a PUT or PATCH. `defaults` lists every writable field with the value a
  * PUT gives it when absent; `keep` names fields kept when absent or null (identity and secrets).
  */
-export function nextState<S extends Rec>(current: S, body: Rec, mode: WriteMode, defaults: Partial<S>, keep: readonly (keyof S & string)[] = []): S {
+export function nextState<S extends Rec>(
+  current: S,
+  body: Rec,
+  mode: WriteMode,
+  defaults: Partial<S>,
+  keep: readonly (keyof S & string)[] = [],
+): S {
   const next: Rec = { ...current };
   if (mode === 'replace') {
     for (const [field, value] of Object.entries(defaults)) next[field] = keep.includes(field) ? current[field] : value;
@@ -52,9 +59,11 @@ export function nextState<S extends Rec>(current: S, body: Rec, mode: WriteMode,
 /** Refuses the first string or list over the stored limits, naming its field (`webhooks[0].url`). */
 function checkSizes(value: unknown, field: string): void {
   if (typeof value === 'string') {
-    if (value.length > MAX_STORED_STRING_LENGTH) throw invalid(field, `must be at most ${MAX_STORED_STRING_LENGTH} characters`);
+    if (value.length > MAX_STORED_STRING_LENGTH)
+      throw invalid(field, `must be at most ${MAX_STORED_STRING_LENGTH} characters`);
   } else if (Array.isArray(value)) {
-    if (value.length > MAX_STORED_LIST_LENGTH) throw invalid(field, `must have at most ${MAX_STORED_LIST_LENGTH} items`);
+    if (value.length > MAX_STORED_LIST_LENGTH)
+      throw invalid(field, `must have at most ${MAX_STORED_LIST_LENGTH} items`);
     value.forEach((item, index) => checkSizes(item, `${field}[${index}]`));
   } else if (value !== null && typeof value === 'object') {
     for (const [key, item] of Object.entries(value)) checkSizes(item, field ? `${field}.${key}` : key);
@@ -70,7 +79,8 @@ export function checkHttpUrl(value: string | null | undefined, field: string): v
   } catch {
     throw invalid(field, 'must be an absolute http or https URL');
   }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw invalid(field, 'must be an absolute http or https URL');
+  if (url.protocol !== 'http:' && url.protocol !== 'https:')
+    throw invalid(field, 'must be an absolute http or https URL');
   if (value.length > 2048) throw invalid(field, 'must be at most 2048 characters');
 }
 

@@ -24,7 +24,15 @@ describe('change log', () => {
 
   it('skips properties without a value on create and redacts secrets', () => {
     const rows = diff(
-      { entityType: 'ApplicationConfig', entityId: 'x', type: 'Create', before: null, after: { tag: null, sharedSecret: 's3cr3t', rtmp: { url: 'u', secretKey: 'k' } }, properties: ['tag', 'sharedSecret', 'rtmp'], redact: { sharedSecret: redactAlways, rtmp: redactKeys('secretKey') } },
+      {
+        entityType: 'ApplicationConfig',
+        entityId: 'x',
+        type: 'Create',
+        before: null,
+        after: { tag: null, sharedSecret: 's3cr3t', rtmp: { url: 'u', secretKey: 'k' } },
+        properties: ['tag', 'sharedSecret', 'rtmp'],
+        redact: { sharedSecret: redactAlways, rtmp: redactKeys('secretKey') },
+      },
       caller,
       1,
     );

@@ -1,5 +1,12 @@
 import { DomainError, type ODataQueryErrorCode } from '@switchboard/contracts';
-import { ODataError, parseQueryOptions, parseQueryOptionsSyntax, type EntityModel, type ODataQuery, type QueryParams } from '@switchboard/odata';
+import {
+  ODataError,
+  parseQueryOptions,
+  parseQueryOptionsSyntax,
+  type EntityModel,
+  type ODataQuery,
+  type QueryParams,
+} from '@switchboard/odata';
 
 /**
  * An OData query option the engine refused. Carries the OData error code of the contract
@@ -46,7 +53,11 @@ export function parseSingleQuery(params: QueryParams | undefined, model: EntityM
  * Checks the grammar and limits of options a downstream service will apply (its model is its own):
  * syntax errors and exceeded limits are answered here, with their own codes.
  */
-export function checkForwardedQuery(params: QueryParams | undefined, allowed: readonly string[], what: string): { options: Record<string, string>; query: ODataQuery } {
+export function checkForwardedQuery(
+  params: QueryParams | undefined,
+  allowed: readonly string[],
+  what: string,
+): { options: Record<string, string>; query: ODataQuery } {
   rejectOptions(params, new Set(allowed), what);
   const query = translate(() => parseQueryOptionsSyntax(params ?? {}));
   const options: Record<string, string> = {};
@@ -59,7 +70,11 @@ export function checkForwardedQuery(params: QueryParams | undefined, allowed: re
 function rejectOptions(params: QueryParams | undefined, allowed: ReadonlySet<string>, what: string): void {
   for (const key of Object.keys(params ?? {})) {
     if (key.startsWith('$') && !allowed.has(key.toLowerCase())) {
-      throw new ODataQueryError('QuerySyntaxError', `${key.slice(0, 64)} is not supported on ${what}; supported: ${[...allowed].join(', ')}.`, key.slice(0, 64));
+      throw new ODataQueryError(
+        'QuerySyntaxError',
+        `${key.slice(0, 64)} is not supported on ${what}; supported: ${[...allowed].join(', ')}.`,
+        key.slice(0, 64),
+      );
     }
   }
 }
@@ -68,12 +83,28 @@ function rejectOptions(params: QueryParams | undefined, allowed: ReadonlySet<str
 export const LIST_QUERY_DOC = [
   { name: '$filter', description: 'OData 4.0 filter expression (at most 100 nodes).', schema: { type: 'string' } },
   { name: '$orderby', description: 'Sort items, `asc` or `desc` (at most 5).', schema: { type: 'string' } },
-  { name: '$top', description: 'Page size (0 to 1000; default 100).', schema: { type: 'integer', minimum: 0, maximum: 1000 } },
+  {
+    name: '$top',
+    description: 'Page size (0 to 1000; default 100).',
+    schema: { type: 'integer', minimum: 0, maximum: 1000 },
+  },
   { name: '$skip', description: 'Items skipped from the start.', schema: { type: 'integer', minimum: 0 } },
-  { name: '$count', description: 'true: the answer carries `@odata.count`, the number of matching items.', schema: { type: 'boolean' } },
+  {
+    name: '$count',
+    description: 'true: the answer carries `@odata.count`, the number of matching items.',
+    schema: { type: 'boolean' },
+  },
   { name: '$select', description: 'Comma-separated properties to return.', schema: { type: 'string' } },
-  { name: '$expand', description: 'Navigation properties to return inline, with nested options (depth at most 2).', schema: { type: 'string' } },
-  { name: 'api-version', description: 'API version; only `1.0` is supported.', schema: { type: 'string', enum: ['1.0'] } },
+  {
+    name: '$expand',
+    description: 'Navigation properties to return inline, with nested options (depth at most 2).',
+    schema: { type: 'string' },
+  },
+  {
+    name: 'api-version',
+    description: 'API version; only `1.0` is supported.',
+    schema: { type: 'string', enum: ['1.0'] },
+  },
 ];
 
 export const SINGLE_QUERY_DOC = LIST_QUERY_DOC.filter((q) => ['$select', '$expand', 'api-version'].includes(q.name));

@@ -61,7 +61,8 @@ export class RecordReader {
 
   private base(source: Source, caller: Caller, where?: { sql: string; params: Rec }) {
     const qb = source.createQueryBuilder().from(this.spec.model.table!, ALIAS) as SelectQueryBuilder<Rec>;
-    if (this.spec.tenantColumn) qb.where(`${QUOTED}."${this.spec.tenantColumn}" = :sb_tenant`, { sb_tenant: caller.organizationId });
+    if (this.spec.tenantColumn)
+      qb.where(`${QUOTED}."${this.spec.tenantColumn}" = :sb_tenant`, { sb_tenant: caller.organizationId });
     else qb.where('TRUE');
     if (where) qb.andWhere(where.sql, where.params);
     const toRecord = selectModelRecords(qb, this.spec.model, ALIAS);
@@ -77,7 +78,12 @@ export class RecordReader {
   }
 
   /** A list answer: `{ value }` plus `@odata.count` with `$count=true`. */
-  async list(source: Source, caller: Caller, query: ODataQuery, where?: { sql: string; params: Rec }): Promise<ListAnswer> {
+  async list(
+    source: Source,
+    caller: Caller,
+    query: ODataQuery,
+    where?: { sql: string; params: Rec },
+  ): Promise<ListAnswer> {
     const { qb, build } = this.base(source, caller, where);
     if (query.orderBy.length === 0) this.spec.defaultOrder.forEach((sql) => qb.addOrderBy(sql, 'ASC'));
     const { query: page, countQuery } = guard(() => applyODataQuery(qb, query, this.spec.model, ALIAS));
@@ -93,11 +99,19 @@ export class RecordReader {
    * The records under one parent record (`column` holds the parent's id), or all of them without
    * a parent id; a parent that is missing or another organization's is NotFound, naming `param`.
    */
-  async listUnder(source: Source, caller: Caller, query: ODataQuery, parent: { reader: RecordReader; id: string | undefined; column: string; param: string }): Promise<ListAnswer> {
+  async listUnder(
+    source: Source,
+    caller: Caller,
+    query: ODataQuery,
+    parent: { reader: RecordReader; id: string | undefined; column: string; param: string },
+  ): Promise<ListAnswer> {
     if (parent.id === undefined) return this.list(source, caller, query);
     const found = await parent.reader.find(source, caller, parent.id);
     if (!found) throw parent.reader.notFound(parent.id, parent.param);
-    return this.list(source, caller, query, { sql: `${QUOTED}."${parent.column}" = :sb_parent`, params: { sb_parent: found.id } });
+    return this.list(source, caller, query, {
+      sql: `${QUOTED}."${parent.column}" = :sb_parent`,
+      params: { sb_parent: found.id },
+    });
   }
 
   /** One record with `$select`/`$expand` applied; another organization's record is NotFound. */
@@ -124,7 +138,10 @@ export class RecordReader {
   async lock(manager: EntityManager, caller: Caller, id: string): Promise<Rec> {
     if (!isUuid(id)) throw this.notFound(id);
     const tenant = this.spec.tenantColumn;
-    const rows = (await manager.query(`SELECT 1 FROM ${this.spec.model.table} WHERE "id" = $1 ${tenant ? `AND "${tenant}" = $2` : ''} FOR UPDATE`, tenant ? [id, caller.organizationId] : [id])) as unknown[];
+    const rows = (await manager.query(
+      `SELECT 1 FROM ${this.spec.model.table} WHERE "id" = $1 ${tenant ? `AND "${tenant}" = $2` : ''} FOR UPDATE`,
+      tenant ? [id, caller.organizationId] : [id],
+    )) as unknown[];
     const record = rows.length > 0 ? await this.find(manager, caller, id) : null;
     if (!record) throw this.notFound(id);
     return record;
@@ -153,4 +170,3 @@ function guard<T>(fn: () => T): T {
     throw e;
   }
 }
-

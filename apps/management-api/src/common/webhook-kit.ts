@@ -52,7 +52,14 @@ export interface WebhookState extends Rec {
   reliable: boolean;
   events: string[] | null;
 }
-export const WEBHOOK_DEFAULTS: WebhookState = { name: null, url: null, disabled: false, batch: false, reliable: false, events: null };
+export const WEBHOOK_DEFAULTS: WebhookState = {
+  name: null,
+  url: null,
+  disabled: false,
+  batch: false,
+  reliable: false,
+  events: null,
+};
 const WEBHOOK_FIELDS = Object.keys(WEBHOOK_DEFAULTS);
 
 export function webhookModel(name: string, table: string, parentProperty: string, parentColumn: string): EntityModel {
@@ -96,7 +103,12 @@ export function trackedWebhookProperties(kind: WebhookKind): string[] {
  * known without DNS (an IP literal, `localhost`); a name is checked by webhook-worker each time it
  * delivers, against every address it resolves to then.
  */
-export function checkWebhook(state: WebhookState, targets: TargetPolicy, field = 'url', previousUrl: string | null = null): void {
+export function checkWebhook(
+  state: WebhookState,
+  targets: TargetPolicy,
+  field = 'url',
+  previousUrl: string | null = null,
+): void {
   checkHttpUrl(state.url, field);
   // A URL kept as it was is not judged again (the policy may have changed since it was written).
   if (state.url === null || state.url === previousUrl) return;
@@ -117,7 +129,15 @@ export class WebhookTargets implements TargetPolicy {
 }
 
 /** Inserts one webhook of `parentId` and writes its change records; returns the new record. */
-export async function insertWebhook(m: EntityManager, caller: Caller, kind: WebhookKind, parentId: string, body: Rec, targets: TargetPolicy, fieldPrefix = ''): Promise<Rec> {
+export async function insertWebhook(
+  m: EntityManager,
+  caller: Caller,
+  kind: WebhookKind,
+  parentId: string,
+  body: Rec,
+  targets: TargetPolicy,
+  fieldPrefix = '',
+): Promise<Rec> {
   const state = nextState(WEBHOOK_DEFAULTS, pickWebhookFields(body), 'replace', WEBHOOK_DEFAULTS);
   checkWebhook(state, targets, `${fieldPrefix}url`);
   const now = Date.now();
@@ -133,7 +153,14 @@ export async function insertWebhook(m: EntityManager, caller: Caller, kind: Webh
     modifiedBy: caller.principal,
   } as Rec);
   const after = await kind.reader.one(m, caller, id);
-  await writeChanges(m, caller, { entityType: kind.entityType, entityId: id, type: 'Create', before: null, after, properties: trackedWebhookProperties(kind) });
+  await writeChanges(m, caller, {
+    entityType: kind.entityType,
+    entityId: id,
+    type: 'Create',
+    before: null,
+    after,
+    properties: trackedWebhookProperties(kind),
+  });
   return after;
 }
 
@@ -155,9 +182,19 @@ export async function updateWebhook(
   const id = before.id as string;
   await m
     .getRepository(kind.entity)
-    .update({ id, organizationId: caller.organizationId } as Rec, { ...state, [kind.parentProperty]: parentId, modifiedOn: Date.now(), modifiedBy: caller.principal } as Rec);
+    .update(
+      { id, organizationId: caller.organizationId } as Rec,
+      { ...state, [kind.parentProperty]: parentId, modifiedOn: Date.now(), modifiedBy: caller.principal } as Rec,
+    );
   const after = await kind.reader.one(m, caller, id);
-  await writeChanges(m, caller, { entityType: kind.entityType, entityId: id, type: 'Update', before, after, properties: trackedWebhookProperties(kind) });
+  await writeChanges(m, caller, {
+    entityType: kind.entityType,
+    entityId: id,
+    type: 'Update',
+    before,
+    after,
+    properties: trackedWebhookProperties(kind),
+  });
   return after;
 }
 
@@ -179,17 +216,22 @@ export async function syncInlineWebhooks(
   targets: TargetPolicy,
 ): Promise<Rec[] | null> {
   if (items === null || items === undefined) return null;
-  const existing = (await m.query(`SELECT id FROM ${kind.reader.model.table} WHERE "${kind.parentColumn}" = $1 AND organization_id = $2 ORDER BY created_on, id FOR UPDATE`, [
-    parentId,
-    caller.organizationId,
-  ])) as Array<{ id: string }>;
+  const existing = (await m.query(
+    `SELECT id FROM ${kind.reader.model.table} WHERE "${kind.parentColumn}" = $1 AND organization_id = $2 ORDER BY created_on, id FOR UPDATE`,
+    [parentId, caller.organizationId],
+  )) as Array<{ id: string }>;
   const ids = new Set(existing.map((r) => r.id));
   const seen = new Set<string>();
   for (const [i, item] of items.entries()) {
     const id = typeof item.id === 'string' ? item.id.toLowerCase() : null;
     if (id !== null && (!ids.has(id) || seen.has(id))) {
       const field = `webhooks[${i}].id`;
-      throw new DomainError('ValidationFailed', `${field} is not a webhook of this config (leave it out to create one).`, [{ field, message: 'is not a webhook of this config' }], field);
+      throw new DomainError(
+        'ValidationFailed',
+        `${field} is not a webhook of this config (leave it out to create one).`,
+        [{ field, message: 'is not a webhook of this config' }],
+        field,
+      );
     }
     if (id !== null) seen.add(id);
   }
@@ -209,7 +251,14 @@ export async function syncInlineWebhooks(
     if (kept.has(id)) continue;
     const before = (await kind.reader.find(m, caller, id))!;
     await m.getRepository(kind.entity).delete({ id, organizationId: caller.organizationId } as Rec);
-    await writeChanges(m, caller, { entityType: kind.entityType, entityId: id, type: 'Delete', before, after: null, properties: trackedWebhookProperties(kind) });
+    await writeChanges(m, caller, {
+      entityType: kind.entityType,
+      entityId: id,
+      type: 'Delete',
+      before,
+      after: null,
+      properties: trackedWebhookProperties(kind),
+    });
   }
   return written;
 }

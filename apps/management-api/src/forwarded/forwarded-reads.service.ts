@@ -1,6 +1,14 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { DomainError, isUuid, odataQueryErrorCodeOf, type ForwardedQueryOptions, type RequestMap, type RequestOf, type ResponseOf } from '@switchboard/contracts';
+import {
+  DomainError,
+  isUuid,
+  odataQueryErrorCodeOf,
+  type ForwardedQueryOptions,
+  type RequestMap,
+  type RequestOf,
+  type ResponseOf,
+} from '@switchboard/contracts';
 import { FORWARDED_SINGLE_READ_OPTIONS, type QueryParams } from '@switchboard/odata';
 import { NatsClient } from '@switchboard/service-kit';
 import type { DataSource } from 'typeorm';
@@ -41,15 +49,18 @@ export class ForwardedReadsService {
 
   /** Throws NotFound unless `applicationId` is an application of the caller's organization. */
   async ownApplication(caller: Caller, applicationId: string): Promise<void> {
-    const rows = (await this.ds.query('SELECT 1 FROM management.application_config WHERE application_id = $1 AND organization_id = $2', [
-      applicationId,
-      caller.organizationId,
-    ])) as unknown[];
+    const rows = (await this.ds.query(
+      'SELECT 1 FROM management.application_config WHERE application_id = $1 AND organization_id = $2',
+      [applicationId, caller.organizationId],
+    )) as unknown[];
     if (rows.length === 0) throw new DomainError('NotFound', `No application '${applicationId.slice(0, 128)}'.`);
   }
 
   async applicationIds(caller: Caller): Promise<string[]> {
-    const rows = (await this.ds.query('SELECT application_id FROM management.application_config WHERE organization_id = $1 ORDER BY application_id', [caller.organizationId])) as Array<{
+    const rows = (await this.ds.query(
+      'SELECT application_id FROM management.application_config WHERE organization_id = $1 ORDER BY application_id',
+      [caller.organizationId],
+    )) as Array<{
       application_id: string;
     }>;
     return rows.map((r) => r.application_id);
@@ -99,12 +110,18 @@ export function downstreamQueryError(e: unknown): unknown {
 }
 
 /** A single-read request with the read's options, or without `query` when the client gave none. */
-export function withQuery<R extends object>(request: R, query: ForwardedQueryOptions): R & { query?: ForwardedQueryOptions } {
+export function withQuery<R extends object>(
+  request: R,
+  query: ForwardedQueryOptions,
+): R & { query?: ForwardedQueryOptions } {
   return Object.keys(query).length > 0 ? { ...request, query } : request;
 }
 
 /** Only the list envelope crosses to the client: `{ value }` plus `@odata.count` when the answer has one. */
-export function listEnvelope<T>(answer: { value: T[]; '@odata.count'?: number }): { value: T[]; '@odata.count'?: number } {
+export function listEnvelope<T>(answer: { value: T[]; '@odata.count'?: number }): {
+  value: T[];
+  '@odata.count'?: number;
+} {
   const value = Array.isArray(answer?.value) ? answer.value : [];
   return typeof answer?.['@odata.count'] === 'number' ? { '@odata.count': answer['@odata.count'], value } : { value };
 }
@@ -119,7 +136,8 @@ export function uuidParam(value: string, what: string): string {
 export function timestampParam(query: QueryParams | undefined, name: string): number | null {
   const raw = query?.[name];
   if (raw === undefined || raw === '') return null;
-  if (typeof raw !== 'string' || !/^\d{1,16}$/.test(raw)) throw invalid(name, 'must be a Unix time in milliseconds (a non-negative integer)');
+  if (typeof raw !== 'string' || !/^\d{1,16}$/.test(raw))
+    throw invalid(name, 'must be a Unix time in milliseconds (a non-negative integer)');
   const n = Number(raw);
   if (!Number.isSafeInteger(n)) throw invalid(name, 'is out of range');
   return n;

@@ -15,15 +15,30 @@ import type { QueryParams } from '@switchboard/odata';
 import { ApiDoc } from '@switchboard/service-kit';
 import { CurrentCaller, type Caller } from '../auth/caller.js';
 import { API_VERSION_DOC, LIST_QUERY_DOC, SINGLE_QUERY_DOC } from '../common/odata-query.js';
-import { FORWARDED_LIST_OPTIONS, FORWARDED_SINGLE_OPTIONS, forwardedNamesDoc, ForwardedReadsService, listEnvelope, uuidParam, withQuery } from './forwarded-reads.service.js';
+import {
+  FORWARDED_LIST_OPTIONS,
+  FORWARDED_SINGLE_OPTIONS,
+  forwardedNamesDoc,
+  ForwardedReadsService,
+  listEnvelope,
+  uuidParam,
+  withQuery,
+} from './forwarded-reads.service.js';
 
 const FORWARDED = (service: string, subject: string) =>
   `Answered by ${service} (\`${subject}\`) with the OData options passed through. 404 when the application (or the recording) is not the organization's; 503 when ${service} is down, 504 when it is slow.`;
 const NAMES = forwardedNamesDoc('recording');
-const LIST_DOC = LIST_QUERY_DOC.filter((q) => (FORWARDED_LIST_OPTIONS as readonly string[]).includes(q.name) || q.name === 'api-version');
-const SELECT_DOC = SINGLE_QUERY_DOC.filter((q) => (FORWARDED_SINGLE_OPTIONS as readonly string[]).includes(q.name) || q.name === 'api-version');
+const LIST_DOC = LIST_QUERY_DOC.filter(
+  (q) => (FORWARDED_LIST_OPTIONS as readonly string[]).includes(q.name) || q.name === 'api-version',
+);
+const SELECT_DOC = SINGLE_QUERY_DOC.filter(
+  (q) => (FORWARDED_SINGLE_OPTIONS as readonly string[]).includes(q.name) || q.name === 'api-version',
+);
 const SCALAR_DOC = SINGLE_QUERY_DOC;
-const EmptyObject = Type.Object({}, { $id: 'EmptyObject', additionalProperties: false, description: 'An empty object.' });
+const EmptyObject = Type.Object(
+  {},
+  { $id: 'EmptyObject', additionalProperties: false, description: 'An empty object.' },
+);
 
 type ChannelRead = (typeof CHANNEL_RECORDING_READS)[number];
 type ConnectionRead = (typeof CONNECTION_RECORDING_READS)[number];
@@ -41,10 +56,20 @@ export class ChannelRecordingsController {
     errors: [404, 503, 504],
     query: LIST_DOC,
   })
-  async list(@CurrentCaller() caller: Caller, @Param('applicationId') applicationId: string, @Query() query: QueryParams) {
+  async list(
+    @CurrentCaller() caller: Caller,
+    @Param('applicationId') applicationId: string,
+    @Query() query: QueryParams,
+  ) {
     const options = this.reads.listOptions(query, 'ChannelRecordings');
     await this.reads.ownApplication(caller, applicationId);
-    return listEnvelope(await this.reads.request(ManagementReadSubjects.channelRecordingsList, { scope: this.reads.scope(caller), applicationId, query: options }));
+    return listEnvelope(
+      await this.reads.request(ManagementReadSubjects.channelRecordingsList, {
+        scope: this.reads.scope(caller),
+        applicationId,
+        query: options,
+      }),
+    );
   }
 
   @Get(':applicationId/:channelId/:channelRecordingId')
@@ -78,7 +103,12 @@ export class ChannelRecordingsController {
     errors: [404, 503, 504],
     query: API_VERSION_DOC,
   })
-  async remove(@CurrentCaller() caller: Caller, @Param('applicationId') applicationId: string, @Param('channelId') channelId: string, @Param('channelRecordingId') recordingId: string) {
+  async remove(
+    @CurrentCaller() caller: Caller,
+    @Param('applicationId') applicationId: string,
+    @Param('channelId') channelId: string,
+    @Param('channelRecordingId') recordingId: string,
+  ) {
     const ref = await this.ref(caller, applicationId, channelId, recordingId);
     await this.reads.request(ManagementReadSubjects.channelRecordingDelete, ref);
     return {};
@@ -86,25 +116,45 @@ export class ChannelRecordingsController {
 
   @Get(':applicationId/:channelId/:channelRecordingId/MuxJson')
   @ApiDoc(readDoc('The JSON of the recording for the mux tool'))
-  muxJson(@CurrentCaller() c: Caller, @Param('applicationId') a: string, @Param('channelId') ch: string, @Param('channelRecordingId') r: string) {
+  muxJson(
+    @CurrentCaller() c: Caller,
+    @Param('applicationId') a: string,
+    @Param('channelId') ch: string,
+    @Param('channelRecordingId') r: string,
+  ) {
     return this.read(c, a, ch, r, 'MuxJson');
   }
 
   @Get(':applicationId/:channelId/:channelRecordingId/Url')
   @ApiDoc(readDoc('The URL of the recording'))
-  url(@CurrentCaller() c: Caller, @Param('applicationId') a: string, @Param('channelId') ch: string, @Param('channelRecordingId') r: string) {
+  url(
+    @CurrentCaller() c: Caller,
+    @Param('applicationId') a: string,
+    @Param('channelId') ch: string,
+    @Param('channelRecordingId') r: string,
+  ) {
     return this.read(c, a, ch, r, 'Url');
   }
 
   @Get(':applicationId/:channelId/:channelRecordingId/AudioUrl')
   @ApiDoc(readDoc('The URL of the audio of the recording'))
-  audioUrl(@CurrentCaller() c: Caller, @Param('applicationId') a: string, @Param('channelId') ch: string, @Param('channelRecordingId') r: string) {
+  audioUrl(
+    @CurrentCaller() c: Caller,
+    @Param('applicationId') a: string,
+    @Param('channelId') ch: string,
+    @Param('channelRecordingId') r: string,
+  ) {
     return this.read(c, a, ch, r, 'AudioUrl');
   }
 
   @Get(':applicationId/:channelId/:channelRecordingId/VideoUrl')
   @ApiDoc(readDoc('The URL of the video of the recording'))
-  videoUrl(@CurrentCaller() c: Caller, @Param('applicationId') a: string, @Param('channelId') ch: string, @Param('channelRecordingId') r: string) {
+  videoUrl(
+    @CurrentCaller() c: Caller,
+    @Param('applicationId') a: string,
+    @Param('channelId') ch: string,
+    @Param('channelRecordingId') r: string,
+  ) {
     return this.read(c, a, ch, r, 'VideoUrl');
   }
 
@@ -144,10 +194,20 @@ export class ConnectionRecordingsController {
     errors: [404, 503, 504],
     query: LIST_DOC,
   })
-  async list(@CurrentCaller() caller: Caller, @Param('applicationId') applicationId: string, @Query() query: QueryParams) {
+  async list(
+    @CurrentCaller() caller: Caller,
+    @Param('applicationId') applicationId: string,
+    @Query() query: QueryParams,
+  ) {
     const options = this.reads.listOptions(query, 'ConnectionRecordings');
     await this.reads.ownApplication(caller, applicationId);
-    return listEnvelope(await this.reads.request(ManagementReadSubjects.connectionRecordingsList, { scope: this.reads.scope(caller), applicationId, query: options }));
+    return listEnvelope(
+      await this.reads.request(ManagementReadSubjects.connectionRecordingsList, {
+        scope: this.reads.scope(caller),
+        applicationId,
+        query: options,
+      }),
+    );
   }
 
   @Get(':applicationId/:connectionRecordingId')
@@ -159,9 +219,17 @@ export class ConnectionRecordingsController {
     errors: [404, 503, 504],
     query: SELECT_DOC,
   })
-  async get(@CurrentCaller() caller: Caller, @Param('applicationId') applicationId: string, @Param('connectionRecordingId') recordingId: string, @Query() query: QueryParams) {
+  async get(
+    @CurrentCaller() caller: Caller,
+    @Param('applicationId') applicationId: string,
+    @Param('connectionRecordingId') recordingId: string,
+    @Query() query: QueryParams,
+  ) {
     const options = this.reads.singleQueryOptions(query, 'a connection recording read');
-    return this.reads.request(ManagementReadSubjects.connectionRecordingGet, withQuery(await this.ref(caller, applicationId, recordingId), options));
+    return this.reads.request(
+      ManagementReadSubjects.connectionRecordingGet,
+      withQuery(await this.ref(caller, applicationId, recordingId), options),
+    );
   }
 
   @Get(':applicationId/:connectionRecordingId/Url')
@@ -211,7 +279,12 @@ export class RecordingStorageController {
     this.reads.scalarOptions(query, 'RecordingStorage/UsedSize');
     const applicationIds = await this.reads.applicationIds(caller);
     if (applicationIds.length === 0) return { value: 0 };
-    return { value: await this.reads.request(ManagementReadSubjects.storageUsedSize, { scope: this.reads.scope(caller), applicationIds }) };
+    return {
+      value: await this.reads.request(ManagementReadSubjects.storageUsedSize, {
+        scope: this.reads.scope(caller),
+        applicationIds,
+      }),
+    };
   }
 
   @Get('UsedSize/:applicationId')
@@ -223,9 +296,18 @@ export class RecordingStorageController {
     errors: [404, 503, 504],
     query: SCALAR_DOC,
   })
-  async application(@CurrentCaller() caller: Caller, @Param('applicationId') applicationId: string, @Query() query: QueryParams) {
+  async application(
+    @CurrentCaller() caller: Caller,
+    @Param('applicationId') applicationId: string,
+    @Query() query: QueryParams,
+  ) {
     this.reads.scalarOptions(query, 'RecordingStorage/UsedSize');
     await this.reads.ownApplication(caller, applicationId);
-    return { value: await this.reads.request(ManagementReadSubjects.storageUsedSize, { scope: this.reads.scope(caller), applicationIds: [applicationId] }) };
+    return {
+      value: await this.reads.request(ManagementReadSubjects.storageUsedSize, {
+        scope: this.reads.scope(caller),
+        applicationIds: [applicationId],
+      }),
+    };
   }
 }

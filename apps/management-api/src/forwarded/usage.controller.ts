@@ -6,7 +6,13 @@ import { CurrentCaller, type Caller } from '../auth/caller.js';
 import { invalid } from '../common/bodies.js';
 import { LIST_QUERY_DOC } from '../common/odata-query.js';
 import { singleParam } from '../common/parent-param.js';
-import { FORWARDED_LIST_OPTIONS, forwardedNamesDoc, ForwardedReadsService, listEnvelope, timestampParam } from './forwarded-reads.service.js';
+import {
+  FORWARDED_LIST_OPTIONS,
+  forwardedNamesDoc,
+  ForwardedReadsService,
+  listEnvelope,
+  timestampParam,
+} from './forwarded-reads.service.js';
 
 @Controller('Usage')
 export class UsageController {
@@ -17,16 +23,26 @@ export class UsageController {
     summary: 'Usage records of an application',
     description:
       'Answered by usage-aggregator (`usage-aggregator.v1.usage.list`) with the OData options passed through. `startTimestamp` (inclusive) and `endTimestamp` (exclusive) are Unix ms. ' +
-      '404 when the application is not the organization\'s; 503 when the usage service is down, 504 when it is slow.' +
+      "404 when the application is not the organization's; 503 when the usage service is down, 504 when it is slow." +
       forwardedNamesDoc('usage record'),
     tags: ['Usage'],
     response: UsageRecordList,
     errors: [404, 503, 504],
     query: [
       { name: 'applicationId', description: 'The application.', schema: { type: 'string' }, required: true },
-      { name: 'startTimestamp', description: 'Unix ms, inclusive.', schema: { type: 'integer', format: 'int64', minimum: 0 } },
-      { name: 'endTimestamp', description: 'Unix ms, exclusive.', schema: { type: 'integer', format: 'int64', minimum: 0 } },
-      ...LIST_QUERY_DOC.filter((q) => (FORWARDED_LIST_OPTIONS as readonly string[]).includes(q.name) || q.name === 'api-version'),
+      {
+        name: 'startTimestamp',
+        description: 'Unix ms, inclusive.',
+        schema: { type: 'integer', format: 'int64', minimum: 0 },
+      },
+      {
+        name: 'endTimestamp',
+        description: 'Unix ms, exclusive.',
+        schema: { type: 'integer', format: 'int64', minimum: 0 },
+      },
+      ...LIST_QUERY_DOC.filter(
+        (q) => (FORWARDED_LIST_OPTIONS as readonly string[]).includes(q.name) || q.name === 'api-version',
+      ),
     ],
   })
   async list(@CurrentCaller() caller: Caller, @Query() query: QueryParams) {
@@ -34,9 +50,18 @@ export class UsageController {
     if (!applicationId) throw invalid('applicationId', 'is required');
     const startTimestamp = timestampParam(query, 'startTimestamp');
     const endTimestamp = timestampParam(query, 'endTimestamp');
-    if (startTimestamp !== null && endTimestamp !== null && startTimestamp > endTimestamp) throw invalid('endTimestamp', 'must not be before startTimestamp');
+    if (startTimestamp !== null && endTimestamp !== null && startTimestamp > endTimestamp)
+      throw invalid('endTimestamp', 'must not be before startTimestamp');
     const options = this.reads.listOptions(query, 'Usage');
     await this.reads.ownApplication(caller, applicationId);
-    return listEnvelope(await this.reads.request(ManagementReadSubjects.usageList, { scope: this.reads.scope(caller), applicationId, startTimestamp, endTimestamp, query: options }));
+    return listEnvelope(
+      await this.reads.request(ManagementReadSubjects.usageList, {
+        scope: this.reads.scope(caller),
+        applicationId,
+        startTimestamp,
+        endTimestamp,
+        query: options,
+      }),
+    );
   }
 }

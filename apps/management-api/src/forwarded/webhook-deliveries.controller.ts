@@ -4,11 +4,19 @@ import type { QueryParams } from '@switchboard/odata';
 import { ApiDoc } from '@switchboard/service-kit';
 import { CurrentCaller, type Caller } from '../auth/caller.js';
 import { API_VERSION_DOC, LIST_QUERY_DOC, SINGLE_QUERY_DOC } from '../common/odata-query.js';
-import { FORWARDED_LIST_OPTIONS, FORWARDED_SINGLE_OPTIONS, forwardedNamesDoc, ForwardedReadsService, listEnvelope, uuidParam } from './forwarded-reads.service.js';
+import {
+  FORWARDED_LIST_OPTIONS,
+  FORWARDED_SINGLE_OPTIONS,
+  forwardedNamesDoc,
+  ForwardedReadsService,
+  listEnvelope,
+  uuidParam,
+} from './forwarded-reads.service.js';
 
 const tags = ['Webhook deliveries'];
 const WebhookDeliveryList = listOf(WebhookDelivery);
-const SERVED = 'Answered by webhook-worker (`webhook-worker.v1.deliveries.*`); 503 when it is down, 504 when it is slow.';
+const SERVED =
+  'Answered by webhook-worker (`webhook-worker.v1.deliveries.*`); 503 when it is down, 504 when it is slow.';
 const NAMES = forwardedNamesDoc('delivery attempt');
 
 /**
@@ -26,11 +34,15 @@ export class WebhookDeliveriesController {
     tags,
     response: WebhookDeliveryList,
     errors: [503, 504],
-    query: LIST_QUERY_DOC.filter((q) => (FORWARDED_LIST_OPTIONS as readonly string[]).includes(q.name) || q.name === 'api-version'),
+    query: LIST_QUERY_DOC.filter(
+      (q) => (FORWARDED_LIST_OPTIONS as readonly string[]).includes(q.name) || q.name === 'api-version',
+    ),
   })
   async list(@CurrentCaller() caller: Caller, @Query() query: QueryParams) {
     const options = this.reads.listOptions(query, 'WebhookDeliveries');
-    return listEnvelope(await this.reads.request(WebhookSubjects.deliveriesList, { scope: this.reads.scope(caller), query: options }));
+    return listEnvelope(
+      await this.reads.request(WebhookSubjects.deliveriesList, { scope: this.reads.scope(caller), query: options }),
+    );
   }
 
   @Get(':id')
@@ -40,12 +52,18 @@ export class WebhookDeliveriesController {
     tags,
     response: WebhookDelivery,
     errors: [404, 503, 504],
-    query: SINGLE_QUERY_DOC.filter((q) => (FORWARDED_SINGLE_OPTIONS as readonly string[]).includes(q.name) || q.name === 'api-version'),
+    query: SINGLE_QUERY_DOC.filter(
+      (q) => (FORWARDED_SINGLE_OPTIONS as readonly string[]).includes(q.name) || q.name === 'api-version',
+    ),
   })
   async get(@CurrentCaller() caller: Caller, @Param('id') id: string, @Query() query: QueryParams) {
     const attempt = uuidParam(id, 'webhook delivery');
     const options = this.reads.singleQueryOptions(query, 'a webhook delivery read');
-    return this.reads.request(WebhookSubjects.deliveriesGet, { scope: this.reads.scope(caller), id: attempt, query: options });
+    return this.reads.request(WebhookSubjects.deliveriesGet, {
+      scope: this.reads.scope(caller),
+      id: attempt,
+      query: options,
+    });
   }
 
   @Post(':id/Replay')

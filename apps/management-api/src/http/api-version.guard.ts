@@ -12,6 +12,11 @@ export class ApiVersionGuard implements CanActivate {
     const v = query['api-version'];
     if (v === undefined) return true;
     if (typeof v === 'string' && SUPPORTED_API_VERSIONS.includes(v)) return true;
-    throw new DomainError('ValidationFailed', `api-version '${String(v)}' is not supported; supported: ${SUPPORTED_API_VERSIONS.join(', ')}.`, [], 'api-version');
+    throw new DomainError(
+      'ValidationFailed',
+      `api-version '${String(v)}' is not supported; supported: ${SUPPORTED_API_VERSIONS.join(', ')}.`,
+      [],
+      'api-version',
+    );
   }
 }

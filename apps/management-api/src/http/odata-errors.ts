@@ -10,5 +10,9 @@ export const renderODataError: HttpErrorRenderer = (error) => {
   const code = error instanceof ODataQueryError ? error.odataCode : error.code;
   const details = error.details.map((d) => ({ code, message: d.message, target: d.field ?? null }));
   const target = error.target ?? (error.details.length === 1 ? (error.details[0]?.field ?? null) : null);
-  return { status: statusOf(error), contentType: 'application/json; charset=utf-8', body: { error: { code, message: error.message, target, details } } };
+  return {
+    status: statusOf(error),
+    contentType: 'application/json; charset=utf-8',
+    body: { error: { code, message: error.message, target, details } },
+  };
 };

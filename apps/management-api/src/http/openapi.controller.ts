@@ -9,7 +9,11 @@ import { Public } from '../auth/caller.js';
 import { ChangeRecordsController } from '../change-records/change-records.controller.js';
 import { ChannelConfigsController } from '../channel-configs/channel-configs.controller.js';
 import { ChannelWebhooksController } from '../channel-webhooks/channel-webhooks.controller.js';
-import { ChannelRecordingsController, ConnectionRecordingsController, RecordingStorageController } from '../forwarded/recordings.controller.js';
+import {
+  ChannelRecordingsController,
+  ConnectionRecordingsController,
+  RecordingStorageController,
+} from '../forwarded/recordings.controller.js';
 import { UsageController } from '../forwarded/usage.controller.js';
 import { WebhookDeliveriesController } from '../forwarded/webhook-deliveries.controller.js';
 import { OrganizationsController } from '../organizations/organizations.controller.js';
@@ -54,10 +58,19 @@ export class OpenApiController {
           'OData-style management API. Lists answer `{ "value": [...] }` (plus `@odata.count` with `$count=true`) and take `$filter`, `$orderby`, `$top` (at most 1000, default 100), `$skip`, `$count`, `$select` and `$expand` (depth at most 2); ' +
           'single reads take `$select` and `$expand`. Creates answer 201, updates 200 (PUT replaces the writable fields, PATCH changes the given ones); server-managed fields in bodies are ignored. ' +
           `Errors answer \`{ "error": { code, message, target, details } }\` with code ${ODATA_ERROR_CODES.map((c) => `\`${c}\``).join(', ')} (schema \`ODataError\`), and \`target\` naming the offending option or field. ` +
-          'Every record belongs to the caller\'s organization; another organization\'s record answers 404 like a missing one. Every change writes change records (secrets `<redacted>`). ' +
+          "Every record belongs to the caller's organization; another organization's record answers 404 like a missing one. Every change writes change records (secrets `<redacted>`). " +
           'Authenticate with `X-API-Key`. Every operation accepts the optional query parameter `api-version` (only `1.0`). ' +
           HTTP_EDGE_RULES,
-        security: { ApiKey: { type: 'apiKey', in: 'header', name: 'X-API-Key' }, oauth2: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT', description: 'User account access token (when OAUTH_* is configured). Its organization claim must name an organization of this deployment: a token naming none, or one that is not an organization id or does not exist, answers 403 Forbidden.' } },
+        security: {
+          ApiKey: { type: 'apiKey', in: 'header', name: 'X-API-Key' },
+          oauth2: {
+            type: 'http',
+            scheme: 'bearer',
+            bearerFormat: 'JWT',
+            description:
+              'User account access token (when OAUTH_* is configured). Its organization claim must name an organization of this deployment: a token naming none, or one that is not an organization id or does not exist, answers 403 Forbidden.',
+          },
+        },
         errorSchema: ODataErrorBody,
         errorMediaType: 'application/json',
         commonErrors: [400, 401],

@@ -20,7 +20,10 @@ describe('OpenAPI document', () => {
   });
 
   it('covers every operation of http-contract.md interface B', () => {
-    const doc = new OpenApiController().openapi() as { paths: Record<string, Record<string, unknown>>; components: { schemas: Record<string, unknown> } };
+    const doc = new OpenApiController().openapi() as {
+      paths: Record<string, Record<string, unknown>>;
+      components: { schemas: Record<string, unknown> };
+    };
     const methods = (path: string) => Object.keys(doc.paths[path] ?? {}).sort();
     expect(methods('/ApiKeys')).toEqual(['get', 'post']);
     expect(methods('/ApiKeys/{id}')).toEqual(['get', 'patch', 'put']);
@@ -37,10 +40,12 @@ describe('OpenAPI document', () => {
     expect(methods('/Usage')).toEqual(['get']);
     expect(methods('/ChannelRecordings/{applicationId}')).toEqual(['get']);
     expect(methods('/ChannelRecordings/{applicationId}/{channelId}/{channelRecordingId}')).toEqual(['delete', 'get']);
-    for (const read of ['MuxJson', 'Url', 'AudioUrl', 'VideoUrl']) expect(methods(`/ChannelRecordings/{applicationId}/{channelId}/{channelRecordingId}/${read}`)).toEqual(['get']);
+    for (const read of ['MuxJson', 'Url', 'AudioUrl', 'VideoUrl'])
+      expect(methods(`/ChannelRecordings/{applicationId}/{channelId}/{channelRecordingId}/${read}`)).toEqual(['get']);
     expect(methods('/ConnectionRecordings/{applicationId}')).toEqual(['get']);
     expect(methods('/ConnectionRecordings/{applicationId}/{connectionRecordingId}')).toEqual(['get']);
-    for (const read of ['Url', 'AudioUrl', 'VideoUrl']) expect(methods(`/ConnectionRecordings/{applicationId}/{connectionRecordingId}/${read}`)).toEqual(['get']);
+    for (const read of ['Url', 'AudioUrl', 'VideoUrl'])
+      expect(methods(`/ConnectionRecordings/{applicationId}/{connectionRecordingId}/${read}`)).toEqual(['get']);
     // Operators create organizations (POST), beyond the contract's list.
     expect(methods('/Organizations')).toEqual(['get', 'post']);
     expect(methods('/Organizations/{id}')).toEqual(['get', 'patch', 'put']);
@@ -54,20 +59,54 @@ describe('OpenAPI document', () => {
     expect(methods('/UserAccounts/{id}')).toEqual(['get', 'patch', 'put']);
     // The action list itself is pinned by the contract's tests (libs/contracts interface-b.spec.ts).
     for (const action of ACTION_NAMES) expect(methods(`/ApplicationConfigs/{id}/${action}`)).toEqual(['post']);
-    const kick = doc.paths['/ApplicationConfigs/{id}/KickUser']!.post as { responses: Record<string, unknown>; requestBody: unknown };
+    const kick = doc.paths['/ApplicationConfigs/{id}/KickUser']!.post as {
+      responses: Record<string, unknown>;
+      requestBody: unknown;
+    };
     expect(Object.keys(kick.responses)).toEqual(expect.arrayContaining(['204', '404', '503', '504']));
     expect(JSON.stringify(kick.requestBody)).toContain('KickUserPayload');
     const list = doc.paths['/ApplicationConfigs']!.get as { parameters: Array<{ name: string }> };
-    expect(list.parameters.map((p) => p.name)).toEqual(['$filter', '$orderby', '$top', '$skip', '$count', '$select', '$expand', 'api-version']);
+    expect(list.parameters.map((p) => p.name)).toEqual([
+      '$filter',
+      '$orderby',
+      '$top',
+      '$skip',
+      '$count',
+      '$select',
+      '$expand',
+      'api-version',
+    ]);
     // The forwarded reads take $expand too (4.B rules 4 and 5), bound by the answering service.
-    const params = (path: string) => (doc.paths[path]!.get as { parameters: Array<{ name: string }> }).parameters.map((p) => p.name);
-    const forwardedLists = ['/Usage', '/WebhookDeliveries', '/ChannelRecordings/{applicationId}', '/ConnectionRecordings/{applicationId}'];
-    for (const path of forwardedLists) expect(params(path)).toEqual(expect.arrayContaining(['$filter', '$orderby', '$top', '$skip', '$count', '$select', '$expand']));
-    for (const path of ['/WebhookDeliveries/{id}', '/ChannelRecordings/{applicationId}/{channelId}/{channelRecordingId}', '/ConnectionRecordings/{applicationId}/{connectionRecordingId}']) {
+    const params = (path: string) =>
+      (doc.paths[path]!.get as { parameters: Array<{ name: string }> }).parameters.map((p) => p.name);
+    const forwardedLists = [
+      '/Usage',
+      '/WebhookDeliveries',
+      '/ChannelRecordings/{applicationId}',
+      '/ConnectionRecordings/{applicationId}',
+    ];
+    for (const path of forwardedLists)
+      expect(params(path)).toEqual(
+        expect.arrayContaining(['$filter', '$orderby', '$top', '$skip', '$count', '$select', '$expand']),
+      );
+    for (const path of [
+      '/WebhookDeliveries/{id}',
+      '/ChannelRecordings/{applicationId}/{channelId}/{channelRecordingId}',
+      '/ConnectionRecordings/{applicationId}/{connectionRecordingId}',
+    ]) {
       expect(params(path).filter((n) => n.startsWith('$'))).toEqual(['$select', '$expand']);
     }
-    for (const path of [...forwardedLists, '/WebhookDeliveries/{id}']) expect((doc.paths[path]!.get as { description: string }).description).toContain('`*` expands nothing');
-    for (const schema of ['ApplicationConfig', 'ApplicationConfigList', 'ChannelConfig', 'ODataError', 'ClaimsPayload', 'StringValueResponse', 'ManagementChannelRecording']) {
+    for (const path of [...forwardedLists, '/WebhookDeliveries/{id}'])
+      expect((doc.paths[path]!.get as { description: string }).description).toContain('`*` expands nothing');
+    for (const schema of [
+      'ApplicationConfig',
+      'ApplicationConfigList',
+      'ChannelConfig',
+      'ODataError',
+      'ClaimsPayload',
+      'StringValueResponse',
+      'ManagementChannelRecording',
+    ]) {
       expect(doc.components.schemas).toHaveProperty(schema);
     }
   });
@@ -75,10 +114,20 @@ describe('OpenAPI document', () => {
   it('describes errors with every code the server sends, the query codes of the contract included', () => {
     const doc = new OpenApiController().openapi() as { components: { schemas: Record<string, any> } };
     const error = doc.components.schemas.ODataError.properties.error;
-    const codes = (schema: { anyOf?: Array<{ const: string }>; enum?: string[] }) => (schema.enum ?? schema.anyOf?.map((s) => s.const) ?? []).slice().sort();
+    const codes = (schema: { anyOf?: Array<{ const: string }>; enum?: string[] }) =>
+      (schema.enum ?? schema.anyOf?.map((s) => s.const) ?? []).slice().sort();
     // http-contract.md interface B: "a fixed code per failure kind (QuerySyntaxError, QueryLimitExceeded, UnknownProperty, ValidationFailed,
     // NotFound, Unauthorized, Forbidden, Conflict)"; the transport codes (ERROR_CODES) reach the body too (odata-errors.ts).
-    const contract = ['QuerySyntaxError', 'QueryLimitExceeded', 'UnknownProperty', 'ValidationFailed', 'NotFound', 'Unauthorized', 'Forbidden', 'Conflict'];
+    const contract = [
+      'QuerySyntaxError',
+      'QueryLimitExceeded',
+      'UnknownProperty',
+      'ValidationFailed',
+      'NotFound',
+      'Unauthorized',
+      'Forbidden',
+      'Conflict',
+    ];
     const expected = [...new Set([...contract, ...ERROR_CODES])].sort();
     expect(codes(error.properties.code)).toEqual(expected);
     expect(codes(error.properties.details.items.properties.code)).toEqual(expected);

@@ -22,7 +22,8 @@ function checkPathParams(name: string | undefined, value: unknown): void {
   const params = name === undefined ? ((value ?? {}) as Record<string, unknown>) : { [name]: value };
   for (const [param, text] of Object.entries(params)) {
     if (typeof text !== 'string') continue;
-    const problem = text.length > MAX_PATH_ID_LENGTH ? `must be at most ${MAX_PATH_ID_LENGTH} characters` : malformedText(text);
+    const problem =
+      text.length > MAX_PATH_ID_LENGTH ? `must be at most ${MAX_PATH_ID_LENGTH} characters` : malformedText(text);
     if (problem) throw invalidParameter('path', param, problem);
   }
 }
@@ -33,9 +34,16 @@ function checkQueryParams(name: string | undefined, value: unknown): void {
   // `$filter[1]` (a repeated parameter) is named `$filter`; a bad parameter name has no name to give.
   const param = found.field.replace(/\[\d+\]$/, '');
   if (param) throw invalidParameter('query', param, found.message);
-  throw new DomainError('ValidationFailed', 'A query parameter name contains U+0000 (NUL) or a lone surrogate.', [{ message: found.message }]);
+  throw new DomainError('ValidationFailed', 'A query parameter name contains U+0000 (NUL) or a lone surrogate.', [
+    { message: found.message },
+  ]);
 }
 
 function invalidParameter(where: 'path' | 'query', name: string, message: string): DomainError {
-  return new DomainError('ValidationFailed', `The ${where} parameter ${name} ${message}.`, [{ field: name, message }], name);
+  return new DomainError(
+    'ValidationFailed',
+    `The ${where} parameter ${name} ${message}.`,
+    [{ field: name, message }],
+    name,
+  );
 }

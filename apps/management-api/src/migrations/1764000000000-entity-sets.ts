@@ -25,7 +25,9 @@ export class EntitySets1764000000000 implements MigrationInterface {
       CONSTRAINT payment_method_card_object CHECK (jsonb_typeof(card) = 'object'),
       CONSTRAINT payment_method_card_no_pan CHECK (NOT (card ? 'number') AND NOT (card ? 'securityCode'))
     )`);
-    await q.query(`CREATE INDEX payment_method_organization_idx ON management.payment_method (organization_id, created_on, id)`);
+    await q.query(
+      `CREATE INDEX payment_method_organization_idx ON management.payment_method (organization_id, created_on, id)`,
+    );
 
     await q.query(`ALTER TABLE management.organization
       ADD COLUMN payment_method_id uuid REFERENCES management.payment_method(id) ON DELETE SET NULL,
@@ -48,7 +50,9 @@ export class EntitySets1764000000000 implements MigrationInterface {
       modified_by text,
       CONSTRAINT application_config_application_id_key UNIQUE (application_id)
     )`);
-    await q.query(`CREATE INDEX application_config_organization_idx ON management.application_config (organization_id, created_on, id)`);
+    await q.query(
+      `CREATE INDEX application_config_organization_idx ON management.application_config (organization_id, created_on, id)`,
+    );
 
     await q.query(`CREATE TABLE management.application_webhook (
       id uuid PRIMARY KEY,
@@ -65,8 +69,12 @@ export class EntitySets1764000000000 implements MigrationInterface {
       modified_on bigint NOT NULL,
       modified_by text
     )`);
-    await q.query(`CREATE INDEX application_webhook_organization_idx ON management.application_webhook (organization_id, created_on, id)`);
-    await q.query(`CREATE INDEX application_webhook_config_idx ON management.application_webhook (application_config_id, created_on, id)`);
+    await q.query(
+      `CREATE INDEX application_webhook_organization_idx ON management.application_webhook (organization_id, created_on, id)`,
+    );
+    await q.query(
+      `CREATE INDEX application_webhook_config_idx ON management.application_webhook (application_config_id, created_on, id)`,
+    );
 
     await q.query(`CREATE TABLE management.channel_config (
       id uuid PRIMARY KEY,
@@ -92,10 +100,16 @@ export class EntitySets1764000000000 implements MigrationInterface {
       CONSTRAINT channel_config_policy CHECK (bandwidth_adaptation_policy IN ('Disabled', 'Enabled')),
       CONSTRAINT channel_config_video_encodings CHECK (jsonb_typeof(video_encodings) = 'array' AND jsonb_array_length(video_encodings) <= 3)
     )`);
-    await q.query(`CREATE INDEX channel_config_organization_idx ON management.channel_config (organization_id, created_on, id)`);
-    await q.query(`CREATE INDEX channel_config_application_idx ON management.channel_config (application_config_id, created_on, id)`);
+    await q.query(
+      `CREATE INDEX channel_config_organization_idx ON management.channel_config (organization_id, created_on, id)`,
+    );
+    await q.query(
+      `CREATE INDEX channel_config_application_idx ON management.channel_config (application_config_id, created_on, id)`,
+    );
     // One default channel config per application config.
-    await q.query(`CREATE UNIQUE INDEX channel_config_one_default_idx ON management.channel_config (application_config_id) WHERE is_default`);
+    await q.query(
+      `CREATE UNIQUE INDEX channel_config_one_default_idx ON management.channel_config (application_config_id) WHERE is_default`,
+    );
 
     await q.query(`CREATE TABLE management.channel_webhook (
       id uuid PRIMARY KEY,
@@ -112,8 +126,12 @@ export class EntitySets1764000000000 implements MigrationInterface {
       modified_on bigint NOT NULL,
       modified_by text
     )`);
-    await q.query(`CREATE INDEX channel_webhook_organization_idx ON management.channel_webhook (organization_id, created_on, id)`);
-    await q.query(`CREATE INDEX channel_webhook_config_idx ON management.channel_webhook (channel_config_id, created_on, id)`);
+    await q.query(
+      `CREATE INDEX channel_webhook_organization_idx ON management.channel_webhook (organization_id, created_on, id)`,
+    );
+    await q.query(
+      `CREATE INDEX channel_webhook_config_idx ON management.channel_webhook (channel_config_id, created_on, id)`,
+    );
 
     await q.query(`CREATE TABLE management.change_record (
       id uuid PRIMARY KEY,
@@ -129,8 +147,12 @@ export class EntitySets1764000000000 implements MigrationInterface {
       changed_by text NOT NULL
     )`);
     await q.query(`CREATE INDEX change_record_organization_idx ON management.change_record (organization_id, seq)`);
-    await q.query(`CREATE INDEX change_record_changed_on_idx ON management.change_record (organization_id, changed_on, id)`);
-    await q.query(`CREATE INDEX change_record_entity_idx ON management.change_record (organization_id, entity_type, entity_id, seq)`);
+    await q.query(
+      `CREATE INDEX change_record_changed_on_idx ON management.change_record (organization_id, changed_on, id)`,
+    );
+    await q.query(
+      `CREATE INDEX change_record_entity_idx ON management.change_record (organization_id, entity_type, entity_id, seq)`,
+    );
 
     await q.query(`CREATE TABLE management.subscription (
       id uuid PRIMARY KEY,
@@ -152,7 +174,9 @@ export class EntitySets1764000000000 implements MigrationInterface {
       modified_on bigint NOT NULL,
       modified_by text
     )`);
-    await q.query(`CREATE INDEX subscription_organization_idx ON management.subscription (organization_id, created_on, id)`);
+    await q.query(
+      `CREATE INDEX subscription_organization_idx ON management.subscription (organization_id, created_on, id)`,
+    );
 
     const downloadDates = [
       'android',
@@ -188,7 +212,9 @@ export class EntitySets1764000000000 implements MigrationInterface {
       modified_on bigint NOT NULL,
       modified_by text
     )`);
-    await q.query(`CREATE INDEX user_account_organization_idx ON management.user_account (organization_id, created_on, id)`);
+    await q.query(
+      `CREATE INDEX user_account_organization_idx ON management.user_account (organization_id, created_on, id)`,
+    );
   }
 
   async down(q: QueryRunner): Promise<void> {

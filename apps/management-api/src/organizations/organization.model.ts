@@ -4,13 +4,19 @@ import type { EntitySetSpec } from '../common/record-reader.js';
 export const addressModel: EntityModel = defineEntityModel({
   name: 'Address',
   key: 'line1',
-  properties: ['line1', 'line2', 'city', 'state', 'postalCode', 'country', 'countryFullName'].map((name) => ({ name, kind: 'string' as const })),
+  properties: ['line1', 'line2', 'city', 'state', 'postalCode', 'country', 'countryFullName'].map((name) => ({
+    name,
+    kind: 'string' as const,
+  })),
 });
 
 export const contactModel: EntityModel = defineEntityModel({
   name: 'Contact',
   key: 'emailAddress',
-  properties: ['firstName', 'lastName', 'emailAddress', 'phoneNumber'].map((name) => ({ name, kind: 'string' as const })),
+  properties: ['firstName', 'lastName', 'emailAddress', 'phoneNumber'].map((name) => ({
+    name,
+    kind: 'string' as const,
+  })),
 });
 
 /**
@@ -32,7 +38,8 @@ export const organizationModel = defineEntityModel({
     {
       name: 'userIds',
       kind: 'string-array',
-      sql: (a) => `(SELECT COALESCE(jsonb_agg(u.id::text ORDER BY u.created_on, u.id), '[]'::jsonb) FROM management.user_account u WHERE u.organization_id = ${a}."id")`,
+      sql: (a) =>
+        `(SELECT COALESCE(jsonb_agg(u.id::text ORDER BY u.created_on, u.id), '[]'::jsonb) FROM management.user_account u WHERE u.organization_id = ${a}."id")`,
     },
     { name: 'disabled', kind: 'boolean' },
     { name: 'createdOn', kind: 'datetime-ms', column: 'created_on' },

@@ -1,10 +1,22 @@
 import { Body, Controller, Get, HttpCode, Param, Patch, Post, Put, Query } from '@nestjs/common';
-import { Organization, OrganizationCreateBody, OrganizationCreated, OrganizationList, OrganizationUpdateBody } from '@switchboard/contracts';
+import {
+  Organization,
+  OrganizationCreateBody,
+  OrganizationCreated,
+  OrganizationList,
+  OrganizationUpdateBody,
+} from '@switchboard/contracts';
 import type { QueryParams } from '@switchboard/odata';
 import { ApiDoc } from '@switchboard/service-kit';
 import { CurrentCaller, type Caller } from '../auth/caller.js';
 import { readBody } from '../common/bodies.js';
-import { API_VERSION_DOC, LIST_QUERY_DOC, parseListQuery, parseSingleQuery, SINGLE_QUERY_DOC } from '../common/odata-query.js';
+import {
+  API_VERSION_DOC,
+  LIST_QUERY_DOC,
+  parseListQuery,
+  parseSingleQuery,
+  SINGLE_QUERY_DOC,
+} from '../common/odata-query.js';
 import { organizationModel } from './organization.model.js';
 import { OrganizationsService } from './organizations.service.js';
 
@@ -53,7 +65,13 @@ export class OrganizationsController {
   }
 
   @Get(':id')
-  @ApiDoc({ summary: "Get the caller's organization (any other id: 404; an operator key reads every organization)", tags, response: Organization, errors: [404], query: SINGLE_QUERY_DOC })
+  @ApiDoc({
+    summary: "Get the caller's organization (any other id: 404; an operator key reads every organization)",
+    tags,
+    response: Organization,
+    errors: [404],
+    query: SINGLE_QUERY_DOC,
+  })
   get(@CurrentCaller() caller: Caller, @Param('id') id: string, @Query() query: QueryParams) {
     return this.organizations.get(caller, id, parseSingleQuery(query, organizationModel));
   }
@@ -76,7 +94,8 @@ export class OrganizationsController {
 
   @Patch(':id')
   @ApiDoc({
-    summary: "Partially update the caller's organization (an operator key: any organization; `{ \"disabled\": true }` disables it)",
+    summary:
+      'Partially update the caller\'s organization (an operator key: any organization; `{ "disabled": true }` disables it)',
     description: DISABLE_DOC,
     tags,
     body: OrganizationUpdateBody,

@@ -9,8 +9,11 @@ export class OrganizationsRpc {
   constructor(private readonly organizations: KnownOrganizations) {}
 
   @MessagePattern(Subjects.organizationStatus)
-  async status(@Payload() req: RequestOf<typeof Subjects.organizationStatus>): Promise<ResponseOf<typeof Subjects.organizationStatus>> {
-    const organization = typeof req?.organizationId === 'string' ? await this.organizations.resolve(req.organizationId) : null;
+  async status(
+    @Payload() req: RequestOf<typeof Subjects.organizationStatus>,
+  ): Promise<ResponseOf<typeof Subjects.organizationStatus>> {
+    const organization =
+      typeof req?.organizationId === 'string' ? await this.organizations.resolve(req.organizationId) : null;
     return { disabled: organization?.disabled === true };
   }
 }

@@ -2,7 +2,12 @@ import { Injectable, type OnApplicationBootstrap, type OnModuleDestroy } from '@
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DomainError, isUuid, type OrganizationCreateBody, type OrganizationUpdateBody } from '@switchboard/contracts';
 import type { ODataQuery } from '@switchboard/odata';
-import { JsonLogger, NatsClient, watchOrganizationChanges, type ApplicationChangesWatch } from '@switchboard/service-kit';
+import {
+  JsonLogger,
+  NatsClient,
+  watchOrganizationChanges,
+  type ApplicationChangesWatch,
+} from '@switchboard/service-kit';
 import { randomUUID } from 'node:crypto';
 import type { DataSource, EntityManager } from 'typeorm';
 import { ApiKeysService } from '../api-keys/api-keys.service.js';
@@ -15,7 +20,15 @@ import { RecordReader, type ListAnswer, type Rec } from '../common/record-reader
 import { OrganizationEntity } from './organization.entity.js';
 import { ALL_ORGANIZATIONS, ORGANIZATIONS } from './organization.model.js';
 
-const DEFAULTS: Rec = { name: null, paymentMethodId: null, vatNumber: null, industry: null, address: {}, primaryContact: {}, additionalContacts: null };
+const DEFAULTS: Rec = {
+  name: null,
+  paymentMethodId: null,
+  vatNumber: null,
+  industry: null,
+  address: {},
+  primaryContact: {},
+  additionalContacts: null,
+};
 const FIELDS = Object.keys(DEFAULTS);
 /** Change-logged properties: the writable fields and `disabled` (operators only). */
 const TRACKED = [...FIELDS, 'disabled'];
@@ -68,15 +81,25 @@ export class OrganizationsService implements OnApplicationBootstrap, OnModuleDes
     if (!caller.operator) throw new DomainError('Forbidden', 'Only an operator key creates organizations.');
     const state = nextState({ ...DEFAULTS }, pick(body as Rec), 'replace', DEFAULTS);
     checkName(state.name);
-    if (state.paymentMethodId !== null) throw invalid('paymentMethodId', 'must be null: a new organization has no payment method yet');
+    if (state.paymentMethodId !== null)
+      throw invalid('paymentMethodId', 'must be null: a new organization has no payment method yet');
     const disabled = body.disabled === true;
     return this.ds.transaction(async (m) => {
       const id = randomUUID();
       const now = Date.now();
-      await m.getRepository(OrganizationEntity).insert({ ...(state as Partial<OrganizationEntity>), id, disabled, createdOn: now, modifiedOn: now });
+      await m
+        .getRepository(OrganizationEntity)
+        .insert({ ...(state as Partial<OrganizationEntity>), id, disabled, createdOn: now, modifiedOn: now });
       const owner: Caller = { ...caller, organizationId: id, operator: false };
       const after = await this.all.one(m, caller, id);
-      await this.logChanges(m, caller, id, { entityType: 'Organization', entityId: id, type: 'Create', before: null, after, properties: TRACKED });
+      await this.logChanges(m, caller, id, {
+        entityType: 'Organization',
+        entityId: id,
+        type: 'Create',
+        before: null,
+        after,
+        properties: TRACKED,
+      });
       const apiKey = await this.keys.insertKey(m, owner, FIRST_KEY_TAG);
       return { ...after, apiKey };
     });
@@ -91,9 +114,18 @@ export class OrganizationsService implements OnApplicationBootstrap, OnModuleDes
       state.disabled = this.nextDisabled(caller, before, body.disabled);
       const target = before.id as string;
       await this.checkPaymentMethod(m, target, state.paymentMethodId as string | null);
-      await m.getRepository(OrganizationEntity).update({ id: target }, { ...(state as Partial<OrganizationEntity>), modifiedOn: Date.now() });
+      await m
+        .getRepository(OrganizationEntity)
+        .update({ id: target }, { ...(state as Partial<OrganizationEntity>), modifiedOn: Date.now() });
       const after = await reader.one(m, caller, id);
-      await this.logChanges(m, caller, target, { entityType: 'Organization', entityId: target, type: 'Update', before, after, properties: TRACKED });
+      await this.logChanges(m, caller, target, {
+        entityType: 'Organization',
+        entityId: target,
+        type: 'Update',
+        before,
+        after,
+        properties: TRACKED,
+      });
       return { before, after };
     });
     if (before.disabled !== after.disabled) await this.announce(after.id as string);
@@ -104,17 +136,35 @@ export class OrganizationsService implements OnApplicationBootstrap, OnModuleDes
   private nextDisabled(caller: Caller, before: Rec, wanted: boolean | undefined): boolean {
     const current = before.disabled === true;
     if (wanted === undefined || wanted === current) return current;
-    if (!caller.operator) throw new DomainError('Forbidden', 'Only an operator key disables or enables an organization.', [{ field: 'disabled', message: 'operators only' }], 'disabled');
+    if (!caller.operator)
+      throw new DomainError(
+        'Forbidden',
+        'Only an operator key disables or enables an organization.',
+        [{ field: 'disabled', message: 'operators only' }],
+        'disabled',
+      );
     if (wanted && before.id === caller.organizationId) {
-      throw new DomainError('Conflict', 'An operator key cannot disable its own organization (it would lock itself out).', [{ field: 'disabled', message: "the caller's own organization" }], 'disabled');
+      throw new DomainError(
+        'Conflict',
+        'An operator key cannot disable its own organization (it would lock itself out).',
+        [{ field: 'disabled', message: "the caller's own organization" }],
+        'disabled',
+      );
     }
     return wanted;
   }
 
-  private async checkPaymentMethod(m: EntityManager, organizationId: string, paymentMethodId: string | null): Promise<void> {
+  private async checkPaymentMethod(
+    m: EntityManager,
+    organizationId: string,
+    paymentMethodId: string | null,
+  ): Promise<void> {
     if (paymentMethodId === null) return;
     const rows = isUuid(paymentMethodId)
-      ? ((await m.query('SELECT 1 FROM management.payment_method WHERE id = $1 AND organization_id = $2', [paymentMethodId, organizationId])) as unknown[])
+      ? ((await m.query('SELECT 1 FROM management.payment_method WHERE id = $1 AND organization_id = $2', [
+          paymentMethodId,
+          organizationId,
+        ])) as unknown[])
       : [];
     if (rows.length === 0) throw invalid('paymentMethodId', 'is not a payment method of the organization');
   }
@@ -136,7 +186,10 @@ export class OrganizationsService implements OnApplicationBootstrap, OnModuleDes
   private async announce(organizationId: string): Promise<void> {
     this.forget(organizationId);
     this.events.organizationChanged(organizationId);
-    const rows = (await this.ds.query('SELECT application_id FROM management.application_config WHERE organization_id = $1', [organizationId])) as Array<{ application_id: string }>;
+    const rows = (await this.ds.query(
+      'SELECT application_id FROM management.application_config WHERE organization_id = $1',
+      [organizationId],
+    )) as Array<{ application_id: string }>;
     this.events.changed(rows.map((r) => r.application_id));
   }
 

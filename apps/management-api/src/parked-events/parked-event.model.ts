@@ -45,7 +45,10 @@ export const ParkedEvent = Type.Object(
     streamSequence: Type.Integer(),
     subject: Type.String(),
     payload: Type.String({ description: 'The message body, base64 (it may hold what JSON text cannot).' }),
-    payloadPreview: Type.String({ description: 'The body as UTF-8 text, NUL shown as `\\u0000`, lone surrogates as U+FFFD, at most 2,000 characters.' }),
+    payloadPreview: Type.String({
+      description:
+        'The body as UTF-8 text, NUL shown as `\\u0000`, lone surrogates as U+FFFD, at most 2,000 characters.',
+    }),
     error: Type.String({ description: 'Why it was parked, or why the last replay failed.' }),
     attempts: Type.Integer({ description: 'Deliveries of the event when it was parked.' }),
     status: Type.Union([Type.Literal('Parked'), Type.Literal('Replayed')]),
@@ -55,7 +58,14 @@ export const ParkedEvent = Type.Object(
     createdOn: Timestamp('Same as parkedOn.'),
     modifiedOn: Timestamp('Last change (parked, replay tried), Unix ms.'),
   },
-  { $id: 'ParkedEvent', description: 'An event a durable consumer could not process within EVENT_MAX_ATTEMPTS deliveries, or could not read.' },
+  {
+    $id: 'ParkedEvent',
+    description:
+      'An event a durable consumer could not process within EVENT_MAX_ATTEMPTS deliveries, or could not read.',
+  },
 );
 
-export const ParkedEventList = Type.Object({ value: Type.Array(ParkedEvent), '@odata.count': Type.Optional(Type.Integer()) }, { $id: 'ParkedEventList' });
+export const ParkedEventList = Type.Object(
+  { value: Type.Array(ParkedEvent), '@odata.count': Type.Optional(Type.Integer()) },
+  { $id: 'ParkedEventList' },
+);

@@ -34,7 +34,14 @@ export class ParkedEventsController {
   }
 
   @Get(':id')
-  @ApiDoc({ summary: 'Get a parked event', description: OPERATOR_ONLY, tags, response: ParkedEvent, errors: [403, 404], query: SINGLE_QUERY_DOC })
+  @ApiDoc({
+    summary: 'Get a parked event',
+    description: OPERATOR_ONLY,
+    tags,
+    response: ParkedEvent,
+    errors: [403, 404],
+    query: SINGLE_QUERY_DOC,
+  })
   get(@CurrentCaller() caller: Caller, @Param('id') id: string, @Query() query: QueryParams) {
     requireOperator(caller);
     return this.parked.reader.one(this.ds, caller, id, parseSingleQuery(query, parkedEventModel));

@@ -1,7 +1,27 @@
 import { Inject, Injectable, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
 import type { JsMsg } from '@nats-io/jetstream';
-import { DomainError, PARKED_EVENT_CONSUMER, parkedReplaySubject, parkedStreamName, parkedSubject, safeText, type ParkedEventMessage, type ParkedReplayReply, type ParkedReplayRequest } from '@switchboard/contracts';
-import { ensureParkedStream, EventConsumerLoop, oneByOneConsumerLoop, JsonLogger, Metrics, NatsClient, retryWhileDependencyDown, SERVICE_CONFIG, translateNatsError } from '@switchboard/service-kit';
+import {
+  DomainError,
+  PARKED_EVENT_CONSUMER,
+  parkedReplaySubject,
+  parkedStreamName,
+  parkedSubject,
+  safeText,
+  type ParkedEventMessage,
+  type ParkedReplayReply,
+  type ParkedReplayRequest,
+} from '@switchboard/contracts';
+import {
+  ensureParkedStream,
+  EventConsumerLoop,
+  oneByOneConsumerLoop,
+  JsonLogger,
+  Metrics,
+  NatsClient,
+  retryWhileDependencyDown,
+  SERVICE_CONFIG,
+  translateNatsError,
+} from '@switchboard/service-kit';
 import { randomUUID } from 'node:crypto';
 import { DataSource } from 'typeorm';
 import type { ManagementConfig } from '../config.js';
@@ -11,7 +31,8 @@ import { PARKED_EVENTS } from './parked-event.model.js';
 
 /** Parked events are deployment-wide: only an operator credential sees them; others are told they may not. */
 export function requireOperator(caller: Caller): void {
-  if (!caller.operator) throw new DomainError('Forbidden', 'Parked events are readable by an operator credential only.');
+  if (!caller.operator)
+    throw new DomainError('Forbidden', 'Parked events are readable by an operator credential only.');
 }
 
 /**
@@ -36,8 +57,17 @@ export class ParkedEventsService implements OnApplicationBootstrap, OnApplicatio
     this.consumer = oneByOneConsumerLoop(
       {
         namespace,
-        stream: { name: parkedStreamName(namespace), filterSubject: parkedSubject(namespace, '*', '*'), ensure: (jsm) => ensureParkedStream(jsm, namespace) },
-        spec: { name: PARKED_EVENT_CONSUMER, description: 'management-api: parked events of every consumer', ackWaitMs: 30_000, maxAckPending: 1000 },
+        stream: {
+          name: parkedStreamName(namespace),
+          filterSubject: parkedSubject(namespace, '*', '*'),
+          ensure: (jsm) => ensureParkedStream(jsm, namespace),
+        },
+        spec: {
+          name: PARKED_EVENT_CONSUMER,
+          description: 'management-api: parked events of every consumer',
+          ackWaitMs: 30_000,
+          maxAckPending: 1000,
+        },
         maxMessages: 64,
         connection: () => nats.connection$(),
         logger,
@@ -55,12 +85,17 @@ export class ParkedEventsService implements OnApplicationBootstrap, OnApplicatio
     await this.consumer.stop(2000);
   }
 
-
   private async store(msg: JsMsg): Promise<void> {
     let parked: ParkedEventMessage;
     try {
       parked = msg.json<ParkedEventMessage>();
-      if (typeof parked.payload !== 'string' || typeof parked.consumer !== 'string' || typeof parked.service !== 'string' || !Number.isSafeInteger(parked.streamSequence)) throw new Error('fields missing');
+      if (
+        typeof parked.payload !== 'string' ||
+        typeof parked.consumer !== 'string' ||
+        typeof parked.service !== 'string' ||
+        !Number.isSafeInteger(parked.streamSequence)
+      )
+        throw new Error('fields missing');
     } catch (e) {
       await this.consumer.park(msg, `malformed parked event: ${(e as Error).message}`);
       return;
@@ -72,7 +107,19 @@ export class ParkedEventsService implements OnApplicationBootstrap, OnApplicatio
           `INSERT INTO management.parked_event (id, service, consumer, stream, stream_sequence, subject, payload, payload_preview, error, attempts, parked_on, modified_on)
            VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $11)
            ON CONFLICT ON CONSTRAINT parked_event_once DO NOTHING`,
-          [randomUUID(), parked.service, parked.consumer, parked.stream, parked.streamSequence, safeText(parked.subject, 500), parked.payload, preview, safeText(parked.error), parked.attempts, parked.parkedAt],
+          [
+            randomUUID(),
+            parked.service,
+            parked.consumer,
+            parked.stream,
+            parked.streamSequence,
+            safeText(parked.subject, 500),
+            parked.payload,
+            preview,
+            safeText(parked.error),
+            parked.attempts,
+            parked.parkedAt,
+          ],
         ),
       { stopping: () => this.consumer.stopped, keepAlive: () => msg.working() },
     );
@@ -99,17 +146,34 @@ export class ParkedEventsService implements OnApplicationBootstrap, OnApplicatio
     let reply: ParkedReplayReply;
     try {
       const nc = await this.nats.connection$();
-      reply = (await nc.request(subject, JSON.stringify(request), { timeout: this.config.natsRequestTimeoutMs })).json<ParkedReplayReply>();
+      reply = (
+        await nc.request(subject, JSON.stringify(request), { timeout: this.config.natsRequestTimeoutMs })
+      ).json<ParkedReplayReply>();
     } catch (e) {
       throw translateNatsError(e, subject, this.config.natsRequestTimeoutMs);
     }
     const now = Date.now();
     if (reply.ok) {
-      await this.ds.query(`UPDATE management.parked_event SET status = 'Replayed', replays = replays + 1, replayed_on = $2, modified_on = $2 WHERE id = $1`, [id, now]);
-      this.logger.event('info', 'parked event replayed', { id, consumer: request.consumer, seq: request.streamSequence });
+      await this.ds.query(
+        `UPDATE management.parked_event SET status = 'Replayed', replays = replays + 1, replayed_on = $2, modified_on = $2 WHERE id = $1`,
+        [id, now],
+      );
+      this.logger.event('info', 'parked event replayed', {
+        id,
+        consumer: request.consumer,
+        seq: request.streamSequence,
+      });
     } else {
-      await this.ds.query(`UPDATE management.parked_event SET error = $2, replays = replays + 1, modified_on = $3 WHERE id = $1`, [id, safeText(reply.error), now]);
-      this.logger.event('warn', 'a replayed parked event failed again; it stays parked', { id, consumer: request.consumer, seq: request.streamSequence, error: reply.error });
+      await this.ds.query(
+        `UPDATE management.parked_event SET error = $2, replays = replays + 1, modified_on = $3 WHERE id = $1`,
+        [id, safeText(reply.error), now],
+      );
+      this.logger.event('warn', 'a replayed parked event failed again; it stays parked', {
+        id,
+        consumer: request.consumer,
+        seq: request.streamSequence,
+        error: reply.error,
+      });
     }
     return this.reader.one(this.ds, caller, id);
   }

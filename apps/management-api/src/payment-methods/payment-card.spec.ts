@@ -21,13 +21,18 @@ describe('payment cards', () => {
   });
 
   it('never keeps the number or the security code', () => {
-    const card = storedCard({ number: '4111-1111-1111-1111', securityCode: '123', expiryMonth: 1, maskedNumber: 'x' }, null);
+    const card = storedCard(
+      { number: '4111-1111-1111-1111', securityCode: '123', expiryMonth: 1, maskedNumber: 'x' },
+      null,
+    );
     expect(card).toEqual({ expiryMonth: 1, maskedNumber: '************1111', brand: 'Visa' });
     expect(JSON.stringify(card)).not.toMatch(/4111-1111|4111111111111111|123/);
   });
 
   it('keeps the previous masked number and brand when no new number comes', () => {
-    expect(storedCard({ expiryYear: 2031 }, { maskedNumber: '************1111', brand: 'Visa', expiryYear: 2030 })).toEqual({ expiryYear: 2031, maskedNumber: '************1111', brand: 'Visa' });
+    expect(
+      storedCard({ expiryYear: 2031 }, { maskedNumber: '************1111', brand: 'Visa', expiryYear: 2030 }),
+    ).toEqual({ expiryYear: 2031, maskedNumber: '************1111', brand: 'Visa' });
   });
 
   it('refuses implausible numbers and codes, naming the field', () => {

@@ -61,7 +61,8 @@ export function cardDigits(number: string, field = 'card.number'): string {
 export function storedCard(input: PaymentCard | undefined, previous: StoredCard | null): StoredCard {
   const card = input ?? {};
   const { number, securityCode, maskedNumber: _ignored, brand, ...rest } = card;
-  if (securityCode !== undefined && !/^\d{3,4}$/.test(securityCode)) throw invalid('card.securityCode', 'must be 3 or 4 digits');
+  if (securityCode !== undefined && !/^\d{3,4}$/.test(securityCode))
+    throw invalid('card.securityCode', 'must be 3 or 4 digits');
   const out: StoredCard = { ...rest };
   if (number !== undefined) {
     const digits = cardDigits(number);

@@ -1,7 +1,9 @@
 import { defineEntityModel } from '@switchboard/odata';
 import type { EntitySetSpec } from '../common/record-reader.js';
 
-const addressProperties = ['line1', 'line2', 'city', 'state', 'postalCode', 'country', 'countryFullName'].map((name) => ({ name, kind: 'string' as const }));
+const addressProperties = ['line1', 'line2', 'city', 'state', 'postalCode', 'country', 'countryFullName'].map(
+  (name) => ({ name, kind: 'string' as const }),
+);
 
 /** Payment methods; the card is a complex property (`card/brand eq 'Visa'`, `card/expiryYear ge 2030`). */
 export const paymentMethodModel = defineEntityModel({

@@ -1,10 +1,21 @@
 import { Body, Controller, Get, HttpCode, Param, Patch, Post, Put, Query } from '@nestjs/common';
-import { PaymentMethod, PaymentMethodCreateBody, PaymentMethodList, PaymentMethodUpdateBody } from '@switchboard/contracts';
+import {
+  PaymentMethod,
+  PaymentMethodCreateBody,
+  PaymentMethodList,
+  PaymentMethodUpdateBody,
+} from '@switchboard/contracts';
 import type { QueryParams } from '@switchboard/odata';
 import { ApiDoc } from '@switchboard/service-kit';
 import { CurrentCaller, type Caller } from '../auth/caller.js';
 import { readBody } from '../common/bodies.js';
-import { API_VERSION_DOC, LIST_QUERY_DOC, parseListQuery, parseSingleQuery, SINGLE_QUERY_DOC } from '../common/odata-query.js';
+import {
+  API_VERSION_DOC,
+  LIST_QUERY_DOC,
+  parseListQuery,
+  parseSingleQuery,
+  SINGLE_QUERY_DOC,
+} from '../common/odata-query.js';
 import { paymentMethodModel } from './payment-method.model.js';
 import { PaymentMethodsService } from './payment-methods.service.js';
 
@@ -18,14 +29,27 @@ export class PaymentMethodsController {
   constructor(private readonly methods: PaymentMethodsService) {}
 
   @Get()
-  @ApiDoc({ summary: "List the organization's payment methods", tags, response: PaymentMethodList, query: LIST_QUERY_DOC })
+  @ApiDoc({
+    summary: "List the organization's payment methods",
+    tags,
+    response: PaymentMethodList,
+    query: LIST_QUERY_DOC,
+  })
   list(@CurrentCaller() caller: Caller, @Query() query: QueryParams) {
     return this.methods.list(caller, parseListQuery(query, paymentMethodModel));
   }
 
   @Post()
   @HttpCode(201)
-  @ApiDoc({ summary: 'Add a payment method', description: CARD, tags, body: PaymentMethodCreateBody, response: PaymentMethod, status: 201, query: API_VERSION_DOC })
+  @ApiDoc({
+    summary: 'Add a payment method',
+    description: CARD,
+    tags,
+    body: PaymentMethodCreateBody,
+    response: PaymentMethod,
+    status: 201,
+    query: API_VERSION_DOC,
+  })
   create(@CurrentCaller() caller: Caller, @Body() body: unknown) {
     return this.methods.create(caller, readBody(PaymentMethodCreateBody, body));
   }
@@ -51,7 +75,15 @@ export class PaymentMethodsController {
   }
 
   @Patch(':id')
-  @ApiDoc({ summary: 'Partially update a payment method', description: CARD, tags, body: PaymentMethodUpdateBody, response: PaymentMethod, errors: [404], query: API_VERSION_DOC })
+  @ApiDoc({
+    summary: 'Partially update a payment method',
+    description: CARD,
+    tags,
+    body: PaymentMethodUpdateBody,
+    response: PaymentMethod,
+    errors: [404],
+    query: API_VERSION_DOC,
+  })
   patch(@CurrentCaller() caller: Caller, @Param('id') id: string, @Body() body: unknown) {
     return this.methods.update(caller, id, readBody(PaymentMethodUpdateBody, body), 'merge');
   }

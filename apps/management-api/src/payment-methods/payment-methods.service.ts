@@ -46,7 +46,14 @@ export class PaymentMethodsService {
         modifiedBy: caller.principal,
       });
       const after = await this.reader.one(m, caller, id);
-      await writeChanges(m, caller, { entityType: 'PaymentMethod', entityId: id, type: 'Create', before: null, after, properties: FIELDS });
+      await writeChanges(m, caller, {
+        entityType: 'PaymentMethod',
+        entityId: id,
+        type: 'Create',
+        before: null,
+        after,
+        properties: FIELDS,
+      });
       return after;
     });
   }
@@ -56,13 +63,29 @@ export class PaymentMethodsService {
     return this.ds.transaction(async (m) => {
       const before = await this.reader.lock(m, caller, id);
       const previous = before.card as StoredCard;
-      const pick = <K extends 'type' | 'status'>(k: K) => (body[k] !== undefined ? body[k] : mode === 'replace' ? null : (before[k] as string | null));
-      const card = body.card !== undefined ? storedCard(body.card as PaymentCard, previous) : mode === 'replace' ? storedCard(undefined, previous) : previous;
+      const pick = <K extends 'type' | 'status'>(k: K) =>
+        body[k] !== undefined ? body[k] : mode === 'replace' ? null : (before[k] as string | null);
+      const card =
+        body.card !== undefined
+          ? storedCard(body.card as PaymentCard, previous)
+          : mode === 'replace'
+            ? storedCard(undefined, previous)
+            : previous;
       await m
         .getRepository(PaymentMethodEntity)
-        .update({ id, organizationId: caller.organizationId }, { type: pick('type'), status: pick('status'), card, modifiedOn: Date.now(), modifiedBy: caller.principal });
+        .update(
+          { id, organizationId: caller.organizationId },
+          { type: pick('type'), status: pick('status'), card, modifiedOn: Date.now(), modifiedBy: caller.principal },
+        );
       const after = await this.reader.one(m, caller, id);
-      await writeChanges(m, caller, { entityType: 'PaymentMethod', entityId: id, type: 'Update', before, after, properties: FIELDS });
+      await writeChanges(m, caller, {
+        entityType: 'PaymentMethod',
+        entityId: id,
+        type: 'Update',
+        before,
+        after,
+        properties: FIELDS,
+      });
       return after;
     });
   }

@@ -5,7 +5,9 @@ export const identityModel: EntityModel = defineEntityModel({
   name: 'Identity',
   key: 'id',
   properties: [
-    ...['id', 'firstName', 'lastName', 'username', 'nickname', 'emailAddress', 'phoneNumber', 'pictureUrl', 'role'].map((name) => ({ name, kind: 'string' as const })),
+    ...['id', 'firstName', 'lastName', 'username', 'nickname', 'emailAddress', 'phoneNumber', 'pictureUrl', 'role'].map(
+      (name) => ({ name, kind: 'string' as const }),
+    ),
     { name: 'createdOn', kind: 'datetime-ms' },
     { name: 'modifiedOn', kind: 'datetime-ms' },
   ],

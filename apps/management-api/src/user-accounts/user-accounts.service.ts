@@ -48,12 +48,27 @@ export class UserAccountsService {
     return this.ds.transaction(async (m) => {
       const before = await this.reader.lock(m, caller, id);
       const current = Object.fromEntries(FIELDS.map((f) => [f, before[f]]));
-      const state = nextState(current, Object.fromEntries(Object.entries(body).filter(([k]) => FIELDS.includes(k))), mode, DEFAULTS);
+      const state = nextState(
+        current,
+        Object.fromEntries(Object.entries(body).filter(([k]) => FIELDS.includes(k))),
+        mode,
+        DEFAULTS,
+      );
       await m
         .getRepository(UserAccountEntity)
-        .update({ id, organizationId: caller.organizationId }, { ...(state as Partial<UserAccountEntity>), modifiedOn: Date.now(), modifiedBy: caller.principal });
+        .update(
+          { id, organizationId: caller.organizationId },
+          { ...(state as Partial<UserAccountEntity>), modifiedOn: Date.now(), modifiedBy: caller.principal },
+        );
       const after = await this.reader.one(m, caller, id);
-      await writeChanges(m, caller, { entityType: 'UserAccount', entityId: id, type: 'Update', before, after, properties: FIELDS });
+      await writeChanges(m, caller, {
+        entityType: 'UserAccount',
+        entityId: id,
+        type: 'Update',
+        before,
+        after,
+        properties: FIELDS,
+      });
       return after;
     });
   }

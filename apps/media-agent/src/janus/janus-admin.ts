@@ -21,7 +21,11 @@ export async function checkJanusAdmin(options: JanusAdminOptions): Promise<numbe
     'the Janus Admin API did not accept the connection in time',
   );
   try {
-    const answer = await within(connection.listSessions(), options.requestTimeoutMs, 'the Janus Admin API did not answer in time');
+    const answer = await within(
+      connection.listSessions(),
+      options.requestTimeoutMs,
+      'the Janus Admin API did not answer in time',
+    );
     return answer.sessions.length;
   } finally {
     // An unclosed janode connection keeps Node alive.

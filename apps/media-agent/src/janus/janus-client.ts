@@ -75,7 +75,9 @@ export class JanusClient {
   async info(): Promise<JanusInfo> {
     const connection = this.connection;
     if (!connection || !this.session) throw new Error('not connected to Janus');
-    return toInfo(await within(connection.getInfo(), this.options.requestTimeoutMs, 'Janus did not answer info in time'));
+    return toInfo(
+      await within(connection.getInfo(), this.options.requestTimeoutMs, 'Janus did not answer info in time'),
+    );
   }
 
   /** Treats the link as lost (e.g. Janus stopped answering while its socket stays open) and reconnects. */
@@ -100,10 +102,18 @@ export class JanusClient {
     try {
       connection = await within(opening, this.options.requestTimeoutMs, 'Janus did not accept the connection in time');
       if (this.stopped) return void (await connection.close().catch(() => undefined));
-      connection.once(Janode.EVENT.CONNECTION_ERROR, (e: Error) => this.lost(connection!, `connection to Janus lost: ${e.message}`));
+      connection.once(Janode.EVENT.CONNECTION_ERROR, (e: Error) =>
+        this.lost(connection!, `connection to Janus lost: ${e.message}`),
+      );
       connection.once(Janode.EVENT.CONNECTION_CLOSED, () => this.lost(connection!, 'connection to Janus closed'));
-      const session = await within(connection.create(this.options.keepAliveSeconds), this.options.requestTimeoutMs, 'Janus did not create a session in time');
-      session.once(Janode.EVENT.SESSION_DESTROYED, () => this.lost(connection!, 'Janus session ended (keep-alive failed or Janus destroyed it)'));
+      const session = await within(
+        connection.create(this.options.keepAliveSeconds),
+        this.options.requestTimeoutMs,
+        'Janus did not create a session in time',
+      );
+      session.once(Janode.EVENT.SESSION_DESTROYED, () =>
+        this.lost(connection!, 'Janus session ended (keep-alive failed or Janus destroyed it)'),
+      );
       if (this.stopped) return void (await connection.close().catch(() => undefined));
       this.connection = connection;
       this.session = session;

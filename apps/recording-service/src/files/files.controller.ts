@@ -26,7 +26,10 @@ export class FilesController {
     const location = grant ? await this.locationOf(grant) : null;
     const opened = location ? await this.storage.open(location, request.headers.range) : null;
     if (!opened) {
-      await reply.status(404).header('content-type', 'application/json; charset=utf-8').send({ code: 'NotFound', message: 'No such file, or the link expired.' });
+      await reply
+        .status(404)
+        .header('content-type', 'application/json; charset=utf-8')
+        .send({ code: 'NotFound', message: 'No such file, or the link expired.' });
       return;
     }
     void reply.status(opened.status).headers({ ...opened.headers, 'cache-control': 'private, max-age=0' });
@@ -50,7 +53,10 @@ export class FilesController {
             : g.kind === 'connection.audio'
               ? [CNR, 'audio_file_path', 'audio_ready']
               : [CNR, 'video_file_path', 'video_ready'];
-    const rows = (await this.ds.query(`SELECT ${column} AS path FROM ${table} WHERE id = $1 AND NOT deleted AND ${ready}`, [g.recordingId])) as Array<{ path: string | null }>;
+    const rows = (await this.ds.query(
+      `SELECT ${column} AS path FROM ${table} WHERE id = $1 AND NOT deleted AND ${ready}`,
+      [g.recordingId],
+    )) as Array<{ path: string | null }>;
     return rows[0]?.path ?? null;
   }
 }

@@ -13,16 +13,32 @@ export class RecordingPaths {
 
   /** `<RECORDINGS_DIR>/<applicationId>/<channelId>/<channelRecordingId>` */
   workDir(applicationId: string, channelId: string, channelRecordingId: string): string {
-    return path.join(this.workRoot, recordingPathSegment(applicationId), recordingPathSegment(channelId), recordingPathSegment(channelRecordingId));
+    return path.join(
+      this.workRoot,
+      recordingPathSegment(applicationId),
+      recordingPathSegment(channelId),
+      recordingPathSegment(channelRecordingId),
+    );
   }
 
   /** Key prefix of one channel recording in the storage target: `<organizationId>/<applicationId>/<channelId>/<channelRecordingId>` */
-  recordingPrefix(organizationId: string, applicationId: string, channelId: string, channelRecordingId: string): string {
+  recordingPrefix(
+    organizationId: string,
+    applicationId: string,
+    channelId: string,
+    channelRecordingId: string,
+  ): string {
     return [organizationId, applicationId, channelId, channelRecordingId].map(recordingPathSegment).join('/');
   }
 
   /** Object key (relative to the storage target): `<recordingPrefix>/<file>` */
-  objectKey(organizationId: string, applicationId: string, channelId: string, channelRecordingId: string, fileName: string): string {
+  objectKey(
+    organizationId: string,
+    applicationId: string,
+    channelId: string,
+    channelRecordingId: string,
+    fileName: string,
+  ): string {
     if (!/^[A-Za-z0-9_-][A-Za-z0-9._-]*$/.test(fileName)) throw new Error(`unexpected recording file name ${fileName}`);
     return `${this.recordingPrefix(organizationId, applicationId, channelId, channelRecordingId)}/${fileName}`;
   }
@@ -32,7 +48,6 @@ export class RecordingPaths {
     if (!resolved.startsWith(this.storageRoot + path.sep)) throw new Error('object key leaves the storage directory');
     return resolved;
   }
-
 }
 
 export function audioBase(connectionRecordingId: string): string {

@@ -74,11 +74,17 @@ export function signV4(i: SignInput): Record<string, string> {
   const stringToSign = ['AWS4-HMAC-SHA256', i.amzDate, scope, sha256(canonicalRequest)].join('\n');
   const key = hmac(hmac(hmac(hmac(`AWS4${i.secretAccessKey}`, day), i.region), service), 'aws4_request');
   const signature = createHmac('sha256', key).update(stringToSign).digest('hex');
-  return { ...headers, authorization: `AWS4-HMAC-SHA256 Credential=${i.accessKeyId}/${scope}, SignedHeaders=${signedHeaders}, Signature=${signature}` };
+  return {
+    ...headers,
+    authorization: `AWS4-HMAC-SHA256 Credential=${i.accessKeyId}/${scope}, SignedHeaders=${signedHeaders}, Signature=${signature}`,
+  };
 }
 
 export function amzDate(now = new Date()): string {
-  return now.toISOString().replace(/[-:]/g, '').replace(/\.\d{3}/, '');
+  return now
+    .toISOString()
+    .replace(/[-:]/g, '')
+    .replace(/\.\d{3}/, '');
 }
 
 export interface S3Response {
@@ -102,8 +108,12 @@ export class S3Client {
 
   objectUrl(key: string): URL {
     const base = new URL(this.o.endpoint);
-    const encodedKey = key.split('/').map((s) => uriEncode(s)).join('/');
-    if (this.o.pathStyle) return new URL(`${base.origin}${base.pathname.replace(/\/+$/, '')}/${uriEncode(this.o.bucket)}/${encodedKey}`);
+    const encodedKey = key
+      .split('/')
+      .map((s) => uriEncode(s))
+      .join('/');
+    if (this.o.pathStyle)
+      return new URL(`${base.origin}${base.pathname.replace(/\/+$/, '')}/${uriEncode(this.o.bucket)}/${encodedKey}`);
     return new URL(`${base.protocol}//${this.o.bucket}.${base.host}${base.pathname.replace(/\/+$/, '')}/${encodedKey}`);
   }
 
@@ -111,14 +121,23 @@ export class S3Client {
   bucketUrl(query: Record<string, string>): URL {
     const base = new URL(this.o.endpoint);
     const root = base.pathname.replace(/\/+$/, '');
-    const url = this.o.pathStyle ? new URL(`${base.origin}${root}/${uriEncode(this.o.bucket)}`) : new URL(`${base.protocol}//${this.o.bucket}.${base.host}${root}/`);
+    const url = this.o.pathStyle
+      ? new URL(`${base.origin}${root}/${uriEncode(this.o.bucket)}`)
+      : new URL(`${base.protocol}//${this.o.bucket}.${base.host}${root}/`);
     url.search = Object.entries(query)
       .map(([k, v]) => `${uriEncode(k)}=${uriEncode(v)}`)
       .join('&');
     return url;
   }
 
-  private request(method: string, key: string | URL, extra: Record<string, string>, payloadHash: string, body?: () => Readable, contentLength?: number): Promise<S3Response> {
+  private request(
+    method: string,
+    key: string | URL,
+    extra: Record<string, string>,
+    payloadHash: string,
+    body?: () => Readable,
+    contentLength?: number,
+  ): Promise<S3Response> {
     const url = typeof key === 'string' ? this.objectUrl(key) : key;
     const headers = signV4({
       method,
@@ -132,10 +151,15 @@ export class S3Client {
     });
     const transport = url.protocol === 'https:' ? https : http;
     return new Promise((resolve, reject) => {
-      const req = transport.request(url, { method, headers, timeout: 60000 }, (res) => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: res }));
+      const req = transport.request(url, { method, headers, timeout: 60000 }, (res) =>
+        resolve({ status: res.statusCode ?? 0, headers: res.headers, body: res }),
+      );
       req.on('timeout', () => req.destroy(new Error(`S3 ${method} timed out`)));
       req.on('error', reject);
-      if (body) body().on('error', (e) => req.destroy(e)).pipe(req);
+      if (body)
+        body()
+          .on('error', (e) => req.destroy(e))
+          .pipe(req);
       else req.end();
     });
   }
@@ -151,7 +175,14 @@ export class S3Client {
     const size = (await fs.promises.stat(file)).size;
     const hash = createHash('sha256');
     for await (const c of fs.createReadStream(file)) hash.update(c as Buffer);
-    const r = await this.request('PUT', key, { 'content-type': contentType }, hash.digest('hex'), () => fs.createReadStream(file), size);
+    const r = await this.request(
+      'PUT',
+      key,
+      { 'content-type': contentType },
+      hash.digest('hex'),
+      () => fs.createReadStream(file),
+      size,
+    );
     const text = await S3Client.drain(r);
     if (r.status < 200 || r.status >= 300) throw new S3Error(r.status, `S3 PUT ${key} answered ${r.status}: ${text}`);
     return size;
@@ -179,7 +210,12 @@ export class S3Client {
     const keys: string[] = [];
     let token: string | undefined;
     for (;;) {
-      const r = await this.request('GET', this.bucketUrl({ 'list-type': '2', prefix, ...(token ? { 'continuation-token': token } : {}) }), {}, EMPTY_SHA256);
+      const r = await this.request(
+        'GET',
+        this.bucketUrl({ 'list-type': '2', prefix, ...(token ? { 'continuation-token': token } : {}) }),
+        {},
+        EMPTY_SHA256,
+      );
       const chunks: Buffer[] = [];
       for await (const c of r.body) chunks.push(c as Buffer);
       const xml = Buffer.concat(chunks).toString('utf8');
@@ -194,7 +230,8 @@ export class S3Client {
   async delete(key: string): Promise<void> {
     const r = await this.request('DELETE', key, {}, EMPTY_SHA256);
     const text = await S3Client.drain(r);
-    if (r.status !== 204 && r.status !== 200 && r.status !== 404) throw new S3Error(r.status, `S3 DELETE ${key} answered ${r.status}: ${text}`);
+    if (r.status !== 204 && r.status !== 200 && r.status !== 404)
+      throw new S3Error(r.status, `S3 DELETE ${key} answered ${r.status}: ${text}`);
   }
 }
 
@@ -202,13 +239,19 @@ const XML_ENTITIES: Record<string, string> = { amp: '&', lt: '<', gt: '>', quot:
 
 function xmlText(text: string): string {
   return text.replace(/&(#x[0-9a-fA-F]+|#\d+|amp|lt|gt|quot|apos);/g, (_m, e: string) =>
-    e.startsWith('#x') ? String.fromCodePoint(parseInt(e.slice(2), 16)) : e.startsWith('#') ? String.fromCodePoint(Number(e.slice(1))) : XML_ENTITIES[e]!,
+    e.startsWith('#x')
+      ? String.fromCodePoint(parseInt(e.slice(2), 16))
+      : e.startsWith('#')
+        ? String.fromCodePoint(Number(e.slice(1)))
+        : XML_ENTITIES[e]!,
   );
 }
 
 /** The keys, `IsTruncated` and `NextContinuationToken` of a ListObjectsV2 answer (`ListBucketResult`). */
 export function parseListObjectsV2(xml: string): { keys: string[]; truncated: boolean; nextToken: string | null } {
-  const keys = [...xml.matchAll(/<Contents>[\s\S]*?<Key>([\s\S]*?)<\/Key>[\s\S]*?<\/Contents>/g)].map((m) => xmlText(m[1]!));
+  const keys = [...xml.matchAll(/<Contents>[\s\S]*?<Key>([\s\S]*?)<\/Key>[\s\S]*?<\/Contents>/g)].map((m) =>
+    xmlText(m[1]!),
+  );
   const truncated = /<IsTruncated>\s*true\s*<\/IsTruncated>/i.test(xml);
   const token = /<NextContinuationToken>([\s\S]*?)<\/NextContinuationToken>/.exec(xml)?.[1];
   return { keys, truncated, nextToken: token === undefined ? null : xmlText(token) };

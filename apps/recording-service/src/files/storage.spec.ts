@@ -36,6 +36,8 @@ describe('LocalStorage.put', () => {
   });
 
   it('still fails when the work file is missing and nothing was stored', async () => {
-    await expect(storage.put(path.join(paths.workRoot, 'never-written.webm'), key)).rejects.toMatchObject({ code: 'ENOENT' });
+    await expect(storage.put(path.join(paths.workRoot, 'never-written.webm'), key)).rejects.toMatchObject({
+      code: 'ENOENT',
+    });
   });
 });

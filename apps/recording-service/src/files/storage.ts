@@ -81,12 +81,18 @@ export class LocalStorage implements StorageTarget {
     const size = stat.size;
     const range = parseRange(rangeHeader, size);
     const headers: Record<string, string> = { 'content-type': contentTypeOf(location), 'accept-ranges': 'bytes' };
-    if (range === 'unsatisfiable') return { status: 416, size, headers: { ...headers, 'content-range': `bytes */${size}` }, body: null };
+    if (range === 'unsatisfiable')
+      return { status: 416, size, headers: { ...headers, 'content-range': `bytes */${size}` }, body: null };
     const start = range?.start ?? 0;
     const end = range?.end ?? size - 1;
     headers['content-length'] = String(size === 0 ? 0 : end - start + 1);
     if (range) headers['content-range'] = `bytes ${start}-${end}/${size}`;
-    return { status: range ? 206 : 200, size, headers, body: size === 0 ? null : fs.createReadStream(location, { start, end }) };
+    return {
+      status: range ? 206 : 200,
+      size,
+      headers,
+      body: size === 0 ? null : fs.createReadStream(location, { start, end }),
+    };
   }
 
   async remove(locations: string[], recordingPrefix: string): Promise<void> {
@@ -134,7 +140,10 @@ export class S3Storage implements StorageTarget {
 
   async open(location: string, range: string | undefined): Promise<Opened | null> {
     if (!this.holds(location)) return null;
-    const r = await this.client.get(this.keyOf(location), range && /^bytes=\d*-\d*$/.test(range.trim()) ? range.trim() : undefined);
+    const r = await this.client.get(
+      this.keyOf(location),
+      range && /^bytes=\d*-\d*$/.test(range.trim()) ? range.trim() : undefined,
+    );
     if (r.status === 404 || r.status === 403) {
       r.body.resume();
       return null;
@@ -152,7 +161,12 @@ export class S3Storage implements StorageTarget {
     const size = Number(total ?? headers['content-length'] ?? 0);
     if (r.status === 416) {
       r.body.resume();
-      return { status: 416, size, headers: { ...headers, 'content-range': headers['content-range'] ?? 'bytes */*' }, body: null };
+      return {
+        status: 416,
+        size,
+        headers: { ...headers, 'content-range': headers['content-range'] ?? 'bytes */*' },
+        body: null,
+      };
     }
     return { status: r.status as 200 | 206, size, headers, body: r.body };
   }

@@ -3,7 +3,13 @@ import { createHmac, timingSafeEqual } from 'node:crypto';
 /** Which file of which record a token grants: the channel file, its audio or video file, or a connection file. */
 export type FileKind = 'channel' | 'channel.audio' | 'channel.video' | 'connection.audio' | 'connection.video';
 
-const KIND_CODES: Record<FileKind, string> = { channel: 'c', 'channel.audio': 'ca', 'channel.video': 'cv', 'connection.audio': 'na', 'connection.video': 'nv' };
+const KIND_CODES: Record<FileKind, string> = {
+  channel: 'c',
+  'channel.audio': 'ca',
+  'channel.video': 'cv',
+  'connection.audio': 'na',
+  'connection.video': 'nv',
+};
 const KINDS_BY_CODE = new Map(Object.entries(KIND_CODES).map(([k, v]) => [v, k as FileKind]));
 
 export interface FileGrant {

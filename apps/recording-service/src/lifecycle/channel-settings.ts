@@ -26,11 +26,19 @@ export class ChannelSettings {
   async muxEnabled(applicationId: string, channelId: string): Promise<boolean> {
     if (!this.config.recordingsMuxEnabled) return false;
     try {
-      const settings = await this.nats.request(ChannelRecordingSettingsSubject, { applicationId, channelId }, { timeoutMs: TIMEOUT_MS });
+      const settings = await this.nats.request(
+        ChannelRecordingSettingsSubject,
+        { applicationId, channelId },
+        { timeoutMs: TIMEOUT_MS },
+      );
       return !settings.muxDisabled;
     } catch (e) {
       if (!(e instanceof DomainError && e.code === 'NotFound')) {
-        this.logger.event('warn', 'the channel config could not be read; the channel recording is muxed by default', { applicationId, channelId, error: (e as Error).message });
+        this.logger.event('warn', 'the channel config could not be read; the channel recording is muxed by default', {
+          applicationId,
+          channelId,
+          error: (e as Error).message,
+        });
       }
       return true;
     }

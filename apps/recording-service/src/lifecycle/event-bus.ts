@@ -20,7 +20,6 @@ const decoder = new TextDecoder();
 
 export type EventHandler = (event: DomainEvent) => Promise<void>;
 
-
 /**
  * JetStream side of the service: the durable consumer of the domain event stream (kept attached
  * by service-kit's EventConsumerLoop; one event at a time per replica: acknowledged after the
@@ -83,13 +82,16 @@ export class EventBus implements OnApplicationShutdown {
         maxMessages: 64,
         connection: () => this.nats.connection$(),
         logger: this.logger,
-        parking: { service: 'recording-service', maxAttempts: this.config.eventMaxAttempts, registry: this.registry.registry },
+        parking: {
+          service: 'recording-service',
+          maxAttempts: this.config.eventMaxAttempts,
+          registry: this.registry.registry,
+        },
       },
       (msg) => this.apply(msg, handler),
     );
     this.consumer.start();
   }
-
 
   /** One event: parked when unreadable; applied (again while a dependency is down), then acknowledged; any other failure thrown. */
   private async apply(msg: JsMsg, handler: EventHandler): Promise<void> {
@@ -108,7 +110,12 @@ export class EventBus implements OnApplicationShutdown {
         stopping: () => this.consumer!.stopped,
         keepAlive: () => msg.working(),
         onRetry: (e, tries) =>
-          this.logger.event('warn', 'a dependency is down; applying the event again', { eventId: event.event.id, type: event.event.type, tries, error: (e as Error).message }),
+          this.logger.event('warn', 'a dependency is down; applying the event again', {
+            eventId: event.event.id,
+            type: event.event.type,
+            tries,
+            error: (e as Error).message,
+          }),
       });
     } catch (e) {
       this.metrics.events.inc({ outcome: 'failed' });
@@ -122,7 +129,9 @@ export class EventBus implements OnApplicationShutdown {
     if (events.length === 0) return;
     const js = jetstream(await this.nats.connection$());
     for (const e of events) {
-      await js.publish(eventSubject(this.config.natsNamespace, e.event.type), encoder.encode(JSON.stringify(e)), { msgID: e.event.id });
+      await js.publish(eventSubject(this.config.natsNamespace, e.event.type), encoder.encode(JSON.stringify(e)), {
+        msgID: e.event.id,
+      });
     }
   }
 

@@ -51,7 +51,9 @@ const TERMINAL_TYPES = new Set(['connection.closed', 'connection.failed']);
 
 /** Serializes everything that happens in one channel across replicas (transaction-scoped). */
 export async function lockChannel(m: EntityManager, applicationId: string, channelId: string): Promise<void> {
-  await m.query('SELECT pg_advisory_xact_lock(hashtextextended($1, 7305))', [JSON.stringify(['recording', applicationId, channelId])]);
+  await m.query('SELECT pg_advisory_xact_lock(hashtextextended($1, 7305))', [
+    JSON.stringify(['recording', applicationId, channelId]),
+  ]);
 }
 
 export function flagsOf(c: WebhookEventConnection): Flags {
@@ -99,7 +101,11 @@ export class LifecycleService {
       return await this.applyOnce(de, null);
     } catch (e) {
       if (!(e instanceof ChannelConfigNeeded)) throw e;
-      const settings: OpenSettings = { applicationId: e.applicationId, channelId: e.channelId, muxEnabled: await this.channelSettings.muxEnabled(e.applicationId, e.channelId) };
+      const settings: OpenSettings = {
+        applicationId: e.applicationId,
+        channelId: e.channelId,
+        muxEnabled: await this.channelSettings.muxEnabled(e.applicationId, e.channelId),
+      };
       return this.applyOnce(de, settings);
     }
   }
@@ -108,26 +114,52 @@ export class LifecycleService {
     const outcome: Outcome = { stoppedChannelRecordings: [], relevant: true };
     const e = de.event;
     await this.ds.transaction(async (m) => {
-      const fresh = (await m.query(`INSERT INTO recording.processed_event (event_id, processed_on) VALUES ($1, $2) ON CONFLICT DO NOTHING RETURNING event_id`, [e.id, Date.now()])) as unknown[];
+      const fresh = (await m.query(
+        `INSERT INTO recording.processed_event (event_id, processed_on) VALUES ($1, $2) ON CONFLICT DO NOTHING RETURNING event_id`,
+        [e.id, Date.now()],
+      )) as unknown[];
       if (fresh.length === 0) return;
       outcome.applied = true;
-      if (e.type.startsWith('connection.') && e.connection) await this.onConnection(m, de, e.connection, outcome, settings);
+      if (e.type.startsWith('connection.') && e.connection)
+        await this.onConnection(m, de, e.connection, outcome, settings);
       else if (e.type === 'client.unregistered' && e.client) {
         const c = e.client;
-        await this.stopWhere(m, { applicationId: c.applicationId, userId: c.userId, deviceId: c.deviceId, clientId: c.id }, e.timestamp, 'client unregistered', outcome);
+        await this.stopWhere(
+          m,
+          { applicationId: c.applicationId, userId: c.userId, deviceId: c.deviceId, clientId: c.id },
+          e.timestamp,
+          'client unregistered',
+          outcome,
+        );
       } else if (e.type === 'channel.deactivated' && e.channel) {
-        await this.stopWhere(m, { applicationId: e.channel.applicationId, channelId: e.channel.id }, e.timestamp, 'channel deactivated', outcome);
+        await this.stopWhere(
+          m,
+          { applicationId: e.channel.applicationId, channelId: e.channel.id },
+          e.timestamp,
+          'channel deactivated',
+          outcome,
+        );
       }
     });
     return outcome;
   }
 
-  private async onConnection(m: EntityManager, de: RecordingDomainEvent, c: WebhookEventConnection, outcome: Outcome, settings: OpenSettings | null): Promise<void> {
+  private async onConnection(
+    m: EntityManager,
+    de: RecordingDomainEvent,
+    c: WebhookEventConnection,
+    outcome: Outcome,
+    settings: OpenSettings | null,
+  ): Promise<void> {
     const ts = de.event.timestamp;
     await lockChannel(m, c.applicationId, c.channelId);
     const key = [c.applicationId, c.channelId, c.userId, c.deviceId, c.clientId, c.id];
-    const keySql = 'application_id = $1 AND channel_id = $2 AND user_id = $3 AND device_id = $4 AND client_id = $5 AND connection_id = $6';
-    const [open] = (await m.query(`SELECT * FROM ${CNR} WHERE ${keySql} AND stop_timestamp IS NULL FOR UPDATE`, key)) as ConnectionRecordingRow[];
+    const keySql =
+      'application_id = $1 AND channel_id = $2 AND user_id = $3 AND device_id = $4 AND client_id = $5 AND connection_id = $6';
+    const [open] = (await m.query(
+      `SELECT * FROM ${CNR} WHERE ${keySql} AND stop_timestamp IS NULL FOR UPDATE`,
+      key,
+    )) as ConnectionRecordingRow[];
     const terminal = TERMINAL_TYPES.has(de.event.type) || TERMINAL_STATES.has(c.state);
     const mode = de.recording?.recordingMode ?? null;
     const hasAudio = Boolean(c.hasAudio) && mode !== 'Video';
@@ -146,7 +178,10 @@ export class LifecycleService {
         // Older than what this recording already reflects: its change goes into the timeline at its
         // time; the recording's state stays that of the latest event.
         await this.insertLateUpdate(m, open.id, ts, c.tag ?? null, flags);
-        await m.query(`UPDATE ${CNR} SET last_seen_on = GREATEST(last_seen_on, $2) WHERE id = $1`, [open.id, Date.now()]);
+        await m.query(`UPDATE ${CNR} SET last_seen_on = GREATEST(last_seen_on, $2) WHERE id = $1`, [
+          open.id,
+          Date.now(),
+        ]);
         return;
       }
       const changed =
@@ -165,7 +200,18 @@ export class LifecycleService {
       await m.query(
         `UPDATE ${CNR} SET last_event_on = $2, last_seen_on = $10, connection = $3, audio_muted = $4, video_muted = $5, audio_disabled = $6, video_disabled = $7, connection_tag = $8,
            modified_on = CASE WHEN $9 THEN $10 ELSE modified_on END WHERE id = $1`,
-        [open.id, ts, JSON.stringify(c), flags.audioMuted, flags.videoMuted, flags.audioDisabled, flags.videoDisabled, c.tag ?? null, changed, Date.now()],
+        [
+          open.id,
+          ts,
+          JSON.stringify(c),
+          flags.audioMuted,
+          flags.videoMuted,
+          flags.audioDisabled,
+          flags.videoDisabled,
+          c.tag ?? null,
+          changed,
+          Date.now(),
+        ],
       );
       return;
     }
@@ -184,7 +230,10 @@ export class LifecycleService {
     }
     // Out of order: a recording of this connection already stopped after this event happened. An
     // event from while it was recording still goes into its timeline.
-    const [later] = (await m.query(`SELECT id, start_timestamp FROM ${CNR} WHERE ${keySql} AND stop_timestamp > $7 ORDER BY start_timestamp LIMIT 1`, [...key, ts])) as Array<{
+    const [later] = (await m.query(
+      `SELECT id, start_timestamp FROM ${CNR} WHERE ${keySql} AND stop_timestamp > $7 ORDER BY start_timestamp LIMIT 1`,
+      [...key, ts],
+    )) as Array<{
       id: string;
       start_timestamp: string;
     }>;
@@ -194,7 +243,10 @@ export class LifecycleService {
     }
     const started = await this.startConnection(m, de, c, { hasAudio, hasVideo, flags }, settings);
     // The connection already ended (its end was applied first): the recording stops there.
-    const [ended] = (await m.query(`SELECT stop_timestamp, reason FROM ${CE} WHERE ${keySql} AND stop_timestamp >= $7`, [...key, ts])) as Array<{ stop_timestamp: string; reason: string }>;
+    const [ended] = (await m.query(
+      `SELECT stop_timestamp, reason FROM ${CE} WHERE ${keySql} AND stop_timestamp >= $7`,
+      [...key, ts],
+    )) as Array<{ stop_timestamp: string; reason: string }>;
     if (ended) await this.stopConnection(m, started, Number(ended.stop_timestamp), ended.reason, false, outcome);
   }
 
@@ -207,11 +259,16 @@ export class LifecycleService {
   ): Promise<ConnectionRecordingRow> {
     const ts = de.event.timestamp;
     const now = Date.now();
-    let [channel] = (await m.query(`SELECT * FROM ${CR} WHERE application_id = $1 AND channel_id = $2 AND stop_timestamp IS NULL FOR UPDATE`, [c.applicationId, c.channelId])) as ChannelRecordingRow[];
+    let [channel] = (await m.query(
+      `SELECT * FROM ${CR} WHERE application_id = $1 AND channel_id = $2 AND stop_timestamp IS NULL FOR UPDATE`,
+      [c.applicationId, c.channelId],
+    )) as ChannelRecordingRow[];
     if (!channel) {
-      if (settings?.applicationId !== c.applicationId || settings.channelId !== c.channelId) throw new ChannelConfigNeeded(c.applicationId, c.channelId);
+      if (settings?.applicationId !== c.applicationId || settings.channelId !== c.channelId)
+        throw new ChannelConfigNeeded(c.applicationId, c.channelId);
       const id = randomUUID();
-      const expiry = this.config.recordingsRetentionSeconds > 0 ? ts + this.config.recordingsRetentionSeconds * 1000 : null;
+      const expiry =
+        this.config.recordingsRetentionSeconds > 0 ? ts + this.config.recordingsRetentionSeconds * 1000 : null;
       [channel] = (await m.query(
         `INSERT INTO ${CR} (id, organization_id, application_id, channel_id, created_on, modified_on, tag, start_timestamp, expiry_timestamp, has_audio, has_video,
            recording_path, mux_enabled, move_enabled, delete_files, stage, stage_changed_on)
@@ -233,7 +290,10 @@ export class LifecycleService {
         ],
       )) as ChannelRecordingRow[];
     } else if ((o.hasAudio && !channel.has_audio) || (o.hasVideo && !channel.has_video)) {
-      await m.query(`UPDATE ${CR} SET has_audio = has_audio OR $2, has_video = has_video OR $3, modified_on = $4 WHERE id = $1`, [channel.id, o.hasAudio, o.hasVideo, now]);
+      await m.query(
+        `UPDATE ${CR} SET has_audio = has_audio OR $2, has_video = has_video OR $3, modified_on = $4 WHERE id = $1`,
+        [channel.id, o.hasAudio, o.hasVideo, now],
+      );
     }
     const id = randomUUID();
     const [row] = (await m.query(
@@ -281,8 +341,17 @@ export class LifecycleService {
    * or handled by another replica first): inserted into the timeline after the last entry at or
    * before `ts`, later entries moving up by one, unless the state there is already the same.
    */
-  private async insertLateUpdate(m: EntityManager, connectionRecordingId: string, ts: number, tag: string | null, flags: Flags): Promise<void> {
-    const [before] = (await m.query(`SELECT * FROM ${RU} WHERE connection_recording_id = $1 AND timestamp <= $2 ORDER BY index DESC LIMIT 1`, [connectionRecordingId, ts])) as RecordingUpdateRow[];
+  private async insertLateUpdate(
+    m: EntityManager,
+    connectionRecordingId: string,
+    ts: number,
+    tag: string | null,
+    flags: Flags,
+  ): Promise<void> {
+    const [before] = (await m.query(
+      `SELECT * FROM ${RU} WHERE connection_recording_id = $1 AND timestamp <= $2 ORDER BY index DESC LIMIT 1`,
+      [connectionRecordingId, ts],
+    )) as RecordingUpdateRow[];
     if (!before) return;
     const same =
       before.audio_muted === flags.audioMuted &&
@@ -292,11 +361,25 @@ export class LifecycleService {
       before.connection_tag === tag;
     if (same) return;
     // Two steps, since the primary key (recording, index) is checked row by row.
-    await m.query(`UPDATE ${RU} SET index = -index - 2 WHERE connection_recording_id = $1 AND index > $2`, [connectionRecordingId, before.index]);
-    await m.query(`UPDATE ${RU} SET index = -index - 1 WHERE connection_recording_id = $1 AND index < 0`, [connectionRecordingId]);
+    await m.query(`UPDATE ${RU} SET index = -index - 2 WHERE connection_recording_id = $1 AND index > $2`, [
+      connectionRecordingId,
+      before.index,
+    ]);
+    await m.query(`UPDATE ${RU} SET index = -index - 1 WHERE connection_recording_id = $1 AND index < 0`, [
+      connectionRecordingId,
+    ]);
     await m.query(
       `INSERT INTO ${RU} (connection_recording_id, index, timestamp, connection_tag, audio_muted, video_muted, audio_disabled, video_disabled) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
-      [connectionRecordingId, before.index + 1, ts, tag, flags.audioMuted, flags.videoMuted, flags.audioDisabled, flags.videoDisabled],
+      [
+        connectionRecordingId,
+        before.index + 1,
+        ts,
+        tag,
+        flags.audioMuted,
+        flags.videoMuted,
+        flags.audioDisabled,
+        flags.videoDisabled,
+      ],
     );
   }
 
@@ -305,10 +388,24 @@ export class LifecycleService {
    * timestamps and the expected file names (ingest replaces them with what the media server wrote),
    * then closes the channel recording when no connection recording in it is open any more.
    */
-  async stopConnection(m: EntityManager, row: ConnectionRecordingRow, ts: number, reason: string, orphaned: boolean, outcome: Outcome): Promise<void> {
+  async stopConnection(
+    m: EntityManager,
+    row: ConnectionRecordingRow,
+    ts: number,
+    reason: string,
+    orphaned: boolean,
+    outcome: Outcome,
+  ): Promise<void> {
     const now = Date.now();
     const stop = Math.max(ts, Number(row.start_timestamp));
-    const metadata = orphaned ? JSON.stringify({ orphaned: true, reason, closedOn: new Date(now).toISOString(), lastEventOn: new Date(Number(row.last_event_on)).toISOString() }) : row.metadata;
+    const metadata = orphaned
+      ? JSON.stringify({
+          orphaned: true,
+          reason,
+          closedOn: new Date(now).toISOString(),
+          lastEventOn: new Date(Number(row.last_event_on)).toISOString(),
+        })
+      : row.metadata;
     await m.query(
       `UPDATE ${CNR} SET stop_timestamp = $2, closed_reason = $3, orphaned = $4, metadata = $5, modified_on = $6, last_event_on = GREATEST(last_event_on, $2),
          audio_first_frame_timestamp = CASE WHEN has_audio THEN start_timestamp END, audio_last_frame_timestamp = CASE WHEN has_audio THEN $2::bigint END,
@@ -317,7 +414,10 @@ export class LifecycleService {
        WHERE id = $1 AND stop_timestamp IS NULL`,
       [row.id, stop, reason, orphaned, metadata, now, audioBase(row.id), videoBase(row.id)],
     );
-    const [open] = (await m.query(`SELECT count(*)::int AS n FROM ${CNR} WHERE channel_recording_id = $1 AND stop_timestamp IS NULL`, [row.channel_recording_id])) as Array<{ n: number }>;
+    const [open] = (await m.query(
+      `SELECT count(*)::int AS n FROM ${CNR} WHERE channel_recording_id = $1 AND stop_timestamp IS NULL`,
+      [row.channel_recording_id],
+    )) as Array<{ n: number }>;
     if ((open?.n ?? 0) > 0) return;
     // TypeORM answers an UPDATE ... RETURNING with [rows, affected].
     const [closed] = (await m.query(
@@ -348,11 +448,18 @@ export class LifecycleService {
       params.push(value);
       conditions.push(`${column} = $${params.length}`);
     }
-    const channels = (await m.query(`SELECT DISTINCT channel_id FROM ${CNR} WHERE ${conditions.join(' AND ')} ORDER BY channel_id`, params)) as Array<{ channel_id: string }>;
+    const channels = (await m.query(
+      `SELECT DISTINCT channel_id FROM ${CNR} WHERE ${conditions.join(' AND ')} ORDER BY channel_id`,
+      params,
+    )) as Array<{ channel_id: string }>;
     for (const { channel_id } of channels) {
       await lockChannel(m, f.applicationId, channel_id);
-      const rows = (await m.query(`SELECT * FROM ${CNR} WHERE ${conditions.join(' AND ')} AND channel_id = $${params.length + 1} FOR UPDATE`, [...params, channel_id])) as ConnectionRecordingRow[];
-      for (const row of rows) if (ts >= Number(row.start_timestamp)) await this.stopConnection(m, row, ts, reason, false, outcome);
+      const rows = (await m.query(
+        `SELECT * FROM ${CNR} WHERE ${conditions.join(' AND ')} AND channel_id = $${params.length + 1} FOR UPDATE`,
+        [...params, channel_id],
+      )) as ConnectionRecordingRow[];
+      for (const row of rows)
+        if (ts >= Number(row.start_timestamp)) await this.stopConnection(m, row, ts, reason, false, outcome);
     }
   }
 
@@ -363,10 +470,14 @@ export class LifecycleService {
   async closeOrphan(connectionRecordingId: string, reason: string): Promise<Outcome> {
     const outcome: Outcome = { stoppedChannelRecordings: [] };
     await this.ds.transaction(async (m) => {
-      const [peek] = (await m.query(`SELECT application_id, channel_id FROM ${CNR} WHERE id = $1`, [connectionRecordingId])) as Array<{ application_id: string; channel_id: string }>;
+      const [peek] = (await m.query(`SELECT application_id, channel_id FROM ${CNR} WHERE id = $1`, [
+        connectionRecordingId,
+      ])) as Array<{ application_id: string; channel_id: string }>;
       if (!peek) return;
       await lockChannel(m, peek.application_id, peek.channel_id);
-      const [row] = (await m.query(`SELECT * FROM ${CNR} WHERE id = $1 AND stop_timestamp IS NULL FOR UPDATE`, [connectionRecordingId])) as ConnectionRecordingRow[];
+      const [row] = (await m.query(`SELECT * FROM ${CNR} WHERE id = $1 AND stop_timestamp IS NULL FOR UPDATE`, [
+        connectionRecordingId,
+      ])) as ConnectionRecordingRow[];
       if (!row) return;
       await this.stopConnection(m, row, Number(row.last_event_on), reason, true, outcome);
     });
@@ -375,6 +486,9 @@ export class LifecycleService {
 
   /** The runtime still knows the connection and records it: it is not an orphan; remember we checked. */
   async touch(connectionRecordingId: string): Promise<void> {
-    await this.ds.query(`UPDATE ${CNR} SET last_seen_on = GREATEST(last_seen_on, $2) WHERE id = $1 AND stop_timestamp IS NULL`, [connectionRecordingId, Date.now()]);
+    await this.ds.query(
+      `UPDATE ${CNR} SET last_seen_on = GREATEST(last_seen_on, $2) WHERE id = $1 AND stop_timestamp IS NULL`,
+      [connectionRecordingId, Date.now()],
+    );
   }
 }

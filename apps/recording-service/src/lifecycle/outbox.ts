@@ -54,7 +54,11 @@ export class Outbox implements OnApplicationBootstrap, OnApplicationShutdown {
   ) {
     this.lanes = [
       { table: OUTBOX, what: 'event', publish: (payload) => this.bus.publish([payload as DomainEvent]) },
-      { table: CHANGE_OUTBOX, what: 'change notice', publish: (payload) => this.publishChange(payload as ChangeNotice) },
+      {
+        table: CHANGE_OUTBOX,
+        what: 'change notice',
+        publish: (payload) => this.publishChange(payload as ChangeNotice),
+      },
     ];
   }
 
@@ -77,7 +81,12 @@ export class Outbox implements OnApplicationBootstrap, OnApplicationShutdown {
       `INSERT INTO ${OUTBOX} (event_id, event_type, payload, created_on)
        SELECT e.id, e.type, e.payload, $4 FROM unnest($1::text[], $2::text[], $3::jsonb[]) WITH ORDINALITY AS e(id, type, payload, n) ORDER BY e.n
        ON CONFLICT (event_id) DO NOTHING`,
-      [events.map((e) => e.event.id), events.map((e) => e.event.type), events.map((e) => JSON.stringify(e)), Date.now()],
+      [
+        events.map((e) => e.event.id),
+        events.map((e) => e.event.type),
+        events.map((e) => JSON.stringify(e)),
+        Date.now(),
+      ],
     );
   }
 
@@ -102,7 +111,8 @@ export class Outbox implements OnApplicationBootstrap, OnApplicationShutdown {
     this.running = this.relayAll()
       .then(
         () => undefined,
-        (e) => this.logger.event('warn', 'relaying the event outbox failed; it is retried', { error: (e as Error).message }),
+        (e) =>
+          this.logger.event('warn', 'relaying the event outbox failed; it is retried', { error: (e as Error).message }),
       )
       .finally(() => {
         this.running = undefined;
@@ -137,7 +147,11 @@ export class Outbox implements OnApplicationBootstrap, OnApplicationShutdown {
         await ensureChangeStream(await jetstreamManager(nc), this.config.natsNamespace);
         this.changeStreamReady = true;
       }
-      await jetstream(nc).publish(changeSubject(this.config.natsNamespace, RECORDING_CHANGE_OWNER), encoder.encode(JSON.stringify(notice)), { msgID: notice.id });
+      await jetstream(nc).publish(
+        changeSubject(this.config.natsNamespace, RECORDING_CHANGE_OWNER),
+        encoder.encode(JSON.stringify(notice)),
+        { msgID: notice.id },
+      );
     } catch (e) {
       this.changeStreamReady = false;
       throw e;
@@ -147,7 +161,9 @@ export class Outbox implements OnApplicationBootstrap, OnApplicationShutdown {
   /** One batch in one transaction: publish in order, delete what JetStream acknowledged, stop at the first failure. */
   private async relayBatch(lane: Lane): Promise<{ published: number; complete: boolean }> {
     return this.ds.transaction(async (m) => {
-      const rows = (await m.query(`SELECT seq, payload FROM ${lane.table} ORDER BY seq LIMIT ${BATCH} FOR UPDATE SKIP LOCKED`)) as Array<{ seq: string; payload: unknown }>;
+      const rows = (await m.query(
+        `SELECT seq, payload FROM ${lane.table} ORDER BY seq LIMIT ${BATCH} FOR UPDATE SKIP LOCKED`,
+      )) as Array<{ seq: string; payload: unknown }>;
       const acknowledged: string[] = [];
       let failure: Error | undefined;
       for (const row of rows) {
@@ -159,9 +175,14 @@ export class Outbox implements OnApplicationBootstrap, OnApplicationShutdown {
           break;
         }
       }
-      if (acknowledged.length > 0) await m.query(`DELETE FROM ${lane.table} WHERE seq = ANY($1::bigint[])`, [acknowledged]);
+      if (acknowledged.length > 0)
+        await m.query(`DELETE FROM ${lane.table} WHERE seq = ANY($1::bigint[])`, [acknowledged]);
       if (failure) {
-        this.logger.event('warn', `an outbox ${lane.what} could not be published yet; it stays for the next round`, { published: acknowledged.length, waiting: rows.length - acknowledged.length, error: failure.message });
+        this.logger.event('warn', `an outbox ${lane.what} could not be published yet; it stays for the next round`, {
+          published: acknowledged.length,
+          waiting: rows.length - acknowledged.length,
+          error: failure.message,
+        });
         return { published: acknowledged.length, complete: true };
       }
       return { published: acknowledged.length, complete: rows.length < BATCH };

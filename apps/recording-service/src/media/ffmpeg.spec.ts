@@ -13,7 +13,13 @@ describe('planMux', () => {
     );
     expect(plan).toMatchObject({ hasAudio: true, hasVideo: true, extension: '.webm' });
     const inputs = plan.args.filter((_, i) => plan.args[i - 1] === '-i');
-    expect(inputs).toEqual(['/w/a.video.webm', '/w/a.audio.ogg', '/w/b.video.webm', '/w/b.audio.ogg', '/w/c.audio.ogg']);
+    expect(inputs).toEqual([
+      '/w/a.video.webm',
+      '/w/a.audio.ogg',
+      '/w/b.video.webm',
+      '/w/b.audio.ogg',
+      '/w/c.audio.ogg',
+    ]);
     const graph = plan.args[plan.args.indexOf('-filter_complex') + 1]!;
     expect(graph).toContain('tpad=start_duration=0.500');
     expect(graph).toContain('adelay=1250|1250');
@@ -26,11 +32,17 @@ describe('planMux', () => {
     const plan = planMux([{ offsetSeconds: 0, audioFile: '/w/a.ogg', videoFile: null }], 2, '/w/o');
     expect(plan).toMatchObject({ hasVideo: false, extension: '.ogg' });
     expect(plan.args).not.toContain('libvpx');
-    expect(() => planMux([{ offsetSeconds: 0, audioFile: null, videoFile: null }], 2, '/w/o')).toThrow(/nothing to mux/);
+    expect(() => planMux([{ offsetSeconds: 0, audioFile: null, videoFile: null }], 2, '/w/o')).toThrow(
+      /nothing to mux/,
+    );
   });
 
   it('lays out a grid of up to four tiles per row of two', () => {
-    const four = Array.from({ length: 4 }, (_, i) => ({ offsetSeconds: 0, audioFile: null, videoFile: `/w/${i}.webm` }));
+    const four = Array.from({ length: 4 }, (_, i) => ({
+      offsetSeconds: 0,
+      audioFile: null,
+      videoFile: `/w/${i}.webm`,
+    }));
     const graph = planMux(four, 1, '/w/o').args.find((a) => a.includes('xstack'))!;
     expect(graph).toContain('layout=0_0|320_0|0_240|320_240');
   });
@@ -38,7 +50,12 @@ describe('planMux', () => {
 
 describe('describeContent', () => {
   it('names the container, codec and size', () => {
-    const probe = { formatName: 'matroska,webm', durationSeconds: 1, startSeconds: 0, streams: [{ index: 0, codecType: 'video', codecName: 'vp8', width: 320, height: 240 }] };
+    const probe = {
+      formatName: 'matroska,webm',
+      durationSeconds: 1,
+      startSeconds: 0,
+      streams: [{ index: 0, codecType: 'video', codecName: 'vp8', width: 320, height: 240 }],
+    };
     expect(describeContent(probe, 'video')).toBe('video/webm; codecs=vp8; width=320; height=240');
     expect(describeContent(probe, 'audio')).toBeNull();
   });
@@ -47,7 +64,9 @@ describe('describeContent', () => {
 describe('runTool', () => {
   it('answers the output of a tool that succeeds, and the end of its stderr when it fails', async () => {
     await expect(runTool('sh', ['-c', 'echo done'])).resolves.toBe('done\n');
-    await expect(runTool('sh', ['-c', 'echo broken >&2; exit 3'])).rejects.toThrow(new ToolError('sh exited with 3: broken'));
+    await expect(runTool('sh', ['-c', 'echo broken >&2; exit 3'])).rejects.toThrow(
+      new ToolError('sh exited with 3: broken'),
+    );
   });
 
   it('kills the tool when the signal is aborted, and says it was interrupted rather than failed', async () => {

@@ -30,7 +30,11 @@ export class ToolInterrupted extends Error {
  * Runs a tool, resolving with stdout; rejects with the tail of stderr. Killed after `timeoutMs`, or
  * when `signal` is aborted (then rejects with ToolInterrupted).
  */
-export function runTool(bin: string, args: string[], { timeoutMs = 300000, signal }: { timeoutMs?: number; signal?: AbortSignal } = {}): Promise<string> {
+export function runTool(
+  bin: string,
+  args: string[],
+  { timeoutMs = 300000, signal }: { timeoutMs?: number; signal?: AbortSignal } = {},
+): Promise<string> {
   return new Promise((resolve, reject) => {
     if (signal?.aborted) return reject(new ToolInterrupted(`${bin} was not started: stopping`));
     const child = spawn(bin, args, { stdio: ['ignore', 'pipe', 'pipe'] });
@@ -54,13 +58,20 @@ export function runTool(bin: string, args: string[], { timeoutMs = 300000, signa
       signal?.removeEventListener('abort', interrupt);
       if (code === 0) resolve(out);
       else if (signal?.aborted) reject(new ToolInterrupted(`${bin} was stopped: the service is stopping`));
-      else reject(new ToolError(`${bin} ${killedBy ? `was killed by ${killedBy}` : `exited with ${code}`}: ${err.trim().split('\n').slice(-5).join(' | ')}`));
+      else
+        reject(
+          new ToolError(
+            `${bin} ${killedBy ? `was killed by ${killedBy}` : `exited with ${code}`}: ${err.trim().split('\n').slice(-5).join(' | ')}`,
+          ),
+        );
     });
   });
 }
 
 export async function probe(ffprobe: string, file: string): Promise<ProbeResult> {
-  const out = await runTool(ffprobe, ['-v', 'error', '-print_format', 'json', '-show_format', '-show_streams', file], { timeoutMs: 60000 });
+  const out = await runTool(ffprobe, ['-v', 'error', '-print_format', 'json', '-show_format', '-show_streams', file], {
+    timeoutMs: 60000,
+  });
   const json = JSON.parse(out) as {
     format?: { format_name?: string; duration?: string; start_time?: string };
     streams?: Array<{ index: number; codec_type?: string; codec_name?: string; width?: number; height?: number }>;
@@ -86,7 +97,14 @@ export async function probe(ffprobe: string, file: string): Promise<ProbeResult>
 export function describeContent(p: ProbeResult, type: 'audio' | 'video'): string | null {
   const s = p.streams.find((x) => x.codecType === type);
   if (!s) return null;
-  const container = p.formatName.includes('webm') || p.formatName.includes('matroska') ? (type === 'audio' ? 'audio/webm' : 'video/webm') : p.formatName.includes('ogg') ? 'audio/ogg' : `${type}/${p.formatName.split(',')[0]}`;
+  const container =
+    p.formatName.includes('webm') || p.formatName.includes('matroska')
+      ? type === 'audio'
+        ? 'audio/webm'
+        : 'video/webm'
+      : p.formatName.includes('ogg')
+        ? 'audio/ogg'
+        : `${type}/${p.formatName.split(',')[0]}`;
   const size = s.width && s.height ? `; width=${s.width}; height=${s.height}` : '';
   return `${container}; codecs=${s.codecName}${size}`;
 }
@@ -140,7 +158,9 @@ export function planMux(inputs: MuxInput[], durationSeconds: number, output: str
       args.push('-i', input.audioFile);
       const label = `a${audioLabels.length}`;
       const ms = Math.round(offset * 1000);
-      filters.push(`[${n}:a]asetpts=PTS-STARTPTS,aresample=48000,aformat=channel_layouts=stereo,adelay=${ms}|${ms}[${label}]`);
+      filters.push(
+        `[${n}:a]asetpts=PTS-STARTPTS,aresample=48000,aformat=channel_layouts=stereo,adelay=${ms}|${ms}[${label}]`,
+      );
       audioLabels.push(label);
       n++;
     }
@@ -153,16 +173,37 @@ export function planMux(inputs: MuxInput[], durationSeconds: number, output: str
       filters.push(`[${videoLabels[0]}]null[vout]`);
     } else {
       const cols = Math.ceil(Math.sqrt(videoLabels.length));
-      const layout = videoLabels.map((_, i) => `${(i % cols) * TILE_WIDTH}_${Math.floor(i / cols) * TILE_HEIGHT}`).join('|');
-      filters.push(`${videoLabels.map((l) => `[${l}]`).join('')}xstack=inputs=${videoLabels.length}:layout=${layout}:fill=black[vout]`);
+      const layout = videoLabels
+        .map((_, i) => `${(i % cols) * TILE_WIDTH}_${Math.floor(i / cols) * TILE_HEIGHT}`)
+        .join('|');
+      filters.push(
+        `${videoLabels.map((l) => `[${l}]`).join('')}xstack=inputs=${videoLabels.length}:layout=${layout}:fill=black[vout]`,
+      );
     }
   }
   if (hasAudio) {
-    const mix = audioLabels.length === 1 ? `[${audioLabels[0]}]anull` : `${audioLabels.map((l) => `[${l}]`).join('')}amix=inputs=${audioLabels.length}:duration=longest:dropout_transition=0:normalize=0`;
+    const mix =
+      audioLabels.length === 1
+        ? `[${audioLabels[0]}]anull`
+        : `${audioLabels.map((l) => `[${l}]`).join('')}amix=inputs=${audioLabels.length}:duration=longest:dropout_transition=0:normalize=0`;
     filters.push(`${mix},apad=whole_dur=${total}[aout]`);
   }
   args.push('-filter_complex', filters.join(';'));
-  if (hasVideo) args.push('-map', '[vout]', '-c:v', 'libvpx', '-deadline', 'realtime', '-cpu-used', '8', '-b:v', '400k', '-g', String(FRAME_RATE * 2));
+  if (hasVideo)
+    args.push(
+      '-map',
+      '[vout]',
+      '-c:v',
+      'libvpx',
+      '-deadline',
+      'realtime',
+      '-cpu-used',
+      '8',
+      '-b:v',
+      '400k',
+      '-g',
+      String(FRAME_RATE * 2),
+    );
   if (hasAudio) args.push('-map', '[aout]', '-c:a', 'libopus', '-b:a', '64k');
   args.push('-t', total, '-f', hasVideo ? 'webm' : 'ogg', output);
   return { args, hasAudio, hasVideo, extension: hasVideo ? '.webm' : '.ogg' };
@@ -170,5 +211,20 @@ export function planMux(inputs: MuxInput[], durationSeconds: number, output: str
 
 /** Copies one kind of stream of a muxed file into its own file (no re-encoding). */
 export function extractArgs(input: string, type: 'audio' | 'video', output: string): string[] {
-  return ['-hide_banner', '-nostdin', '-y', '-loglevel', 'error', '-i', input, '-map', type === 'audio' ? '0:a' : '0:v', '-c', 'copy', '-f', type === 'audio' ? 'ogg' : 'webm', output];
+  return [
+    '-hide_banner',
+    '-nostdin',
+    '-y',
+    '-loglevel',
+    'error',
+    '-i',
+    input,
+    '-map',
+    type === 'audio' ? '0:a' : '0:v',
+    '-c',
+    'copy',
+    '-f',
+    type === 'audio' ? 'ogg' : 'webm',
+    output,
+  ];
 }

@@ -65,12 +65,24 @@ export class Recordings1764100000000 implements MigrationInterface {
       stage_changed_on bigint NOT NULL,
       error text
     )`);
-    await q.query(`CREATE UNIQUE INDEX channel_recording_open ON recording.channel_recording (application_id, channel_id) WHERE stop_timestamp IS NULL`);
-    await q.query(`CREATE INDEX channel_recording_app ON recording.channel_recording (application_id, start_timestamp DESC, id)`);
-    await q.query(`CREATE INDEX channel_recording_channel ON recording.channel_recording (application_id, channel_id, start_timestamp DESC, id)`);
-    await q.query(`CREATE INDEX channel_recording_org ON recording.channel_recording (organization_id, application_id)`);
-    await q.query(`CREATE INDEX channel_recording_expiry ON recording.channel_recording (expiry_timestamp) WHERE NOT deleted AND expiry_timestamp IS NOT NULL`);
-    await q.query(`CREATE INDEX channel_recording_stage ON recording.channel_recording (stage, stage_changed_on) WHERE stage IN ('ingesting', 'muxing', 'moving')`);
+    await q.query(
+      `CREATE UNIQUE INDEX channel_recording_open ON recording.channel_recording (application_id, channel_id) WHERE stop_timestamp IS NULL`,
+    );
+    await q.query(
+      `CREATE INDEX channel_recording_app ON recording.channel_recording (application_id, start_timestamp DESC, id)`,
+    );
+    await q.query(
+      `CREATE INDEX channel_recording_channel ON recording.channel_recording (application_id, channel_id, start_timestamp DESC, id)`,
+    );
+    await q.query(
+      `CREATE INDEX channel_recording_org ON recording.channel_recording (organization_id, application_id)`,
+    );
+    await q.query(
+      `CREATE INDEX channel_recording_expiry ON recording.channel_recording (expiry_timestamp) WHERE NOT deleted AND expiry_timestamp IS NOT NULL`,
+    );
+    await q.query(
+      `CREATE INDEX channel_recording_stage ON recording.channel_recording (stage, stage_changed_on) WHERE stage IN ('ingesting', 'muxing', 'moving')`,
+    );
 
     await q.query(`CREATE TABLE recording.connection_recording (
       id uuid PRIMARY KEY,
@@ -137,10 +149,18 @@ export class Recordings1764100000000 implements MigrationInterface {
       `CREATE UNIQUE INDEX connection_recording_open ON recording.connection_recording (application_id, channel_id, user_id, device_id, client_id, connection_id) WHERE stop_timestamp IS NULL`,
     );
     await q.query(`CREATE INDEX connection_recording_parent ON recording.connection_recording (channel_recording_id)`);
-    await q.query(`CREATE INDEX connection_recording_app ON recording.connection_recording (application_id, start_timestamp DESC, id)`);
-    await q.query(`CREATE INDEX connection_recording_user ON recording.connection_recording (application_id, user_id, device_id, client_id)`);
-    await q.query(`CREATE INDEX connection_recording_channel ON recording.connection_recording (application_id, channel_id, user_id, device_id, client_id, connection_id)`);
-    await q.query(`CREATE INDEX connection_recording_idle ON recording.connection_recording (last_seen_on) WHERE stop_timestamp IS NULL`);
+    await q.query(
+      `CREATE INDEX connection_recording_app ON recording.connection_recording (application_id, start_timestamp DESC, id)`,
+    );
+    await q.query(
+      `CREATE INDEX connection_recording_user ON recording.connection_recording (application_id, user_id, device_id, client_id)`,
+    );
+    await q.query(
+      `CREATE INDEX connection_recording_channel ON recording.connection_recording (application_id, channel_id, user_id, device_id, client_id, connection_id)`,
+    );
+    await q.query(
+      `CREATE INDEX connection_recording_idle ON recording.connection_recording (last_seen_on) WHERE stop_timestamp IS NULL`,
+    );
 
     await q.query(`CREATE TABLE recording.recording_update (
       connection_recording_id uuid NOT NULL REFERENCES recording.connection_recording (id) ON DELETE CASCADE,

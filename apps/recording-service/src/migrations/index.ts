@@ -5,4 +5,11 @@ import { ConnectionEnd1764700000000 } from './1764700000000-connection-end.js';
 import { ChangeOutbox1764900000000 } from './1764900000000-change-outbox.js';
 import { FileRemoval1765100000000 } from './1765100000000-file-removal.js';
 
-export const migrations = [Initial1763800000000, Recordings1764100000000, Outbox1764300000000, ConnectionEnd1764700000000, ChangeOutbox1764900000000, FileRemoval1765100000000];
+export const migrations = [
+  Initial1763800000000,
+  Recordings1764100000000,
+  Outbox1764300000000,
+  ConnectionEnd1764700000000,
+  ChangeOutbox1764900000000,
+  FileRemoval1765100000000,
+];

@@ -70,7 +70,9 @@ export class FileRemovals {
    * deletion removed files (a removal exists, pending or done), those go too. Answers whether it did.
    */
   async reopen(r: RemovedRecording, locations: string[]): Promise<boolean> {
-    const exists = ((await this.ds.query(`SELECT 1 FROM ${FILE_REMOVAL} WHERE channel_recording_id = $1`, [r.id])) as unknown[]).length > 0;
+    const exists =
+      ((await this.ds.query(`SELECT 1 FROM ${FILE_REMOVAL} WHERE channel_recording_id = $1`, [r.id])) as unknown[])
+        .length > 0;
     if (!exists) return false;
     await this.schedule(this.ds.manager, r, locations);
     await this.run(r.id);
@@ -81,16 +83,29 @@ export class FileRemovals {
   async run(channelRecordingId: string): Promise<boolean> {
     let row: RemovalRow | undefined;
     try {
-      [row] = (await this.ds.query(`SELECT * FROM ${FILE_REMOVAL} WHERE channel_recording_id = $1 AND done_on IS NULL`, [channelRecordingId])) as RemovalRow[];
+      [row] = (await this.ds.query(
+        `SELECT * FROM ${FILE_REMOVAL} WHERE channel_recording_id = $1 AND done_on IS NULL`,
+        [channelRecordingId],
+      )) as RemovalRow[];
       if (!row) return true;
       const work = this.paths.workDir(row.application_id, row.channel_id, row.channel_recording_id);
       await removeTree(work);
       await pruneEmptyDirs(path.dirname(work), this.paths.workRoot);
-      await this.storage.remove(row.locations, this.paths.recordingPrefix(row.organization_id, row.application_id, row.channel_id, row.channel_recording_id));
+      await this.storage.remove(
+        row.locations,
+        this.paths.recordingPrefix(row.organization_id, row.application_id, row.channel_id, row.channel_recording_id),
+      );
       // Done only when nothing was added meanwhile (a step that stored another file reopened it).
-      await this.ds.query(`UPDATE ${FILE_REMOVAL} SET done_on = $3, last_error = NULL WHERE channel_recording_id = $1 AND revision = $2`, [row.channel_recording_id, row.revision, Date.now()]);
+      await this.ds.query(
+        `UPDATE ${FILE_REMOVAL} SET done_on = $3, last_error = NULL WHERE channel_recording_id = $1 AND revision = $2`,
+        [row.channel_recording_id, row.revision, Date.now()],
+      );
       this.metrics.fileRemovals.inc({ outcome: 'done' });
-      if (row.attempts > 0) this.logger.event('info', 'the files of a deleted recording were removed after failed attempts', { channelRecordingId, attempts: row.attempts });
+      if (row.attempts > 0)
+        this.logger.event('info', 'the files of a deleted recording were removed after failed attempts', {
+          channelRecordingId,
+          attempts: row.attempts,
+        });
       return true;
     } catch (e) {
       const error = (e as Error).message.slice(0, 2000);
@@ -99,33 +114,41 @@ export class FileRemovals {
       const retryInMs = redeliveryDelayMs(attempts, RETRY_MAX_MS, RETRY_FIRST_MS);
       if (row) {
         await this.ds
-          .query(`UPDATE ${FILE_REMOVAL} SET attempts = $3, last_error = $4, next_attempt_on = $5 WHERE channel_recording_id = $1 AND revision = $2`, [
-            channelRecordingId,
-            row.revision,
-            attempts,
-            error,
-            Date.now() + retryInMs,
-          ])
+          .query(
+            `UPDATE ${FILE_REMOVAL} SET attempts = $3, last_error = $4, next_attempt_on = $5 WHERE channel_recording_id = $1 AND revision = $2`,
+            [channelRecordingId, row.revision, attempts, error, Date.now() + retryInMs],
+          )
           .catch(() => undefined); // the row stays due: the next sweep tries again
       }
       const stuck = attempts >= STUCK_AFTER;
       if (attempts === STUCK_AFTER) this.metrics.fileRemovals.inc({ outcome: 'stuck' });
-      this.logger.event(stuck ? 'error' : 'warn', stuck ? 'the files of a deleted recording still cannot be removed; retrying' : 'removing the files of a deleted recording failed; it is retried', {
-        channelRecordingId,
-        attempts,
-        retryInMs,
-        error,
-      });
+      this.logger.event(
+        stuck ? 'error' : 'warn',
+        stuck
+          ? 'the files of a deleted recording still cannot be removed; retrying'
+          : 'removing the files of a deleted recording failed; it is retried',
+        {
+          channelRecordingId,
+          attempts,
+          retryInMs,
+          error,
+        },
+      );
       return false;
     }
   }
 
   /** The sweeper's part: every removal whose next attempt is due; then forgets removals done long ago. */
   async runDue(): Promise<void> {
-    const due = (await this.ds.query(`SELECT channel_recording_id FROM ${FILE_REMOVAL} WHERE done_on IS NULL AND next_attempt_on <= $1 ORDER BY next_attempt_on LIMIT 100`, [Date.now()])) as Array<{
+    const due = (await this.ds.query(
+      `SELECT channel_recording_id FROM ${FILE_REMOVAL} WHERE done_on IS NULL AND next_attempt_on <= $1 ORDER BY next_attempt_on LIMIT 100`,
+      [Date.now()],
+    )) as Array<{
       channel_recording_id: string;
     }>;
     for (const r of due) await this.run(r.channel_recording_id);
-    await this.ds.query(`DELETE FROM ${FILE_REMOVAL} WHERE done_on IS NOT NULL AND done_on < $1`, [Date.now() - KEEP_DONE_MS]);
+    await this.ds.query(`DELETE FROM ${FILE_REMOVAL} WHERE done_on IS NOT NULL AND done_on < $1`, [
+      Date.now() - KEEP_DONE_MS,
+    ]);
   }
 }

@@ -9,9 +9,17 @@ export async function findMediaFile(dir: string, base: string): Promise<string |
   } catch {
     return null;
   }
-  const candidates = entries.filter((f) => f.startsWith(`${base}.`) && f.length > base.length + 1 && !/\.(part|tmp)$/i.test(f) && !f.slice(base.length + 1).includes('.'));
+  const candidates = entries.filter(
+    (f) =>
+      f.startsWith(`${base}.`) &&
+      f.length > base.length + 1 &&
+      !/\.(part|tmp)$/i.test(f) &&
+      !f.slice(base.length + 1).includes('.'),
+  );
   if (candidates.length === 0) return null;
-  const stats = await Promise.all(candidates.map(async (f) => ({ f, s: await fs.stat(path.join(dir, f)).catch(() => null) })));
+  const stats = await Promise.all(
+    candidates.map(async (f) => ({ f, s: await fs.stat(path.join(dir, f)).catch(() => null) })),
+  );
   const files = stats.filter((x) => x.s?.isFile() && x.s.size > 0).sort((a, b) => b.s!.mtimeMs - a.s!.mtimeMs);
   return files[0] ? path.join(dir, files[0].f) : null;
 }

@@ -109,11 +109,17 @@ export class PipelineService implements OnApplicationBootstrap, OnModuleDestroy 
     const make = (step: Step | 'sweep', concurrency: number, fn: (job: Job, token?: string) => Promise<unknown>) => {
       const w = new Worker(this.queueName(step), fn, { connection, prefix: this.prefix, concurrency, autorun: true });
       w.on('error', (e) => this.logger.event('warn', `worker ${step}: ${e.message}`));
-      w.on('failed', (job, e) => this.logger.event('warn', `job ${step} ${job?.id ?? ''} failed (attempt ${job?.attemptsMade ?? '?'})`, { error: e.message }));
+      w.on('failed', (job, e) =>
+        this.logger.event('warn', `job ${step} ${job?.id ?? ''} failed (attempt ${job?.attemptsMade ?? '?'})`, {
+          error: e.message,
+        }),
+      );
       this.workers.push(w);
     };
     make('ingest', 8, (job, token) => this.step(job as Job<StepJob>, token, 'ingest', (r) => this.ingest(r)));
-    make('mux', this.config.recordingsMuxConcurrency, (job, token) => this.step(job as Job<StepJob>, token, 'mux', (r) => this.mux(r)));
+    make('mux', this.config.recordingsMuxConcurrency, (job, token) =>
+      this.step(job as Job<StepJob>, token, 'mux', (r) => this.mux(r)),
+    );
     make('move', 4, (job, token) => this.step(job as Job<StepJob>, token, 'move', (r) => this.move(r)));
     make('sweep', 1, () => this.sweep());
     this.started = true;
@@ -132,25 +138,42 @@ export class PipelineService implements OnApplicationBootstrap, OnModuleDestroy 
 
   /** The sweeper's schedule, kept in Redis by BullMQ (one for the whole deployment). */
   private scheduleSweeps(): Promise<unknown> {
-    return this.queue('sweep').upsertJobScheduler('recording-sweeper', { every: this.config.recordingsSweepIntervalMs }, { name: 'sweep', opts: { removeOnComplete: true, removeOnFail: true } });
+    return this.queue('sweep').upsertJobScheduler(
+      'recording-sweeper',
+      { every: this.config.recordingsSweepIntervalMs },
+      { name: 'sweep', opts: { removeOnComplete: true, removeOnFail: true } },
+    );
   }
 
   private async startInBackground(): Promise<void> {
     for (let attempt = 1; !this.stopping; attempt++) {
       try {
         await this.scheduleSweeps();
-        await this.queue('sweep').add('sweep', {}, { jobId: `sweep-startup-${process.pid}-${Date.now()}`, removeOnComplete: true, removeOnFail: true });
+        await this.queue('sweep').add(
+          'sweep',
+          {},
+          { jobId: `sweep-startup-${process.pid}-${Date.now()}`, removeOnComplete: true, removeOnFail: true },
+        );
         this.bus.start((event) => this.onEvent(event));
         // Written again now and then: a Redis that lost its data (no persistence, a failover to an
         // empty replica) would otherwise stop every sweep (expiry, removals, stalled steps) until a
         // replica restarts. Upserting an unchanged schedule changes nothing.
-        this.rescheduler = setInterval(() => {
-          this.scheduleSweeps().catch((e: unknown) => this.logger.event('debug', 'sweeper schedule not written (Redis)', { error: (e as Error).message }));
-        }, Math.max(RESCHEDULE_MIN_MS, 10 * this.config.recordingsSweepIntervalMs));
+        this.rescheduler = setInterval(
+          () => {
+            this.scheduleSweeps().catch((e: unknown) =>
+              this.logger.event('debug', 'sweeper schedule not written (Redis)', { error: (e as Error).message }),
+            );
+          },
+          Math.max(RESCHEDULE_MIN_MS, 10 * this.config.recordingsSweepIntervalMs),
+        );
         this.rescheduler.unref();
         return;
       } catch (e) {
-        if (attempt % 10 === 1) this.logger.event('warn', 'job scheduler not set up yet (Redis), retrying; events wait until it is', { attempt, error: (e as Error).message });
+        if (attempt % 10 === 1)
+          this.logger.event('warn', 'job scheduler not set up yet (Redis), retrying; events wait until it is', {
+            attempt,
+            error: (e as Error).message,
+          });
         await sleep(Math.min(5000, 200 * 2 ** Math.min(attempt, 5)));
       }
     }
@@ -192,7 +215,12 @@ export class PipelineService implements OnApplicationBootstrap, OnModuleDestroy 
    * undefined when the recording was deleted (a deleted recording is never changed by a step: a
    * deletion holding the row makes this wait and then find it deleted).
    */
-  private async setStage(id: string, stage: string, fields: Record<string, unknown> = {}, db: DataSource | EntityManager = this.ds): Promise<ChannelRecordingRow | undefined> {
+  private async setStage(
+    id: string,
+    stage: string,
+    fields: Record<string, unknown> = {},
+    db: DataSource | EntityManager = this.ds,
+  ): Promise<ChannelRecordingRow | undefined> {
     const now = Date.now();
     const sets = ['stage = $2', 'stage_changed_on = $3', 'modified_on = $3'];
     const params: unknown[] = [id, stage, now];
@@ -201,7 +229,10 @@ export class PipelineService implements OnApplicationBootstrap, OnModuleDestroy 
       sets.push(`${column} = $${params.length}`);
     }
     // TypeORM answers an UPDATE ... RETURNING with [rows, affected].
-    const [rows] = (await db.query(`UPDATE ${CR} SET ${sets.join(', ')} WHERE id = $1 AND NOT deleted RETURNING *`, params)) as [ChannelRecordingRow[], number];
+    const [rows] = (await db.query(
+      `UPDATE ${CR} SET ${sets.join(', ')} WHERE id = $1 AND NOT deleted RETURNING *`,
+      params,
+    )) as [ChannelRecordingRow[], number];
     return rows[0];
   }
 
@@ -242,27 +273,50 @@ export class PipelineService implements OnApplicationBootstrap, OnModuleDestroy 
   }
 
   private async children(id: string, db: DataSource | EntityManager = this.ds): Promise<ConnectionRecordingRow[]> {
-    return (await db.query(`SELECT * FROM ${CNR} WHERE channel_recording_id = $1 AND NOT deleted ORDER BY start_timestamp, id`, [id])) as ConnectionRecordingRow[];
+    return (await db.query(
+      `SELECT * FROM ${CNR} WHERE channel_recording_id = $1 AND NOT deleted ORDER BY start_timestamp, id`,
+      [id],
+    )) as ConnectionRecordingRow[];
   }
 
   /** `channel.recording.mux.failed` / `move.failed` of a recording as it is now. */
-  private failedEvent(type: 'channel.recording.mux.failed' | 'channel.recording.move.failed', fresh: ChannelRecordingRow): DomainEvent {
-    return channelRecordingEvent(type, fresh, this.store.channelUrls(fresh), Number(fresh.stage_changed_on), fresh.error);
+  private failedEvent(
+    type: 'channel.recording.mux.failed' | 'channel.recording.move.failed',
+    fresh: ChannelRecordingRow,
+  ): DomainEvent {
+    return channelRecordingEvent(
+      type,
+      fresh,
+      this.store.channelUrls(fresh),
+      Number(fresh.stage_changed_on),
+      fresh.error,
+    );
   }
 
   /** Runs a step when the recording is at it; on the last failed attempt records the failure instead of throwing. */
-  private async step(job: Job<StepJob>, token: string | undefined, step: Step, fn: (r: ChannelRecordingRow) => Promise<void>): Promise<string> {
+  private async step(
+    job: Job<StepJob>,
+    token: string | undefined,
+    step: Step,
+    fn: (r: ChannelRecordingRow) => Promise<void>,
+  ): Promise<string> {
     const r = await this.row(job.data.channelRecordingId);
     // Deleted at this step: an attempt cut off (a crash) may have stored files after the deletion's removal.
     if (r?.deleted && STEP_OF_STAGE[r.stage] === step) await this.removals.reopen(r, []);
     if (!r || r.deleted || STEP_OF_STAGE[r.stage] !== step) {
-      this.logger.event('debug', `recording ${step} skipped`, { channelRecordingId: job.data.channelRecordingId, stage: r?.stage ?? null });
+      this.logger.event('debug', `recording ${step} skipped`, {
+        channelRecordingId: job.data.channelRecordingId,
+        stage: r?.stage ?? null,
+      });
       this.metrics.steps.inc({ step, outcome: 'skipped' });
       return 'skipped';
     }
     const timer = this.metrics.stepSeconds.startTimer({ step });
     try {
-      this.logger.event('debug', `recording ${step} started`, { channelRecordingId: r.id, attempt: job.attemptsMade + 1 });
+      this.logger.event('debug', `recording ${step} started`, {
+        channelRecordingId: r.id,
+        attempt: job.attemptsMade + 1,
+      });
       await fn(r);
       this.logger.event('info', `recording ${step} done`, { channelRecordingId: r.id });
       this.metrics.steps.inc({ step, outcome: 'done' });
@@ -271,7 +325,9 @@ export class PipelineService implements OnApplicationBootstrap, OnModuleDestroy 
       if (this.halt.signal.aborted) {
         // Cut off by the stop (ffmpeg killed, the ingest wait ended), not failed: the step goes back
         // to the queue without using an attempt, for the next replica (or this one, restarted).
-        this.logger.event('info', `recording ${step} interrupted by the stop; handed back`, { channelRecordingId: r.id });
+        this.logger.event('info', `recording ${step} interrupted by the stop; handed back`, {
+          channelRecordingId: r.id,
+        });
         this.metrics.steps.inc({ step, outcome: 'interrupted' });
         await job.moveToDelayed(Date.now() + 1000, token);
         throw new DelayedError();
@@ -283,7 +339,8 @@ export class PipelineService implements OnApplicationBootstrap, OnModuleDestroy 
       this.logger.event('error', `recording ${step} failed`, { channelRecordingId: r.id, error: message });
       if (step === 'mux') await this.muxFailed(r, message);
       else if (step === 'move') await this.moveFailed(r, message);
-      else if (!(await this.setStage(r.id, 'failed', { error: message, mux_pending: false }))) await this.deletedDuring(r, step);
+      else if (!(await this.setStage(r.id, 'failed', { error: message, mux_pending: false })))
+        await this.deletedDuring(r, step);
       return 'failed';
     } finally {
       timer();
@@ -360,14 +417,24 @@ export class PipelineService implements OnApplicationBootstrap, OnModuleDestroy 
       );
     }
     if (!anyFile) {
-      const failed = await this.setStageAnnounced(r.id, 'failed', { ingested: false, mux_pending: false, error: 'no media file was written for any connection recording' }, (_m, fresh) =>
-        fresh.mux_enabled ? [this.failedEvent('channel.recording.mux.failed', fresh)] : [],
+      const failed = await this.setStageAnnounced(
+        r.id,
+        'failed',
+        { ingested: false, mux_pending: false, error: 'no media file was written for any connection recording' },
+        (_m, fresh) => (fresh.mux_enabled ? [this.failedEvent('channel.recording.mux.failed', fresh)] : []),
       );
       if (!failed) await this.deletedDuring(r, 'ingest');
       return;
     }
     const next = r.mux_enabled ? 'muxing' : 'moving';
-    if (!(await this.setStage(r.id, next, { ingested: allIngested, has_audio: hasAudio, has_video: hasVideo, ...(next === 'moving' ? { mux_pending: false } : {}) }))) {
+    if (
+      !(await this.setStage(r.id, next, {
+        ingested: allIngested,
+        has_audio: hasAudio,
+        has_video: hasVideo,
+        ...(next === 'moving' ? { mux_pending: false } : {}),
+      }))
+    ) {
       await this.deletedDuring(r, 'ingest');
       return;
     }
@@ -379,7 +446,10 @@ export class PipelineService implements OnApplicationBootstrap, OnModuleDestroy 
       const p = await probe(this.config.ffprobePath, file);
       return p.streams.length > 0 ? p : null;
     } catch (e) {
-      this.logger.event('warn', 'a recording file could not be probed; it is ignored', { file, error: (e as Error).message });
+      this.logger.event('warn', 'a recording file could not be probed; it is ignored', {
+        file,
+        error: (e as Error).message,
+      });
       return null;
     }
   }
@@ -394,7 +464,9 @@ export class PipelineService implements OnApplicationBootstrap, OnModuleDestroy 
     const inputs: MuxInput[] = children
       .filter((c) => c.audio_file_path || c.video_file_path)
       .map((c) => ({
-        offsetSeconds: (Number(c.audio_first_frame_timestamp ?? c.video_first_frame_timestamp ?? c.start_timestamp) - channelStart) / 1000,
+        offsetSeconds:
+          (Number(c.audio_first_frame_timestamp ?? c.video_first_frame_timestamp ?? c.start_timestamp) - channelStart) /
+          1000,
         audioFile: c.audio_file_path,
         videoFile: c.video_file_path,
       }));
@@ -437,7 +509,12 @@ export class PipelineService implements OnApplicationBootstrap, OnModuleDestroy 
 
   /** The channel file could not be built: say so, then still move the connection files. */
   private async muxFailed(r: ChannelRecordingRow, error: string): Promise<void> {
-    const moving = await this.setStageAnnounced(r.id, 'moving', { mux_pending: false, error: `mux failed: ${error}` }, (_m, fresh) => [this.failedEvent('channel.recording.mux.failed', fresh)]);
+    const moving = await this.setStageAnnounced(
+      r.id,
+      'moving',
+      { mux_pending: false, error: `mux failed: ${error}` },
+      (_m, fresh) => [this.failedEvent('channel.recording.mux.failed', fresh)],
+    );
     if (!moving) return this.deletedDuring(r, 'mux');
     await this.enqueue('move', r.id);
   }
@@ -456,14 +533,23 @@ export class PipelineService implements OnApplicationBootstrap, OnModuleDestroy 
       `UPDATE ${CR} SET move_pending = file_path IS NOT NULL, audio_move_pending = audio_file_path IS NOT NULL, video_move_pending = video_file_path IS NOT NULL WHERE id = $1 AND NOT deleted`,
       [r.id],
     );
-    await this.ds.query(`UPDATE ${CNR} SET audio_move_pending = audio_file_path IS NOT NULL, video_move_pending = video_file_path IS NOT NULL WHERE channel_recording_id = $1 AND NOT deleted`, [r.id]);
+    await this.ds.query(
+      `UPDATE ${CNR} SET audio_move_pending = audio_file_path IS NOT NULL, video_move_pending = video_file_path IS NOT NULL WHERE channel_recording_id = $1 AND NOT deleted`,
+      [r.id],
+    );
     const stored: string[] = [];
-    const place = async (file: string | null, key: string | null): Promise<{ path: string; key: string; size: number | null; seconds: number } | null> => {
+    const place = async (
+      file: string | null,
+      key: string | null,
+    ): Promise<{ path: string; key: string; size: number | null; seconds: number } | null> => {
       if (!file) return null;
       const t = performance.now();
       if (this.storage.holds(file) && key) return { path: file, key, size: null, seconds: 0 }; // moved by an earlier attempt
       if ((await this.row(r.id))?.deleted) throw new RecordingDeleted();
-      const put = await this.storage.put(file, this.paths.objectKey(r.organization_id, r.application_id, r.channel_id, r.id, path.basename(file)));
+      const put = await this.storage.put(
+        file,
+        this.paths.objectKey(r.organization_id, r.application_id, r.channel_id, r.id, path.basename(file)),
+      );
       stored.push(put.location);
       return { path: put.location, key: put.key, size: put.size, seconds: (performance.now() - t) / 1000 };
     };
@@ -480,7 +566,10 @@ export class PipelineService implements OnApplicationBootstrap, OnModuleDestroy 
   private async moveFiles(
     r: ChannelRecordingRow,
     children: ConnectionRecordingRow[],
-    place: (file: string | null, key: string | null) => Promise<{ path: string; key: string; size: number | null; seconds: number } | null>,
+    place: (
+      file: string | null,
+      key: string | null,
+    ) => Promise<{ path: string; key: string; size: number | null; seconds: number } | null>,
     started: number,
   ): Promise<void> {
     const main = await place(r.file_path, r.object_key);
@@ -495,7 +584,20 @@ export class PipelineService implements OnApplicationBootstrap, OnModuleDestroy 
            video_file_path = $7, video_object_key = $8, video_file_size = COALESCE($9, video_file_size), video_move_seconds = COALESCE($10, video_move_seconds),
            video_ready = $11, video_move_pending = false, modified_on = $12
          WHERE id = $1 AND NOT deleted`,
-        [c.id, ca?.path ?? null, ca?.key ?? null, ca?.size ?? null, ca?.seconds ?? null, Boolean(ca), cv?.path ?? null, cv?.key ?? null, cv?.size ?? null, cv?.seconds ?? null, Boolean(cv), Date.now()],
+        [
+          c.id,
+          ca?.path ?? null,
+          ca?.key ?? null,
+          ca?.size ?? null,
+          ca?.seconds ?? null,
+          Boolean(ca),
+          cv?.path ?? null,
+          cv?.key ?? null,
+          cv?.size ?? null,
+          cv?.seconds ?? null,
+          Boolean(cv),
+          Date.now(),
+        ],
       );
     }
     const moved = {
@@ -517,16 +619,26 @@ export class PipelineService implements OnApplicationBootstrap, OnModuleDestroy 
       ready: Boolean(main),
       audio_ready: Boolean(audio),
       video_ready: Boolean(video),
-      recording_path: this.storage.recordingPath(this.paths.recordingPrefix(r.organization_id, r.application_id, r.channel_id, r.id)),
+      recording_path: this.storage.recordingPath(
+        this.paths.recordingPrefix(r.organization_id, r.application_id, r.channel_id, r.id),
+      ),
     };
     // Without muxing there is no channel file: the recording is done (its connection files are
     // ready) but not `ready` itself. With muxing, a missing channel file is a failure.
-    if (!(await this.setStageAnnounced(r.id, main || !r.mux_enabled ? 'ready' : 'failed', moved, (m, fresh) => this.readyEvents(m, fresh)))) throw new RecordingDeleted();
+    if (
+      !(await this.setStageAnnounced(r.id, main || !r.mux_enabled ? 'ready' : 'failed', moved, (m, fresh) =>
+        this.readyEvents(m, fresh),
+      ))
+    )
+      throw new RecordingDeleted();
   }
 
   /** The `*.ready` events of a moved recording and of its connection recordings (one moment: its stage change). */
   private async readyEvents(m: EntityManager, r: ChannelRecordingRow): Promise<DomainEvent[]> {
-    return readyEvents(r, await this.children(r.id, m), { channel: (x) => this.store.channelUrls(x), connection: (c) => this.store.connectionUrls(c) });
+    return readyEvents(r, await this.children(r.id, m), {
+      channel: (x) => this.store.channelUrls(x),
+      connection: (c) => this.store.connectionUrls(c),
+    });
   }
 
   private async moveFailed(r: ChannelRecordingRow, error: string): Promise<void> {
@@ -535,7 +647,11 @@ export class PipelineService implements OnApplicationBootstrap, OnModuleDestroy 
       'failed',
       { move_pending: false, audio_move_pending: false, video_move_pending: false, error: `move failed: ${error}` },
       (_m, fresh) => [this.failedEvent('channel.recording.move.failed', fresh)],
-      (m) => m.query(`UPDATE ${CNR} SET audio_move_pending = false, video_move_pending = false WHERE channel_recording_id = $1 AND NOT deleted`, [r.id]),
+      (m) =>
+        m.query(
+          `UPDATE ${CNR} SET audio_move_pending = false, video_move_pending = false WHERE channel_recording_id = $1 AND NOT deleted`,
+          [r.id],
+        ),
     );
     if (!failed) await this.deletedDuring(r, 'move');
   }
@@ -552,15 +668,28 @@ export class PipelineService implements OnApplicationBootstrap, OnModuleDestroy 
    * The change records of the deletion (`deleted`, `deletedOn`, `deletedBy`) go to the change
    * outbox in the same transaction, naming `changedBy` (the caller; the sweeper by default).
    */
-  async deleteRecording(id: string, actor: string | null, removeFiles: boolean, expired = false, changedBy: string = SWEEPER_ACTOR): Promise<boolean> {
+  async deleteRecording(
+    id: string,
+    actor: string | null,
+    removeFiles: boolean,
+    expired = false,
+    changedBy: string = SWEEPER_ACTOR,
+  ): Promise<boolean> {
     const now = Date.now();
     const done = await this.ds.transaction(async (m) => {
-      const [peek] = (await m.query(`SELECT application_id, channel_id FROM ${CR} WHERE id = $1`, [id])) as Array<{ application_id: string; channel_id: string }>;
+      const [peek] = (await m.query(`SELECT application_id, channel_id FROM ${CR} WHERE id = $1`, [id])) as Array<{
+        application_id: string;
+        channel_id: string;
+      }>;
       if (!peek) return null;
       await lockChannel(m, peek.application_id, peek.channel_id);
       const [r] = (await m.query(`SELECT * FROM ${CR} WHERE id = $1 FOR UPDATE`, [id])) as ChannelRecordingRow[];
       if (!r || r.deleted) return null;
-      if (r.stop_timestamp === null) throw new DomainError('Conflict', 'The channel recording is still recording; it can be deleted once it stopped.');
+      if (r.stop_timestamp === null)
+        throw new DomainError(
+          'Conflict',
+          'The channel recording is still recording; it can be deleted once it stopped.',
+        );
       const fileReset = removeFiles
         ? `, ready = false, audio_ready = false, video_ready = false, file_path = NULL, audio_file_path = NULL, video_file_path = NULL,
              file_size = NULL, audio_file_size = NULL, video_file_size = NULL, move_pending = false, audio_move_pending = false, video_move_pending = false, mux_pending = false`
@@ -573,17 +702,35 @@ export class PipelineService implements OnApplicationBootstrap, OnModuleDestroy 
         ? `, audio_ready = false, video_ready = false, audio_file_path = NULL, video_file_path = NULL, audio_file_size = NULL, video_file_size = NULL,
              audio_move_pending = false, video_move_pending = false`
         : '';
-      const children = (await m.query(`SELECT * FROM ${CNR} WHERE channel_recording_id = $1`, [id])) as ConnectionRecordingRow[];
+      const children = (await m.query(`SELECT * FROM ${CNR} WHERE channel_recording_id = $1`, [
+        id,
+      ])) as ConnectionRecordingRow[];
       const deletedChildren = (await m.query(
         `UPDATE ${CNR} SET deleted = true, deleted_on = $2, deleted_by = $3, modified_on = $2${childReset} WHERE channel_recording_id = $1 AND NOT deleted RETURNING *`,
         [id, now, actor],
       )) as [ConnectionRecordingRow[], number];
       if (removeFiles) {
-        const locations = [r.file_path, r.audio_file_path, r.video_file_path, ...children.flatMap((c) => [c.audio_file_path, c.video_file_path])].filter((l): l is string => Boolean(l));
+        const locations = [
+          r.file_path,
+          r.audio_file_path,
+          r.video_file_path,
+          ...children.flatMap((c) => [c.audio_file_path, c.video_file_path]),
+        ].filter((l): l is string => Boolean(l));
         await this.removals.schedule(m, r, locations);
       }
-      await this.outbox.addChanges(m, [...channelRecordingChanges('Delete', r, fresh!, changedBy, now), ...connectionRecordingChanges(children, deletedChildren[0], changedBy, now)]);
-      if (expired) await this.outbox.add(m, [channelRecordingEvent('channel.recording.expired', fresh!, { url: null, audioUrl: null, videoUrl: null }, now)]);
+      await this.outbox.addChanges(m, [
+        ...channelRecordingChanges('Delete', r, fresh!, changedBy, now),
+        ...connectionRecordingChanges(children, deletedChildren[0], changedBy, now),
+      ]);
+      if (expired)
+        await this.outbox.add(m, [
+          channelRecordingEvent(
+            'channel.recording.expired',
+            fresh!,
+            { url: null, audioUrl: null, videoUrl: null },
+            now,
+          ),
+        ]);
       return true;
     });
     if (!done) return false;
@@ -627,15 +774,24 @@ export class PipelineService implements OnApplicationBootstrap, OnModuleDestroy 
     const backlog = await this.bus.backlog().catch(() => Number.POSITIVE_INFINITY);
     if (backlog > 0) return;
     const cutoff = Date.now() - this.config.recordingsOrphanTimeoutMs;
-    const rows = (await this.ds.query(`SELECT * FROM ${CNR} WHERE stop_timestamp IS NULL AND last_seen_on < $1 ORDER BY last_seen_on LIMIT 100`, [cutoff])) as ConnectionRecordingRow[];
+    const rows = (await this.ds.query(
+      `SELECT * FROM ${CNR} WHERE stop_timestamp IS NULL AND last_seen_on < $1 ORDER BY last_seen_on LIMIT 100`,
+      [cutoff],
+    )) as ConnectionRecordingRow[];
     for (const c of rows) {
       const alive = await this.runtimeRecords(c);
       if (alive) {
         await this.lifecycle.touch(c.id);
         continue;
       }
-      const outcome = await this.lifecycle.closeOrphan(c.id, `no event for ${Math.round(this.config.recordingsOrphanTimeoutMs / 1000)} s and the runtime does not record the connection`);
-      this.logger.event('warn', 'closed an orphaned connection recording', { connectionRecordingId: c.id, connectionId: c.connection_id });
+      const outcome = await this.lifecycle.closeOrphan(
+        c.id,
+        `no event for ${Math.round(this.config.recordingsOrphanTimeoutMs / 1000)} s and the runtime does not record the connection`,
+      );
+      this.logger.event('warn', 'closed an orphaned connection recording', {
+        connectionRecordingId: c.id,
+        connectionId: c.connection_id,
+      });
       this.metrics.sweeps.inc({ what: 'orphaned' });
       for (const id of outcome.stoppedChannelRecordings) await this.enqueue('ingest', id);
     }
@@ -648,7 +804,15 @@ export class PipelineService implements OnApplicationBootstrap, OnModuleDestroy 
         RuntimeSubjects.query,
         {
           scope: { organizationId: null, operator: true, principal: 'recording-service' },
-          query: { kind: 'connection.get', applicationId: c.application_id, channelId: c.channel_id, userId: c.user_id, deviceId: c.device_id, clientId: c.client_id, connectionId: c.connection_id },
+          query: {
+            kind: 'connection.get',
+            applicationId: c.application_id,
+            channelId: c.channel_id,
+            userId: c.user_id,
+            deviceId: c.device_id,
+            clientId: c.client_id,
+            connectionId: c.connection_id,
+          },
         },
         { timeoutMs: 2000 },
       )) as ConnectionInfo | null;
@@ -660,7 +824,10 @@ export class PipelineService implements OnApplicationBootstrap, OnModuleDestroy 
 
   private async resumeStalled(): Promise<void> {
     const cutoff = Date.now() - this.config.recordingsIngestTimeoutMs - 60000;
-    const rows = (await this.ds.query(`SELECT id, stage FROM ${CR} WHERE stage IN ('ingesting', 'muxing', 'moving') AND NOT deleted AND stage_changed_on < $1 LIMIT 100`, [cutoff])) as Array<{
+    const rows = (await this.ds.query(
+      `SELECT id, stage FROM ${CR} WHERE stage IN ('ingesting', 'muxing', 'moving') AND NOT deleted AND stage_changed_on < $1 LIMIT 100`,
+      [cutoff],
+    )) as Array<{
       id: string;
       stage: string;
     }>;

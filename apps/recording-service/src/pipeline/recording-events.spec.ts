@@ -60,8 +60,14 @@ describe('readyEvents', () => {
       video_file_name: video ? 'v.webm' : null,
       connection: null,
     }) as unknown as ConnectionRecordingRow;
-  const children = [child('1d2c3b4a-0000-4000-8000-000000000001', 'alice', true, true), child('1d2c3b4a-0000-4000-8000-000000000002', 'bob', true, false)];
-  const urls = { channel: () => ({ url: 'u', audioUrl: 'a', videoUrl: 'v' }), connection: () => ({ audioUrl: 'a', videoUrl: null }) };
+  const children = [
+    child('1d2c3b4a-0000-4000-8000-000000000001', 'alice', true, true),
+    child('1d2c3b4a-0000-4000-8000-000000000002', 'bob', true, false),
+  ];
+  const urls = {
+    channel: () => ({ url: 'u', audioUrl: 'a', videoUrl: 'v' }),
+    connection: () => ({ audioUrl: 'a', videoUrl: null }),
+  };
 
   it('stamps every event of the ready moment with the time of its stage change, however the clock moves while they are built', () => {
     const real = Date.now;
@@ -84,6 +90,10 @@ describe('readyEvents', () => {
       ['connection.recordings.ready', 'bob'],
     ]);
     expect(events.map((e) => e.event.timestamp)).toEqual(events.map(() => STAGE_CHANGED));
-    for (const e of events) expect({ type: e.event.type, errors: WebhookValidators.EventInfo.errors(e.event) }).toEqual({ type: e.event.type, errors: [] });
+    for (const e of events)
+      expect({ type: e.event.type, errors: WebhookValidators.EventInfo.errors(e.event) }).toEqual({
+        type: e.event.type,
+        errors: [],
+      });
   });
 });

@@ -1,6 +1,12 @@
 import { createHash } from 'node:crypto';
 import type { DomainEvent, EventInfo, WebhookEventConnection, WebhookEventName } from '@switchboard/contracts';
-import { channelEventRecording, connectionEventRecording, type ChannelRecordingRow, type ConnectionRecordingRow, type RecordUrls } from '../recordings/rows.js';
+import {
+  channelEventRecording,
+  connectionEventRecording,
+  type ChannelRecordingRow,
+  type ConnectionRecordingRow,
+  type RecordUrls,
+} from '../recordings/rows.js';
 
 /**
  * A stable event id for "this happened to this recording" (UUID-shaped, from SHA-256), so that a
@@ -15,16 +21,30 @@ export function recordingEventId(recordingId: string, type: string): string {
  * `at`: when it happened (Unix ms), the time of the change the event announces as written to the
  * database. Every event of one change gets the same one (the moment a `batch: true` webhook groups by).
  */
-function base(type: WebhookEventName, id: string, at: number): Pick<EventInfo, 'id' | 'timestamp' | 'origin' | 'type' | 'forced' | 'message'> {
+function base(
+  type: WebhookEventName,
+  id: string,
+  at: number,
+): Pick<EventInfo, 'id' | 'timestamp' | 'origin' | 'type' | 'forced' | 'message'> {
   return { id, timestamp: Math.round(at), origin: 'server', type, forced: false, message: null };
 }
 
 /** A `channel.recording.*` event of a change made at `at` (Unix ms). */
-export function channelRecordingEvent(type: WebhookEventName, r: ChannelRecordingRow, urls: RecordUrls, at: number, error: string | null = null): DomainEvent {
+export function channelRecordingEvent(
+  type: WebhookEventName,
+  r: ChannelRecordingRow,
+  urls: RecordUrls,
+  at: number,
+  error: string | null = null,
+): DomainEvent {
   return {
     event: {
       ...base(type, recordingEventId(r.id, type), at),
-      channel: { id: r.channel_id, applicationId: r.application_id, channelRecording: channelEventRecording(r, urls, error) },
+      channel: {
+        id: r.channel_id,
+        applicationId: r.application_id,
+        channelRecording: channelEventRecording(r, urls, error),
+      },
       client: null,
       connection: null,
     },
@@ -75,7 +95,13 @@ function connectionPart(c: ConnectionRecordingRow, urls: RecordUrls): WebhookEve
 }
 
 /** A `connection.recording*` event of a change made at `at` (Unix ms). */
-export function connectionRecordingEvent(type: WebhookEventName, parent: ChannelRecordingRow, c: ConnectionRecordingRow, urls: RecordUrls, at: number): DomainEvent {
+export function connectionRecordingEvent(
+  type: WebhookEventName,
+  parent: ChannelRecordingRow,
+  c: ConnectionRecordingRow,
+  urls: RecordUrls,
+  at: number,
+): DomainEvent {
   const connection = connectionPart(c, urls);
   return {
     event: {
@@ -104,7 +130,11 @@ export function connectionRecordingEvent(type: WebhookEventName, parent: Channel
  * of its connection recordings: one moment, so all of them carry the time of that stage change
  * (`stage_changed_on`), not the time each was built.
  */
-export function readyEvents(r: ChannelRecordingRow, children: readonly ConnectionRecordingRow[], urls: { channel(r: ChannelRecordingRow): RecordUrls; connection(c: ConnectionRecordingRow): RecordUrls }): DomainEvent[] {
+export function readyEvents(
+  r: ChannelRecordingRow,
+  children: readonly ConnectionRecordingRow[],
+  urls: { channel(r: ChannelRecordingRow): RecordUrls; connection(c: ConnectionRecordingRow): RecordUrls },
+): DomainEvent[] {
   const at = Number(r.stage_changed_on);
   const channelUrls = urls.channel(r);
   const events: DomainEvent[] = [];
@@ -116,7 +146,8 @@ export function readyEvents(r: ChannelRecordingRow, children: readonly Connectio
     const curls = urls.connection(c);
     if (c.audio_ready) events.push(connectionRecordingEvent('connection.recording.audio.ready', r, c, curls, at));
     if (c.video_ready) events.push(connectionRecordingEvent('connection.recording.video.ready', r, c, curls, at));
-    if (c.audio_ready || c.video_ready) events.push(connectionRecordingEvent('connection.recordings.ready', r, c, curls, at));
+    if (c.audio_ready || c.video_ready)
+      events.push(connectionRecordingEvent('connection.recordings.ready', r, c, curls, at));
   }
   return events;
 }

@@ -55,12 +55,23 @@ function recordingChanges<R extends ChannelRecordingRow | ConnectionRecordingRow
     }));
 }
 
-export function channelRecordingChanges(type: 'Update' | 'Delete', before: ChannelRecordingRow, after: ChannelRecordingRow, changedBy: string, changedOn: number): ChangeNotice[] {
+export function channelRecordingChanges(
+  type: 'Update' | 'Delete',
+  before: ChannelRecordingRow,
+  after: ChannelRecordingRow,
+  changedBy: string,
+  changedOn: number,
+): ChangeNotice[] {
   return recordingChanges(CHANNEL_RECORDING_ENTITY, type, before, after, changedBy, changedOn);
 }
 
 /** The connection recordings a delete changed, matched by id (`after` holds them as the delete left them). */
-export function connectionRecordingChanges(before: readonly ConnectionRecordingRow[], after: readonly ConnectionRecordingRow[], changedBy: string, changedOn: number): ChangeNotice[] {
+export function connectionRecordingChanges(
+  before: readonly ConnectionRecordingRow[],
+  after: readonly ConnectionRecordingRow[],
+  changedBy: string,
+  changedOn: number,
+): ChangeNotice[] {
   const was = new Map(before.map((c) => [c.id, c]));
   return after.flatMap((c) => {
     const prior = was.get(c.id);

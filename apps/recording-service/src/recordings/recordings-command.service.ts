@@ -29,13 +29,13 @@ export class RecordingsCommandService {
         const expiresAt = expiry === null ? null : Date.parse(expiry);
         const now = Date.now();
         const noticed = await this.store.ds.transaction(async (m) => {
-          const [before] = (await m.query(`SELECT * FROM ${CR} WHERE id = $1 FOR UPDATE`, [row.id])) as ChannelRecordingRow[];
-          const [[after]] = (await m.query(`UPDATE ${CR} SET expiry_timestamp = $2, modified_on = $3, modified_by = $4 WHERE id = $1 RETURNING *`, [
+          const [before] = (await m.query(`SELECT * FROM ${CR} WHERE id = $1 FOR UPDATE`, [
             row.id,
-            expiresAt,
-            now,
-            actorOf(scope),
-          ])) as [ChannelRecordingRow[], number];
+          ])) as ChannelRecordingRow[];
+          const [[after]] = (await m.query(
+            `UPDATE ${CR} SET expiry_timestamp = $2, modified_on = $3, modified_by = $4 WHERE id = $1 RETURNING *`,
+            [row.id, expiresAt, now, actorOf(scope)],
+          )) as [ChannelRecordingRow[], number];
           if (!before || !after) return false;
           const notices = channelRecordingChanges('Update', before, after, scope.principal, now);
           await this.outbox.addChanges(m, notices);

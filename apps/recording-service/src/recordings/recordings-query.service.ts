@@ -13,10 +13,20 @@ import {
 import { RecordingPaths, audioBase, videoBase } from '../files/paths.js';
 import { ChannelRecordingModel, ConnectionRecordingModel, odataPage, parseOptions, project } from './odata.js';
 import { CNR, CR, RecordingsStore, type ConnectionFilter } from './recordings.store.js';
-import { iso, toConnectionRecording, toManagementChannelRecording, type ChannelRecordingRow, type ConnectionRecordingRow, type RecordingUpdateRow } from './rows.js';
+import {
+  iso,
+  toConnectionRecording,
+  toManagementChannelRecording,
+  type ChannelRecordingRow,
+  type ConnectionRecordingRow,
+  type RecordingUpdateRow,
+} from './rows.js';
 import { applyScope, Where } from './sql.js';
 
-type Handler<K extends RecordingQueryKind> = (scope: CallerScope, q: RecordingQueryOf<K>) => Promise<RecordingQueryResults[K]>;
+type Handler<K extends RecordingQueryKind> = (
+  scope: CallerScope,
+  q: RecordingQueryOf<K>,
+) => Promise<RecordingQueryResults[K]>;
 type Handlers = { [K in RecordingQueryKind]: Handler<K> };
 
 const connectionFilter = (q: Partial<ConnectionFilter> & { applicationId: string }): ConnectionFilter => ({
@@ -42,8 +52,16 @@ export class RecordingsQueryService {
     return handler(scope, query as never);
   }
 
-  private readonly listConnections = (scope: CallerScope, q: Partial<ConnectionFilter> & { applicationId: string; timestampMin?: number; timestampMax?: number; skip?: number; take?: number }) =>
-    this.store.listConnectionRecordings(scope, connectionFilter(q), q);
+  private readonly listConnections = (
+    scope: CallerScope,
+    q: Partial<ConnectionFilter> & {
+      applicationId: string;
+      timestampMin?: number;
+      timestampMax?: number;
+      skip?: number;
+      take?: number;
+    },
+  ) => this.store.listConnectionRecordings(scope, connectionFilter(q), q);
 
   private readonly handlers: Handlers = {
     'channelRecordings.list': (s, q) => this.store.listChannelRecordings(s, q.applicationId, undefined, q),
@@ -52,9 +70,12 @@ export class RecordingsQueryService {
     'channel.recordings.count': (s, q) => this.store.countChannelRecordings(s, q.applicationId, q.channelId, q),
     'channelRecording.get': async (s, q) => (await this.store.channelRecords([await this.store.channelRow(s, q)]))[0]!,
     'channelRecording.muxJson': async (s, q) => JSON.stringify(await this.muxJson(await this.store.channelRow(s, q))),
-    'channelRecording.url': async (s, q) => this.required(this.store.channelUrls(await this.store.channelRow(s, q)).url, 'muxed file'),
-    'channelRecording.audioUrl': async (s, q) => this.required(this.store.channelUrls(await this.store.channelRow(s, q)).audioUrl, 'audio file'),
-    'channelRecording.videoUrl': async (s, q) => this.required(this.store.channelUrls(await this.store.channelRow(s, q)).videoUrl, 'video file'),
+    'channelRecording.url': async (s, q) =>
+      this.required(this.store.channelUrls(await this.store.channelRow(s, q)).url, 'muxed file'),
+    'channelRecording.audioUrl': async (s, q) =>
+      this.required(this.store.channelUrls(await this.store.channelRow(s, q)).audioUrl, 'audio file'),
+    'channelRecording.videoUrl': async (s, q) =>
+      this.required(this.store.channelUrls(await this.store.channelRow(s, q)).videoUrl, 'video file'),
 
     'application.connectionRecordings.list': this.listConnections,
     'user.connectionRecordings.list': this.listConnections,
@@ -71,28 +92,44 @@ export class RecordingsQueryService {
     'channelRecording.client.connectionRecordings.list': this.listConnections,
     'channelRecording.connection.connectionRecordings.list': this.listConnections,
 
-    'connectionRecording.get': async (s, q) => (await this.store.connectionRecords([await this.store.connectionRow(s, q)]))[0]!,
+    'connectionRecording.get': async (s, q) =>
+      (await this.store.connectionRecords([await this.store.connectionRow(s, q)]))[0]!,
     'connectionRecording.muxJson': async (s, q) => {
       const row = await this.store.connectionRow(s, q);
-      const parent = await this.store.channelRow({ ...s, operator: true }, { applicationId: row.application_id, channelRecordingId: row.channel_recording_id });
+      const parent = await this.store.channelRow(
+        { ...s, operator: true },
+        { applicationId: row.application_id, channelRecordingId: row.channel_recording_id },
+      );
       const updates = await this.store.updatesOf([row.id]);
       return JSON.stringify(this.muxConnection(parent, row, updates.get(row.id) ?? []));
     },
-    'connectionRecording.audioUrl': async (s, q) => this.required(this.store.connectionUrls(await this.store.connectionRow(s, q)).audioUrl, 'audio file'),
-    'connectionRecording.videoUrl': async (s, q) => this.required(this.store.connectionUrls(await this.store.connectionRow(s, q)).videoUrl, 'video file'),
+    'connectionRecording.audioUrl': async (s, q) =>
+      this.required(this.store.connectionUrls(await this.store.connectionRow(s, q)).audioUrl, 'audio file'),
+    'connectionRecording.videoUrl': async (s, q) =>
+      this.required(this.store.connectionUrls(await this.store.connectionRow(s, q)).videoUrl, 'video file'),
 
     'management.channelRecordings.list': async (s, q) => {
       const query = parseOptions(q.options, ChannelRecordingModel, false);
       const where = this.odataWhere(s, q.applicationId);
       const page = await odataPage(this.store.ds, ChannelRecordingModel, query, where);
       const rows = await this.rowsById<ChannelRecordingRow>(CR, page.ids);
-      const value = rows.map((r) => project(toManagementChannelRecording(r, this.store.channelUrls(r)) as unknown as Record<string, unknown>, query, ChannelRecordingModel));
+      const value = rows.map((r) =>
+        project(
+          toManagementChannelRecording(r, this.store.channelUrls(r)) as unknown as Record<string, unknown>,
+          query,
+          ChannelRecordingModel,
+        ),
+      );
       return page.count === undefined ? { value } : { value, '@odata.count': page.count };
     },
     'management.channelRecording.get': async (s, q) => {
       const query = parseOptions(q.options, ChannelRecordingModel, true);
       const row = await this.store.channelRow(s, q);
-      return project(toManagementChannelRecording(row, this.store.channelUrls(row)) as unknown as Record<string, unknown>, query, ChannelRecordingModel);
+      return project(
+        toManagementChannelRecording(row, this.store.channelUrls(row)) as unknown as Record<string, unknown>,
+        query,
+        ChannelRecordingModel,
+      );
     },
     'management.connectionRecordings.list': async (s, q) => {
       const query = parseOptions(q.options, ConnectionRecordingModel, false);
@@ -110,11 +147,16 @@ export class RecordingsQueryService {
     },
     'management.connectionRecording.url': async (s, q) => {
       const row = await this.store.connectionRow(s, q);
-      const parent = await this.store.channelRow(s, { applicationId: row.application_id, channelRecordingId: row.channel_recording_id });
+      const parent = await this.store.channelRow(s, {
+        applicationId: row.application_id,
+        channelRecordingId: row.channel_recording_id,
+      });
       return this.required(this.store.channelUrls(parent).url, 'muxed file');
     },
-    'management.connectionRecording.audioUrl': async (s, q) => this.required(this.store.connectionUrls(await this.store.connectionRow(s, q)).audioUrl, 'audio file'),
-    'management.connectionRecording.videoUrl': async (s, q) => this.required(this.store.connectionUrls(await this.store.connectionRow(s, q)).videoUrl, 'video file'),
+    'management.connectionRecording.audioUrl': async (s, q) =>
+      this.required(this.store.connectionUrls(await this.store.connectionRow(s, q)).audioUrl, 'audio file'),
+    'management.connectionRecording.videoUrl': async (s, q) =>
+      this.required(this.store.connectionUrls(await this.store.connectionRow(s, q)).videoUrl, 'video file'),
     'storage.usedSize': (s) => this.store.usedSize(s),
     'storage.usedSize.application': (s, q) => this.store.usedSize(s, q.applicationId),
     'media.recordingTarget': (s, q) => this.target(s, q),
@@ -126,7 +168,10 @@ export class RecordingsQueryService {
   }
 
   /** `$select` keeps `updates` when it names it (or selects everything). */
-  private projectConnection(record: Record<string, unknown>, query: ReturnType<typeof parseOptions>): Record<string, unknown> {
+  private projectConnection(
+    record: Record<string, unknown>,
+    query: ReturnType<typeof parseOptions>,
+  ): Record<string, unknown> {
     return project(record, query, ConnectionRecordingModel);
   }
 
@@ -164,11 +209,17 @@ export class RecordingsQueryService {
       durationSeconds: stop === null ? null : (stop - start) / 1000,
       layout: 'grid',
       output: { file: r.file_path, audioFile: r.audio_file_path, videoFile: r.video_file_path },
-      connectionRecordings: children.filter((c) => !c.deleted).map((c) => this.muxConnection(r, c, updates.get(c.id) ?? [])),
+      connectionRecordings: children
+        .filter((c) => !c.deleted)
+        .map((c) => this.muxConnection(r, c, updates.get(c.id) ?? [])),
     };
   }
 
-  muxConnection(parent: ChannelRecordingRow, c: ConnectionRecordingRow, updates: RecordingUpdateRow[]): MuxJsonConnection {
+  muxConnection(
+    parent: ChannelRecordingRow,
+    c: ConnectionRecordingRow,
+    updates: RecordingUpdateRow[],
+  ): MuxJsonConnection {
     const record = toConnectionRecording(c, updates, { audioUrl: null, videoUrl: null });
     const firstFrame = Number(c.audio_first_frame_timestamp ?? c.video_first_frame_timestamp ?? c.start_timestamp);
     return {
@@ -184,9 +235,22 @@ export class RecordingsQueryService {
       startTimestamp: record.startTimestamp,
       stopTimestamp: record.stopTimestamp,
       offsetSeconds: Math.max(0, (firstFrame - Number(parent.start_timestamp)) / 1000),
-      audio: c.has_audio ? { file: c.audio_file_path, firstFrameTimestamp: record.audioFirstFrameTimestamp, lastFrameTimestamp: record.audioLastFrameTimestamp, content: c.audio_content } : null,
+      audio: c.has_audio
+        ? {
+            file: c.audio_file_path,
+            firstFrameTimestamp: record.audioFirstFrameTimestamp,
+            lastFrameTimestamp: record.audioLastFrameTimestamp,
+            content: c.audio_content,
+          }
+        : null,
       video: c.has_video
-        ? { file: c.video_file_path, firstFrameTimestamp: record.videoFirstFrameTimestamp, lastFrameTimestamp: record.videoLastFrameTimestamp, content: c.video_content, delay: c.video_delay }
+        ? {
+            file: c.video_file_path,
+            firstFrameTimestamp: record.videoFirstFrameTimestamp,
+            lastFrameTimestamp: record.videoLastFrameTimestamp,
+            content: c.video_content,
+            delay: c.video_delay,
+          }
         : null,
       updates: record.updates.map(({ connectionRecordingId: _id, ...u }) => u),
     };
@@ -194,12 +258,22 @@ export class RecordingsQueryService {
 
   // ---- media server handshake ----------------------------------------------------------------
 
-  private async target(scope: CallerScope, q: { applicationId: string; channelId: string; connectionId: string }): Promise<RecordingTarget> {
-    const where = new Where().eq('c.application_id', q.applicationId).eq('c.channel_id', q.channelId).eq('c.connection_id', q.connectionId);
+  private async target(
+    scope: CallerScope,
+    q: { applicationId: string; channelId: string; connectionId: string },
+  ): Promise<RecordingTarget> {
+    const where = new Where()
+      .eq('c.application_id', q.applicationId)
+      .eq('c.channel_id', q.channelId)
+      .eq('c.connection_id', q.connectionId);
     applyScope(where, scope, 'c');
-    const rows = (await this.store.ds.query(`SELECT c.* FROM ${CNR} c ${where.sql()} ORDER BY (c.stop_timestamp IS NULL) DESC, c.start_timestamp DESC LIMIT 1`, where.params)) as ConnectionRecordingRow[];
+    const rows = (await this.store.ds.query(
+      `SELECT c.* FROM ${CNR} c ${where.sql()} ORDER BY (c.stop_timestamp IS NULL) DESC, c.start_timestamp DESC LIMIT 1`,
+      where.params,
+    )) as ConnectionRecordingRow[];
     const c = rows[0];
-    if (!c) throw new DomainError('NotFound', `Connection ${q.connectionId} of channel ${q.channelId} has no recording.`);
+    if (!c)
+      throw new DomainError('NotFound', `Connection ${q.connectionId} of channel ${q.channelId} has no recording.`);
     const updates = (await this.store.updatesOf([c.id])).get(c.id) ?? [];
     return {
       connectionRecordingId: c.id,
@@ -211,7 +285,13 @@ export class RecordingsQueryService {
       hasVideo: c.has_video,
       startTimestamp: Number(c.start_timestamp),
       stopTimestamp: c.stop_timestamp === null ? null : Number(c.stop_timestamp),
-      updates: updates.map((u) => ({ timestamp: Number(u.timestamp), audioMuted: u.audio_muted, videoMuted: u.video_muted, audioDisabled: u.audio_disabled, videoDisabled: u.video_disabled })),
+      updates: updates.map((u) => ({
+        timestamp: Number(u.timestamp),
+        audioMuted: u.audio_muted,
+        videoMuted: u.video_muted,
+        audioDisabled: u.audio_disabled,
+        videoDisabled: u.video_disabled,
+      })),
     };
   }
 }

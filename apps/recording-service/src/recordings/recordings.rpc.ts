@@ -28,7 +28,12 @@ const connectionGet = validator(ConnectionRecordingGetRequest);
 const connectionRead = validator(ConnectionRecordingReadRequest);
 const usedSize = validator(StorageUsedSizeRequest);
 
-const CHANNEL_READ_KIND = { MuxJson: 'channelRecording.muxJson', Url: 'channelRecording.url', AudioUrl: 'channelRecording.audioUrl', VideoUrl: 'channelRecording.videoUrl' } as const;
+const CHANNEL_READ_KIND = {
+  MuxJson: 'channelRecording.muxJson',
+  Url: 'channelRecording.url',
+  AudioUrl: 'channelRecording.audioUrl',
+  VideoUrl: 'channelRecording.videoUrl',
+} as const;
 const CONNECTION_READ_KIND = {
   Url: 'management.connectionRecording.url',
   AudioUrl: 'management.connectionRecording.audioUrl',
@@ -64,13 +69,21 @@ export class RecordingsRpc {
   @MessagePattern(ManagementReadSubjects.channelRecordingsList)
   managementChannelList(@Payload() body: unknown): Promise<unknown> {
     const r = channelList.parse(body);
-    return this.queries.run(r.scope, { kind: 'management.channelRecordings.list', applicationId: r.applicationId, options: r.query });
+    return this.queries.run(r.scope, {
+      kind: 'management.channelRecordings.list',
+      applicationId: r.applicationId,
+      options: r.query,
+    });
   }
 
   @MessagePattern(ManagementReadSubjects.channelRecordingGet)
   managementChannelGet(@Payload() body: unknown): Promise<unknown> {
     const { scope, query, ...ref } = channelGet.parse(body);
-    return this.queries.run(scope, { kind: 'management.channelRecording.get', ...ref, ...(query ? { options: query } : {}) });
+    return this.queries.run(scope, {
+      kind: 'management.channelRecording.get',
+      ...ref,
+      ...(query ? { options: query } : {}),
+    });
   }
 
   @MessagePattern(ManagementReadSubjects.channelRecordingDelete)
@@ -88,13 +101,21 @@ export class RecordingsRpc {
   @MessagePattern(ManagementReadSubjects.connectionRecordingsList)
   managementConnectionList(@Payload() body: unknown): Promise<unknown> {
     const r = connectionList.parse(body);
-    return this.queries.run(r.scope, { kind: 'management.connectionRecordings.list', applicationId: r.applicationId, options: r.query });
+    return this.queries.run(r.scope, {
+      kind: 'management.connectionRecordings.list',
+      applicationId: r.applicationId,
+      options: r.query,
+    });
   }
 
   @MessagePattern(ManagementReadSubjects.connectionRecordingGet)
   managementConnectionGet(@Payload() body: unknown): Promise<unknown> {
     const { scope, query, ...ref } = connectionGet.parse(body);
-    return this.queries.run(scope, { kind: 'management.connectionRecording.get', ...ref, ...(query ? { options: query } : {}) });
+    return this.queries.run(scope, {
+      kind: 'management.connectionRecording.get',
+      ...ref,
+      ...(query ? { options: query } : {}),
+    });
   }
 
   @MessagePattern(ManagementReadSubjects.connectionRecordingRead)
@@ -107,7 +128,8 @@ export class RecordingsRpc {
   async managementUsedSize(@Payload() body: unknown): Promise<number> {
     const r = usedSize.parse(body);
     let total = 0;
-    for (const applicationId of new Set(r.applicationIds)) total += (await this.queries.run(r.scope, { kind: 'storage.usedSize.application', applicationId })) as number;
+    for (const applicationId of new Set(r.applicationIds))
+      total += (await this.queries.run(r.scope, { kind: 'storage.usedSize.application', applicationId })) as number;
     return total;
   }
 }

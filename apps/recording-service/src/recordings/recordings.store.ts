@@ -1,5 +1,11 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { DEFAULT_TAKE, DomainError, type CallerScope, type ChannelRecording, type ConnectionRecording } from '@switchboard/contracts';
+import {
+  DEFAULT_TAKE,
+  DomainError,
+  type CallerScope,
+  type ChannelRecording,
+  type ConnectionRecording,
+} from '@switchboard/contracts';
 import { DataSource, type EntityManager } from 'typeorm';
 import { UrlSigner } from '../files/url-signer.js';
 import {
@@ -64,34 +70,59 @@ export class RecordingsStore {
 
   // ---- rows ----------------------------------------------------------------------------------
 
-  async channelRow(scope: CallerScope, ref: { applicationId: string; channelId?: string; channelRecordingId: string }, db: Db = this.ds): Promise<ChannelRecordingRow> {
+  async channelRow(
+    scope: CallerScope,
+    ref: { applicationId: string; channelId?: string; channelRecordingId: string },
+    db: Db = this.ds,
+  ): Promise<ChannelRecordingRow> {
     const where = new Where();
-    where.raw(`r.id = ${where.bind(ref.channelRecordingId)}`).eq('r.application_id', ref.applicationId).eq('r.channel_id', ref.channelId);
+    where
+      .raw(`r.id = ${where.bind(ref.channelRecordingId)}`)
+      .eq('r.application_id', ref.applicationId)
+      .eq('r.channel_id', ref.channelId);
     applyScope(where, scope, 'r');
     const rows = (await db.query(`SELECT r.* FROM ${CR} r ${where.sql()}`, where.params)) as ChannelRecordingRow[];
-    if (!rows[0]) throw new DomainError('NotFound', `No channel recording ${ref.channelRecordingId} in application ${ref.applicationId}${ref.channelId !== undefined ? `, channel ${ref.channelId}` : ''}.`);
+    if (!rows[0])
+      throw new DomainError(
+        'NotFound',
+        `No channel recording ${ref.channelRecordingId} in application ${ref.applicationId}${ref.channelId !== undefined ? `, channel ${ref.channelId}` : ''}.`,
+      );
     return rows[0];
   }
 
-  async connectionRow(scope: CallerScope, ref: ConnectionFilter & { connectionRecordingId: string }, db: Db = this.ds): Promise<ConnectionRecordingRow> {
+  async connectionRow(
+    scope: CallerScope,
+    ref: ConnectionFilter & { connectionRecordingId: string },
+    db: Db = this.ds,
+  ): Promise<ConnectionRecordingRow> {
     const where = new Where();
     where.raw(`c.id = ${where.bind(ref.connectionRecordingId)}`);
     this.connectionFilter(where, ref);
     applyScope(where, scope, 'c');
     const rows = (await db.query(`SELECT c.* FROM ${CNR} c ${where.sql()}`, where.params)) as ConnectionRecordingRow[];
-    if (!rows[0]) throw new DomainError('NotFound', `No connection recording ${ref.connectionRecordingId} in application ${ref.applicationId}.`);
+    if (!rows[0])
+      throw new DomainError(
+        'NotFound',
+        `No connection recording ${ref.connectionRecordingId} in application ${ref.applicationId}.`,
+      );
     return rows[0];
   }
 
   async connectionRowsOf(channelRecordingIds: string[], db: Db = this.ds): Promise<ConnectionRecordingRow[]> {
     if (channelRecordingIds.length === 0) return [];
-    return (await db.query(`SELECT * FROM ${CNR} WHERE channel_recording_id = ANY($1) ORDER BY start_timestamp ASC, id ASC`, [channelRecordingIds])) as ConnectionRecordingRow[];
+    return (await db.query(
+      `SELECT * FROM ${CNR} WHERE channel_recording_id = ANY($1) ORDER BY start_timestamp ASC, id ASC`,
+      [channelRecordingIds],
+    )) as ConnectionRecordingRow[];
   }
 
   async updatesOf(connectionRecordingIds: string[], db: Db = this.ds): Promise<Map<string, RecordingUpdateRow[]>> {
     const out = new Map<string, RecordingUpdateRow[]>();
     if (connectionRecordingIds.length === 0) return out;
-    const rows = (await db.query(`SELECT * FROM ${RU} WHERE connection_recording_id = ANY($1) ORDER BY connection_recording_id, index`, [connectionRecordingIds])) as RecordingUpdateRow[];
+    const rows = (await db.query(
+      `SELECT * FROM ${RU} WHERE connection_recording_id = ANY($1) ORDER BY connection_recording_id, index`,
+      [connectionRecordingIds],
+    )) as RecordingUpdateRow[];
     for (const u of rows) {
       let list = out.get(u.connection_recording_id);
       if (!list) out.set(u.connection_recording_id, (list = []));
@@ -120,22 +151,42 @@ export class RecordingsStore {
 
   // ---- interface A lists ---------------------------------------------------------------------
 
-  private channelWhere(scope: CallerScope, applicationId: string, channelId: string | undefined, window: TimeWindow): Where {
+  private channelWhere(
+    scope: CallerScope,
+    applicationId: string,
+    channelId: string | undefined,
+    window: TimeWindow,
+  ): Where {
     const where = new Where().eq('r.application_id', applicationId).eq('r.channel_id', channelId);
     applyWindow(where, window, 'r');
     return applyScope(where, scope, 'r');
   }
 
-  async listChannelRecordings(scope: CallerScope, applicationId: string, channelId: string | undefined, window: ListWindow): Promise<ChannelRecording[]> {
+  async listChannelRecordings(
+    scope: CallerScope,
+    applicationId: string,
+    channelId: string | undefined,
+    window: ListWindow,
+  ): Promise<ChannelRecording[]> {
     const where = this.channelWhere(scope, applicationId, channelId, window);
     const page = `LIMIT ${where.bind(window.take ?? DEFAULT_TAKE)} OFFSET ${where.bind(window.skip ?? 0)}`;
-    const rows = (await this.ds.query(`SELECT r.* FROM ${CR} r ${where.sql()} ORDER BY r.start_timestamp DESC, r.id ASC ${page}`, where.params)) as ChannelRecordingRow[];
+    const rows = (await this.ds.query(
+      `SELECT r.* FROM ${CR} r ${where.sql()} ORDER BY r.start_timestamp DESC, r.id ASC ${page}`,
+      where.params,
+    )) as ChannelRecordingRow[];
     return this.channelRecords(rows);
   }
 
-  async countChannelRecordings(scope: CallerScope, applicationId: string, channelId: string | undefined, window: TimeWindow): Promise<number> {
+  async countChannelRecordings(
+    scope: CallerScope,
+    applicationId: string,
+    channelId: string | undefined,
+    window: TimeWindow,
+  ): Promise<number> {
     const where = this.channelWhere(scope, applicationId, channelId, window);
-    const rows = (await this.ds.query(`SELECT count(*)::int AS n FROM ${CR} r ${where.sql()}`, where.params)) as Array<{ n: number }>;
+    const rows = (await this.ds.query(`SELECT count(*)::int AS n FROM ${CR} r ${where.sql()}`, where.params)) as Array<{
+      n: number;
+    }>;
     return rows[0]?.n ?? 0;
   }
 
@@ -149,18 +200,29 @@ export class RecordingsStore {
       .eq('c.connection_id', f.connectionId);
   }
 
-  async listConnectionRecordings(scope: CallerScope, filter: ConnectionFilter, window: ListWindow): Promise<ConnectionRecording[]> {
+  async listConnectionRecordings(
+    scope: CallerScope,
+    filter: ConnectionFilter,
+    window: ListWindow,
+  ): Promise<ConnectionRecording[]> {
     const where = new Where();
     this.connectionFilter(where, filter);
     if (filter.channelRecordingId !== undefined) {
       // The channel recording itself must exist (and be visible): 404 otherwise, not an empty list.
-      await this.channelRow(scope, { applicationId: filter.applicationId, channelId: filter.channelId, channelRecordingId: filter.channelRecordingId });
+      await this.channelRow(scope, {
+        applicationId: filter.applicationId,
+        channelId: filter.channelId,
+        channelRecordingId: filter.channelRecordingId,
+      });
       where.raw(`c.channel_recording_id = ${where.bind(filter.channelRecordingId)}`);
     }
     applyWindow(where, window, 'c');
     applyScope(where, scope, 'c');
     const page = `LIMIT ${where.bind(window.take ?? DEFAULT_TAKE)} OFFSET ${where.bind(window.skip ?? 0)}`;
-    const rows = (await this.ds.query(`SELECT c.* FROM ${CNR} c ${where.sql()} ORDER BY c.start_timestamp DESC, c.id ASC ${page}`, where.params)) as ConnectionRecordingRow[];
+    const rows = (await this.ds.query(
+      `SELECT c.* FROM ${CNR} c ${where.sql()} ORDER BY c.start_timestamp DESC, c.id ASC ${page}`,
+      where.params,
+    )) as ConnectionRecordingRow[];
     return this.connectionRecords(rows);
   }
 

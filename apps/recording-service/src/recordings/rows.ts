@@ -1,4 +1,11 @@
-import type { ChannelRecording, ConnectionRecording, ManagementChannelRecording, RecordingUpdate, WebhookEventConnection, WebhookEventRecording } from '@switchboard/contracts';
+import type {
+  ChannelRecording,
+  ConnectionRecording,
+  ManagementChannelRecording,
+  RecordingUpdate,
+  WebhookEventConnection,
+  WebhookEventRecording,
+} from '@switchboard/contracts';
 
 /** A `recording.channel_recording` row as PostgreSQL returns it (bigint as string). */
 export interface ChannelRecordingRow {
@@ -131,8 +138,10 @@ export interface RecordingUpdateRow {
   video_disabled: boolean;
 }
 
-export const num = (v: string | number | null | undefined): number | null => (v === null || v === undefined ? null : Number(v));
-export const iso = (v: string | number | null | undefined): string | null => (v === null || v === undefined ? null : new Date(Number(v)).toISOString());
+export const num = (v: string | number | null | undefined): number | null =>
+  v === null || v === undefined ? null : Number(v);
+export const iso = (v: string | number | null | undefined): string | null =>
+  v === null || v === undefined ? null : new Date(Number(v)).toISOString();
 const isoRequired = (v: string | number): string => new Date(Number(v)).toISOString();
 
 /** Signed URLs of a record's files (null when the file is not available). */
@@ -155,7 +164,11 @@ export function toRecordingUpdate(u: RecordingUpdateRow): RecordingUpdate {
   };
 }
 
-export function toConnectionRecording(r: ConnectionRecordingRow, updates: RecordingUpdateRow[], urls: RecordUrls): ConnectionRecording {
+export function toConnectionRecording(
+  r: ConnectionRecordingRow,
+  updates: RecordingUpdateRow[],
+  urls: RecordUrls,
+): ConnectionRecording {
   return {
     id: r.id,
     audioId: r.audio_id,
@@ -271,12 +284,20 @@ export function toManagementChannelRecording(r: ChannelRecordingRow, urls: Recor
   };
 }
 
-export function toChannelRecording(r: ChannelRecordingRow, urls: RecordUrls, connectionRecordings: ConnectionRecording[]): ChannelRecording {
+export function toChannelRecording(
+  r: ChannelRecordingRow,
+  urls: RecordUrls,
+  connectionRecordings: ConnectionRecording[],
+): ChannelRecording {
   return { ...toManagementChannelRecording(r, urls), connectionRecordings };
 }
 
 /** The recording part of `channel.recording.*` events (Unix ms timestamps). */
-export function channelEventRecording(r: ChannelRecordingRow, urls: RecordUrls, error: string | null = null): WebhookEventRecording {
+export function channelEventRecording(
+  r: ChannelRecordingRow,
+  urls: RecordUrls,
+  error: string | null = null,
+): WebhookEventRecording {
   return {
     id: r.id,
     startTimestamp: Number(r.start_timestamp),

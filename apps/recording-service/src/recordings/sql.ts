@@ -48,8 +48,10 @@ export interface TimeWindow {
 
 /** `timestampMin`/`timestampMax` (Unix seconds, inclusive) against `start_timestamp` (Unix ms). */
 export function applyWindow(where: Where, window: TimeWindow, alias: string): Where {
-  if (window.timestampMin !== undefined) where.raw(`${alias}.start_timestamp >= ${where.bind(window.timestampMin * 1000)}`);
-  if (window.timestampMax !== undefined) where.raw(`${alias}.start_timestamp <= ${where.bind(window.timestampMax * 1000 + 999)}`);
+  if (window.timestampMin !== undefined)
+    where.raw(`${alias}.start_timestamp >= ${where.bind(window.timestampMin * 1000)}`);
+  if (window.timestampMax !== undefined)
+    where.raw(`${alias}.start_timestamp <= ${where.bind(window.timestampMax * 1000 + 999)}`);
   return where;
 }
 

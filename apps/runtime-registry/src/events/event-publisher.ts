@@ -3,7 +3,16 @@ import { performance } from 'node:perf_hooks';
 import { Inject, Injectable, type BeforeApplicationShutdown, type OnApplicationBootstrap } from '@nestjs/common';
 import { jetstreamManager } from '@nats-io/jetstream';
 import { DomainError, eventStreamName, eventSubject, type DomainEvent } from '@switchboard/contracts';
-import { ensureEventStream, JsonLogger, NatsClient, ReadinessService, SERVICE_CONFIG, singleHeader, type RawRequest, type ReplyMsg } from '@switchboard/service-kit';
+import {
+  ensureEventStream,
+  JsonLogger,
+  NatsClient,
+  ReadinessService,
+  SERVICE_CONFIG,
+  singleHeader,
+  type RawRequest,
+  type ReplyMsg,
+} from '@switchboard/service-kit';
 import type { RegistryConfig } from '../config.js';
 import { LiveStore } from '../store/live-store.js';
 
@@ -62,7 +71,8 @@ for i = 1, #ARGV, 2 do
 end
 return { redis.call('INCRBY', KEYS[2], n), redis.call('LLEN', KEYS[1]) }`;
 
-const RENEW_SCRIPT = "if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('PEXPIRE', KEYS[1], ARGV[2]) end return 0";
+const RENEW_SCRIPT =
+  "if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('PEXPIRE', KEYS[1], ARGV[2]) end return 0";
 const RELEASE_SCRIPT = "if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end return 0";
 
 /** A publish waiting for its events, queued in the outbox, to be relayed. */
@@ -161,7 +171,11 @@ export class EventPublisher implements OnApplicationBootstrap, BeforeApplication
       try {
         await this.ensureStream();
       } catch (e) {
-        if (attempt % 10 === 0) this.logger.event('warn', 'event stream not ensured yet, retrying', { stream: this.streamName, error: (e as Error).message });
+        if (attempt % 10 === 0)
+          this.logger.event('warn', 'event stream not ensured yet, retrying', {
+            stream: this.streamName,
+            error: (e as Error).message,
+          });
         await sleep(Math.min(2000, 100 * 2 ** Math.min(attempt, 5)));
       }
     }
@@ -219,7 +233,11 @@ export class EventPublisher implements OnApplicationBootstrap, BeforeApplication
   /** The JetStream publish of one event: on its type's subject, its id as `Nats-Msg-Id`. */
   private publishRequest(event: DomainEvent): RawRequest {
     // Buffer.from takes small strings from Node's pool: cheaper than a TextEncoder.
-    return { subject: eventSubject(this.config.natsNamespace, event.event.type), data: Buffer.from(JSON.stringify(event)), headers: singleHeader('Nats-Msg-Id', event.event.id) };
+    return {
+      subject: eventSubject(this.config.natsNamespace, event.event.type),
+      data: Buffer.from(JSON.stringify(event)),
+      headers: singleHeader('Nats-Msg-Id', event.event.id),
+    };
   }
 
   /**
@@ -232,7 +250,14 @@ export class EventPublisher implements OnApplicationBootstrap, BeforeApplication
   private async publishOne(event: DomainEvent, timeoutMs: number): Promise<void> {
     const nc = await this.nats.connection$();
     const r = this.publishRequest(event);
-    checkAck((await this.nats.requestRaw(nc, r.subject, r.data, { timeoutMs: Math.max(50, Math.round(timeoutMs)), headers: r.headers })).data);
+    checkAck(
+      (
+        await this.nats.requestRaw(nc, r.subject, r.data, {
+          timeoutMs: Math.max(50, Math.round(timeoutMs)),
+          headers: r.headers,
+        })
+      ).data,
+    );
   }
 
   /** Publishes with retries and backoff until `deadline`; throws the last error when it passes. */
@@ -298,7 +323,11 @@ export class EventPublisher implements OnApplicationBootstrap, BeforeApplication
           error = e;
         }
       }
-      (retries ??= new Array<Promise<void>>(events.length).fill(Promise.resolve()))[i] = this.publishWithRetry(events[i]!, deadline, error);
+      (retries ??= new Array<Promise<void>>(events.length).fill(Promise.resolve()))[i] = this.publishWithRetry(
+        events[i]!,
+        deadline,
+        error,
+      );
     }
     if (!retries) return;
     const outcomes = await Promise.allSettled(retries);
@@ -309,7 +338,11 @@ export class EventPublisher implements OnApplicationBootstrap, BeforeApplication
     try {
       await this.enqueue(failed);
       parkedAt = performance.now();
-      this.logger.event('error', 'event stream unavailable: events parked for relay', { count: failed.length, ids: failed.map((e) => e.event.id), error: reason?.message });
+      this.logger.event('error', 'event stream unavailable: events parked for relay', {
+        count: failed.length,
+        ids: failed.map((e) => e.event.id),
+        error: reason?.message,
+      });
     } catch (parkError) {
       // Lost unless the operation journaled its change (events/journal.ts): then they are rebuilt later.
       this.logger.event('error', 'event stream unavailable and events could not be parked', {
@@ -340,14 +373,25 @@ export class EventPublisher implements OnApplicationBootstrap, BeforeApplication
       return this.publishDirect(events);
     }
     if (await this.relayedBy(target, deadline)) return;
-    this.logger.event('error', 'event stream unavailable: events queued behind parked events', { count: events.length, ids: events.map((e) => e.event.id) });
+    this.logger.event('error', 'event stream unavailable: events queued behind parked events', {
+      count: events.length,
+      ids: events.map((e) => e.event.id),
+    });
     await untilVisible(parkedAt);
     throw new EventsParked();
   }
 
   /** Appends events to the outbox; answers the head counter's value once they are relayed. */
   private async enqueue(events: DomainEvent[]): Promise<number> {
-    const target = Number(await this.store.redis.eval(PUSH_SCRIPT, 2, this.outboxKey, this.headKey, ...events.map((e) => JSON.stringify(e))));
+    const target = Number(
+      await this.store.redis.eval(
+        PUSH_SCRIPT,
+        2,
+        this.outboxKey,
+        this.headKey,
+        ...events.map((e) => JSON.stringify(e)),
+      ),
+    );
     // This replica's own publishes see them at once; the others within OUTBOX_POLL_MS.
     this.see(performance.now(), true);
     return target;
@@ -431,7 +475,14 @@ export class EventPublisher implements OnApplicationBootstrap, BeforeApplication
         relayed += batch.stored;
         if (batch.removable.length > 0) {
           const popAt = performance.now();
-          const [head, left] = (await redis.eval(POP_SCRIPT, 3, this.outboxKey, this.headKey, this.refusedKey, ...batch.removable.flat())) as [number, number];
+          const [head, left] = (await redis.eval(
+            POP_SCRIPT,
+            3,
+            this.outboxKey,
+            this.headKey,
+            this.refusedKey,
+            ...batch.removable.flat(),
+          )) as [number, number];
           this.reached(Number(head));
           if (Number(left) === 0) this.see(popAt, false);
         }
@@ -497,7 +548,12 @@ export class EventPublisher implements OnApplicationBootstrap, BeforeApplication
         }
       }
       if (!refusedForGood(error)) break;
-      this.logger.event('error', 'the event stream refuses a parked event for good: set aside, not delivered', { id: event.event.id, type: event.event.type, key: this.refusedKey, error: (error as Error).message });
+      this.logger.event('error', 'the event stream refuses a parked event for good: set aside, not delivered', {
+        id: event.event.id,
+        type: event.event.type,
+        key: this.refusedKey,
+        error: (error as Error).message,
+      });
       removable.push(['r', items[i]!]);
     }
     return { removable, stored };
@@ -526,20 +582,38 @@ function refusedForGood(e: unknown): boolean {
  */
 function checkAck(data: Uint8Array): void {
   const b = Buffer.from(data.buffer, data.byteOffset, data.length);
-  if (b.length > ACK_HEAD.length && b.compare(ACK_HEAD, 0, ACK_HEAD.length, 0, ACK_HEAD.length) === 0 && b.indexOf(ERROR_FIELD) < 0) return;
-  const ack = (data.length ? JSON.parse(decoder.decode(data)) : {}) as { stream?: string; error?: { code?: number; err_code?: number; description?: string } };
-  if (ack.error) throw new StreamRefusal(`the event stream refused the event: ${ack.error.description ?? ack.error.err_code ?? ack.error.code}`, ack.error.err_code);
+  if (
+    b.length > ACK_HEAD.length &&
+    b.compare(ACK_HEAD, 0, ACK_HEAD.length, 0, ACK_HEAD.length) === 0 &&
+    b.indexOf(ERROR_FIELD) < 0
+  )
+    return;
+  const ack = (data.length ? JSON.parse(decoder.decode(data)) : {}) as {
+    stream?: string;
+    error?: { code?: number; err_code?: number; description?: string };
+  };
+  if (ack.error)
+    throw new StreamRefusal(
+      `the event stream refused the event: ${ack.error.description ?? ack.error.err_code ?? ack.error.code}`,
+      ack.error.err_code,
+    );
   if (!ack.stream) throw new Error('the event stream answered no acknowledgement');
 }
 
 function unavailable(): DomainError {
-  return new DomainError('Unavailable', 'The event stream is unavailable: the change was applied and its events are queued for delivery.');
+  return new DomainError(
+    'Unavailable',
+    'The event stream is unavailable: the change was applied and its events are queued for delivery.',
+  );
 }
 
 /** Unavailable, the events being parked in the outbox: late, in order, not lost. */
 export class EventsParked extends DomainError {
   constructor() {
-    super('Unavailable', 'The event stream is unavailable: the change was applied and its events are queued for delivery.');
+    super(
+      'Unavailable',
+      'The event stream is unavailable: the change was applied and its events are queued for delivery.',
+    );
   }
 }
 
@@ -550,7 +624,10 @@ function untilVisible(parkedAt: number): Promise<void> {
 
 function withTimeout<T>(p: Promise<T>, ms: number, message: string): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
-  return Promise.race([p, new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(message)), ms)))]).finally(() => clearTimeout(timer));
+  return Promise.race([
+    p,
+    new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(message)), ms))),
+  ]).finally(() => clearTimeout(timer));
 }
 
 function sleep(ms: number) {

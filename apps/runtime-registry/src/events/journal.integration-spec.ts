@@ -14,7 +14,17 @@ import { RuntimeContext } from '../runtime/context.js';
 import { EdgeService } from '../runtime/edge.service.js';
 import { Sweeper } from '../servers/sweeper.js';
 import { LiveStore } from '../store/live-store.js';
-import { claim, EventReader, FakeGateway, natsConnection, registerReport, registryEnv, scopeOf, startRegistry, type Received } from '../testing/harness.testing.js';
+import {
+  claim,
+  EventReader,
+  FakeGateway,
+  natsConnection,
+  registerReport,
+  registryEnv,
+  scopeOf,
+  startRegistry,
+  type Received,
+} from '../testing/harness.testing.js';
 import { EventPublisher } from './event-publisher.js';
 import { journalEventId, OperationJournal } from './journal.js';
 
@@ -55,11 +65,57 @@ async function life(r: Replica, a: string, applied: (op: () => Promise<unknown>)
   await applied(() => r.edge.handle(registerReport(c2, ORG, GW)));
   await applied(() => r.edge.handle({ kind: 'client.join', client: c2, channelId: 'ch', claim: claim('ch') }));
   await applied(() => r.edge.handle({ kind: 'connection.state', ...cn, state: 'connecting' }));
-  await applied(() => r.commands.handle(scope, { kind: 'update', origin: 'api', target: { level: 'channel', applicationId: a, channelId: 'ch', patch: { audioUnmuteDisabled: true, recordingMode: 'Audio' } } }));
+  await applied(() =>
+    r.commands.handle(scope, {
+      kind: 'update',
+      origin: 'api',
+      target: {
+        level: 'channel',
+        applicationId: a,
+        channelId: 'ch',
+        patch: { audioUnmuteDisabled: true, recordingMode: 'Audio' },
+      },
+    }),
+  );
   // An open causes no event, so it is not journaled (OPENS_CUT_OFF).
-  await applied(() => r.edge.handle({ kind: 'connection.open', ...cn2, type: 'peer', tag: null, streams: { audio: { direction: 'sendrecv' } } }));
-  await applied(() => r.commands.handle(scope, { kind: 'kick', origin: 'api', target: { level: 'connection', applicationId: a, channelId: 'ch', userId: 'u1', deviceId: 'd1', clientId: 'c1', connectionId: 'cn2' } }));
-  await applied(() => r.commands.handle(scope, { kind: 'kick', origin: 'api', target: { level: 'channel.client', applicationId: a, channelId: 'ch', userId: 'u2', deviceId: 'd2', clientId: 'c2' } }));
+  await applied(() =>
+    r.edge.handle({
+      kind: 'connection.open',
+      ...cn2,
+      type: 'peer',
+      tag: null,
+      streams: { audio: { direction: 'sendrecv' } },
+    }),
+  );
+  await applied(() =>
+    r.commands.handle(scope, {
+      kind: 'kick',
+      origin: 'api',
+      target: {
+        level: 'connection',
+        applicationId: a,
+        channelId: 'ch',
+        userId: 'u1',
+        deviceId: 'd1',
+        clientId: 'c1',
+        connectionId: 'cn2',
+      },
+    }),
+  );
+  await applied(() =>
+    r.commands.handle(scope, {
+      kind: 'kick',
+      origin: 'api',
+      target: {
+        level: 'channel.client',
+        applicationId: a,
+        channelId: 'ch',
+        userId: 'u2',
+        deviceId: 'd2',
+        clientId: 'c2',
+      },
+    }),
+  );
   await applied(() => r.edge.handle({ kind: 'connection.close', ...cn }));
   await applied(() => r.edge.handle({ kind: 'client.leave', client: c1, channelId: 'ch' }));
   await applied(() => r.edge.handle({ kind: 'client.unregister', client: c1, reason: 'left', gatewayId: GW }));
@@ -77,18 +133,35 @@ describe('the operation journal, two replicas', () => {
   /** What an event says, but for its id and times (which differ between two runs) and its application. */
   const gist = (e: DomainEvent) => {
     const x = e.event;
-    return { type: x.type, origin: x.origin, forced: x.forced, channel: x.channel?.id, client: x.client?.id, connection: x.connection?.id, state: x.connection?.state, recording: (e as { recording?: unknown }).recording };
+    return {
+      type: x.type,
+      origin: x.origin,
+      forced: x.forced,
+      channel: x.channel?.id,
+      client: x.client?.id,
+      connection: x.connection?.id,
+      state: x.connection?.state,
+      recording: (e as { recording?: unknown }).recording,
+    };
   };
   const pushesOf = (a: string) => gw.received.filter((p: Received) => p.applicationId === a).map((p) => p.push);
   const entries = async () => store.redis.hgetall(store.keys.journal());
 
   beforeAll(async () => {
     // No housekeeping pass runs by itself: the tests run them.
-    const env = registryEnv(ns, { EVENT_PUBLISH_TIMEOUT_MS: String(PUBLISH_TIMEOUT_MS), REGISTRY_SWEEP_INTERVAL_MS: '600000' });
+    const env = registryEnv(ns, {
+      EVENT_PUBLISH_TIMEOUT_MS: String(PUBLISH_TIMEOUT_MS),
+      REGISTRY_SWEEP_INTERVAL_MS: '600000',
+    });
     replicas = [];
     for (let i = 0; i < 2; i++) {
       const { app } = await startRegistry(env);
-      replicas.push({ app, edge: app.get(EdgeService), commands: app.get(CommandService), ctx: app.get(RuntimeContext) });
+      replicas.push({
+        app,
+        edge: app.get(EdgeService),
+        commands: app.get(CommandService),
+        ctx: app.get(RuntimeContext),
+      });
     }
     store = replicas[0]!.app.get(LiveStore);
     nc = await natsConnection();
@@ -149,7 +222,9 @@ describe('the operation journal, two replicas', () => {
     // The events the running replica published, in the same order, saying the same.
     expect(recovered.map((e) => gist(e.event))).toEqual(live.map((e) => gist(e.event)));
     // With the ids their replica gave them: derived from the journal entries.
-    const expectedIds = new Set(Object.keys(journaled).flatMap((id) => Array.from({ length: 20 }, (_, i) => journalEventId(id, i))));
+    const expectedIds = new Set(
+      Object.keys(journaled).flatMap((id) => Array.from({ length: 20 }, (_, i) => journalEventId(id, i))),
+    );
     for (const e of recovered) {
       expect(expectedIds.has(e.event.event.id)).toBe(true);
       expect(e.msgId).toBe(e.event.event.id);
@@ -189,7 +264,10 @@ describe('the operation journal, two replicas', () => {
     expect(Object.keys(await entries())).toHaveLength(1);
     await b.app.get(EventPublisher).ensureStream();
     await b.app.get(Sweeper).pass();
-    await waitFor(async () => (await store.redis.llen(store.keys.outbox())) === 0 || (await b.app.get(Sweeper).pass(), false), { description: 'the outbox to be relayed' });
+    await waitFor(
+      async () => (await store.redis.llen(store.keys.outbox())) === 0 || (await b.app.get(Sweeper).pass(), false),
+      { description: 'the outbox to be relayed' },
+    );
     expect((await stored(app)).map((e) => [e.event.event.type, e.event.event.client?.id])).toEqual([
       ['client.registered', 'c1'],
       ['client.registered', 'c2'],

@@ -82,7 +82,10 @@ export class OperationJournal implements BeforeApplicationShutdown {
       .then(() => undefined)
       .catch((e: unknown) => {
         for (const id of ids) this.closed.add(id);
-        this.logger.event('warn', 'closed journal entries not removed yet, retrying', { count: ids.length, error: (e as Error).message });
+        this.logger.event('warn', 'closed journal entries not removed yet, retrying', {
+          count: ids.length,
+          error: (e as Error).message,
+        });
         return new Promise<void>((resolve) => setTimeout(resolve, 200).unref());
       })
       .finally(() => {

@@ -8,7 +8,14 @@
 import { connect, type NatsConnection, type Subscription } from '@nats-io/transport-node';
 import type { INestApplication } from '@nestjs/common';
 import { eventSubject, type DomainEvent } from '@switchboard/contracts';
-import { flushRedisPrefix, startNatsServer, testNamespace, testServers, waitFor, type OwnNatsServer } from '@switchboard/testing';
+import {
+  flushRedisPrefix,
+  startNatsServer,
+  testNamespace,
+  testServers,
+  waitFor,
+  type OwnNatsServer,
+} from '@switchboard/testing';
 import { domainEvent, messagePart } from '../model/events.js';
 import { LiveStore } from '../store/live-store.js';
 import { EventReader, registryEnv, startRegistry } from '../testing/harness.testing.js';
@@ -19,7 +26,12 @@ const decoder = new TextDecoder();
 
 /** An event of application `a` whose message text is `label` (what the assertions compare). */
 function labelled(a: string, label: string): DomainEvent {
-  return domainEvent({ applicationId: a, organizationId: ORG }, 'server.message', { origin: 'api', forced: true }, { channelId: 'ch', message: messagePart({ message: label }) });
+  return domainEvent(
+    { applicationId: a, organizationId: ORG },
+    'server.message',
+    { origin: 'api', forced: true },
+    { channelId: 'ch', message: messagePart({ message: label }) },
+  );
 }
 
 const labelOf = (e: DomainEvent) => e.event.message?.message ?? '';
@@ -40,7 +52,8 @@ describe('the outbox of parked events, two replicas', () => {
   let reader: EventReader;
 
   const outboxLength = () => store.redis.llen(store.keys.outbox());
-  const stored = async (applicationId: string) => (await reader.all()).filter((e) => e.event.applicationId === applicationId).map((e) => labelOf(e.event));
+  const stored = async (applicationId: string) =>
+    (await reader.all()).filter((e) => e.event.applicationId === applicationId).map((e) => labelOf(e.event));
   const streamDown = () => reader.manager.streams.delete(reader.stream);
 
   beforeAll(async () => {
@@ -110,7 +123,10 @@ describe('the outbox of parked events, two replicas', () => {
     });
     await nc.flush();
     await Promise.all([a.relayOutbox(), b.relayOutbox(), a.relayOutbox(), b.relayOutbox()]);
-    await waitFor(async () => (await outboxLength()) === 0 || (await Promise.all([a.relayOutbox(), b.relayOutbox()]), false), { timeoutMs: 10000, description: 'the outbox to be relayed' });
+    await waitFor(
+      async () => (await outboxLength()) === 0 || (await Promise.all([a.relayOutbox(), b.relayOutbox()]), false),
+      { timeoutMs: 10000, description: 'the outbox to be relayed' },
+    );
     await waitFor(() => sent.size === 20, { description: 'every relayed publish to be seen' });
     await nc.flush();
     sub.unsubscribe();
@@ -127,10 +143,15 @@ describe('the outbox of parked events, two replicas', () => {
     await expect(a.publish([labelled(app, 'after')])).rejects.toMatchObject({ code: 'Unavailable' });
     expect(await outboxLength()).toBe(3);
     await a.ensureStream();
-    await waitFor(async () => (await a.relayOutbox(), await outboxLength()) === 0, { timeoutMs: 10000, description: 'the outbox to be relayed' });
+    await waitFor(async () => (await a.relayOutbox(), await outboxLength()) === 0, {
+      timeoutMs: 10000,
+      description: 'the outbox to be relayed',
+    });
     expect(await stored(app)).toEqual(['before', 'after']);
     // Kept aside in Redis for an operator, not lost silently.
-    const refused = (await store.redis.lrange(`${store.keys.outbox()}:refused`, 0, -1)).map((s) => (JSON.parse(s) as DomainEvent).event.id);
+    const refused = (await store.redis.lrange(`${store.keys.outbox()}:refused`, 0, -1)).map(
+      (s) => (JSON.parse(s) as DomainEvent).event.id,
+    );
     expect(refused).toEqual([big.event.id]);
     // Nothing is held back any more.
     await b.publish([labelled(app, 'later')]);
@@ -168,10 +189,20 @@ describe('the outbox across a NATS crash, two replicas', () => {
     await expect(a.publish([labelled(app, 'x1'), labelled(app, 'x2')])).rejects.toMatchObject({ code: 'Unavailable' });
     await expect(b.publish([labelled(app, 'x3')])).rejects.toMatchObject({ code: 'Unavailable' });
     await nats.start();
-    for (const r of replicas) await waitFor(async () => (await fetch(`${r.url}/readyz`)).status === 200, { timeoutMs: 20000, description: 'the replica to be ready again' });
-    await waitFor(async () => (await reader.manager.streams.info(reader.stream)) !== null, { timeoutMs: 20000, description: 'the stream to be back' });
+    for (const r of replicas)
+      await waitFor(async () => (await fetch(`${r.url}/readyz`)).status === 200, {
+        timeoutMs: 20000,
+        description: 'the replica to be ready again',
+      });
+    await waitFor(async () => (await reader.manager.streams.info(reader.stream)) !== null, {
+      timeoutMs: 20000,
+      description: 'the stream to be back',
+    });
     await b.publish([labelled(app, 'y')]);
-    await waitFor(async () => (await a.relayOutbox(), await store.redis.llen(store.keys.outbox())) === 0, { timeoutMs: 10000, description: 'the outbox to be relayed' });
+    await waitFor(async () => (await a.relayOutbox(), await store.redis.llen(store.keys.outbox())) === 0, {
+      timeoutMs: 10000,
+      description: 'the outbox to be relayed',
+    });
     const events = (await reader.all()).filter((e) => e.event.applicationId === app);
     expect(events.map((e) => labelOf(e.event))).toEqual(['s0', 'x1', 'x2', 'x3', 'y']);
   });

@@ -20,7 +20,16 @@
  * drops.
  */
 import { randomUUID } from 'node:crypto';
-import type { ConnectionInfo, DomainEvent, EventInfo, MessageBody, RecordingDomainEvent, RecordingEventContext, WebhookEventMessage, WebhookEventName } from '@switchboard/contracts';
+import type {
+  ConnectionInfo,
+  DomainEvent,
+  EventInfo,
+  MessageBody,
+  RecordingDomainEvent,
+  RecordingEventContext,
+  WebhookEventMessage,
+  WebhookEventName,
+} from '@switchboard/contracts';
 import { clientPart, connectionPart, type ClientRecord } from './records.js';
 import type { MediaStats } from '@switchboard/contracts';
 
@@ -47,7 +56,13 @@ export interface EventParts {
   recording?: RecordingEventContext | null;
 }
 
-export function domainEvent(owner: EventOwner, type: WebhookEventName, cause: EventCause, parts: EventParts, timestamp = Date.now()): DomainEvent {
+export function domainEvent(
+  owner: EventOwner,
+  type: WebhookEventName,
+  cause: EventCause,
+  parts: EventParts,
+  timestamp = Date.now(),
+): DomainEvent {
   const { applicationId } = owner;
   const event: EventInfo = {
     id: randomUUID(),

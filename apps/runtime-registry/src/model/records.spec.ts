@@ -1,15 +1,41 @@
-import { InterfaceAValidators, WEBHOOK_EVENT_NAMES, WebhookValidators, type WebhookEventName } from '@switchboard/contracts';
+import {
+  InterfaceAValidators,
+  WEBHOOK_EVENT_NAMES,
+  WebhookValidators,
+  type WebhookEventName,
+} from '@switchboard/contracts';
 import { connectionStateEvent, domainEvent, messagePart } from './events.js';
-import { clientRecord, connectionFields, connectionInfo, mediaStats, parseFormat, storedConnection } from './records.js';
+import {
+  clientRecord,
+  connectionFields,
+  connectionInfo,
+  mediaStats,
+  parseFormat,
+  storedConnection,
+} from './records.js';
 import { DEFAULT_SETTINGS } from './settings.js';
 
-const client = clientRecord({ userId: 'u1', deviceId: 'd1', clientId: 'c1' }, { userAlias: 'Ann', deviceAlias: 'phone', tag: 'speaker', roles: '["host"]', protocol: 'websocket', gatewayId: 'gw-1' });
+const client = clientRecord(
+  { userId: 'u1', deviceId: 'd1', clientId: 'c1' },
+  {
+    userAlias: 'Ann',
+    deviceAlias: 'phone',
+    tag: 'speaker',
+    roles: '["host"]',
+    protocol: 'websocket',
+    gatewayId: 'gw-1',
+  },
+);
 const owner = { applicationId: 'app', organizationId: 'org' };
 
 function info(overrides: Partial<Record<string, string>> = {}, settings = DEFAULT_SETTINGS) {
   const { set } = connectionFields({
     tag: 'cam',
-    streams: { audio: { direction: 'sendrecv', formats: ['opus/48000/2'] }, video: { direction: 'sendonly', formats: ['VP8/90000'], disabled: true }, data: { direction: 'sendrecv', channelLabels: ['chat'] } },
+    streams: {
+      audio: { direction: 'sendrecv', formats: ['opus/48000/2'] },
+      video: { direction: 'sendonly', formats: ['VP8/90000'], disabled: true },
+      data: { direction: 'sendrecv', channelLabels: ['chat'] },
+    },
     remoteConnectionId: null,
     mediaServerId: 'ms-1',
   });
@@ -44,8 +70,19 @@ describe('connection info', () => {
   });
 
   it('shows the effective settings: recording, tag, admin mutes and unmute-disabled flags', () => {
-    const value = info({}, { ...DEFAULT_SETTINGS, recording: true, recordingTag: 'rec', audioMuted: true, videoUnmuteDisabled: true });
-    expect(value).toEqual(expect.objectContaining({ recording: true, recordingTag: 'rec', localAudioMuted: true, localVideoMuted: false, localVideoUnmuteDisabled: true }));
+    const value = info(
+      {},
+      { ...DEFAULT_SETTINGS, recording: true, recordingTag: 'rec', audioMuted: true, videoUnmuteDisabled: true },
+    );
+    expect(value).toEqual(
+      expect.objectContaining({
+        recording: true,
+        recordingTag: 'rec',
+        localAudioMuted: true,
+        localVideoMuted: false,
+        localVideoUnmuteDisabled: true,
+      }),
+    );
     expect(value.audioStream?.muted).toBe(true);
   });
 
@@ -55,9 +92,21 @@ describe('connection info', () => {
 
   it('a connection without streams is inactive in every direction', () => {
     const conn = storedConnection({ state: 'new', type: 'peer', openedAt: '1' });
-    const value = connectionInfo({ applicationId: 'a', channelId: 'c', connectionId: 'x', client, conn, settings: DEFAULT_SETTINGS });
+    const value = connectionInfo({
+      applicationId: 'a',
+      channelId: 'c',
+      connectionId: 'x',
+      client,
+      conn,
+      settings: DEFAULT_SETTINGS,
+    });
     expect(InterfaceAValidators.ConnectionInfo.errors(value)).toEqual([]);
-    expect([value.hasAudio, value.audioDirection, value.audioStream, value.audioStreams]).toEqual([false, 'inactive', null, []]);
+    expect([value.hasAudio, value.audioDirection, value.audioStream, value.audioStreams]).toEqual([
+      false,
+      'inactive',
+      null,
+      [],
+    ]);
   });
 
   it('parses media formats', () => {
@@ -73,10 +122,20 @@ describe('domain events', () => {
     const parts = type.startsWith('connection.')
       ? { channelId: 'ch', client, connection: info(), connectionStats: type === 'connection.stats' ? stats : null }
       : type.startsWith('channel.')
-        ? { channelId: 'ch', client, message: type.endsWith('.message') ? messagePart({ message: 'hi' }, type === 'channel.client.message' ? client : null) : null }
+        ? {
+            channelId: 'ch',
+            client,
+            message: type.endsWith('.message')
+              ? messagePart({ message: 'hi' }, type === 'channel.client.message' ? client : null)
+              : null,
+          }
         : type === 'server.message'
           ? { message: messagePart({ message: 'hi', userId: 'admin' }) }
-          : { client, clientStats: type === 'client.stats' ? mediaStats({ bytesSent: 1 }, 1, true) : null, message: type === 'client.message' ? messagePart({ message: 'x' }, client) : null };
+          : {
+              client,
+              clientStats: type === 'client.stats' ? mediaStats({ bytesSent: 1 }, 1, true) : null,
+              message: type === 'client.message' ? messagePart({ message: 'x' }, client) : null,
+            };
     return domainEvent(owner, type, { origin: 'client', forced: false }, parts, 1700000000000);
   }
 
@@ -97,14 +156,32 @@ describe('domain events', () => {
   });
 
   it('stats keep known non-negative numbers only; client stats have no frame fields', () => {
-    expect(stats).toEqual(expect.objectContaining({ timestamp: 1700000000000, bytesSent: 10, jitter: null, frameWidth: 640 }));
+    expect(stats).toEqual(
+      expect.objectContaining({ timestamp: 1700000000000, bytesSent: 10, jitter: null, frameWidth: 640 }),
+    );
     expect(stats).not.toHaveProperty('bogus');
     expect(mediaStats({ frameWidth: 640 }, 5, true).frameWidth).toBeNull();
   });
 
   it('the message part carries the sender identity: the client, or the fields of the body', () => {
-    expect(messagePart({ message: 'm' }, client)).toEqual({ message: 'm', clientTag: 'speaker', clientRoles: ['host'], deviceId: 'd1', deviceAlias: 'phone', userId: 'u1', userAlias: 'Ann' });
-    expect(messagePart({ message: 'm', userAlias: 'Ops' })).toEqual({ message: 'm', clientTag: null, clientRoles: null, deviceId: null, deviceAlias: null, userId: null, userAlias: 'Ops' });
+    expect(messagePart({ message: 'm' }, client)).toEqual({
+      message: 'm',
+      clientTag: 'speaker',
+      clientRoles: ['host'],
+      deviceId: 'd1',
+      deviceAlias: 'phone',
+      userId: 'u1',
+      userAlias: 'Ann',
+    });
+    expect(messagePart({ message: 'm', userAlias: 'Ops' })).toEqual({
+      message: 'm',
+      clientTag: null,
+      clientRoles: null,
+      deviceId: null,
+      deviceAlias: null,
+      userId: null,
+      userAlias: 'Ops',
+    });
   });
 
   it('maps connection states to their events', () => {

@@ -140,7 +140,8 @@ export function connectionFields(input: {
     else set.tag = input.tag;
   }
   if (input.streams !== undefined) set.streams = JSON.stringify(input.streams);
-  if (input.remoteConnectionId !== undefined && input.remoteConnectionId !== null) set.remoteConnectionId = input.remoteConnectionId;
+  if (input.remoteConnectionId !== undefined && input.remoteConnectionId !== null)
+    set.remoteConnectionId = input.remoteConnectionId;
   if (input.localAudioMuted !== undefined) set.localAudioMuted = input.localAudioMuted ? '1' : '0';
   if (input.localVideoMuted !== undefined) set.localVideoMuted = input.localVideoMuted ? '1' : '0';
   if (input.mediaServerId) set.mediaServerId = input.mediaServerId;
@@ -209,7 +210,12 @@ export function connectionInfo(ctx: ConnectionContext): ConnectionInfo {
       }
     : null;
   const dataStream: DataStreamInfo | null = s.data
-    ? { id: `${connectionId}:data`, tag: conn.tag, direction: direction(s.data.direction), channelLabels: [...(s.data.channelLabels ?? [])] }
+    ? {
+        id: `${connectionId}:data`,
+        tag: conn.tag,
+        direction: direction(s.data.direction),
+        channelLabels: [...(s.data.channelLabels ?? [])],
+      }
     : null;
   return {
     id: connectionId,
@@ -290,12 +296,17 @@ export function mediaStats(stats: Record<string, unknown>, now: number, forClien
     // WebRTC's stats call the frame rate `framesPerSecond`.
     const v = field === 'frameRate' ? (stats.frameRate ?? stats.framesPerSecond) : stats[field];
     const frame = field.startsWith('frame');
-    (out as Record<string, unknown>)[field] = !(forClient && frame) && typeof v === 'number' && Number.isFinite(v) && v >= 0 ? v : null;
+    (out as Record<string, unknown>)[field] =
+      !(forClient && frame) && typeof v === 'number' && Number.isFinite(v) && v >= 0 ? v : null;
   }
   return out;
 }
 
-export function clientPart(applicationId: string, client: ClientRecord, stats: MediaStats | null = null): WebhookEventClient {
+export function clientPart(
+  applicationId: string,
+  client: ClientRecord,
+  stats: MediaStats | null = null,
+): WebhookEventClient {
   return {
     id: client.clientId,
     userId: client.userId,

@@ -1,5 +1,15 @@
 import { sameSettings } from '@switchboard/contracts';
-import { CONFIG_RECORDING, DEFAULT_SETTINGS, describeLevel, effectiveSettings, levelReaches, levelWrites, publicSettings, type LevelHash, type LevelSnapshot } from './settings.js';
+import {
+  CONFIG_RECORDING,
+  DEFAULT_SETTINGS,
+  describeLevel,
+  effectiveSettings,
+  levelReaches,
+  levelWrites,
+  publicSettings,
+  type LevelHash,
+  type LevelSnapshot,
+} from './settings.js';
 
 /** A level hash as the scripts write it: values, `<field>@` = seq, lists as JSON. */
 function level(seq: number, values: Record<string, boolean | string>, lists: Record<string, string[]> = {}): LevelHash {
@@ -24,18 +34,31 @@ describe('effective settings', () => {
   it('a channel setting reaches every connection below it', () => {
     const levels = { ...empty, ch: level(1, { audioMuted: true, recording: true, recordingTag: 'daily' }) };
     for (const who of [alice, bob]) {
-      expect(effectiveSettings(levels, who)).toEqual({ ...DEFAULT_SETTINGS, audioMuted: true, recording: true, recordingTag: 'daily' });
+      expect(effectiveSettings(levels, who)).toEqual({
+        ...DEFAULT_SETTINGS,
+        audioMuted: true,
+        recording: true,
+        recordingTag: 'daily',
+      });
     }
   });
 
   it("the channel config's recordingEnabled records by default; any level writing recording wins", () => {
     const ch = { ...level(1, { audioMuted: true }), [CONFIG_RECORDING]: '1' };
-    expect(effectiveSettings({ ...empty, ch }, alice)).toEqual({ ...DEFAULT_SETTINGS, audioMuted: true, recording: true });
+    expect(effectiveSettings({ ...empty, ch }, alice)).toEqual({
+      ...DEFAULT_SETTINGS,
+      audioMuted: true,
+      recording: true,
+    });
     expect(effectiveSettings({ ...empty, ch: { [CONFIG_RECORDING]: '0' } }, alice).recording).toBe(false);
     // An excluded user is not reached by the channel level's writes, but the config applies to every connection.
-    expect(effectiveSettings({ ...empty, ch: { ...ch, ...level(2, {}, { excludedUserIds: ['alice'] }) } }, alice).recording).toBe(true);
+    expect(
+      effectiveSettings({ ...empty, ch: { ...ch, ...level(2, {}, { excludedUserIds: ['alice'] }) } }, alice).recording,
+    ).toBe(true);
     expect(effectiveSettings({ ...empty, ch, u: level(2, { recording: false }) }, alice).recording).toBe(false);
-    expect(effectiveSettings({ ...empty, ch: { ...ch, ...level(3, { recording: false }) } }, bob).recording).toBe(false);
+    expect(effectiveSettings({ ...empty, ch: { ...ch, ...level(3, { recording: false }) } }, bob).recording).toBe(
+      false,
+    );
   });
 
   it('a channel setting skips excluded users, devices, clients and connections', () => {
@@ -52,7 +75,11 @@ describe('effective settings', () => {
   });
 
   it('exclusions apply to the level that lists them, not to levels below', () => {
-    const levels = { ...empty, ch: level(1, { videoMuted: true }, { excludedUserIds: ['alice'] }), c: level(2, { videoMuted: true }) };
+    const levels = {
+      ...empty,
+      ch: level(1, { videoMuted: true }, { excludedUserIds: ['alice'] }),
+      c: level(2, { videoMuted: true }),
+    };
     expect(effectiveSettings(levels, alice).videoMuted).toBe(true);
   });
 
@@ -66,8 +93,18 @@ describe('effective settings', () => {
   });
 
   it('each setting is combined on its own', () => {
-    const levels = { ...empty, ch: level(1, { audioMuted: true, videoMuted: true }), d: level(2, { videoMuted: false }), n: level(3, { audioUnmuteDisabled: true }) };
-    expect(effectiveSettings(levels, alice)).toEqual({ ...DEFAULT_SETTINGS, audioMuted: true, videoMuted: false, audioUnmuteDisabled: true });
+    const levels = {
+      ...empty,
+      ch: level(1, { audioMuted: true, videoMuted: true }),
+      d: level(2, { videoMuted: false }),
+      n: level(3, { audioUnmuteDisabled: true }),
+    };
+    expect(effectiveSettings(levels, alice)).toEqual({
+      ...DEFAULT_SETTINGS,
+      audioMuted: true,
+      videoMuted: false,
+      audioUnmuteDisabled: true,
+    });
   });
 
   it('a client that has not opened a connection yet is not matched by connection exclusions', () => {
@@ -93,14 +130,36 @@ describe('effective settings', () => {
 describe('level writes', () => {
   it('turn a patch into settings and replaced lists; null fields change nothing', () => {
     expect(
-      levelWrites('channel', { audioMuted: true, videoMuted: null, recordingTag: 't', recordingMode: 'Audio', excludedUserIds: ['u1', 'u1', 'u2'], excludedClientIds: null }),
-    ).toEqual({ set: { audioMuted: '1', recordingTag: 't', recordingMode: 'Audio' }, lists: { excludedUserIds: '["u1","u2"]' } });
+      levelWrites('channel', {
+        audioMuted: true,
+        videoMuted: null,
+        recordingTag: 't',
+        recordingMode: 'Audio',
+        excludedUserIds: ['u1', 'u1', 'u2'],
+        excludedClientIds: null,
+      }),
+    ).toEqual({
+      set: { audioMuted: '1', recordingTag: 't', recordingMode: 'Audio' },
+      lists: { excludedUserIds: '["u1","u2"]' },
+    });
   });
 
   it('keep only the lists a level accepts', () => {
-    const patch = { excludedUserIds: ['u'], excludedDeviceIds: ['d'], excludedClientIds: ['c'], excludedConnectionIds: ['n'] };
-    expect(Object.keys(levelWrites('user', patch).lists).sort()).toEqual(['excludedClientIds', 'excludedConnectionIds', 'excludedDeviceIds']);
-    expect(Object.keys(levelWrites('device', patch).lists).sort()).toEqual(['excludedClientIds', 'excludedConnectionIds']);
+    const patch = {
+      excludedUserIds: ['u'],
+      excludedDeviceIds: ['d'],
+      excludedClientIds: ['c'],
+      excludedConnectionIds: ['n'],
+    };
+    expect(Object.keys(levelWrites('user', patch).lists).sort()).toEqual([
+      'excludedClientIds',
+      'excludedConnectionIds',
+      'excludedDeviceIds',
+    ]);
+    expect(Object.keys(levelWrites('device', patch).lists).sort()).toEqual([
+      'excludedClientIds',
+      'excludedConnectionIds',
+    ]);
     expect(Object.keys(levelWrites('client', patch).lists)).toEqual(['excludedConnectionIds']);
     expect(levelWrites('connection', patch).lists).toEqual({});
   });
@@ -110,6 +169,10 @@ describe('level writes', () => {
   });
 
   it('describeLevel shows a stored level', () => {
-    expect(describeLevel(level(4, { audioMuted: true, recordingTag: 'x' }, { excludedUserIds: ['u'] }))).toEqual({ audioMuted: true, recordingTag: 'x', excludedUserIds: ['u'] });
+    expect(describeLevel(level(4, { audioMuted: true, recordingTag: 'x' }, { excludedUserIds: ['u'] }))).toEqual({
+      audioMuted: true,
+      recordingTag: 'x',
+      excludedUserIds: ['u'],
+    });
   });
 });

@@ -18,11 +18,30 @@
  *   channel settings hash then holds `CONFIG_RECORDING` = '1' (written when the channel activated),
  *   the default that any level writing `recording` overrides.
  */
-import type { ChannelPatch, ClientInChannelPatch, ConnectionPatch, DeviceInChannelPatch, EffectiveSettings, RecordingModeExtra, UserInChannelPatch } from '@switchboard/contracts';
+import type {
+  ChannelPatch,
+  ClientInChannelPatch,
+  ConnectionPatch,
+  DeviceInChannelPatch,
+  EffectiveSettings,
+  RecordingModeExtra,
+  UserInChannelPatch,
+} from '@switchboard/contracts';
 
-export const FLAG_SETTINGS = ['recording', 'audioMuted', 'videoMuted', 'audioUnmuteDisabled', 'videoUnmuteDisabled'] as const;
+export const FLAG_SETTINGS = [
+  'recording',
+  'audioMuted',
+  'videoMuted',
+  'audioUnmuteDisabled',
+  'videoUnmuteDisabled',
+] as const;
 export const TEXT_SETTINGS = ['recordingTag', 'recordingMode'] as const;
-export const EXCLUSION_LISTS = ['excludedUserIds', 'excludedDeviceIds', 'excludedClientIds', 'excludedConnectionIds'] as const;
+export const EXCLUSION_LISTS = [
+  'excludedUserIds',
+  'excludedDeviceIds',
+  'excludedClientIds',
+  'excludedConnectionIds',
+] as const;
 
 export type FlagSetting = (typeof FLAG_SETTINGS)[number];
 export type TextSetting = (typeof TEXT_SETTINGS)[number];
@@ -106,7 +125,8 @@ export function effectiveSettings(levels: LevelSnapshot, who: ConnectionIdentity
       const seq = Number(level[`${field}@`] ?? 0);
       if (seq < (best[field] ?? -1)) continue;
       best[field] = seq;
-      if ((FLAG_SETTINGS as readonly string[]).includes(field)) (out as unknown as Record<string, boolean>)[field] = value === '1';
+      if ((FLAG_SETTINGS as readonly string[]).includes(field))
+        (out as unknown as Record<string, boolean>)[field] = value === '1';
       else (out as unknown as Record<string, string | null>)[field] = value;
     }
   }
@@ -125,8 +145,10 @@ export function publicSettings(s: ResolvedSettings): EffectiveSettings {
   };
 }
 
-
-type AnyLevelPatch = (ChannelPatch | UserInChannelPatch | DeviceInChannelPatch | ClientInChannelPatch | ConnectionPatch) & RecordingModeExtra;
+type AnyLevelPatch = (
+  ChannelPatch | UserInChannelPatch | DeviceInChannelPatch | ClientInChannelPatch | ConnectionPatch
+) &
+  RecordingModeExtra;
 
 /** Which excluded lists each level accepts (the patch bodies of service-spec 2.A). */
 export const LEVEL_LISTS: Record<SettingsLevel, readonly ExclusionList[]> = {
@@ -138,7 +160,10 @@ export const LEVEL_LISTS: Record<SettingsLevel, readonly ExclusionList[]> = {
 };
 
 /** Turns a level patch into the hash writes: settings (ordered by seq) and replaced lists. */
-export function levelWrites(level: SettingsLevel, patch: AnyLevelPatch): { set: Record<string, string>; lists: Record<string, string> } {
+export function levelWrites(
+  level: SettingsLevel,
+  patch: AnyLevelPatch,
+): { set: Record<string, string>; lists: Record<string, string> } {
   const set: Record<string, string> = {};
   const lists: Record<string, string> = {};
   const p = patch as Record<string, unknown>;
@@ -152,7 +177,8 @@ export function levelWrites(level: SettingsLevel, patch: AnyLevelPatch): { set: 
   }
   for (const list of LEVEL_LISTS[level]) {
     const v = p[list];
-    if (Array.isArray(v)) lists[list] = JSON.stringify([...new Set(v.filter((x): x is string => typeof x === 'string'))]);
+    if (Array.isArray(v))
+      lists[list] = JSON.stringify([...new Set(v.filter((x): x is string => typeof x === 'string'))]);
   }
   return { set, lists };
 }

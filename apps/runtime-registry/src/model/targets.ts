@@ -68,12 +68,17 @@ export function targetChannel(target: MessageTarget): string | null {
  * device or client of it), or outside channels to a user, device or client of the application.
  * `null`: the message is for the server only (an event, no delivery).
  */
-export function clientMessageTarget(applicationId: string, channelId: string | null, to: { userId?: string; deviceId?: string; clientId?: string } | undefined): MessageTarget | null {
+export function clientMessageTarget(
+  applicationId: string,
+  channelId: string | null,
+  to: { userId?: string; deviceId?: string; clientId?: string } | undefined,
+): MessageTarget | null {
   const userId = to?.userId;
   const deviceId = to?.deviceId;
   const clientId = to?.clientId;
   if (channelId !== null) {
-    if (userId && deviceId && clientId) return { level: 'channel.client', applicationId, channelId, userId, deviceId, clientId };
+    if (userId && deviceId && clientId)
+      return { level: 'channel.client', applicationId, channelId, userId, deviceId, clientId };
     if (userId && deviceId) return { level: 'channel.device', applicationId, channelId, userId, deviceId };
     if (userId) return { level: 'channel.user', applicationId, channelId, userId };
     return { level: 'channel', applicationId, channelId };

@@ -30,22 +30,47 @@ describe('a client unmute against the settings', () => {
 
   it('is refused while an operator mute and unmute-disabled reach the connection, whatever the client reported', () => {
     const levels = { ...empty, ch: level(1, { audioMuted: true }), u: level(2, { audioUnmuteDisabled: true }) };
-    expect(refusal(() => checkUnmute(['audio'], { localAudioMuted: '0' }, levels, who))).toEqual({ code: 'Forbidden', fields: ['localAudioMuted'] });
-    expect(refusal(() => checkUnmute(['audio'], {}, levels, who))).toEqual({ code: 'Forbidden', fields: ['localAudioMuted'] });
+    expect(refusal(() => checkUnmute(['audio'], { localAudioMuted: '0' }, levels, who))).toEqual({
+      code: 'Forbidden',
+      fields: ['localAudioMuted'],
+    });
+    expect(refusal(() => checkUnmute(['audio'], {}, levels, who))).toEqual({
+      code: 'Forbidden',
+      fields: ['localAudioMuted'],
+    });
     expect(refusal(() => checkUnmute(['video'], {}, levels, who))).toBeNull();
   });
 
   it('is refused while unmute-disabled reaches a connection the client muted itself (update or stream flag)', () => {
     const levels = { ...empty, n: level(1, { videoUnmuteDisabled: true }) };
-    expect(refusal(() => checkUnmute(['video'], { localVideoMuted: '1' }, levels, who))).toEqual({ code: 'Forbidden', fields: ['localVideoMuted'] });
-    expect(refusal(() => checkUnmute(['video'], { streams: JSON.stringify({ video: { direction: 'sendrecv', muted: true } }) }, levels, who))).toEqual({ code: 'Forbidden', fields: ['localVideoMuted'] });
+    expect(refusal(() => checkUnmute(['video'], { localVideoMuted: '1' }, levels, who))).toEqual({
+      code: 'Forbidden',
+      fields: ['localVideoMuted'],
+    });
+    expect(
+      refusal(() =>
+        checkUnmute(
+          ['video'],
+          { streams: JSON.stringify({ video: { direction: 'sendrecv', muted: true } }) },
+          levels,
+          who,
+        ),
+      ),
+    ).toEqual({ code: 'Forbidden', fields: ['localVideoMuted'] });
     expect(refusal(() => checkUnmute(['video'], {}, levels, who))).toBeNull();
   });
 
   it('is allowed once unmuting is enabled again, or when the level excludes the connection', () => {
-    const lifted = { ...empty, ch: level(1, { audioMuted: true, audioUnmuteDisabled: true }), c: level(2, { audioUnmuteDisabled: false }) };
+    const lifted = {
+      ...empty,
+      ch: level(1, { audioMuted: true, audioUnmuteDisabled: true }),
+      c: level(2, { audioUnmuteDisabled: false }),
+    };
     expect(refusal(() => checkUnmute(['audio'], {}, lifted, who))).toBeNull();
-    const excluded = { ...empty, ch: level(1, { audioMuted: true, audioUnmuteDisabled: true }, { excludedConnectionIds: ['cn-a'] }) };
+    const excluded = {
+      ...empty,
+      ch: level(1, { audioMuted: true, audioUnmuteDisabled: true }, { excludedConnectionIds: ['cn-a'] }),
+    };
     expect(refusal(() => checkUnmute(['audio'], {}, excluded, who))).toBeNull();
   });
 });

@@ -23,14 +23,20 @@ export function unmutedKinds(update: { localAudioMuted?: boolean; localVideoMute
  * read (`conn`: its record, `levels`: its five settings levels), may not unmute one of `kinds`.
  * The client edge answers it as `UnmuteDisabled`.
  */
-export function checkUnmute(kinds: MediaKind[], conn: Record<string, string>, levels: LevelSnapshot, who: ConnectionIdentity): void {
+export function checkUnmute(
+  kinds: MediaKind[],
+  conn: Record<string, string>,
+  levels: LevelSnapshot,
+  who: ConnectionIdentity,
+): void {
   const settings = effectiveSettings(levels, who);
   const record = storedConnection(conn);
   const refused: Array<{ field: string; message: string }> = [];
   for (const kind of kinds) {
     const disabled = kind === 'audio' ? settings.audioUnmuteDisabled : settings.videoUnmuteDisabled;
     const byOperator = kind === 'audio' ? settings.audioMuted : settings.videoMuted;
-    const byClient = (kind === 'audio' ? record.localAudioMuted : record.localVideoMuted) ?? record.streams[kind]?.muted ?? false;
+    const byClient =
+      (kind === 'audio' ? record.localAudioMuted : record.localVideoMuted) ?? record.streams[kind]?.muted ?? false;
     const field = kind === 'audio' ? 'localAudioMuted' : 'localVideoMuted';
     if (disabled && (byOperator || byClient)) refused.push({ field, message: `unmuting ${kind} is disabled` });
   }

@@ -78,7 +78,10 @@ const QUERY_PARAMS: Record<RuntimeQuery['kind'], TProperties> = {
   'mediaserver.stats': { mediaServerId: Id },
   'mediaservers.stats': none,
   'connectors.list': none,
-  'diagnostics.datastore': { cursor: Type.Optional(Type.String({ pattern: '^[0-9]{1,20}$' })), count: Type.Optional(Type.Integer({ minimum: 1, maximum: 100000 })) },
+  'diagnostics.datastore': {
+    cursor: Type.Optional(Type.String({ pattern: '^[0-9]{1,20}$' })),
+    count: Type.Optional(Type.Integer({ minimum: 1, maximum: 100000 })),
+  },
 };
 
 export const QUERY_KINDS = Object.keys(QUERY_PARAMS) as Array<RuntimeQuery['kind']>;
@@ -88,7 +91,6 @@ function union(schemas: TSchema[]): TSchema {
 }
 
 const QuerySchema = union(QUERY_KINDS.map((kind) => closed({ kind: Literal(kind), ...QUERY_PARAMS[kind] })));
-
 
 const RecordingMode = { recordingMode: Type.Optional(NullableString(64)) };
 const withMode = (schema: TObject) => closed({ ...schema.properties, ...RecordingMode });
@@ -128,7 +130,6 @@ const CommandSchema = union([
   closed({ kind: Literal('mediaserver.update'), mediaServerId: Id, patch: MediaServerPatch }),
 ]);
 
-
 // ---------------------------------------------------------------------------------------------
 // Edge reports
 // ---------------------------------------------------------------------------------------------
@@ -138,7 +139,15 @@ const Direction = Type.Union(STREAM_DIRECTIONS.map((d) => Type.Literal(d)));
 const Formats = Type.Array(Type.String({ maxLength: 256 }), { maxItems: 64 });
 const StreamDescriptionSchema = closed({
   audio: Type.Optional(
-    Type.Union([closed({ direction: Direction, muted: Type.Optional(Type.Boolean()), disabled: Type.Optional(Type.Boolean()), formats: Type.Optional(Formats) }), Type.Null()]),
+    Type.Union([
+      closed({
+        direction: Direction,
+        muted: Type.Optional(Type.Boolean()),
+        disabled: Type.Optional(Type.Boolean()),
+        formats: Type.Optional(Formats),
+      }),
+      Type.Null(),
+    ]),
   ),
   video: Type.Optional(
     Type.Union([
@@ -155,7 +164,15 @@ const StreamDescriptionSchema = closed({
       Type.Null(),
     ]),
   ),
-  data: Type.Optional(Type.Union([closed({ direction: Direction, channelLabels: Type.Optional(Type.Array(Type.String({ maxLength: 256 }), { maxItems: 64 })) }), Type.Null()])),
+  data: Type.Optional(
+    Type.Union([
+      closed({
+        direction: Direction,
+        channelLabels: Type.Optional(Type.Array(Type.String({ maxLength: 256 }), { maxItems: 64 })),
+      }),
+      Type.Null(),
+    ]),
+  ),
 });
 const ConnState = Type.Union(CONNECTION_STATES.map((s) => Type.Literal(s)));
 const ConnType = Type.Union(CONNECTION_TYPES.map((s) => Type.Literal(s)));
@@ -214,7 +231,12 @@ const EdgeSchema = union([
     kind: Literal('connection.state'),
     ...connRef,
     state: ConnState,
-    error: Type.Optional(Type.Union([closed({ code: Type.String({ maxLength: 256 }), message: Type.String({ maxLength: 4096 }) }), Type.Null()])),
+    error: Type.Optional(
+      Type.Union([
+        closed({ code: Type.String({ maxLength: 256 }), message: Type.String({ maxLength: 4096 }) }),
+        Type.Null(),
+      ]),
+    ),
     sessionId: Type.Optional(Id),
   }),
   closed({
@@ -228,7 +250,6 @@ const EdgeSchema = union([
   closed({ kind: Literal('connection.stats'), ...connRef, stats: Stats }),
   closed({ kind: Literal('connection.close'), ...connRef, sessionId: Type.Optional(Id) }),
 ]);
-
 
 // ---------------------------------------------------------------------------------------------
 // Heartbeats
@@ -273,10 +294,17 @@ function discriminated(name: string, field: string, members: TSchema[]): (value:
   return (value, path) => {
     const tag = value && typeof value === 'object' ? (value as Record<string, unknown>)[field] : undefined;
     const v = typeof tag === 'string' ? byTag.get(tag) : undefined;
-    if (!v) throw new ContractViolation(name, [{ field: path ? `${path}.${field}` : field, message: `must be one of ${[...byTag.keys()].join(', ')}` }]);
+    if (!v)
+      throw new ContractViolation(name, [
+        { field: path ? `${path}.${field}` : field, message: `must be one of ${[...byTag.keys()].join(', ')}` },
+      ]);
     if (v.check(value)) return value;
     const errors = v.errors(value);
-    if (errors.length) throw new ContractViolation(name, errors.map((e) => ({ field: path ? (e.field ? `${path}.${e.field}` : path) : e.field, message: e.message })));
+    if (errors.length)
+      throw new ContractViolation(
+        name,
+        errors.map((e) => ({ field: path ? (e.field ? `${path}.${e.field}` : path) : e.field, message: e.message })),
+      );
     return value;
   };
 }
@@ -288,12 +316,36 @@ function envelope(name: string, props: TProperties) {
 const queryEnvelope = envelope('runtime-registry.v1.query', { scope: CallerScope, query: Type.Object({}) });
 const commandEnvelope = envelope('runtime-registry.v1.command', { scope: CallerScope, command: Type.Object({}) });
 const edgeEnvelope = envelope('runtime-registry.v1.edge', { report: Type.Object({}) });
-const checkQuery = discriminated('runtime-registry.v1.query', 'kind', (QuerySchema as unknown as { anyOf: TSchema[] }).anyOf);
-const checkCommand = discriminated('runtime-registry.v1.command', 'kind', (CommandSchema as unknown as { anyOf: TSchema[] }).anyOf);
-const checkEdge = discriminated('runtime-registry.v1.edge', 'kind', (EdgeSchema as unknown as { anyOf: TSchema[] }).anyOf);
-const checkMessageTarget = discriminated('runtime-registry.v1.command', 'level', (MessageTargetSchema as unknown as { anyOf: TSchema[] }).anyOf);
-const checkKickTarget = discriminated('runtime-registry.v1.command', 'level', (KickTargetSchema as unknown as { anyOf: TSchema[] }).anyOf);
-const checkUpdateTarget = discriminated('runtime-registry.v1.command', 'level', (UpdateTargetSchema as unknown as { anyOf: TSchema[] }).anyOf);
+const checkQuery = discriminated(
+  'runtime-registry.v1.query',
+  'kind',
+  (QuerySchema as unknown as { anyOf: TSchema[] }).anyOf,
+);
+const checkCommand = discriminated(
+  'runtime-registry.v1.command',
+  'kind',
+  (CommandSchema as unknown as { anyOf: TSchema[] }).anyOf,
+);
+const checkEdge = discriminated(
+  'runtime-registry.v1.edge',
+  'kind',
+  (EdgeSchema as unknown as { anyOf: TSchema[] }).anyOf,
+);
+const checkMessageTarget = discriminated(
+  'runtime-registry.v1.command',
+  'level',
+  (MessageTargetSchema as unknown as { anyOf: TSchema[] }).anyOf,
+);
+const checkKickTarget = discriminated(
+  'runtime-registry.v1.command',
+  'level',
+  (KickTargetSchema as unknown as { anyOf: TSchema[] }).anyOf,
+);
+const checkUpdateTarget = discriminated(
+  'runtime-registry.v1.command',
+  'level',
+  (UpdateTargetSchema as unknown as { anyOf: TSchema[] }).anyOf,
+);
 const heartbeatValidator = validator(HeartbeatSchema, 'runtime-registry.v1.heartbeat');
 
 export function parseQuery(value: unknown): { scope: CallerScope; query: RuntimeQuery } {
@@ -314,12 +366,21 @@ export function parseCommand(value: unknown): { scope: CallerScope; command: Run
 }
 
 const batchEnvelope = validator(
-  closed({ kind: Literal('batch'), sequences: Type.Array(Type.Array(Type.Object({}), { minItems: 1 }), { minItems: 1, maxItems: EDGE_BATCH_MAX_REPORTS }) }),
+  closed({
+    kind: Literal('batch'),
+    sequences: Type.Array(Type.Array(Type.Object({}), { minItems: 1 }), {
+      minItems: 1,
+      maxItems: EDGE_BATCH_MAX_REPORTS,
+    }),
+  }),
   'runtime-registry.v1.edge',
 );
 
 const sessionsRead = validator(
-  closed({ kind: Literal('gateway.sessions'), clients: Type.Array(ClientRefSchema, { maxItems: EDGE_SESSIONS_MAX_CLIENTS }) }),
+  closed({
+    kind: Literal('gateway.sessions'),
+    clients: Type.Array(ClientRefSchema, { maxItems: EDGE_SESSIONS_MAX_CLIENTS }),
+  }),
   'runtime-registry.v1.edge',
 );
 
@@ -339,14 +400,25 @@ const gatewayClientsRead = validator(
  * checked here; its reports one by one with `parseEdgeReport`, so an invalid one fails alone
  * (ValidationFailed) and ends its sequence like any other failure.
  */
-export function parseEdge(value: unknown): { report: EdgeReport } | { batch: EdgeBatch } | { sessions: EdgeSessionsRead } | { gatewayClients: EdgeGatewayClientsRead } {
+export function parseEdge(
+  value: unknown,
+):
+  | { report: EdgeReport }
+  | { batch: EdgeBatch }
+  | { sessions: EdgeSessionsRead }
+  | { gatewayClients: EdgeGatewayClientsRead } {
   const r = edgeEnvelope.parse(value) as { report: { kind?: unknown } };
-  if (r.report.kind === 'gateway.sessions') return { sessions: sessionsRead.parse(r.report) as unknown as EdgeSessionsRead };
-  if (r.report.kind === 'gateway.clients') return { gatewayClients: gatewayClientsRead.parse(r.report) as unknown as EdgeGatewayClientsRead };
+  if (r.report.kind === 'gateway.sessions')
+    return { sessions: sessionsRead.parse(r.report) as unknown as EdgeSessionsRead };
+  if (r.report.kind === 'gateway.clients')
+    return { gatewayClients: gatewayClientsRead.parse(r.report) as unknown as EdgeGatewayClientsRead };
   if (r.report.kind === 'batch') {
     const batch = batchEnvelope.parse(r.report) as unknown as EdgeBatch;
     const total = batch.sequences.reduce((n, s) => n + s.length, 0);
-    if (total > EDGE_BATCH_MAX_REPORTS) throw new ContractViolation('runtime-registry.v1.edge', [{ field: 'report.sequences', message: `at most ${EDGE_BATCH_MAX_REPORTS} reports in all` }]);
+    if (total > EDGE_BATCH_MAX_REPORTS)
+      throw new ContractViolation('runtime-registry.v1.edge', [
+        { field: 'report.sequences', message: `at most ${EDGE_BATCH_MAX_REPORTS} reports in all` },
+      ]);
     return { batch };
   }
   return { report: parseEdgeReport(r.report, 'report') };
@@ -365,7 +437,10 @@ export function parseEdgeReport(value: unknown, path: string): EdgeReport {
 export function parseHeartbeat(value: unknown): Heartbeat & { type?: string } {
   const hb = heartbeatValidator.parse(value) as unknown as Heartbeat & { type?: string };
   if (hb.role === 'mediaserver') {
-    if (!isUuid(hb.server.id)) throw new ContractViolation('runtime-registry.v1.heartbeat', [{ field: 'server.id', message: 'must be a UUID (the mediaServerId of interface A)' }]);
+    if (!isUuid(hb.server.id))
+      throw new ContractViolation('runtime-registry.v1.heartbeat', [
+        { field: 'server.id', message: 'must be a UUID (the mediaServerId of interface A)' },
+      ]);
     hb.server.id = hb.server.id.toLowerCase();
   }
   return hb;

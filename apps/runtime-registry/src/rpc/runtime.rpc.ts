@@ -1,6 +1,15 @@
 import { Controller } from '@nestjs/common';
 import { MessagePattern, Payload } from '@nestjs/microservices';
-import { ContractViolation, DomainError, RuntimeSubjects, type EdgeBatch, type EdgeBatchResult, type EdgeOutcome, type EdgeReport, type WireError } from '@switchboard/contracts';
+import {
+  ContractViolation,
+  DomainError,
+  RuntimeSubjects,
+  type EdgeBatch,
+  type EdgeBatchResult,
+  type EdgeOutcome,
+  type EdgeReport,
+  type WireError,
+} from '@switchboard/contracts';
 import { isDependencyDown, JsonLogger } from '@switchboard/service-kit';
 import { ReplyError } from 'ioredis';
 import { parseCommand, parseEdge, parseEdgeReport, parseQuery } from '../model/wire.js';
@@ -61,7 +70,8 @@ export class RuntimeRpc {
    * run as one script (`EdgeService.together`).
    */
   private async batch(batch: EdgeBatch): Promise<EdgeBatchResult> {
-    const parse = (reports: unknown[], s: number, i: number) => parseEdgeReport(reports[i], `report.sequences.${s}.${i}`);
+    const parse = (reports: unknown[], s: number, i: number) =>
+      parseEdgeReport(reports[i], `report.sequences.${s}.${i}`);
     const run = async (reports: unknown[], s: number): Promise<EdgeOutcome[]> => {
       const out: EdgeOutcome[] = [];
       while (out.length < reports.length) {
@@ -98,7 +108,8 @@ export class RuntimeRpc {
           continue;
         }
         try {
-          for (const o of await answer(() => this.edge.together(group))) out.push('ok' in o ? { ok: o.ok } : { error: this.wireError(unavailableIfUnreachable(o.error)) });
+          for (const o of await answer(() => this.edge.together(group)))
+            out.push('ok' in o ? { ok: o.ok } : { error: this.wireError(unavailableIfUnreachable(o.error)) });
         } catch (e) {
           out.push({ error: this.wireError(e) });
         }
@@ -132,7 +143,7 @@ async function answer<T>(fn: () => Promise<T>): Promise<T> {
 /** A Redis that cannot be reached as Unavailable; any other error as it is. */
 function unavailableIfUnreachable(e: unknown): unknown {
   if (e instanceof DomainError || e instanceof ContractViolation) return e;
-  if (!(e instanceof (ReplyError as new () => Error)) && isDependencyDown(e)) return new DomainError('Unavailable', 'The runtime datastore is unavailable.');
+  if (!(e instanceof (ReplyError as new () => Error)) && isDependencyDown(e))
+    return new DomainError('Unavailable', 'The runtime datastore is unavailable.');
   return e;
 }
-

@@ -1,6 +1,14 @@
 import { Inject, Injectable, type BeforeApplicationShutdown, type OnApplicationBootstrap } from '@nestjs/common';
 import { ChannelRecordingSettingsSubject, DomainError } from '@switchboard/contracts';
-import { ApplicationCache, JsonLogger, NatsClient, ReadinessService, SERVICE_CONFIG, watchApplicationChanges, type ApplicationChangesWatch } from '@switchboard/service-kit';
+import {
+  ApplicationCache,
+  JsonLogger,
+  NatsClient,
+  ReadinessService,
+  SERVICE_CONFIG,
+  watchApplicationChanges,
+  type ApplicationChangesWatch,
+} from '@switchboard/service-kit';
 import type { RegistryConfig } from '../config.js';
 
 /** Bounds the memory of the cache (channels of every application). */
@@ -35,7 +43,10 @@ export class ChannelRecordingDefaults implements OnApplicationBootstrap, BeforeA
   }
 
   onApplicationBootstrap() {
-    this.changes = watchApplicationChanges(this.nats, (applicationId) => this.invalidate(applicationId), { readiness: this.readiness, logger: this.logger });
+    this.changes = watchApplicationChanges(this.nats, (applicationId) => this.invalidate(applicationId), {
+      readiness: this.readiness,
+      logger: this.logger,
+    });
   }
 
   beforeApplicationShutdown() {
@@ -56,7 +67,12 @@ export class ChannelRecordingDefaults implements OnApplicationBootstrap, BeforeA
     } catch (e) {
       // Once in a while, not per join: a registry without management-api would log every activation.
       if (this.failures++ % 100 === 0) {
-        this.logger.event('warn', 'channel config not read; the channel does not record by default', { applicationId, channelId, error: (e as Error).message, failures: this.failures });
+        this.logger.event('warn', 'channel config not read; the channel does not record by default', {
+          applicationId,
+          channelId,
+          error: (e as Error).message,
+          failures: this.failures,
+        });
       }
       return null;
     }
@@ -65,7 +81,13 @@ export class ChannelRecordingDefaults implements OnApplicationBootstrap, BeforeA
   /** Asks management-api; an application it does not know has no channel config (a settled answer, kept). */
   private async fetch(applicationId: string, channelId: string): Promise<boolean | null> {
     try {
-      return (await this.nats.request(ChannelRecordingSettingsSubject, { applicationId, channelId }, { timeoutMs: this.config.channelConfigTimeoutMs })).recordingEnabled;
+      return (
+        await this.nats.request(
+          ChannelRecordingSettingsSubject,
+          { applicationId, channelId },
+          { timeoutMs: this.config.channelConfigTimeoutMs },
+        )
+      ).recordingEnabled;
     } catch (e) {
       if (e instanceof DomainError && e.code === 'NotFound') return null;
       throw e;

@@ -1,18 +1,47 @@
 import { Injectable } from '@nestjs/common';
-import { DomainError, sameSettings, type CallerScope, type DomainEvent, type KickTarget, type MessageBody, type MessageTarget, type RuntimeCommand, type UpdateTarget } from '@switchboard/contracts';
+import {
+  DomainError,
+  sameSettings,
+  type CallerScope,
+  type DomainEvent,
+  type KickTarget,
+  type MessageBody,
+  type MessageTarget,
+  type RuntimeCommand,
+  type UpdateTarget,
+} from '@switchboard/contracts';
 import type { Delivery } from '../events/pusher.js';
 import { domainEvent, messagePart, type EventOwner } from '../model/events.js';
-import { effectiveSettings, levelWrites, publicSettings, type LevelSnapshot, type SettingsLevel } from '../model/settings.js';
+import {
+  effectiveSettings,
+  levelWrites,
+  publicSettings,
+  type LevelSnapshot,
+  type SettingsLevel,
+} from '../model/settings.js';
 import { targetChannel } from '../model/targets.js';
 import { splitMember } from '../store/keys.js';
-import type { ClientIds, LevelUpdateResult, RemoveLevel, RemoveResult, ScriptCall, UpdateLevel } from '../store/live-store.js';
+import type {
+  ClientIds,
+  LevelUpdateResult,
+  RemoveLevel,
+  RemoveResult,
+  ScriptCall,
+  UpdateLevel,
+} from '../store/live-store.js';
 import type { ClientRecord } from '../model/records.js';
 import { API_CAUSE, RuntimeContext } from './context.js';
 import { EdgeService, fromBody, LIVE_STATES, type Effects } from './edge.service.js';
 import type { JournalContext } from './journaled.js';
 import { Recipients } from './recipients.js';
 
-const LEVEL_KEY: Record<UpdateLevel, keyof LevelSnapshot> = { channel: 'ch', user: 'u', device: 'd', client: 'c', connection: 'n' };
+const LEVEL_KEY: Record<UpdateLevel, keyof LevelSnapshot> = {
+  channel: 'ch',
+  user: 'u',
+  device: 'd',
+  client: 'c',
+  connection: 'n',
+};
 
 /**
  * Commands of interface A and the management API actions (`runtime-registry.v1.command`):
@@ -67,15 +96,25 @@ export class CommandService {
       client: { applicationId: target.applicationId, userId: c.userId, deviceId: c.deviceId, clientId: c.clientId },
       push: { type: 'message', channelId, message, from },
     }));
-    const client = target.level === 'client' || target.level === 'channel.client' ? await this.recipientClient(target.applicationId, target) : null;
-    const event = domainEvent(owner, channelId ? 'channel.server.message' : 'server.message', API_CAUSE, { channelId, client, message: messagePart(message) });
+    const client =
+      target.level === 'client' || target.level === 'channel.client'
+        ? await this.recipientClient(target.applicationId, target)
+        : null;
+    const event = domainEvent(owner, channelId ? 'channel.server.message' : 'server.message', API_CAUSE, {
+      channelId,
+      client,
+      message: messagePart(message),
+    });
     await this.ctx.deliver(deliveries, [event]);
     return deliveries.length;
   }
 
   /** The client a client-level message target names, as registered (the target resolved, so it is). */
   private async recipientClient(a: string, c: ClientIds): Promise<ClientRecord> {
-    return this.ctx.client(c, await this.ctx.store.redis.hgetall(this.ctx.store.keys.client(a, c.userId, c.deviceId, c.clientId)));
+    return this.ctx.client(
+      c,
+      await this.ctx.store.redis.hgetall(this.ctx.store.keys.client(a, c.userId, c.deviceId, c.clientId)),
+    );
   }
 
   /** Removes exactly the intended members from a channel and closes their connections there. */
@@ -83,7 +122,10 @@ export class CommandService {
     const a = target.applicationId;
     await this.ctx.authorize(scope, a);
     if (target.level === 'connection') {
-      const gatewayId = await this.ctx.store.redis.hget(this.ctx.store.keys.client(a, target.userId, target.deviceId, target.clientId), 'gatewayId');
+      const gatewayId = await this.ctx.store.redis.hget(
+        this.ctx.store.keys.client(a, target.userId, target.deviceId, target.clientId),
+        'gatewayId',
+      );
       const entry = this.ctx.journal.open({ k: 'kick', target } satisfies JournalContext);
       const events = await this.edge.moveState(a, connectionOf(target), 'closed', LIVE_STATES, null, API_CAUSE, entry);
       await this.ctx.settle(entry, [kickedConnection(target, gatewayId)], events);
@@ -130,7 +172,13 @@ export class CommandService {
           {
             gatewayId: client.gatewayId,
             client: { applicationId: a, userId: target.userId, deviceId: target.deviceId, clientId: target.clientId },
-            push: { type: 'client.updated', userAlias: client.userAlias, deviceAlias: client.deviceAlias, tag: client.tag, roles: [...client.roles] },
+            push: {
+              type: 'client.updated',
+              userAlias: client.userAlias,
+              deviceAlias: client.deviceAlias,
+              tag: client.tag,
+              roles: [...client.roles],
+            },
           },
         ],
         [domainEvent(owner, 'client.updated', API_CAUSE, { client })],
@@ -138,7 +186,11 @@ export class CommandService {
       return;
     }
     const entry = this.ctx.journal.open({ k: 'update', target, owner } satisfies JournalContext);
-    const { events, deliveries } = this.updated(target, owner, await this.ctx.store.call(levelCall(this.ctx, target), entry));
+    const { events, deliveries } = this.updated(
+      target,
+      owner,
+      await this.ctx.store.call(levelCall(this.ctx, target), entry),
+    );
     await this.ctx.settle(entry, deliveries, events);
   }
 
@@ -163,11 +215,26 @@ export class CommandService {
         deliveries.push({
           gatewayId: client.gatewayId,
           client: { applicationId: a, userId: t.userId, deviceId: t.deviceId, clientId: t.clientId },
-          push: { type: 'settings', channelId: target.channelId, connectionId: t.connectionId, settings: after, version: result.seq },
+          push: {
+            type: 'settings',
+            channelId: target.channelId,
+            connectionId: t.connectionId,
+            settings: after,
+            version: result.seq,
+          },
         });
       }
       // One write, one moment: every connection it reached carries the time of the script.
-      events.push(this.ctx.connectionEvent(owner, 'connection.updated', API_CAUSE, { channelId: target.channelId, connectionId: t.connectionId, client, conn: t.conn, levels: t.levels, at: result.at }));
+      events.push(
+        this.ctx.connectionEvent(owner, 'connection.updated', API_CAUSE, {
+          channelId: target.channelId,
+          connectionId: t.connectionId,
+          client,
+          conn: t.conn,
+          levels: t.levels,
+          at: result.at,
+        }),
+      );
     }
     if (claim && result.client && target.level === 'channel.client') {
       const client = this.ctx.client(target, result.client);
@@ -190,7 +257,8 @@ export class CommandService {
       return this.updated(target, context.owner, levelCall(this.ctx, target).result(JSON.parse(answer))).events;
     }
     const target = context.target;
-    if (target.level === 'connection') return this.edge.stateEvents(target.applicationId, connectionOf(target), 'closed', API_CAUSE, answer);
+    if (target.level === 'connection')
+      return this.edge.stateEvents(target.applicationId, connectionOf(target), 'closed', API_CAUSE, answer);
     return this.kicked(target.applicationId, kickCall(this.ctx, target).result(JSON.parse(answer))).events;
   }
 }
@@ -199,7 +267,13 @@ type LevelTarget = Exclude<UpdateTarget, { level: 'client' }>;
 type ConnectionKick = Extract<KickTarget, { level: 'connection' }>;
 
 function connectionOf(t: ConnectionKick) {
-  return { userId: t.userId, deviceId: t.deviceId, clientId: t.clientId, channelId: t.channelId, connectionId: t.connectionId };
+  return {
+    userId: t.userId,
+    deviceId: t.deviceId,
+    clientId: t.clientId,
+    channelId: t.channelId,
+    connectionId: t.connectionId,
+  };
 }
 
 function kickedConnection(t: ConnectionKick, gatewayId: string | null): Delivery {
@@ -212,7 +286,14 @@ function kickedConnection(t: ConnectionKick, gatewayId: string | null): Delivery
 
 /** The script call of a kick of channel members. */
 function kickCall(ctx: RuntimeContext, target: Exclude<KickTarget, ConnectionKick>): ScriptCall<RemoveResult> {
-  const level: RemoveLevel = target.level === 'channel' ? 'channel' : target.level === 'channel.user' ? 'user' : target.level === 'channel.device' ? 'device' : 'client';
+  const level: RemoveLevel =
+    target.level === 'channel'
+      ? 'channel'
+      : target.level === 'channel.user'
+        ? 'user'
+        : target.level === 'channel.device'
+          ? 'device'
+          : 'client';
   const who = {
     userId: 'userId' in target ? target.userId : undefined,
     deviceId: 'deviceId' in target ? target.deviceId : undefined,
@@ -222,7 +303,15 @@ function kickCall(ctx: RuntimeContext, target: Exclude<KickTarget, ConnectionKic
 }
 
 function updateLevel(target: LevelTarget): UpdateLevel & SettingsLevel {
-  return target.level === 'channel' ? 'channel' : target.level === 'channel.user' ? 'user' : target.level === 'channel.device' ? 'device' : target.level === 'channel.client' ? 'client' : 'connection';
+  return target.level === 'channel'
+    ? 'channel'
+    : target.level === 'channel.user'
+      ? 'user'
+      : target.level === 'channel.device'
+        ? 'device'
+        : target.level === 'channel.client'
+          ? 'client'
+          : 'connection';
 }
 
 /** The script call of a settings update below the application. */

@@ -4,7 +4,14 @@
  * store's scripts, with the change they go with.)
  */
 import { Inject, Injectable } from '@nestjs/common';
-import { DomainError, type CallerScope, type ConnectionInfo, type DomainEvent, type MediaStats, type WebhookEventName } from '@switchboard/contracts';
+import {
+  DomainError,
+  type CallerScope,
+  type ConnectionInfo,
+  type DomainEvent,
+  type MediaStats,
+  type WebhookEventName,
+} from '@switchboard/contracts';
 import { JsonLogger, SERVICE_CONFIG } from '@switchboard/service-kit';
 import type { RegistryConfig } from '../config.js';
 import { EventPublisher, EventsParked } from '../events/event-publisher.js';
@@ -13,7 +20,14 @@ import { Pusher, type Delivery } from '../events/pusher.js';
 import { domainEvent, connectionStateEvent, type EventCause, type EventOwner } from '../model/events.js';
 import { clientRecord, connectionInfo, storedConnection, type ClientRecord } from '../model/records.js';
 import { effectiveSettings, type LevelSnapshot } from '../model/settings.js';
-import { LiveStore, type ClientIds, type ClosedConnection, type IndexTransition, type JournalEntry, type LeftChannel } from '../store/live-store.js';
+import {
+  LiveStore,
+  type ClientIds,
+  type ClosedConnection,
+  type IndexTransition,
+  type JournalEntry,
+  type LeftChannel,
+} from '../store/live-store.js';
 import { ServersStore } from '../store/servers-store.js';
 
 export const CLIENT_CAUSE: EventCause = { origin: 'client', forced: false };
@@ -40,8 +54,16 @@ export class RuntimeContext {
     return this.checkOwner(scope, applicationId, await this.store.appOwner(applicationId));
   }
 
-  checkOwner(scope: CallerScope, applicationId: string, owner: { organizationId: string | null; inUse: boolean }): EventOwner {
-    if (!owner.inUse || owner.organizationId === null || (!scope.operator && owner.organizationId !== scope.organizationId)) {
+  checkOwner(
+    scope: CallerScope,
+    applicationId: string,
+    owner: { organizationId: string | null; inUse: boolean },
+  ): EventOwner {
+    if (
+      !owner.inUse ||
+      owner.organizationId === null ||
+      (!scope.operator && owner.organizationId !== scope.organizationId)
+    ) {
       throw new DomainError('NotFound', `No application '${applicationId}' is in use.`);
     }
     return { applicationId, organizationId: owner.organizationId };
@@ -55,15 +77,39 @@ export class RuntimeContext {
     return clientRecord({ userId: ids.userId, deviceId: ids.deviceId, clientId: ids.clientId }, hash);
   }
 
-  info(applicationId: string, channelId: string, connectionId: string, client: ClientRecord, conn: Record<string, string>, levels: LevelSnapshot, state?: string): ConnectionInfo {
+  info(
+    applicationId: string,
+    channelId: string,
+    connectionId: string,
+    client: ClientRecord,
+    conn: Record<string, string>,
+    levels: LevelSnapshot,
+    state?: string,
+  ): ConnectionInfo {
     return this.resolve(applicationId, channelId, connectionId, client, conn, levels, state).info;
   }
 
-  private resolve(applicationId: string, channelId: string, connectionId: string, client: ClientRecord, conn: Record<string, string>, levels: LevelSnapshot, state?: string) {
+  private resolve(
+    applicationId: string,
+    channelId: string,
+    connectionId: string,
+    client: ClientRecord,
+    conn: Record<string, string>,
+    levels: LevelSnapshot,
+    state?: string,
+  ) {
     const stored = storedConnection(conn);
     if (state) stored.state = state as typeof stored.state;
-    const settings = effectiveSettings(levels, { userId: client.userId, deviceId: client.deviceId, clientId: client.clientId, connectionId });
-    return { info: connectionInfo({ applicationId, channelId, connectionId, client, conn: stored, settings }), settings };
+    const settings = effectiveSettings(levels, {
+      userId: client.userId,
+      deviceId: client.deviceId,
+      clientId: client.clientId,
+      connectionId,
+    });
+    return {
+      info: connectionInfo({ applicationId, channelId, connectionId, client, conn: stored, settings }),
+      settings,
+    };
   }
 
   /**
@@ -74,14 +120,37 @@ export class RuntimeContext {
     owner: EventOwner,
     type: WebhookEventName,
     cause: EventCause,
-    c: { channelId: string; connectionId: string; client: ClientRecord; conn: Record<string, string>; levels: LevelSnapshot; state?: string; stats?: MediaStats; at?: number },
+    c: {
+      channelId: string;
+      connectionId: string;
+      client: ClientRecord;
+      conn: Record<string, string>;
+      levels: LevelSnapshot;
+      state?: string;
+      stats?: MediaStats;
+      at?: number;
+    },
   ): DomainEvent {
-    const { info, settings } = this.resolve(owner.applicationId, c.channelId, c.connectionId, c.client, c.conn, c.levels, c.state);
+    const { info, settings } = this.resolve(
+      owner.applicationId,
+      c.channelId,
+      c.connectionId,
+      c.client,
+      c.conn,
+      c.levels,
+      c.state,
+    );
     return domainEvent(
       owner,
       type,
       cause,
-      { channelId: c.channelId, client: c.client, connection: info, connectionStats: c.stats ?? null, recording: { clientProtocol: info.clientProtocol, recordingMode: settings.recordingMode } },
+      {
+        channelId: c.channelId,
+        client: c.client,
+        connection: info,
+        connectionStats: c.stats ?? null,
+        recording: { clientProtocol: info.clientProtocol, recordingMode: settings.recordingMode },
+      },
       c.at,
     );
   }
@@ -95,16 +164,30 @@ export class RuntimeContext {
    * The event of a connection that left the live model. Its media server's counts moved in the
    * script that removed it (close_conn in scripts.ts), whatever closed it.
    */
-  closedConnection(owner: EventOwner, closed: ClosedConnection, client: ClientRecord, cause: EventCause, events: DomainEvent[]): void {
+  closedConnection(
+    owner: EventOwner,
+    closed: ClosedConnection,
+    client: ClientRecord,
+    cause: EventCause,
+    events: DomainEvent[],
+  ): void {
     const type = connectionStateEvent(closed.final);
-    if (type) events.push(this.connectionEvent(owner, type, cause, { ...closed, client, state: closed.final, at: closed.at }));
+    if (type)
+      events.push(this.connectionEvent(owner, type, cause, { ...closed, client, state: closed.final, at: closed.at }));
   }
 
   /** Events of a client leaving a channel (its connections closed first). */
-  leftChannel(owner: EventOwner, left: LeftChannel, client: ClientRecord, cause: EventCause, events: DomainEvent[]): void {
+  leftChannel(
+    owner: EventOwner,
+    left: LeftChannel,
+    client: ClientRecord,
+    cause: EventCause,
+    events: DomainEvent[],
+  ): void {
     for (const closed of left.closed) this.closedConnection(owner, closed, client, cause, events);
     events.push(domainEvent(owner, 'channel.client.left', cause, { channelId: left.channelId, client }, left.at));
-    if (left.deactivated) events.push(domainEvent(owner, 'channel.deactivated', cause, { channelId: left.channelId, client }, left.at));
+    if (left.deactivated)
+      events.push(domainEvent(owner, 'channel.deactivated', cause, { channelId: left.channelId, client }, left.at));
   }
 
   /**

@@ -71,7 +71,10 @@ function render(type: string, value: unknown): unknown {
       return maybeJson(value as string);
     case 'hash': {
       const out: Record<string, unknown> = {};
-      for (const [f, v] of Object.entries((value as Record<string, string>) ?? {}).sort(([a], [b]) => a.localeCompare(b))) out[f] = maybeJson(v);
+      for (const [f, v] of Object.entries((value as Record<string, string>) ?? {}).sort(([a], [b]) =>
+        a.localeCompare(b),
+      ))
+        out[f] = maybeJson(v);
       return out;
     }
     case 'set':

@@ -1,5 +1,18 @@
 import { Injectable } from '@nestjs/common';
-import { DomainError, type ChannelClaim, type ConnectionState, type DomainEvent, type EdgeReport, type EdgeGatewayClientsRead, type EdgeGatewayClientsResult, type EdgeResults, type EdgeSessionsRead, type EdgeSessionsResult, type EdgeSessionState, type MessageBody } from '@switchboard/contracts';
+import {
+  DomainError,
+  type ChannelClaim,
+  type ConnectionState,
+  type DomainEvent,
+  type EdgeReport,
+  type EdgeGatewayClientsRead,
+  type EdgeGatewayClientsResult,
+  type EdgeResults,
+  type EdgeSessionsRead,
+  type EdgeSessionsResult,
+  type EdgeSessionState,
+  type MessageBody,
+} from '@switchboard/contracts';
 import type { Delivery } from '../events/pusher.js';
 import { domainEvent, connectionStateEvent, messagePart, type EventCause, type EventOwner } from '../model/events.js';
 import { clientRecord, connectionFields, mediaStats, parseJson, type ClientRecord } from '../model/records.js';
@@ -7,7 +20,20 @@ import { effectiveSettings, publicSettings } from '../model/settings.js';
 import { clientMessageTarget } from '../model/targets.js';
 import { checkUnmute, unmutedKinds } from '../model/unmute.js';
 import { clientMember } from '../store/keys.js';
-import type { CallOutcome, ClientIds, ConnectionIds, ConnectionSnapshot, JoinResult, JournalEntry, RegisterResult, RemoveResult, ScriptCall, SessionSnapshot, StateResult, UnregisterResult } from '../store/live-store.js';
+import type {
+  CallOutcome,
+  ClientIds,
+  ConnectionIds,
+  ConnectionSnapshot,
+  JoinResult,
+  JournalEntry,
+  RegisterResult,
+  RemoveResult,
+  ScriptCall,
+  SessionSnapshot,
+  StateResult,
+  UnregisterResult,
+} from '../store/live-store.js';
 import { ChannelRecordingDefaults } from './channel-recording.js';
 import { CLIENT_CAUSE, RuntimeContext, SERVER_CAUSE } from './context.js';
 import type { JournalContext } from './journaled.js';
@@ -33,7 +59,12 @@ interface Step<T> {
 }
 
 /** The reports `EdgeService.together` applies as one script run (each exactly as on its own). */
-const TOGETHER: ReadonlySet<EdgeReport['kind']> = new Set(['client.register', 'client.join', 'connection.open', 'connection.state']);
+const TOGETHER: ReadonlySet<EdgeReport['kind']> = new Set([
+  'client.register',
+  'client.join',
+  'connection.open',
+  'connection.state',
+]);
 
 /**
  * The connection state machine the client edge enforces (mirrors `CONNECTION_TRANSITIONS` of the
@@ -49,7 +80,14 @@ const ALLOWED_FROM: Record<ConnectionState, readonly ConnectionState[]> = {
   closing: ['new', 'initializing', 'connecting', 'connected', 'failing'],
   closed: ['closing'],
 };
-export const LIVE_STATES: readonly ConnectionState[] = ['new', 'initializing', 'connecting', 'connected', 'failing', 'closing'];
+export const LIVE_STATES: readonly ConnectionState[] = [
+  'new',
+  'initializing',
+  'connecting',
+  'connected',
+  'failing',
+  'closing',
+];
 /** Settings writes an unmute's check may see come in between before it gives up (Unavailable). */
 const MAX_UNMUTE_CHECKS = 5;
 const CLAIM_FLAG = { sfu: 'disableSfu', mcu: 'disableMcu', peer: 'disablePeer' } as const;
@@ -110,7 +148,11 @@ export class EdgeService {
       call: this.store.registerCall(a, r.client, r.organizationId, r.gatewayId, r.claims, r.sessionId),
       finish: async (result) => {
         // Independent keys (applications index, the previous gateway's client set), both rarely needed.
-        if (result.index || result.previousGatewayId) await Promise.all([this.ctx.index(a, result.index), this.store.untrackPreviousGateway(a, r.client, r.gatewayId, result.previousGatewayId)]);
+        if (result.index || result.previousGatewayId)
+          await Promise.all([
+            this.ctx.index(a, result.index),
+            this.store.untrackPreviousGateway(a, r.client, r.gatewayId, result.previousGatewayId),
+          ]);
         const owner = { applicationId: a, organizationId: r.organizationId };
         const events: DomainEvent[] = [];
         if (result.replaced) {
@@ -119,14 +161,28 @@ export class EdgeService {
           for (const left of result.replaced.lefts) this.ctx.leftChannel(owner, left, previous, SERVER_CAUSE, events);
           events.push(domainEvent(owner, 'client.unregistered', SERVER_CAUSE, { client: previous }, result.at));
         }
-        if (result.created || result.replaced) events.push(domainEvent(owner, 'client.registered', CLIENT_CAUSE, { client: this.ctx.client(r.client, result.client) }, result.at));
+        if (result.created || result.replaced)
+          events.push(
+            domainEvent(
+              owner,
+              'client.registered',
+              CLIENT_CAUSE,
+              { client: this.ctx.client(r.client, result.client) },
+              result.at,
+            ),
+          );
         // Registered again through another gateway replica: the session held by the old one ends.
         const moved: Delivery[] =
           result.previousGatewayId && result.previousGatewayId !== r.gatewayId
             ? [
                 {
                   gatewayId: result.previousGatewayId,
-                  client: { applicationId: a, userId: r.client.userId, deviceId: r.client.deviceId, clientId: r.client.clientId },
+                  client: {
+                    applicationId: a,
+                    userId: r.client.userId,
+                    deviceId: r.client.deviceId,
+                    clientId: r.client.clientId,
+                  },
                   push: { type: 'unregistered', reason: 'The client registered again through another gateway.' },
                 },
               ]
@@ -154,7 +210,11 @@ export class EdgeService {
 
   /** Whether `next` can be applied in one script run with `first` (see `together`). */
   static together(first: EdgeReport, next: EdgeReport): boolean {
-    return TOGETHER.has(first.kind) && TOGETHER.has(next.kind) && (first as Report<'client.join'>).client.applicationId === (next as Report<'client.join'>).client.applicationId;
+    return (
+      TOGETHER.has(first.kind) &&
+      TOGETHER.has(next.kind) &&
+      (first as Report<'client.join'>).client.applicationId === (next as Report<'client.join'>).client.applicationId
+    );
   }
 
   /**
@@ -178,12 +238,16 @@ export class EdgeService {
       }
     }
     const entry = this.journal({ k: 'edge', reports: reports.slice(0, steps.length).map(forJournal), seq: true });
-    const ran = await this.store.sequence(steps.map((s) => s.call), entry);
+    const ran = await this.store.sequence(
+      steps.map((s) => s.call),
+      entry,
+    );
     const { out, events, deliveries, firstWithEvents } = await this.finishAll(steps, ran);
     try {
       await this.ctx.settle(entry, deliveries, events);
     } catch (error) {
-      for (let i = Math.max(0, firstWithEvents); i < out.length; i++) if ('ok' in out[i]!) out[i] = { error } as CallOutcome<unknown>;
+      for (let i = Math.max(0, firstWithEvents); i < out.length; i++)
+        if ('ok' in out[i]!) out[i] = { error } as CallOutcome<unknown>;
       return out;
     }
     if (prepError && ran.length === steps.length && !out.some((o) => 'error' in o)) out.push(prepError);
@@ -221,12 +285,24 @@ export class EdgeService {
    * The events of a journaled change of the client edge, from its context and its script's answer
    * (see OperationJournal): exactly those its replica built.
    */
-  async recover(context: Extract<JournalContext, { k: 'edge' | 'leave' | 'close' | 'unregister' }>, answer: string): Promise<DomainEvent[]> {
+  async recover(
+    context: Extract<JournalContext, { k: 'edge' | 'leave' | 'close' | 'unregister' }>,
+    answer: string,
+  ): Promise<DomainEvent[]> {
     switch (context.k) {
       case 'edge': {
         const steps: Array<Step<unknown>> = [];
         for (const r of context.reports) steps.push(await this.stepOf(r, true));
-        if (context.seq) return (await this.finishAll(steps, this.store.sequenceOutcomes(steps.map((s) => s.call), answer))).events;
+        if (context.seq)
+          return (
+            await this.finishAll(
+              steps,
+              this.store.sequenceOutcomes(
+                steps.map((s) => s.call),
+                answer,
+              ),
+            )
+          ).events;
         const step = steps[0]!;
         return (await step.finish(step.call.result(JSON.parse(answer)))).events;
       }
@@ -279,17 +355,31 @@ export class EdgeService {
    * (connections closed, channels left and deactivated, the client unregistered) carries the time of
    * the script that applied it.
    */
-  async unregisterClient(a: string, c: ClientIds, cause: EventCause, onlyIfGateway?: string, onlyIfSession?: string): Promise<boolean> {
+  async unregisterClient(
+    a: string,
+    c: ClientIds,
+    cause: EventCause,
+    onlyIfGateway?: string,
+    onlyIfSession?: string,
+  ): Promise<boolean> {
     const ids = { userId: c.userId, deviceId: c.deviceId, clientId: c.clientId };
     const entry = this.journal({ k: 'unregister', a, c: ids, cause, gw: onlyIfGateway, session: onlyIfSession });
-    const result = await this.store.call(this.store.unregisterCall(a, ids, this.ctx.config.applicationIdleTtlSeconds * 1000, onlyIfGateway, onlyIfSession), entry);
+    const result = await this.store.call(
+      this.store.unregisterCall(a, ids, this.ctx.config.applicationIdleTtlSeconds * 1000, onlyIfGateway, onlyIfSession),
+      entry,
+    );
     if (!result) return false;
     await this.ctx.settle(entry, [], await this.unregistered(a, ids, cause, result));
     return true;
   }
 
   /** What follows an unregister's script: the bookkeeping outside the application's keys, and its events. */
-  private async unregistered(a: string, c: ClientIds, cause: EventCause, result: UnregisterResult): Promise<DomainEvent[]> {
+  private async unregistered(
+    a: string,
+    c: ClientIds,
+    cause: EventCause,
+    result: UnregisterResult,
+  ): Promise<DomainEvent[]> {
     await this.ctx.index(a, result.index);
     const client = this.ctx.client(c, result.client);
     await this.store.untrackGateway(a, c, client.gatewayId);
@@ -316,11 +406,20 @@ export class EdgeService {
         const client = this.ctx.client(r.client, result.client);
         const events: DomainEvent[] = [];
         // One moment: both events carry the time of the script that applied the join.
-        if (result.activated) events.push(domainEvent(owner, 'channel.activated', CLIENT_CAUSE, { channelId: r.channelId, client }, result.at));
-        if (!result.already) events.push(domainEvent(owner, 'channel.client.joined', CLIENT_CAUSE, { channelId: r.channelId, client }, result.at));
+        if (result.activated)
+          events.push(
+            domainEvent(owner, 'channel.activated', CLIENT_CAUSE, { channelId: r.channelId, client }, result.at),
+          );
+        if (!result.already)
+          events.push(
+            domainEvent(owner, 'channel.client.joined', CLIENT_CAUSE, { channelId: r.channelId, client }, result.at),
+          );
         const [userCount, deviceCount, clientCount, connectionCount] = result.counts;
         const settings = effectiveSettings(result.levels, { ...r.client, connectionId: null });
-        const answer: EdgeResults['client.join'] = { channel: { id: r.channelId, userCount, deviceCount, clientCount, connectionCount }, settings: publicSettings(settings) };
+        const answer: EdgeResults['client.join'] = {
+          channel: { id: r.channelId, userCount, deviceCount, clientCount, connectionCount },
+          settings: publicSettings(settings),
+        };
         return { answer, events, deliveries: [] };
       },
     };
@@ -367,7 +466,9 @@ export class EdgeService {
     const a = r.client.applicationId;
     const result = await this.store.clientPatch(a, r.client, set, del);
     const owner = { applicationId: a, organizationId: result.organizationId };
-    await this.ctx.events.publish([domainEvent(owner, 'client.updated', CLIENT_CAUSE, { client: this.ctx.client(r.client, result.client) })]);
+    await this.ctx.events.publish([
+      domainEvent(owner, 'client.updated', CLIENT_CAUSE, { client: this.ctx.client(r.client, result.client) }),
+    ]);
     return { ok: true };
   }
 
@@ -381,7 +482,10 @@ export class EdgeService {
     if (target) {
       const recipients = await this.recipients.resolve(target, { allowEmpty: true });
       deliveries = recipients
-        .filter((c) => !(c.userId === r.client.userId && c.deviceId === r.client.deviceId && c.clientId === r.client.clientId))
+        .filter(
+          (c) =>
+            !(c.userId === r.client.userId && c.deviceId === r.client.deviceId && c.clientId === r.client.clientId),
+        )
         .map((c) => ({
           gatewayId: c.gatewayId,
           client: { applicationId: a, userId: c.userId, deviceId: c.deviceId, clientId: c.clientId },
@@ -389,24 +493,41 @@ export class EdgeService {
         }));
     }
     const type = r.channelId ? 'channel.client.message' : 'client.message';
-    const event = domainEvent(owner, type, CLIENT_CAUSE, { channelId: r.channelId, client: sender.client, message: messagePart(r.message, sender.client) });
+    const event = domainEvent(owner, type, CLIENT_CAUSE, {
+      channelId: r.channelId,
+      client: sender.client,
+      message: messagePart(r.message, sender.client),
+    });
     await this.ctx.deliver(deliveries, [event]);
     return { delivered: deliveries.length };
   }
 
-  private async senderOf(a: string, c: ClientIds, channelId: string | null): Promise<{ client: ClientRecord; organizationId: string }> {
+  private async senderOf(
+    a: string,
+    c: ClientIds,
+    channelId: string | null,
+  ): Promise<{ client: ClientRecord; organizationId: string }> {
     const k = this.store.keys;
     const commands: Array<[string, ...string[]]> = [
       ['hgetall', k.client(a, c.userId, c.deviceId, c.clientId)],
       ['hget', k.app(a), 'organizationId'],
     ];
-    if (channelId !== null) commands.push(['hget', k.channelPart(a, channelId, 'clients'), clientMember(c.userId, c.deviceId, c.clientId)]);
-    const [hash, org, claim] = (await this.store.read(commands)) as [Record<string, string>, string | null, string | null | undefined];
-    if (!hash || Object.keys(hash).length === 0) throw new DomainError('NotFound', `Client '${c.clientId}' is not registered.`);
+    if (channelId !== null)
+      commands.push(['hget', k.channelPart(a, channelId, 'clients'), clientMember(c.userId, c.deviceId, c.clientId)]);
+    const [hash, org, claim] = (await this.store.read(commands)) as [
+      Record<string, string>,
+      string | null,
+      string | null | undefined,
+    ];
+    if (!hash || Object.keys(hash).length === 0)
+      throw new DomainError('NotFound', `Client '${c.clientId}' is not registered.`);
     if (channelId !== null) {
       if (!claim) throw new DomainError('NotFound', `Client '${c.clientId}' has not joined channel '${channelId}'.`);
       if (parseJson<{ disableSendMessage?: boolean }>(claim, {}).disableSendMessage === true) {
-        throw new DomainError('Forbidden', `The channel claim of client '${c.clientId}' does not allow sending messages in channel '${channelId}'.`);
+        throw new DomainError(
+          'Forbidden',
+          `The channel claim of client '${c.clientId}' does not allow sending messages in channel '${channelId}'.`,
+        );
       }
     }
     return { client: this.ctx.client(c, hash), organizationId: org ?? '' };
@@ -417,7 +538,15 @@ export class EdgeService {
     const sender = await this.senderOf(a, r.client, null);
     const owner = { applicationId: a, organizationId: sender.organizationId };
     const now = Date.now();
-    await this.ctx.events.publish([domainEvent(owner, 'client.stats', CLIENT_CAUSE, { client: sender.client, clientStats: mediaStats(r.stats, now, true) }, now)]);
+    await this.ctx.events.publish([
+      domainEvent(
+        owner,
+        'client.stats',
+        CLIENT_CAUSE,
+        { client: sender.client, clientStats: mediaStats(r.stats, now, true) },
+        now,
+      ),
+    ]);
     return { ok: true };
   }
 
@@ -429,14 +558,21 @@ export class EdgeService {
   private openStep(r: Report<'connection.open'>): Step<ConnectionSnapshot> {
     const a = r.client.applicationId;
     const ref = connRef(r);
-    const { set } = connectionFields({ tag: r.tag, streams: r.streams, remoteConnectionId: r.remoteConnectionId ?? null });
+    const { set } = connectionFields({
+      tag: r.tag,
+      streams: r.streams,
+      remoteConnectionId: r.remoteConnectionId ?? null,
+    });
     // sfu/mcu: placed on a media server by the same script (nothing to release when the open fails).
     const placement = r.type === 'sfu' || r.type === 'mcu' ? { timeoutMs: this.ctx.servers.heartbeatTimeoutMs } : null;
     return {
       call: this.store.openCall(a, ref, r.type, set, CLAIM_FLAG[r.type], placement),
       finish: async (snapshot) => {
         const settings = effectiveSettings(snapshot.levels, { ...r.client, connectionId: r.connectionId });
-        const answer: EdgeResults['connection.open'] = { mediaServerId: snapshot.conn.mediaServerId ?? null, settings: publicSettings(settings) };
+        const answer: EdgeResults['connection.open'] = {
+          mediaServerId: snapshot.conn.mediaServerId ?? null,
+          settings: publicSettings(settings),
+        };
         return { answer, events: [], deliveries: [] };
       },
     };
@@ -451,7 +587,11 @@ export class EdgeService {
     const ref = connRef(r);
     return {
       call: this.stateCall(a, ref, r.state, ALLOWED_FROM[r.state], r.error ?? null, r.sessionId),
-      finish: async (result) => ({ answer: { ok: true }, events: this.movedState(a, ref, r.state, result, CLIENT_CAUSE), deliveries: [] }),
+      finish: async (result) => ({
+        answer: { ok: true },
+        events: this.movedState(a, ref, r.state, result, CLIENT_CAUSE),
+        deliveries: [],
+      }),
     };
   }
 
@@ -461,7 +601,13 @@ export class EdgeService {
     const ref = connRef(r);
     let events: DomainEvent[];
     try {
-      events = this.movedState(a, ref, 'closed', await this.store.call(this.stateCall(a, ref, 'closed', LIVE_STATES, null, r.sessionId), entry), CLIENT_CAUSE);
+      events = this.movedState(
+        a,
+        ref,
+        'closed',
+        await this.store.call(this.stateCall(a, ref, 'closed', LIVE_STATES, null, r.sessionId), entry),
+        CLIENT_CAUSE,
+      );
     } catch (e) {
       // Closing a connection that is already gone (a retried report, or it failed), or of a
       // registration that ended (`sessionId`), changes nothing.
@@ -485,16 +631,35 @@ export class EdgeService {
     cause: EventCause,
     entry?: JournalEntry,
   ): Promise<DomainEvent[]> {
-    return this.movedState(a, ref, state, await this.store.call(this.stateCall(a, ref, state, from, error), entry), cause);
+    return this.movedState(
+      a,
+      ref,
+      state,
+      await this.store.call(this.stateCall(a, ref, state, from, error), entry),
+      cause,
+    );
   }
 
-  private stateCall(a: string, ref: ConnectionIds, state: ConnectionState, from: readonly string[], error: { code: string; message: string } | null, session?: string): ScriptCall<StateResult> {
+  private stateCall(
+    a: string,
+    ref: ConnectionIds,
+    state: ConnectionState,
+    from: readonly string[],
+    error: { code: string; message: string } | null,
+    session?: string,
+  ): ScriptCall<StateResult> {
     const terminal = state === 'closed' || state === 'failed';
     return this.store.connStateCall(a, ref, state, from, terminal, error ? JSON.stringify(error) : null, session);
   }
 
   /** The events of a state change the store applied. */
-  private movedState(a: string, ref: ConnectionIds, state: ConnectionState, result: StateResult, cause: EventCause): DomainEvent[] {
+  private movedState(
+    a: string,
+    ref: ConnectionIds,
+    state: ConnectionState,
+    result: StateResult,
+    cause: EventCause,
+  ): DomainEvent[] {
     if (result.same) return [];
     const owner: EventOwner = { applicationId: a, organizationId: result.organizationId };
     const client = this.ctx.client(ref, result.client);
@@ -504,7 +669,16 @@ export class EdgeService {
     } else if (result.snapshot) {
       const s = result.snapshot;
       const type = connectionStateEvent(state);
-      if (type) events.push(this.ctx.connectionEvent(owner, type, cause, { ...ref, client, conn: s.conn, levels: s.levels, at: result.at }));
+      if (type)
+        events.push(
+          this.ctx.connectionEvent(owner, type, cause, {
+            ...ref,
+            client,
+            conn: s.conn,
+            levels: s.levels,
+            at: result.at,
+          }),
+        );
     }
     return events;
   }
@@ -523,7 +697,10 @@ export class EdgeService {
     const out = new Array<EdgeSessionState | null>(r.clients.length).fill(null);
     await Promise.all(
       [...byApp].map(async ([a, asked]) => {
-        const read = await this.store.sessions(a, asked.map((i) => r.clients[i]!));
+        const read = await this.store.sessions(
+          a,
+          asked.map((i) => r.clients[i]!),
+        );
         asked.forEach((i, k) => {
           const s = read.clients[k];
           if (s) out[i] = sessionState(r.clients[i]!, s, read.seq);
@@ -538,26 +715,44 @@ export class EdgeService {
    * come twice), so the gateway can find the registrations it has no session for.
    */
   async gatewayClients(r: EdgeGatewayClientsRead): Promise<EdgeGatewayClientsResult> {
-    const [next, members] = await this.store.redis.sscan(this.store.keys.gatewayClients(r.gatewayId), r.cursor ?? '0', 'COUNT', r.count ?? 200);
+    const [next, members] = await this.store.redis.sscan(
+      this.store.keys.gatewayClients(r.gatewayId),
+      r.cursor ?? '0',
+      'COUNT',
+      r.count ?? 200,
+    );
     return { clients: members.map((m) => this.store.parseGatewayMember(m)), next: next === '0' ? null : next };
   }
 
   async connectionUpdate(r: Report<'connection.update'>): Promise<EdgeResults['connection.update']> {
     const a = r.client.applicationId;
     const ref = connRef(r);
-    const { set, del } = connectionFields({ tag: r.tag, streams: r.streams, localAudioMuted: r.localAudioMuted, localVideoMuted: r.localVideoMuted });
+    const { set, del } = connectionFields({
+      tag: r.tag,
+      streams: r.streams,
+      localAudioMuted: r.localAudioMuted,
+      localVideoMuted: r.localVideoMuted,
+    });
     // An unmute the settings may disable is checked against them as read, then written only if no
     // settings write came in between (else checked again): the registry, not the edge's copy, decides.
     const unmute = unmutedKinds(r);
     let s = await this.store.connPatch(a, ref, set, del, unmute.length ? { unmute } : undefined);
     for (let checks = 1; s.check !== undefined; checks++) {
       checkUnmute(unmute, s.conn, s.levels, ref);
-      if (checks > MAX_UNMUTE_CHECKS) throw new DomainError('Unavailable', 'The connection settings kept changing; try the update again.');
+      if (checks > MAX_UNMUTE_CHECKS)
+        throw new DomainError('Unavailable', 'The connection settings kept changing; try the update again.');
       s = await this.store.connPatch(a, ref, set, del, { unmute, seq: s.check });
     }
     const client = this.ctx.client(ref, s.client);
     const owner = { applicationId: a, organizationId: s.organizationId };
-    await this.ctx.events.publish([this.ctx.connectionEvent(owner, 'connection.updated', CLIENT_CAUSE, { ...ref, client, conn: s.conn, levels: s.levels })]);
+    await this.ctx.events.publish([
+      this.ctx.connectionEvent(owner, 'connection.updated', CLIENT_CAUSE, {
+        ...ref,
+        client,
+        conn: s.conn,
+        levels: s.levels,
+      }),
+    ]);
     return { ok: true };
   }
 
@@ -569,7 +764,16 @@ export class EdgeService {
     const s = await this.store.connPatch(a, ref, { stats: JSON.stringify(stats) }, []);
     const client = this.ctx.client(ref, s.client);
     const owner = { applicationId: a, organizationId: s.organizationId };
-    await this.ctx.events.publish([this.ctx.connectionEvent(owner, 'connection.stats', CLIENT_CAUSE, { ...ref, client, conn: s.conn, levels: s.levels, stats, at: now })]);
+    await this.ctx.events.publish([
+      this.ctx.connectionEvent(owner, 'connection.stats', CLIENT_CAUSE, {
+        ...ref,
+        client,
+        conn: s.conn,
+        levels: s.levels,
+        stats,
+        at: now,
+      }),
+    ]);
     return { ok: true };
   }
 }
@@ -586,7 +790,10 @@ function sessionState(c: ClientIds, s: SessionSnapshot, seq: number): EdgeSessio
     channels: s.channels.map((ch) => ({
       channelId: ch.channelId,
       claim: parseJson<ChannelClaim>(ch.claim ?? undefined, { id: ch.channelId }),
-      connections: ch.connections.map((n) => ({ connectionId: n.connectionId, settings: publicSettings(effectiveSettings(n.levels, { ...c, connectionId: n.connectionId })) })),
+      connections: ch.connections.map((n) => ({
+        connectionId: n.connectionId,
+        settings: publicSettings(effectiveSettings(n.levels, { ...c, connectionId: n.connectionId })),
+      })),
     })),
     settingsVersion: seq,
   };
@@ -601,12 +808,26 @@ function forJournal(r: EdgeReport): EdgeReport {
 }
 
 function connRef(r: { client: ClientIds; channelId: string; connectionId: string }): ConnectionIds {
-  return { userId: r.client.userId, deviceId: r.client.deviceId, clientId: r.client.clientId, channelId: r.channelId, connectionId: r.connectionId };
+  return {
+    userId: r.client.userId,
+    deviceId: r.client.deviceId,
+    clientId: r.client.clientId,
+    channelId: r.channelId,
+    connectionId: r.connectionId,
+  };
 }
 
 /** The sender identity of a client's message. */
 export function fromClient(c: ClientRecord) {
-  return { userId: c.userId, userAlias: c.userAlias, deviceId: c.deviceId, deviceAlias: c.deviceAlias, clientId: c.clientId, clientTag: c.tag, clientRoles: [...c.roles] };
+  return {
+    userId: c.userId,
+    userAlias: c.userAlias,
+    deviceId: c.deviceId,
+    deviceAlias: c.deviceAlias,
+    clientId: c.clientId,
+    clientTag: c.tag,
+    clientRoles: [...c.roles],
+  };
 }
 
 /** The sender identity of an admin message: the identity fields of the message body. */

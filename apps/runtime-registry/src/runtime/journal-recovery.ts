@@ -79,7 +79,10 @@ export class JournalRecovery {
     }
     // Gone before another replica's pass reads the journal.
     await this.ctx.journal.flush();
-    if (finished) this.logger.event('warn', 'events of changes whose replica stopped before publishing them were published', { entries: finished });
+    if (finished)
+      this.logger.event('warn', 'events of changes whose replica stopped before publishing them were published', {
+        entries: finished,
+      });
     return finished;
   }
 
@@ -97,7 +100,11 @@ export class JournalRecovery {
     const error = (e as Error).message;
     if (now - entry.atUs / 1000 > GIVE_UP_MS) {
       this.failing.delete(entry.id);
-      this.logger.event('error', 'journal entry given up: its events could not be built', { id: entry.id, context: entry.context, error });
+      this.logger.event('error', 'journal entry given up: its events could not be built', {
+        id: entry.id,
+        context: entry.context,
+        error,
+      });
       await this.ctx.journal.drop(entry.id);
     } else if (!this.failing.has(entry.id)) {
       this.failing.add(entry.id);

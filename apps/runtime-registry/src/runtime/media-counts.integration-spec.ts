@@ -11,7 +11,18 @@ import type { INestApplication } from '@nestjs/common';
 import type { Heartbeat } from '@switchboard/contracts';
 import { flushRedisPrefix, testNamespace, testServers, waitFor } from '@switchboard/testing';
 import { LiveStore } from '../store/live-store.js';
-import { claim, EventReader, natsConnection, OPERATOR, RegistryClient, registerReport, registryEnv, scopeOf, startRegistry, type TestClient } from '../testing/harness.testing.js';
+import {
+  claim,
+  EventReader,
+  natsConnection,
+  OPERATOR,
+  RegistryClient,
+  registerReport,
+  registryEnv,
+  scopeOf,
+  startRegistry,
+  type TestClient,
+} from '../testing/harness.testing.js';
 
 const ORG = 'org-mc';
 const TENANT = scopeOf(ORG);
@@ -41,7 +52,14 @@ describe('runtime-registry media server counts of closed connections', () => {
 
   const mediaServer: Heartbeat = {
     role: 'mediaserver',
-    server: { id: MS, region: null, version: '1', addresses: ['udp://10.0.0.1:3478'], active: true, lastHeartbeat: new Date().toISOString() },
+    server: {
+      id: MS,
+      region: null,
+      version: '1',
+      addresses: ['udp://10.0.0.1:3478'],
+      active: true,
+      lastHeartbeat: new Date().toISOString(),
+    },
   };
 
   async function counts(): Promise<Counts> {
@@ -50,7 +68,14 @@ describe('runtime-registry media server counts of closed connections', () => {
       ['zscore', store.keys.mediaServerLoad(), MS],
       ['hgetall', store.keys.mediaServerApps(MS)],
     ])) as [string | null, Record<string, string>];
-    return { pending: s.pendingConnections, active: s.activeConnections, closed: s.totalClosedConnections, failed: s.totalFailedConnections, load: Number(load ?? 0), apps };
+    return {
+      pending: s.pendingConnections,
+      active: s.activeConnections,
+      closed: s.totalClosedConnections,
+      failed: s.totalFailedConnections,
+      load: Number(load ?? 0),
+      apps,
+    };
   }
 
   /** The counts of `before` once `n` connections of `a` placed on the media server are closed. */
@@ -77,12 +102,41 @@ describe('runtime-registry media server counts of closed connections', () => {
         await rt.edge({ kind: 'client.join', client: c, channelId: ch, claim: claim(ch) });
         const cn = `${c.clientId}-${ch}`;
         const opened = [
-          await rt.edge({ kind: 'connection.open', client: c, channelId: ch, connectionId: `${cn}-sfu`, type: 'sfu', tag: null, streams: { audio: { direction: 'sendrecv' } } }),
-          await rt.edge({ kind: 'connection.open', client: c, channelId: ch, connectionId: `${cn}-mcu`, type: 'mcu', tag: null, streams: { audio: { direction: 'sendrecv' } } }),
+          await rt.edge({
+            kind: 'connection.open',
+            client: c,
+            channelId: ch,
+            connectionId: `${cn}-sfu`,
+            type: 'sfu',
+            tag: null,
+            streams: { audio: { direction: 'sendrecv' } },
+          }),
+          await rt.edge({
+            kind: 'connection.open',
+            client: c,
+            channelId: ch,
+            connectionId: `${cn}-mcu`,
+            type: 'mcu',
+            tag: null,
+            streams: { audio: { direction: 'sendrecv' } },
+          }),
         ];
         expect(opened.map((o) => o.mediaServerId)).toEqual([MS, MS]);
-        for (const state of ['initializing', 'connecting', 'connected'] as const) await rt.edge({ kind: 'connection.state', client: c, channelId: ch, connectionId: `${cn}-mcu`, state });
-        expect((await rt.edge({ kind: 'connection.open', client: c, channelId: ch, connectionId: `${cn}-peer`, type: 'peer', tag: null, streams: {} })).mediaServerId).toBeNull();
+        for (const state of ['initializing', 'connecting', 'connected'] as const)
+          await rt.edge({ kind: 'connection.state', client: c, channelId: ch, connectionId: `${cn}-mcu`, state });
+        expect(
+          (
+            await rt.edge({
+              kind: 'connection.open',
+              client: c,
+              channelId: ch,
+              connectionId: `${cn}-peer`,
+              type: 'peer',
+              tag: null,
+              streams: {},
+            })
+          ).mediaServerId,
+        ).toBeNull();
         placed += 2;
       }
     }
@@ -90,17 +144,40 @@ describe('runtime-registry media server counts of closed connections', () => {
   }
 
   /** Populates, checks that the counts went up by exactly those connections, and answers the counts before. */
-  async function opened(a: string, clients: TestClient[], channels: string[], gatewayId = GW): Promise<{ before: Counts; placed: number }> {
+  async function opened(
+    a: string,
+    clients: TestClient[],
+    channels: string[],
+    gatewayId = GW,
+  ): Promise<{ before: Counts; placed: number }> {
     const before = await counts();
     const placed = await populate(clients, channels, gatewayId);
-    expect(await counts()).toEqual({ ...before, pending: before.pending + placed / 2, active: before.active + placed / 2, load: before.load + placed, apps: { ...before.apps, [a]: String(placed) } });
+    expect(await counts()).toEqual({
+      ...before,
+      pending: before.pending + placed / 2,
+      active: before.active + placed / 2,
+      load: before.load + placed,
+      apps: { ...before.apps, [a]: String(placed) },
+    });
     return { before, placed };
   }
 
-  const clientOf = (a: string, u: string, d: string, c: string): TestClient => ({ applicationId: a, userId: u, deviceId: d, clientId: c });
+  const clientOf = (a: string, u: string, d: string, c: string): TestClient => ({
+    applicationId: a,
+    userId: u,
+    deviceId: d,
+    clientId: c,
+  });
 
   beforeAll(async () => {
-    registry = await startRegistry(registryEnv(ns, { SERVER_HEARTBEAT_TIMEOUT_SECONDS: '1', SERVER_RETENTION_SECONDS: '600', CLIENT_DROP_GRACE_SECONDS: '0', REGISTRY_SWEEP_INTERVAL_MS: '100' }));
+    registry = await startRegistry(
+      registryEnv(ns, {
+        SERVER_HEARTBEAT_TIMEOUT_SECONDS: '1',
+        SERVER_RETENTION_SECONDS: '600',
+        CLIENT_DROP_GRACE_SECONDS: '0',
+        REGISTRY_SWEEP_INTERVAL_MS: '100',
+      }),
+    );
     store = registry.app.get(LiveStore);
     nc = await natsConnection();
     rt = new RegistryClient(nc, ns);
@@ -111,8 +188,22 @@ describe('runtime-registry media server counts of closed connections', () => {
       for (const hb of alive.values()) void rt.heartbeat(hb).catch(() => undefined);
     }, 200);
     // The gateway of the clients of most tests stays alive: the housekeeping leaves them be.
-    alive.set(GW, { role: 'gateway', server: { id: GW, region: null, version: '1', addresses: [], active: true, lastHeartbeat: new Date().toISOString() } });
-    await waitFor(async () => (await rt.query(OPERATOR, 'mediaserver.get', { mediaServerId: MS }).catch(() => null))?.active === true, { description: 'the media server to be active' });
+    alive.set(GW, {
+      role: 'gateway',
+      server: {
+        id: GW,
+        region: null,
+        version: '1',
+        addresses: [],
+        active: true,
+        lastHeartbeat: new Date().toISOString(),
+      },
+    });
+    await waitFor(
+      async () =>
+        (await rt.query(OPERATOR, 'mediaserver.get', { mediaServerId: MS }).catch(() => null))?.active === true,
+      { description: 'the media server to be active' },
+    );
   });
 
   afterAll(async () => {
@@ -144,8 +235,23 @@ describe('runtime-registry media server counts of closed connections', () => {
     const { before, placed } = await opened(a, [c1, c2, c3, c4, c5], ['room']);
     const perClient = placed / 5;
     const kicks = [
-      { level: 'connection' as const, applicationId: a, channelId: 'room', userId: 'u3', deviceId: 'd1', clientId: 'c5', connectionId: 'c5-room-mcu' },
-      { level: 'channel.client' as const, applicationId: a, channelId: 'room', userId: 'u1', deviceId: 'd1', clientId: 'c1' },
+      {
+        level: 'connection' as const,
+        applicationId: a,
+        channelId: 'room',
+        userId: 'u3',
+        deviceId: 'd1',
+        clientId: 'c5',
+        connectionId: 'c5-room-mcu',
+      },
+      {
+        level: 'channel.client' as const,
+        applicationId: a,
+        channelId: 'room',
+        userId: 'u1',
+        deviceId: 'd1',
+        clientId: 'c1',
+      },
       { level: 'channel.device' as const, applicationId: a, channelId: 'room', userId: 'u1', deviceId: 'd1' },
       { level: 'channel.user' as const, applicationId: a, channelId: 'room', userId: 'u1' },
       { level: 'channel' as const, applicationId: a, channelId: 'room' },
@@ -170,7 +276,9 @@ describe('runtime-registry media server counts of closed connections', () => {
         apps: left > 0 ? { ...expected.apps, [a]: String(left) } : without(expected.apps, a),
       };
       expect(await counts()).toEqual(expected);
-      await expect(rt.command(TENANT, { kind: 'kick', origin: 'api', target })).rejects.toMatchObject({ code: 'NotFound' });
+      await expect(rt.command(TENANT, { kind: 'kick', origin: 'api', target })).rejects.toMatchObject({
+        code: 'NotFound',
+      });
       expect(await counts()).toEqual(expected);
     }
     expect(expected).toEqual(afterClosing(before, placed, a));
@@ -202,12 +310,25 @@ describe('runtime-registry media server counts of closed connections', () => {
     const a = 'app-gone-gateway';
     const gone = `gw-gone-${randomUUID()}`;
     // Alive while its clients connect, then it stops heartbeating.
-    alive.set(gone, { role: 'gateway', server: { id: gone, region: null, version: '1', addresses: [], active: true, lastHeartbeat: new Date().toISOString() } });
+    alive.set(gone, {
+      role: 'gateway',
+      server: {
+        id: gone,
+        region: null,
+        version: '1',
+        addresses: [],
+        active: true,
+        lastHeartbeat: new Date().toISOString(),
+      },
+    });
     await rt.heartbeat(alive.get(gone)!);
     const clients = [clientOf(a, 'u', 'd', 'c1'), clientOf(a, 'u', 'd', 'c2')];
     const { before, placed } = await opened(a, clients, ['room'], gone);
     alive.delete(gone);
-    await waitFor(async () => (await store.appOwner(a)).inUse === false, { timeoutMs: 15000, description: 'the clients of the gone gateway to be dropped' });
+    await waitFor(async () => (await store.appOwner(a)).inUse === false, {
+      timeoutMs: 15000,
+      description: 'the clients of the gone gateway to be dropped',
+    });
     expect(await counts()).toEqual(afterClosing(before, placed, a));
   });
 

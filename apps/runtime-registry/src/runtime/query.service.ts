@@ -67,9 +67,15 @@ export class QueryService {
       case 'mediaservers.list':
         return this.ctx.servers.mediaServers();
       case 'mediaserver.get':
-        return this.one(await this.ctx.servers.mediaServers(q.mediaServerId), `No media server '${q.mediaServerId}' is registered.`);
+        return this.one(
+          await this.ctx.servers.mediaServers(q.mediaServerId),
+          `No media server '${q.mediaServerId}' is registered.`,
+        );
       case 'mediaserver.stats':
-        return this.one(await this.ctx.servers.statistics(q.mediaServerId), `No media server '${q.mediaServerId}' is registered.`);
+        return this.one(
+          await this.ctx.servers.statistics(q.mediaServerId),
+          `No media server '${q.mediaServerId}' is registered.`,
+        );
       case 'mediaservers.stats':
         return this.ctx.servers.statistics();
       case 'connectors.list':
@@ -90,7 +96,10 @@ export class QueryService {
         return this.one(await this.channels(a, [esc(q.channelId)]), `Channel '${q.channelId}' is not active.`);
       case 'client.channels':
         await this.requireClient(a, q);
-        return this.channels(a, await this.ctx.store.redis.smembers(this.k.clientChannels(a, q.userId, q.deviceId, q.clientId)));
+        return this.channels(
+          a,
+          await this.ctx.store.redis.smembers(this.k.clientChannels(a, q.userId, q.deviceId, q.clientId)),
+        );
       case 'users.list':
         return this.users(a);
       case 'user.get':
@@ -99,40 +108,76 @@ export class QueryService {
         await this.requireChannel(a, q.channelId);
         return this.channelUsers(a, q.channelId);
       case 'channel.user.get':
-        return this.one(await this.channelUsers(a, q.channelId, q.userId), `User '${q.userId}' is not in channel '${q.channelId}'.`);
+        return this.one(
+          await this.channelUsers(a, q.channelId, q.userId),
+          `User '${q.userId}' is not in channel '${q.channelId}'.`,
+        );
       case 'user.devices':
         return this.devices(a, q.userId);
       case 'device.get':
-        return this.one(await this.devices(a, q.userId, q.deviceId), `Device '${q.deviceId}' of user '${q.userId}' has no registered client.`);
+        return this.one(
+          await this.devices(a, q.userId, q.deviceId),
+          `Device '${q.deviceId}' of user '${q.userId}' has no registered client.`,
+        );
       case 'channel.devices':
         await this.requireChannel(a, q.channelId);
         return this.channelDevices(a, q.channelId);
       case 'channel.user.devices':
-        return this.nonEmpty(await this.channelDevices(a, q.channelId, q.userId), `User '${q.userId}' is not in channel '${q.channelId}'.`);
+        return this.nonEmpty(
+          await this.channelDevices(a, q.channelId, q.userId),
+          `User '${q.userId}' is not in channel '${q.channelId}'.`,
+        );
       case 'channel.device.get':
-        return this.one(await this.channelDevices(a, q.channelId, q.userId, q.deviceId), `Device '${q.deviceId}' of user '${q.userId}' is not in channel '${q.channelId}'.`);
+        return this.one(
+          await this.channelDevices(a, q.channelId, q.userId, q.deviceId),
+          `Device '${q.deviceId}' of user '${q.userId}' is not in channel '${q.channelId}'.`,
+        );
       case 'device.clients':
-        return this.nonEmpty(await this.deviceClients(a, q.userId, q.deviceId), `Device '${q.deviceId}' of user '${q.userId}' has no registered client.`);
+        return this.nonEmpty(
+          await this.deviceClients(a, q.userId, q.deviceId),
+          `Device '${q.deviceId}' of user '${q.userId}' has no registered client.`,
+        );
       case 'client.get':
-        return this.one(await this.deviceClients(a, q.userId, q.deviceId, q.clientId), `Client '${q.clientId}' is not registered.`);
+        return this.one(
+          await this.deviceClients(a, q.userId, q.deviceId, q.clientId),
+          `Client '${q.clientId}' is not registered.`,
+        );
       case 'channel.clients':
         await this.requireChannel(a, q.channelId);
         return this.channelClients(a, q.channelId);
       case 'channel.device.clients':
-        return this.nonEmpty(await this.channelClients(a, q.channelId, q), `Device '${q.deviceId}' of user '${q.userId}' is not in channel '${q.channelId}'.`);
+        return this.nonEmpty(
+          await this.channelClients(a, q.channelId, q),
+          `Device '${q.deviceId}' of user '${q.userId}' is not in channel '${q.channelId}'.`,
+        );
       case 'channel.client.get':
-        return this.one(await this.channelClients(a, q.channelId, q), `Client '${q.clientId}' is not in channel '${q.channelId}'.`);
+        return this.one(
+          await this.channelClients(a, q.channelId, q),
+          `Client '${q.clientId}' is not in channel '${q.channelId}'.`,
+        );
       case 'channel.connections':
         await this.requireChannel(a, q.channelId);
-        return this.connections(a, q.channelId, await this.ctx.store.redis.smembers(this.k.channelPart(a, q.channelId, 'conns')));
+        return this.connections(
+          a,
+          q.channelId,
+          await this.ctx.store.redis.smembers(this.k.channelPart(a, q.channelId, 'conns')),
+        );
       case 'channel.client.connections': {
         await this.requireMember(a, q.channelId, q);
-        const cns = await this.ctx.store.redis.smembers(this.k.clientConnsInChannel(a, q.channelId, q.userId, q.deviceId, q.clientId));
-        return this.connections(a, q.channelId, cns.map((cn) => `${clientMember(q.userId, q.deviceId, q.clientId)}/${cn}`));
+        const cns = await this.ctx.store.redis.smembers(
+          this.k.clientConnsInChannel(a, q.channelId, q.userId, q.deviceId, q.clientId),
+        );
+        return this.connections(
+          a,
+          q.channelId,
+          cns.map((cn) => `${clientMember(q.userId, q.deviceId, q.clientId)}/${cn}`),
+        );
       }
       case 'connection.get':
         return this.one(
-          await this.connections(a, q.channelId, [`${clientMember(q.userId, q.deviceId, q.clientId)}/${esc(q.connectionId)}`]),
+          await this.connections(a, q.channelId, [
+            `${clientMember(q.userId, q.deviceId, q.clientId)}/${esc(q.connectionId)}`,
+          ]),
           `No connection '${q.connectionId}' of client '${q.clientId}' in channel '${q.channelId}'.`,
         );
     }
@@ -151,15 +196,22 @@ export class QueryService {
   }
 
   private async requireChannel(a: string, channelId: string) {
-    if (!(await this.ctx.store.redis.hexists(this.k.appChannels(a), esc(channelId)))) throw new DomainError('NotFound', `Channel '${channelId}' is not active.`);
+    if (!(await this.ctx.store.redis.hexists(this.k.appChannels(a), esc(channelId))))
+      throw new DomainError('NotFound', `Channel '${channelId}' is not active.`);
   }
 
   private async requireClient(a: string, c: ClientIds) {
-    if (!(await this.ctx.store.redis.exists(this.k.client(a, c.userId, c.deviceId, c.clientId)))) throw new DomainError('NotFound', `Client '${c.clientId}' is not registered.`);
+    if (!(await this.ctx.store.redis.exists(this.k.client(a, c.userId, c.deviceId, c.clientId))))
+      throw new DomainError('NotFound', `Client '${c.clientId}' is not registered.`);
   }
 
   private async requireMember(a: string, channelId: string, c: ClientIds) {
-    if (!(await this.ctx.store.redis.hexists(this.k.channelPart(a, channelId, 'clients'), clientMember(c.userId, c.deviceId, c.clientId)))) {
+    if (
+      !(await this.ctx.store.redis.hexists(
+        this.k.channelPart(a, channelId, 'clients'),
+        clientMember(c.userId, c.deviceId, c.clientId),
+      ))
+    ) {
       throw new DomainError('NotFound', `Client '${c.clientId}' is not in channel '${channelId}'.`);
     }
   }
@@ -178,7 +230,14 @@ export class QueryService {
     return this.ctx.store.appSnapshot(a).then((s) => {
       this.ctx.checkOwner(scope, a, { organizationId: s.organizationId, inUse: s.inUse });
       const [channels, users, devices, clients, conns] = s.counts;
-      return { id: a, channelCount: n(channels), userCount: n(users), deviceCount: n(devices), clientCount: n(clients), connectionCount: n(conns) };
+      return {
+        id: a,
+        channelCount: n(channels),
+        userCount: n(users),
+        deviceCount: n(devices),
+        clientCount: n(clients),
+        connectionCount: n(conns),
+      };
     });
   }
 
@@ -203,14 +262,25 @@ export class QueryService {
     const cmds: Cmd[] = [];
     for (const e of escapedIds) {
       const ch = unesc(e);
-      cmds.push(['hlen', k.channelPart(a, ch, 'users')], ['hlen', k.channelPart(a, ch, 'devices')], ['hlen', k.channelPart(a, ch, 'clients')], ['scard', k.channelPart(a, ch, 'conns')]);
+      cmds.push(
+        ['hlen', k.channelPart(a, ch, 'users')],
+        ['hlen', k.channelPart(a, ch, 'devices')],
+        ['hlen', k.channelPart(a, ch, 'clients')],
+        ['scard', k.channelPart(a, ch, 'conns')],
+      );
     }
     const r = await this.read(cmds);
     const out: ChannelSnapshot[] = [];
     escapedIds.forEach((e, i) => {
       const clientCount = n(r[i * 4 + 2]);
       if (clientCount === 0) return;
-      out.push({ id: unesc(e), userCount: n(r[i * 4]), deviceCount: n(r[i * 4 + 1]), clientCount, connectionCount: n(r[i * 4 + 3]) });
+      out.push({
+        id: unesc(e),
+        userCount: n(r[i * 4]),
+        deviceCount: n(r[i * 4 + 1]),
+        clientCount,
+        connectionCount: n(r[i * 4 + 3]),
+      });
     });
     return out.sort(byId);
   }
@@ -230,7 +300,13 @@ export class QueryService {
     }
     const r = await this.read(cmds);
     return entries
-      .map(([e, clients], i) => ({ id: unesc(e), alias: (r[i * 3] as string | null) ?? null, deviceCount: n(r[i * 3 + 1]), clientCount: n(clients), channelCount: n(r[i * 3 + 2]) }))
+      .map(([e, clients], i) => ({
+        id: unesc(e),
+        alias: (r[i * 3] as string | null) ?? null,
+        deviceCount: n(r[i * 3 + 1]),
+        clientCount: n(clients),
+        channelCount: n(r[i * 3 + 2]),
+      }))
       .filter((x) => x.clientCount > 0)
       .sort(byId);
   }
@@ -241,14 +317,26 @@ export class QueryService {
     const entries: Array<[string, string]> =
       only === undefined
         ? Object.entries(await this.ctx.store.redis.hgetall(usersKey))
-        : await this.ctx.store.redis.hget(usersKey, esc(only)).then((v) => (v === null ? [] : [[esc(only), v] as [string, string]]));
+        : await this.ctx.store.redis
+            .hget(usersKey, esc(only))
+            .then((v) => (v === null ? [] : [[esc(only), v] as [string, string]]));
     const cmds: Cmd[] = [];
     for (const [e] of entries) {
-      cmds.push(['hget', k.user(a, unesc(e)), 'alias'], ['hget', k.channelPart(a, channelId, 'udev'), e], ['hget', k.channelPart(a, channelId, 'uconns'), e]);
+      cmds.push(
+        ['hget', k.user(a, unesc(e)), 'alias'],
+        ['hget', k.channelPart(a, channelId, 'udev'), e],
+        ['hget', k.channelPart(a, channelId, 'uconns'), e],
+      );
     }
     const r = await this.read(cmds);
     return entries
-      .map(([e, clients], i) => ({ id: unesc(e), alias: (r[i * 3] as string | null) ?? null, deviceCount: n(r[i * 3 + 1]), clientCount: n(clients), connectionCount: n(r[i * 3 + 2]) }))
+      .map(([e, clients], i) => ({
+        id: unesc(e),
+        alias: (r[i * 3] as string | null) ?? null,
+        deviceCount: n(r[i * 3 + 1]),
+        clientCount: n(clients),
+        connectionCount: n(r[i * 3 + 2]),
+      }))
       .filter((x) => x.clientCount > 0)
       .sort(byId);
   }
@@ -257,7 +345,8 @@ export class QueryService {
     const k = this.k;
     const all = await this.ctx.store.redis.hgetall(k.userDevices(a, userId));
     const entries = Object.entries(all).filter(([e]) => only === undefined || e === esc(only));
-    if (only === undefined && entries.length === 0) throw new DomainError('NotFound', `User '${userId}' has no registered client.`);
+    if (only === undefined && entries.length === 0)
+      throw new DomainError('NotFound', `User '${userId}' has no registered client.`);
     const cmds: Cmd[] = [];
     for (const [e] of entries) {
       const d = unesc(e);
@@ -265,15 +354,27 @@ export class QueryService {
     }
     const r = await this.read(cmds);
     return entries
-      .map(([e, clients], i) => ({ id: unesc(e), userId, alias: (r[i * 2] as string | null) ?? null, clientCount: n(clients), channelCount: n(r[i * 2 + 1]) }))
+      .map(([e, clients], i) => ({
+        id: unesc(e),
+        userId,
+        alias: (r[i * 2] as string | null) ?? null,
+        clientCount: n(clients),
+        channelCount: n(r[i * 2 + 1]),
+      }))
       .filter((x) => x.clientCount > 0)
       .sort(byId);
   }
 
-  async channelDevices(a: string, channelId: string, userId?: string, deviceId?: string): Promise<DeviceInChannelSnapshot[]> {
+  async channelDevices(
+    a: string,
+    channelId: string,
+    userId?: string,
+    deviceId?: string,
+  ): Promise<DeviceInChannelSnapshot[]> {
     const k = this.k;
     const all = await this.ctx.store.redis.hgetall(k.channelPart(a, channelId, 'devices'));
-    const prefix = userId === undefined ? '' : deviceId === undefined ? `${esc(userId)}/` : `${esc(userId)}/${esc(deviceId)}`;
+    const prefix =
+      userId === undefined ? '' : deviceId === undefined ? `${esc(userId)}/` : `${esc(userId)}/${esc(deviceId)}`;
     const entries = Object.entries(all).filter(([m]) => (deviceId === undefined ? m.startsWith(prefix) : m === prefix));
     const cmds: Cmd[] = [];
     for (const [m] of entries) {
@@ -284,7 +385,13 @@ export class QueryService {
     return entries
       .map(([m, clients], i) => {
         const [u = '', d = ''] = splitMember(m);
-        return { id: d, userId: u, alias: (r[i * 2] as string | null) ?? null, clientCount: n(clients), connectionCount: n(r[i * 2 + 1]) };
+        return {
+          id: d,
+          userId: u,
+          alias: (r[i * 2] as string | null) ?? null,
+          clientCount: n(clients),
+          connectionCount: n(r[i * 2 + 1]),
+        };
       })
       .filter((x) => x.clientCount > 0)
       .sort((x, y) => x.userId.localeCompare(y.userId) || x.id.localeCompare(y.id));
@@ -292,21 +399,38 @@ export class QueryService {
 
   async deviceClients(a: string, userId: string, deviceId: string, only?: string): Promise<ClientInfo[]> {
     const k = this.k;
-    const ids = only === undefined ? (await this.ctx.store.redis.smembers(k.deviceClients(a, userId, deviceId))).map(unesc) : [only];
+    const ids =
+      only === undefined
+        ? (await this.ctx.store.redis.smembers(k.deviceClients(a, userId, deviceId))).map(unesc)
+        : [only];
     const cmds: Cmd[] = [];
-    for (const cl of ids) cmds.push(['hgetall', k.client(a, userId, deviceId, cl)], ['scard', k.clientChannels(a, userId, deviceId, cl)]);
+    for (const cl of ids)
+      cmds.push(['hgetall', k.client(a, userId, deviceId, cl)], ['scard', k.clientChannels(a, userId, deviceId, cl)]);
     const r = await this.read(cmds);
     const out: ClientInfo[] = [];
     ids.forEach((cl, i) => {
       const hash = (r[i * 2] as Hash) ?? {};
       if (Object.keys(hash).length === 0) return;
       const c = clientRecord({ userId, deviceId, clientId: cl }, hash);
-      out.push({ id: cl, tag: c.tag, userId, userAlias: c.userAlias, deviceId, deviceAlias: c.deviceAlias, roles: c.roles, channelCount: n(r[i * 2 + 1]) });
+      out.push({
+        id: cl,
+        tag: c.tag,
+        userId,
+        userAlias: c.userAlias,
+        deviceId,
+        deviceAlias: c.deviceAlias,
+        roles: c.roles,
+        channelCount: n(r[i * 2 + 1]),
+      });
     });
     return out.sort(byId);
   }
 
-  async channelClients(a: string, channelId: string, who?: { userId: string; deviceId: string; clientId?: string }): Promise<ClientInChannelSnapshot[]> {
+  async channelClients(
+    a: string,
+    channelId: string,
+    who?: { userId: string; deviceId: string; clientId?: string },
+  ): Promise<ClientInChannelSnapshot[]> {
     const k = this.k;
     const members = await this.ctx.store.redis.hkeys(k.channelPart(a, channelId, 'clients'));
     const picked = members.filter((m) => {
@@ -323,10 +447,15 @@ export class QueryService {
     return picked
       .map((m, i) => {
         const [u = '', d = '', cl = ''] = splitMember(m);
-        const c = clientRecord({ userId: u, deviceId: d, clientId: cl }, { roles: (r[i * 2] as string | null) ?? '[]' });
+        const c = clientRecord(
+          { userId: u, deviceId: d, clientId: cl },
+          { roles: (r[i * 2] as string | null) ?? '[]' },
+        );
         return { id: cl, userId: u, deviceId: d, roles: c.roles, connectionCount: n(r[i * 2 + 1]) };
       })
-      .sort((x, y) => x.userId.localeCompare(y.userId) || x.deviceId.localeCompare(y.deviceId) || x.id.localeCompare(y.id));
+      .sort(
+        (x, y) => x.userId.localeCompare(y.userId) || x.deviceId.localeCompare(y.deviceId) || x.id.localeCompare(y.id),
+      );
   }
 
   /** Connection infos of members `u/d/cl/cn` (escaped) of a channel, in one snapshot. */
@@ -353,10 +482,22 @@ export class QueryService {
       const conn = (r[base] as Hash) ?? {};
       if (Object.keys(conn).length === 0) return;
       const client = this.ctx.client({ userId: u, deviceId: d, clientId: cl }, (r[base + 1] as Hash) ?? {});
-      const levels = { ch, u: (r[base + 2] as Hash) ?? {}, d: (r[base + 3] as Hash) ?? {}, c: (r[base + 4] as Hash) ?? {}, n: (r[base + 5] as Hash) ?? {} };
+      const levels = {
+        ch,
+        u: (r[base + 2] as Hash) ?? {},
+        d: (r[base + 3] as Hash) ?? {},
+        c: (r[base + 4] as Hash) ?? {},
+        n: (r[base + 5] as Hash) ?? {},
+      };
       out.push(this.ctx.info(a, channelId, cn, client, conn, levels));
     });
-    return out.sort((x, y) => x.userId.localeCompare(y.userId) || x.deviceId.localeCompare(y.deviceId) || x.clientId.localeCompare(y.clientId) || x.id.localeCompare(y.id));
+    return out.sort(
+      (x, y) =>
+        x.userId.localeCompare(y.userId) ||
+        x.deviceId.localeCompare(y.deviceId) ||
+        x.clientId.localeCompare(y.clientId) ||
+        x.id.localeCompare(y.id),
+    );
   }
 
   datastore(cursor?: string, count?: number): Promise<DatastorePage> {

@@ -27,12 +27,16 @@ export class Recipients {
         break;
       case 'user': {
         const devices = await this.store.redis.hkeys(k.userDevices(a, scope.userId));
-        const lists = (await this.store.read(devices.map((d) => ['smembers', k.deviceClients(a, scope.userId, unesc(d))]))) as string[][];
+        const lists = (await this.store.read(
+          devices.map((d) => ['smembers', k.deviceClients(a, scope.userId, unesc(d))]),
+        )) as string[][];
         members = devices.flatMap((d, i) => (lists[i] ?? []).map((cl) => `${esc(scope.userId)}/${d}/${cl}`));
         break;
       }
       case 'device':
-        members = (await this.store.redis.smembers(k.deviceClients(a, scope.userId, scope.deviceId))).map((cl) => `${esc(scope.userId)}/${esc(scope.deviceId)}/${cl}`);
+        members = (await this.store.redis.smembers(k.deviceClients(a, scope.userId, scope.deviceId))).map(
+          (cl) => `${esc(scope.userId)}/${esc(scope.deviceId)}/${cl}`,
+        );
         break;
       case 'client': {
         const exists = await this.store.redis.exists(k.client(a, scope.userId, scope.deviceId, scope.clientId));
@@ -46,13 +50,17 @@ export class Recipients {
     });
     const picked = candidates.filter((c) => matchesTarget(target, c));
     if (picked.length === 0 && !opts.allowEmpty) throw new DomainError('NotFound', notFoundMessage(target));
-    const gateways = (await this.store.read(picked.map((c) => ['hget', k.client(a, c.userId, c.deviceId, c.clientId), 'gatewayId']))) as Array<string | null>;
+    const gateways = (await this.store.read(
+      picked.map((c) => ['hget', k.client(a, c.userId, c.deviceId, c.clientId), 'gatewayId']),
+    )) as Array<string | null>;
     return picked.map((c, i) => ({ ...c, gatewayId: gateways[i] ?? null })).sort(byClient);
   }
 }
 
 function byClient(a: ClientKey, b: ClientKey): number {
-  return a.userId.localeCompare(b.userId) || a.deviceId.localeCompare(b.deviceId) || a.clientId.localeCompare(b.clientId);
+  return (
+    a.userId.localeCompare(b.userId) || a.deviceId.localeCompare(b.deviceId) || a.clientId.localeCompare(b.clientId)
+  );
 }
 
 function notFoundMessage(t: MessageTarget): string {

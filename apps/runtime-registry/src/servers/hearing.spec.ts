@@ -4,7 +4,11 @@ import { Hearing } from './hearing.js';
 function hearing() {
   let now = 1000;
   const interruptions: string[] = [];
-  const h = new Hearing(1000, () => now, (reason) => interruptions.push(reason));
+  const h = new Hearing(
+    1000,
+    () => now,
+    (reason) => interruptions.push(reason),
+  );
   const advance = (ms: number) => {
     // The event loop turns every 100 ms meanwhile (no stall).
     for (let left = ms; left > 0; left -= 100) {

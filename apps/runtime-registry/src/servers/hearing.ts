@@ -79,7 +79,11 @@ export class Hearing {
 
   state(): HearingState {
     this.tick();
-    return { heardForMs: this.listening ? Math.max(0, this.clock() - this.since) : 0, epoch: this.epoch, reason: this.reason };
+    return {
+      heardForMs: this.listening ? Math.max(0, this.clock() - this.since) : 0,
+      epoch: this.epoch,
+      reason: this.reason,
+    };
   }
 
   private end(reason: string): void {

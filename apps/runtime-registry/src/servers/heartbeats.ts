@@ -1,7 +1,15 @@
 import { Inject, Injectable, type BeforeApplicationShutdown, type OnApplicationBootstrap } from '@nestjs/common';
 import type { Msg, NatsConnection, Subscription } from '@nats-io/transport-node';
 import { namespaced, RuntimeSubjects } from '@switchboard/contracts';
-import { JsonLogger, Metrics, NatsClient, ReadinessService, REDIS, SERVICE_CONFIG, type BaseConfig } from '@switchboard/service-kit';
+import {
+  JsonLogger,
+  Metrics,
+  NatsClient,
+  ReadinessService,
+  REDIS,
+  SERVICE_CONFIG,
+  type BaseConfig,
+} from '@switchboard/service-kit';
 import type { Redis } from 'ioredis';
 import { Gauge } from 'prom-client';
 import { parseHeartbeat } from '../model/wire.js';
@@ -47,7 +55,11 @@ export class Heartbeats implements OnApplicationBootstrap, BeforeApplicationShut
     @Inject(SERVICE_CONFIG) private readonly config: BaseConfig,
   ) {
     this.hearingState = new Hearing(STALL_MS, undefined, (reason, heardForMs) =>
-      this.logger.event('info', 'heartbeat hearing interrupted: silence-based drops wait for a full window of hearing again', { reason, heardForMs: Math.round(heardForMs) }),
+      this.logger.event(
+        'info',
+        'heartbeat hearing interrupted: silence-based drops wait for a full window of hearing again',
+        { reason, heardForMs: Math.round(heardForMs) },
+      ),
     );
     const heardSeconds = () => this.hearing().heardForMs / 1000;
     new Gauge({
@@ -149,7 +161,8 @@ export class Heartbeats implements OnApplicationBootstrap, BeforeApplicationShut
       heartbeat = parseHeartbeat(payload);
     } catch (e) {
       // Reported once in a while, not per message: a misconfigured sender heartbeats every second.
-      if (this.rejected++ % 100 === 0) this.logger.event('warn', 'heartbeat rejected', { error: (e as Error).message, rejected: this.rejected });
+      if (this.rejected++ % 100 === 0)
+        this.logger.event('warn', 'heartbeat rejected', { error: (e as Error).message, rejected: this.rejected });
       return;
     }
     try {
@@ -157,7 +170,11 @@ export class Heartbeats implements OnApplicationBootstrap, BeforeApplicationShut
     } catch (e) {
       // Not recorded: the silence of its server from here on is not one this replica heard.
       this.hearingState.interrupt(`heartbeat not recorded: ${(e as Error).message}`);
-      if (this.unrecorded++ % 100 === 0) this.logger.event('warn', 'heartbeat not recorded', { error: (e as Error).message, unrecorded: this.unrecorded });
+      if (this.unrecorded++ % 100 === 0)
+        this.logger.event('warn', 'heartbeat not recorded', {
+          error: (e as Error).message,
+          unrecorded: this.unrecorded,
+        });
     }
   }
 }

@@ -12,10 +12,29 @@ import net from 'node:net';
 import { connect, type NatsConnection } from '@nats-io/transport-node';
 import type { INestApplication } from '@nestjs/common';
 import { RuntimeSubjects, type Heartbeat } from '@switchboard/contracts';
-import { flushRedisPrefix, freePort, startNatsServer, testNamespace, testServers, waitFor, type OwnNatsServer } from '@switchboard/testing';
+import {
+  flushRedisPrefix,
+  freePort,
+  startNatsServer,
+  testNamespace,
+  testServers,
+  waitFor,
+  type OwnNatsServer,
+} from '@switchboard/testing';
 import { Redis } from 'ioredis';
 import { RegistryKeys } from '../store/keys.js';
-import { claim, EventReader, OPERATOR, RegistryClient, registerReport, registryEnv, scopeOf, startRegistry, WireError, type TestClient } from '../testing/harness.testing.js';
+import {
+  claim,
+  EventReader,
+  OPERATOR,
+  RegistryClient,
+  registerReport,
+  registryEnv,
+  scopeOf,
+  startRegistry,
+  WireError,
+  type TestClient,
+} from '../testing/harness.testing.js';
 
 const ORG = 'org-silence';
 const TENANT = scopeOf(ORG);
@@ -27,11 +46,31 @@ const encoder = new TextEncoder();
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 function gateway(id: string): Heartbeat {
-  return { role: 'gateway', server: { id, region: null, version: '0.1.0', addresses: [], active: true, lastHeartbeat: new Date().toISOString() } };
+  return {
+    role: 'gateway',
+    server: {
+      id,
+      region: null,
+      version: '0.1.0',
+      addresses: [],
+      active: true,
+      lastHeartbeat: new Date().toISOString(),
+    },
+  };
 }
 
 function mediaServer(id: string): Heartbeat {
-  return { role: 'mediaserver', server: { id, region: 'eu', version: '1.0.0', addresses: ['udp://10.0.0.1:3478'], active: true, lastHeartbeat: new Date().toISOString() } };
+  return {
+    role: 'mediaserver',
+    server: {
+      id,
+      region: 'eu',
+      version: '1.0.0',
+      addresses: ['udp://10.0.0.1:3478'],
+      active: true,
+      lastHeartbeat: new Date().toISOString(),
+    },
+  };
 }
 
 /** Gateways and media servers heartbeating every BEAT_MS over a connection of their own that reconnects, as they would. */
@@ -67,7 +106,10 @@ class Senders {
   private publish(hb: Heartbeat) {
     const data = { ...hb, server: { ...hb.server, lastHeartbeat: new Date().toISOString() } };
     try {
-      this.nc.publish(`${this.ns}.${RuntimeSubjects.heartbeat}`, encoder.encode(JSON.stringify({ pattern: RuntimeSubjects.heartbeat, data })));
+      this.nc.publish(
+        `${this.ns}.${RuntimeSubjects.heartbeat}`,
+        encoder.encode(JSON.stringify({ pattern: RuntimeSubjects.heartbeat, data })),
+      );
     } catch {
       // closed: the test is ending
     }
@@ -145,11 +187,22 @@ describe('heartbeat silence the registry could not hear', () => {
   let senders: Senders;
   const GW_LIVE = `gw-live-${randomUUID()}`;
 
-  const clientOf = (applicationId: string, name: string): TestClient => ({ applicationId, userId: `u-${name}`, deviceId: 'd', clientId: `c-${name}` });
+  const clientOf = (applicationId: string, name: string): TestClient => ({
+    applicationId,
+    userId: `u-${name}`,
+    deviceId: 'd',
+    clientId: `c-${name}`,
+  });
   /** The clients registered on c's device (none when its application is no longer in use). */
   async function clientsOf(c: TestClient): Promise<string[]> {
     try {
-      return (await rt.query(TENANT, 'device.clients', { applicationId: c.applicationId, userId: c.userId, deviceId: c.deviceId })).map((x) => x.id);
+      return (
+        await rt.query(TENANT, 'device.clients', {
+          applicationId: c.applicationId,
+          userId: c.userId,
+          deviceId: c.deviceId,
+        })
+      ).map((x) => x.id);
     } catch (e) {
       if (e instanceof WireError && e.code === 'NotFound') return [];
       throw e;
@@ -174,9 +227,16 @@ describe('heartbeat silence the registry could not hear', () => {
   /** The client survived: still registered, nothing published for its departure, and its reports still find it. */
   async function stillThere(c: TestClient) {
     expect(await clientsOf(c)).toEqual([c.clientId]);
-    const departures = (await events.all()).map((e) => e.event.event).filter((e) => e.client?.applicationId === c.applicationId && e.client.id === c.clientId && e.type === 'client.unregistered');
+    const departures = (await events.all())
+      .map((e) => e.event.event)
+      .filter(
+        (e) =>
+          e.client?.applicationId === c.applicationId && e.client.id === c.clientId && e.type === 'client.unregistered',
+      );
     expect(departures).toEqual([]);
-    await expect(rt.edge({ kind: 'client.join', client: c, channelId: 'later', claim: claim('later') })).resolves.toBeDefined();
+    await expect(
+      rt.edge({ kind: 'client.join', client: c, channelId: 'later', claim: claim('later') }),
+    ).resolves.toBeDefined();
   }
 
   beforeAll(async () => {
@@ -223,7 +283,11 @@ describe('heartbeat silence the registry could not hear', () => {
     await rt.edge(registerReport(dead, ORG, GW_DEAD));
     await known(a, GW_LIVE, GW_DEAD);
     // An accepted write about a live media server: it must outlast the outage.
-    await waitFor(async () => (await rt.query(OPERATOR, 'mediaservers.list', {})).filter((m) => [MS_LIVE, MS_DEAD].includes(m.id) && m.active).length === 2);
+    await waitFor(
+      async () =>
+        (await rt.query(OPERATOR, 'mediaservers.list', {})).filter((m) => [MS_LIVE, MS_DEAD].includes(m.id) && m.active)
+          .length === 2,
+    );
     await rt.command(OPERATOR, { kind: 'mediaserver.update', mediaServerId: MS_LIVE, patch: { active: false } });
 
     // GW_DEAD and MS_DEAD really go with the outage; the others keep heartbeating (unheard while it lasts).
@@ -235,9 +299,15 @@ describe('heartbeat silence the registry could not hear', () => {
     await nats.start();
 
     // Once the registry has heard the others for the whole window, what really went silent goes.
-    await waitFor(async () => (await clientsOf(dead)).length === 0, { timeoutMs: 30000, description: 'the client of the dead gateway to be dropped' });
+    await waitFor(async () => (await clientsOf(dead)).length === 0, {
+      timeoutMs: 30000,
+      description: 'the client of the dead gateway to be dropped',
+    });
     expect(await heardSeconds()).toBeGreaterThanOrEqual(WINDOW_MS / 1000);
-    await waitFor(async () => !(await rt.query(OPERATOR, 'mediaservers.list', {})).some((m) => m.id === MS_DEAD), { timeoutMs: 30000, description: 'the dead media server to be forgotten' });
+    await waitFor(async () => !(await rt.query(OPERATOR, 'mediaservers.list', {})).some((m) => m.id === MS_DEAD), {
+      timeoutMs: 30000,
+      description: 'the dead media server to be forgotten',
+    });
     // Kept, with its PATCH: forgotten and heard again, it would be back enabled (active).
     expect((await rt.query(OPERATOR, 'mediaserver.get', { mediaServerId: MS_LIVE })).active).toBe(false);
     await rt.command(OPERATOR, { kind: 'mediaserver.update', mediaServerId: MS_LIVE, patch: { active: true } });
@@ -267,10 +337,15 @@ describe('heartbeat silence the registry could not hear', () => {
     const index = new RegistryKeys(`${ns}:`).appsIndex();
     expect(await redis.hdel(index, a)).toBe(1);
     registry = await startRegistry(env);
-    await waitFor(async () => (await redis.hexists(index, a)) === 1, { description: 'the first housekeeping pass of the new replica' });
+    await waitFor(async () => (await redis.hexists(index, a)) === 1, {
+      description: 'the first housekeeping pass of the new replica',
+    });
     senders.paused = false;
 
-    await waitFor(async () => (await clientsOf(dead)).length === 0, { timeoutMs: 30000, description: 'the client of the dead gateway to be dropped' });
+    await waitFor(async () => (await clientsOf(dead)).length === 0, {
+      timeoutMs: 30000,
+      description: 'the client of the dead gateway to be dropped',
+    });
     await stillThere(live);
   });
 
@@ -291,11 +366,17 @@ describe('heartbeat silence the registry could not hear', () => {
     await sleep(WINDOW_MS + 500);
     link.restore();
     // The registry reaches Redis again; the gateways' next heartbeats come a few passes later.
-    await waitFor(async () => (await rt.query(OPERATOR, 'mediaservers.list', {})) !== undefined, { timeoutMs: 10000, description: 'the registry to reach Redis again' });
+    await waitFor(async () => (await rt.query(OPERATOR, 'mediaservers.list', {})) !== undefined, {
+      timeoutMs: 10000,
+      description: 'the registry to reach Redis again',
+    });
     await sleep(300);
     senders.paused = false;
 
-    await waitFor(async () => (await clientsOf(dead)).length === 0, { timeoutMs: 30000, description: 'the client of the dead gateway to be dropped' });
+    await waitFor(async () => (await clientsOf(dead)).length === 0, {
+      timeoutMs: 30000,
+      description: 'the client of the dead gateway to be dropped',
+    });
     await stillThere(live);
   });
 });

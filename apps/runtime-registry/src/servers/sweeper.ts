@@ -79,18 +79,35 @@ export class Sweeper implements OnApplicationBootstrap, BeforeApplicationShutdow
   /** One pass; false when another replica holds the lock. */
   async pass(): Promise<boolean> {
     const lock = this.store.keys.sweeperLock();
-    const got = await this.store.redis.set(lock, this.owner, 'PX', Math.max(1000, this.config.sweepIntervalMs * 2), 'NX');
+    const got = await this.store.redis.set(
+      lock,
+      this.owner,
+      'PX',
+      Math.max(1000, this.config.sweepIntervalMs * 2),
+      'NX',
+    );
     if (got !== 'OK') return false;
     try {
-      await this.journal.recover().catch((e: unknown) => this.logger.event('warn', 'journal recovery failed', { error: (e as Error).message }));
+      await this.journal
+        .recover()
+        .catch((e: unknown) => this.logger.event('warn', 'journal recovery failed', { error: (e as Error).message }));
       await this.dropClientsOfGoneGateways();
       await this.forgetSilentServers();
-      await this.events.relayOutbox().catch((e: unknown) => this.logger.event('warn', 'relay of parked events failed', { error: (e as Error).message }));
+      await this.events
+        .relayOutbox()
+        .catch((e: unknown) =>
+          this.logger.event('warn', 'relay of parked events failed', { error: (e as Error).message }),
+        );
       if (this.passes++ % RECONCILE_EVERY === 0) await this.reconcileIndex();
       return true;
     } finally {
       // Release only our own lock.
-      await this.store.redis.eval("if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end return 0", 1, lock, this.owner);
+      await this.store.redis.eval(
+        "if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end return 0",
+        1,
+        lock,
+        this.owner,
+      );
     }
   }
 
@@ -116,7 +133,14 @@ export class Sweeper implements OnApplicationBootstrap, BeforeApplicationShutdow
           const n = await this.store.redis.scard(this.store.keys.gatewayClients(gatewayId));
           if (n > 0) clients[gatewayId] = n;
         }
-        if (Object.keys(clients).length) this.holdBack('gateways', 'clients of silent gateways kept: this replica has not heard heartbeats for the whole window', { clients }, hearing, windowMs);
+        if (Object.keys(clients).length)
+          this.holdBack(
+            'gateways',
+            'clients of silent gateways kept: this replica has not heard heartbeats for the whole window',
+            { clients },
+            hearing,
+            windowMs,
+          );
       }
       return 0;
     }
@@ -137,7 +161,12 @@ export class Sweeper implements OnApplicationBootstrap, BeforeApplicationShutdow
           try {
             if (await this.edge.unregisterClient(applicationId, client, SERVER_CAUSE, gatewayId)) dropped++;
           } catch (e) {
-            this.logger.event('warn', 'could not drop a client of a gone gateway', { gatewayId, applicationId, clientId: client.clientId, error: (e as Error).message });
+            this.logger.event('warn', 'could not drop a client of a gone gateway', {
+              gatewayId,
+              applicationId,
+              clientId: client.clientId,
+              error: (e as Error).message,
+            });
             continue;
           }
           await this.store.redis.srem(key, member);
@@ -145,7 +174,8 @@ export class Sweeper implements OnApplicationBootstrap, BeforeApplicationShutdow
       } while (cursor !== '0');
       if (dropped > droppedBefore) gone.push(gatewayId);
     }
-    if (dropped) this.logger.event('info', 'clients of gone gateways unregistered', { gateways: gone, clients: dropped });
+    if (dropped)
+      this.logger.event('info', 'clients of gone gateways unregistered', { gateways: gone, clients: dropped });
     return dropped;
   }
 
@@ -164,7 +194,14 @@ export class Sweeper implements OnApplicationBootstrap, BeforeApplicationShutdow
         const n = await this.store.redis.zcount(this.store.keys.serverSeen(role), '-inf', `(${cutoff}`);
         if (n > 0) silent[role] = n;
       }
-      if (Object.keys(silent).length) this.holdBack('servers', 'silent servers kept: this replica has not heard heartbeats for the whole retention', { servers: silent }, hearing, retentionMs);
+      if (Object.keys(silent).length)
+        this.holdBack(
+          'servers',
+          'silent servers kept: this replica has not heard heartbeats for the whole retention',
+          { servers: silent },
+          hearing,
+          retentionMs,
+        );
       return;
     }
     for (const role of SERVER_ROLES) {
@@ -173,10 +210,21 @@ export class Sweeper implements OnApplicationBootstrap, BeforeApplicationShutdow
     }
   }
 
-  private holdBack(kind: string, message: string, fields: Record<string, unknown>, hearing: HearingState, windowMs: number) {
+  private holdBack(
+    kind: string,
+    message: string,
+    fields: Record<string, unknown>,
+    hearing: HearingState,
+    windowMs: number,
+  ) {
     if (this.heldLogged.get(kind) === hearing.epoch) return;
     this.heldLogged.set(kind, hearing.epoch);
-    this.logger.event('info', message, { ...fields, reason: hearing.reason, heardForMs: Math.round(hearing.heardForMs), windowMs });
+    this.logger.event('info', message, {
+      ...fields,
+      reason: hearing.reason,
+      heardForMs: Math.round(hearing.heardForMs),
+      windowMs,
+    });
   }
 
   async reconcileIndex(): Promise<void> {

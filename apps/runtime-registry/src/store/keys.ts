@@ -161,7 +161,11 @@ export class RegistryKeys {
   channel(a: string, ch: string) {
     return `${this.app(a)}:ch:${esc(ch)}`;
   }
-  channelPart(a: string, ch: string, part: 'clients' | 'users' | 'devices' | 'udev' | 'conns' | 'uconns' | 'dconns' | 'cfg') {
+  channelPart(
+    a: string,
+    ch: string,
+    part: 'clients' | 'users' | 'devices' | 'udev' | 'conns' | 'uconns' | 'dconns' | 'cfg',
+  ) {
     return `${this.channel(a, ch)}:${part}`;
   }
   clientConnsInChannel(a: string, ch: string, u: string, d: string, cl: string) {

@@ -118,7 +118,11 @@ export interface LevelUpdateResult {
 export interface SessionSnapshot {
   client: Hash;
   /** Its channels: the claim (JSON text; null if unreadable) and its connections with their settings levels. */
-  channels: Array<{ channelId: string; claim: string | null; connections: Array<{ connectionId: string; levels: LevelSnapshot }> }>;
+  channels: Array<{
+    channelId: string;
+    claim: string | null;
+    connections: Array<{ connectionId: string; levels: LevelSnapshot }>;
+  }>;
 }
 
 export type RemoveLevel = 'channel' | 'user' | 'device' | 'client';
@@ -182,7 +186,10 @@ export class LiveStore implements OnModuleInit {
   async run<T>(script: string, key: string | readonly string[], args: unknown): Promise<T & Failure> {
     const fn = (this.redis as unknown as Record<string, ScriptCaller>)[script];
     if (!fn) throw new Error(`script ${script} is not defined`);
-    const raw = typeof key === 'string' ? await fn.call(this.redis, key, JSON.stringify(args)) : await fn.call(this.redis, ...key, JSON.stringify(args));
+    const raw =
+      typeof key === 'string'
+        ? await fn.call(this.redis, key, JSON.stringify(args))
+        : await fn.call(this.redis, ...key, JSON.stringify(args));
     return JSON.parse(raw) as T & Failure;
   }
 
@@ -191,7 +198,13 @@ export class LiveStore implements OnModuleInit {
    * `journal`, the entry's id and context (the run records the entry with its change, see
    * scripts.ts). Answers the script's JSON text.
    */
-  private runApp(script: AppScript | 'rtSequence', keys: readonly string[], args: Record<string, unknown>, journal?: JournalEntry, variableKeys = false): Promise<string> {
+  private runApp(
+    script: AppScript | 'rtSequence',
+    keys: readonly string[],
+    args: Record<string, unknown>,
+    journal?: JournalEntry,
+    variableKeys = false,
+  ): Promise<string> {
     const fn = (this.redis as unknown as Record<string, ScriptCaller>)[script];
     if (!fn) throw new Error(`script ${script} is not defined`);
     const all = [...keys, this.keys.journal(), JSON.stringify(args)];
@@ -211,12 +224,16 @@ export class LiveStore implements OnModuleInit {
    * fails ends it: answers the outcomes of the calls that ran (the failing one last); the calls
    * after it were not applied.
    */
-  async sequence(calls: ReadonlyArray<ScriptCall<unknown>>, journal?: JournalEntry): Promise<Array<CallOutcome<unknown>>> {
+  async sequence(
+    calls: ReadonlyArray<ScriptCall<unknown>>,
+    journal?: JournalEntry,
+  ): Promise<Array<CallOutcome<unknown>>> {
     if (calls.length === 0) return [];
     const keys: string[] = [calls[0]!.keys[0]];
     const ops = calls.map((c) => {
       if (c.keys[0] !== keys[0]) throw new Error('a script sequence runs against one application');
-      if (!(SEQUENCE_SCRIPTS as readonly string[]).includes(c.script)) throw new Error(`${c.script} does not run in a sequence`);
+      if (!(SEQUENCE_SCRIPTS as readonly string[]).includes(c.script))
+        throw new Error(`${c.script} does not run in a sequence`);
       const second = c.keys[1];
       let k = second === undefined ? 0 : keys.indexOf(second);
       if (k < 0) k = keys.push(second!) - 1;
@@ -254,7 +271,13 @@ export class LiveStore implements OnModuleInit {
   /** Registers a client (run it with `call`, or in a `sequence`). */
   registerCall(
     a: string,
-    c: ClientIds & { userAlias: string | null; deviceAlias: string | null; tag: string | null; roles: string[]; protocol: string },
+    c: ClientIds & {
+      userAlias: string | null;
+      deviceAlias: string | null;
+      tag: string | null;
+      roles: string[];
+      protocol: string;
+    },
     organizationId: string,
     gatewayId: string,
     claims: ChannelClaim[],
@@ -278,12 +301,21 @@ export class LiveStore implements OnModuleInit {
         sessionId,
       },
       result: (raw) => {
-        const r = raw as { new: boolean; prevGatewayId: string | false; client: unknown; replaced: false | { client: unknown; lefts: unknown }; index?: IndexTransition; at: string };
+        const r = raw as {
+          new: boolean;
+          prevGatewayId: string | false;
+          client: unknown;
+          replaced: false | { client: unknown; lefts: unknown };
+          index?: IndexTransition;
+          at: string;
+        };
         return {
           created: r.new,
           previousGatewayId: r.prevGatewayId || null,
           client: asHash(r.client),
-          replaced: r.replaced ? { client: asHash(r.replaced.client), lefts: asList<RawLeft>(r.replaced.lefts).map(left) } : null,
+          replaced: r.replaced
+            ? { client: asHash(r.replaced.client), lefts: asList<RawLeft>(r.replaced.lefts).map(left) }
+            : null,
           index: r.index ?? null,
           at: Number(r.at),
         };
@@ -296,21 +328,45 @@ export class LiveStore implements OnModuleInit {
    * registration of it) still holds it. Null when it was not registered (or is held by another).
    * The counts of its connections on their media servers are freed in the same step.
    */
-  unregisterCall(a: string, c: ClientIds, idleTtlMs: number, onlyIfGateway?: string, onlyIfSession?: string): ScriptCall<UnregisterResult | null> {
+  unregisterCall(
+    a: string,
+    c: ClientIds,
+    idleTtlMs: number,
+    onlyIfGateway?: string,
+    onlyIfSession?: string,
+  ): ScriptCall<UnregisterResult | null> {
     return {
       script: 'rtUnregister',
       keys: [this.keys.app(a), this.keys.servers()],
       args: { ...ids(c), app: a, gw: onlyIfGateway, session: onlyIfSession, idleTtlMs },
       result: (raw) => {
-        const r = raw as Failure & { client: unknown; lefts: unknown; index?: IndexTransition; org: string; at: string };
+        const r = raw as Failure & {
+          client: unknown;
+          lefts: unknown;
+          index?: IndexTransition;
+          org: string;
+          at: string;
+        };
         if (r.fail) return null;
-        return { client: asHash(r.client), lefts: asList<RawLeft>(r.lefts).map(left), index: r.index ?? null, organizationId: r.org, at: Number(r.at) };
+        return {
+          client: asHash(r.client),
+          lefts: asList<RawLeft>(r.lefts).map(left),
+          index: r.index ?? null,
+          organizationId: r.org,
+          at: Number(r.at),
+        };
       },
     };
   }
 
   /** Joins a channel; `recordingEnabled`: the channel config's default, kept when this join activates the channel. */
-  joinCall(a: string, c: ClientIds, channelId: string, claim: ChannelClaim, recordingEnabled: boolean | null = null): ScriptCall<JoinResult> {
+  joinCall(
+    a: string,
+    c: ClientIds,
+    channelId: string,
+    claim: ChannelClaim,
+    recordingEnabled: boolean | null = null,
+  ): ScriptCall<JoinResult> {
     return {
       script: 'rtJoin',
       keys: [this.keys.app(a)],
@@ -321,7 +377,15 @@ export class LiveStore implements OnModuleInit {
         rec: recordingEnabled === null ? undefined : recordingEnabled ? '1' : '0',
       },
       result: (raw) => {
-        const r = raw as Failure & { already: boolean; activated: boolean; client: unknown; counts: number[]; levels: RawLevels; org: string; at: string };
+        const r = raw as Failure & {
+          already: boolean;
+          activated: boolean;
+          client: unknown;
+          counts: number[];
+          levels: RawLevels;
+          org: string;
+          at: string;
+        };
         if (r.fail) throw notFound('client', c);
         const counts = asList<number>(r.counts);
         return {
@@ -339,7 +403,13 @@ export class LiveStore implements OnModuleInit {
 
   /** Removes members of a channel (kicks, a leave); the counts of their connections on their media servers are freed in the same step. */
   /** `session` (level client): only while that registration of the client holds it (else NotFound). */
-  removeMembersCall(a: string, channelId: string, level: RemoveLevel, who: Partial<ClientIds>, session?: string): ScriptCall<RemoveResult> {
+  removeMembersCall(
+    a: string,
+    channelId: string,
+    level: RemoveLevel,
+    who: Partial<ClientIds>,
+    session?: string,
+  ): ScriptCall<RemoveResult> {
     return {
       script: 'rtRemoveMembers',
       keys: [this.keys.app(a), this.keys.servers()],
@@ -348,7 +418,8 @@ export class LiveStore implements OnModuleInit {
         const r = raw as Failure & { lefts: unknown; clients: unknown; org: string };
         if (r.fail) throw notFoundInChannel(r.fail, channelId, who);
         const clients = new Map<string, Hash>();
-        for (const [member, hash] of Object.entries(asHash(r.clients) as unknown as Record<string, unknown>)) clients.set(member, asHash(hash));
+        for (const [member, hash] of Object.entries(asHash(r.clients) as unknown as Record<string, unknown>))
+          clients.set(member, asHash(hash));
         return { lefts: asList<RawLeft>(r.lefts).map(left), clients, organizationId: r.org };
       },
     };
@@ -380,10 +451,16 @@ export class LiveStore implements OnModuleInit {
       },
       result: (raw) => {
         const r = raw as RawSnapshot & Failure;
-        if (r.fail === 'unavailable') throw new DomainError('Unavailable', `No media server is available for a new ${type} connection.`);
+        if (r.fail === 'unavailable')
+          throw new DomainError('Unavailable', `No media server is available for a new ${type} connection.`);
         if (r.fail === 'client') throw notFound('client', ref);
-        if (r.fail === 'membership') throw new DomainError('NotFound', `Client '${ref.clientId}' has not joined channel '${ref.channelId}'.`);
-        if (r.fail === 'claim') throw new DomainError('Forbidden', `The channel claim of client '${ref.clientId}' does not allow ${type} connections (${r.detail}).`);
+        if (r.fail === 'membership')
+          throw new DomainError('NotFound', `Client '${ref.clientId}' has not joined channel '${ref.channelId}'.`);
+        if (r.fail === 'claim')
+          throw new DomainError(
+            'Forbidden',
+            `The channel claim of client '${ref.clientId}' does not allow ${type} connections (${r.detail}).`,
+          );
         if (r.fail === 'exists') throw new DomainError('Conflict', `Connection '${ref.connectionId}' already exists.`);
         return snapshot(r);
       },
@@ -394,7 +471,15 @@ export class LiveStore implements OnModuleInit {
    * Moves a connection to a state; its count on its media server (if any) moves along in the same
    * step. `session`: only while that registration of the client holds it (else NotFound).
    */
-  connStateCall(a: string, ref: ConnectionIds, state: string, from: readonly string[], terminal: boolean, error: string | null, session?: string): ScriptCall<StateResult> {
+  connStateCall(
+    a: string,
+    ref: ConnectionIds,
+    state: string,
+    from: readonly string[],
+    terminal: boolean,
+    error: string | null,
+    session?: string,
+  ): ScriptCall<StateResult> {
     return {
       script: 'rtConnState',
       keys: [this.keys.app(a), this.keys.servers()],
@@ -408,10 +493,13 @@ export class LiveStore implements OnModuleInit {
         session,
       },
       result: (raw) => {
-        const r = raw as RawSnapshot & Failure & { same?: boolean; old?: string; closed?: RawClosed | false; at?: string };
+        const r = raw as RawSnapshot &
+          Failure & { same?: boolean; old?: string; closed?: RawClosed | false; at?: string };
         if (r.fail === 'connection') throw notFoundConnection(ref);
-        if (r.fail === 'transition') throw new DomainError('Conflict', `Connection '${ref.connectionId}' cannot go from ${r.detail} to ${state}.`);
-        if (r.same) return { same: true, old: state, closed: null, snapshot: null, client: {}, organizationId: '', at: 0 };
+        if (r.fail === 'transition')
+          throw new DomainError('Conflict', `Connection '${ref.connectionId}' cannot go from ${r.detail} to ${state}.`);
+        if (r.same)
+          return { same: true, old: state, closed: null, snapshot: null, client: {}, organizationId: '', at: 0 };
         const closed = r.closed ? closedConnection(r.closed) : null;
         return {
           same: false,
@@ -431,14 +519,31 @@ export class LiveStore implements OnModuleInit {
    * disable that, nothing is written and the answer carries `check` (the settings sequence read) for
    * the caller to decide, then patch again with `seq` set to it (see CONN_PATCH in scripts.ts).
    */
-  async connPatch(a: string, ref: ConnectionIds, set: Record<string, string>, del: string[], guard?: UnmuteGuard): Promise<ConnectionSnapshot & { check?: string }> {
-    const r = JSON.parse(await this.runApp('rtConnPatch', [this.keys.app(a)], { ...connIds(ref), set, del, ...guard })) as RawSnapshot & Failure & { check?: string };
+  async connPatch(
+    a: string,
+    ref: ConnectionIds,
+    set: Record<string, string>,
+    del: string[],
+    guard?: UnmuteGuard,
+  ): Promise<ConnectionSnapshot & { check?: string }> {
+    const r = JSON.parse(
+      await this.runApp('rtConnPatch', [this.keys.app(a)], { ...connIds(ref), set, del, ...guard }),
+    ) as RawSnapshot & Failure & { check?: string };
     if (r.fail) throw notFoundConnection(ref);
     return r.check === undefined ? snapshot(r) : { ...snapshot(r), check: r.check };
   }
 
-  async clientPatch(a: string, c: ClientIds, set: Record<string, string>, del: string[]): Promise<{ client: Hash; channels: string[]; organizationId: string }> {
-    const r = JSON.parse(await this.runApp('rtClientPatch', [this.keys.app(a)], { ...ids(c), set, del })) as Failure & { client: unknown; channels: unknown; org: string };
+  async clientPatch(
+    a: string,
+    c: ClientIds,
+    set: Record<string, string>,
+    del: string[],
+  ): Promise<{ client: Hash; channels: string[]; organizationId: string }> {
+    const r = JSON.parse(await this.runApp('rtClientPatch', [this.keys.app(a)], { ...ids(c), set, del })) as Failure & {
+      client: unknown;
+      channels: unknown;
+      org: string;
+    };
     if (r.fail) throw notFound('client', c);
     return { client: asHash(r.client), channels: asList<string>(r.channels).map(unesc), organizationId: r.org };
   }
@@ -464,7 +569,15 @@ export class LiveStore implements OnModuleInit {
         claim: claim ? JSON.stringify(claim) : undefined,
       },
       result: (raw) => {
-        const r = raw as Failure & { old: unknown; seq: number; targets: unknown; claim: boolean; client: unknown; org: string; at: string };
+        const r = raw as Failure & {
+          old: unknown;
+          seq: number;
+          targets: unknown;
+          claim: boolean;
+          client: unknown;
+          org: string;
+          at: string;
+        };
         if (r.fail) {
           if (r.fail === 'connection') throw notFoundConnection(ref as ConnectionIds);
           throw notFoundInChannel(r.fail, ref.channelId, ref);
@@ -477,7 +590,15 @@ export class LiveStore implements OnModuleInit {
           client: asHash(t.client),
           levels: levelSnapshot(t.levels),
         }));
-        return { old: asHash(r.old), seq: Number(r.seq), targets, claimChanged: r.claim, client: r.client ? asHash(r.client) : null, organizationId: r.org, at: Number(r.at) };
+        return {
+          old: asHash(r.old),
+          seq: Number(r.seq),
+          targets,
+          claimChanged: r.claim,
+          client: r.client ? asHash(r.client) : null,
+          organizationId: r.org,
+          at: Number(r.at),
+        };
       },
     };
   }
@@ -506,7 +627,11 @@ export class LiveStore implements OnModuleInit {
    * one per client, null when not registered; and the application's settings sequence number.
    */
   async sessions(a: string, clients: ClientIds[]): Promise<{ clients: Array<SessionSnapshot | null>; seq: number }> {
-    const r = JSON.parse(await this.runApp('rtSessions', [this.keys.app(a)], { cls: clients.map((c) => clientMember(c.userId, c.deviceId, c.clientId)) })) as {
+    const r = JSON.parse(
+      await this.runApp('rtSessions', [this.keys.app(a)], {
+        cls: clients.map((c) => clientMember(c.userId, c.deviceId, c.clientId)),
+      }),
+    ) as {
       clients: unknown;
       seq: string;
     };
@@ -521,7 +646,10 @@ export class LiveStore implements OnModuleInit {
               channels: asList<RawChannel>(x.channels).map((ch) => ({
                 channelId: unesc(ch.ch),
                 claim: ch.claim || null,
-                connections: asList<{ cn: string; levels: RawLevels }>(ch.conns).map((n) => ({ connectionId: unesc(n.cn), levels: levelSnapshot(n.levels) })),
+                connections: asList<{ cn: string; levels: RawLevels }>(ch.conns).map((n) => ({
+                  connectionId: unesc(n.cn),
+                  levels: levelSnapshot(n.levels),
+                })),
               })),
             }
           : null,
@@ -531,7 +659,11 @@ export class LiveStore implements OnModuleInit {
 
   /** Owner, in-use flag and counts of an application, in one atomic read. */
   async appSnapshot(a: string): Promise<{ organizationId: string | null; inUse: boolean; counts: number[] }> {
-    const r = JSON.parse(await this.runApp('rtAppSnapshot', [this.keys.app(a)], {})) as { org: string | false; inUse: boolean; counts: number[] };
+    const r = JSON.parse(await this.runApp('rtAppSnapshot', [this.keys.app(a)], {})) as {
+      org: string | false;
+      inUse: boolean;
+      counts: number[];
+    };
     return { organizationId: r.org || null, inUse: r.inUse, counts: asList<number>(r.counts) };
   }
 
@@ -566,7 +698,8 @@ export class LiveStore implements OnModuleInit {
 
   /** After a register (which added the client to its gateway's set): leaves the set of the gateway that held it before. */
   async untrackPreviousGateway(a: string, c: ClientIds, gatewayId: string, previous: string | null): Promise<void> {
-    if (previous && previous !== gatewayId) await this.redis.srem(this.keys.gatewayClients(previous), this.gatewayMember(a, c));
+    if (previous && previous !== gatewayId)
+      await this.redis.srem(this.keys.gatewayClients(previous), this.gatewayMember(a, c));
   }
 
   async untrackGateway(a: string, c: ClientIds, gatewayId: string | null): Promise<void> {
@@ -670,11 +803,17 @@ function left(r: RawLeft): LeftChannel {
 }
 
 function notFound(what: 'client', c: Partial<ClientIds>): DomainError {
-  return new DomainError('NotFound', `No ${what} '${c.clientId}' of user '${c.userId}', device '${c.deviceId}' is registered.`);
+  return new DomainError(
+    'NotFound',
+    `No ${what} '${c.clientId}' of user '${c.userId}', device '${c.deviceId}' is registered.`,
+  );
 }
 
 function notFoundConnection(ref: ConnectionIds): DomainError {
-  return new DomainError('NotFound', `No connection '${ref.connectionId}' of client '${ref.clientId}' in channel '${ref.channelId}'.`);
+  return new DomainError(
+    'NotFound',
+    `No connection '${ref.connectionId}' of client '${ref.clientId}' in channel '${ref.channelId}'.`,
+  );
 }
 
 function notFoundInChannel(what: string, channelId: string, who: Partial<ClientIds>): DomainError {
@@ -684,7 +823,10 @@ function notFoundInChannel(what: string, channelId: string, who: Partial<ClientI
     case 'user':
       return new DomainError('NotFound', `User '${who.userId}' is not in channel '${channelId}'.`);
     case 'device':
-      return new DomainError('NotFound', `Device '${who.deviceId}' of user '${who.userId}' is not in channel '${channelId}'.`);
+      return new DomainError(
+        'NotFound',
+        `Device '${who.deviceId}' of user '${who.userId}' is not in channel '${channelId}'.`,
+      );
     default:
       return new DomainError('NotFound', `Client '${who.clientId}' is not in channel '${channelId}'.`);
   }

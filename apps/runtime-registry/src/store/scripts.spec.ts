@@ -4,12 +4,18 @@ describe('scriptDefinitions', () => {
   const defs = scriptDefinitions();
 
   it('every app script that closes connections gets the servers base key, so their media server counts move in the same script', () => {
-    const closing = (Object.keys(APP_SCRIPTS) as AppScript[]).filter((name) => /\bclose_conn\s*\(/.test(defs[name]!.lua));
+    const closing = (Object.keys(APP_SCRIPTS) as AppScript[]).filter((name) =>
+      /\bclose_conn\s*\(/.test(defs[name]!.lua),
+    );
     expect(closing.sort()).toEqual(['rtConnState', 'rtRegister', 'rtRemoveMembers', 'rtUnregister']);
     for (const name of closing) {
       // Register's second key is its gateway's client set, whose prefix is the servers base key.
       const second = name === 'rtRegister' ? 'gateway' : 'media';
-      expect({ name, keys: defs[name]!.numberOfKeys, second: APP_SCRIPT_SERVER_KEY[name] }).toEqual({ name, keys: 3, second });
+      expect({ name, keys: defs[name]!.numberOfKeys, second: APP_SCRIPT_SERVER_KEY[name] }).toEqual({
+        name,
+        keys: 3,
+        second,
+      });
       expect(defs[name]!.lua).toMatch(/\bms_transition\s*\(/);
     }
   });

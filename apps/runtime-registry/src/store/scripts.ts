@@ -782,7 +782,12 @@ export const APP_SCRIPT_SERVER_KEY: Partial<Record<AppScript, 'gateway' | 'media
 };
 
 /** The app scripts that `rtSequence` can run one after the other (the reports of a client edge sequence). */
-export const SEQUENCE_SCRIPTS = ['rtRegister', 'rtJoin', 'rtOpen', 'rtConnState'] as const satisfies readonly AppScript[];
+export const SEQUENCE_SCRIPTS = [
+  'rtRegister',
+  'rtJoin',
+  'rtOpen',
+  'rtConnState',
+] as const satisfies readonly AppScript[];
 export type SequenceScript = (typeof SEQUENCE_SCRIPTS)[number];
 
 const opFunction = (name: AppScript) => `local function ${name}(P, K2)\n${APP_SCRIPTS[name]}\nend\n`;
@@ -842,7 +847,8 @@ return answer
     out[name] = { numberOfKeys: second ? 3 : 2, lua: withHelpers(APP_PRELUDE + JOURNAL_FUNCTION, body) };
   }
   out.rtSequence = { lua: withHelpers(APP_PRELUDE + JOURNAL_FUNCTION, SEQUENCE) };
-  for (const [name, body] of Object.entries(SERVER_SCRIPTS)) out[name] = { numberOfKeys: 1, lua: withHelpers(SERVERS_PRELUDE, body) };
+  for (const [name, body] of Object.entries(SERVER_SCRIPTS))
+    out[name] = { numberOfKeys: 1, lua: withHelpers(SERVERS_PRELUDE, body) };
   return out;
 }
 
@@ -869,7 +875,7 @@ export function withHelpers(prelude: string, body: string): string {
   }
   const calls = (text: string, name: string) => new RegExp(`\\b${name}\\s*\\(`).test(text);
   const used = new Set<string>();
-  for (let grew = true, scope = body; grew; ) {
+  for (let grew = true, scope = body; grew;) {
     grew = false;
     for (const c of chunks) {
       if (c.name && !used.has(c.name) && calls(scope, c.name)) {

@@ -1,5 +1,12 @@
 import { Inject, Injectable } from '@nestjs/common';
-import type { Connector, EnvironmentServer, Heartbeat, MediaServer, MediaServerComputer, MediaServerStatistics } from '@switchboard/contracts';
+import type {
+  Connector,
+  EnvironmentServer,
+  Heartbeat,
+  MediaServer,
+  MediaServerComputer,
+  MediaServerStatistics,
+} from '@switchboard/contracts';
 import { SERVICE_CONFIG } from '@switchboard/service-kit';
 import type { RegistryConfig } from '../config.js';
 import { parseJson } from '../model/records.js';
@@ -66,19 +73,28 @@ export class ServersStore {
 
   /** Places a connection on the least-loaded eligible media server; null when none is available. */
   async place(applicationId: string): Promise<string | null> {
-    const r = await this.live.run<{ id: string | false }>('rtPlace', this.keys.servers(), { app: applicationId, timeoutMs: this.heartbeatTimeoutMs });
+    const r = await this.live.run<{ id: string | false }>('rtPlace', this.keys.servers(), {
+      app: applicationId,
+      timeoutMs: this.heartbeatTimeoutMs,
+    });
     return r.id || null;
   }
 
   /** PATCH active; false when the media server is unknown. */
   async setActive(mediaServerId: string, active: boolean): Promise<boolean> {
-    const changed = (await this.live.run<unknown>('rtSetActive', this.keys.servers(), { id: mediaServerId, active })) as unknown;
+    const changed = (await this.live.run<unknown>('rtSetActive', this.keys.servers(), {
+      id: mediaServerId,
+      active,
+    })) as unknown;
     return changed === 1;
   }
 
   /** Forgets servers of a role past the retention; returns their ids. */
   async expire(role: ServerRole): Promise<string[]> {
-    const r = await this.live.run<string[]>('rtExpireServers', this.keys.servers(), { role, retentionMs: this.config.serverRetentionSeconds * 1000 });
+    const r = await this.live.run<string[]>('rtExpireServers', this.keys.servers(), {
+      role,
+      retentionMs: this.config.serverRetentionSeconds * 1000,
+    });
     return Array.isArray(r) ? r : [];
   }
 
@@ -105,7 +121,14 @@ export class ServersStore {
       const stored = parseJson<StoredServer | null>(raw, null);
       if (!stored) continue;
       const last = seenAt.get(id) ?? 0;
-      out.push({ ...stored, id, role, lastHeartbeat: last, alive: last >= now - this.heartbeatTimeoutMs && !stored.stopping, enabled: !off.has(id) });
+      out.push({
+        ...stored,
+        id,
+        role,
+        lastHeartbeat: last,
+        alive: last >= now - this.heartbeatTimeoutMs && !stored.stopping,
+        enabled: !off.has(id),
+      });
     }
     return out.sort((a, b) => a.id.localeCompare(b.id));
   }
@@ -118,7 +141,9 @@ export class ServersStore {
 
   async mediaServers(only?: string): Promise<MediaServer[]> {
     const views = (await this.list('mediaserver')).filter((v) => only === undefined || v.id === only);
-    const apps = (await this.live.read(views.map((v) => ['hgetall', this.keys.mediaServerApps(v.id)]))) as Array<Record<string, string>>;
+    const apps = (await this.live.read(views.map((v) => ['hgetall', this.keys.mediaServerApps(v.id)]))) as Array<
+      Record<string, string>
+    >;
     return views.map((v, i) => ({
       id: v.id,
       active: v.alive && v.enabled,
@@ -139,7 +164,9 @@ export class ServersStore {
 
   async statistics(only?: string): Promise<MediaServerStatistics[]> {
     const views = (await this.list('mediaserver')).filter((v) => only === undefined || v.id === only);
-    const stats = (await this.live.read(views.map((v) => ['hgetall', this.keys.mediaServerStats(v.id)]))) as Array<Record<string, string>>;
+    const stats = (await this.live.read(views.map((v) => ['hgetall', this.keys.mediaServerStats(v.id)]))) as Array<
+      Record<string, string>
+    >;
     return views.map((v, i) => {
       const s = stats[i] ?? {};
       const n = (f: string) => Math.max(0, Number(s[f] ?? 0));

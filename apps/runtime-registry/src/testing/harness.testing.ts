@@ -41,7 +41,9 @@ export class WireError extends Error {
 }
 
 /** Starts one registry instance in this process (HTTP on a free port, NATS server, background work). */
-export async function startRegistry(env: Record<string, string>): Promise<{ app: INestApplication; config: RegistryConfig; url: string }> {
+export async function startRegistry(
+  env: Record<string, string>,
+): Promise<{ app: INestApplication; config: RegistryConfig; url: string }> {
   const port = await freePort();
   const config = loadRegistryConfig({ LOG_LEVEL: 'warn', HTTP_PORT: String(port), ...env });
   const app = await buildRuntimeRegistry(config);
@@ -49,7 +51,10 @@ export async function startRegistry(env: Record<string, string>): Promise<{ app:
   await app.listen(port, '127.0.0.1');
   const url = `http://127.0.0.1:${port}`;
   // Ready = Redis and NATS reachable and the event stream ensured, as a deployment would wait for.
-  await waitFor(async () => (await fetch(`${url}/readyz`)).status === 200, { timeoutMs: 20000, description: 'the registry to be ready' });
+  await waitFor(async () => (await fetch(`${url}/readyz`)).status === 200, {
+    timeoutMs: 20000,
+    description: 'the registry to be ready',
+  });
   return { app, config, url };
 }
 
@@ -65,14 +70,27 @@ export class RegistryClient {
   ) {}
 
   async raw(subject: string, data: unknown, timeout = 10000): Promise<unknown> {
-    const msg = await this.nc.request(`${this.ns}.${subject}`, encoder.encode(JSON.stringify({ pattern: subject, data, id: randomUUID() })), { timeout });
-    const reply = JSON.parse(decoder.decode(msg.data)) as { response?: unknown; err?: { code: string; message: string } | null };
+    const msg = await this.nc.request(
+      `${this.ns}.${subject}`,
+      encoder.encode(JSON.stringify({ pattern: subject, data, id: randomUUID() })),
+      { timeout },
+    );
+    const reply = JSON.parse(decoder.decode(msg.data)) as {
+      response?: unknown;
+      err?: { code: string; message: string } | null;
+    };
     if (reply.err) throw new WireError(reply.err.code, reply.err.message);
     return reply.response ?? null;
   }
 
-  query<K extends RuntimeQueryKind>(scope: CallerScope, kind: K, params: RuntimeQueries[K]['params']): Promise<RuntimeQueries[K]['result']> {
-    return this.raw(RuntimeSubjects.query, { scope, query: { kind, ...params } }) as Promise<RuntimeQueries[K]['result']>;
+  query<K extends RuntimeQueryKind>(
+    scope: CallerScope,
+    kind: K,
+    params: RuntimeQueries[K]['params'],
+  ): Promise<RuntimeQueries[K]['result']> {
+    return this.raw(RuntimeSubjects.query, { scope, query: { kind, ...params } }) as Promise<
+      RuntimeQueries[K]['result']
+    >;
   }
 
   command(scope: CallerScope, command: RuntimeCommand): Promise<null> {
@@ -85,7 +103,10 @@ export class RegistryClient {
 
   async heartbeat(hb: Heartbeat, nestPacket = true): Promise<void> {
     const subject = `${this.ns}.${RuntimeSubjects.heartbeat}`;
-    this.nc.publish(subject, encoder.encode(JSON.stringify(nestPacket ? { pattern: RuntimeSubjects.heartbeat, data: hb } : hb)));
+    this.nc.publish(
+      subject,
+      encoder.encode(JSON.stringify(nestPacket ? { pattern: RuntimeSubjects.heartbeat, data: hb } : hb)),
+    );
     await this.nc.flush();
   }
 }
@@ -152,7 +173,12 @@ export class EventReader {
     for (let seq = info.state.first_seq; seq <= info.state.last_seq && info.state.messages > 0; seq++) {
       const m = await this.jsm.streams.getMessage(this.stream, { seq }).catch(() => null);
       if (!m) continue;
-      out.push({ seq, subject: m.subject, msgId: m.header?.get('Nats-Msg-Id') || undefined, event: JSON.parse(decoder.decode(m.data)) as DomainEvent });
+      out.push({
+        seq,
+        subject: m.subject,
+        msgId: m.header?.get('Nats-Msg-Id') || undefined,
+        event: JSON.parse(decoder.decode(m.data)) as DomainEvent,
+      });
     }
     return out;
   }
@@ -167,7 +193,11 @@ export async function natsConnection(): Promise<NatsConnection> {
 }
 
 export const OPERATOR: CallerScope = { organizationId: null, operator: true, principal: 'operator' };
-export const scopeOf = (organizationId: string): CallerScope => ({ organizationId, operator: false, principal: `key-${organizationId}` });
+export const scopeOf = (organizationId: string): CallerScope => ({
+  organizationId,
+  operator: false,
+  principal: `key-${organizationId}`,
+});
 
 export function claim(channelId: string, extra: Partial<ChannelClaim> = {}): ChannelClaim {
   return { id: channelId, ...extra };
@@ -181,10 +211,22 @@ export interface TestClient {
   clientId: string;
 }
 
-export function registerReport(c: TestClient, organizationId: string, gatewayId: string, extra: { userAlias?: string; deviceAlias?: string; tag?: string; roles?: string[] } = {}) {
+export function registerReport(
+  c: TestClient,
+  organizationId: string,
+  gatewayId: string,
+  extra: { userAlias?: string; deviceAlias?: string; tag?: string; roles?: string[] } = {},
+) {
   return {
     kind: 'client.register' as const,
-    client: { ...c, userAlias: extra.userAlias ?? `alias-${c.userId}`, deviceAlias: extra.deviceAlias ?? `dev-${c.deviceId}`, tag: extra.tag ?? null, roles: extra.roles ?? ['participant'], protocol: 'websocket' },
+    client: {
+      ...c,
+      userAlias: extra.userAlias ?? `alias-${c.userId}`,
+      deviceAlias: extra.deviceAlias ?? `dev-${c.deviceId}`,
+      tag: extra.tag ?? null,
+      roles: extra.roles ?? ['participant'],
+      protocol: 'websocket',
+    },
     organizationId,
     gatewayId,
     claims: [{ id: '*' }],

@@ -29,8 +29,12 @@ export class UsageLedger1764200000000 implements MigrationInterface {
       modified_on bigint NOT NULL,
       PRIMARY KEY (application_id, channel_id, user_id, device_id, client_id, connection_id)
     )`);
-    await q.query(`CREATE INDEX connection_open_idx ON usage.connection (application_id, connected_at) WHERE ended_at IS NULL AND connected_at IS NOT NULL`);
-    await q.query(`CREATE INDEX connection_client_idx ON usage.connection (application_id, user_id, device_id, client_id)`);
+    await q.query(
+      `CREATE INDEX connection_open_idx ON usage.connection (application_id, connected_at) WHERE ended_at IS NULL AND connected_at IS NOT NULL`,
+    );
+    await q.query(
+      `CREATE INDEX connection_client_idx ON usage.connection (application_id, user_id, device_id, client_id)`,
+    );
     await q.query(`CREATE TABLE usage.hourly_minutes (
       application_id text NOT NULL,
       organization_id text NOT NULL,
@@ -54,7 +58,9 @@ export class UsageLedger1764200000000 implements MigrationInterface {
     await q.query(`DROP TABLE usage.hourly_messages`);
     await q.query(`DROP TABLE usage.hourly_minutes`);
     await q.query(`DROP TABLE usage.connection`);
-    await q.query(`DELETE FROM usage.processed_event WHERE event_id !~* '^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$'`);
+    await q.query(
+      `DELETE FROM usage.processed_event WHERE event_id !~* '^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$'`,
+    );
     await q.query(`ALTER TABLE usage.processed_event ALTER COLUMN event_id TYPE uuid USING event_id::uuid`);
   }
 }

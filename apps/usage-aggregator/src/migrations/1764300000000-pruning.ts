@@ -6,7 +6,9 @@ export class Pruning1764300000000 implements MigrationInterface {
 
   async up(q: QueryRunner): Promise<void> {
     await q.query(`CREATE INDEX processed_event_processed_on_idx ON usage.processed_event (processed_on)`);
-    await q.query(`CREATE INDEX connection_settled_idx ON usage.connection (modified_on) WHERE ended_at IS NOT NULL OR connected_at IS NULL`);
+    await q.query(
+      `CREATE INDEX connection_settled_idx ON usage.connection (modified_on) WHERE ended_at IS NOT NULL OR connected_at IS NULL`,
+    );
   }
 
   async down(q: QueryRunner): Promise<void> {

@@ -22,8 +22,21 @@ interface Owner {
 }
 
 export type UsageFact =
-  | (Owner & { kind: 'connection'; connection: ConnectionKey; connectedAt?: number; endedAt?: number; maxPixelCount?: number })
-  | (Owner & { kind: 'client-ended'; userId: string; deviceId: string; clientId: string; channelId: string | null; at: number })
+  | (Owner & {
+      kind: 'connection';
+      connection: ConnectionKey;
+      connectedAt?: number;
+      endedAt?: number;
+      maxPixelCount?: number;
+    })
+  | (Owner & {
+      kind: 'client-ended';
+      userId: string;
+      deviceId: string;
+      clientId: string;
+      channelId: string | null;
+      at: number;
+    })
   | (Owner & { kind: 'message'; at: number })
   | { kind: 'ignored'; eventId: string | null; reason: string }
   | { kind: 'invalid'; eventId: string | null; reason: string };
@@ -93,7 +106,8 @@ export function readUsageEvent(value: unknown): UsageFact {
   const usable = (): string | undefined => {
     if (!applicationId) return 'applicationId is missing';
     if (!organizationId) return 'organizationId is missing';
-    if (!Number.isSafeInteger(at) || (at as number) < 0 || (at as number) > USAGE_MAX_TIMESTAMP) return 'timestamp is not a Unix millisecond time';
+    if (!Number.isSafeInteger(at) || (at as number) < 0 || (at as number) > USAGE_MAX_TIMESTAMP)
+      return 'timestamp is not a Unix millisecond time';
     return undefined;
   };
   const owner = () => ({ eventId, organizationId: organizationId!, applicationId: applicationId! });
@@ -125,7 +139,8 @@ export function readUsageEvent(value: unknown): UsageFact {
       const clientId = text(client?.id);
       const userId = text(client?.userId);
       const deviceId = text(client?.deviceId);
-      if (!clientId || !userId || !deviceId) return { kind: 'invalid', eventId, reason: `${type} without the client's ids` };
+      if (!clientId || !userId || !deviceId)
+        return { kind: 'invalid', eventId, reason: `${type} without the client's ids` };
       let channelId: string | null = null;
       if (type === 'channel.client.left') {
         channelId = text(isObj(event.channel) ? event.channel.id : undefined) ?? null;

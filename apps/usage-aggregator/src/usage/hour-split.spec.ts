@@ -1,5 +1,14 @@
 import fc from 'fast-check';
-import { ceilHour, contribution, contributionDelta, floorHour, HOUR_MS, mergeSpan, splitByHour, type ConnectionSpan } from './hour-split.js';
+import {
+  ceilHour,
+  contribution,
+  contributionDelta,
+  floorHour,
+  HOUR_MS,
+  mergeSpan,
+  splitByHour,
+  type ConnectionSpan,
+} from './hour-split.js';
 
 const T0 = Date.UTC(2025, 2, 1, 10, 0, 0); // 2025-03-01T10:00:00Z, an hour boundary
 const MIN = 60_000;
@@ -68,7 +77,11 @@ describe('connection contribution', () => {
     );
     fc.assert(
       fc.property(
-        fc.array(observation, { maxLength: 8 }).chain((list) => fc.tuple(fc.constant(list), fc.shuffledSubarray(list, { minLength: list.length, maxLength: list.length }))),
+        fc
+          .array(observation, { maxLength: 8 })
+          .chain((list) =>
+            fc.tuple(fc.constant(list), fc.shuffledSubarray(list, { minLength: list.length, maxLength: list.length })),
+          ),
         ([observations, shuffled]) => {
           const run = (list: Array<Partial<ConnectionSpan>>) => {
             const booked = new Map<string, number>();
@@ -86,7 +99,9 @@ describe('connection contribution', () => {
           const a = run(observations);
           const b = run([...shuffled, ...shuffled]);
           expect(b).toEqual(a);
-          const expected = contribution(a.span).map((p) => [`${p.hourStart}:${p.maxPixelCount}`, p.ms]).sort();
+          const expected = contribution(a.span)
+            .map((p) => [`${p.hourStart}:${p.maxPixelCount}`, p.ms])
+            .sort();
           expect(a.booked).toEqual(expected);
         },
       ),

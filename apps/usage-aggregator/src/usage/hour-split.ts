@@ -75,12 +75,15 @@ export function contributionDelta(before: ConnectionSpan | null, after: Connecti
   };
   if (before) add(contribution(before), -1);
   add(contribution(after), 1);
-  return [...sums.values()].filter((d) => d.ms !== 0).sort((a, b) => a.hourStart - b.hourStart || a.maxPixelCount - b.maxPixelCount);
+  return [...sums.values()]
+    .filter((d) => d.ms !== 0)
+    .sort((a, b) => a.hourStart - b.hourStart || a.maxPixelCount - b.maxPixelCount);
 }
 
 /** Merges an observation into a span: earliest connected, earliest end, largest pixel count. */
 export function mergeSpan(span: ConnectionSpan, seen: Partial<ConnectionSpan>): ConnectionSpan {
-  const earliest = (a: number | null, b: number | null | undefined) => (b === null || b === undefined ? a : a === null ? b : Math.min(a, b));
+  const earliest = (a: number | null, b: number | null | undefined) =>
+    b === null || b === undefined ? a : a === null ? b : Math.min(a, b);
   return {
     connectedAt: earliest(span.connectedAt, seen.connectedAt),
     endedAt: earliest(span.endedAt, seen.endedAt),

@@ -1,7 +1,15 @@
 import { Inject, Injectable, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
 import { jetstreamManager, type JsMsg } from '@nats-io/jetstream';
 import { connect, type NatsConnection } from '@nats-io/transport-node';
-import { EventConsumerLoop, oneByOneConsumerLoop, eventRedeliveryHorizonMs, JsonLogger, Metrics, retryWhileDependencyDown, SERVICE_CONFIG } from '@switchboard/service-kit';
+import {
+  EventConsumerLoop,
+  oneByOneConsumerLoop,
+  eventRedeliveryHorizonMs,
+  JsonLogger,
+  Metrics,
+  retryWhileDependencyDown,
+  SERVICE_CONFIG,
+} from '@switchboard/service-kit';
 import { Counter } from 'prom-client';
 import { readUsageEvent } from './event-reader.js';
 import { UsageLedger } from './usage-ledger.js';
@@ -40,7 +48,12 @@ export class UsageEventConsumer implements OnApplicationBootstrap, OnApplication
     this.consumer = oneByOneConsumerLoop(
       {
         namespace: config.natsNamespace,
-        spec: { name: USAGE_CONSUMER, description: 'usage-aggregator: participant minutes and messages', ackWaitMs: 15_000, maxAckPending: 1000 },
+        spec: {
+          name: USAGE_CONSUMER,
+          description: 'usage-aggregator: participant minutes and messages',
+          ackWaitMs: 15_000,
+          maxAckPending: 1000,
+        },
         maxMessages: 32,
         connection: () => this.connection(),
         logger,
@@ -85,7 +98,6 @@ export class UsageEventConsumer implements OnApplicationBootstrap, OnApplication
     return jsm && eventRedeliveryHorizonMs(jsm, this.config.natsNamespace, floorMs);
   }
 
-
   private async handle(msg: JsMsg): Promise<void> {
     let fact;
     try {
@@ -110,7 +122,12 @@ export class UsageEventConsumer implements OnApplicationBootstrap, OnApplication
       outcome = await retryWhileDependencyDown(() => this.ledger.apply(applied), {
         stopping: () => this.consumer.stopped,
         keepAlive: () => msg.working(),
-        onRetry: (e, tries) => this.logger.event('warn', 'usage consumer: PostgreSQL is unavailable; applying the event again', { eventId: applied.eventId, tries, error: (e as Error).message }),
+        onRetry: (e, tries) =>
+          this.logger.event('warn', 'usage consumer: PostgreSQL is unavailable; applying the event again', {
+            eventId: applied.eventId,
+            tries,
+            error: (e as Error).message,
+          }),
       });
     } catch (e) {
       // Handed back with a growing delay, or parked after its attempts (EventConsumerLoop.handle).
@@ -119,7 +136,8 @@ export class UsageEventConsumer implements OnApplicationBootstrap, OnApplication
     }
     this.outcomes.inc({ outcome });
     msg.ack();
-    if (outcome === 'duplicate') this.logger.event('debug', 'usage consumer: event already applied', { eventId: fact.eventId });
+    if (outcome === 'duplicate')
+      this.logger.event('debug', 'usage consumer: event already applied', { eventId: fact.eventId });
   }
 
   /** Stops pulling, lets the event in hand finish (its ack included), then closes the connection. */

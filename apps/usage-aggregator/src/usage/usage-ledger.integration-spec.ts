@@ -25,8 +25,19 @@ describe('UsageLedger with two replicas writing at once', () => {
     await db?.drop();
   });
 
-  const key = (n: number): ConnectionKey => ({ applicationId: 'app', channelId: 'room', userId: `u${n}`, deviceId: `d${n}`, clientId: `c${n}`, connectionId: `conn${n}` });
-  const fact = (eventId: string, n: number, seen: Partial<Pick<ConnectionFact, 'connectedAt' | 'endedAt' | 'maxPixelCount'>>): ConnectionFact => ({
+  const key = (n: number): ConnectionKey => ({
+    applicationId: 'app',
+    channelId: 'room',
+    userId: `u${n}`,
+    deviceId: `d${n}`,
+    clientId: `c${n}`,
+    connectionId: `conn${n}`,
+  });
+  const fact = (
+    eventId: string,
+    n: number,
+    seen: Partial<Pick<ConnectionFact, 'connectedAt' | 'endedAt' | 'maxPixelCount'>>,
+  ): ConnectionFact => ({
     kind: 'connection',
     eventId,
     applicationId: 'app',
@@ -48,7 +59,9 @@ describe('UsageLedger with two replicas writing at once', () => {
       events.push(fact(`s-${n}`, n, { maxPixelCount: n % 2 ? 921_600 : 230_400 }));
       events.push(fact(`e-${n}`, n, { endedAt: H + 50 * MIN + n * MIN }));
     }
-    const shuffled = [...events].sort((x, y) => (x.eventId.split('-')[1]! < y.eventId.split('-')[1]! ? -1 : 1)).reverse();
+    const shuffled = [...events]
+      .sort((x, y) => (x.eventId.split('-')[1]! < y.eventId.split('-')[1]! ? -1 : 1))
+      .reverse();
     const ledgers = [new UsageLedger(a), new UsageLedger(b)];
     await Promise.all([...shuffled, ...events].map((e, i) => ledgers[i % 2]!.apply(e)));
     const rows = (await a.query(
@@ -58,10 +71,13 @@ describe('UsageLedger with two replicas writing at once', () => {
     const expected = new Map<string, number>();
     for (let n = 1; n <= 20; n++) {
       const px = n % 2 ? 921_600 : 230_400;
-      const add = (hour: number, min: number) => min > 0 && expected.set(`${hour}:${px}`, (expected.get(`${hour}:${px}`) ?? 0) + min * MIN);
+      const add = (hour: number, min: number) =>
+        min > 0 && expected.set(`${hour}:${px}`, (expected.get(`${hour}:${px}`) ?? 0) + min * MIN);
       add(H, Math.min(60, 50 + n) - n);
       add(H + 3_600_000, 50 + n - 60);
     }
-    expect(rows.map((r) => [`${r.hour}:${r.px}`, Number(r.ms)])).toEqual([...expected].sort(([x], [y]) => (x < y ? -1 : 1)));
+    expect(rows.map((r) => [`${r.hour}:${r.px}`, Number(r.ms)])).toEqual(
+      [...expected].sort(([x], [y]) => (x < y ? -1 : 1)),
+    );
   });
 });

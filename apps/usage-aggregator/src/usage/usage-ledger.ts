@@ -1,7 +1,14 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, type EntityManager } from 'typeorm';
 import type { ClientEndedFact, ConnectionFact, ConnectionKey, MessageFact, UsageFact } from './event-reader.js';
-import { contributionDelta, floorHour, mergeSpan, sameSpan, type ConnectionSpan, type MinutesDelta } from './hour-split.js';
+import {
+  contributionDelta,
+  floorHour,
+  mergeSpan,
+  sameSpan,
+  type ConnectionSpan,
+  type MinutesDelta,
+} from './hour-split.js';
 
 /** What applying one event did. */
 export type ApplyOutcome = 'applied' | 'duplicate' | 'no-op';
@@ -57,10 +64,10 @@ export class UsageLedger {
     if (fact.kind === 'ignored' || fact.kind === 'invalid') return 'no-op';
     if (fact.kind === 'connection' && (await this.isNoOp(fact))) return 'no-op';
     return this.ds.transaction(async (m) => {
-      const fresh = (await m.query(`INSERT INTO usage.processed_event (event_id, processed_on) VALUES ($1, $2) ON CONFLICT (event_id) DO NOTHING RETURNING event_id`, [
-        fact.eventId,
-        now,
-      ])) as unknown[];
+      const fresh = (await m.query(
+        `INSERT INTO usage.processed_event (event_id, processed_on) VALUES ($1, $2) ON CONFLICT (event_id) DO NOTHING RETURNING event_id`,
+        [fact.eventId, now],
+      )) as unknown[];
       if (fresh.length === 0) return 'duplicate';
       switch (fact.kind) {
         case 'connection':
@@ -97,7 +104,10 @@ export class UsageLedger {
        VALUES ($1, $2, $3, $4, $5, $6, $7, NULL, NULL, 0, $8) ON CONFLICT DO NOTHING`,
       [...key, fact.organizationId, now],
     );
-    const rows = (await m.query(`SELECT * FROM usage.connection WHERE (${KEY_COLUMNS}) = ($1, $2, $3, $4, $5, $6) FOR UPDATE`, key)) as ConnectionRow[];
+    const rows = (await m.query(
+      `SELECT * FROM usage.connection WHERE (${KEY_COLUMNS}) = ($1, $2, $3, $4, $5, $6) FOR UPDATE`,
+      key,
+    )) as ConnectionRow[];
     const row = rows[0]!;
     const seen: Partial<ConnectionSpan> = {};
     if (fact.connectedAt !== undefined) seen.connectedAt = fact.connectedAt;
@@ -120,18 +130,39 @@ export class UsageLedger {
     for (const row of rows) await this.moveConnection(m, row, mergeSpan(spanOf(row), { endedAt: fact.at }), now);
   }
 
-  private async moveConnection(m: EntityManager, row: ConnectionRow, after: ConnectionSpan, now: number): Promise<void> {
+  private async moveConnection(
+    m: EntityManager,
+    row: ConnectionRow,
+    after: ConnectionSpan,
+    now: number,
+  ): Promise<void> {
     const before = spanOf(row);
     if (sameSpan(before, after)) return;
     await m.query(
       `UPDATE usage.connection SET connected_at = $7, ended_at = $8, max_pixel_count = $9, modified_on = $10
         WHERE (${KEY_COLUMNS}) = ($1, $2, $3, $4, $5, $6)`,
-      [row.application_id, row.channel_id, row.user_id, row.device_id, row.client_id, row.connection_id, after.connectedAt, after.endedAt, after.maxPixelCount, now],
+      [
+        row.application_id,
+        row.channel_id,
+        row.user_id,
+        row.device_id,
+        row.client_id,
+        row.connection_id,
+        after.connectedAt,
+        after.endedAt,
+        after.maxPixelCount,
+        now,
+      ],
     );
     await this.book(m, row.application_id, row.organization_id, contributionDelta(before, after));
   }
 
-  private async book(m: EntityManager, applicationId: string, organizationId: string, deltas: MinutesDelta[]): Promise<void> {
+  private async book(
+    m: EntityManager,
+    applicationId: string,
+    organizationId: string,
+    deltas: MinutesDelta[],
+  ): Promise<void> {
     if (deltas.length === 0) return;
     await m.query(
       `INSERT INTO usage.hourly_minutes (application_id, organization_id, hour_start, max_pixel_count, participant_ms)

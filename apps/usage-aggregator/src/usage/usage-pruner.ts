@@ -38,9 +38,14 @@ export class UsagePruner implements OnApplicationBootstrap, OnApplicationShutdow
     if (this.running) return;
     this.running = this.prune()
       .then((outcome) => {
-        if (outcome && outcome.processedEvents + outcome.connections > 0) this.logger.event('info', 'usage ledger pruned', { ...outcome });
+        if (outcome && outcome.processedEvents + outcome.connections > 0)
+          this.logger.event('info', 'usage ledger pruned', { ...outcome });
       })
-      .catch((e) => this.logger.event('warn', 'pruning the usage ledger failed; next interval retries', { error: (e as Error).message }))
+      .catch((e) =>
+        this.logger.event('warn', 'pruning the usage ledger failed; next interval retries', {
+          error: (e as Error).message,
+        }),
+      )
       .finally(() => {
         this.running = undefined;
       });

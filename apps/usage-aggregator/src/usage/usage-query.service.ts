@@ -8,7 +8,14 @@ import {
   type UsageParticipantMinutesEntry,
   type UsageRecord,
 } from '@switchboard/contracts';
-import { applyODataQuery, executeCount, parseForwardedQuery, projectRecord, selectModelRecords, withForwardedQueryErrors } from '@switchboard/odata';
+import {
+  applyODataQuery,
+  executeCount,
+  parseForwardedQuery,
+  projectRecord,
+  selectModelRecords,
+  withForwardedQueryErrors,
+} from '@switchboard/odata';
 import { DataSource, type SelectQueryBuilder } from 'typeorm';
 import { ceilHour, floorHour, HOUR_MS } from './hour-split.js';
 import { usageRecordModel } from './usage-record.model.js';
@@ -107,15 +114,26 @@ export class UsageQueryService {
     const start = req.startTimestamp ?? 0;
     const end = req.endTimestamp ?? Math.max(now, start);
     if (end < start) {
-      throw new DomainError('ValidationFailed', 'endTimestamp must not be before startTimestamp.', [{ field: 'endTimestamp', message: 'must not be before startTimestamp' }]);
+      throw new DomainError('ValidationFailed', 'endTimestamp must not be before startTimestamp.', [
+        { field: 'endTimestamp', message: 'must not be before startTimestamp' },
+      ]);
     }
-    const answer = await this.records({ scope: req.scope, applicationId: req.applicationId, start, end }, req.query, now);
+    const answer = await this.records(
+      { scope: req.scope, applicationId: req.applicationId, start, end },
+      req.query,
+      now,
+    );
     return answer.count === undefined ? { value: answer.value } : { '@odata.count': answer.count, value: answer.value };
   }
 
-  private async records(window: UsageWindow, options: Options, now: number): Promise<{ value: Array<Partial<UsageRecord>>; count?: number }> {
+  private async records(
+    window: UsageWindow,
+    options: Options,
+    now: number,
+  ): Promise<{ value: Array<Partial<UsageRecord>>; count?: number }> {
     const { organizationId, operator } = window.scope;
-    if (organizationId === null && !operator) throw new DomainError('Forbidden', 'Usage belongs to an organization; the caller has none.');
+    if (organizationId === null && !operator)
+      throw new DomainError('Forbidden', 'Usage belongs to an organization; the caller has none.');
     // Bound to the usage record; it has no navigation properties: any `$expand` name is UnknownProperty, `*` expands nothing.
     const query = parseForwardedQuery(options, usageRecordModel);
     if (window.end <= window.start) return query.count ? { value: [], count: 0 } : { value: [] };
@@ -135,16 +153,22 @@ export class UsageQueryService {
       }) as SelectQueryBuilder<Rec>;
     const toRecord = selectModelRecords(qb, usageRecordModel, ALIAS);
     if (query.orderBy.length === 0) qb.addOrderBy(`"${ALIAS}"."start_timestamp"`, 'ASC');
-    const { query: page, countQuery } = withForwardedQueryErrors(() => applyODataQuery(qb, query, usageRecordModel, ALIAS));
+    const { query: page, countQuery } = withForwardedQueryErrors(() =>
+      applyODataQuery(qb, query, usageRecordModel, ALIAS),
+    );
     const rows = (await page.getRawMany()) as Rec[];
-    const value = rows.map((raw) => projectRecord(toUsageRecord(toRecord(raw)) as unknown as Rec, query) as Partial<UsageRecord>);
+    const value = rows.map(
+      (raw) => projectRecord(toUsageRecord(toRecord(raw)) as unknown as Rec, query) as Partial<UsageRecord>,
+    );
     if (!countQuery) return { value };
     return { value, count: await executeCount(countQuery) };
   }
 }
 
 function toUsageRecord(r: Rec): UsageRecord {
-  const buckets = Array.isArray(r.participantMinutes) ? (r.participantMinutes as Array<[number | string, number | string]>) : [];
+  const buckets = Array.isArray(r.participantMinutes)
+    ? (r.participantMinutes as Array<[number | string, number | string]>)
+    : [];
   const participantMinutes: UsageParticipantMinutesEntry[] = buckets.map(([px, ms]) => ({
     key: Number(px),
     value: { maxPixelCount: Number(px), usageParticipantMinutes: Number(ms) / MS_PER_MINUTE },

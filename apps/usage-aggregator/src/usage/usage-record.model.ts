@@ -15,6 +15,12 @@ export const usageRecordModel = defineEntityModel({
     { name: 'startTimestamp', kind: 'datetime-ms', column: 'start_timestamp' },
     { name: 'endTimestamp', kind: 'datetime-ms', column: 'end_timestamp' },
     { name: 'participantMessages', kind: 'integer', column: 'participant_messages' },
-    { name: 'participantMinutes', kind: 'string-array', column: 'participant_minutes', filterable: false, sortable: false },
+    {
+      name: 'participantMinutes',
+      kind: 'string-array',
+      column: 'participant_minutes',
+      filterable: false,
+      sortable: false,
+    },
   ],
 });

@@ -30,7 +30,11 @@ describe('DeliverWebhook', () => {
   });
   const repository = {
     pendingAttempts: async (ids: string[]) =>
-      new Map(ids.filter((id) => (states.get(id) ?? 'pending') === 'pending').map((id) => [id, Math.max(0, ...rows.filter((r) => r.deliveryId === id).map((r) => r.attempt))])),
+      new Map(
+        ids
+          .filter((id) => (states.get(id) ?? 'pending') === 'pending')
+          .map((id) => [id, Math.max(0, ...rows.filter((r) => r.deliveryId === id).map((r) => r.attempt))]),
+      ),
   } as unknown as DeliveryRepository;
   const log = {
     record: async (row: AttemptRow) => {
@@ -91,7 +95,19 @@ describe('DeliverWebhook', () => {
 
   const item = (over: Partial<DeliveryItem> = {}): DeliveryItem => ({
     deliveryId: `00000000-0000-4000-8000-${String(++n).padStart(12, '0')}`,
-    events: [{ id: `e${n}`, timestamp: Date.now(), origin: 'client', type: 'channel.activated', forced: false, channel: null, client: null, connection: null, message: null }],
+    events: [
+      {
+        id: `e${n}`,
+        timestamp: Date.now(),
+        origin: 'client',
+        type: 'channel.activated',
+        forced: false,
+        channel: null,
+        client: null,
+        connection: null,
+        message: null,
+      },
+    ],
     order: n,
     attemptOffset: 0,
     replayOf: null,
@@ -112,7 +128,10 @@ describe('DeliverWebhook', () => {
     ...over,
   });
   const one = (d: DeliveryJobData) => d.deliveries[0]!;
-  const job = (d: DeliveryJobData, over: { attemptsMade?: number; stalledCounter?: number; attempts?: number } = {}) => {
+  const job = (
+    d: DeliveryJobData,
+    over: { attemptsMade?: number; stalledCounter?: number; attempts?: number } = {},
+  ) => {
     const delayed: unknown[][] = [];
     const moveToDelayed = async (...args: unknown[]) => {
       delayed.push(args);
@@ -137,8 +156,24 @@ describe('DeliverWebhook', () => {
   it('a 2xx is delivered and logged as the final, successful attempt 1, with the signature headers', async () => {
     const d = data();
     await expect(deliver.run(job(d), 'token')).resolves.toBe('delivered');
-    expect(rows).toEqual([expect.objectContaining({ deliveryId: one(d).deliveryId, attempt: 1, statusCode: 200, success: true, final: true, error: null })]);
-    expect(requests[0]).toEqual(expect.objectContaining({ 'content-type': 'application/json', 'webhook-id': one(d).deliveryId, 'x-applicationsignature': expect.any(String), 'webhook-signature': expect.stringMatching(/^v1,/) }));
+    expect(rows).toEqual([
+      expect.objectContaining({
+        deliveryId: one(d).deliveryId,
+        attempt: 1,
+        statusCode: 200,
+        success: true,
+        final: true,
+        error: null,
+      }),
+    ]);
+    expect(requests[0]).toEqual(
+      expect.objectContaining({
+        'content-type': 'application/json',
+        'webhook-id': one(d).deliveryId,
+        'x-applicationsignature': expect.any(String),
+        'webhook-signature': expect.stringMatching(/^v1,/),
+      }),
+    );
   });
 
   it('a 5xx of a reliable webhook throws a plain error while attempts are left, then an unrecoverable one', async () => {
@@ -180,7 +215,9 @@ describe('DeliverWebhook', () => {
     await deliver.run(job(d), 't');
     await expect(deliver.run(job(d, { stalledCounter: 1 }), 't')).resolves.toBe('skipped');
     states.set('elsewhere', 'succeeded');
-    await expect(deliver.run(job(data({ recovered: true }, { deliveryId: 'elsewhere' })), 't')).resolves.toBe('skipped');
+    await expect(deliver.run(job(data({ recovered: true }, { deliveryId: 'elsewhere' })), 't')).resolves.toBe(
+      'skipped',
+    );
     expect(requests).toHaveLength(1);
   });
 
@@ -194,7 +231,9 @@ describe('DeliverWebhook', () => {
     expect(rows).toEqual([]);
     resolve = async () => null;
     await expect(deliver.run(job(data()), 't')).rejects.toBeInstanceOf(UnrecoverableError);
-    expect(rows).toEqual([expect.objectContaining({ success: false, final: true, error: 'application app-1 is unknown' })]);
+    expect(rows).toEqual([
+      expect.objectContaining({ success: false, final: true, error: 'application app-1 is unknown' }),
+    ]);
     expect(requests).toHaveLength(0);
   });
   it('a job of several deliveries sends them one after the other, in order, each with its own webhook-id, and completes once all are logged', async () => {
@@ -202,7 +241,9 @@ describe('DeliverWebhook', () => {
     d.deliveries.push(item(), item());
     await expect(deliver.run(job(d), 't')).resolves.toBe('delivered');
     expect(requests.map((h) => h['webhook-id'])).toEqual(d.deliveries.map((x) => x.deliveryId));
-    expect(rows.map((r) => [r.deliveryId, r.attempt, r.final, r.success])).toEqual(d.deliveries.map((x) => [x.deliveryId, 1, true, true]));
+    expect(rows.map((r) => [r.deliveryId, r.attempt, r.final, r.success])).toEqual(
+      d.deliveries.map((x) => [x.deliveryId, 1, true, true]),
+    );
     expect(added).toEqual([]);
   });
 
@@ -216,11 +257,18 @@ describe('DeliverWebhook', () => {
       [d.deliveries[0]!.deliveryId, 1, false, 503],
       [d.deliveries[1]!.deliveryId, 1, true, 200],
     ]);
-    expect(added).toEqual([{ jobs: [expect.objectContaining({ deliveries: [{ ...d.deliveries[0]!, attemptOffset: 1 }], recovered: true })], delayMs: 100 }]);
+    expect(added).toEqual([
+      {
+        jobs: [expect.objectContaining({ deliveries: [{ ...d.deliveries[0]!, attemptOffset: 1 }], recovered: true })],
+        delayMs: 100,
+      },
+    ]);
     // The retry job (one delivery, 2 attempts left) makes attempt 2, and checks the delivery is pending first.
     const retry = added[0]!.jobs[0]!;
     await expect(deliver.run(job(retry, { attempts: 2 }), 't')).resolves.toBe('delivered');
-    expect(rows.at(-1)).toEqual(expect.objectContaining({ deliveryId: d.deliveries[0]!.deliveryId, attempt: 2, final: true, success: true }));
+    expect(rows.at(-1)).toEqual(
+      expect.objectContaining({ deliveryId: d.deliveries[0]!.deliveryId, attempt: 2, final: true, success: true }),
+    );
   });
 
   it('with every place for deliveries sent and not yet logged taken (WEBHOOK_CONCURRENCY), the next delivery waits for a row to be committed and asks the log writer to write at once', async () => {
@@ -236,7 +284,14 @@ describe('DeliverWebhook', () => {
         ),
       expedite: () => void expedited++,
     } as unknown as DeliveryLogWriter;
-    const narrow = new DeliverWebhook({ ...config, concurrency: 1 }, resolver, repository, slowLog, new WebhookMetrics(new Metrics('test')), queue);
+    const narrow = new DeliverWebhook(
+      { ...config, concurrency: 1 },
+      resolver,
+      repository,
+      slowLog,
+      new WebhookMetrics(new Metrics('test')),
+      queue,
+    );
     const until = async (cond: () => boolean) => {
       for (let i = 0; i < 1000 && !cond(); i++) await new Promise((r) => setTimeout(r, 5));
     };
@@ -328,7 +383,9 @@ describe('DeliverWebhook', () => {
     expect(added).toHaveLength(1);
     const retry = added[0]!.jobs[0]!;
     expect(retry).toEqual(expect.objectContaining({ channelId: 'room-2', prev: 0, prevJobId: null, recovered: true }));
-    expect(retry.deliveries).toEqual([{ deliveryId: b.deliveryId, events: b.events, order: b.order, attemptOffset: 1, replayOf: null }]);
+    expect(retry.deliveries).toEqual([
+      { deliveryId: b.deliveryId, events: b.events, order: b.order, attemptOffset: 1, replayOf: null },
+    ]);
   });
 
   describe('stopping (stopSending)', () => {
@@ -355,13 +412,27 @@ describe('DeliverWebhook', () => {
       released.shift()!();
       await expect(run).rejects.toBeInstanceOf(DelayedError);
       // The attempt in flight was logged and its retry handed off (backoff) before the job went back.
-      expect(rows).toEqual([expect.objectContaining({ deliveryId: first!.deliveryId, attempt: 1, statusCode: 503, final: false })]);
-      expect(added).toEqual([{ jobs: [expect.objectContaining({ deliveries: [{ ...first!, attemptOffset: 1 }], recovered: true })], delayMs: 100 }]);
+      expect(rows).toEqual([
+        expect.objectContaining({ deliveryId: first!.deliveryId, attempt: 1, statusCode: 503, final: false }),
+      ]);
+      expect(added).toEqual([
+        {
+          jobs: [expect.objectContaining({ deliveries: [{ ...first!, attemptOffset: 1 }], recovered: true })],
+          delayMs: 100,
+        },
+      ]);
       expect(j.updated).toEqual([{ ...d, deliveries: rest, recovered: true }]);
       expect(j.delayed).toEqual([[expect.any(Number), 'tok']]);
       expect(requests).toHaveLength(1);
       // Its next run (any replica) checks them in PostgreSQL and sends only those.
-      const again = new DeliverWebhook(config, resolver, repository, log, new WebhookMetrics(new Metrics('test')), queue);
+      const again = new DeliverWebhook(
+        config,
+        resolver,
+        repository,
+        log,
+        new WebhookMetrics(new Metrics('test')),
+        queue,
+      );
       try {
         gate = null;
         await expect(again.run(job(j.updated[0]!), 't')).resolves.toBe('delivered');
@@ -382,7 +453,12 @@ describe('DeliverWebhook', () => {
       stopper.stopSending();
       released.shift()!();
       await expect(run).resolves.toBe('delivered');
-      expect(added).toEqual([{ jobs: [expect.objectContaining({ deliveries: [{ ...d.deliveries[1]!, attemptOffset: 0 }], recovered: true })], delayMs: 0 }]);
+      expect(added).toEqual([
+        {
+          jobs: [expect.objectContaining({ deliveries: [{ ...d.deliveries[1]!, attemptOffset: 0 }], recovered: true })],
+          delayMs: 0,
+        },
+      ]);
       expect(j.updated).toEqual([]);
 
       const single = job(data());

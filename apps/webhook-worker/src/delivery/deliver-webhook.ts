@@ -8,7 +8,16 @@ import { DeliveryRepository, type AttemptRow } from '../log/delivery.repository.
 import { WebhookResolver } from '../matching/webhook-resolver.js';
 import { WebhookMetrics, type AttemptOutcome } from '../metrics/webhook-metrics.js';
 import { InjectWebhookConfig } from '../tokens.js';
-import { DeliveryQueue, RELIABLE_ATTEMPTS, channelOfItem, jobIdOf, lanesOf, orderingKey, type DeliveryItem, type DeliveryJobData } from './delivery-queue.js';
+import {
+  DeliveryQueue,
+  RELIABLE_ATTEMPTS,
+  channelOfItem,
+  jobIdOf,
+  lanesOf,
+  orderingKey,
+  type DeliveryItem,
+  type DeliveryJobData,
+} from './delivery-queue.js';
 import { HttpSender, type SendOutcome } from './http-sender.js';
 import { KeySequencer } from './key-sequencer.js';
 import { Permits } from './permits.js';
@@ -147,7 +156,10 @@ export class DeliverWebhook {
     // to read (its deliveries' state, when it ran before; the secret): a job held up by a read (the
     // secret's lookup waiting for management-api after a NATS outage) must not let a later job of the
     // same channel, which may name no predecessor (see EventIntake's PREDECESSOR_MEMORY_MS), go first.
-    const ready = this.toSend(job).then(async (todo) => ({ todo, secret: todo.size === 0 ? null : await this.secretFor(job, token) }));
+    const ready = this.toSend(job).then(async (todo) => ({
+      todo,
+      secret: todo.size === 0 ? null : await this.secretFor(job, token),
+    }));
     // Awaited by the lanes when their turn comes; handled here so a failure meanwhile is not unhandled.
     ready.catch(() => undefined);
     const outcomes = await Promise.allSettled(
@@ -161,7 +173,9 @@ export class DeliverWebhook {
             return todo.size === 0 ? [] : this.sendAll(job, secret, lane.items, todo);
           },
           // Stopping: a lane waiting for another replica's job starts at once (and sends nothing).
-          lane.prevJobId ? () => (this.stopping ? Promise.resolve(false) : this.queue.inProgress(lane.prevJobId!)) : undefined,
+          lane.prevJobId
+            ? () => (this.stopping ? Promise.resolve(false) : this.queue.inProgress(lane.prevJobId!))
+            : undefined,
         ),
       ),
     );
@@ -189,7 +203,12 @@ export class DeliverWebhook {
    * PostgreSQL first; its id stays, so the delivery rows' `job_id` still finds it), or, when a job of
    * several has one left, a job of its own for it (so that it keeps the retries of a job of one).
    */
-  private async handBack(job: Job<DeliveryJobData>, token: string | undefined, sent: readonly Sent[], unsent: DeliveryItem[]): Promise<DeliveryResult> {
+  private async handBack(
+    job: Job<DeliveryJobData>,
+    token: string | undefined,
+    sent: readonly Sent[],
+    unsent: DeliveryItem[],
+  ): Promise<DeliveryResult> {
     const data = job.data;
     const id = job.id ?? jobIdOf(data);
     if (sent.length > 0) await this.settle(data, sent);
@@ -238,19 +257,28 @@ export class DeliverWebhook {
     try {
       return (await this.resolver.resolve(data.applicationId, data.channelId))?.sharedSecret ?? null;
     } catch (e) {
-      this.logger.warn(`job ${job.id ?? jobIdOf(data)} waits: the secret of ${data.applicationId} is unavailable (${(e as Error).message})`);
+      this.logger.warn(
+        `job ${job.id ?? jobIdOf(data)} waits: the secret of ${data.applicationId} is unavailable (${(e as Error).message})`,
+      );
       await job.moveToDelayed(Date.now() + SECRET_RETRY_MS, token);
       throw new DelayedError();
     }
   }
 
   /** The deliveries of one lane still to send (in `todo`), one after the other. */
-  private async sendAll(job: Job<DeliveryJobData>, secret: string | null, lane: readonly DeliveryItem[], todo: ReadonlyMap<string, number>): Promise<Sent[]> {
+  private async sendAll(
+    job: Job<DeliveryJobData>,
+    secret: string | null,
+    lane: readonly DeliveryItem[],
+    todo: ReadonlyMap<string, number>,
+  ): Promise<Sent[]> {
     const data = job.data;
     // A job of one delivery retries through BullMQ within its own attempts; a job of several hands
     // retries off to new jobs, up to the contract's 3 attempts.
     const single = data.deliveries.length === 1;
-    const limit = single ? Math.min(data.deliveries[0]!.attemptOffset + (job.opts.attempts ?? 1), RELIABLE_ATTEMPTS) : RELIABLE_ATTEMPTS;
+    const limit = single
+      ? Math.min(data.deliveries[0]!.attemptOffset + (job.opts.attempts ?? 1), RELIABLE_ATTEMPTS)
+      : RELIABLE_ATTEMPTS;
     const out: Sent[] = [];
     for (const item of lane) {
       const attempt = todo.get(item.deliveryId);
@@ -279,7 +307,13 @@ export class DeliverWebhook {
   }
 
   /** One attempt of one delivery (its log row not written yet). */
-  private async attempt(data: DeliveryJobData, secret: string | null, item: DeliveryItem, attempt: number, limit: number): Promise<Sent> {
+  private async attempt(
+    data: DeliveryJobData,
+    secret: string | null,
+    item: DeliveryItem,
+    attempt: number,
+    limit: number,
+  ): Promise<Sent> {
     const attemptedOn = Date.now();
     let outcome: SendOutcome;
     if (secret === null) {
@@ -356,7 +390,14 @@ export class DeliverWebhook {
 /** A job of its own (id = delivery id, retried by BullMQ) for a delivery of a job of several, `attemptOffset` attempts already made. */
 function jobOfOne(data: DeliveryJobData, item: DeliveryItem, attemptOffset: number): DeliveryJobData {
   const { channelId: _channel, prev: _prev, prevJobId: _prevJobId, ...rest } = item;
-  return { ...data, channelId: channelOfItem(data, item), deliveries: [{ ...rest, attemptOffset }], prev: 0, prevJobId: null, recovered: true };
+  return {
+    ...data,
+    channelId: channelOfItem(data, item),
+    deliveries: [{ ...rest, attemptOffset }],
+    prev: 0,
+    prevJobId: null,
+    recovered: true,
+  };
 }
 
 function errorOf(outcome: SendOutcome): string | null {

@@ -27,7 +27,12 @@ export function bullPrefix(redisKeyPrefix: string): string {
 
 /** BullMQ connections: commands wait for a reconnection instead of failing (BullMQ requires it). */
 export function bullConnection(url: string, name: string): Redis {
-  const redis = new Redis(url, { connectionName: name, maxRetriesPerRequest: null, enableReadyCheck: true, retryStrategy: (n) => Math.min(50 * n, 1000) });
+  const redis = new Redis(url, {
+    connectionName: name,
+    maxRetriesPerRequest: null,
+    enableReadyCheck: true,
+    retryStrategy: (n) => Math.min(50 * n, 1000),
+  });
   redis.on('error', () => undefined);
   return redis;
 }
@@ -146,7 +151,9 @@ export class DeliveryQueue {
     this.connection = bullConnection(config.redisUrl, 'webhook-worker-queue');
     this.queue = new Queue<DeliveryJobData>(this.name, { connection: this.connection, prefix: this.prefix });
     this.queue.on('error', (e) => this.logger.warn(`queue: ${e.message}`));
-    metrics.setQueueDepthSource(() => withTimeout(this.queue.getJobCounts('waiting', 'active', 'delayed', 'prioritized', 'failed'), 1000));
+    metrics.setQueueDepthSource(() =>
+      withTimeout(this.queue.getJobCounts('waiting', 'active', 'delayed', 'prioritized', 'failed'), 1000),
+    );
   }
 
   /**
@@ -184,11 +191,15 @@ export class DeliveryQueue {
     while (start < jobs.length) {
       let end = start;
       let deliveries = 0;
-      while (end < jobs.length && (end === start || deliveries + jobs[end]!.deliveries.length <= ADD_SLICE)) deliveries += jobs[end++]!.deliveries.length;
+      while (end < jobs.length && (end === start || deliveries + jobs[end]!.deliveries.length <= ADD_SLICE))
+        deliveries += jobs[end++]!.deliveries.length;
       // A single job goes without `addBulk`, whose ioredis pipeline copies every script BullMQ
       // defines onto itself when it is made (~35 µs): at 1,000 events/s most intake groups make one job.
       if (end - start === 1) await this.queue.add('deliver', jobs[start]!, this.jobOptions(jobs[start]!, delayMs));
-      else await this.queue.addBulk(jobs.slice(start, end).map((data) => ({ name: 'deliver', data, opts: this.jobOptions(data, delayMs) })));
+      else
+        await this.queue.addBulk(
+          jobs.slice(start, end).map((data) => ({ name: 'deliver', data, opts: this.jobOptions(data, delayMs) })),
+        );
       start = end;
     }
   }
@@ -207,7 +218,10 @@ export class DeliveryQueue {
         return true;
       } catch (e) {
         if (giveUp()) return false;
-        if (attempt === 1 || attempt % 20 === 0) this.logger.warn(`queueing ${jobs.length} deliveries failed (attempt ${attempt}), trying again: ${(e as Error).message}`);
+        if (attempt === 1 || attempt % 20 === 0)
+          this.logger.warn(
+            `queueing ${jobs.length} deliveries failed (attempt ${attempt}), trying again: ${(e as Error).message}`,
+          );
         await new Promise((r) => setTimeout(r, Math.min(100 * attempt, 1000)));
       }
     }

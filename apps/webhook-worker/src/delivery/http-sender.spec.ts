@@ -6,7 +6,12 @@ import { TargetGuard } from './ssrf-guard.js';
 describe('HttpSender', () => {
   let server: http.Server;
   let port: number;
-  const seen: Array<{ host: string | undefined; url: string | undefined; body: string; headers: http.IncomingHttpHeaders }> = [];
+  const seen: Array<{
+    host: string | undefined;
+    url: string | undefined;
+    body: string;
+    headers: http.IncomingHttpHeaders;
+  }> = [];
   let behaviour: (req: http.IncomingMessage, res: http.ServerResponse) => void = (_req, res) => res.end('ok');
 
   beforeAll(async () => {
@@ -31,15 +36,20 @@ describe('HttpSender', () => {
   });
 
   // A name that "resolves" to loopback: the request must reach the checked address with the original Host.
-  const guard = new TargetGuard({ allowPrivate: false, allowLoopback: true }, async (host) => (host === 'hooks.example.test' ? [{ address: '127.0.0.1', family: 4 }] : []));
+  const guard = new TargetGuard({ allowPrivate: false, allowLoopback: true }, async (host) =>
+    host === 'hooks.example.test' ? [{ address: '127.0.0.1', family: 4 }] : [],
+  );
   const sender = new HttpSender(guard, { maxSocketsPerOrigin: 4 });
   afterAll(() => sender.close());
-  const send = (url: string, timeoutMs = 2000) => sender.send({ url, body: '{"a":1}', headers: { 'content-type': 'application/json', 'x-test': 'yes' }, timeoutMs });
+  const send = (url: string, timeoutMs = 2000) =>
+    sender.send({ url, body: '{"a":1}', headers: { 'content-type': 'application/json', 'x-test': 'yes' }, timeoutMs });
 
   it('POSTs the body to the checked address and keeps the Host of the URL', async () => {
     const outcome = await send(`http://hooks.example.test:${port}/in?x=1`);
     expect(outcome).toEqual({ kind: 'response', statusCode: 200, durationMs: expect.any(Number) });
-    expect(seen).toEqual([expect.objectContaining({ host: `hooks.example.test:${port}`, url: '/in?x=1', body: '{"a":1}' })]);
+    expect(seen).toEqual([
+      expect.objectContaining({ host: `hooks.example.test:${port}`, url: '/in?x=1', body: '{"a":1}' }),
+    ]);
     expect(seen[0]!.headers['x-test']).toBe('yes');
     expect(seen[0]!.headers['content-length']).toBe('7');
   });
@@ -49,24 +59,32 @@ describe('HttpSender', () => {
       res.writeHead(302, { location: 'http://169.254.169.254/' });
       res.end();
     };
-    expect(await send(`http://127.0.0.1:${port}/`)).toEqual(expect.objectContaining({ kind: 'response', statusCode: 302 }));
+    expect(await send(`http://127.0.0.1:${port}/`)).toEqual(
+      expect.objectContaining({ kind: 'response', statusCode: 302 }),
+    );
     expect(seen).toHaveLength(1);
   });
 
   it('a dropped connection is a network error; a slow answer a timeout', async () => {
     behaviour = (req) => req.socket.destroy();
-    expect(await send(`http://127.0.0.1:${port}/`)).toEqual(expect.objectContaining({ kind: 'network-error', error: 'ECONNRESET: socket hang up' }));
+    expect(await send(`http://127.0.0.1:${port}/`)).toEqual(
+      expect.objectContaining({ kind: 'network-error', error: 'ECONNRESET: socket hang up' }),
+    );
     behaviour = (_req, res) => setTimeout(() => res.end('late'), 500);
     expect(await send(`http://127.0.0.1:${port}/`, 100)).toEqual(expect.objectContaining({ kind: 'timeout' }));
   });
 
-  it('a request still waiting for one of the pool\'s connections times out as well, and the pool serves the next ones', async () => {
+  it("a request still waiting for one of the pool's connections times out as well, and the pool serves the next ones", async () => {
     // 4 connections per origin: the fifth request waits in the pool's queue until its timeout.
     behaviour = (_req, res) => setTimeout(() => res.end('late'), 400);
     const outcomes = await Promise.all(Array.from({ length: 5 }, () => send(`http://127.0.0.1:${port}/`, 100)));
-    expect(outcomes).toEqual(Array.from({ length: 5 }, () => expect.objectContaining({ kind: 'timeout', error: 'timed out after 100 ms' })));
+    expect(outcomes).toEqual(
+      Array.from({ length: 5 }, () => expect.objectContaining({ kind: 'timeout', error: 'timed out after 100 ms' })),
+    );
     behaviour = (_req, res) => res.end('ok');
-    expect(await send(`http://127.0.0.1:${port}/`)).toEqual(expect.objectContaining({ kind: 'response', statusCode: 200 }));
+    expect(await send(`http://127.0.0.1:${port}/`)).toEqual(
+      expect.objectContaining({ kind: 'response', statusCode: 200 }),
+    );
   });
 
   it('an answer larger than 1 MB is reported with its status without reading it all, and the next request goes through', async () => {
@@ -74,9 +92,13 @@ describe('HttpSender', () => {
       res.writeHead(503);
       res.end(Buffer.alloc(3 * 1024 * 1024, 'x'));
     };
-    expect(await send(`http://127.0.0.1:${port}/`)).toEqual(expect.objectContaining({ kind: 'response', statusCode: 503 }));
+    expect(await send(`http://127.0.0.1:${port}/`)).toEqual(
+      expect.objectContaining({ kind: 'response', statusCode: 503 }),
+    );
     behaviour = (_req, res) => res.end('ok');
-    expect(await send(`http://127.0.0.1:${port}/`)).toEqual(expect.objectContaining({ kind: 'response', statusCode: 200 }));
+    expect(await send(`http://127.0.0.1:${port}/`)).toEqual(
+      expect.objectContaining({ kind: 'response', statusCode: 200 }),
+    );
   });
 
   it('a closed port is a network error', async () => {
@@ -84,15 +106,23 @@ describe('HttpSender', () => {
     await new Promise<void>((r) => closed.listen(0, '127.0.0.1', r));
     const closedPort = (closed.address() as AddressInfo).port;
     await new Promise((r) => closed.close(r));
-    expect(await send(`http://127.0.0.1:${closedPort}/`)).toEqual(expect.objectContaining({ kind: 'network-error', error: expect.stringMatching(/ECONNREFUSED/) }));
+    expect(await send(`http://127.0.0.1:${closedPort}/`)).toEqual(
+      expect.objectContaining({ kind: 'network-error', error: expect.stringMatching(/ECONNREFUSED/) }),
+    );
   });
 
   it('refuses bad URLs, other schemes and forbidden targets without connecting', async () => {
     expect(await send('not a url')).toEqual(expect.objectContaining({ kind: 'refused', error: 'invalid URL' }));
     expect(await send('ftp://127.0.0.1/')).toEqual(expect.objectContaining({ kind: 'refused' }));
-    expect(await send('http://10.0.0.1/')).toEqual(expect.objectContaining({ kind: 'refused', error: expect.stringMatching(/private/) }));
-    expect(await send('http://[fd00:ec2::254]/')).toEqual(expect.objectContaining({ kind: 'refused', error: expect.stringMatching(/metadata/) }));
-    expect(await send('http://nowhere.example.test/')).toEqual(expect.objectContaining({ kind: 'network-error', error: expect.stringMatching(/cannot resolve/) }));
+    expect(await send('http://10.0.0.1/')).toEqual(
+      expect.objectContaining({ kind: 'refused', error: expect.stringMatching(/private/) }),
+    );
+    expect(await send('http://[fd00:ec2::254]/')).toEqual(
+      expect.objectContaining({ kind: 'refused', error: expect.stringMatching(/metadata/) }),
+    );
+    expect(await send('http://nowhere.example.test/')).toEqual(
+      expect.objectContaining({ kind: 'network-error', error: expect.stringMatching(/cannot resolve/) }),
+    );
     expect(seen).toHaveLength(0);
   });
 

@@ -53,17 +53,25 @@ export class HttpSender {
     } catch {
       return { kind: 'refused', error: 'invalid URL', durationMs: elapsed() };
     }
-    if (url.protocol !== 'http:' && url.protocol !== 'https:') return { kind: 'refused', error: `unsupported URL scheme ${url.protocol}`, durationMs: elapsed() };
+    if (url.protocol !== 'http:' && url.protocol !== 'https:')
+      return { kind: 'refused', error: `unsupported URL scheme ${url.protocol}`, durationMs: elapsed() };
 
     const deadline = started + request.timeoutMs;
     let target: ResolvedTarget;
     try {
       // An IP literal needs no lookup: no timer for it.
       const checking = this.guard.check(url.hostname);
-      target = isIP(url.hostname.replace(/^\[|\]$/g, '')) ? await checking : await withTimeout(checking, request.timeoutMs);
+      target = isIP(url.hostname.replace(/^\[|\]$/g, ''))
+        ? await checking
+        : await withTimeout(checking, request.timeoutMs);
     } catch (e) {
       if (e instanceof TargetRefused) return { kind: 'refused', error: e.message, durationMs: elapsed() };
-      if (e instanceof TimeoutError) return { kind: 'timeout', error: `timed out after ${request.timeoutMs} ms resolving ${url.hostname}`, durationMs: elapsed() };
+      if (e instanceof TimeoutError)
+        return {
+          kind: 'timeout',
+          error: `timed out after ${request.timeoutMs} ms resolving ${url.hostname}`,
+          durationMs: elapsed(),
+        };
       return { kind: 'network-error', error: (e as Error).message, durationMs: elapsed() };
     }
     return this.post(url, target, request, Math.max(1, deadline - performance.now()), elapsed);
@@ -76,13 +84,23 @@ export class HttpSender {
    * the attempt; when it fires the outcome is a timeout at once, and the request is aborted as
    * soon as undici lets it (at once, or when it leaves the pool's queue).
    */
-  private post(url: URL, target: ResolvedTarget, request: SendRequest, remainingMs: number, elapsed: () => number): Promise<SendOutcome> {
+  private post(
+    url: URL,
+    target: ResolvedTarget,
+    request: SendRequest,
+    remainingMs: number,
+    elapsed: () => number,
+  ): Promise<SendOutcome> {
     const headers: Record<string, string> = { ...request.headers, host: url.host };
-    if (url.username) headers.authorization = `Basic ${Buffer.from(`${decodeURIComponent(url.username)}:${decodeURIComponent(url.password)}`).toString('base64')}`;
+    if (url.username)
+      headers.authorization = `Basic ${Buffer.from(`${decodeURIComponent(url.username)}:${decodeURIComponent(url.password)}`).toString('base64')}`;
     return new Promise<SendOutcome>((resolve) => {
       const handler = new PostHandler(resolve, elapsed, request.timeoutMs, remainingMs);
       try {
-        this.pool(url, target).dispatch({ path: `${url.pathname}${url.search}`, method: 'POST', headers, body: request.body }, handler);
+        this.pool(url, target).dispatch(
+          { path: `${url.pathname}${url.search}`, method: 'POST', headers, body: request.body },
+          handler,
+        );
       } catch (e) {
         handler.onResponseError(null, e as Error);
       }

@@ -6,14 +6,20 @@ describe('KeySequencer', () => {
   it('runs tasks of one key one after the other, in order, even when an earlier one fails', async () => {
     const s = new KeySequencer();
     const log: string[] = [];
-    const task = (name: string, ms: number, fail = false) => async () => {
-      log.push(`start ${name}`);
-      await tick(ms);
-      log.push(`end ${name}`);
-      if (fail) throw new Error(name);
-      return name;
-    };
-    const results = await Promise.allSettled([s.run('k', 1, 0, task('a', 30, true)), s.run('k', 2, 1, task('b', 1)), s.run('k', 3, 2, task('c', 1))]);
+    const task =
+      (name: string, ms: number, fail = false) =>
+      async () => {
+        log.push(`start ${name}`);
+        await tick(ms);
+        log.push(`end ${name}`);
+        if (fail) throw new Error(name);
+        return name;
+      };
+    const results = await Promise.allSettled([
+      s.run('k', 1, 0, task('a', 30, true)),
+      s.run('k', 2, 1, task('b', 1)),
+      s.run('k', 3, 2, task('c', 1)),
+    ]);
     expect(log).toEqual(['start a', 'end a', 'start b', 'end b', 'start c', 'end c']);
     expect(results.map((r) => r.status)).toEqual(['rejected', 'fulfilled', 'fulfilled']);
   });
@@ -21,10 +27,12 @@ describe('KeySequencer', () => {
   it('starts the lowest order first among tasks that arrive in the same turn or while the key is busy', async () => {
     const s = new KeySequencer();
     const log: number[] = [];
-    const task = (n: number, ms = 1) => async () => {
-      log.push(n);
-      await tick(ms);
-    };
+    const task =
+      (n: number, ms = 1) =>
+      async () => {
+        log.push(n);
+        await tick(ms);
+      };
     await Promise.all([s.run('k', 3, 0, task(3)), s.run('k', 1, 0, task(1)), s.run('k', 2, 0, task(2))]);
     expect(log).toEqual([1, 2, 3]);
     log.length = 0;
@@ -81,7 +89,11 @@ describe('KeySequencer', () => {
       await tick(ms);
       log.push(`end ${name}`);
     };
-    await Promise.all([s.run('x', 1, 0, task('x1', 20)), s.run('y', 1, 0, task('y1', 1)), s.run('x', 2, 1, task('x2', 1))]);
+    await Promise.all([
+      s.run('x', 1, 0, task('x1', 20)),
+      s.run('y', 1, 0, task('y1', 1)),
+      s.run('x', 2, 1, task('x2', 1)),
+    ]);
     expect(log.indexOf('end y1')).toBeLessThan(log.indexOf('end x1'));
     expect(log.indexOf('start x2')).toBeGreaterThan(log.indexOf('end x1'));
   });

@@ -7,13 +7,16 @@ describe('delivery signatures', () => {
   const body = JSON.stringify({ id: 'evt-1', type: 'client.registered', message: 'héllo' });
 
   it('X-ApplicationSignature is Base64(HMAC-SHA256(body, UTF-8 secret))', () => {
-    const expected = createHmac('sha256', Buffer.from(secret, 'utf8')).update(Buffer.from(body, 'utf8')).digest('base64');
+    const expected = createHmac('sha256', Buffer.from(secret, 'utf8'))
+      .update(Buffer.from(body, 'utf8'))
+      .digest('base64');
     expect(applicationSignature(secret, body)).toBe(expected);
   });
 
   it('each secret keys its own signatures, however the secrets alternate', () => {
     const direct = (k: string) => createHmac('sha256', Buffer.from(k, 'utf8')).update(body, 'utf8').digest('base64');
-    for (const k of [secret, 'other secret', secret, 'other secret']) expect(applicationSignature(k, body)).toBe(direct(k));
+    for (const k of [secret, 'other secret', secret, 'other secret'])
+      expect(applicationSignature(k, body)).toBe(direct(k));
     expect(applicationSignature(secret, body)).not.toBe(applicationSignature('other secret', body));
   });
 

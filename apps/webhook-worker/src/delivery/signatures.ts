@@ -28,7 +28,12 @@ export function standardWebhookSignature(secret: string, id: string, timestampSe
   return `v1,${mac}`;
 }
 
-export function signatureHeaders(secret: string, deliveryId: string, timestampSeconds: number, body: string): SignatureHeaders {
+export function signatureHeaders(
+  secret: string,
+  deliveryId: string,
+  timestampSeconds: number,
+  body: string,
+): SignatureHeaders {
   return {
     'X-ApplicationSignature': applicationSignature(secret, body),
     'webhook-id': deliveryId,

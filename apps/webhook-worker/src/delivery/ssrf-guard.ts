@@ -47,7 +47,9 @@ export class TargetGuard {
       try {
         addresses = await this.resolve(host);
       } catch (e) {
-        throw new TargetUnresolved(`cannot resolve ${host}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
+        throw new TargetUnresolved(
+          `cannot resolve ${host}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`,
+        );
       }
       if (addresses.length === 0) throw new TargetUnresolved(`cannot resolve ${host}: no address`);
     }

@@ -1,11 +1,43 @@
 import type { EventInfo, ResolvedWebhook } from '@switchboard/contracts';
-import { deliveryIdFor, jobIdFor, MAX_EVENTS_PER_BATCH, planDeliveries, planJobs, type MatchedEvent } from './delivery-planner.js';
+import {
+  deliveryIdFor,
+  jobIdFor,
+  MAX_EVENTS_PER_BATCH,
+  planDeliveries,
+  planJobs,
+  type MatchedEvent,
+} from './delivery-planner.js';
 
-const hook = (id: string, batch = false): ResolvedWebhook => ({ id, source: 'application', url: `https://x.test/${id}`, events: null, batch, reliable: false, disabled: false });
+const hook = (id: string, batch = false): ResolvedWebhook => ({
+  id,
+  source: 'application',
+  url: `https://x.test/${id}`,
+  events: null,
+  batch,
+  reliable: false,
+  disabled: false,
+});
 const event = (id: string, timestamp: number, type = 'client.updated'): EventInfo =>
-  ({ id, timestamp, origin: 'client', type, forced: false, channel: null, client: null, connection: null, message: null }) as EventInfo;
+  ({
+    id,
+    timestamp,
+    origin: 'client',
+    type,
+    forced: false,
+    channel: null,
+    client: null,
+    connection: null,
+    message: null,
+  }) as EventInfo;
 let seq = 0;
-const matched = (e: EventInfo, webhooks: ResolvedWebhook[], applicationId = 'app-1'): MatchedEvent => ({ event: e, seq: ++seq, applicationId, organizationId: 'org-1', channelId: null, webhooks });
+const matched = (e: EventInfo, webhooks: ResolvedWebhook[], applicationId = 'app-1'): MatchedEvent => ({
+  event: e,
+  seq: ++seq,
+  applicationId,
+  organizationId: 'org-1',
+  channelId: null,
+  webhooks,
+});
 
 describe('planDeliveries', () => {
   it('one delivery per event for a plain webhook, with an id derived from (webhook, event)', () => {
@@ -35,13 +67,22 @@ describe('planDeliveries', () => {
   });
 
   it('mixes plain and batch webhooks, and skips webhooks without URL', () => {
-    const plan = planDeliveries([matched(event('e1', 5), [hook('p'), hook('b', true), { ...hook('n'), url: null }]), matched(event('e2', 5), [hook('p'), hook('b', true)])]);
-    expect(plan.map((d) => `${d.webhook.id}:${d.events.map((e) => e.id).join('+')}`)).toEqual(['p:e1', 'b:e1+e2', 'p:e2']);
+    const plan = planDeliveries([
+      matched(event('e1', 5), [hook('p'), hook('b', true), { ...hook('n'), url: null }]),
+      matched(event('e2', 5), [hook('p'), hook('b', true)]),
+    ]);
+    expect(plan.map((d) => `${d.webhook.id}:${d.events.map((e) => e.id).join('+')}`)).toEqual([
+      'p:e1',
+      'b:e1+e2',
+      'p:e2',
+    ]);
   });
 
   it('splits a large moment into calls of at most MAX_EVENTS_PER_BATCH events', () => {
     const b = hook('b', true);
-    const plan = planDeliveries(Array.from({ length: MAX_EVENTS_PER_BATCH + 3 }, (_, i) => matched(event(`e${i}`, 7), [b])));
+    const plan = planDeliveries(
+      Array.from({ length: MAX_EVENTS_PER_BATCH + 3 }, (_, i) => matched(event(`e${i}`, 7), [b])),
+    );
     expect(plan.map((d) => d.events.length)).toEqual([MAX_EVENTS_PER_BATCH, 3]);
   });
 });
@@ -61,9 +102,16 @@ describe('planJobs', () => {
     ]);
     const ids = (maxPerJob: number) => planJobs(plan, maxPerJob).map((j) => j.deliveries.map((d) => d.events[0]!.id));
     // Runs of at most 2: a1 a2 | b1 b2 | a3 | c1; packed by 2 without splitting a run.
-    expect(ids(2)).toEqual([['a1', 'a2'], ['b1', 'b2'], ['a3', 'c1']]);
+    expect(ids(2)).toEqual([
+      ['a1', 'a2'],
+      ['b1', 'b2'],
+      ['a3', 'c1'],
+    ]);
     // Runs a1 a2 a3 | b1 b2 | c1; a job of 4 takes the first run and not the second (it would not fit whole).
-    expect(ids(4)).toEqual([['a1', 'a2', 'a3'], ['b1', 'b2', 'c1']]);
+    expect(ids(4)).toEqual([
+      ['a1', 'a2', 'a3'],
+      ['b1', 'b2', 'c1'],
+    ]);
     expect(ids(50)).toEqual([['a1', 'a2', 'a3', 'b1', 'b2', 'c1']]);
     expect(ids(1)).toEqual([['a1'], ['b1'], ['a2'], ['a3'], ['b2'], ['c1']]);
     // A job of several has a name-based id of its deliveries, recorded on each; a job of one is its delivery.
@@ -87,6 +135,10 @@ describe('planJobs', () => {
       inChannel(matched(event('e5', 1), [w, hook('v')]), 'a'),
     ]);
     const jobs = planJobs(plan, 50);
-    expect(jobs.map((j) => j.deliveries.map((d) => `${d.webhook.id}:${d.events[0]!.id}`))).toEqual([['w:e1', 'w:e5', 'w:e3', 'w:e4'], ['v:e1', 'v:e5'], ['w:e2']]);
+    expect(jobs.map((j) => j.deliveries.map((d) => `${d.webhook.id}:${d.events[0]!.id}`))).toEqual([
+      ['w:e1', 'w:e5', 'w:e3', 'w:e4'],
+      ['v:e1', 'v:e5'],
+      ['w:e2'],
+    ]);
   });
 });

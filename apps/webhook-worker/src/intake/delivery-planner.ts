@@ -55,9 +55,18 @@ export function jobIdFor(deliveryIds: readonly string[]): string {
  * The ordering key of a delivery: its webhook and its channel; outside a channel, its client; else
  * the event itself (no order to keep).
  */
-export function orderingKey(data: { webhookId: string; channelId: string | null; events: readonly EventInfo[] }): string {
+export function orderingKey(data: {
+  webhookId: string;
+  channelId: string | null;
+  events: readonly EventInfo[];
+}): string {
   const first = data.events[0];
-  const scope = data.channelId !== null ? `channel:${data.channelId}` : first?.client ? `client:${first.client.id}` : `event:${first?.id ?? ''}`;
+  const scope =
+    data.channelId !== null
+      ? `channel:${data.channelId}`
+      : first?.client
+        ? `client:${first.client.id}`
+        : `event:${first?.id ?? ''}`;
   return `${data.webhookId}\u0000${scope}`;
 }
 
@@ -161,7 +170,8 @@ export function planDeliveries(matched: readonly MatchedEvent[]): PlannedDeliver
     }
   }
   for (const d of out) {
-    if (d.webhook.batch) d.id = deliveryIdFor(`${d.webhook.id}\u0000batch\u0000${d.events.map((e) => e.id).join('\u0000')}`);
+    if (d.webhook.batch)
+      d.id = deliveryIdFor(`${d.webhook.id}\u0000batch\u0000${d.events.map((e) => e.id).join('\u0000')}`);
   }
   return out;
 }

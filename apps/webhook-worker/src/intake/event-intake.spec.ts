@@ -15,9 +15,27 @@ const config = loadWebhookWorkerConfig({
   DATABASE_URL: 'postgres://u@127.0.0.1/db',
   WEBHOOK_EVENT_ACK_WAIT_MS: '1000',
 });
-const hook: ResolvedWebhook = { id: 'w', source: 'application', url: 'https://x.test/w', events: null, batch: false, reliable: true, disabled: false };
+const hook: ResolvedWebhook = {
+  id: 'w',
+  source: 'application',
+  url: 'https://x.test/w',
+  events: null,
+  batch: false,
+  reliable: true,
+  disabled: false,
+};
 const event = (id: string): EventInfo =>
-  ({ id, timestamp: 1, origin: 'client', type: 'client.updated', forced: false, channel: null, client: null, connection: null, message: null }) as EventInfo;
+  ({
+    id,
+    timestamp: 1,
+    origin: 'client',
+    type: 'client.updated',
+    forced: false,
+    channel: null,
+    client: null,
+    connection: null,
+    message: null,
+  }) as EventInfo;
 const refused = () => Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:5432'), { code: 'ECONNREFUSED' });
 const cutOff = () => Object.assign(new Error('Connection terminated unexpectedly'), {});
 
@@ -59,20 +77,37 @@ function setUp(commits: Step[], statuses: Array<'committed' | 'aborted' | 'in pr
       return true;
     },
   } as unknown as DeliveryQueue;
-  const intake = new EventIntake(config, {} as WebhookResolver, repository, queue, new WebhookMetrics(new Metrics('test')));
+  const intake = new EventIntake(
+    config,
+    {} as WebhookResolver,
+    repository,
+    queue,
+    new WebhookMetrics(new Metrics('test')),
+  );
   const messages = [message(1), message(2)];
   const group: PreparedGroup = {
     batching: false,
     ready: messages.map(({ msg }, i) => ({
       msg,
-      matched: { event: event(`e${i + 1}`), seq: msg.seq, applicationId: 'app', organizationId: 'org', channelId: 'ch', webhooks: [hook] },
+      matched: {
+        event: event(`e${i + 1}`),
+        seq: msg.seq,
+        applicationId: 'app',
+        organizationId: 'org',
+        channelId: 'ch',
+        webhooks: [hook],
+      },
     })),
   };
   return { intake, group, messages, queued, calls };
 }
 
-const fresh = (jobs: PlannedJob[]): IntakeCommit => ({ fresh: new Set(jobs.flatMap((j) => j.deliveries.flatMap((d) => d.events.map((e) => e.id)))), jobs });
-const eventsOf = (jobs: DeliveryJobData[]) => jobs.flatMap((j) => j.deliveries.flatMap((d) => d.events.map((e) => e.id)));
+const fresh = (jobs: PlannedJob[]): IntakeCommit => ({
+  fresh: new Set(jobs.flatMap((j) => j.deliveries.flatMap((d) => d.events.map((e) => e.id)))),
+  jobs,
+});
+const eventsOf = (jobs: DeliveryJobData[]) =>
+  jobs.flatMap((j) => j.deliveries.flatMap((d) => d.events.map((e) => e.id)));
 
 describe('EventIntake.commit while PostgreSQL is down', () => {
   it('commits the group again with its events in hand (told working, not handed back), then queues and acknowledges', async () => {

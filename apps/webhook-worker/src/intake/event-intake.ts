@@ -11,7 +11,13 @@ import { WebhookResolver, type Resolution } from '../matching/webhook-resolver.j
 import { WebhookMetrics } from '../metrics/webhook-metrics.js';
 import { decodeDomainEvent } from './event-stream.js';
 import { InjectWebhookConfig } from '../tokens.js';
-import { planDeliveries, planJobs, type MatchedEvent, type PlannedDelivery, type PlannedJob } from './delivery-planner.js';
+import {
+  planDeliveries,
+  planJobs,
+  type MatchedEvent,
+  type PlannedDelivery,
+  type PlannedJob,
+} from './delivery-planner.js';
 
 /** Events decoded per turn of the event loop. */
 const SLICE = 250;
@@ -124,7 +130,9 @@ export class EventIntake {
       if (!lookups.has(key)) {
         lookups.set(
           key,
-          this.resolver.resolve(e.domain.applicationId, e.channelId).catch((err: unknown) => (err instanceof Error ? err : new Error(String(err)))),
+          this.resolver
+            .resolve(e.domain.applicationId, e.channelId)
+            .catch((err: unknown) => (err instanceof Error ? err : new Error(String(err)))),
         );
       }
     }
@@ -144,12 +152,23 @@ export class EventIntake {
       if (webhooks.some((w) => w.batch)) batching = true;
       ready.push({
         msg: e.msg,
-        matched: { event: e.domain.event, seq: e.msg.seq, applicationId: e.domain.applicationId, organizationId: r?.organizationId ?? e.domain.organizationId, channelId: e.channelId, webhooks },
+        matched: {
+          event: e.domain.event,
+          seq: e.msg.seq,
+          applicationId: e.domain.applicationId,
+          organizationId: r?.organizationId ?? e.domain.organizationId,
+          channelId: e.channelId,
+          webhooks,
+        },
       });
     }
     if (deferred.length > 0) {
-      const reasons = new Set([...resolved.values()].filter((v): v is Error => v instanceof Error).map((v) => v.message));
-      this.logger.warn(`${deferred.length} events wait: webhook configuration unavailable (${[...reasons].join('; ')})`);
+      const reasons = new Set(
+        [...resolved.values()].filter((v): v is Error => v instanceof Error).map((v) => v.message),
+      );
+      this.logger.warn(
+        `${deferred.length} events wait: webhook configuration unavailable (${[...reasons].join('; ')})`,
+      );
       this.metrics.events.inc({ outcome: 'deferred' }, deferred.length);
       // Growing: every hand-back is a delivery, and deliveries are bounded (EVENT_MAX_ATTEMPTS + 120).
       for (const msg of deferred) msg.nak(redeliveryDelayMs(msg.info.deliveryCount, 30_000, DEFER_MS));
@@ -216,7 +235,9 @@ export class EventIntake {
         if (uncertain) {
           const status = await this.repository.intakeStatus(uncertain);
           if (status === 'committed') {
-            this.logger.log(`the intake of ${ready.length} events cut off by the outage had committed: its jobs are queued now`);
+            this.logger.log(
+              `the intake of ${ready.length} events cut off by the outage had committed: its jobs are queued now`,
+            );
             return uncertain.written;
           }
           // Not known yet (the server has not noticed the connection is gone): wait as for an outage.
@@ -226,7 +247,11 @@ export class EventIntake {
         try {
           return await this.repository.commitIntake(
             ready.map((r) => r.matched.event.id),
-            (fresh) => planJobs(planDeliveries(ready.filter((r) => fresh.has(r.matched.event.id)).map((r) => r.matched)), this.config.deliveriesPerJob),
+            (fresh) =>
+              planJobs(
+                planDeliveries(ready.filter((r) => fresh.has(r.matched.event.id)).map((r) => r.matched)),
+                this.config.deliveriesPerJob,
+              ),
             Date.now(),
           );
         } catch (e) {
@@ -241,7 +266,10 @@ export class EventIntake {
         },
         // Well within the ack wait, so that JetStream does not hand the events to another replica meanwhile.
         maxDelayMs: Math.min(2000, this.config.eventAckWaitMs / 3),
-        onRetry: (e, tries) => this.logger.warn(`PostgreSQL is unavailable; the intake of ${ready.length} events is tried again (try ${tries}): ${(e as Error).message}`),
+        onRetry: (e, tries) =>
+          this.logger.warn(
+            `PostgreSQL is unavailable; the intake of ${ready.length} events is tried again (try ${tries}): ${(e as Error).message}`,
+          ),
       },
     );
   }

@@ -1,7 +1,21 @@
 import { decodeDomainEvent } from './event-stream.js';
 
 const enc = (v: unknown) => new TextEncoder().encode(typeof v === 'string' ? v : JSON.stringify(v));
-const good = { applicationId: 'app-1', organizationId: 'org-1', event: { id: 'e1', type: 'client.registered', timestamp: 1, origin: 'client', forced: false, channel: null, client: null, connection: null, message: null } };
+const good = {
+  applicationId: 'app-1',
+  organizationId: 'org-1',
+  event: {
+    id: 'e1',
+    type: 'client.registered',
+    timestamp: 1,
+    origin: 'client',
+    forced: false,
+    channel: null,
+    client: null,
+    connection: null,
+    message: null,
+  },
+};
 
 describe('decodeDomainEvent', () => {
   it('accepts a DomainEvent and keeps the EventInfo as written', () => {

@@ -18,12 +18,15 @@ export function decodeDomainEvent(data: Uint8Array): DecodedEvent {
   }
   const d = parsed as Partial<DomainEvent> | null;
   if (!d || typeof d !== 'object') return { ok: false, reason: 'not an object' };
-  if (typeof d.applicationId !== 'string' || d.applicationId === '') return { ok: false, reason: 'applicationId missing' };
-  if (typeof d.organizationId !== 'string' || d.organizationId === '') return { ok: false, reason: 'organizationId missing' };
+  if (typeof d.applicationId !== 'string' || d.applicationId === '')
+    return { ok: false, reason: 'applicationId missing' };
+  if (typeof d.organizationId !== 'string' || d.organizationId === '')
+    return { ok: false, reason: 'organizationId missing' };
   const e = d.event;
   if (!e || typeof e !== 'object') return { ok: false, reason: 'event missing' };
   if (typeof e.id !== 'string' || e.id === '') return { ok: false, reason: 'event.id missing' };
   if (typeof e.type !== 'string' || (e.type as string) === '') return { ok: false, reason: 'event.type missing' };
-  if (typeof e.timestamp !== 'number' || !Number.isFinite(e.timestamp)) return { ok: false, reason: 'event.timestamp missing' };
+  if (typeof e.timestamp !== 'number' || !Number.isFinite(e.timestamp))
+    return { ok: false, reason: 'event.timestamp missing' };
   return { ok: true, value: d as DomainEvent };
 }

@@ -1,6 +1,20 @@
 import { Injectable } from '@nestjs/common';
-import { DomainError, type CallerScope, type ForwardedQueryOptions, type ODataListResponse, type WebhookDelivery, type WebhookDeliveryReplayResult } from '@switchboard/contracts';
-import { applyODataQuery, executeCount, parseForwardedQuery, projectRecord, selectModelRecords, withForwardedQueryErrors } from '@switchboard/odata';
+import {
+  DomainError,
+  type CallerScope,
+  type ForwardedQueryOptions,
+  type ODataListResponse,
+  type WebhookDelivery,
+  type WebhookDeliveryReplayResult,
+} from '@switchboard/contracts';
+import {
+  applyODataQuery,
+  executeCount,
+  parseForwardedQuery,
+  projectRecord,
+  selectModelRecords,
+  withForwardedQueryErrors,
+} from '@switchboard/odata';
 import { randomUUID } from 'node:crypto';
 import { DataSource, type SelectQueryBuilder } from 'typeorm';
 import { DeliveryQueue, withTimeout } from '../delivery/delivery-queue.js';
@@ -30,12 +44,18 @@ export class DeliveriesService {
     private readonly resolver: WebhookResolver,
   ) {}
 
-  private base(scope: CallerScope): { qb: SelectQueryBuilder<Record<string, unknown>>; toRecord: (raw: Record<string, unknown>) => Record<string, unknown> } {
-    const qb = this.ds.createQueryBuilder().from(WEBHOOK_DELIVERY_TABLE, ALIAS) as SelectQueryBuilder<Record<string, unknown>>;
+  private base(scope: CallerScope): {
+    qb: SelectQueryBuilder<Record<string, unknown>>;
+    toRecord: (raw: Record<string, unknown>) => Record<string, unknown>;
+  } {
+    const qb = this.ds.createQueryBuilder().from(WEBHOOK_DELIVERY_TABLE, ALIAS) as SelectQueryBuilder<
+      Record<string, unknown>
+    >;
     const toRecord = selectModelRecords(qb, webhookDeliveryModel, ALIAS);
     if (!scope.operator) {
       if (scope.organizationId === null) qb.where('FALSE');
-      else qb.where(`"${ALIAS}"."organization_id" = :scopeOrganizationId`, { scopeOrganizationId: scope.organizationId });
+      else
+        qb.where(`"${ALIAS}"."organization_id" = :scopeOrganizationId`, { scopeOrganizationId: scope.organizationId });
     }
     return { qb, toRecord };
   }
@@ -52,7 +72,11 @@ export class DeliveriesService {
     return { value, '@odata.count': await executeCount(applied.countQuery) };
   }
 
-  async get(scope: CallerScope, id: string, options: ForwardedQueryOptions | undefined): Promise<Partial<WebhookDelivery>> {
+  async get(
+    scope: CallerScope,
+    id: string,
+    options: ForwardedQueryOptions | undefined,
+  ): Promise<Partial<WebhookDelivery>> {
     const query = parseForwardedQuery(options, webhookDeliveryModel, true);
     const { qb, toRecord } = this.base(scope);
     qb.andWhere(`"${ALIAS}"."id" = :attemptId`, { attemptId: id }).limit(1);
@@ -68,12 +92,18 @@ export class DeliveriesService {
    */
   async replay(scope: CallerScope, attemptId: string): Promise<WebhookDeliveryReplayResult> {
     const original = await this.repository.deliveryOfAttempt(attemptId);
-    if (!original || !canSee(scope, original.organizationId)) throw new DomainError('NotFound', `No webhook delivery ${attemptId}.`);
+    if (!original || !canSee(scope, original.organizationId))
+      throw new DomainError('NotFound', `No webhook delivery ${attemptId}.`);
     if (original.state !== 'failed') {
-      throw new DomainError('Conflict', `Delivery ${original.id} is ${original.state}: only a failed delivery can be replayed.`);
+      throw new DomainError(
+        'Conflict',
+        `Delivery ${original.id} is ${original.state}: only a failed delivery can be replayed.`,
+      );
     }
     const resolution = await this.resolver.resolve(original.applicationId, original.channelId).catch(() => null);
-    const current = resolution?.webhooks.find((w) => w.id === original.webhookId && w.source === original.webhookSource);
+    const current = resolution?.webhooks.find(
+      (w) => w.id === original.webhookId && w.source === original.webhookSource,
+    );
     const planned: PlannedDelivery = {
       id: randomUUID(),
       webhook: {

@@ -8,7 +8,9 @@ const row = (n: number) => ({ id: `a${n}`, deliveryId: `d${n}` }) as AttemptRow;
 describe('DeliveryLogWriter', () => {
   it('writes rows recorded in the same turn together, and at once when idle', async () => {
     const statements: string[][] = [];
-    const repo = { writeAttempts: async (rows: AttemptRow[]) => void statements.push(rows.map((r) => r.id)) } as unknown as DeliveryRepository;
+    const repo = {
+      writeAttempts: async (rows: AttemptRow[]) => void statements.push(rows.map((r) => r.id)),
+    } as unknown as DeliveryRepository;
     const w = new DeliveryLogWriter(repo, INTERVAL_5_MS);
     await Promise.all([w.record(row(1)), w.record(row(2)), w.record(row(3))]);
     await w.record(row(4));

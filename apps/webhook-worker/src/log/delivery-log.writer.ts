@@ -122,7 +122,9 @@ export class DeliveryLogWriter {
           (e: unknown) => {
             this.failures++;
             if (this.failures === 1 || this.failures % 20 === 0) {
-              this.logger.warn(`writing ${group.length} delivery attempts failed (${this.failures} times), trying again: ${(e as Error).message}`);
+              this.logger.warn(
+                `writing ${group.length} delivery attempts failed (${this.failures} times), trying again: ${(e as Error).message}`,
+              );
             }
             this.waiting.unshift(...group);
           },

@@ -1,7 +1,12 @@
 import { jsonArray } from './delivery.repository.js';
 
 describe('jsonArray', () => {
-  const row = (n: number) => ({ n, text: `"quoted" ${n}`, list: [n, null], nested: { deep: n % 3 === 0 ? null : 'x' } });
+  const row = (n: number) => ({
+    n,
+    text: `"quoted" ${n}`,
+    list: [n, null],
+    nested: { deep: n % 3 === 0 ? null : 'x' },
+  });
 
   it.each([0, 1, 249, 250, 251, 500, 1234])('gives the JSON.stringify of %i rows, built in slices', async (count) => {
     const items = Array.from({ length: count }, (_, i) => i);
@@ -13,7 +18,10 @@ describe('jsonArray', () => {
   it('lets other work run between the slices of a large array', async () => {
     let ranMeanwhile = false;
     setImmediate(() => (ranMeanwhile = true));
-    await jsonArray(Array.from({ length: 1000 }, (_, i) => i), row);
+    await jsonArray(
+      Array.from({ length: 1000 }, (_, i) => i),
+      row,
+    );
     expect(ranMeanwhile).toBe(true);
   });
 });

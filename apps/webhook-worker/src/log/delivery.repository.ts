@@ -202,7 +202,11 @@ export class DeliveryRepository {
    * (the connection went during the COMMIT): the error is an UncertainIntake that carries what the
    * transaction wrote, its outcome to be looked up (`intakeStatus`) once PostgreSQL answers again.
    */
-  async commitIntake(eventIds: readonly string[], plan: (fresh: ReadonlySet<string>) => PlannedJob[], now: number): Promise<IntakeCommit> {
+  async commitIntake(
+    eventIds: readonly string[],
+    plan: (fresh: ReadonlySet<string>) => PlannedJob[],
+    now: number,
+  ): Promise<IntakeCommit> {
     const sorted = [...new Set(eventIds)].sort();
     let written: { xid: string; commit: IntakeCommit } | undefined;
     try {
@@ -233,7 +237,9 @@ export class DeliveryRepository {
    * committing again is always safe (the events found processed then are left to the reconciler).
    */
   async intakeStatus(uncertain: UncertainIntake): Promise<'committed' | 'aborted' | 'in progress'> {
-    const [row] = (await this.ds.query(`SELECT pg_xact_status($1::xid8) AS status`, [uncertain.xid])) as Array<{ status: string | null }>;
+    const [row] = (await this.ds.query(`SELECT pg_xact_status($1::xid8) AS status`, [uncertain.xid])) as Array<{
+      status: string | null;
+    }>;
     return row?.status === 'committed' || row?.status === 'in progress' ? row.status : 'aborted';
   }
 
@@ -250,19 +256,29 @@ export class DeliveryRepository {
   /** Which of `ids` are still pending, with the attempts logged for each so far. */
   async pendingAttempts(ids: readonly string[]): Promise<Map<string, number>> {
     if (ids.length === 0) return new Map();
-    const rows = (await this.ds.query(`SELECT id, attempts FROM webhook.delivery WHERE id = ANY($1::uuid[]) AND state = 'pending'`, [ids])) as Array<{ id: string; attempts: number }>;
+    const rows = (await this.ds.query(
+      `SELECT id, attempts FROM webhook.delivery WHERE id = ANY($1::uuid[]) AND state = 'pending'`,
+      [ids],
+    )) as Array<{ id: string; attempts: number }>;
     return new Map(rows.map((r) => [r.id, r.attempts]));
   }
 
   /** Which of `ids` are still pending. */
   async stillPending(ids: readonly string[]): Promise<Set<string>> {
     if (ids.length === 0) return new Set();
-    const rows = (await this.ds.query(`SELECT id FROM webhook.delivery WHERE id = ANY($1::uuid[]) AND state = 'pending'`, [ids])) as Array<{ id: string }>;
+    const rows = (await this.ds.query(
+      `SELECT id FROM webhook.delivery WHERE id = ANY($1::uuid[]) AND state = 'pending'`,
+      [ids],
+    )) as Array<{ id: string }>;
     return new Set(rows.map((r) => r.id));
   }
 
   /** Pending deliveries created before `createdBefore`, after the cursor, oldest first. */
-  async pending(createdBefore: number, after: { createdOn: number; id: string } | null, limit: number): Promise<StoredDelivery[]> {
+  async pending(
+    createdBefore: number,
+    after: { createdOn: number; id: string } | null,
+    limit: number,
+  ): Promise<StoredDelivery[]> {
     const rows = (await this.ds.query(
       `SELECT * FROM webhook.delivery
        WHERE state = 'pending' AND created_on < $1 AND (created_on, id) > ($2, $3::uuid)
@@ -274,7 +290,10 @@ export class DeliveryRepository {
 
   /** The delivery an attempt belongs to, with the organization of the attempt. */
   async deliveryOfAttempt(attemptId: string): Promise<StoredDelivery | null> {
-    const rows = (await this.ds.query(`SELECT d.* FROM webhook.delivery_attempt a JOIN webhook.delivery d ON d.id = a.delivery_id WHERE a.id = $1`, [attemptId])) as DeliveryDbRow[];
+    const rows = (await this.ds.query(
+      `SELECT d.* FROM webhook.delivery_attempt a JOIN webhook.delivery d ON d.id = a.delivery_id WHERE a.id = $1`,
+      [attemptId],
+    )) as DeliveryDbRow[];
     return rows[0] ? fromDb(rows[0]) : null;
   }
 

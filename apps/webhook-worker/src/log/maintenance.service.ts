@@ -7,7 +7,12 @@ import { DeliveryRepository, type StoredDelivery } from './delivery.repository.j
 
 const PAGE = 500;
 /** BullMQ job states in which the job is still going to run (or running). */
-const live = (state: string) => state === 'waiting' || state === 'active' || state === 'delayed' || state === 'prioritized' || state === 'waiting-children';
+const live = (state: string) =>
+  state === 'waiting' ||
+  state === 'active' ||
+  state === 'delayed' ||
+  state === 'prioritized' ||
+  state === 'waiting-children';
 const DAY_MS = 24 * 3600 * 1000;
 
 /**
@@ -75,7 +80,9 @@ export class MaintenanceService {
     await qr.connect();
     const key = `webhook-worker:${this.config.natsNamespace}:${name}`;
     try {
-      const [row] = (await qr.query(`SELECT pg_try_advisory_lock(hashtext($1)) AS locked`, [key])) as Array<{ locked: boolean }>;
+      const [row] = (await qr.query(`SELECT pg_try_advisory_lock(hashtext($1)) AS locked`, [key])) as Array<{
+        locked: boolean;
+      }>;
       if (!row?.locked) return undefined;
       try {
         return await task();
@@ -118,7 +125,9 @@ export class MaintenanceService {
             organizationId: d.organizationId,
             applicationId: d.applicationId,
             channelId: d.channelId,
-            deliveries: [{ deliveryId: d.id, events: d.events, order: 0, attemptOffset: d.attempts, replayOf: d.replayOf }],
+            deliveries: [
+              { deliveryId: d.id, events: d.events, order: 0, attemptOffset: d.attempts, replayOf: d.replayOf },
+            ],
             recovered: true,
           })),
         );
@@ -137,7 +146,8 @@ export class MaintenanceService {
   async pruneOnce(): Promise<{ deliveries: number; events: number } | undefined> {
     return this.exclusively('prune', async () => {
       const pruned = await this.repository.prune(Date.now() - this.config.logRetentionDays * DAY_MS);
-      if (pruned.deliveries + pruned.events > 0) this.logger.log(`pruned ${pruned.deliveries} deliveries and ${pruned.events} processed event ids`);
+      if (pruned.deliveries + pruned.events > 0)
+        this.logger.log(`pruned ${pruned.deliveries} deliveries and ${pruned.events} processed event ids`);
       return pruned;
     });
   }

@@ -1,7 +1,16 @@
 import type { ResolvedWebhook } from '@switchboard/contracts';
 import { channelOf, webhooksFor } from './matching.js';
 
-const hook = (id: string, over: Partial<ResolvedWebhook> = {}): ResolvedWebhook => ({ id, source: 'application', url: 'https://x.test/', events: null, batch: false, reliable: false, disabled: false, ...over });
+const hook = (id: string, over: Partial<ResolvedWebhook> = {}): ResolvedWebhook => ({
+  id,
+  source: 'application',
+  url: 'https://x.test/',
+  events: null,
+  batch: false,
+  reliable: false,
+  disabled: false,
+  ...over,
+});
 
 describe('webhooksFor', () => {
   it('keeps enabled webhooks with a URL that want the event type', () => {
@@ -15,14 +24,21 @@ describe('webhooksFor', () => {
       hook('no-url', { url: null }),
       hook('empty-url', { url: '' }),
     ];
-    expect(webhooksFor(hooks, 'channel.client.joined').map((h) => h.id)).toEqual(['all-null', 'all-empty', 'all-star', 'joined']);
+    expect(webhooksFor(hooks, 'channel.client.joined').map((h) => h.id)).toEqual([
+      'all-null',
+      'all-empty',
+      'all-star',
+      'joined',
+    ]);
     expect(webhooksFor(hooks, 'client.registered').map((h) => h.id)).toEqual(['all-null', 'all-empty', 'all-star']);
   });
 });
 
 describe('channelOf', () => {
   it('is the channel part, else the connection channel, else null', () => {
-    expect(channelOf({ channel: { id: 'c1', applicationId: 'a', channelRecording: null }, connection: null })).toBe('c1');
+    expect(channelOf({ channel: { id: 'c1', applicationId: 'a', channelRecording: null }, connection: null })).toBe(
+      'c1',
+    );
     expect(channelOf({ channel: null, connection: { channelId: 'c2' } as never })).toBe('c2');
     expect(channelOf({ channel: null, connection: null })).toBeNull();
   });

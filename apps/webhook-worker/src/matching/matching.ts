@@ -5,7 +5,13 @@ import { webhookWantsEvent, type EventInfo, type ResolvedWebhook, type WebhookEv
  * enabled, with a URL, and wanting the event type (`events` null, empty or `*`: every event).
  */
 export function webhooksFor(webhooks: readonly ResolvedWebhook[], eventType: string): ResolvedWebhook[] {
-  return webhooks.filter((w) => !w.disabled && typeof w.url === 'string' && w.url.length > 0 && webhookWantsEvent(w.events, eventType as WebhookEventName));
+  return webhooks.filter(
+    (w) =>
+      !w.disabled &&
+      typeof w.url === 'string' &&
+      w.url.length > 0 &&
+      webhookWantsEvent(w.events, eventType as WebhookEventName),
+  );
 }
 
 /** The channel an event happened in: its channel part, else its connection's channel. */

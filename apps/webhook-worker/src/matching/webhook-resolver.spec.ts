@@ -5,7 +5,12 @@ import { WebhookMetrics } from '../metrics/webhook-metrics.js';
 import { WebhookResolver } from './webhook-resolver.js';
 
 describe('WebhookResolver', () => {
-  const answer = (secret: string): WebhooksResolveResponse => ({ organizationId: 'org-1', sharedSecret: secret, channelConfigId: null, webhooks: [] });
+  const answer = (secret: string): WebhooksResolveResponse => ({
+    organizationId: 'org-1',
+    sharedSecret: secret,
+    channelConfigId: null,
+    webhooks: [],
+  });
   let calls: Array<{ applicationId: string; channelId: string | null }> = [];
   let reply: (req: { applicationId: string; channelId: string | null }) => Promise<WebhooksResolveResponse>;
   const nats = {
@@ -17,7 +22,13 @@ describe('WebhookResolver', () => {
   let metrics: WebhookMetrics;
   const make = (cacheMs: number, staleMs = 0) => {
     metrics = new WebhookMetrics(new Metrics('test'));
-    const env = { NATS_URL: 'nats://x:1', REDIS_URL: 'redis://x', DATABASE_URL: 'postgres://x/y', WEBHOOK_CONFIG_CACHE_MS: String(cacheMs), WEBHOOK_CONFIG_STALE_MS: String(staleMs) };
+    const env = {
+      NATS_URL: 'nats://x:1',
+      REDIS_URL: 'redis://x',
+      DATABASE_URL: 'postgres://x/y',
+      WEBHOOK_CONFIG_CACHE_MS: String(cacheMs),
+      WEBHOOK_CONFIG_STALE_MS: String(staleMs),
+    };
     return new WebhookResolver(nats, loadWebhookWorkerConfig(env), metrics);
   };
   const down = async (): Promise<WebhooksResolveResponse> => {
@@ -76,7 +87,8 @@ describe('WebhookResolver', () => {
 
   it('an answer off the contract is a failure naming the field, and is not cached', async () => {
     const r = make(5000);
-    reply = async () => ({ ...answer('s'), webhooks: [{ id: 'w', source: 'organization' }] }) as unknown as WebhooksResolveResponse;
+    reply = async () =>
+      ({ ...answer('s'), webhooks: [{ id: 'w', source: 'organization' }] }) as unknown as WebhooksResolveResponse;
     await expect(r.resolve('bad', null)).rejects.toThrow(/webhooks\[0\]/);
     reply = async () => answer('good');
     expect((await r.resolve('bad', null))?.sharedSecret).toBe('good');

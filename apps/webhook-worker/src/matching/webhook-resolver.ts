@@ -1,6 +1,16 @@
 import { Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
-import { DomainError, WebhookMessagingValidators, WebhookSubjects, type WebhooksResolveResponse } from '@switchboard/contracts';
-import { ApplicationCache, NatsClient, watchApplicationChanges, type ApplicationChangesWatch } from '@switchboard/service-kit';
+import {
+  DomainError,
+  WebhookMessagingValidators,
+  WebhookSubjects,
+  type WebhooksResolveResponse,
+} from '@switchboard/contracts';
+import {
+  ApplicationCache,
+  NatsClient,
+  watchApplicationChanges,
+  type ApplicationChangesWatch,
+} from '@switchboard/service-kit';
 import type { WebhookWorkerConfig } from '../config.js';
 import { WebhookMetrics } from '../metrics/webhook-metrics.js';
 import { InjectWebhookConfig } from '../tokens.js';
@@ -81,7 +91,9 @@ export class WebhookResolver implements OnApplicationBootstrap, OnApplicationShu
   private async request(applicationId: string, channelId: string | null): Promise<Resolution> {
     try {
       // An answer off the contract is a failure (not cached; the events wait), named in the logs.
-      return WebhookMessagingValidators.WebhooksResolveResponse.parse(await this.nats.request(WebhookSubjects.resolve, { applicationId, channelId }));
+      return WebhookMessagingValidators.WebhooksResolveResponse.parse(
+        await this.nats.request(WebhookSubjects.resolve, { applicationId, channelId }),
+      );
     } catch (e) {
       if (e instanceof DomainError && e.code === 'NotFound') return null;
       throw e;
@@ -92,7 +104,9 @@ export class WebhookResolver implements OnApplicationBootstrap, OnApplicationShu
     if (this.config.configStaleMs <= 0) return;
     const previous = this.kept.get(key);
     if (previous?.standingInSince !== undefined) {
-      this.logger.log(`webhook configuration of ${describeKey(key)} read again from management-api after ${Date.now() - previous.standingInSince} ms on the kept one`);
+      this.logger.log(
+        `webhook configuration of ${describeKey(key)} read again from management-api after ${Date.now() - previous.standingInSince} ms on the kept one`,
+      );
       this.metrics.configStaleKeys.dec();
     }
     // Most recently read last, so trimming drops the keys read the longest ago.
@@ -119,7 +133,9 @@ export class WebhookResolver implements OnApplicationBootstrap, OnApplicationShu
     const reason = error instanceof Error ? error.message : String(error);
     if (!kept || age > this.config.configStaleMs) {
       if (kept) {
-        this.logger.warn(`webhook configuration of ${describeKey(key)} unavailable (${reason}); the one kept is ${age} ms old, over WEBHOOK_CONFIG_STALE_MS: events wait`);
+        this.logger.warn(
+          `webhook configuration of ${describeKey(key)} unavailable (${reason}); the one kept is ${age} ms old, over WEBHOOK_CONFIG_STALE_MS: events wait`,
+        );
         this.forget(key);
       }
       throw error instanceof Error ? error : new Error(reason);
@@ -127,7 +143,9 @@ export class WebhookResolver implements OnApplicationBootstrap, OnApplicationShu
     if (kept.standingInSince === undefined) {
       kept.standingInSince = now;
       this.metrics.configStaleKeys.inc();
-      this.logger.warn(`webhook configuration of ${describeKey(key)} unavailable (${reason}): using the one read ${age} ms ago, for at most ${this.config.configStaleMs - age} ms more`);
+      this.logger.warn(
+        `webhook configuration of ${describeKey(key)} unavailable (${reason}): using the one read ${age} ms ago, for at most ${this.config.configStaleMs - age} ms more`,
+      );
     }
     this.metrics.configStale.inc();
     return kept.value;
@@ -136,6 +154,7 @@ export class WebhookResolver implements OnApplicationBootstrap, OnApplicationShu
 
 function describeKey(key: string): string {
   const [applicationId, channelId] = key.split('\u0000');
-  return channelId ? `application ${applicationId}, channel ${channelId}` : `application ${applicationId} (outside channels)`;
+  return channelId
+    ? `application ${applicationId}, channel ${channelId}`
+    : `application ${applicationId} (outside channels)`;
 }
-

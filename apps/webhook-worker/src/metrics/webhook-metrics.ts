@@ -39,10 +39,30 @@ export class WebhookMetrics {
 
   constructor(metrics: Metrics) {
     const registers = [metrics.registry];
-    this.events = new Counter({ name: 'webhook_events_total', help: 'Domain events read by the webhook worker', labelNames: ['outcome'], registers });
-    this.attempts = new Counter({ name: 'webhook_delivery_attempts_total', help: 'Webhook delivery attempts', labelNames: ['source', 'outcome'], registers });
-    this.deliveries = new Counter({ name: 'webhook_deliveries_total', help: 'Webhook deliveries finished', labelNames: ['source', 'result'], registers });
-    this.retries = new Counter({ name: 'webhook_delivery_retries_total', help: 'Webhook delivery attempts after the first', labelNames: ['source'], registers });
+    this.events = new Counter({
+      name: 'webhook_events_total',
+      help: 'Domain events read by the webhook worker',
+      labelNames: ['outcome'],
+      registers,
+    });
+    this.attempts = new Counter({
+      name: 'webhook_delivery_attempts_total',
+      help: 'Webhook delivery attempts',
+      labelNames: ['source', 'outcome'],
+      registers,
+    });
+    this.deliveries = new Counter({
+      name: 'webhook_deliveries_total',
+      help: 'Webhook deliveries finished',
+      labelNames: ['source', 'result'],
+      registers,
+    });
+    this.retries = new Counter({
+      name: 'webhook_delivery_retries_total',
+      help: 'Webhook delivery attempts after the first',
+      labelNames: ['source'],
+      registers,
+    });
     this.attemptDuration = new Histogram({
       name: 'webhook_delivery_attempt_duration_seconds',
       help: 'Duration of one webhook delivery attempt',

@@ -63,7 +63,9 @@ export class DeliveryLog1764100000000 implements MigrationInterface {
     )`);
     await q.query(`CREATE INDEX delivery_attempt_delivery ON webhook.delivery_attempt (delivery_id)`);
     await q.query(`CREATE INDEX delivery_attempt_attempted_on ON webhook.delivery_attempt (attempted_on DESC, id)`);
-    await q.query(`CREATE INDEX delivery_attempt_organization ON webhook.delivery_attempt (organization_id, attempted_on DESC, id)`);
+    await q.query(
+      `CREATE INDEX delivery_attempt_organization ON webhook.delivery_attempt (organization_id, attempted_on DESC, id)`,
+    );
   }
 
   async down(q: QueryRunner): Promise<void> {

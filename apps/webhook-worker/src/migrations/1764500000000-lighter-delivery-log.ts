@@ -27,7 +27,9 @@ export class LighterDeliveryLog1764500000000 implements MigrationInterface {
     await q.query(`CREATE INDEX processed_event_processed_on ON webhook.processed_event (processed_on)`);
     await q.query(`DROP INDEX webhook.delivery_created_on`);
     await q.query(`CREATE INDEX delivery_created_on ON webhook.delivery (created_on)`);
-    await q.query(`DELETE FROM webhook.delivery_attempt a WHERE NOT EXISTS (SELECT 1 FROM webhook.delivery d WHERE d.id = a.delivery_id)`);
+    await q.query(
+      `DELETE FROM webhook.delivery_attempt a WHERE NOT EXISTS (SELECT 1 FROM webhook.delivery d WHERE d.id = a.delivery_id)`,
+    );
     await q.query(
       `ALTER TABLE webhook.delivery_attempt ADD CONSTRAINT delivery_attempt_delivery_id_fkey FOREIGN KEY (delivery_id) REFERENCES webhook.delivery (id) ON DELETE CASCADE`,
     );

@@ -18,7 +18,8 @@ export const CLIENT_TOKEN_HEADER = { alg: 'HS256', typ: 'JWT' } as const;
 /** Longest token accepted (a generous bound: a token carries at most a few hundred claims). */
 export const CLIENT_TOKEN_MAX_LENGTH = 16384;
 
-export type ClientTokenFailure = 'malformed' | 'unsupported-algorithm' | 'invalid-payload' | 'bad-signature' | 'expired' | 'not-yet-valid';
+export type ClientTokenFailure =
+  'malformed' | 'unsupported-algorithm' | 'invalid-payload' | 'bad-signature' | 'expired' | 'not-yet-valid';
 
 export class ClientTokenError extends Error {
   override readonly name = 'ClientTokenError';
@@ -87,7 +88,11 @@ export function liveSwitchSecretKey(sharedSecret: string): Buffer {
 }
 
 /** Builds a token (standard padded Base64 unless `encoding` says base64url). */
-export function encodeClientToken(payload: ClientTokenPayload, sharedSecret: string, encoding: ClientTokenEncoding = 'base64'): string {
+export function encodeClientToken(
+  payload: ClientTokenPayload,
+  sharedSecret: string,
+  encoding: ClientTokenEncoding = 'base64',
+): string {
   const header = encodeSegment(Buffer.from(JSON.stringify(CLIENT_TOKEN_HEADER), 'utf8'), encoding);
   const body = encodeSegment(Buffer.from(JSON.stringify(payload), 'utf8'), encoding);
   const signingInput = `${header}.${body}`;
@@ -101,7 +106,8 @@ function parseJsonObject(bytes: Buffer, what: string): Record<string, unknown> {
   } catch {
     throw new ClientTokenError('malformed', `The token ${what} is not JSON.`);
   }
-  if (!value || typeof value !== 'object' || Array.isArray(value)) throw new ClientTokenError('malformed', `The token ${what} is not a JSON object.`);
+  if (!value || typeof value !== 'object' || Array.isArray(value))
+    throw new ClientTokenError('malformed', `The token ${what} is not a JSON object.`);
   return value as Record<string, unknown>;
 }
 
@@ -111,20 +117,30 @@ function parseJsonObject(bytes: Buffer, what: string): Record<string, unknown> {
  */
 export function decodeClientToken(token: string, maxLength = CLIENT_TOKEN_MAX_LENGTH): DecodedClientToken {
   if (typeof token !== 'string' || token.length === 0) throw new ClientTokenError('malformed', 'The token is empty.');
-  if (token.length > maxLength) throw new ClientTokenError('malformed', `The token is longer than ${maxLength} characters.`);
+  if (token.length > maxLength)
+    throw new ClientTokenError('malformed', `The token is longer than ${maxLength} characters.`);
   const parts = token.split('.');
-  if (parts.length !== 3 || parts.some((p) => p.length === 0)) throw new ClientTokenError('malformed', 'The token is not of the form header.payload.signature.');
+  if (parts.length !== 3 || parts.some((p) => p.length === 0))
+    throw new ClientTokenError('malformed', 'The token is not of the form header.payload.signature.');
   const [headerPart, payloadPart, signaturePart] = parts as [string, string, string];
   const headerBytes = decodeBase64Segment(headerPart);
   const payloadBytes = decodeBase64Segment(payloadPart);
   const signature = decodeBase64Segment(signaturePart);
-  if (!headerBytes || !payloadBytes || !signature) throw new ClientTokenError('malformed', 'A token segment is not Base64.');
+  if (!headerBytes || !payloadBytes || !signature)
+    throw new ClientTokenError('malformed', 'A token segment is not Base64.');
   const header = parseJsonObject(headerBytes, 'header');
-  if (header.alg !== 'HS256') throw new ClientTokenError('unsupported-algorithm', 'The token must be signed with HS256.');
+  if (header.alg !== 'HS256')
+    throw new ClientTokenError('unsupported-algorithm', 'The token must be signed with HS256.');
   const payload = parseJsonObject(payloadBytes, 'payload');
   const errors = payloadValidator.check(payload) ? [] : payloadValidator.errors(payload);
   if (errors.length) throw new ClientTokenError('invalid-payload', 'The token payload is invalid.', errors);
-  return { signingInput: `${headerPart}.${payloadPart}`, signature, signatureText: signaturePart, header, payload: payload as ClientTokenPayload };
+  return {
+    signingInput: `${headerPart}.${payloadPart}`,
+    signature,
+    signatureText: signaturePart,
+    header,
+    payload: payload as ClientTokenPayload,
+  };
 }
 
 /**
@@ -137,7 +153,10 @@ export function decodeClientToken(token: string, maxLength = CLIENT_TOKEN_MAX_LE
 export function clientTokenSignatureValid(decoded: DecodedClientToken, sharedSecret: string): boolean {
   if (signatureMatches(decoded, signClientTokenInput(decoded.signingInput, sharedSecret))) return true;
   // The SDK's own key bytes differ from UTF-8 only for secrets with characters outside the BMP.
-  return SURROGATE.test(sharedSecret) && signatureMatches(decoded, signClientTokenInput(decoded.signingInput, liveSwitchSecretKey(sharedSecret)));
+  return (
+    SURROGATE.test(sharedSecret) &&
+    signatureMatches(decoded, signClientTokenInput(decoded.signingInput, liveSwitchSecretKey(sharedSecret)))
+  );
 }
 
 function signatureMatches(decoded: DecodedClientToken, expected: Buffer): boolean {
@@ -152,13 +171,20 @@ function signatureMatches(decoded: DecodedClientToken, expected: Buffer): boolea
 }
 
 function sameText(given: string, expected: string): boolean {
-  return given.length === expected.length && timingSafeEqual(Buffer.from(given, 'latin1'), Buffer.from(expected, 'latin1'));
+  return (
+    given.length === expected.length && timingSafeEqual(Buffer.from(given, 'latin1'), Buffer.from(expected, 'latin1'))
+  );
 }
 
 /** `exp` in the past, `iat` or `nbf` in the future (beyond `skewSeconds`), or `exp` before `iat`: throws. */
 export function checkClientTokenTimes(payload: ClientTokenPayload, nowSeconds: number, skewSeconds: number): void {
-  if (payload.exp < payload.iat) throw new ClientTokenError('invalid-payload', 'The token expires before it was issued.', [{ field: 'exp', message: 'must not be before iat' }]);
+  if (payload.exp < payload.iat)
+    throw new ClientTokenError('invalid-payload', 'The token expires before it was issued.', [
+      { field: 'exp', message: 'must not be before iat' },
+    ]);
   if (nowSeconds > payload.exp + skewSeconds) throw new ClientTokenError('expired', 'The token has expired.');
-  if (payload.iat > nowSeconds + skewSeconds) throw new ClientTokenError('not-yet-valid', 'The token is not valid yet (iat is in the future).');
-  if (payload.nbf !== undefined && payload.nbf > nowSeconds + skewSeconds) throw new ClientTokenError('not-yet-valid', 'The token is not valid yet (nbf is in the future).');
+  if (payload.iat > nowSeconds + skewSeconds)
+    throw new ClientTokenError('not-yet-valid', 'The token is not valid yet (iat is in the future).');
+  if (payload.nbf !== undefined && payload.nbf > nowSeconds + skewSeconds)
+    throw new ClientTokenError('not-yet-valid', 'The token is not valid yet (nbf is in the future).');
 }

@@ -66,7 +66,10 @@ describe('client token codec', () => {
     ['!!!.e30=.AAAA', 'malformed'],
     [`${Buffer.from('{"alg":"none"}').toString('base64')}.e30=.AAAA`, 'unsupported-algorithm'],
     [`${Buffer.from('[1]').toString('base64')}.e30=.AAAA`, 'malformed'],
-    [`${Buffer.from('{"alg":"HS256"}').toString('base64')}.${Buffer.from('not json').toString('base64')}.AAAA`, 'malformed'],
+    [
+      `${Buffer.from('{"alg":"HS256"}').toString('base64')}.${Buffer.from('not json').toString('base64')}.AAAA`,
+      'malformed',
+    ],
     [`${Buffer.from('{"alg":"HS256"}').toString('base64')}.e30=.AAAA`, 'invalid-payload'],
   ])('refuses %j as %s', (token, reason) => {
     expect(() => decodeClientToken(token)).toThrow(expect.objectContaining({ reason }));
@@ -84,14 +87,23 @@ describe('client token codec', () => {
   });
 
   it('ignores claims it does not use (RFC 7519), as tokens minted by other issuers carry them', () => {
-    const token = encodeClientToken({ ...payload, iss: 'https://issuer.example', jti: 'abc', region: 'eu' } as never, 's');
-    expect(decodeClientToken(token).payload).toEqual(expect.objectContaining({ applicationId: payload.applicationId, jti: 'abc' }));
+    const token = encodeClientToken(
+      { ...payload, iss: 'https://issuer.example', jti: 'abc', region: 'eu' } as never,
+      's',
+    );
+    expect(decodeClientToken(token).payload).toEqual(
+      expect.objectContaining({ applicationId: payload.applicationId, jti: 'abc' }),
+    );
     // The claims it does use keep their shapes, nbf included.
-    expect(() => decodeClientToken(encodeClientToken({ ...payload, nbf: 'later' } as never, 's'))).toThrow(expect.objectContaining({ reason: 'invalid-payload' }));
+    expect(() => decodeClientToken(encodeClientToken({ ...payload, nbf: 'later' } as never, 's'))).toThrow(
+      expect.objectContaining({ reason: 'invalid-payload' }),
+    );
   });
 
   it('refuses tokens longer than the bound', () => {
-    expect(() => decodeClientToken(`${'A'.repeat(20000)}.e30=.AAAA`)).toThrow(expect.objectContaining({ reason: 'malformed' }));
+    expect(() => decodeClientToken(`${'A'.repeat(20000)}.e30=.AAAA`)).toThrow(
+      expect.objectContaining({ reason: 'malformed' }),
+    );
   });
 
   it('decodes Base64 segments strictly', () => {
@@ -105,11 +117,19 @@ describe('client token codec', () => {
 
   it('checks exp and iat with the clock skew', () => {
     expect(() => checkClientTokenTimes(payload, payload.exp + 30, 30)).not.toThrow();
-    expect(() => checkClientTokenTimes(payload, payload.exp + 31, 30)).toThrow(expect.objectContaining({ reason: 'expired' }));
-    expect(() => checkClientTokenTimes(payload, payload.iat - 31, 30)).toThrow(expect.objectContaining({ reason: 'not-yet-valid' }));
-    expect(() => checkClientTokenTimes({ ...payload, nbf: payload.iat + 100 }, payload.iat + 69, 30)).toThrow(expect.objectContaining({ reason: 'not-yet-valid' }));
+    expect(() => checkClientTokenTimes(payload, payload.exp + 31, 30)).toThrow(
+      expect.objectContaining({ reason: 'expired' }),
+    );
+    expect(() => checkClientTokenTimes(payload, payload.iat - 31, 30)).toThrow(
+      expect.objectContaining({ reason: 'not-yet-valid' }),
+    );
+    expect(() => checkClientTokenTimes({ ...payload, nbf: payload.iat + 100 }, payload.iat + 69, 30)).toThrow(
+      expect.objectContaining({ reason: 'not-yet-valid' }),
+    );
     expect(() => checkClientTokenTimes({ ...payload, nbf: payload.iat + 100 }, payload.iat + 70, 30)).not.toThrow();
-    expect(() => checkClientTokenTimes({ ...payload, exp: payload.iat - 1 }, payload.iat, 30)).toThrow(expect.objectContaining({ reason: 'invalid-payload' }));
+    expect(() => checkClientTokenTimes({ ...payload, exp: payload.iat - 1 }, payload.iat, 30)).toThrow(
+      expect.objectContaining({ reason: 'invalid-payload' }),
+    );
   });
 });
 
@@ -147,8 +167,18 @@ describe('sync frame schemas', () => {
   it('reads request frames and names what is wrong', () => {
     expect(EdgeValidators.SyncRequestFrame.check({ id: 1, type: 'join', data: { channelId: 'x' } })).toBe(true);
     expect(EdgeValidators.SyncRequestFrame.check({ id: 'a', type: 'ping' })).toBe(true);
-    expect(EdgeValidators.SyncRequestFrame.errors({ id: -1, type: 'fly', more: 1 }).map((e) => e.field).sort()).toEqual(['id', 'more', 'type']);
-    expect(EdgeValidators.SyncConnectionOpenData.errors({ channelId: 'c', type: 'sfu', streams: { audio: { direction: 'up' } } }).map((e) => e.field)).toEqual(['streams.audio.direction']);
+    expect(
+      EdgeValidators.SyncRequestFrame.errors({ id: -1, type: 'fly', more: 1 })
+        .map((e) => e.field)
+        .sort(),
+    ).toEqual(['id', 'more', 'type']);
+    expect(
+      EdgeValidators.SyncConnectionOpenData.errors({
+        channelId: 'c',
+        type: 'sfu',
+        streams: { audio: { direction: 'up' } },
+      }).map((e) => e.field),
+    ).toEqual(['streams.audio.direction']);
     expect(EdgeValidators.SyncJoinData.errors({ channelId: 'bad\u0001id' }).map((e) => e.field)).toEqual(['channelId']);
   });
 });

@@ -67,7 +67,8 @@ function channelClaimJson(claim: ChannelClaim): string {
   for (const list of WHITELISTS) if (claim[list] != null) fields.push(`"${list}":${stringArray(claim[list])}`);
   fields.push(`"action":${liveSwitchJsonString(claim.action ?? DEFAULT_CLAIM_ACTION)}`);
   for (const flag of AFTER_ACTION_FLAGS) if (claim[flag] === true) fields.push(`"${flag}":true`);
-  if (claim.allowedLayoutPriority != null) fields.push(`"allowedLayoutPriority":${JSON.stringify(claim.allowedLayoutPriority)}`);
+  if (claim.allowedLayoutPriority != null)
+    fields.push(`"allowedLayoutPriority":${JSON.stringify(claim.allowedLayoutPriority)}`);
   if (claim.allowedLayoutZones != null) fields.push(`"allowedLayoutZones":${stringArray(claim.allowedLayoutZones)}`);
   // Not in LiveSwitch's token format (its SDK never writes it); kept last so the claim survives.
   if (claim.broadcast === true) fields.push('"broadcast":true');
@@ -76,7 +77,12 @@ function channelClaimJson(claim: ChannelClaim): string {
 
 /** The payload JSON in the SDK's key order; null or absent claims are left out. */
 export function liveSwitchPayloadJson(claims: LiveSwitchTokenClaims): string {
-  const fields = [`"iat":${claims.iat}`, `"exp":${claims.exp}`, `"type":${liveSwitchJsonString(claims.type)}`, `"applicationId":${liveSwitchJsonString(claims.applicationId)}`];
+  const fields = [
+    `"iat":${claims.iat}`,
+    `"exp":${claims.exp}`,
+    `"type":${liveSwitchJsonString(claims.type)}`,
+    `"applicationId":${liveSwitchJsonString(claims.applicationId)}`,
+  ];
   for (const key of ['userId', 'deviceId', 'clientId', 'region'] as const) {
     const value = claims[key];
     if (value != null) fields.push(`"${key}":${liveSwitchJsonString(value)}`);

@@ -65,8 +65,12 @@ describe('LiveSwitch SDK token vectors', () => {
     for (const vector of surrogateKeyed) {
       const [header, payload, signature] = parts(encodeLiveSwitchClientToken(claimsOf(vector), vector.sharedSecret));
       expect(`${header}.${payload}`).toBe(vector.token.split('.').slice(0, 2).join('.'));
-      expect(signature).toBe(liveSwitchSignatureText(signClientTokenInput(`${header}.${payload}`, Buffer.from(vector.sharedSecret, 'utf8'))));
-      expect(parts(vector.token)[2]).toBe(liveSwitchSignatureText(signClientTokenInput(`${header}.${payload}`, liveSwitchSecretKey(vector.sharedSecret))));
+      expect(signature).toBe(
+        liveSwitchSignatureText(signClientTokenInput(`${header}.${payload}`, Buffer.from(vector.sharedSecret, 'utf8'))),
+      );
+      expect(parts(vector.token)[2]).toBe(
+        liveSwitchSignatureText(signClientTokenInput(`${header}.${payload}`, liveSwitchSecretKey(vector.sharedSecret))),
+      );
       expect(valid(`${header}.${payload}.${signature}`, vector.sharedSecret)).toBe(true);
     }
   });
@@ -83,7 +87,12 @@ describe('LiveSwitch SDK token vectors', () => {
       const [header, payload, stripped] = parts(vector.token);
       const full = signClientTokenInput(`${header}.${payload}`, vector.sharedSecret);
       expect(full.toString('base64')).toBe(`${stripped}A=`);
-      for (const signature of [`${stripped}A`, `${stripped}A=`, full.toString('base64url'), `${full.toString('base64url')}=`]) {
+      for (const signature of [
+        `${stripped}A`,
+        `${stripped}A=`,
+        full.toString('base64url'),
+        `${full.toString('base64url')}=`,
+      ]) {
         expect(valid(`${header}.${payload}.${signature}`, vector.sharedSecret)).toBe(true);
       }
     }
@@ -96,7 +105,10 @@ describe('LiveSwitch SDK token vectors', () => {
     it('a payload changed under the same signature', () => {
       for (const vector of [stripped[0]!, whole[0]!]) {
         const [header, payload, signature] = parts(vector.token);
-        const changed = Buffer.from(Buffer.from(payload, 'base64').toString('utf8').replace(`"iat":`, `"iat":1`), 'utf8').toString('base64');
+        const changed = Buffer.from(
+          Buffer.from(payload, 'base64').toString('utf8').replace(`"iat":`, `"iat":1`),
+          'utf8',
+        ).toString('base64');
         expect(valid(`${header}.${changed}.${signature}`, vector.sharedSecret)).toBe(false);
       }
     });

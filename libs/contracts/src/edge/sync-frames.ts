@@ -100,11 +100,16 @@ export const SYNC_REQUEST_TYPES = [
 ] as const;
 export type SyncRequestType = (typeof SYNC_REQUEST_TYPES)[number];
 
-const FrameId = Type.Union([Type.String({ minLength: 1, maxLength: 64 }), Type.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER })], {
-  description: 'Chosen by the client; echoed in the answer. Unique among the requests in flight.',
-});
-const EntityId = (description: string) => Type.String({ minLength: 1, maxLength: 256, pattern: '^[^\\u0000-\\u001f\\u007f]+$', description });
-const Text = (maxLength: number, description?: string) => Type.String({ maxLength, ...(description ? { description } : {}) });
+const FrameId = Type.Union(
+  [Type.String({ minLength: 1, maxLength: 64 }), Type.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER })],
+  {
+    description: 'Chosen by the client; echoed in the answer. Unique among the requests in flight.',
+  },
+);
+const EntityId = (description: string) =>
+  Type.String({ minLength: 1, maxLength: 256, pattern: '^[^\\u0000-\\u001f\\u007f]+$', description });
+const Text = (maxLength: number, description?: string) =>
+  Type.String({ maxLength, ...(description ? { description } : {}) });
 
 export const SyncRequestFrame = record(
   'SyncRequestFrame',
@@ -112,7 +117,12 @@ export const SyncRequestFrame = record(
     id: FrameId,
     type: StringEnum(SYNC_REQUEST_TYPES),
     // Checked, text included, by the schema of its `type` (sync.server.ts), which names its fields.
-    data: Type.Optional(Type.Unknown({ description: 'Parameters of the request; the schema depends on `type`.', [CHECKED_SEPARATELY_KEYWORD]: true })),
+    data: Type.Optional(
+      Type.Unknown({
+        description: 'Parameters of the request; the schema depends on `type`.',
+        [CHECKED_SEPARATELY_KEYWORD]: true,
+      }),
+    ),
   },
   'A request from the client. Answered by one `result` or `error` frame with the same id.',
 );
@@ -121,12 +131,22 @@ export type SyncRequestFrame = Static<typeof SyncRequestFrame>;
 export const SyncRegisterData = record(
   'SyncRegisterData',
   {
-    token: Type.String({ minLength: 1, maxLength: 16384, description: 'Client token of type `register` (http-contract.md, "Client edge").' }),
+    token: Type.String({
+      minLength: 1,
+      maxLength: 16384,
+      description: 'Client token of type `register` (http-contract.md, "Client edge").',
+    }),
     applicationId: Type.Optional(EntityId('When given, the token must be for this application (4003 otherwise).')),
     userAlias: OptionalNullable(Text(256)),
     deviceAlias: OptionalNullable(Text(256)),
     tag: OptionalNullable(Text(256)),
-    protocol: Type.Optional(Type.String({ minLength: 1, maxLength: 64, description: 'Client protocol reported in connection infos (default `websocket`).' })),
+    protocol: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: 64,
+        description: 'Client protocol reported in connection infos (default `websocket`).',
+      }),
+    ),
   },
   'Registers the client. Must be the first request of a socket.',
 );
@@ -137,21 +157,38 @@ export const SyncJoinData = record(
   {
     channelId: EntityId('The channel to join; the client must hold a claim for it.'),
     token: Type.Optional(
-      Type.String({ minLength: 1, maxLength: 16384, description: 'A `join` token for the same client carrying a fresh set of channel claims; replaces the register token claims.' }),
+      Type.String({
+        minLength: 1,
+        maxLength: 16384,
+        description:
+          'A `join` token for the same client carrying a fresh set of channel claims; replaces the register token claims.',
+      }),
     ),
   },
   'Joins a channel.',
 );
 export type SyncJoinData = Static<typeof SyncJoinData>;
 
-export const SyncLeaveData = record('SyncLeaveData', { channelId: EntityId('The channel to leave.') }, 'Leaves a channel; its connections are closed.');
+export const SyncLeaveData = record(
+  'SyncLeaveData',
+  { channelId: EntityId('The channel to leave.') },
+  'Leaves a channel; its connections are closed.',
+);
 export type SyncLeaveData = Static<typeof SyncLeaveData>;
 
-const formats = Type.Array(Text(128), { maxItems: 32, description: 'Media formats the client supports, e.g. `opus/48000/2`.' });
+const formats = Type.Array(Text(128), {
+  maxItems: 32,
+  description: 'Media formats the client supports, e.g. `opus/48000/2`.',
+});
 
 export const SyncAudioStream = record(
   'SyncAudioStream',
-  { direction: StreamDirection, muted: Type.Optional(Type.Boolean()), disabled: Type.Optional(Type.Boolean()), formats: Type.Optional(formats) },
+  {
+    direction: StreamDirection,
+    muted: Type.Optional(Type.Boolean()),
+    disabled: Type.Optional(Type.Boolean()),
+    formats: Type.Optional(formats),
+  },
   'The audio stream of a connection.',
 );
 export const SyncVideoStream = record(
@@ -161,9 +198,27 @@ export const SyncVideoStream = record(
     muted: Type.Optional(Type.Boolean()),
     disabled: Type.Optional(Type.Boolean()),
     formats: Type.Optional(formats),
-    maxPixelCount: Type.Optional(Type.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER, description: 'Largest frame sent or received, in pixels.' })),
-    width: Type.Optional(Type.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER, description: 'Width of the frames currently sent or received, in pixels.' })),
-    height: Type.Optional(Type.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER, description: 'Height of the frames currently sent or received, in pixels.' })),
+    maxPixelCount: Type.Optional(
+      Type.Integer({
+        minimum: 0,
+        maximum: Number.MAX_SAFE_INTEGER,
+        description: 'Largest frame sent or received, in pixels.',
+      }),
+    ),
+    width: Type.Optional(
+      Type.Integer({
+        minimum: 0,
+        maximum: Number.MAX_SAFE_INTEGER,
+        description: 'Width of the frames currently sent or received, in pixels.',
+      }),
+    ),
+    height: Type.Optional(
+      Type.Integer({
+        minimum: 0,
+        maximum: Number.MAX_SAFE_INTEGER,
+        description: 'Height of the frames currently sent or received, in pixels.',
+      }),
+    ),
     frameRate: Type.Optional(Type.Number({ minimum: 0, description: 'Frames per second currently sent or received.' })),
   },
   'The video stream of a connection.',
@@ -175,7 +230,11 @@ export const SyncDataStream = record(
 );
 export const SyncStreams = record(
   'SyncStreams',
-  { audio: OptionalNullable(SyncAudioStream), video: OptionalNullable(SyncVideoStream), data: OptionalNullable(SyncDataStream) },
+  {
+    audio: OptionalNullable(SyncAudioStream),
+    video: OptionalNullable(SyncVideoStream),
+    data: OptionalNullable(SyncDataStream),
+  },
   'The streams of a connection (absent or null: no such stream).',
 );
 export type SyncStreams = Static<typeof SyncStreams>;
@@ -214,14 +273,20 @@ export const SyncConnectionUpdateData = record(
 );
 export type SyncConnectionUpdateData = Static<typeof SyncConnectionUpdateData>;
 
-export const SyncConnectionCloseData = record('SyncConnectionCloseData', { connectionId: EntityId('The connection.') }, 'Closes a connection.');
+export const SyncConnectionCloseData = record(
+  'SyncConnectionCloseData',
+  { connectionId: EntityId('The connection.') },
+  'Closes a connection.',
+);
 export type SyncConnectionCloseData = Static<typeof SyncConnectionCloseData>;
 
 export const SyncStatsData = record(
   'SyncStatsData',
   {
     connectionId: Type.Optional(EntityId('Stats of this connection; absent: stats of the client.')),
-    stats: Type.Record(Type.String({ maxLength: 128 }), Type.Unknown(), { description: 'Statistics as reported by the client SDK.' }),
+    stats: Type.Record(Type.String({ maxLength: 128 }), Type.Unknown(), {
+      description: 'Statistics as reported by the client SDK.',
+    }),
   },
   'Reports statistics of the client or of one of its connections.',
 );
@@ -229,7 +294,11 @@ export type SyncStatsData = Static<typeof SyncStatsData>;
 
 export const SyncMessageRecipient = record(
   'SyncMessageRecipient',
-  { userId: Type.Optional(EntityId('Target user.')), deviceId: Type.Optional(EntityId('Target device.')), clientId: Type.Optional(EntityId('Target client.')) },
+  {
+    userId: Type.Optional(EntityId('Target user.')),
+    deviceId: Type.Optional(EntityId('Target device.')),
+    clientId: Type.Optional(EntityId('Target client.')),
+  },
   'Narrows a client message to one user, device or client.',
 );
 export const SyncMessageData = record(
@@ -245,7 +314,11 @@ export type SyncMessageData = Static<typeof SyncMessageData>;
 
 export const SyncClientUpdateData = record(
   'SyncClientUpdateData',
-  { userAlias: OptionalNullable(Text(256)), deviceAlias: OptionalNullable(Text(256)), tag: OptionalNullable(Text(256)) },
+  {
+    userAlias: OptionalNullable(Text(256)),
+    deviceAlias: OptionalNullable(Text(256)),
+    tag: OptionalNullable(Text(256)),
+  },
   'Changes the aliases or tag of the client.',
 );
 export type SyncClientUpdateData = Static<typeof SyncClientUpdateData>;
@@ -270,7 +343,9 @@ export const SYNC_REQUEST_DATA = {
 } as const satisfies Record<SyncRequestType, TSchema>;
 
 export type SyncRequestDataOf<T extends SyncRequestType> = Static<(typeof SYNC_REQUEST_DATA)[T]>;
-export type SyncRequest = { [T in SyncRequestType]: { id: string | number; type: T; data: SyncRequestDataOf<T> } }[SyncRequestType];
+export type SyncRequest = {
+  [T in SyncRequestType]: { id: string | number; type: T; data: SyncRequestDataOf<T> };
+}[SyncRequestType];
 
 // ---------------------------------------------------------------------------------------------
 // Server frames
@@ -281,21 +356,39 @@ export const SyncErrorBody = record(
   {
     code: StringEnum(SYNC_ERROR_CODES),
     message: Type.String(),
-    details: Type.Optional(Type.Array(Type.Object({ field: Type.Optional(Type.String()), message: Type.String() }, { additionalProperties: false }))),
+    details: Type.Optional(
+      Type.Array(
+        Type.Object({ field: Type.Optional(Type.String()), message: Type.String() }, { additionalProperties: false }),
+      ),
+    ),
   },
   'What went wrong; `details` names each offending field.',
 );
 export type SyncErrorBody = Static<typeof SyncErrorBody>;
 
-export const SyncResultFrame = record('SyncResultFrame', { type: Type.Literal('result'), id: FrameId, data: Type.Unknown() }, 'The answer to a request.');
+export const SyncResultFrame = record(
+  'SyncResultFrame',
+  { type: Type.Literal('result'), id: FrameId, data: Type.Unknown() },
+  'The answer to a request.',
+);
 export const SyncErrorFrame = record(
   'SyncErrorFrame',
-  { type: Type.Literal('error'), id: Nullable(FrameId, { description: 'The request refused; null when the frame could not be read.' }), error: SyncErrorBody },
+  {
+    type: Type.Literal('error'),
+    id: Nullable(FrameId, { description: 'The request refused; null when the frame could not be read.' }),
+    error: SyncErrorBody,
+  },
   'A refused request, or an unreadable frame (id null).',
 );
 export const SyncPushFrame = record(
   'SyncPushFrame',
-  { type: Type.Literal('push'), push: Type.Object({ type: Type.String() }, { additionalProperties: true, description: 'A ServerPush (runtime contract).' }) },
+  {
+    type: Type.Literal('push'),
+    push: Type.Object(
+      { type: Type.String() },
+      { additionalProperties: true, description: 'A ServerPush (runtime contract).' },
+    ),
+  },
   'Something the server sends on its own: messages, kicks, settings, claim and client updates, unregistration.',
 );
 
@@ -350,7 +443,13 @@ export interface SyncResults {
   register: SyncRegisterResult;
   join: { channelId: string; channel: ChannelSnapshot; settings: EffectiveSettings; claim: ChannelClaim };
   leave: { channelId: string };
-  'connection.open': { connectionId: string; channelId: string; state: 'new'; mediaServerId: string | null; settings: EffectiveSettings };
+  'connection.open': {
+    connectionId: string;
+    channelId: string;
+    state: 'new';
+    mediaServerId: string | null;
+    settings: EffectiveSettings;
+  };
   'connection.state': { connectionId: string; state: Static<typeof ConnectionState> };
   'connection.update': { connectionId: string; localAudioMuted: boolean; localVideoMuted: boolean };
   'connection.close': { connectionId: string };

@@ -37,7 +37,8 @@ export function withField(value: unknown, path: string, next: unknown): unknown 
       cursor[part] = next;
     } else {
       const child = cursor[part];
-      if (typeof child !== 'object' || child === null) throw new Error(`withField: ${path} does not exist in the sample`);
+      if (typeof child !== 'object' || child === null)
+        throw new Error(`withField: ${path} does not exist in the sample`);
       cursor = child as Record<string, unknown>;
     }
   });
@@ -53,7 +54,8 @@ export function* walk(schema: TSchema): Generator<TSchema> {
   for (const key of ['anyOf', 'allOf', 'oneOf'] as const) {
     if (Array.isArray(s[key])) for (const child of s[key] as TSchema[]) yield* walk(child);
   }
-  if (s.additionalProperties && typeof s.additionalProperties === 'object') yield* walk(s.additionalProperties as TSchema);
+  if (s.additionalProperties && typeof s.additionalProperties === 'object')
+    yield* walk(s.additionalProperties as TSchema);
 }
 
 export function isObjectSchema(value: unknown): value is TSchema {
@@ -98,7 +100,8 @@ export function describeContracts<R extends SchemaRegistry>(
             problems.push(`object without $id inside ${String(root.$id)}`);
             continue;
           }
-          if (schema.additionalProperties !== false && !table[id as keyof R]?.open) problems.push(`${id} accepts unknown fields`);
+          if (schema.additionalProperties !== false && !table[id as keyof R]?.open)
+            problems.push(`${id} accepts unknown fields`);
           const text = JSON.stringify(schema);
           const seen = byId.get(id);
           if (seen !== undefined && seen !== text) problems.push(`two different schemas share the $id ${id}`);
@@ -123,7 +126,11 @@ export function describeContracts<R extends SchemaRegistry>(
         expect(v.check(broken)).toBe(false);
         // The field itself, or the precise element inside it (`events[0]`, `claim.canKick`).
         const named = v.errors(broken).map((e) => e.field);
-        expect(named.filter((f) => f === c.wrong.field || f.startsWith(`${c.wrong.field}.`) || f.startsWith(`${c.wrong.field}[`))).not.toEqual([]);
+        expect(
+          named.filter(
+            (f) => f === c.wrong.field || f.startsWith(`${c.wrong.field}.`) || f.startsWith(`${c.wrong.field}[`),
+          ),
+        ).not.toEqual([]);
       });
 
       it('rejects an unknown field, naming it', () => {

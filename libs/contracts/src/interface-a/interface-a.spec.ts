@@ -20,15 +20,37 @@ import {
   transportSample,
 } from './samples.testing.js';
 
-const levelPatch = { recording: true, recordingTag: 'weekly', audioMuted: null, videoMuted: false, audioUnmuteDisabled: true, videoUnmuteDisabled: null };
+const levelPatch = {
+  recording: true,
+  recordingTag: 'weekly',
+  audioMuted: null,
+  videoMuted: false,
+  audioUnmuteDisabled: true,
+  videoUnmuteDisabled: null,
+};
 
 const table: ContractTable<typeof InterfaceASchemas> = {
   MessageBody: {
-    valid: { message: 'hello', clientTag: null, clientRoles: ['host'], deviceId: 'd', deviceAlias: null, userId: 'u', userAlias: 'Ada' },
+    valid: {
+      message: 'hello',
+      clientTag: null,
+      clientRoles: ['host'],
+      deviceId: 'd',
+      deviceAlias: null,
+      userId: 'u',
+      userAlias: 'Ada',
+    },
     wrong: { field: 'clientRoles', value: 'host' },
   },
   ProblemBody: {
-    valid: { type: 'about:blank', title: 'Not Found', status: 404, detail: 'No such channel', instance: '/admin/api/v1.0/x', code: 'NotFound' },
+    valid: {
+      type: 'about:blank',
+      title: 'Not Found',
+      status: 404,
+      detail: 'No such channel',
+      instance: '/admin/api/v1.0/x',
+      code: 'NotFound',
+    },
     wrong: { field: 'status', value: '404' },
     open: true,
   },
@@ -36,23 +58,41 @@ const table: ContractTable<typeof InterfaceASchemas> = {
     valid: { id: 'app-1', channelCount: 1, userCount: 2, deviceCount: 2, clientCount: 3, connectionCount: 4 },
     wrong: { field: 'channelCount', value: '1' },
   },
-  ChannelSnapshot: { valid: { id: 'room-1', userCount: 2, deviceCount: 2, clientCount: 3, connectionCount: 4 }, wrong: { field: 'userCount', value: 1.5 } },
+  ChannelSnapshot: {
+    valid: { id: 'room-1', userCount: 2, deviceCount: 2, clientCount: 3, connectionCount: 4 },
+    wrong: { field: 'userCount', value: 1.5 },
+  },
   UserInChannelSnapshot: {
     valid: { id: 'u', alias: null, deviceCount: 1, clientCount: 1, connectionCount: 2 },
     wrong: { field: 'alias', value: 7 },
   },
-  UserInfo: { valid: { id: 'u', alias: 'Ada', deviceCount: 1, clientCount: 1, channelCount: 2 }, wrong: { field: 'channelCount', value: -1 } },
+  UserInfo: {
+    valid: { id: 'u', alias: 'Ada', deviceCount: 1, clientCount: 1, channelCount: 2 },
+    wrong: { field: 'channelCount', value: -1 },
+  },
   DeviceInChannelSnapshot: {
     valid: { id: 'd', userId: 'u', alias: null, clientCount: 1, connectionCount: 1 },
     wrong: { field: 'userId', value: null },
   },
-  DeviceInfo: { valid: { id: 'd', userId: 'u', alias: 'phone', clientCount: 1, channelCount: 1 }, wrong: { field: 'clientCount', value: true } },
+  DeviceInfo: {
+    valid: { id: 'd', userId: 'u', alias: 'phone', clientCount: 1, channelCount: 1 },
+    wrong: { field: 'clientCount', value: true },
+  },
   ClientInChannelSnapshot: {
     valid: { id: 'c', userId: 'u', deviceId: 'd', roles: [], connectionCount: 1 },
     wrong: { field: 'roles[0]', value: 1 },
   },
   ClientInfo: {
-    valid: { id: 'c', tag: null, userId: 'u', userAlias: null, deviceId: 'd', deviceAlias: null, roles: ['a'], channelCount: 0 },
+    valid: {
+      id: 'c',
+      tag: null,
+      userId: 'u',
+      userAlias: null,
+      deviceId: 'd',
+      deviceAlias: null,
+      roles: ['a'],
+      channelCount: 0,
+    },
     wrong: { field: 'deviceAlias', value: false },
   },
   MediaServer: {
@@ -80,20 +120,35 @@ const table: ContractTable<typeof InterfaceASchemas> = {
   DataStreamInfo: { valid: dataStreamSample, wrong: { field: 'channelLabels', value: 'chat' } },
   TransportInfo: { valid: transportSample, wrong: { field: 'protocol', value: 'sctp' } },
   MediaFormatInfo: { valid: formatSample, wrong: { field: 'clockRate', value: '48000' } },
-  ChannelRecording: { valid: channelRecordingSample, wrong: { field: 'connectionRecordings[0].updates[0].index', value: 'first' } },
+  ChannelRecording: {
+    valid: channelRecordingSample,
+    wrong: { field: 'connectionRecordings[0].updates[0].index', value: 'first' },
+  },
   ConnectionRecording: { valid: connectionRecordingSample, wrong: { field: 'stopTimestamp', value: 1700000000000 } },
   RecordingUpdate: { valid: recordingUpdateSample, wrong: { field: 'timestamp', value: '2025-13-45' } },
   ChannelRecordingPatch: { valid: { expiryTimestamp: T0 }, wrong: { field: 'expiryTimestamp', value: 1 } },
   ChannelPatch: {
-    valid: { ...levelPatch, excludedUserIds: ['u'], excludedDeviceIds: null, excludedClientIds: [], excludedConnectionIds: null },
+    valid: {
+      ...levelPatch,
+      excludedUserIds: ['u'],
+      excludedDeviceIds: null,
+      excludedClientIds: [],
+      excludedConnectionIds: null,
+    },
     wrong: { field: 'excludedUserIds', value: 'u' },
   },
   UserInChannelPatch: {
     valid: { ...levelPatch, excludedDeviceIds: [], excludedClientIds: null, excludedConnectionIds: ['c'] },
     wrong: { field: 'recording', value: 'on' },
   },
-  DeviceInChannelPatch: { valid: { ...levelPatch, excludedClientIds: [], excludedConnectionIds: [] }, wrong: { field: 'audioMuted', value: 0 } },
-  ClientPatch: { valid: { userAlias: 'Ada', deviceAlias: null, tag: 'vip', roles: ['host'] }, wrong: { field: 'roles', value: 'host' } },
+  DeviceInChannelPatch: {
+    valid: { ...levelPatch, excludedClientIds: [], excludedConnectionIds: [] },
+    wrong: { field: 'audioMuted', value: 0 },
+  },
+  ClientPatch: {
+    valid: { userAlias: 'Ada', deviceAlias: null, tag: 'vip', roles: ['host'] },
+    wrong: { field: 'roles', value: 'host' },
+  },
   ClientInChannelPatch: {
     valid: { claim: channelClaimSample, ...levelPatch, excludedConnectionIds: null },
     wrong: { field: 'recordingTag', value: 3 },
@@ -106,13 +161,25 @@ describeContracts('interface A', InterfaceASchemas, InterfaceAValidators, table,
 
 describe('interface A specifics', () => {
   it('accepts empty patch and message bodies (every field optional)', () => {
-    for (const name of ['MessageBody', 'ChannelPatch', 'UserInChannelPatch', 'DeviceInChannelPatch', 'ClientPatch', 'ClientInChannelPatch', 'ConnectionPatch', 'MediaServerPatch', 'ChannelRecordingPatch'] as const) {
+    for (const name of [
+      'MessageBody',
+      'ChannelPatch',
+      'UserInChannelPatch',
+      'DeviceInChannelPatch',
+      'ClientPatch',
+      'ClientInChannelPatch',
+      'ConnectionPatch',
+      'MediaServerPatch',
+      'ChannelRecordingPatch',
+    ] as const) {
       expect(InterfaceAValidators[name].errors({})).toEqual([]);
     }
   });
 
   it('checks the channel claim inside the client-in-channel patch', () => {
-    expect(InterfaceAValidators.ClientInChannelPatch.errors({ claim: { canKick: 'yes' } }).map((e) => e.field)).toEqual(['claim.canKick']);
+    expect(InterfaceAValidators.ClientInChannelPatch.errors({ claim: { canKick: 'yes' } }).map((e) => e.field)).toEqual(
+      ['claim.canKick'],
+    );
     expect(InterfaceAValidators.ClientInChannelPatch.check({ claim: null })).toBe(true);
   });
 
@@ -125,7 +192,8 @@ describe('interface A specifics', () => {
     const v = InterfaceAValidators.ConnectionInfo;
     for (const state of interfaceA.CONNECTION_STATES) expect(v.check({ ...connectionInfoSample, state })).toBe(true);
     for (const type of interfaceA.CONNECTION_TYPES) expect(v.check({ ...connectionInfoSample, type })).toBe(true);
-    for (const audioDirection of interfaceA.STREAM_DIRECTIONS) expect(v.check({ ...connectionInfoSample, audioDirection })).toBe(true);
+    for (const audioDirection of interfaceA.STREAM_DIRECTIONS)
+      expect(v.check({ ...connectionInfoSample, audioDirection })).toBe(true);
     expect(v.errors({ ...connectionInfoSample, state: 'open' }).map((e) => e.field)).toEqual(['state']);
     expect(v.errors({ ...connectionInfoSample, type: 'p2p' }).map((e) => e.field)).toEqual(['type']);
   });
@@ -133,7 +201,9 @@ describe('interface A specifics', () => {
   it('validates uuid and date-time formats', () => {
     const v = InterfaceAValidators.ChannelRecording;
     expect(v.errors({ ...channelRecordingSample, id: 'abc' }).map((e) => e.field)).toEqual(['id']);
-    expect(v.errors({ ...channelRecordingSample, createdOn: '2025-02-30T25:00:00Z' }).map((e) => e.field)).toEqual(['createdOn']);
+    expect(v.errors({ ...channelRecordingSample, createdOn: '2025-02-30T25:00:00Z' }).map((e) => e.field)).toEqual([
+      'createdOn',
+    ]);
     expect(v.check({ ...channelRecordingSample, createdOn: '2025-03-01T10:00:00+02:00' })).toBe(true);
   });
 
@@ -152,7 +222,9 @@ describe('interface A specifics', () => {
   });
 
   it('reports a Problem body with a non-integer status', () => {
-    expect(InterfaceAValidators.ProblemBody.errors({ type: 'about:blank', title: 'x', status: 400.5 }).map((e) => e.field)).toEqual(['status']);
+    expect(
+      InterfaceAValidators.ProblemBody.errors({ type: 'about:blank', title: 'x', status: 400.5 }).map((e) => e.field),
+    ).toEqual(['status']);
   });
 
   it('builds nullable unions and string enums that describe themselves', () => {

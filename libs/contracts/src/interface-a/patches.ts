@@ -43,7 +43,12 @@ export type ChannelPatch = Static<typeof ChannelPatch>;
 
 export const UserInChannelPatch = record(
   'UserInChannelPatch',
-  patchFields({ ...levelFlags, excludedDeviceIds: ids('devices'), excludedClientIds: ids('clients'), excludedConnectionIds: ids('connections') }),
+  patchFields({
+    ...levelFlags,
+    excludedDeviceIds: ids('devices'),
+    excludedClientIds: ids('clients'),
+    excludedConnectionIds: ids('connections'),
+  }),
   'Changes recording and mute settings of a user in a channel.',
 );
 export type UserInChannelPatch = Static<typeof UserInChannelPatch>;
@@ -69,7 +74,11 @@ export const ClientInChannelPatch = record(
 );
 export type ClientInChannelPatch = Static<typeof ClientInChannelPatch>;
 
-export const ConnectionPatch = record('ConnectionPatch', patchFields({ ...levelFlags }), 'Changes recording and mute settings of a connection.');
+export const ConnectionPatch = record(
+  'ConnectionPatch',
+  patchFields({ ...levelFlags }),
+  'Changes recording and mute settings of a connection.',
+);
 export type ConnectionPatch = Static<typeof ConnectionPatch>;
 
 export const MediaServerPatch = record(

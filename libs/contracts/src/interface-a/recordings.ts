@@ -86,7 +86,9 @@ export const ConnectionRecording = record(
     videoContent: NullableString(),
     audioFileSize: NullableNumber(),
     videoFileSize: NullableNumber(),
-    videoDelay: Nullable(Type.Number(), { description: 'Offset of the video track relative to the audio track, in seconds.' }),
+    videoDelay: Nullable(Type.Number(), {
+      description: 'Offset of the video track relative to the audio track, in seconds.',
+    }),
     audioMoveSeconds: NullableNumber(),
     videoMoveSeconds: NullableNumber(),
     updates: Type.Array(RecordingUpdate, { description: 'Mute/disable timeline of the connection.' }),

@@ -7,7 +7,19 @@
  * integers. See schema-kit.ts for the export pattern.
  */
 import { Type, type Static } from '@sinclair/typebox';
-import { Count, DateTime, MESSAGE_MAX_LENGTH, Nullable, OptionalNullable, ShortText, ShortTextList, StringEnum, StringList, Uuid, record } from './schema-kit.js';
+import {
+  Count,
+  DateTime,
+  MESSAGE_MAX_LENGTH,
+  Nullable,
+  OptionalNullable,
+  ShortText,
+  ShortTextList,
+  StringEnum,
+  StringList,
+  Uuid,
+  record,
+} from './schema-kit.js';
 
 // ---------------------------------------------------------------------------------------------
 // Bodies
@@ -44,7 +56,8 @@ export const ProblemBody = Type.Object(
   {
     $id: 'ProblemBody',
     additionalProperties: Type.Unknown(),
-    description: 'Problem details (RFC 9457) returned by operations that update, kick, delete or send, and by every failure.',
+    description:
+      'Problem details (RFC 9457) returned by operations that update, kick, delete or send, and by every failure.',
   },
 );
 export type ProblemBody = Static<typeof ProblemBody>;
@@ -69,35 +82,65 @@ export type ApplicationSnapshot = Static<typeof ApplicationSnapshot>;
 
 export const ChannelSnapshot = record(
   'ChannelSnapshot',
-  { id: Type.String({ description: 'Channel id.' }), userCount: Count(), deviceCount: Count(), clientCount: Count(), connectionCount: Count() },
+  {
+    id: Type.String({ description: 'Channel id.' }),
+    userCount: Count(),
+    deviceCount: Count(),
+    clientCount: Count(),
+    connectionCount: Count(),
+  },
   'Live counts of a channel.',
 );
 export type ChannelSnapshot = Static<typeof ChannelSnapshot>;
 
 export const UserInChannelSnapshot = record(
   'UserInChannelSnapshot',
-  { id: Type.String(), alias: Nullable(Type.String()), deviceCount: Count(), clientCount: Count(), connectionCount: Count() },
+  {
+    id: Type.String(),
+    alias: Nullable(Type.String()),
+    deviceCount: Count(),
+    clientCount: Count(),
+    connectionCount: Count(),
+  },
   'A user as seen inside one channel.',
 );
 export type UserInChannelSnapshot = Static<typeof UserInChannelSnapshot>;
 
 export const UserInfo = record(
   'UserInfo',
-  { id: Type.String(), alias: Nullable(Type.String()), deviceCount: Count(), clientCount: Count(), channelCount: Count() },
+  {
+    id: Type.String(),
+    alias: Nullable(Type.String()),
+    deviceCount: Count(),
+    clientCount: Count(),
+    channelCount: Count(),
+  },
   'A user of an application, across channels.',
 );
 export type UserInfo = Static<typeof UserInfo>;
 
 export const DeviceInChannelSnapshot = record(
   'DeviceInChannelSnapshot',
-  { id: Type.String(), userId: Type.String(), alias: Nullable(Type.String()), clientCount: Count(), connectionCount: Count() },
+  {
+    id: Type.String(),
+    userId: Type.String(),
+    alias: Nullable(Type.String()),
+    clientCount: Count(),
+    connectionCount: Count(),
+  },
   'A device as seen inside one channel.',
 );
 export type DeviceInChannelSnapshot = Static<typeof DeviceInChannelSnapshot>;
 
 export const DeviceInfo = record(
   'DeviceInfo',
-  { id: Type.String(), userId: Type.String(), alias: Nullable(Type.String()), clientCount: Count(), channelCount: Count() },
+  {
+    id: Type.String(),
+    userId: Type.String(),
+    alias: Nullable(Type.String()),
+    clientCount: Count(),
+    channelCount: Count(),
+  },
   'A device of a user, across channels.',
 );
 export type DeviceInfo = Static<typeof DeviceInfo>;
@@ -150,7 +193,8 @@ export const MediaServer = record(
     id: Type.String(),
     active: Type.Boolean({ description: 'true: enabled (takes new connections); false: disabled.' }),
     applications: StringList({
-      description: 'Ids of the applications that have connections on this media server (decision: the spec does not show the element shape).',
+      description:
+        'Ids of the applications that have connections on this media server (decision: the spec does not show the element shape).',
     }),
     computer: MediaServerComputer,
   },
@@ -166,7 +210,10 @@ export const MediaServerStatistics = record(
     activeConnections: Count(),
     totalClosedConnections: Count(),
     totalFailedConnections: Count(),
-    durationFailedConnections: Type.Number({ minimum: 0, description: 'Total duration of failed connections, in seconds.' }),
+    durationFailedConnections: Type.Number({
+      minimum: 0,
+      description: 'Total duration of failed connections, in seconds.',
+    }),
     durationSeconds: Type.Number({ minimum: 0, description: 'Total duration of connections, in seconds.' }),
   },
   'Connection statistics of a media server.',
@@ -213,7 +260,16 @@ export type ApplicationEnvironment = Static<typeof ApplicationEnvironment>;
 // Connection info
 // ---------------------------------------------------------------------------------------------
 
-export const CONNECTION_STATES = ['new', 'initializing', 'connecting', 'connected', 'failing', 'failed', 'closing', 'closed'] as const;
+export const CONNECTION_STATES = [
+  'new',
+  'initializing',
+  'connecting',
+  'connected',
+  'failing',
+  'failed',
+  'closing',
+  'closed',
+] as const;
 export const ConnectionState = StringEnum(CONNECTION_STATES, { description: 'Connection state.' });
 export type ConnectionState = Static<typeof ConnectionState>;
 
@@ -266,7 +322,9 @@ export const TransportInfo = record(
   'TransportInfo',
   {
     id: Type.String(),
-    protocol: Nullable(StringEnum(['udp', 'tcp', 'tls']), { description: 'Transport protocol of the selected candidate pair.' }),
+    protocol: Nullable(StringEnum(['udp', 'tcp', 'tls']), {
+      description: 'Transport protocol of the selected candidate pair.',
+    }),
     localAddress: Nullable(Type.String(), { description: '`host:port` of the local candidate.' }),
     remoteAddress: Nullable(Type.String(), { description: '`host:port` of the remote candidate.' }),
     relayed: Type.Boolean({ description: 'The selected candidate pair goes through a TURN relay.' }),

@@ -103,7 +103,12 @@ export const videoStreamSample: MediaStreamInfo = {
   frameRate: 30,
 };
 
-export const dataStreamSample: DataStreamInfo = { id: 'data-0', tag: null, direction: 'sendrecv', channelLabels: ['chat'] };
+export const dataStreamSample: DataStreamInfo = {
+  id: 'data-0',
+  tag: null,
+  direction: 'sendrecv',
+  channelLabels: ['chat'],
+};
 
 export const transportSample: TransportInfo = {
   id: 'transport-0',
@@ -114,7 +119,12 @@ export const transportSample: TransportInfo = {
   state: 'connected',
 };
 
-export const formatSample: MediaFormatInfo = { name: 'opus', clockRate: 48000, channelCount: 2, parameters: 'minptime=10;useinbandfec=1' };
+export const formatSample: MediaFormatInfo = {
+  name: 'opus',
+  clockRate: 48000,
+  channelCount: 2,
+  parameters: 'minptime=10;useinbandfec=1',
+};
 
 export const connectionInfoSample: ConnectionInfo = {
   id: 'conn-1',

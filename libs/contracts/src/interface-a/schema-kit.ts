@@ -50,9 +50,21 @@ const DATE_TIME = /^(\d{4})-(\d{2})-(\d{2})[Tt](\d{2}):(\d{2}):(\d{2})(?:\.\d+)?
 export function isDateTime(value: string): boolean {
   const m = DATE_TIME.exec(value);
   if (!m) return false;
-  const [year, month, day, hour, minute, second, offH = 0, offM = 0] = m.slice(1).map((p) => (p === undefined ? undefined : Number(p))) as number[];
+  const [year, month, day, hour, minute, second, offH = 0, offM = 0] = m
+    .slice(1)
+    .map((p) => (p === undefined ? undefined : Number(p))) as number[];
   const daysInMonth = new Date(Date.UTC(year, month, 0)).getUTCDate();
-  return month >= 1 && month <= 12 && day >= 1 && day <= daysInMonth && hour <= 23 && minute <= 59 && second <= 59 && offH <= 23 && offM <= 59;
+  return (
+    month >= 1 &&
+    month <= 12 &&
+    day >= 1 &&
+    day <= daysInMonth &&
+    hour <= 23 &&
+    minute <= 59 &&
+    second <= 59 &&
+    offH <= 23 &&
+    offM <= 59
+  );
 }
 
 if (!FormatRegistry.Has('uuid')) FormatRegistry.Set('uuid', (value) => UUID.test(value));
@@ -68,7 +80,10 @@ export function Nullable<T extends TSchema>(schema: T, options: SchemaOptions = 
 }
 
 /** A field that may be absent or null (patch bodies, message bodies). */
-export function OptionalNullable<T extends TSchema>(schema: T, options: SchemaOptions = {}): TOptional<TUnion<[T, TNull]>> {
+export function OptionalNullable<T extends TSchema>(
+  schema: T,
+  options: SchemaOptions = {},
+): TOptional<TUnion<[T, TNull]>> {
   return Type.Optional(Nullable(schema, options));
 }
 
@@ -92,7 +107,8 @@ export const Int64 = (options: SchemaOptions = {}) =>
 export const Int32 = (options: SchemaOptions = {}) =>
   Type.Integer({ format: 'int32', minimum: -2147483648, maximum: 2147483647, ...options });
 /** A count of entities: a non-negative integer. */
-export const Count = (options: SchemaOptions = {}) => Type.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER, ...options });
+export const Count = (options: SchemaOptions = {}) =>
+  Type.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER, ...options });
 /** ISO 8601 / RFC 3339 date-time string (interface A timestamps). */
 export const DateTime = (options: SchemaOptions = {}) => Type.String({ format: 'date-time', ...options });
 export const Uuid = (options: SchemaOptions = {}) => Type.String({ format: 'uuid', ...options });
@@ -106,10 +122,16 @@ export const MESSAGE_MAX_LENGTH = 65536;
 export const SHORT_TEXT_LIST_MAX_ITEMS = 1000;
 /** Request fields are bounded so that an oversized value is a 400, not work for the registry. */
 export const ShortText = (options: SchemaOptions = {}) => Type.String({ maxLength: SHORT_TEXT_MAX_LENGTH, ...options });
-export const ShortTextList = (options: SchemaOptions = {}) => Type.Array(ShortText(), { maxItems: SHORT_TEXT_LIST_MAX_ITEMS, ...options });
+export const ShortTextList = (options: SchemaOptions = {}) =>
+  Type.Array(ShortText(), { maxItems: SHORT_TEXT_LIST_MAX_ITEMS, ...options });
 
 /** Object schema of the catalog: named (`$id`), closed (`additionalProperties: false`). */
-export function record<P extends TProperties>(id: string, properties: P, description?: string, options: SchemaOptions = {}): TObject<P> {
+export function record<P extends TProperties>(
+  id: string,
+  properties: P,
+  description?: string,
+  options: SchemaOptions = {},
+): TObject<P> {
   return Type.Object(properties, {
     $id: id,
     additionalProperties: false,
@@ -162,7 +184,11 @@ export const SERVER_MANAGED_KEYWORD = 'x-server-managed';
  * read; the service ignores them (they are listed under `x-server-managed`). Types and nullability of
  * every field are those of the record, so a body can never carry a value a record could not hold.
  */
-export function writeModels<T extends TObject, const R extends keyof Props<T> & string = never, const O extends TProperties = {}>(
+export function writeModels<
+  T extends TObject,
+  const R extends keyof Props<T> & string = never,
+  const O extends TProperties = {},
+>(
   recordSchema: T,
   options: WriteModelOptions<T, R, O>,
 ): { Create: TObject<CreateProps<T, R, O>>; Update: TObject<UpdateProps<T, O>> } {

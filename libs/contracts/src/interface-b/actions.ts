@@ -25,7 +25,8 @@ const clientId = Nullable(ShortText(), { description: 'Target client id.' });
 const connectionId = Nullable(ShortText(), { description: 'Target connection id.' });
 const message = ServerMessage;
 
-const payload = <P extends TProperties>(action: string, props: P, description: string) => record(`${action}Payload`, props, description);
+const payload = <P extends TProperties>(action: string, props: P, description: string) =>
+  record(`${action}Payload`, props, description);
 
 /** The Token action takes the claims payload and answers `{ "value": "<client token>" }`. */
 export const TokenRequest = ClaimsPayload;
@@ -33,13 +34,29 @@ export type TokenRequest = ClaimsPayload;
 
 export const SendMessagePayload = payload('SendMessage', { message }, 'Send a server message to the application.');
 export type SendMessagePayload = Static<typeof SendMessagePayload>;
-export const SendUserMessagePayload = payload('SendUserMessage', { message, userId }, 'Send a server message to a user.');
+export const SendUserMessagePayload = payload(
+  'SendUserMessage',
+  { message, userId },
+  'Send a server message to a user.',
+);
 export type SendUserMessagePayload = Static<typeof SendUserMessagePayload>;
-export const SendDeviceMessagePayload = payload('SendDeviceMessage', { message, userId, deviceId }, 'Send a server message to a device.');
+export const SendDeviceMessagePayload = payload(
+  'SendDeviceMessage',
+  { message, userId, deviceId },
+  'Send a server message to a device.',
+);
 export type SendDeviceMessagePayload = Static<typeof SendDeviceMessagePayload>;
-export const SendClientMessagePayload = payload('SendClientMessage', { message, userId, deviceId, clientId }, 'Send a server message to a client.');
+export const SendClientMessagePayload = payload(
+  'SendClientMessage',
+  { message, userId, deviceId, clientId },
+  'Send a server message to a client.',
+);
 export type SendClientMessagePayload = Static<typeof SendClientMessagePayload>;
-export const SendChannelMessagePayload = payload('SendChannelMessage', { channelId, message }, 'Send a server message to a channel.');
+export const SendChannelMessagePayload = payload(
+  'SendChannelMessage',
+  { channelId, message },
+  'Send a server message to a channel.',
+);
 export type SendChannelMessagePayload = Static<typeof SendChannelMessagePayload>;
 export const SendChannelUserMessagePayload = payload(
   'SendChannelUserMessage',
@@ -64,9 +81,17 @@ export const KickChannelPayload = payload('KickChannel', { channelId }, 'Kick ev
 export type KickChannelPayload = Static<typeof KickChannelPayload>;
 export const KickUserPayload = payload('KickUser', { channelId, userId }, 'Kick a user out of a channel.');
 export type KickUserPayload = Static<typeof KickUserPayload>;
-export const KickDevicePayload = payload('KickDevice', { channelId, userId, deviceId }, 'Kick a device out of a channel.');
+export const KickDevicePayload = payload(
+  'KickDevice',
+  { channelId, userId, deviceId },
+  'Kick a device out of a channel.',
+);
 export type KickDevicePayload = Static<typeof KickDevicePayload>;
-export const KickClientPayload = payload('KickClient', { channelId, userId, deviceId, clientId }, 'Kick a client out of a channel.');
+export const KickClientPayload = payload(
+  'KickClient',
+  { channelId, userId, deviceId, clientId },
+  'Kick a client out of a channel.',
+);
 export type KickClientPayload = Static<typeof KickClientPayload>;
 export const KickConnectionPayload = payload(
   'KickConnection',
@@ -75,9 +100,17 @@ export const KickConnectionPayload = payload(
 );
 export type KickConnectionPayload = Static<typeof KickConnectionPayload>;
 
-export const UpdateChannelPayload = payload('UpdateChannel', { channelId, config: ChannelConfigUpdate }, 'Update the settings of a channel.');
+export const UpdateChannelPayload = payload(
+  'UpdateChannel',
+  { channelId, config: ChannelConfigUpdate },
+  'Update the settings of a channel.',
+);
 export type UpdateChannelPayload = Static<typeof UpdateChannelPayload>;
-export const UpdateUserPayload = payload('UpdateUser', { channelId, userId, config: ChannelUserConfig }, 'Update the settings of a user in a channel.');
+export const UpdateUserPayload = payload(
+  'UpdateUser',
+  { channelId, userId, config: ChannelUserConfig },
+  'Update the settings of a user in a channel.',
+);
 export type UpdateUserPayload = Static<typeof UpdateUserPayload>;
 export const UpdateDevicePayload = payload(
   'UpdateDevice',

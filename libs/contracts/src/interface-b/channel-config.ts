@@ -23,7 +23,11 @@ export const CodecBitrateConfig = record(
 );
 export type CodecBitrateConfig = Static<typeof CodecBitrateConfig>;
 
-export const CodecToggleConfig = record('CodecToggleConfig', { disabled: disabled() }, 'Settings of a codec without a bitrate (G.722, PCMU, PCMA).');
+export const CodecToggleConfig = record(
+  'CodecToggleConfig',
+  { disabled: disabled() },
+  'Settings of a codec without a bitrate (G.722, PCMU, PCMA).',
+);
 export type CodecToggleConfig = Static<typeof CodecToggleConfig>;
 
 export const CodecConfig = record(
@@ -54,17 +58,29 @@ export type InputEncodingConfig = Static<typeof InputEncodingConfig>;
 export const SimulcastConfig = record('SimulcastConfig', { enabled: opt(Type.Boolean()) }, 'Simulcast settings.');
 export type SimulcastConfig = Static<typeof SimulcastConfig>;
 
-export const SfuVideoOutputConfig = record('SfuVideoOutputConfig', { simulcast: opt(SimulcastConfig) }, 'Video the SFU forwards.');
+export const SfuVideoOutputConfig = record(
+  'SfuVideoOutputConfig',
+  { simulcast: opt(SimulcastConfig) },
+  'Video the SFU forwards.',
+);
 export type SfuVideoOutputConfig = Static<typeof SfuVideoOutputConfig>;
 
 export const SfuConfig = record(
   'SfuConfig',
-  { videoInput: opt(InputEncodingConfig), videoOutput: opt(SfuVideoOutputConfig), audioInput: opt(InputEncodingConfig) },
+  {
+    videoInput: opt(InputEncodingConfig),
+    videoOutput: opt(SfuVideoOutputConfig),
+    audioInput: opt(InputEncodingConfig),
+  },
   'SFU settings of a channel config.',
 );
 export type SfuConfig = Static<typeof SfuConfig>;
 
-export const McuAudioOutputConfig = record('McuAudioOutputConfig', { quality: opt(Type.String()) }, 'Audio the MCU mixes.');
+export const McuAudioOutputConfig = record(
+  'McuAudioOutputConfig',
+  { quality: opt(Type.String()) },
+  'Audio the MCU mixes.',
+);
 export type McuAudioOutputConfig = Static<typeof McuAudioOutputConfig>;
 
 export const McuVideoOutputConfig = record(
@@ -137,7 +153,9 @@ export const ChannelConfig = record(
     }),
     recordingEnabled: Nullable(Type.Boolean()),
     default: Type.Boolean({ description: 'Marks the default channel config.' }),
-    priority: Int32({ description: 'When several configs match a channel, the highest priority wins, then a specific pattern over `*`.' }),
+    priority: Int32({
+      description: 'When several configs match a channel, the highest priority wins, then a specific pattern over `*`.',
+    }),
     connectionStatsInterval: Nullable(Int32({ minimum: 0 }), { description: 'Interval of connection stats reports.' }),
     bandwidthAdaptationPolicy: BandwidthAdaptationPolicy,
     codec: CodecConfig,

@@ -1,4 +1,11 @@
-import { channelClaimSample, channelRecordingSample, connectionRecordingSample, UUID_A, T0, T1 } from '../interface-a/samples.testing.js';
+import {
+  channelClaimSample,
+  channelRecordingSample,
+  connectionRecordingSample,
+  UUID_A,
+  T0,
+  T1,
+} from '../interface-a/samples.testing.js';
 import { describeContracts, type ContractCase, type ContractTable } from '../interface-a/contract-table.testing.js';
 import * as interfaceB from './index.js';
 import {
@@ -78,8 +85,21 @@ const usageRecord: UsageRecord = {
   participantMessages: 12,
   participantMinutes: [{ key: 921600, value: { maxPixelCount: 921600, usageParticipantMinutes: 42.5 } }],
 };
-const address = { line1: '1 Main St', line2: '', city: 'Springfield', state: 'IL', postalCode: '62701', country: 'US', countryFullName: 'United States' };
-const contact = { firstName: 'Ada', lastName: 'Lovelace', emailAddress: 'ada@example.test', phoneNumber: '+1 555 0100' };
+const address = {
+  line1: '1 Main St',
+  line2: '',
+  city: 'Springfield',
+  state: 'IL',
+  postalCode: '62701',
+  country: 'US',
+  countryFullName: 'United States',
+};
+const contact = {
+  firstName: 'Ada',
+  lastName: 'Lovelace',
+  emailAddress: 'ada@example.test',
+  phoneNumber: '+1 555 0100',
+};
 const organization: Organization = {
   id: 'org-1',
   name: 'Example Inc.',
@@ -94,9 +114,33 @@ const organization: Organization = {
   createdOn: NOW,
   modifiedOn: NOW,
 };
-const card = { firstName: 'Ada', lastName: 'Lovelace', brand: 'visa', expiryMonth: 12, expiryYear: 2030, maskedNumber: '**** 4242', address };
-const paymentMethod: PaymentMethod = { id: 'pm-1', organizationId: 'org-1', type: 'card', status: 'valid', card, createdOn: NOW, modifiedOn: NOW };
-const plan = { name: 'Pro', description: 'Pro plan', status: 'active', externalId: 'plan-pro', planType: 'platform', archivedOn: 0, price: 99 };
+const card = {
+  firstName: 'Ada',
+  lastName: 'Lovelace',
+  brand: 'visa',
+  expiryMonth: 12,
+  expiryYear: 2030,
+  maskedNumber: '**** 4242',
+  address,
+};
+const paymentMethod: PaymentMethod = {
+  id: 'pm-1',
+  organizationId: 'org-1',
+  type: 'card',
+  status: 'valid',
+  card,
+  createdOn: NOW,
+  modifiedOn: NOW,
+};
+const plan = {
+  name: 'Pro',
+  description: 'Pro plan',
+  status: 'active',
+  externalId: 'plan-pro',
+  planType: 'platform',
+  archivedOn: 0,
+  price: 99,
+};
 const subscription: Subscription = {
   id: 'sub-1',
   organizationId: 'org-1',
@@ -131,7 +175,10 @@ const userAccount: UserAccount = {
   svcAppCreated: true,
   svcChannelCreated: true,
   svcConnectionCreated: false,
-  ...(Object.fromEntries(SDK_DOWNLOAD_DATE_FIELDS.map((f) => [f, 0])) as Record<(typeof SDK_DOWNLOAD_DATE_FIELDS)[number], number>),
+  ...(Object.fromEntries(SDK_DOWNLOAD_DATE_FIELDS.map((f) => [f, 0])) as Record<
+    (typeof SDK_DOWNLOAD_DATE_FIELDS)[number],
+    number
+  >),
   lastSvcWebDownloadDate: NOW,
   ...person,
   createdOn: NOW,
@@ -157,7 +204,11 @@ const channelConfig: ChannelConfig = {
   connectionStatsInterval: 5000,
   bandwidthAdaptationPolicy: 'Enabled',
   codec,
-  sfu: { videoInput: { maxBitrate: 2500, maxEncodings: 3 }, videoOutput: { simulcast: { enabled: true } }, audioInput: { maxBitrate: 64, maxEncodings: 1 } },
+  sfu: {
+    videoInput: { maxBitrate: 2500, maxEncodings: 3 },
+    videoOutput: { simulcast: { enabled: true } },
+    audioInput: { maxBitrate: 64, maxEncodings: 1 },
+  },
   mcu: {
     audioOutput: { quality: 'high' },
     videoOutput: { width: 1280, height: 720, frameRate: 30, layoutMargin: 4, layoutCrop: true },
@@ -177,9 +228,28 @@ const managementChannelRecording: ManagementChannelRecording = (() => {
   return rest;
 })();
 const level = { recording: true, recordingMode: 'AudioVideo', recordingTag: null, audioMuted: false, videoMuted: null };
-const channelClientConfig = { ...level, audioUmuteDisabled: true, videoUnmuteDisabled: false, excludedConnectionIds: ['conn-1'] };
-const serverMessage = { message: 'hello', clientTag: null, clientRoles: null, deviceId: null, deviceAlias: null, userId: 'admin', userAlias: 'Admin' };
-const claims = { userId: 'user-1', deviceId: 'device-1', clientId: 'client-1', clientRoles: ['speaker'], channelClaims: [channelClaimSample] };
+const channelClientConfig = {
+  ...level,
+  audioUmuteDisabled: true,
+  videoUnmuteDisabled: false,
+  excludedConnectionIds: ['conn-1'],
+};
+const serverMessage = {
+  message: 'hello',
+  clientTag: null,
+  clientRoles: null,
+  deviceId: null,
+  deviceAlias: null,
+  userId: 'admin',
+  userAlias: 'Admin',
+};
+const claims = {
+  userId: 'user-1',
+  deviceId: 'device-1',
+  clientId: 'client-1',
+  clientRoles: ['speaker'],
+  channelClaims: [channelClaimSample],
+};
 
 const records = {
   ApiKey: { valid: apiKey, wrong: { field: 'createdOn', value: '2025-01-01' } },
@@ -187,7 +257,10 @@ const records = {
   ApplicationWebhook: { valid: applicationWebhook, wrong: { field: 'reliable', value: 1 } },
   ChannelWebhook: { valid: channelWebhook, wrong: { field: 'channelConfigId', value: 5 } },
   ChangeRecord: { valid: changeRecord, wrong: { field: 'changedOn', value: 1.5 } },
-  UsageRecord: { valid: usageRecord, wrong: { field: 'participantMinutes[0].value.usageParticipantMinutes', value: 'many' } },
+  UsageRecord: {
+    valid: usageRecord,
+    wrong: { field: 'participantMinutes[0].value.usageParticipantMinutes', value: 'many' },
+  },
   Organization: { valid: organization, wrong: { field: 'address.city', value: 42 } },
   PaymentMethod: { valid: paymentMethod, wrong: { field: 'card.expiryMonth', value: 13 } },
   Subscription: { valid: subscription, wrong: { field: 'platformPlan.price', value: 'free' } },
@@ -209,29 +282,59 @@ const listCase = (c: ContractCase): ContractCase => ({
 const table: ContractTable<typeof InterfaceBSchemas> = {
   ...records,
   UsageParticipantMinutesEntry: { valid: usageRecord.participantMinutes[0], wrong: { field: 'key', value: 'hd' } },
-  UsageParticipantMinutes: { valid: { maxPixelCount: 2073600, usageParticipantMinutes: 3 }, wrong: { field: 'maxPixelCount', value: '1080p' } },
+  UsageParticipantMinutes: {
+    valid: { maxPixelCount: 2073600, usageParticipantMinutes: 3 },
+    wrong: { field: 'maxPixelCount', value: '1080p' },
+  },
   Address: { valid: address, wrong: { field: 'postalCode', value: 62701 } },
   Contact: { valid: contact, wrong: { field: 'emailAddress', value: null } },
-  PaymentCard: { valid: { ...card, number: '4242424242424242', securityCode: '123' }, wrong: { field: 'expiryYear', value: '2030' } },
+  PaymentCard: {
+    valid: { ...card, number: '4242424242424242', securityCode: '123' },
+    wrong: { field: 'expiryYear', value: '2030' },
+  },
   Plan: { valid: plan, wrong: { field: 'archivedOn', value: 'never' } },
   Identity: { valid: identity, wrong: { field: 'role', value: ['owner'] } },
   ChannelClaim: { valid: channelClaimSample, wrong: { field: 'allowedLayoutPriority', value: 'high' } },
   ClaimsPayload: { valid: claims, wrong: { field: 'clientRoles', value: 'speaker' } },
   ServerMessage: { valid: serverMessage, wrong: { field: 'userAlias', value: 1 } },
   ChannelConfigUpdate: {
-    valid: { ...level, audioUnmuteDisabled: true, videoUnmuteDisabled: null, excludedUserIds: [], excludedDeviceIds: [], excludedClientIds: [], excludedConnectionIds: [] },
+    valid: {
+      ...level,
+      audioUnmuteDisabled: true,
+      videoUnmuteDisabled: null,
+      excludedUserIds: [],
+      excludedDeviceIds: [],
+      excludedClientIds: [],
+      excludedConnectionIds: [],
+    },
     wrong: { field: 'recordingMode', value: 1 },
   },
   ChannelUserConfig: {
-    valid: { ...level, audioUnmuteDisabled: false, videoUnmuteDisabled: false, excludedDeviceIds: ['d'], excludedClientIds: null, excludedConnectionIds: null },
+    valid: {
+      ...level,
+      audioUnmuteDisabled: false,
+      videoUnmuteDisabled: false,
+      excludedDeviceIds: ['d'],
+      excludedClientIds: null,
+      excludedConnectionIds: null,
+    },
     wrong: { field: 'excludedDeviceIds', value: 'd' },
   },
   ChannelDeviceConfig: {
-    valid: { ...level, audioUnmuteDisabled: null, videoUnmuteDisabled: true, excludedClientIds: [], excludedConnectionIds: [] },
+    valid: {
+      ...level,
+      audioUnmuteDisabled: null,
+      videoUnmuteDisabled: true,
+      excludedClientIds: [],
+      excludedConnectionIds: [],
+    },
     wrong: { field: 'videoUnmuteDisabled', value: 'true' },
   },
   ChannelClientConfig: { valid: channelClientConfig, wrong: { field: 'audioUmuteDisabled', value: 'yes' } },
-  ConnectionConfig: { valid: { ...level, audioUnmuteDisabled: true, videoUnmuteDisabled: true }, wrong: { field: 'recording', value: 'on' } },
+  ConnectionConfig: {
+    valid: { ...level, audioUnmuteDisabled: true, videoUnmuteDisabled: true },
+    wrong: { field: 'recording', value: 'on' },
+  },
   CodecConfig: { valid: codec, wrong: { field: 'opus.bitrate', value: '64k' } },
   CodecBitrateConfig: { valid: codec.vp8, wrong: { field: 'disabled', value: 'no' } },
   CodecToggleConfig: { valid: codec.pcmu, wrong: { field: 'disabled', value: 0 } },
@@ -249,30 +352,67 @@ const table: ContractTable<typeof InterfaceBSchemas> = {
   ApiKeyCreateBody: { valid: { tag: 'ci' }, wrong: { field: 'tag', value: 1 } },
   ApiKeyUpdateBody: { valid: apiKey, wrong: { field: 'modifiedOn', value: 'now' } },
   ApplicationConfigCreateBody: {
-    valid: { applicationId: 'app-2', sharedSecret: '<SHARED_SECRET>', webhooks: [{ name: 'inline', url: 'https://hooks.example.test' }] },
+    valid: {
+      applicationId: 'app-2',
+      sharedSecret: '<SHARED_SECRET>',
+      webhooks: [{ name: 'inline', url: 'https://hooks.example.test' }],
+    },
     wrong: { field: 'sharedSecret', value: 123 },
   },
   ApplicationConfigUpdateBody: { valid: applicationConfig, wrong: { field: 'applicationId', value: false } },
-  ApplicationWebhookCreateBody: { valid: { applicationConfigId: 'appcfg-1', url: 'https://hooks.example.test' }, wrong: { field: 'batch', value: 'yes' } },
+  ApplicationWebhookCreateBody: {
+    valid: { applicationConfigId: 'appcfg-1', url: 'https://hooks.example.test' },
+    wrong: { field: 'batch', value: 'yes' },
+  },
   ApplicationWebhookUpdateBody: { valid: { disabled: true }, wrong: { field: 'events', value: ['no.such.event'] } },
-  ChannelConfigCreateBody: { valid: { applicationConfigId: 'appcfg-1', channelIdPattern: 'room-1', priority: 5 }, wrong: { field: 'priority', value: 2 ** 31 } },
+  ChannelConfigCreateBody: {
+    valid: { applicationConfigId: 'appcfg-1', channelIdPattern: 'room-1', priority: 5 },
+    wrong: { field: 'priority', value: 2 ** 31 },
+  },
   ChannelConfigUpdateBody: { valid: channelConfig, wrong: { field: 'bandwidthAdaptationPolicy', value: 'enabled' } },
   ChannelWebhookCreateBody: { valid: { channelConfigId: 'chcfg-1', events: [] }, wrong: { field: 'name', value: 1 } },
   ChannelWebhookUpdateBody: { valid: channelWebhook, wrong: { field: 'url', value: ['x'] } },
-  OrganizationUpdateBody: { valid: { name: 'Renamed', address: { city: 'Paris' } }, wrong: { field: 'additionalContacts', value: {} } },
-  OrganizationCreateBody: { valid: { name: 'Customer Ltd', primaryContact: contact }, wrong: { field: 'disabled', value: 'yes' } },
+  OrganizationUpdateBody: {
+    valid: { name: 'Renamed', address: { city: 'Paris' } },
+    wrong: { field: 'additionalContacts', value: {} },
+  },
+  OrganizationCreateBody: {
+    valid: { name: 'Customer Ltd', primaryContact: contact },
+    wrong: { field: 'disabled', value: 'yes' },
+  },
   OrganizationCreated: { valid: { ...organization, apiKey }, wrong: { field: 'apiKey.key', value: 42 } },
-  PaymentMethodCreateBody: { valid: { type: 'card', card: { number: '4242424242424242', securityCode: '123', expiryMonth: 1 } }, wrong: { field: 'type', value: 3 } },
+  PaymentMethodCreateBody: {
+    valid: { type: 'card', card: { number: '4242424242424242', securityCode: '123', expiryMonth: 1 } },
+    wrong: { field: 'type', value: 3 },
+  },
   PaymentMethodUpdateBody: { valid: paymentMethod, wrong: { field: 'card.brand', value: 3 } },
-  SubscriptionUpdateBody: { valid: { EnabledFeatures: ['recording'], platformPlan: { name: 'Pro' } }, wrong: { field: 'EnabledFeatures', value: 'recording' } },
-  UserAccountUpdateBody: { valid: { nickname: 'ada', lastSvcIosDownloadDate: NOW }, wrong: { field: 'svcAppCreated', value: 'true' } },
+  SubscriptionUpdateBody: {
+    valid: { EnabledFeatures: ['recording'], platformPlan: { name: 'Pro' } },
+    wrong: { field: 'EnabledFeatures', value: 'recording' },
+  },
+  UserAccountUpdateBody: {
+    valid: { nickname: 'ada', lastSvcIosDownloadDate: NOW },
+    wrong: { field: 'svcAppCreated', value: 'true' },
+  },
   // action payloads
   SendMessagePayload: { valid: { message: serverMessage }, wrong: { field: 'message.message', value: 5 } },
   SendUserMessagePayload: { valid: { message: serverMessage, userId: 'u' }, wrong: { field: 'userId', value: 5 } },
-  SendDeviceMessagePayload: { valid: { message: serverMessage, userId: 'u', deviceId: 'd' }, wrong: { field: 'deviceId', value: 5 } },
-  SendClientMessagePayload: { valid: { message: {}, userId: 'u', deviceId: 'd', clientId: 'c' }, wrong: { field: 'clientId', value: 5 } },
-  SendChannelMessagePayload: { valid: { channelId: 'room-1', message: serverMessage }, wrong: { field: 'channelId', value: 5 } },
-  SendChannelUserMessagePayload: { valid: { channelId: 'room-1', userId: 'u', message: serverMessage }, wrong: { field: 'message', value: 'hi' } },
+  SendDeviceMessagePayload: {
+    valid: { message: serverMessage, userId: 'u', deviceId: 'd' },
+    wrong: { field: 'deviceId', value: 5 },
+  },
+  SendClientMessagePayload: {
+    valid: { message: {}, userId: 'u', deviceId: 'd', clientId: 'c' },
+    wrong: { field: 'clientId', value: 5 },
+  },
+  SendChannelMessagePayload: {
+    valid: { channelId: 'room-1', message: serverMessage },
+    wrong: { field: 'channelId', value: 5 },
+  },
+  SendChannelUserMessagePayload: {
+    valid: { channelId: 'room-1', userId: 'u', message: serverMessage },
+    wrong: { field: 'message', value: 'hi' },
+  },
   SendChannelDeviceMessagePayload: {
     valid: { channelId: 'room-1', userId: 'u', deviceId: null, message: serverMessage },
     wrong: { field: 'message.clientRoles', value: 'host' },
@@ -283,21 +423,43 @@ const table: ContractTable<typeof InterfaceBSchemas> = {
   },
   KickChannelPayload: { valid: { channelId: 'room-1' }, wrong: { field: 'channelId', value: 1 } },
   KickUserPayload: { valid: { channelId: 'room-1', userId: 'u' }, wrong: { field: 'userId', value: {} } },
-  KickDevicePayload: { valid: { channelId: 'room-1', userId: 'u', deviceId: 'd' }, wrong: { field: 'deviceId', value: true } },
-  KickClientPayload: { valid: { channelId: 'room-1', userId: 'u', deviceId: 'd', clientId: 'c' }, wrong: { field: 'clientId', value: 0 } },
+  KickDevicePayload: {
+    valid: { channelId: 'room-1', userId: 'u', deviceId: 'd' },
+    wrong: { field: 'deviceId', value: true },
+  },
+  KickClientPayload: {
+    valid: { channelId: 'room-1', userId: 'u', deviceId: 'd', clientId: 'c' },
+    wrong: { field: 'clientId', value: 0 },
+  },
   KickConnectionPayload: {
     valid: { channelId: 'room-1', userId: 'u', deviceId: 'd', clientId: 'c', connectionId: 'conn-1' },
     wrong: { field: 'connectionId', value: 0 },
   },
-  UpdateChannelPayload: { valid: { channelId: 'room-1', config: { recording: true, recordingMode: 'AudioVideo' } }, wrong: { field: 'config.recording', value: 'yes' } },
-  UpdateUserPayload: { valid: { channelId: 'room-1', userId: 'u', config: { audioMuted: true } }, wrong: { field: 'config.excludedDeviceIds', value: 'd' } },
-  UpdateDevicePayload: { valid: { channelId: 'room-1', userId: 'u', deviceId: 'd', config: {} }, wrong: { field: 'config.videoMuted', value: 'no' } },
+  UpdateChannelPayload: {
+    valid: { channelId: 'room-1', config: { recording: true, recordingMode: 'AudioVideo' } },
+    wrong: { field: 'config.recording', value: 'yes' },
+  },
+  UpdateUserPayload: {
+    valid: { channelId: 'room-1', userId: 'u', config: { audioMuted: true } },
+    wrong: { field: 'config.excludedDeviceIds', value: 'd' },
+  },
+  UpdateDevicePayload: {
+    valid: { channelId: 'room-1', userId: 'u', deviceId: 'd', config: {} },
+    wrong: { field: 'config.videoMuted', value: 'no' },
+  },
   UpdateClientPayload: {
     valid: { channelId: 'room-1', userId: 'u', deviceId: 'd', clientId: 'c', config: channelClientConfig },
     wrong: { field: 'config.audioUmuteDisabled', value: 'no' },
   },
   UpdateConnectionPayload: {
-    valid: { channelId: 'room-1', userId: 'u', deviceId: 'd', clientId: 'c', connectionId: 'conn-1', config: { recording: false } },
+    valid: {
+      channelId: 'room-1',
+      userId: 'u',
+      deviceId: 'd',
+      clientId: 'c',
+      connectionId: 'conn-1',
+      config: { recording: false },
+    },
     wrong: { field: 'config.recordingTag', value: 7 },
   },
   // response envelopes
@@ -314,29 +476,74 @@ const table: ContractTable<typeof InterfaceBSchemas> = {
   PaymentMethodList: listCase(records.PaymentMethod),
   SubscriptionList: listCase(records.Subscription),
   UserAccountList: listCase(records.UserAccount),
-  StringValueResponse: { valid: { value: 'https://files.example.test/room-1.mkv' }, wrong: { field: 'value', value: 1 } },
+  StringValueResponse: {
+    valid: { value: 'https://files.example.test/room-1.mkv' },
+    wrong: { field: 'value', value: 1 },
+  },
   NumberValueResponse: { valid: { value: 1048576 }, wrong: { field: 'value', value: '1 MiB' } },
   // NATS requests of the forwarded reads (management-messaging.ts)
-  ForwardedQueryOptions: { valid: { $filter: "ready eq true", $top: '10', $count: 'true' }, wrong: { field: '$top', value: 10 } },
+  ForwardedQueryOptions: {
+    valid: { $filter: 'ready eq true', $top: '10', $count: 'true' },
+    wrong: { field: '$top', value: 10 },
+  },
   UsageListRequest: {
-    valid: { scope: natsScope, applicationId: 'app-1', startTimestamp: NOW, endTimestamp: null, query: { $orderby: 'startTimestamp desc' } },
+    valid: {
+      scope: natsScope,
+      applicationId: 'app-1',
+      startTimestamp: NOW,
+      endTimestamp: null,
+      query: { $orderby: 'startTimestamp desc' },
+    },
     wrong: { field: 'startTimestamp', value: '2030-01-01' },
   },
-  ChannelRecordingsListRequest: { valid: { scope: natsScope, applicationId: 'app-1', query: {} }, wrong: { field: 'applicationId', value: '' } },
-  ChannelRecordingRef: { valid: { scope: natsScope, applicationId: 'app-1', channelId: 'room-1', channelRecordingId: UUID_A }, wrong: { field: 'channelRecordingId', value: 'not-a-uuid' } },
+  ChannelRecordingsListRequest: {
+    valid: { scope: natsScope, applicationId: 'app-1', query: {} },
+    wrong: { field: 'applicationId', value: '' },
+  },
+  ChannelRecordingRef: {
+    valid: { scope: natsScope, applicationId: 'app-1', channelId: 'room-1', channelRecordingId: UUID_A },
+    wrong: { field: 'channelRecordingId', value: 'not-a-uuid' },
+  },
   ChannelRecordingGetRequest: {
-    valid: { scope: natsScope, applicationId: 'app-1', channelId: 'room-1', channelRecordingId: UUID_A, query: { $select: 'id,ready', $expand: 'x' } },
+    valid: {
+      scope: natsScope,
+      applicationId: 'app-1',
+      channelId: 'room-1',
+      channelRecordingId: UUID_A,
+      query: { $select: 'id,ready', $expand: 'x' },
+    },
     wrong: { field: 'query.$select', value: ['id'] },
   },
   ChannelRecordingReadRequest: {
-    valid: { scope: natsScope, applicationId: 'app-1', channelId: 'room-1', channelRecordingId: UUID_A, what: 'MuxJson' },
+    valid: {
+      scope: natsScope,
+      applicationId: 'app-1',
+      channelId: 'room-1',
+      channelRecordingId: UUID_A,
+      what: 'MuxJson',
+    },
     wrong: { field: 'what', value: 'Json' },
   },
-  ConnectionRecordingsListRequest: { valid: { scope: natsScope, applicationId: 'app-1', query: { $select: 'id' } }, wrong: { field: 'query', value: '$select=id' } },
-  ConnectionRecordingRef: { valid: { scope: natsScope, applicationId: 'app-1', connectionRecordingId: UUID_A }, wrong: { field: 'scope.operator', value: 'no' } },
-  ConnectionRecordingGetRequest: { valid: { scope: natsScope, applicationId: 'app-1', connectionRecordingId: UUID_A }, wrong: { field: 'query', value: '$select=id' } },
-  ConnectionRecordingReadRequest: { valid: { scope: natsScope, applicationId: 'app-1', connectionRecordingId: UUID_A, what: 'AudioUrl' }, wrong: { field: 'what', value: 'MuxJson' } },
-  StorageUsedSizeRequest: { valid: { scope: natsScope, applicationIds: ['app-1', 'app-2'] }, wrong: { field: 'applicationIds', value: 'app-1' } },
+  ConnectionRecordingsListRequest: {
+    valid: { scope: natsScope, applicationId: 'app-1', query: { $select: 'id' } },
+    wrong: { field: 'query', value: '$select=id' },
+  },
+  ConnectionRecordingRef: {
+    valid: { scope: natsScope, applicationId: 'app-1', connectionRecordingId: UUID_A },
+    wrong: { field: 'scope.operator', value: 'no' },
+  },
+  ConnectionRecordingGetRequest: {
+    valid: { scope: natsScope, applicationId: 'app-1', connectionRecordingId: UUID_A },
+    wrong: { field: 'query', value: '$select=id' },
+  },
+  ConnectionRecordingReadRequest: {
+    valid: { scope: natsScope, applicationId: 'app-1', connectionRecordingId: UUID_A, what: 'AudioUrl' },
+    wrong: { field: 'what', value: 'MuxJson' },
+  },
+  StorageUsedSizeRequest: {
+    valid: { scope: natsScope, applicationIds: ['app-1', 'app-2'] },
+    wrong: { field: 'applicationIds', value: 'app-1' },
+  },
 };
 
 describeContracts('interface B', InterfaceBSchemas, InterfaceBValidators, table, interfaceB);
@@ -347,9 +554,13 @@ describe('channel config', () => {
   it('rejects 4 video encodings, naming videoEncodings', () => {
     const body = { ...channelConfig, videoEncodings: [{}, {}, {}, {}] };
     expect(v.ChannelConfig.errors(body)).toEqual([{ field: 'videoEncodings', message: 'must have at most 3 items' }]);
-    expect(v.ChannelConfigCreateBody.errors({ applicationConfigId: 'a', channelIdPattern: '*', videoEncodings: [{}, {}, {}, {}] }).map((e) => e.field)).toEqual([
-      'videoEncodings',
-    ]);
+    expect(
+      v.ChannelConfigCreateBody.errors({
+        applicationConfigId: 'a',
+        channelIdPattern: '*',
+        videoEncodings: [{}, {}, {}, {}],
+      }).map((e) => e.field),
+    ).toEqual(['videoEncodings']);
     expect(v.ChannelConfig.check({ ...channelConfig, videoEncodings: [{}, {}, {}] })).toBe(true);
   });
 
@@ -357,13 +568,20 @@ describe('channel config', () => {
     expect(v.ChannelConfig.errors({ ...channelConfig, channelIdPattern: pattern })).toEqual([]);
   });
 
-  it.each(['a*b', '', '**', 'room 1', ' room', 'a'.repeat(257), '*x'])('rejects the channel id pattern %j, naming channelIdPattern', (pattern) => {
-    expect(v.ChannelConfig.errors({ ...channelConfig, channelIdPattern: pattern }).map((e) => e.field)).toEqual(['channelIdPattern']);
-  });
+  it.each(['a*b', '', '**', 'room 1', ' room', 'a'.repeat(257), '*x'])(
+    'rejects the channel id pattern %j, naming channelIdPattern',
+    (pattern) => {
+      expect(v.ChannelConfig.errors({ ...channelConfig, channelIdPattern: pattern }).map((e) => e.field)).toEqual([
+        'channelIdPattern',
+      ]);
+    },
+  );
 
   it('names nested codec fields', () => {
     const body = { applicationConfigId: 'a', channelIdPattern: '*', codec: { vp8: { bitrate: 'fast' } } };
-    expect(v.ChannelConfigCreateBody.errors(body)).toEqual([{ field: 'codec.vp8.bitrate', message: 'expected number' }]);
+    expect(v.ChannelConfigCreateBody.errors(body)).toEqual([
+      { field: 'codec.vp8.bitrate', message: 'expected number' },
+    ]);
     expect(v.ChannelConfigCreateBody.errors({ ...body, codec: { vp8: { disabled: false, bitrat: 5 } } })).toEqual([
       { field: 'codec.vp8.bitrat', message: 'unknown field' },
     ]);
@@ -371,15 +589,23 @@ describe('channel config', () => {
 
   it('keeps bandwidthAdaptationPolicy to Disabled|Enabled and priority to int32', () => {
     expect(v.ChannelConfig.check({ ...channelConfig, bandwidthAdaptationPolicy: 'Disabled' })).toBe(true);
-    expect(v.ChannelConfig.errors({ ...channelConfig, bandwidthAdaptationPolicy: 'Auto' }).map((e) => e.field)).toEqual(['bandwidthAdaptationPolicy']);
+    expect(v.ChannelConfig.errors({ ...channelConfig, bandwidthAdaptationPolicy: 'Auto' }).map((e) => e.field)).toEqual(
+      ['bandwidthAdaptationPolicy'],
+    );
     expect(v.ChannelConfig.check({ ...channelConfig, priority: -(2 ** 31) })).toBe(true);
     expect(v.ChannelConfig.errors({ ...channelConfig, priority: 1.5 }).map((e) => e.field)).toEqual(['priority']);
   });
 
   it('requires applicationConfigId and channelIdPattern on create only', () => {
-    expect(v.ChannelConfigCreateBody.errors({}).map((e) => e.field).sort()).toEqual(['applicationConfigId', 'channelIdPattern']);
+    expect(
+      v.ChannelConfigCreateBody.errors({})
+        .map((e) => e.field)
+        .sort(),
+    ).toEqual(['applicationConfigId', 'channelIdPattern']);
     expect(v.ChannelConfigUpdateBody.errors({})).toEqual([]);
-    expect(v.ChannelConfigUpdateBody.errors({ channelIdPattern: 'a*b' }).map((e) => e.field)).toEqual(['channelIdPattern']);
+    expect(v.ChannelConfigUpdateBody.errors({ channelIdPattern: 'a*b' }).map((e) => e.field)).toEqual([
+      'channelIdPattern',
+    ]);
   });
 });
 
@@ -388,10 +614,14 @@ describe('level configs', () => {
 
   it('spells audioUmuteDisabled in the channel client config, and only there', () => {
     expect(v.ChannelClientConfig.check({ audioUmuteDisabled: true })).toBe(true);
-    expect(v.ChannelClientConfig.errors({ audioUnmuteDisabled: true })).toEqual([{ field: 'audioUnmuteDisabled', message: 'unknown field' }]);
+    expect(v.ChannelClientConfig.errors({ audioUnmuteDisabled: true })).toEqual([
+      { field: 'audioUnmuteDisabled', message: 'unknown field' },
+    ]);
     for (const name of configs) {
       expect(v[name].check({ audioUnmuteDisabled: true })).toBe(true);
-      expect(v[name].errors({ audioUmuteDisabled: true })).toEqual([{ field: 'audioUmuteDisabled', message: 'unknown field' }]);
+      expect(v[name].errors({ audioUmuteDisabled: true })).toEqual([
+        { field: 'audioUmuteDisabled', message: 'unknown field' },
+      ]);
     }
   });
 
@@ -413,11 +643,22 @@ describe('request bodies', () => {
     // @ts-expect-error channelIdPattern is required on create
     const missing: interfaceB.ChannelConfigCreateBody = { applicationConfigId: 'a' };
     const partial: interfaceB.ChannelConfigUpdateBody = { priority: 1 };
-    expect([v.ChannelConfigCreateBody.check(minimal), v.ChannelConfigCreateBody.check(missing), v.ChannelConfigUpdateBody.check(partial)]).toEqual([true, false, true]);
+    expect([
+      v.ChannelConfigCreateBody.check(minimal),
+      v.ChannelConfigCreateBody.check(missing),
+      v.ChannelConfigUpdateBody.check(partial),
+    ]).toEqual([true, false, true]);
   });
 
   it('lists the server-managed fields, which are optional in both bodies', () => {
-    expect(serverManagedFields(InterfaceBSchemas.ApiKeyCreateBody)).toEqual(['key', 'id', 'createdOn', 'createdBy', 'modifiedOn', 'modifiedBy']);
+    expect(serverManagedFields(InterfaceBSchemas.ApiKeyCreateBody)).toEqual([
+      'key',
+      'id',
+      'createdOn',
+      'createdBy',
+      'modifiedOn',
+      'modifiedBy',
+    ]);
     expect(serverManagedFields(InterfaceBSchemas.ApplicationConfigUpdateBody)).toEqual(['id', 'organizationId']);
     expect(serverManagedFields(InterfaceBSchemas.ApiKey)).toEqual([]);
     expect(v.ApiKeyCreateBody.errors({})).toEqual([]);
@@ -429,7 +670,9 @@ describe('request bodies', () => {
   });
 
   it('requires applicationConfigId when creating an application webhook', () => {
-    expect(v.ApplicationWebhookCreateBody.errors({ url: 'https://x.test' })).toEqual([{ field: 'applicationConfigId', message: 'is required' }]);
+    expect(v.ApplicationWebhookCreateBody.errors({ url: 'https://x.test' })).toEqual([
+      { field: 'applicationConfigId', message: 'is required' },
+    ]);
     expect(v.ApplicationWebhookUpdateBody.errors({ url: 'https://x.test' })).toEqual([]);
   });
 
@@ -440,7 +683,9 @@ describe('request bodies', () => {
 
   it('restricts webhook events to catalog names and *', () => {
     expect(v.ApplicationWebhookUpdateBody.check({ events: ['connection.recordings.ready', '*'] })).toBe(true);
-    expect(v.ApplicationWebhookUpdateBody.errors({ events: ['channel.activate'] }).map((e) => e.field)).toEqual(['events[0]']);
+    expect(v.ApplicationWebhookUpdateBody.errors({ events: ['channel.activate'] }).map((e) => e.field)).toEqual([
+      'events[0]',
+    ]);
   });
 });
 
@@ -448,12 +693,15 @@ describe('records', () => {
   it('lists the change types the change log writes (Create, Update, Delete), and only those', () => {
     expect(CHANGE_TYPES).toEqual(['Create', 'Update', 'Delete']);
     for (const type of CHANGE_TYPES) expect(v.ChangeRecord.check({ ...changeRecord, type })).toBe(true);
-    for (const type of ['Created', 'Updated', 'Deleted', 'update', '']) expect(v.ChangeRecord.errors({ ...changeRecord, type }).map((e) => e.field)).toEqual(['type']);
+    for (const type of ['Created', 'Updated', 'Deleted', 'update', ''])
+      expect(v.ChangeRecord.errors({ ...changeRecord, type }).map((e) => e.field)).toEqual(['type']);
   });
 
   it('keeps the EnabledFeatures capitalisation of the subscription', () => {
     expect(Object.keys(InterfaceBSchemas.Subscription.properties)).toContain('EnabledFeatures');
-    expect(v.Subscription.errors({ ...subscription, enabledFeatures: [] }).map((e) => e.field)).toEqual(['enabledFeatures']);
+    expect(v.Subscription.errors({ ...subscription, enabledFeatures: [] }).map((e) => e.field)).toEqual([
+      'enabledFeatures',
+    ]);
   });
 
   it('has the 11 SDK download date fields on the user account, as integers', () => {
@@ -465,7 +713,9 @@ describe('records', () => {
   });
 
   it('requires applicationConfigId (non-null) on an application webhook, allows null channelConfigId on a channel webhook', () => {
-    expect(v.ApplicationWebhook.errors({ ...applicationWebhook, applicationConfigId: null }).map((e) => e.field)).toEqual(['applicationConfigId']);
+    expect(
+      v.ApplicationWebhook.errors({ ...applicationWebhook, applicationConfigId: null }).map((e) => e.field),
+    ).toEqual(['applicationConfigId']);
     expect(v.ChannelWebhook.check({ ...channelWebhook, channelConfigId: null })).toBe(true);
   });
 
@@ -475,12 +725,16 @@ describe('records', () => {
       .filter((k) => k !== 'connectionRecordings')
       .sort();
     expect(a).toEqual(b);
-    expect(v.ManagementChannelRecording.errors(channelRecordingSample)).toEqual([{ field: 'connectionRecordings', message: 'unknown field' }]);
+    expect(v.ManagementChannelRecording.errors(channelRecordingSample)).toEqual([
+      { field: 'connectionRecordings', message: 'unknown field' },
+    ]);
   });
 
   it('accepts $count on lists and nothing else', () => {
     expect(v.ApiKeyList.check({ value: [] })).toBe(true);
-    expect(v.ApiKeyList.errors({ value: [], '@odata.nextLink': 'x' })).toEqual([{ field: '@odata.nextLink', message: 'unknown field' }]);
+    expect(v.ApiKeyList.errors({ value: [], '@odata.nextLink': 'x' })).toEqual([
+      { field: '@odata.nextLink', message: 'unknown field' },
+    ]);
   });
 });
 
@@ -520,15 +774,32 @@ describe('actions', () => {
   });
 
   it('requires the target ids (null allowed) and names a missing one', () => {
-    expect(ActionValidators.KickUser.errors({ channelId: 'room-1' })).toEqual([{ field: 'userId', message: 'is required' }]);
+    expect(ActionValidators.KickUser.errors({ channelId: 'room-1' })).toEqual([
+      { field: 'userId', message: 'is required' },
+    ]);
     expect(ActionValidators.KickUser.check({ channelId: 'room-1', userId: null })).toBe(true);
     expect(ActionValidators.Token.check({})).toBe(true);
   });
 
   it('uses the level config of the target in update actions', () => {
-    expect(ActionValidators.UpdateClient.check({ channelId: 'c', userId: 'u', deviceId: 'd', clientId: 'c', config: { audioUmuteDisabled: true } })).toBe(true);
     expect(
-      ActionValidators.UpdateConnection.errors({ channelId: 'c', userId: 'u', deviceId: 'd', clientId: 'c', connectionId: 'x', config: { audioUmuteDisabled: true } }),
+      ActionValidators.UpdateClient.check({
+        channelId: 'c',
+        userId: 'u',
+        deviceId: 'd',
+        clientId: 'c',
+        config: { audioUmuteDisabled: true },
+      }),
+    ).toBe(true);
+    expect(
+      ActionValidators.UpdateConnection.errors({
+        channelId: 'c',
+        userId: 'u',
+        deviceId: 'd',
+        clientId: 'c',
+        connectionId: 'x',
+        config: { audioUmuteDisabled: true },
+      }),
     ).toEqual([{ field: 'config.audioUmuteDisabled', message: 'unknown field' }]);
   });
 });

@@ -10,12 +10,23 @@
  */
 import { Type, type Static } from '@sinclair/typebox';
 import { MessageBody } from '../interface-a/runtime.js';
-import { OptionalNullable, SHORT_TEXT_LIST_MAX_ITEMS, ShortText, ShortTextList, patchFields, record } from '../interface-a/schema-kit.js';
+import {
+  OptionalNullable,
+  SHORT_TEXT_LIST_MAX_ITEMS,
+  ShortText,
+  ShortTextList,
+  patchFields,
+  record,
+} from '../interface-a/schema-kit.js';
 import { ChannelClaim } from './channel-claim.js';
 
 const common = {
   recording: Type.Boolean({ description: 'Enable (true) or disable (false) recording.' }),
-  recordingMode: ShortText({ default: 'AudioVideo', examples: ['AudioVideo'], description: 'What is recorded, e.g. `AudioVideo`.' }),
+  recordingMode: ShortText({
+    default: 'AudioVideo',
+    examples: ['AudioVideo'],
+    description: 'What is recorded, e.g. `AudioVideo`.',
+  }),
   recordingTag: ShortText({ description: 'Tag of the recording when recording is being enabled.' }),
   audioMuted: Type.Boolean({ description: 'Mute (true) or unmute (false) audio.' }),
   videoMuted: Type.Boolean({ description: 'Mute (true) or unmute (false) video.' }),
@@ -55,7 +66,13 @@ export type ChannelUserConfig = Static<typeof ChannelUserConfig>;
 
 export const ChannelDeviceConfig = record(
   'ChannelDeviceConfig',
-  patchFields({ ...common, audioUnmuteDisabled, videoUnmuteDisabled, excludedClientIds: ids('clients'), excludedConnectionIds: ids('connections') }),
+  patchFields({
+    ...common,
+    audioUnmuteDisabled,
+    videoUnmuteDisabled,
+    excludedClientIds: ids('clients'),
+    excludedConnectionIds: ids('connections'),
+  }),
   'Settings of a device in a channel (UpdateDevice action).',
 );
 export type ChannelDeviceConfig = Static<typeof ChannelDeviceConfig>;
@@ -65,7 +82,8 @@ export const ChannelClientConfig = record(
   patchFields({
     ...common,
     audioUmuteDisabled: Type.Boolean({
-      description: 'Disable (true) or enable (false) unmuting audio. Spelled `audioUmuteDisabled` in this object only (wire compatibility).',
+      description:
+        'Disable (true) or enable (false) unmuting audio. Spelled `audioUmuteDisabled` in this object only (wire compatibility).',
     }),
     videoUnmuteDisabled,
     excludedConnectionIds: ids('connections'),
@@ -94,5 +112,9 @@ export const ClaimsPayload = record(
 );
 export type ClaimsPayload = Static<typeof ClaimsPayload>;
 
-export const ServerMessage = record('ServerMessage', { ...MessageBody.properties }, 'A server message: the same fields as the interface A message body.');
+export const ServerMessage = record(
+  'ServerMessage',
+  { ...MessageBody.properties },
+  'A server message: the same fields as the interface A message body.',
+);
 export type ServerMessage = Static<typeof ServerMessage>;

@@ -66,7 +66,15 @@ const option = () => Type.Optional(Type.String({ maxLength: 8192 }));
 /** The client's OData options, passed through (see the header of this file). */
 export const ForwardedQueryOptions = record(
   'ForwardedQueryOptions',
-  { $filter: option(), $orderby: option(), $top: option(), $skip: option(), $count: option(), $select: option(), $expand: option() },
+  {
+    $filter: option(),
+    $orderby: option(),
+    $top: option(),
+    $skip: option(),
+    $count: option(),
+    $select: option(),
+    $expand: option(),
+  },
   'OData query options of an interface B list or read, as the client wrote them.',
 );
 export type ForwardedQueryOptions = Static<typeof ForwardedQueryOptions>;
@@ -149,7 +157,9 @@ export const StorageUsedSizeRequest = record(
   'StorageUsedSizeRequest',
   {
     scope: CallerScope,
-    applicationIds: Type.Array(ApplicationId, { description: 'The applications counted: one, or every application of the organization.' }),
+    applicationIds: Type.Array(ApplicationId, {
+      description: 'The applications counted: one, or every application of the organization.',
+    }),
   },
   'Bytes of recording storage used (GET /RecordingStorage/UsedSize[/{applicationId}]).',
 );
@@ -162,12 +172,24 @@ export interface ODataListResponse<T> {
 
 export interface ManagementReadRequestMap {
   'usage-aggregator.v1.usage.list': { request: UsageListRequest; response: ODataListResponse<UsageRecord> };
-  'recording-service.v1.channel-recordings.list': { request: ChannelRecordingsListRequest; response: ODataListResponse<ManagementChannelRecording> };
-  'recording-service.v1.channel-recordings.get': { request: ChannelRecordingGetRequest; response: ManagementChannelRecording };
+  'recording-service.v1.channel-recordings.list': {
+    request: ChannelRecordingsListRequest;
+    response: ODataListResponse<ManagementChannelRecording>;
+  };
+  'recording-service.v1.channel-recordings.get': {
+    request: ChannelRecordingGetRequest;
+    response: ManagementChannelRecording;
+  };
   'recording-service.v1.channel-recordings.delete': { request: ChannelRecordingRef; response: null };
   'recording-service.v1.channel-recordings.read': { request: ChannelRecordingReadRequest; response: string };
-  'recording-service.v1.connection-recordings.list': { request: ConnectionRecordingsListRequest; response: ODataListResponse<ConnectionRecording> };
-  'recording-service.v1.connection-recordings.get': { request: ConnectionRecordingGetRequest; response: ConnectionRecording };
+  'recording-service.v1.connection-recordings.list': {
+    request: ConnectionRecordingsListRequest;
+    response: ODataListResponse<ConnectionRecording>;
+  };
+  'recording-service.v1.connection-recordings.get': {
+    request: ConnectionRecordingGetRequest;
+    response: ConnectionRecording;
+  };
   'recording-service.v1.connection-recordings.read': { request: ConnectionRecordingReadRequest; response: string };
   'recording-service.v1.storage.used-size': { request: StorageUsedSizeRequest; response: number };
 }

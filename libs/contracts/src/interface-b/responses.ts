@@ -38,7 +38,9 @@ export function listOf<T extends TObject>(item: T): ListEnvelope<T> {
     `${item.$id}List`,
     {
       value: Type.Array(item),
-      '@odata.count': Type.Optional(Type.Integer({ minimum: 0, description: 'Total number of matching records (with `$count=true`).' })),
+      '@odata.count': Type.Optional(
+        Type.Integer({ minimum: 0, description: 'Total number of matching records (with `$count=true`).' }),
+      ),
     },
     `A list of ${item.$id} records.`,
   );
@@ -78,5 +80,9 @@ export const StringValueResponse = record(
 );
 export type StringValueResponse = Static<typeof StringValueResponse>;
 
-export const NumberValueResponse = record('NumberValueResponse', { value: Type.Number() }, 'A number-valued read (recording storage used size, in bytes).');
+export const NumberValueResponse = record(
+  'NumberValueResponse',
+  { value: Type.Number() },
+  'A number-valued read (recording storage used size, in bytes).',
+);
 export type NumberValueResponse = Static<typeof NumberValueResponse>;

@@ -22,7 +22,6 @@ export function parkedReplaySubject(namespace: string, service: string, consumer
   return `${namespace}.${service}.v1.parked.replay.${consumer}`;
 }
 
-
 /** One event parked by one consumer, whatever its deliveries. */
 export function parkedMessageId(stream: string, streamSequence: number, consumer: string): string {
   return `${stream}:${streamSequence}:${consumer}`;
@@ -30,7 +29,13 @@ export function parkedMessageId(stream: string, streamSequence: number, consumer
 
 /** Kept 30 days (management-api copies it within seconds); duplicates dropped for an hour (longer than any ack wait). */
 export function parkedStreamSettings(namespace: string) {
-  return { name: parkedStreamName(namespace), subjects: [parkedSubject(namespace, '*', '*')], maxAgeMs: 30 * 24 * 3600 * 1000, duplicateWindowMs: 3600 * 1000, replicas: STREAM_LIMITS.replicas };
+  return {
+    name: parkedStreamName(namespace),
+    subjects: [parkedSubject(namespace, '*', '*')],
+    maxAgeMs: 30 * 24 * 3600 * 1000,
+    duplicateWindowMs: 3600 * 1000,
+    replicas: STREAM_LIMITS.replicas,
+  };
 }
 
 /** Durable consumer of the parked stream (management-api). */

@@ -102,7 +102,10 @@ const r = { ...ch, channelRecordingId: RecordingId() };
 const cr = { ...ch, ...cn, connectionRecordingId: RecordingId() };
 
 function kindSchema<K extends string, P extends TProperties>(kind: K, props: P) {
-  return Type.Object({ kind: Type.Literal(kind), ...props }, { additionalProperties: false, $id: `RecordingQuery:${kind}` });
+  return Type.Object(
+    { kind: Type.Literal(kind), ...props },
+    { additionalProperties: false, $id: `RecordingQuery:${kind}` },
+  );
 }
 
 /**
@@ -178,7 +181,11 @@ export const RECORDING_QUERY_PARAMS = {
   /** GET /ConnectionRecordings/{applicationId}?$filter&$orderby&$top&$skip&$count&$select */
   'management.connectionRecordings.list': { ...a, options: Type.Optional(ODataOptions) },
   /** GET /ConnectionRecordings/{a}/{cr}?$select */
-  'management.connectionRecording.get': { ...a, connectionRecordingId: RecordingId(), options: Type.Optional(ODataOptions) },
+  'management.connectionRecording.get': {
+    ...a,
+    connectionRecordingId: RecordingId(),
+    options: Type.Optional(ODataOptions),
+  },
   /** GET /ConnectionRecordings/{a}/{cr}/Url: the URL of the muxed file of the channel recording the connection recording belongs to. */
   'management.connectionRecording.url': { ...a, connectionRecordingId: RecordingId() },
   /** GET /ConnectionRecordings/{a}/{cr}/AudioUrl */
@@ -215,7 +222,13 @@ export interface RecordingTarget {
   startTimestamp: number;
   stopTimestamp: number | null;
   /** The mute timeline so far (the media server records silence / black while muted or disabled). */
-  updates: Array<{ timestamp: number; audioMuted: boolean; videoMuted: boolean; audioDisabled: boolean; videoDisabled: boolean }>;
+  updates: Array<{
+    timestamp: number;
+    audioMuted: boolean;
+    videoMuted: boolean;
+    audioDisabled: boolean;
+    videoDisabled: boolean;
+  }>;
 }
 
 export interface ODataListResult<T> {
@@ -292,7 +305,9 @@ export const RECORDING_COMMAND_PARAMS = {
 } as const satisfies Record<string, TProperties>;
 
 export type RecordingCommandKind = keyof typeof RECORDING_COMMAND_PARAMS;
-export type RecordingCommandOf<K extends RecordingCommandKind> = { kind: K } & Static<TObject<(typeof RECORDING_COMMAND_PARAMS)[K]>>;
+export type RecordingCommandOf<K extends RecordingCommandKind> = { kind: K } & Static<
+  TObject<(typeof RECORDING_COMMAND_PARAMS)[K]>
+>;
 export type RecordingCommand = { [K in RecordingCommandKind]: RecordingCommandOf<K> }[RecordingCommandKind];
 
 // ---------------------------------------------------------------------------------------------
@@ -308,22 +323,41 @@ export interface RecordingCommandRequest {
   command: RecordingCommand;
 }
 
-const querySchemas = Object.fromEntries(Object.entries(RECORDING_QUERY_PARAMS).map(([kind, props]) => [kind, kindSchema(kind, props)]));
-const commandSchemas = Object.fromEntries(Object.entries(RECORDING_COMMAND_PARAMS).map(([kind, props]) => [kind, kindSchema(kind, props)]));
+const querySchemas = Object.fromEntries(
+  Object.entries(RECORDING_QUERY_PARAMS).map(([kind, props]) => [kind, kindSchema(kind, props)]),
+);
+const commandSchemas = Object.fromEntries(
+  Object.entries(RECORDING_COMMAND_PARAMS).map(([kind, props]) => [kind, kindSchema(kind, props)]),
+);
 const envelope = (body: 'query' | 'command') =>
-  Type.Object({ scope: CallerScope, [body]: Type.Object({ kind: Type.String() }, { additionalProperties: true }) }, { additionalProperties: false });
+  Type.Object(
+    { scope: CallerScope, [body]: Type.Object({ kind: Type.String() }, { additionalProperties: true }) },
+    { additionalProperties: false },
+  );
 const queryEnvelope = validator(envelope('query'), 'RecordingQueryRequest');
 const commandEnvelope = validator(envelope('command'), 'RecordingCommandRequest');
 
-function parseKind(value: unknown, body: 'query' | 'command', schemas: Record<string, TObject>, env: typeof queryEnvelope) {
+function parseKind(
+  value: unknown,
+  body: 'query' | 'command',
+  schemas: Record<string, TObject>,
+  env: typeof queryEnvelope,
+) {
   const outer = env.parse(value) as Record<string, unknown>;
   const inner = outer[body] as { kind: string };
   const schema = schemas[inner.kind];
-  if (!schema) throw new ContractViolation(env.name, [{ field: `${body}.kind`, message: `unknown ${body} kind "${String(inner.kind).slice(0, 64)}"` }]);
+  if (!schema)
+    throw new ContractViolation(env.name, [
+      { field: `${body}.kind`, message: `unknown ${body} kind "${String(inner.kind).slice(0, 64)}"` },
+    ]);
   try {
     validator(schema, `${body} ${inner.kind}`).parse(inner);
   } catch (e) {
-    if (e instanceof ContractViolation) throw new ContractViolation(e.contract, e.errors.map((x) => ({ ...x, field: x.field ? `${body}.${x.field}` : body })));
+    if (e instanceof ContractViolation)
+      throw new ContractViolation(
+        e.contract,
+        e.errors.map((x) => ({ ...x, field: x.field ? `${body}.${x.field}` : body })),
+      );
     throw e;
   }
   return outer;
@@ -377,7 +411,10 @@ export interface ChannelRecordingSettings {
 export interface RecordingRequestMap {
   'recording-service.v1.query': { request: RecordingQueryRequest; response: unknown };
   'recording-service.v1.command': { request: RecordingCommandRequest; response: null };
-  'management-api.v1.channel-configs.recording': { request: ChannelRecordingSettingsRequest; response: ChannelRecordingSettings };
+  'management-api.v1.channel-configs.recording': {
+    request: ChannelRecordingSettingsRequest;
+    response: ChannelRecordingSettings;
+  };
 }
 
 declare module './subjects.js' {
@@ -406,9 +443,28 @@ export interface MuxJsonConnection {
   startTimestamp: string;
   stopTimestamp: string | null;
   offsetSeconds: number;
-  audio: { file: string | null; firstFrameTimestamp: string | null; lastFrameTimestamp: string | null; content: string | null } | null;
-  video: { file: string | null; firstFrameTimestamp: string | null; lastFrameTimestamp: string | null; content: string | null; delay: number | null } | null;
-  updates: Array<{ index: number; timestamp: string; connectionTag: string | null; audioMuted: boolean; videoMuted: boolean; audioDisabled: boolean; videoDisabled: boolean }>;
+  audio: {
+    file: string | null;
+    firstFrameTimestamp: string | null;
+    lastFrameTimestamp: string | null;
+    content: string | null;
+  } | null;
+  video: {
+    file: string | null;
+    firstFrameTimestamp: string | null;
+    lastFrameTimestamp: string | null;
+    content: string | null;
+    delay: number | null;
+  } | null;
+  updates: Array<{
+    index: number;
+    timestamp: string;
+    connectionTag: string | null;
+    audioMuted: boolean;
+    videoMuted: boolean;
+    audioDisabled: boolean;
+    videoDisabled: boolean;
+  }>;
 }
 
 export interface MuxJson {

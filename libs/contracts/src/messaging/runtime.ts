@@ -141,7 +141,14 @@ export interface RuntimeQueries {
 }
 export type RuntimeQueryKind = keyof RuntimeQueries;
 /** Queries about the shared infrastructure: operator credential only. */
-export const OPERATOR_QUERIES: readonly RuntimeQueryKind[] = ['mediaservers.list', 'mediaserver.get', 'mediaserver.stats', 'mediaservers.stats', 'connectors.list', 'diagnostics.datastore'];
+export const OPERATOR_QUERIES: readonly RuntimeQueryKind[] = [
+  'mediaservers.list',
+  'mediaserver.get',
+  'mediaserver.stats',
+  'mediaservers.stats',
+  'connectors.list',
+  'diagnostics.datastore',
+];
 
 export type RuntimeQuery = { [K in RuntimeQueryKind]: { kind: K } & RuntimeQueries[K]['params'] }[RuntimeQueryKind];
 export type RuntimeQueryResult<K extends RuntimeQueryKind> = RuntimeQueries[K]['result'];
@@ -195,14 +202,29 @@ export type RuntimeCommand =
 export interface StreamDescription {
   audio?: { direction: StreamDirection; muted?: boolean; disabled?: boolean; formats?: string[] } | null;
   /** `width`, `height` (pixels) and `frameRate`: what the client currently sends or receives, when it says. */
-  video?: { direction: StreamDirection; muted?: boolean; disabled?: boolean; formats?: string[]; maxPixelCount?: number; width?: number; height?: number; frameRate?: number } | null;
+  video?: {
+    direction: StreamDirection;
+    muted?: boolean;
+    disabled?: boolean;
+    formats?: string[];
+    maxPixelCount?: number;
+    width?: number;
+    height?: number;
+    frameRate?: number;
+  } | null;
   data?: { direction: StreamDirection; channelLabels?: string[] } | null;
 }
 
 export type EdgeReport =
   | {
       kind: 'client.register';
-      client: ClientRef & { userAlias: string | null; deviceAlias: string | null; tag: string | null; roles: string[]; protocol: string };
+      client: ClientRef & {
+        userAlias: string | null;
+        deviceAlias: string | null;
+        tag: string | null;
+        roles: string[];
+        protocol: string;
+      };
       organizationId: string;
       gatewayId: string;
       claims: ChannelClaim[];
@@ -232,13 +254,57 @@ export type EdgeReport =
    * changes nothing and answers ok; a state change answers NotFound.
    */
   | { kind: 'client.leave'; client: ClientRef; channelId: string; sessionId?: string }
-  | { kind: 'client.update'; client: ClientRef; userAlias?: string | null; deviceAlias?: string | null; tag?: string | null }
-  | { kind: 'client.message'; client: ClientRef; channelId: string | null; message: MessageBody; to?: { userId?: string; deviceId?: string; clientId?: string } }
+  | {
+      kind: 'client.update';
+      client: ClientRef;
+      userAlias?: string | null;
+      deviceAlias?: string | null;
+      tag?: string | null;
+    }
+  | {
+      kind: 'client.message';
+      client: ClientRef;
+      channelId: string | null;
+      message: MessageBody;
+      to?: { userId?: string; deviceId?: string; clientId?: string };
+    }
   | { kind: 'client.stats'; client: ClientRef; stats: Record<string, unknown> }
-  | { kind: 'connection.open'; client: ClientRef; channelId: string; connectionId: string; type: ConnectionType; tag: string | null; streams: StreamDescription; remoteConnectionId?: string | null }
-  | { kind: 'connection.state'; client: ClientRef; channelId: string; connectionId: string; state: ConnectionState; error?: { code: string; message: string } | null; sessionId?: string }
-  | { kind: 'connection.update'; client: ClientRef; channelId: string; connectionId: string; localAudioMuted?: boolean; localVideoMuted?: boolean; tag?: string | null; streams?: StreamDescription }
-  | { kind: 'connection.stats'; client: ClientRef; channelId: string; connectionId: string; stats: Record<string, unknown> }
+  | {
+      kind: 'connection.open';
+      client: ClientRef;
+      channelId: string;
+      connectionId: string;
+      type: ConnectionType;
+      tag: string | null;
+      streams: StreamDescription;
+      remoteConnectionId?: string | null;
+    }
+  | {
+      kind: 'connection.state';
+      client: ClientRef;
+      channelId: string;
+      connectionId: string;
+      state: ConnectionState;
+      error?: { code: string; message: string } | null;
+      sessionId?: string;
+    }
+  | {
+      kind: 'connection.update';
+      client: ClientRef;
+      channelId: string;
+      connectionId: string;
+      localAudioMuted?: boolean;
+      localVideoMuted?: boolean;
+      tag?: string | null;
+      streams?: StreamDescription;
+    }
+  | {
+      kind: 'connection.stats';
+      client: ClientRef;
+      channelId: string;
+      connectionId: string;
+      stats: Record<string, unknown>;
+    }
   | { kind: 'connection.close'; client: ClientRef; channelId: string; connectionId: string; sessionId?: string };
 
 /**
@@ -367,7 +433,20 @@ export function sameSettings(a: EffectiveSettings, b: EffectiveSettings): boolea
 // ---------------------------------------------------------------------------------------------
 
 export type ServerPush =
-  | { type: 'message'; channelId: string | null; message: MessageBody; from: { userId: string | null; userAlias: string | null; deviceId: string | null; deviceAlias: string | null; clientId: string | null; clientTag: string | null; clientRoles: string[] | null } }
+  | {
+      type: 'message';
+      channelId: string | null;
+      message: MessageBody;
+      from: {
+        userId: string | null;
+        userAlias: string | null;
+        deviceId: string | null;
+        deviceAlias: string | null;
+        clientId: string | null;
+        clientTag: string | null;
+        clientRoles: string[] | null;
+      };
+    }
   | { type: 'kicked'; channelId: string; connectionId?: string | null }
   | {
       type: 'settings';
@@ -381,7 +460,13 @@ export type ServerPush =
        */
       version?: number;
     }
-  | { type: 'client.updated'; userAlias: string | null; deviceAlias: string | null; tag: string | null; roles: string[] }
+  | {
+      type: 'client.updated';
+      userAlias: string | null;
+      deviceAlias: string | null;
+      tag: string | null;
+      roles: string[];
+    }
   | { type: 'claim.updated'; channelId: string; claim: ChannelClaim }
   /** The client registered again through another gateway replica: the old session ends. */
   | { type: 'unregistered'; reason: string };
@@ -449,7 +534,11 @@ export function eventSubject(namespace: string, type: string): string {
 }
 
 /** The limits our streams are created with (durations in milliseconds): 7 days, duplicates dropped within 2 minutes, one replica. */
-export const STREAM_LIMITS = Object.freeze({ maxAgeMs: 7 * 24 * 3600 * 1000, duplicateWindowMs: 2 * 60 * 1000, replicas: 1 });
+export const STREAM_LIMITS = Object.freeze({
+  maxAgeMs: 7 * 24 * 3600 * 1000,
+  duplicateWindowMs: 2 * 60 * 1000,
+  replicas: 1,
+});
 
 /**
  * The domain event stream as whoever starts first creates it: runtime-registry (its owner, which
@@ -463,10 +552,12 @@ export function eventStreamSettings(namespace: string) {
   return { name: eventStreamName(namespace), subjects: [eventSubject(namespace, '>')], ...STREAM_LIMITS };
 }
 
-
 export interface RuntimeRequestMap {
   'runtime-registry.v1.query': { request: { scope: CallerScope; query: RuntimeQuery }; response: unknown };
   'runtime-registry.v1.command': { request: { scope: CallerScope; command: RuntimeCommand }; response: null };
-  'runtime-registry.v1.edge': { request: { report: EdgeReport | EdgeBatch | EdgeSessionsRead | EdgeGatewayClientsRead }; response: unknown };
+  'runtime-registry.v1.edge': {
+    request: { report: EdgeReport | EdgeBatch | EdgeSessionsRead | EdgeGatewayClientsRead };
+    response: unknown;
+  };
   'management-api.v1.applications.resolve': { request: { applicationId: string }; response: ResolvedApplication };
 }

@@ -38,7 +38,9 @@ export interface RequestMap extends RuntimeRequestMap {
   'management-api.v1.api-keys.verify': {
     request: { apiKey: string };
     /** `organizationDisabled`: the key exists but its organization is disabled (refused with 403). */
-    response: { valid: false; organizationDisabled?: true; organizationId?: string } | { valid: true; keyId: string; organizationId: string; operator: boolean };
+    response:
+      | { valid: false; organizationDisabled?: true; organizationId?: string }
+      | { valid: true; keyId: string; organizationId: string; operator: boolean };
   };
   /** Whether the organization a Bearer token names is disabled (the gateway refuses it with 403). */
   'management-api.v1.organizations.status': {

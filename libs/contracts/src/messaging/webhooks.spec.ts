@@ -39,9 +39,20 @@ const delivery: WebhookDelivery = {
 };
 
 const table: ContractTable<typeof WebhookMessagingSchemas> = {
-  WebhooksResolveRequest: { valid: { applicationId: 'app-1', channelId: null }, wrong: { field: 'channelId', value: 5 } },
+  WebhooksResolveRequest: {
+    valid: { applicationId: 'app-1', channelId: null },
+    wrong: { field: 'channelId', value: 5 },
+  },
   ResolvedWebhook: {
-    valid: { id: 'wh-1', source: 'application', url: 'https://x.test/', events: ['*'], batch: false, reliable: true, disabled: false },
+    valid: {
+      id: 'wh-1',
+      source: 'application',
+      url: 'https://x.test/',
+      events: ['*'],
+      batch: false,
+      reliable: true,
+      disabled: false,
+    },
     wrong: { field: 'source', value: 'organization' },
   },
   WebhooksResolveResponse: {
@@ -49,21 +60,37 @@ const table: ContractTable<typeof WebhookMessagingSchemas> = {
       organizationId: 'org-1',
       sharedSecret: '<SHARED_SECRET>',
       channelConfigId: null,
-      webhooks: [{ id: 'wh-1', source: 'channel', url: null, events: null, batch: true, reliable: false, disabled: true }],
+      webhooks: [
+        { id: 'wh-1', source: 'channel', url: null, events: null, batch: true, reliable: false, disabled: true },
+      ],
     },
     wrong: { field: 'webhooks[0].batch', value: 'yes' },
   },
   WebhookDelivery: { valid: delivery, wrong: { field: 'attempt', value: 0 } },
-  WebhookDeliveriesListRequest: { valid: { scope, query: { $filter: "eventType eq 'client.registered'", $top: '10' } }, wrong: { field: 'query.$top', value: 10 } },
-  WebhookDeliveryGetRequest: { valid: { scope, id: UUID_1, query: { $select: 'id,attempt' } }, wrong: { field: 'id', value: 'not-a-uuid' } },
+  WebhookDeliveriesListRequest: {
+    valid: { scope, query: { $filter: "eventType eq 'client.registered'", $top: '10' } },
+    wrong: { field: 'query.$top', value: 10 },
+  },
+  WebhookDeliveryGetRequest: {
+    valid: { scope, id: UUID_1, query: { $select: 'id,attempt' } },
+    wrong: { field: 'id', value: 'not-a-uuid' },
+  },
   WebhookDeliveryReplayRequest: { valid: { scope, id: UUID_1 }, wrong: { field: 'scope.operator', value: 'no' } },
-  WebhookDeliveryReplayResult: { valid: { deliveryId: UUID_1, replayOf: UUID_2 }, wrong: { field: 'replayOf', value: null } },
+  WebhookDeliveryReplayResult: {
+    valid: { deliveryId: UUID_1, replayOf: UUID_2 },
+    wrong: { field: 'replayOf', value: null },
+  },
 };
 
 describeContracts('webhook messaging', WebhookMessagingSchemas, WebhookMessagingValidators, table, webhookMessaging);
 
 describe('selectChannelConfig', () => {
-  const cfg = (id: string, channelIdPattern: string, priority: number, isDefault = false): ChannelConfigSelection & { id: string } => ({
+  const cfg = (
+    id: string,
+    channelIdPattern: string,
+    priority: number,
+    isDefault = false,
+  ): ChannelConfigSelection & { id: string } => ({
     id,
     channelIdPattern,
     priority,
@@ -122,15 +149,19 @@ describe('selectChannelConfig', () => {
       default: fc.boolean(),
     });
     fc.assert(
-      fc.property(fc.uniqueArray(config, { selector: (c) => c.id, maxLength: 8 }), fc.constantFrom('room-1', 'room-2', 'room-3'), (configs, channelId) => {
-        const chosen = selectChannelConfig(configs, channelId);
-        const reversed = selectChannelConfig([...configs].reverse(), channelId);
-        expect(reversed).toBe(chosen);
-        const matching = configs.filter((c) => c.channelIdPattern === '*' || c.channelIdPattern === channelId);
-        if (matching.length === 0) return expect(chosen).toBeNull();
-        // no matching config beats the chosen one on priority
-        expect(Math.max(...matching.map((c) => c.priority))).toBe(chosen!.priority);
-      }),
+      fc.property(
+        fc.uniqueArray(config, { selector: (c) => c.id, maxLength: 8 }),
+        fc.constantFrom('room-1', 'room-2', 'room-3'),
+        (configs, channelId) => {
+          const chosen = selectChannelConfig(configs, channelId);
+          const reversed = selectChannelConfig([...configs].reverse(), channelId);
+          expect(reversed).toBe(chosen);
+          const matching = configs.filter((c) => c.channelIdPattern === '*' || c.channelIdPattern === channelId);
+          if (matching.length === 0) return expect(chosen).toBeNull();
+          // no matching config beats the chosen one on priority
+          expect(Math.max(...matching.map((c) => c.priority))).toBe(chosen!.priority);
+        },
+      ),
     );
   });
 });

@@ -76,7 +76,16 @@
  * which any Standard Webhooks verifier accepts given the secret `whsec_` + Base64(UTF-8 sharedSecret).
  */
 import { Type, type Static } from '@sinclair/typebox';
-import { Int32, Int64, Nullable, StringEnum, StringList, Uuid, record, validatorsFor } from '../interface-a/schema-kit.js';
+import {
+  Int32,
+  Int64,
+  Nullable,
+  StringEnum,
+  StringList,
+  Uuid,
+  record,
+  validatorsFor,
+} from '../interface-a/schema-kit.js';
 import { ForwardedQueryOptions, type ODataListResponse } from '../interface-b/management-messaging.js';
 import { CallerScope } from './subjects.js';
 
@@ -96,7 +105,9 @@ const Id = Type.String({ minLength: 1, maxLength: 256 });
 // ---------------------------------------------------------------------------------------------
 
 export const WEBHOOK_SOURCES = ['application', 'channel'] as const;
-export const WebhookSource = StringEnum(WEBHOOK_SOURCES, { description: 'Whether the webhook belongs to the application config or to a channel config.' });
+export const WebhookSource = StringEnum(WEBHOOK_SOURCES, {
+  description: 'Whether the webhook belongs to the application config or to a channel config.',
+});
 export type WebhookSource = Static<typeof WebhookSource>;
 
 export const WebhooksResolveRequest = record(
@@ -115,7 +126,9 @@ export const ResolvedWebhook = record(
     id: Type.String({ minLength: 1, description: 'Id of the application webhook or channel webhook record.' }),
     source: WebhookSource,
     url: Nullable(Type.String(), { description: 'Target URL; null: the webhook gets nothing.' }),
-    events: Nullable(Type.Array(Type.String()), { description: 'Wanted event names; null, empty or containing `*`: all.' }),
+    events: Nullable(Type.Array(Type.String()), {
+      description: 'Wanted event names; null, empty or containing `*`: all.',
+    }),
     batch: Type.Boolean({ description: 'Events generated at the same moment go in one call as `{ "batch": [...] }`.' }),
     reliable: Type.Boolean({ description: 'Network error, timeout or 5xx: retried with backoff, 3 attempts in all.' }),
     disabled: Type.Boolean({ description: 'true: the webhook gets nothing.' }),
@@ -129,8 +142,12 @@ export const WebhooksResolveResponse = record(
   {
     organizationId: Type.String({ minLength: 1 }),
     sharedSecret: Type.String({ description: 'UTF-8 secret of the application; signs every delivery.' }),
-    channelConfigId: Nullable(Type.String(), { description: 'The channel config that governs the channel (selectChannelConfig), if any.' }),
-    webhooks: Type.Array(ResolvedWebhook, { description: 'Application webhooks first, then the webhooks of the governing channel config.' }),
+    channelConfigId: Nullable(Type.String(), {
+      description: 'The channel config that governs the channel (selectChannelConfig), if any.',
+    }),
+    webhooks: Type.Array(ResolvedWebhook, {
+      description: 'Application webhooks first, then the webhooks of the governing channel config.',
+    }),
   },
   'The webhooks of an application and of the channel config governing one of its channels.',
 );
@@ -160,7 +177,10 @@ export function channelPatternMatches(pattern: string, channelId: string): boole
  * when `channelId` is null (an event outside any channel) or nothing matches. A missing priority
  * counts as 0.
  */
-export function selectChannelConfig<T extends ChannelConfigSelection>(configs: readonly T[], channelId: string | null): T | null {
+export function selectChannelConfig<T extends ChannelConfigSelection>(
+  configs: readonly T[],
+  channelId: string | null,
+): T | null {
   if (channelId === null) return null;
   let best: T | null = null;
   let bestIndex = -1;
@@ -203,7 +223,9 @@ export const WebhookDelivery = record(
   'WebhookDelivery',
   {
     id: Uuid({ description: 'Id of this attempt (the entity key).' }),
-    deliveryId: Uuid({ description: 'The delivery this attempt belongs to: the `webhook-id` header, the same on every retry.' }),
+    deliveryId: Uuid({
+      description: 'The delivery this attempt belongs to: the `webhook-id` header, the same on every retry.',
+    }),
     webhookId: Type.String({ description: 'Id of the application webhook or channel webhook.' }),
     webhookSource: WebhookSource,
     organizationId: Type.String(),
@@ -216,10 +238,14 @@ export const WebhookDelivery = record(
     batch: Type.Boolean({ description: 'Delivered as `{ "batch": [...] }`.' }),
     url: Type.String({ description: 'The URL the attempt went to.' }),
     attempt: Int32({ minimum: 1, description: 'Attempt number within the delivery, from 1.' }),
-    statusCode: Nullable(Int32(), { description: 'HTTP status answered; null when no answer came (network error, timeout, refused target).' }),
+    statusCode: Nullable(Int32(), {
+      description: 'HTTP status answered; null when no answer came (network error, timeout, refused target).',
+    }),
     error: Nullable(Type.String(), { description: 'Why the attempt failed; null on success.' }),
     success: Type.Boolean({ description: 'The receiver answered 2xx.' }),
-    final: Type.Boolean({ description: 'The last attempt of its delivery: a success, a failure not retried, or the last retry.' }),
+    final: Type.Boolean({
+      description: 'The last attempt of its delivery: a success, a failure not retried, or the last retry.',
+    }),
     durationMs: Int32({ minimum: 0, description: 'From the start of the attempt to the end of the answer.' }),
     attemptedOn: Int64({ description: 'When the attempt started, Unix ms.' }),
     replayOf: Nullable(Uuid(), { description: 'The failed delivery this delivery replays, if it is a replay.' }),
@@ -274,9 +300,15 @@ export const WebhookMessagingValidators = validatorsFor(WebhookMessagingSchemas)
 
 export interface WebhookRequestMap {
   'management-api.v1.webhooks.resolve': { request: WebhooksResolveRequest; response: WebhooksResolveResponse };
-  'webhook-worker.v1.deliveries.list': { request: WebhookDeliveriesListRequest; response: ODataListResponse<WebhookDelivery> };
+  'webhook-worker.v1.deliveries.list': {
+    request: WebhookDeliveriesListRequest;
+    response: ODataListResponse<WebhookDelivery>;
+  };
   'webhook-worker.v1.deliveries.get': { request: WebhookDeliveryGetRequest; response: Partial<WebhookDelivery> };
-  'webhook-worker.v1.deliveries.replay': { request: WebhookDeliveryReplayRequest; response: WebhookDeliveryReplayResult };
+  'webhook-worker.v1.deliveries.replay': {
+    request: WebhookDeliveryReplayRequest;
+    response: WebhookDeliveryReplayResult;
+  };
 }
 
 declare module './subjects.js' {

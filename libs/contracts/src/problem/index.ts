@@ -27,11 +27,18 @@ export type ErrorCode = (typeof ERROR_CODES)[number];
  * error body in place of the transport code `ValidationFailed`. Services that bind forwarded options
  * put it first in the detail message (`'<code>: <message>'`, see `odataQueryErrorCodeOf`).
  */
-export const ODATA_QUERY_ERROR_CODES = ['QuerySyntaxError', 'QueryLimitExceeded', 'UnknownProperty', 'ValidationFailed'] as const;
+export const ODATA_QUERY_ERROR_CODES = [
+  'QuerySyntaxError',
+  'QueryLimitExceeded',
+  'UnknownProperty',
+  'ValidationFailed',
+] as const;
 export type ODataQueryErrorCode = (typeof ODATA_QUERY_ERROR_CODES)[number];
 
 /** Every `code` an interface B error body can carry: a query code or a transport code. */
-export const ODATA_ERROR_CODES: readonly (ODataQueryErrorCode | ErrorCode)[] = [...new Set([...ODATA_QUERY_ERROR_CODES, ...ERROR_CODES])];
+export const ODATA_ERROR_CODES: readonly (ODataQueryErrorCode | ErrorCode)[] = [
+  ...new Set([...ODATA_QUERY_ERROR_CODES, ...ERROR_CODES]),
+];
 
 const QUERY_CODE_PREFIX = new RegExp(`^(${ODATA_QUERY_ERROR_CODES.join('|')}): `);
 
@@ -66,7 +73,9 @@ export class DomainError extends Error {
   }
 
   toWire(): WireError {
-    return this.details.length ? { code: this.code, message: this.message, details: this.details } : { code: this.code, message: this.message };
+    return this.details.length
+      ? { code: this.code, message: this.message, details: this.details }
+      : { code: this.code, message: this.message };
   }
 
   static fromWire(value: unknown): DomainError {
@@ -108,12 +117,22 @@ import { Type } from '@sinclair/typebox';
 export const ODataErrorBody = Type.Object(
   {
     error: Type.Object({
-      code: Type.Union(ODATA_ERROR_CODES.map((c) => Type.Literal(c)), {
-        description: 'The failure kind: a refused query option answers `QuerySyntaxError`, `QueryLimitExceeded`, `UnknownProperty` or `ValidationFailed`.',
-      }),
+      code: Type.Union(
+        ODATA_ERROR_CODES.map((c) => Type.Literal(c)),
+        {
+          description:
+            'The failure kind: a refused query option answers `QuerySyntaxError`, `QueryLimitExceeded`, `UnknownProperty` or `ValidationFailed`.',
+        },
+      ),
       message: Type.String(),
       target: Type.Union([Type.String(), Type.Null()], { description: 'The offending query option or field' }),
-      details: Type.Array(Type.Object({ code: Type.Union(ODATA_ERROR_CODES.map((c) => Type.Literal(c))), message: Type.String(), target: Type.Union([Type.String(), Type.Null()]) })),
+      details: Type.Array(
+        Type.Object({
+          code: Type.Union(ODATA_ERROR_CODES.map((c) => Type.Literal(c))),
+          message: Type.String(),
+          target: Type.Union([Type.String(), Type.Null()]),
+        }),
+      ),
     }),
   },
   { $id: 'ODataError', description: 'Interface B error body' },

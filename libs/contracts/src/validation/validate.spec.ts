@@ -5,8 +5,12 @@ const Sample = Type.Object(
   {
     name: Type.Union([Type.String(), Type.Null()]),
     nested: Type.Optional(Type.Object({ count: Type.Number() }, { additionalProperties: false })),
-    owner: Type.Optional(Type.Union([Type.Object({ ready: Type.Boolean() }, { additionalProperties: false }), Type.Null()])),
-    list: Type.Optional(Type.Array(Type.Object({ x: Type.Integer() }, { additionalProperties: false }), { maxItems: 2 })),
+    owner: Type.Optional(
+      Type.Union([Type.Object({ ready: Type.Boolean() }, { additionalProperties: false }), Type.Null()]),
+    ),
+    list: Type.Optional(
+      Type.Array(Type.Object({ x: Type.Integer() }, { additionalProperties: false }), { maxItems: 2 }),
+    ),
   },
   { additionalProperties: false, $id: 'Sample' },
 );
@@ -29,8 +33,12 @@ describe('validator', () => {
   });
 
   it('names the field inside a nullable object', () => {
-    expect(v.errors({ name: 'a', owner: { ready: 'yes' } })).toEqual([{ field: 'owner.ready', message: 'expected boolean' }]);
-    expect(v.errors({ name: 'a', owner: { ready: true, extra: 1 } })).toEqual([{ field: 'owner.extra', message: 'unknown field' }]);
+    expect(v.errors({ name: 'a', owner: { ready: 'yes' } })).toEqual([
+      { field: 'owner.ready', message: 'expected boolean' },
+    ]);
+    expect(v.errors({ name: 'a', owner: { ready: true, extra: 1 } })).toEqual([
+      { field: 'owner.extra', message: 'unknown field' },
+    ]);
     expect(v.errors({ name: 'a', owner: 3 })).toEqual([{ field: 'owner', message: 'must be object or null' }]);
   });
 

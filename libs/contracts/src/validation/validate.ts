@@ -64,7 +64,9 @@ export function validator<T extends TSchema>(schema: T, name = schema.$id ?? sch
 /** Top-level properties marked `x-checked-separately`: their text is checked by their own validator. */
 function checkedSeparately(schema: TSchema): ReadonlySet<string> | undefined {
   const properties = (schema as { properties?: Record<string, TSchema> }).properties;
-  const names = Object.entries(properties ?? {}).filter(([, property]) => property[CHECKED_SEPARATELY_KEYWORD] === true).map(([name]) => name);
+  const names = Object.entries(properties ?? {})
+    .filter(([, property]) => property[CHECKED_SEPARATELY_KEYWORD] === true)
+    .map(([name]) => name);
   return names.length ? new Set(names) : undefined;
 }
 

@@ -8,7 +8,8 @@ const SURROGATE = 'must be well-formed Unicode (no lone surrogate)';
 
 describe('malformedText', () => {
   it('accepts ordinary text, astral characters (emoji as a surrogate pair) and the empty string', () => {
-    for (const text of ['', 'hello', 'grüße', '日本語', '\u{1F600} party', 'a\u{10FFFF}b', '\uFFFD', 'tab\tnew\nline']) expect(malformedText(text)).toBeUndefined();
+    for (const text of ['', 'hello', 'grüße', '日本語', '\u{1F600} party', 'a\u{10FFFF}b', '\uFFFD', 'tab\tnew\nline'])
+      expect(malformedText(text)).toBeUndefined();
   });
 
   it('refuses U+0000 anywhere', () => {
@@ -16,7 +17,8 @@ describe('malformedText', () => {
   });
 
   it('refuses a lone high surrogate and a lone low surrogate, and a pair in the wrong order', () => {
-    for (const text of ['\ud800', 'x\udbffy', '\udc00', 'a\udfff', '\ude00\ud83d', '\u{1F600}'.slice(0, 1)]) expect(malformedText(text)).toBe(SURROGATE);
+    for (const text of ['\ud800', 'x\udbffy', '\udc00', 'a\udfff', '\ude00\ud83d', '\u{1F600}'.slice(0, 1)])
+      expect(malformedText(text)).toBe(SURROGATE);
   });
 });
 
@@ -29,14 +31,23 @@ describe('findMalformedText', () => {
 
   it('names the field by its dotted path, through nested arrays and objects', () => {
     expect(findMalformedText({ message: 'x\u0000y' })).toEqual({ field: 'message', message: NUL });
-    expect(findMalformedText({ channels: [{ id: 'ok' }, { id: 'b\ud800' }] })).toEqual({ field: 'channels[1].id', message: SURROGATE });
+    expect(findMalformedText({ channels: [{ id: 'ok' }, { id: 'b\ud800' }] })).toEqual({
+      field: 'channels[1].id',
+      message: SURROGATE,
+    });
     expect(findMalformedText({ grid: [['a'], ['b', '\udc00']] })).toEqual({ field: 'grid[1][1]', message: SURROGATE });
     expect(findMalformedText('\u0000')).toEqual({ field: '', message: NUL });
   });
 
   it('checks object keys and names the object holding the bad key (not the key itself)', () => {
-    expect(findMalformedText({ tags: { 'a\u0000b': 'x' } })).toEqual({ field: 'tags', message: 'has a field name containing U+0000 (NUL)' });
-    expect(findMalformedText({ '\ud800': 1 })).toEqual({ field: '', message: 'has a field name that is not well-formed Unicode (lone surrogate)' });
+    expect(findMalformedText({ tags: { 'a\u0000b': 'x' } })).toEqual({
+      field: 'tags',
+      message: 'has a field name containing U+0000 (NUL)',
+    });
+    expect(findMalformedText({ '\ud800': 1 })).toEqual({
+      field: '',
+      message: 'has a field name that is not well-formed Unicode (lone surrogate)',
+    });
   });
 
   it('printable replaces the bad characters so an error can echo the text', () => {

@@ -25,7 +25,9 @@ export const ClientTokenPayload = record(
     clientId: OptionalNullable(Type.String()),
     clientRoles: OptionalNullable(StringList()),
     channels: OptionalNullable(Type.Array(ChannelClaim), { description: 'Channel claims.' }),
-    nbf: Type.Optional(Int64({ minimum: 0, description: 'Not before, Unix seconds (optional; honoured when present).' })),
+    nbf: Type.Optional(
+      Int64({ minimum: 0, description: 'Not before, Unix seconds (optional; honoured when present).' }),
+    ),
   },
   'Payload of a client token. Other claims (`iss`, `jti`, ...) are ignored, as RFC 7519 asks of claims an implementation does not use.',
   { additionalProperties: true },

@@ -133,7 +133,12 @@ export const WebhookEventConnection = record(
   'WebhookEventConnection',
   {
     ...Type.Pick(ConnectionInfo, WEBHOOK_CONNECTION_FIELDS).properties,
-    videoStream: Type.Optional(Nullable(MediaStreamInfo, { description: 'The video stream with its frame size (`width`, `height`, `frameRate`) when known; null without video.' })),
+    videoStream: Type.Optional(
+      Nullable(MediaStreamInfo, {
+        description:
+          'The video stream with its frame size (`width`, `height`, `frameRate`) when known; null without video.',
+      }),
+    ),
     stats: Nullable(MediaStats, { description: 'Set for `connection.stats` events.' }),
     connectionRecording: Nullable(WebhookEventRecording, { description: 'Set for `connection.recording*` events.' }),
   },
@@ -159,11 +164,20 @@ export type WebhookEventMessage = Static<typeof WebhookEventMessage>;
 export const EventInfo = record(
   'EventInfo',
   {
-    id: Type.String({ minLength: 1, description: 'Unique event id; the same on every delivery attempt (use it to deduplicate).' }),
+    id: Type.String({
+      minLength: 1,
+      description: 'Unique event id; the same on every delivery attempt (use it to deduplicate).',
+    }),
     timestamp: Int64({ description: 'When the event happened, Unix ms.' }),
-    origin: Type.String({ description: 'What caused the event: `client` (the client itself), `server` (the service) or `api` (an interface A or B call).' }),
+    origin: Type.String({
+      description:
+        'What caused the event: `client` (the client itself), `server` (the service) or `api` (an interface A or B call).',
+    }),
     type: WebhookEventName,
-    forced: Type.Boolean({ description: 'true when the service or an operator forced the change (e.g. a kick), false when the client asked for it.' }),
+    forced: Type.Boolean({
+      description:
+        'true when the service or an operator forced the change (e.g. a kick), false when the client asked for it.',
+    }),
     channel: Nullable(WebhookEventChannel),
     client: Nullable(WebhookEventClient),
     connection: Nullable(WebhookEventConnection),
@@ -175,7 +189,9 @@ export type EventInfo = Static<typeof EventInfo>;
 
 export const WebhookBatch = record(
   'WebhookBatch',
-  { batch: Type.Array(EventInfo, { minItems: 1, description: 'Events generated at the same moment for the webhook.' }) },
+  {
+    batch: Type.Array(EventInfo, { minItems: 1, description: 'Events generated at the same moment for the webhook.' }),
+  },
   'Body of a delivery to a webhook with `batch: true`.',
 );
 export type WebhookBatch = Static<typeof WebhookBatch>;

@@ -121,8 +121,14 @@ const event: EventInfo = {
 
 const table: ContractTable<typeof WebhookSchemas> = {
   EventInfo: { valid: event, wrong: { field: 'timestamp', value: '2025-03-01T10:00:00Z' } },
-  WebhookBatch: { valid: { batch: [event, { ...event, id: 'evt-2', type: 'channel.activated', client: null }] }, wrong: { field: 'batch[1].forced', value: 'no' } },
-  WebhookEventChannel: { valid: { ...channel, channelRecording: recording }, wrong: { field: 'applicationId', value: 5 } },
+  WebhookBatch: {
+    valid: { batch: [event, { ...event, id: 'evt-2', type: 'channel.activated', client: null }] },
+    wrong: { field: 'batch[1].forced', value: 'no' },
+  },
+  WebhookEventChannel: {
+    valid: { ...channel, channelRecording: recording },
+    wrong: { field: 'applicationId', value: 5 },
+  },
   WebhookEventClient: { valid: { ...client, stats }, wrong: { field: 'roles', value: 'speaker' } },
   WebhookEventConnection: { valid: connection, wrong: { field: 'clientRoles[0]', value: 5 } },
   WebhookEventMessage: { valid: message, wrong: { field: 'message', value: { text: 'hi' } } },
@@ -152,7 +158,9 @@ describe('webhook event names', () => {
   it('has the 30 event names of the HTTP contract, unique', () => {
     expect(WEBHOOK_EVENT_NAMES).toHaveLength(30);
     expect(new Set(WEBHOOK_EVENT_NAMES).size).toBe(30);
-    expect(WEBHOOK_EVENT_NAMES).toEqual(expect.arrayContaining(['channel.activated', 'connection.recordings.ready', 'server.message', 'client.stats']));
+    expect(WEBHOOK_EVENT_NAMES).toEqual(
+      expect.arrayContaining(['channel.activated', 'connection.recordings.ready', 'server.message', 'client.stats']),
+    );
   });
 
   it('recognises event names', () => {
@@ -172,7 +180,9 @@ describe('webhook event names', () => {
 
   it('accepts every event name as an event type, and nothing else', () => {
     for (const type of WEBHOOK_EVENT_NAMES) expect(WebhookValidators.EventInfo.check({ ...event, type })).toBe(true);
-    expect(WebhookValidators.EventInfo.errors({ ...event, type: '*' })).toEqual([{ field: 'type', message: 'must be a webhook event name' }]);
+    expect(WebhookValidators.EventInfo.errors({ ...event, type: '*' })).toEqual([
+      { field: 'type', message: 'must be a webhook event name' },
+    ]);
   });
 });
 
@@ -180,7 +190,16 @@ describe('event info', () => {
   it('needs every part present, null when absent', () => {
     const { message: _m, ...rest } = event;
     expect(WebhookValidators.EventInfo.errors(rest)).toEqual([{ field: 'message', message: 'is required' }]);
-    expect(WebhookValidators.EventInfo.check({ ...event, channel: null, client: null, connection: null, message: null, type: 'server.message' })).toBe(true);
+    expect(
+      WebhookValidators.EventInfo.check({
+        ...event,
+        channel: null,
+        client: null,
+        connection: null,
+        message: null,
+        type: 'server.message',
+      }),
+    ).toBe(true);
     expect(WebhookValidators.EventInfo.check({ ...event, type: 'connection.stats', connection })).toBe(true);
     expect(WebhookValidators.EventInfo.check({ ...event, type: 'client.message', message })).toBe(true);
   });
@@ -191,12 +210,17 @@ describe('event info', () => {
 
   it('names the nullable part when a field inside it is wrong', () => {
     // Inside a `T|null` object the field itself is named.
-    const errors = WebhookValidators.WebhookEventChannel.errors({ ...channel, channelRecording: { ...recording, ready: 'yes' } });
+    const errors = WebhookValidators.WebhookEventChannel.errors({
+      ...channel,
+      channelRecording: { ...recording, ready: 'yes' },
+    });
     expect(errors.map((e) => e.field)).toEqual(['channelRecording.ready']);
   });
 
   it('carries a connection info subset only', () => {
-    expect(WebhookValidators.WebhookEventConnection.errors({ ...connection, audioFormats: [] })).toEqual([{ field: 'audioFormats', message: 'unknown field' }]);
+    expect(WebhookValidators.WebhookEventConnection.errors({ ...connection, audioFormats: [] })).toEqual([
+      { field: 'audioFormats', message: 'unknown field' },
+    ]);
   });
 });
 
@@ -204,18 +228,30 @@ describe('client token payload', () => {
   const payload = table.ClientTokenPayload.valid as Record<string, unknown>;
 
   it('accepts a minimal register token', () => {
-    expect(WebhookValidators.ClientTokenPayload.errors({ iat: 1, exp: 2, type: 'register', applicationId: 'app-1' })).toEqual([]);
+    expect(
+      WebhookValidators.ClientTokenPayload.errors({ iat: 1, exp: 2, type: 'register', applicationId: 'app-1' }),
+    ).toEqual([]);
   });
 
   it('allows only register and join', () => {
-    expect(WebhookValidators.ClientTokenPayload.errors({ ...payload, type: 'refresh' }).map((e) => e.field)).toEqual(['type']);
+    expect(WebhookValidators.ClientTokenPayload.errors({ ...payload, type: 'refresh' }).map((e) => e.field)).toEqual([
+      'type',
+    ]);
   });
 
   it('checks the channel claims', () => {
-    expect(WebhookValidators.ClientTokenPayload.errors({ ...payload, channels: [{ id: 'room-1', canKick: 'yes' }] }).map((e) => e.field)).toEqual(['channels[0].canKick']);
+    expect(
+      WebhookValidators.ClientTokenPayload.errors({ ...payload, channels: [{ id: 'room-1', canKick: 'yes' }] }).map(
+        (e) => e.field,
+      ),
+    ).toEqual(['channels[0].canKick']);
   });
 
   it('requires iat, exp, type and applicationId', () => {
-    expect(WebhookValidators.ClientTokenPayload.errors({}).map((e) => e.field).sort()).toEqual(['applicationId', 'exp', 'iat', 'type']);
+    expect(
+      WebhookValidators.ClientTokenPayload.errors({})
+        .map((e) => e.field)
+        .sort(),
+    ).toEqual(['applicationId', 'exp', 'iat', 'type']);
   });
 });

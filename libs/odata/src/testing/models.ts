@@ -58,7 +58,12 @@ export const itemModel: EntityModel = defineEntityModel({
   ],
   navigations: [
     { name: 'lines', many: true, target: lineModel, relation: { kind: 'jsonb' } },
-    { name: 'owner', many: false, target: () => ownerModel, relation: { kind: 'foreign-key', localKey: 'qty', foreignKey: 'id' } },
+    {
+      name: 'owner',
+      many: false,
+      target: () => ownerModel,
+      relation: { kind: 'foreign-key', localKey: 'qty', foreignKey: 'id' },
+    },
   ],
 });
 

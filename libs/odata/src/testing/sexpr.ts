@@ -12,7 +12,9 @@ export function sexpr(node: ExprNode): string {
     case 'unary':
       return `(${node.op === 'not' ? 'not' : '-'} ${sexpr(node.operand)})`;
     case 'in':
-      return node.list ? `(in ${sexpr(node.operand)} [${node.list.map(sexpr).join(' ')}])` : `(in ${sexpr(node.operand)} ${sexpr(node.collection!)})`;
+      return node.list
+        ? `(in ${sexpr(node.operand)} [${node.list.map(sexpr).join(' ')}])`
+        : `(in ${sexpr(node.operand)} ${sexpr(node.collection!)})`;
     case 'call':
       return `(${node.name}${node.args.map((a) => ` ${sexpr(a)}`).join('')})`;
   }
