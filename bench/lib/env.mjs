@@ -110,7 +110,8 @@ export async function startBenchEnvironment({ postgres = true, redis = true } = 
       const nodeArgs = profDir
         ? ['--cpu-prof', `--cpu-prof-dir=${path.resolve(profDir)}`, `--cpu-prof-name=${name}-${port}.cpuprofile`]
         : [];
-      // BENCH_NODE_ARGS='<flags>': Node flags for each service (a runtime setting measured without changing the service).
+      // BENCH_NODE_ARGS='<flags>': Node flags for each service (a runtime setting measured without changing the
+      // service).
       if (process.env.BENCH_NODE_ARGS) nodeArgs.push(...process.env.BENCH_NODE_ARGS.split(' ').filter(Boolean));
       const child = spawn(process.execPath, [...nodeArgs, app.main], {
         env: { ...process.env, ...env, HTTP_HOST: '127.0.0.1', HTTP_PORT: String(port), ...extraEnv },

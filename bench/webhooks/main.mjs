@@ -2,7 +2,8 @@
 // HTTP POST) -> a local receiver, against a raw BullMQ job round trip on the same Redis in the same
 // run. See bench/webhooks/README.md.
 //
-//   node bench/webhooks/run.mjs [--rate 1000] [--seconds 20] [--burst 20000] [--rounds 3] [--raw 20000] [--concurrency 100] [--channels 100] [--receiver lean|node] [--receiver-delay 0] [--timeline] [--json]
+//   node bench/webhooks/run.mjs [--rate 1000] [--seconds 20] [--burst 20000] [--rounds 3] [--raw 20000] [--concurrency
+// 100] [--channels 100] [--receiver lean|node] [--receiver-delay 0] [--timeline] [--json]
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';

@@ -30,7 +30,9 @@ const constant = (name) => {
 const INSERT = constant('INSERT_DELIVERIES').replace('${DELIVERY_COLUMNS}', constant('DELIVERY_COLUMNS'));
 const WRITE = constant('WRITE_ATTEMPTS').replace('${ATTEMPT_COLUMNS}', constant('ATTEMPT_COLUMNS'));
 
-/** DDL dropping the copied attempt index whose definition matches `predicate` (LIKE names copies after their columns). */
+/**
+ * DDL dropping the copied attempt index whose definition matches `predicate` (LIKE names copies after their columns).
+ */
 const dropAttemptIndex = (predicate) =>
   `DO $$ DECLARE i text; BEGIN SELECT indexname INTO i FROM pg_indexes WHERE schemaname = 'v' AND tablename = 'delivery_attempt' AND indexdef ${predicate}; EXECUTE 'DROP INDEX v.' || i; END $$`;
 
@@ -124,19 +126,17 @@ try {
         insertUs += cpuUs() - t;
       }
       for (let i = 0; i < ids.length; i += PER_LOG) {
-        const rows = ids
-          .slice(i, i + PER_LOG)
-          .map((d) => ({
-            id: randomUUID(),
-            delivery_id: d,
-            attempt: 1,
-            status_code: 200,
-            error: null,
-            success: true,
-            final: true,
-            duration_ms: 5,
-            attempted_on: Date.now(),
-          }));
+        const rows = ids.slice(i, i + PER_LOG).map((d) => ({
+          id: randomUUID(),
+          delivery_id: d,
+          attempt: 1,
+          status_code: 200,
+          error: null,
+          success: true,
+          final: true,
+          duration_ms: 5,
+          attempted_on: Date.now(),
+        }));
         const t = cpuUs();
         await client.query(write, [JSON.stringify(rows)]);
         logUs += cpuUs() - t;

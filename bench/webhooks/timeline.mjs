@@ -4,7 +4,8 @@
 //
 //   const t = startTimeline({ worker: pid, ... }, { postmaster: pid, intervalMs: 100 });
 //   ... const { samples, others } = await t.stop();
-//   const rows = bucketTimeline(samples, { pub: [epoch ms, ...], recv: [...] }, originMs, { acked: [[epoch ms, value], ...] });
+//   const rows = bucketTimeline(samples, { pub: [epoch ms, ...], recv: [...] }, originMs, { acked: [[epoch ms, value],
+// ...] });
 //   console.log(formatTimeline(rows));
 //
 // The sampling costs the bench process a little CPU (a few dozen /proc reads per sample).

@@ -35,7 +35,10 @@ function bench(command: string, args: string[], whenRunning?: (child: ReturnType
   });
 }
 
-/** The processes running now that use `dir`: in their command line, as their working directory, or through an open file (a log). */
+/**
+ * The processes running now that use `dir`: in their command line, as their working directory, or through an open file
+ * (a log).
+ */
 function processesUsing(dir: string): string[] {
   const found: string[] = [];
   const inside = (target: string) => target === dir || target.startsWith(`${dir}/`);

@@ -5,7 +5,10 @@ import net from 'node:net';
 import { request } from 'undici';
 import { contentLength, startReceiver, type Receiver } from '../../bench/webhooks/receiver.mjs';
 
-/** Writes `chunks` to the receiver one by one (a pause between them) and reads until `until` matches, the socket closes, or 5 s passed. */
+/**
+ * Writes `chunks` to the receiver one by one (a pause between them) and reads until `until` matches, the socket closes,
+ * or 5 s passed.
+ */
 async function raw(url: string, chunks: string[], until: RegExp): Promise<{ text: string; closed: boolean }> {
   const { port } = new URL(url);
   const socket = net.connect(Number(port), '127.0.0.1');

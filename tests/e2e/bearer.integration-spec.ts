@@ -260,7 +260,8 @@ describe('bearer tokens', () => {
         body: { disabled },
       });
     expect((await setDisabled(true)).status).toBe(200);
-    // The gateway remembered the organization as enabled for 10 s (API_KEY_CACHE_TTL_MS): the notice must drop that sooner.
+    // The gateway remembered the organization as enabled for 10 s (API_KEY_CACHE_TTL_MS): the notice must drop that
+    // sooner.
     await waitFor(async () => (await applications()).status === 403, {
       timeoutMs: 5000,
       description: 'the token refused',

@@ -40,7 +40,9 @@ export class RawConnection {
     return new RawConnection(socket);
   }
 
-  /** Writes the request line and headers (with `Host`, and `Content-Length` of `body` unless set), then `body` if given. */
+  /**
+   * Writes the request line and headers (with `Host`, and `Content-Length` of `body` unless set), then `body` if given.
+   */
   async send(
     method: string,
     path: string,
@@ -62,7 +64,10 @@ export class RawConnection {
     );
   }
 
-  /** Streams `size` bytes of body in 64 KiB pieces a few ms apart (chunked encoding if asked); stops when the socket is gone. */
+  /**
+   * Streams `size` bytes of body in 64 KiB pieces a few ms apart (chunked encoding if asked); stops when the socket is
+   * gone.
+   */
   async streamBody(size: number, options: { chunked?: boolean; pauseMs?: number } = {}): Promise<number> {
     const piece = Buffer.alloc(64 * 1024, 0x20);
     let sent = 0;

@@ -5,7 +5,9 @@
  * query parameters). Each request says what it attacks, so a failing answer names its cause.
  */
 
-/** Values a string field must refuse: NUL and lone UTF-16 surrogates (JSON.stringify escapes them as \u0000, \ud800...). */
+/**
+ * Values a string field must refuse: NUL and lone UTF-16 surrogates (JSON.stringify escapes them as \u0000, \ud800...).
+ */
 export const HOSTILE_STRINGS = {
   nul: 'a\u0000b',
   loneHighSurrogate: 'a\ud800b',
@@ -241,7 +243,9 @@ export function withRawNumber(leaf: Leaf, numberText: string): string {
   return JSON.stringify(leaf.body(PLACEHOLDER)).replace(`"${PLACEHOLDER}"`, numberText);
 }
 
-/** The path of `template` with every parameter set from `ids`, one of them replaced by `hostile` (already URL-encoded). */
+/**
+ * The path of `template` with every parameter set from `ids`, one of them replaced by `hostile` (already URL-encoded).
+ */
 export function fillPath(
   template: string,
   ids: Record<string, string>,

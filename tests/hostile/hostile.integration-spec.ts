@@ -29,7 +29,10 @@ import { Tally, writeReport } from './tally.js';
 import { closeAgent } from './wire.js';
 import { SYNC_REQUEST_TYPES } from '@switchboard/contracts';
 
-/** What a refused write must leave as it was: interface B's record and change-log counts, interface A's snapshots, the event streams. */
+/**
+ * What a refused write must leave as it was: interface B's record and change-log counts, interface A's snapshots, the
+ * event streams.
+ */
 async function persistedState(stack: HostileStack, fixtures: Fixtures, interfaceA: Interface) {
   const counts: Record<string, unknown> = {};
   for (const set of [

@@ -68,7 +68,10 @@ export function rawHead(method: string, path: string, headers: Record<string, st
   );
 }
 
-/** Every hostile request of every operation; all must be refused. Returns the categories each operation (`METHOD template`) was attacked with. */
+/**
+ * Every hostile request of every operation; all must be refused. Returns the categories each operation (`METHOD
+ * template`) was attacked with.
+ */
 export async function attackOperations(face: Interface, tally: Tally): Promise<Map<string, Set<string>>> {
   const operations = operationsOf(face.doc);
   const attacked = new Map<string, Set<string>>(

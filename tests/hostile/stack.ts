@@ -46,7 +46,9 @@ export interface HostileStack {
   managementUrl: string;
   nats: NatsConnection;
   memory: MemorySampler;
-  /** Messages on the domain event stream and the change notice stream (what webhook-worker and management-api consume). */
+  /**
+   * Messages on the domain event stream and the change notice stream (what webhook-worker and management-api consume).
+   */
   streamMessages(): Promise<{ events: number; changes: number }>;
   stop(): Promise<void>;
 }
@@ -116,7 +118,10 @@ export async function startHostileStack(): Promise<HostileStack> {
   };
 }
 
-/** Peak resident memory of each service, in bytes: the kernel's high-water mark, sampled so a dead process keeps its last figure. */
+/**
+ * Peak resident memory of each service, in bytes: the kernel's high-water mark, sampled so a dead process keeps its
+ * last figure.
+ */
 export class MemorySampler {
   readonly peakBytes: Record<string, number> = {};
   private readonly timer: NodeJS.Timeout;

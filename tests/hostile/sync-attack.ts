@@ -99,7 +99,9 @@ export async function attackRegister(fixtures: Fixtures, outcome: SyncOutcome): 
   socket.close();
 }
 
-/** A text frame that is not UTF-8 (lone surrogate bytes): an InvalidFrame error, or the close RFC 6455 asks for (1007). */
+/**
+ * A text frame that is not UTF-8 (lone surrogate bytes): an InvalidFrame error, or the close RFC 6455 asks for (1007).
+ */
 export async function attackInvalidUtf8(fixtures: Fixtures, outcome: SyncOutcome): Promise<void> {
   const socket = await SyncSocket.open(fixtures.syncUrl);
   const from = socket.frames.length;

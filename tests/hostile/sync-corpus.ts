@@ -83,7 +83,10 @@ export function hostileFramesFor(type: SyncRequestType, session: SessionValues):
   return frames;
 }
 
-/** Frames that are not requests: not JSON, binary, bad ids and types. Answered with `id: null` (or the id when readable). */
+/**
+ * Frames that are not requests: not JSON, binary, bad ids and types. Answered with `id: null` (or the id when
+ * readable).
+ */
 export function malformedFrames(): HostileFrame[] {
   const frames: HostileFrame[] = [
     { category: 'frame:not-json', type: null, id: null, text: '{"id":' },

@@ -12,9 +12,13 @@ export interface FakeS3 {
   url: string;
   objects: Map<string, { body: Buffer; contentType: string }>;
   rejected: string[];
-  /** Makes the `n`-th PUT from now (1: the next one) answer `status` without storing anything: a store's passing error. */
+  /**
+   * Makes the `n`-th PUT from now (1: the next one) answer `status` without storing anything: a store's passing error.
+   */
   failPut(n: number, status?: number): void;
-  /** Makes every DELETE and listing answer `status` without doing anything (the store fails removals) until `restore()`. */
+  /**
+   * Makes every DELETE and listing answer `status` without doing anything (the store fails removals) until `restore()`.
+   */
   failRemovals(status?: number): void;
   restore(): void;
   close(): Promise<void>;

@@ -683,7 +683,8 @@ describe('recordings end to end', () => {
     await expect(
       command(h, scope, { kind: 'channelRecording.update', ...r, patch: { expiryTimestamp: 'not a date' } } as never),
     ).rejects.toMatchObject({ wire: { code: 'ValidationFailed' } });
-    // A leap second is no JavaScript date: the date-time format refuses it (before, it reached PostgreSQL as NaN: Internal).
+    // A leap second is no JavaScript date: the date-time format refuses it (before, it reached PostgreSQL as NaN:
+    // Internal).
     await expect(
       command(h, scope, { kind: 'channelRecording.update', ...r, patch: { expiryTimestamp: '2030-06-30T23:59:60Z' } }),
     ).rejects.toMatchObject({
@@ -716,7 +717,8 @@ describe('recordings end to end', () => {
     expect(deleted).toMatchObject({ deleted: true, ready: false, url: null, filePath: null });
     expect(deleted.deletedOn).not.toBeNull();
     expect(deleted.connectionRecordings.every((c) => c.deleted && c.audioFilePath === null)).toBe(true);
-    // Files are removed after the deletion commits (a crash in between leaves files, never a record pointing at nothing).
+    // Files are removed after the deletion commits (a crash in between leaves files, never a record pointing at
+    // nothing).
     const files = [
       recording.filePath!,
       recording.audioFilePath!,

@@ -256,7 +256,10 @@ export class UsageHarness {
     for (const e of events) await this.publish(e, msgIdOf ? msgIdOf(e) : e.event.id);
   }
 
-  /** The raw NATS answer of the usage list (`usage-aggregator.v1.usage.list`, management-api's envelope): `{ response }` or `{ err }`. */
+  /**
+   * The raw NATS answer of the usage list (`usage-aggregator.v1.usage.list`, management-api's envelope): `{ response }`
+   * or `{ err }`.
+   */
   async ask(request: Record<string, unknown>) {
     const subject = 'usage-aggregator.v1.usage.list';
     const msg = await this.nc.request(

@@ -112,7 +112,10 @@ async function tearDown(run: Run | undefined, sharedRedisUrl: string | null): Pr
   await run.db.drop();
 }
 
-/** Publishes `count` events (half in 25 channels, half outside any) in the background; resolves with their stream sequences. */
+/**
+ * Publishes `count` events (half in 25 channels, half outside any) in the background; resolves with their stream
+ * sequences.
+ */
 function publishAll(run: Run, count = EVENTS): Promise<Map<string, number>> {
   const items = Array.from({ length: count }, (_, i) => {
     const event = eventInfo(i % 2 === 0 ? 'channel.client.joined' : 'client.updated', run.applicationId, {

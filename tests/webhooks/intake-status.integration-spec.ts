@@ -61,7 +61,10 @@ describe('webhook-worker intake transaction (PostgreSQL)', () => {
     await db?.drop();
   });
 
-  /** The id of a transaction on a connection of its own (released unless left open), committed, rolled back or left open. */
+  /**
+   * The id of a transaction on a connection of its own (released unless left open), committed, rolled back or left
+   * open.
+   */
   async function transaction(end: 'open' | 'commit' | 'rollback') {
     const qr = ds.createQueryRunner();
     await qr.startTransaction();

@@ -56,7 +56,9 @@ function postgresVersionDirs() {
     .map((v) => `/usr/lib/postgresql/${v}/bin`);
 }
 
-/** Absolute path of an executable found on PATH, in the sbin directories or in /usr/lib/postgresql/*\/bin; null if none. */
+/**
+ * Absolute path of an executable found on PATH, in the sbin directories or in /usr/lib/postgresql/*\/bin; null if none.
+ */
 export function findBinary(name) {
   const dirs = [
     ...(process.env.PATH ?? '').split(path.delimiter).filter(Boolean),
@@ -998,7 +1000,9 @@ export function withDatabase(url, database) {
   return parsed.toString();
 }
 
-/** Creates `database` when it does not exist yet (needs `pg`, i.e. after npm install). Resolves to true when created. */
+/**
+ * Creates `database` when it does not exist yet (needs `pg`, i.e. after npm install). Resolves to true when created.
+ */
 export async function ensureDatabase(adminUrl, database) {
   const pg = await loadPg();
   if (!pg) throw new StackError('The `pg` package is not installed: run `npm install` first.');

@@ -38,7 +38,10 @@ import { ParkedEventsService } from './parked-events/parked-events.service.js';
 /** Every interface B controller (each route documented with `@ApiDoc`, see http/openapi.spec.ts). */
 export const HTTP_CONTROLLERS = PUBLISHED_CONTROLLERS;
 
-/** NATS responders: `management-api.v1.api-keys.verify`, `...applications.resolve`, `...webhooks.resolve`, `...channel-configs.recording`. */
+/**
+ * NATS responders: `management-api.v1.api-keys.verify`, `...applications.resolve`, `...webhooks.resolve`,
+ * `...channel-configs.recording`.
+ */
 export const RPC_CONTROLLERS = [
   ApiKeysRpc,
   OrganizationsRpc,

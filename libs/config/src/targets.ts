@@ -122,7 +122,10 @@ function leastAllowed(kinds: AddressKind[]): AddressKind {
 
 const classified = new Map<string, AddressKind>();
 
-/** What kind of address `address` is (IPv4 or IPv6 text, brackets and zone id allowed). Anything unparseable is `reserved`. */
+/**
+ * What kind of address `address` is (IPv4 or IPv6 text, brackets and zone id allowed). Anything unparseable is
+ * `reserved`.
+ */
 export function classifyAddress(address: string): AddressKind {
   let kind = classified.get(address);
   if (kind === undefined) {

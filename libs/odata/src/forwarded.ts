@@ -21,7 +21,10 @@ import { parseQueryOptions, type QueryParams } from './options.js';
 /** The options a forwarded single-record read takes. */
 export const FORWARDED_SINGLE_READ_OPTIONS = ['$select', '$expand'] as const;
 
-/** An OData refusal as it crosses NATS: `ValidationFailed` naming the option, the OData code first in the detail message. */
+/**
+ * An OData refusal as it crosses NATS: `ValidationFailed` naming the option, the OData code first in the detail
+ * message.
+ */
 export function forwardedQueryError(e: ODataError): DomainError {
   return new DomainError(
     'ValidationFailed',

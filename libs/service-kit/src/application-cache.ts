@@ -14,7 +14,9 @@ interface ApplicationEntries<V> {
 export interface ApplicationCacheOptions {
   /** How long an entry serves (0: nothing is kept; concurrent look-ups still share one load). */
   ttlMs: number;
-  /** Entries kept at most over all applications (the oldest entries of the application cached the longest ago go first). */
+  /**
+   * Entries kept at most over all applications (the oldest entries of the application cached the longest ago go first).
+   */
   maxEntries: number;
   /** The clock (ms); Date.now by default. */
   now?: () => number;

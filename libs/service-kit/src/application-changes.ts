@@ -6,7 +6,10 @@ import type { NatsClient } from './nats.js';
 
 const decoder = new TextDecoder();
 
-/** The id under `field` in a change notice: Nest's packet (`{ pattern, data: { <field> } }`) or the bare data; undefined when unreadable. */
+/**
+ * The id under `field` in a change notice: Nest's packet (`{ pattern, data: { <field> } }`) or the bare data; undefined
+ * when unreadable.
+ */
 function changedId(data: Uint8Array | string, field: 'applicationId' | 'organizationId'): string | undefined {
   try {
     const parsed = JSON.parse(typeof data === 'string' ? data : decoder.decode(data)) as Record<string, unknown> & {

@@ -200,7 +200,9 @@ function hasUnreadBody(raw: FastifyRequest['raw']): boolean {
   );
 }
 
-/** Sends `error` on a Fastify reply, then reads and discards what is left of the request body (see drainRequestBody). */
+/**
+ * Sends `error` on a Fastify reply, then reads and discards what is left of the request body (see drainRequestBody).
+ */
 export function sendError(
   render: HttpErrorRenderer,
   error: DomainError,

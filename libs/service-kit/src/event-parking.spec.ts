@@ -64,7 +64,10 @@ function setUp(options: { failPublish?: boolean; stopping?: boolean } = {}) {
   return { parking, published, parkedCount };
 }
 
-/** A handler acknowledging every message of its group unless the group holds a poison one (seq in `poison`), or failing with `error`. */
+/**
+ * A handler acknowledging every message of its group unless the group holds a poison one (seq in `poison`), or failing
+ * with `error`.
+ */
 function handlerFailingOn(
   poison: Set<number>,
   error: () => Error = () => new Error('invalid input syntax for type json'),

@@ -23,13 +23,18 @@ export function deliveryLimitOf(maxAttempts: number): number {
   return maxAttempts + 120;
 }
 
-/** Processing of a group of messages: settles (ack, nak, term) each one it is done with; throws when the group failed. */
+/**
+ * Processing of a group of messages: settles (ack, nak, term) each one it is done with; throws when the group failed.
+ */
 export type GroupHandler = (messages: readonly JsMsg[]) => Promise<void>;
 
 /** Publishes a parked event to the parked stream (Nats-Msg-Id `msgID`); throws when JetStream did not store it. */
 export type ParkedPublisher = (subject: string, data: Uint8Array, msgID: string) => Promise<void>;
 
-/** True once the message was acknowledged, handed back or terminated (JsMsgImpl's own flag; a replayed message keeps one too). */
+/**
+ * True once the message was acknowledged, handed back or terminated (JsMsgImpl's own flag; a replayed message keeps one
+ * too).
+ */
 export function isSettled(msg: JsMsg): boolean {
   return (msg as unknown as { didAck?: boolean }).didAck === true;
 }

@@ -8,7 +8,8 @@ const SUBJECT = 'runtime-registry.v1.heartbeat';
 
 export class FakeMediaServer {
   /**
-   * @param {{ nc: import('@nats-io/transport-node').NatsConnection, namespace: string, index: number, region?: string|null,
+   * @param {{ nc: import('@nats-io/transport-node').NatsConnection, namespace: string, index: number, region?:
+   * string|null,
    *   capacity?: number, version?: string, heartbeatIntervalMs?: number, id?: string }} options
    */
   constructor({

@@ -368,7 +368,9 @@ export class Simulation {
     }
   }
 
-  /** Applies churn at `churnPerSecond` for `durationMs` (or until `signal` aborts); waits for the operations in flight. */
+  /**
+   * Applies churn at `churnPerSecond` for `durationMs` (or until `signal` aborts); waits for the operations in flight.
+   */
   async churn(durationMs = this.options.durationMs) {
     this.timeline.churnStartedAt = new Date().toISOString();
     const rate = this.options.churnPerSecond;

@@ -328,7 +328,8 @@ const readBuffer = Buffer.allocUnsafe(64 * 1024);
 export class WebSocketClient {
   /**
    * @param {string | URL} url
-   * @param {{ handshakeTimeoutMs?: number; closeTimeoutMs?: number; maxPayload?: number; tls?: import('node:tls').ConnectionOptions }} [options]
+   * @param {{ handshakeTimeoutMs?: number; closeTimeoutMs?: number; maxPayload?: number; tls?:
+   * import('node:tls').ConnectionOptions }} [options]
    *   `tls`: options of `tls.connect` for wss: (e.g. `ca`).
    */
   constructor(

@@ -39,7 +39,10 @@ const sha256: (value: string) => string =
 @Injectable()
 export class CredentialsService implements OnApplicationBootstrap, OnModuleDestroy {
   private readonly cache = new Map<string, CacheEntry>();
-  /** Whether the organization of a Bearer token is disabled, by organization id (dropped by the notice like key verdicts). */
+  /**
+   * Whether the organization of a Bearer token is disabled, by organization id (dropped by the notice like key
+   * verdicts).
+   */
   private readonly organizations = new Map<string, { disabled: boolean; expires: number }>();
   /** Bumped by each organization notice: a verdict asked for before one is not kept (it may predate the change). */
   private notices = 0;
@@ -139,7 +142,10 @@ export class CredentialsService implements OnApplicationBootstrap, OnModuleDestr
     return scope;
   }
 
-  /** Asked of management-api and remembered like a key's verdict (API_KEY_CACHE_TTL_MS, or until the organization's notice). */
+  /**
+   * Asked of management-api and remembered like a key's verdict (API_KEY_CACHE_TTL_MS, or until the organization's
+   * notice).
+   */
   private async organizationDisabled(organizationId: string): Promise<boolean> {
     const now = Date.now();
     const hit = this.organizations.get(organizationId);

@@ -10,7 +10,10 @@ function invalidParam(name: string, message: string): DomainError {
   return new DomainError('ValidationFailed', `The path parameter ${name} is invalid.`, [{ field: name, message }]);
 }
 
-/** A path id: non-empty, at most MAX_ID_LENGTH characters, well-formed, no control characters. 400 naming the parameter otherwise. */
+/**
+ * A path id: non-empty, at most MAX_ID_LENGTH characters, well-formed, no control characters. 400 naming the parameter
+ * otherwise.
+ */
 export function checkId(name: string, value: unknown): string {
   if (typeof value !== 'string' || value.length === 0) throw invalidParam(name, 'must not be empty');
   if (value.length > MAX_ID_LENGTH) throw invalidParam(name, `must be at most ${MAX_ID_LENGTH} characters`);

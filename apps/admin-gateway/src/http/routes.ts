@@ -37,7 +37,10 @@ export interface ConnectionIds extends ChannelClientIds {
 /** Error statuses documented on every runtime operation beyond 400/401. */
 export const READ_ERRORS = [403, 404, 503, 504];
 export const WRITE_ERRORS = [403, 404, 413, 503, 504];
-/** Lists across applications: 403 only for an address outside the allowlist (or, on operator routes, a credential that is not an operator's). */
+/**
+ * Lists across applications: 403 only for an address outside the allowlist (or, on operator routes, a credential that
+ * is not an operator's).
+ */
 export const LIST_ERRORS = [403, 503, 504];
 export const OPERATOR_ERRORS = LIST_ERRORS;
 

@@ -42,7 +42,9 @@ const PAGE_DOC = [
   },
 ];
 
-/** Path parameters of a route, each validated (ids bounded, recording ids UUIDs): 400 naming the parameter otherwise. */
+/**
+ * Path parameters of a route, each validated (ids bounded, recording ids UUIDs): 400 naming the parameter otherwise.
+ */
 function pathParams(route: RecordingRoute, raw: Record<string, string>): Record<string, string> {
   const out: Record<string, string> = {};
   for (const [, name] of route.path.matchAll(/:([A-Za-z]+)/g))

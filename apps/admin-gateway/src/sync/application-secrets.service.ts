@@ -49,7 +49,9 @@ export class ApplicationSecrets implements OnApplicationBootstrap, OnModuleDestr
     this.cache.invalidate(applicationId);
   }
 
-  /** The application, from the cache when fresh; `maxAgeMs` asks for a fresher copy (e.g. after a signature mismatch). */
+  /**
+   * The application, from the cache when fresh; `maxAgeMs` asks for a fresher copy (e.g. after a signature mismatch).
+   */
   resolve(applicationId: string, maxAgeMs?: number): Promise<ResolvedApplication> {
     return this.cache.get(
       applicationId,

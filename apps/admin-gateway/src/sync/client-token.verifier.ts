@@ -20,7 +20,10 @@ export interface VerifiedToken {
   application: ResolvedApplication;
 }
 
-/** A cached secret older than this is fetched again once when a signature does not match (secret rotated, change event missed). */
+/**
+ * A cached secret older than this is fetched again once when a signature does not match (secret rotated, change event
+ * missed).
+ */
 const REFETCH_AFTER_MS = 1000;
 
 /**

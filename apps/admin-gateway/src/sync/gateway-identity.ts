@@ -1,6 +1,8 @@
 import { randomUUID } from 'node:crypto';
 
-/** The id of this gateway replica (a UUID per process): pushes for its clients arrive on `pushSubject(namespace, id)`. */
+/**
+ * The id of this gateway replica (a UUID per process): pushes for its clients arrive on `pushSubject(namespace, id)`.
+ */
 export const GATEWAY_ID = Symbol('GATEWAY_ID');
 export const gatewayIdProvider = { provide: GATEWAY_ID, useFactory: () => randomUUID() };
 

@@ -170,7 +170,10 @@ describe('reconciling the edge with runtime-registry after lost pushes', () => {
   /** Like cutOff, through a proxy of its own: it holds the 501 clients of the request count test only. */
   let crowdedProxy: NatsProxy;
   let crowded: TestGateway;
-  /** The `gateway.sessions` reads sent on the edge subject (seen by a plain subscription next to the registry's queue group): the clients of each. */
+  /**
+   * The `gateway.sessions` reads sent on the edge subject (seen by a plain subscription next to the registry's queue
+   * group): the clients of each.
+   */
   const sessionReads: ClientRef[][] = [];
   /** The `client.leave` and `connection.close` reports sent on the edge subject (alone or in a batch). */
   const removalReports: Array<Extract<EdgeReport, { kind: 'client.leave' | 'connection.close' }>> = [];
@@ -248,7 +251,10 @@ describe('reconciling the edge with runtime-registry after lost pushes', () => {
         clients: Array<{ gatewayId: string | null; sessionId: string | null } | null>;
       }
     ).clients[0] ?? null;
-  /** Registers a client through a gateway's id straight on the registry, as the gateway does (a register whose answer it may not get). */
+  /**
+   * Registers a client through a gateway's id straight on the registry, as the gateway does (a register whose answer it
+   * may not get).
+   */
   const registerDirectly = (ref: ClientRef, gatewayId: string, sessionId: string) =>
     edge({
       kind: 'client.register',

@@ -138,7 +138,9 @@ export class SessionStore {
     }
   }
 
-  /** The socket closed: its session (if still its own) waits for a resume during the grace period, then is unregistered. */
+  /**
+   * The socket closed: its session (if still its own) waits for a resume during the grace period, then is unregistered.
+   */
   detach(socket: SyncSocket): void {
     const session = socket.session;
     socket.session = null;
@@ -166,7 +168,9 @@ export class SessionStore {
     if (pending && !(await this.attempt(pending))) this.scheduleRetry();
   }
 
-  /** Ends a session at the edge; its unregister is kept pending until the registry takes it. Undefined: ended already. */
+  /**
+   * Ends a session at the edge; its unregister is kept pending until the registry takes it. Undefined: ended already.
+   */
   private close(session: ClientSession, reason: 'left' | 'dropped' | 'kicked'): PendingUnregister | undefined {
     if (session.ended) return undefined;
     session.ended = true;
@@ -225,7 +229,8 @@ export class SessionStore {
 
   /** Keeps a pending unregister (the newest of the client's), within SYNC_MAX_PENDING_UNREGISTERS. */
   private keep(pending: PendingUnregister): void {
-    // One per client at most: a new session of a client starts only once the previous one's unregister was taken (see `settle`).
+    // One per client at most: a new session of a client starts only once the previous one's unregister was taken (see
+    // `settle`).
     this.unregisters.delete(pending.key);
     this.unregisters.set(pending.key, pending);
     for (const [key, oldest] of this.unregisters) {
@@ -282,7 +287,8 @@ export class SessionStore {
     let outcome = outcomes[reports.length - 1]!;
     // Skipped behind a refused connection close: the unregister goes on its own, at once.
     if ('skipped' in outcome) outcome = (await this.edge.sequence([report]))[0]!;
-    // The registry answers ok to a stale unregister (another session or gateway holds the client) and to an unknown client.
+    // The registry answers ok to a stale unregister (another session or gateway holds the client) and to an unknown
+    // client.
     if ('ok' in outcome || ('error' in outcome && outcome.error.code === 'NotFound')) {
       this.metrics.unregisterAttempts.inc({ outcome: 'ok' });
       if (this.unregisters.get(pending.key) === pending) this.unregisters.delete(pending.key);
@@ -361,7 +367,10 @@ export class SessionStore {
     this.scheduleRetry(result.ok ? 0 : jittered(this.retryDelay));
   }
 
-  /** One attempt of up to RETRY_BATCH pending unregisters that were tried before (and, with `inFlight`, joins those under way). */
+  /**
+   * One attempt of up to RETRY_BATCH pending unregisters that were tried before (and, with `inFlight`, joins those
+   * under way).
+   */
   private async pass(inFlight: boolean): Promise<{ tried: number; ok: boolean }> {
     const due: PendingUnregister[] = [];
     for (const pending of this.unregisters.values()) {
@@ -434,7 +443,10 @@ interface PendingUnregister {
   readonly report: Extract<EdgeReport, { kind: 'client.unregister' }>;
   /** Connection closes sent before the unregister by the first attempt only. */
   closes: EdgeReport[];
-  /** The session's reconcile reports under way when it ended (ClientSession#corrections): the first attempt waits for them. */
+  /**
+   * The session's reconcile reports under way when it ended (ClientSession#corrections): the first attempt waits for
+   * them.
+   */
   after?: Promise<void>;
   attempts: number;
   /** Called once the registry took it. */

@@ -50,7 +50,9 @@ export interface Step {
   finish(answer: Answer): unknown;
   /** Reverts the change applied in advance: the registry refused this report or one before it. */
   undo?(): void;
-  /** The error frame for the registry's refusal of this report, when the request names its own (else the registry's). */
+  /**
+   * The error frame for the registry's refusal of this report, when the request names its own (else the registry's).
+   */
   refused?(error: DomainError): SyncError | undefined;
 }
 
@@ -155,7 +157,8 @@ export class SyncHandlers {
         // Resume (the client's previous socket dropped, or is still open and is replaced).
         existing.claims = claims;
         this.store.attach(existing, socket);
-        // The channels and connections as of this request: the requests queued after it change them before it is answered.
+        // The channels and connections as of this request: the requests queued after it change them before it is
+        // answered.
         const held = { channels: existing.describeChannels(), connections: existing.describeConnections() };
         return { finish: () => this.registerResult(existing, true, held) };
       }

@@ -1129,7 +1129,10 @@ describe('/sync client edge', () => {
       reportsOf(id).filter((r) => r.kind === 'client.unregister') as Array<
         Extract<EdgeReport, { kind: 'client.unregister' }>
       >;
-    /** The registry refuses this client's unregisters (Unavailable, as while it or Redis restarts) while `refuse` says so. */
+    /**
+     * The registry refuses this client's unregisters (Unavailable, as while it or Redis restarts) while `refuse` says
+     * so.
+     */
     function refuseUnregisters(id: Identity, refuse: () => boolean) {
       fake.onEdge = (report) => {
         if (report.kind === 'client.unregister' && report.client.clientId === id.clientId && refuse())

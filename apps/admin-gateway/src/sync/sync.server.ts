@@ -216,7 +216,10 @@ export class SyncServer implements OnApplicationBootstrap, BeforeApplicationShut
     if (type !== null) this.metrics.requests.inc({ type, outcome: error.code });
   }
 
-  /** Queues a frame behind the ones before it (beyond the limit: TooManyRequests at once) and has the queue worked through. */
+  /**
+   * Queues a frame behind the ones before it (beyond the limit: TooManyRequests at once) and has the queue worked
+   * through.
+   */
   private enqueue(socket: SyncSocket, frame: QueuedFrame): void {
     if (!socket.enqueue(frame)) {
       socket.sendError(frame.id, {
@@ -457,7 +460,9 @@ function prefixed(errors: FieldError[]): FieldError[] {
   return errors.map((e) => ({ field: e.field ? `data.${e.field}` : 'data', message: e.message }));
 }
 
-/** Answers an upgrade request with `status` and closes the socket; `headers`: more header lines, each ending in CRLF. */
+/**
+ * Answers an upgrade request with `status` and closes the socket; `headers`: more header lines, each ending in CRLF.
+ */
 function refuseUpgrade(stream: Duplex, status: number, text: string, headers = '') {
   stream.end(`HTTP/1.1 ${status} ${text}\r\n${headers}Connection: close\r\nContent-Length: 0\r\n\r\n`);
   stream.destroy();

@@ -40,7 +40,10 @@ export interface RouteCase {
   command?: RuntimeCommand;
 }
 
-/** Parameterless kinds are cast: the contract types their params `Record<string, never>`, which no object with `kind` satisfies. */
+/**
+ * Parameterless kinds are cast: the contract types their params `Record<string, never>`, which no object with `kind`
+ * satisfies.
+ */
 const q = (query: RuntimeQuery) => ({ query });
 const message = (target: Extract<RuntimeCommand, { kind: 'message' }>['target']) => ({
   body: MESSAGE,

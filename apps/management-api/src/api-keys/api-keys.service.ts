@@ -36,7 +36,10 @@ const CACHE_LIMIT = 10_000;
 @Injectable()
 export class ApiKeysService {
   readonly reader = new RecordReader(API_KEYS);
-  /** Verified keys by hash (API_KEY_CACHE_TTL_MS; dropped by organization when one is disabled or enabled, see `forgetOrganization`). */
+  /**
+   * Verified keys by hash (API_KEY_CACHE_TTL_MS; dropped by organization when one is disabled or enabled, see
+   * `forgetOrganization`).
+   */
   private readonly verified = new Map<string, { key: VerifiedKey; expires: number }>();
   private readonly cacheTtlMs: number;
   /** Bumped by `forgetOrganization`: a verdict looked up before it is not kept (it may predate the change). */
@@ -96,7 +99,9 @@ export class ApiKeysService {
     return this.ds.transaction((m) => this.insertKey(m, caller, tag));
   }
 
-  /** Inserts a key of `caller.organizationId` with its change records (same transaction); the answer shows the value. */
+  /**
+   * Inserts a key of `caller.organizationId` with its change records (same transaction); the answer shows the value.
+   */
   async insertKey(m: EntityManager, caller: Caller, tag: string | null): Promise<Rec> {
     const value = newKeyValue();
     {
@@ -161,17 +166,15 @@ export class ApiKeysService {
         .findOne({ where: { operator: true }, order: { createdOn: 'ASC' } });
       if (existing) return { organizationId: existing.organizationId, apiKey: null };
       const now = Date.now();
-      const org = m
-        .getRepository(OrganizationEntity)
-        .create({
-          id: randomUUID(),
-          name,
-          createdOn: now,
-          modifiedOn: now,
-          address: {},
-          primaryContact: {},
-          additionalContacts: null,
-        });
+      const org = m.getRepository(OrganizationEntity).create({
+        id: randomUUID(),
+        name,
+        createdOn: now,
+        modifiedOn: now,
+        address: {},
+        primaryContact: {},
+        additionalContacts: null,
+      });
       await m.getRepository(OrganizationEntity).insert(org);
       const value = newKeyValue();
       await m.getRepository(ApiKeyEntity).insert({

@@ -88,7 +88,10 @@ export class ChangeNoticeConsumer implements OnApplicationBootstrap, OnApplicati
     msg.ack();
   }
 
-  /** Inserts the change record of `notice` unless one of its id exists; a notice of an organization not stored here is skipped. */
+  /**
+   * Inserts the change record of `notice` unless one of its id exists; a notice of an organization not stored here is
+   * skipped.
+   */
   async store(notice: ChangeNotice): Promise<'stored' | 'duplicate' | 'unknown-organization'> {
     // A disabled organization's log still takes the changes made to its records.
     const organization = await this.organizations.resolve(notice.organizationId);

@@ -1,7 +1,10 @@
 import { defineEntityModel } from '@switchboard/odata';
 import type { EntitySetSpec } from '../common/record-reader.js';
 
-/** The change log (NOT NULL columns declared so `$orderby` can follow the indexes). A change record is never modified: its audit fields are the change's time and author. */
+/**
+ * The change log (NOT NULL columns declared so `$orderby` can follow the indexes). A change record is never modified:
+ * its audit fields are the change's time and author.
+ */
 export const changeRecordModel = defineEntityModel({
   name: 'ChangeRecord',
   key: 'id',

@@ -66,7 +66,9 @@ export class ChannelConfigsService {
     private readonly events: ApplicationEvents,
   ) {}
 
-  /** With `applicationConfigId`, the channel configs of that application config (404 when it is not the organization's). */
+  /**
+   * With `applicationConfigId`, the channel configs of that application config (404 when it is not the organization's).
+   */
   list(caller: Caller, query: ODataQuery, applicationConfigId?: string): Promise<ListAnswer> {
     return this.reader.listUnder(this.ds, caller, query, {
       reader: this.parents,

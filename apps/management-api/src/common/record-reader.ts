@@ -30,7 +30,10 @@ export interface EntitySetSpec {
   name: string;
   /** The whitelist of filterable, sortable and selectable properties; `model.table` is read. */
   model: EntityModel;
-  /** Column holding the owning organization (`id` for the organization itself); null: a deployment-wide set (operator only). */
+  /**
+   * Column holding the owning organization (`id` for the organization itself); null: a deployment-wide set (operator
+   * only).
+   */
   tenantColumn: string | null;
   /**
    * Navigation properties stored inline (JSONB columns of the row), by navigation name: part of

@@ -116,7 +116,10 @@ export function checkWebhook(
   if (kind !== undefined && !addressAllowed(kind, targets)) throw invalid(field, `must not target a ${kind} address`);
 }
 
-/** The target policy of webhook URLs: the settings webhook-worker applies too (WEBHOOK_ALLOW_PRIVATE_TARGETS, WEBHOOK_ALLOW_LOOPBACK). */
+/**
+ * The target policy of webhook URLs: the settings webhook-worker applies too (WEBHOOK_ALLOW_PRIVATE_TARGETS,
+ * WEBHOOK_ALLOW_LOOPBACK).
+ */
 @Injectable()
 export class WebhookTargets implements TargetPolicy {
   readonly allowPrivate: boolean;

@@ -36,7 +36,8 @@ export function forwardedNamesDoc(record: string): string {
 
 /**
  * Interface B reads served by other services over NATS: `usage-aggregator` and `recording-service`
- * (`ManagementReadSubjects`), `webhook-worker` (`WebhookSubjects.deliveries*`). Tenancy is settled here: the application must be one of the caller's
+ * (`ManagementReadSubjects`), `webhook-worker` (`WebhookSubjects.deliveries*`). Tenancy is settled here: the
+ * application must be one of the caller's
  * organization (404 otherwise, exactly like a missing one) before anything is asked. Nobody
  * answering is a 503, a late answer a 504 (`NatsClient`).
  */
@@ -80,7 +81,10 @@ export class ForwardedReadsService {
     return checkForwardedQuery(query, FORWARDED_SINGLE_OPTIONS, what).options as ForwardedQueryOptions;
   }
 
-  /** Scalar reads take `$select` and `$expand` (4.B "numeric reads"); they have nothing to select: checked, then ignored. */
+  /**
+   * Scalar reads take `$select` and `$expand` (4.B "numeric reads"); they have nothing to select: checked, then
+   * ignored.
+   */
   scalarOptions(query: QueryParams | undefined, what: string): void {
     checkForwardedQuery(query, FORWARDED_SCALAR_OPTIONS, what);
   }

@@ -116,8 +116,10 @@ describe('OpenAPI document', () => {
     const error = doc.components.schemas.ODataError.properties.error;
     const codes = (schema: { anyOf?: Array<{ const: string }>; enum?: string[] }) =>
       (schema.enum ?? schema.anyOf?.map((s) => s.const) ?? []).slice().sort();
-    // http-contract.md interface B: "a fixed code per failure kind (QuerySyntaxError, QueryLimitExceeded, UnknownProperty, ValidationFailed,
-    // NotFound, Unauthorized, Forbidden, Conflict)"; the transport codes (ERROR_CODES) reach the body too (odata-errors.ts).
+    // http-contract.md interface B: "a fixed code per failure kind (QuerySyntaxError, QueryLimitExceeded,
+    // UnknownProperty, ValidationFailed,
+    // NotFound, Unauthorized, Forbidden, Conflict)"; the transport codes (ERROR_CODES) reach the body too
+    // (odata-errors.ts).
     const contract = [
       'QuerySyntaxError',
       'QueryLimitExceeded',

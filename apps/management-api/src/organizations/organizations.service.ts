@@ -76,7 +76,10 @@ export class OrganizationsService implements OnApplicationBootstrap, OnModuleDes
     return this.readerOf(caller).one(this.ds, caller, id, query);
   }
 
-  /** Operators only: the organization and its first (non-operator) API key, in one transaction with their change records. */
+  /**
+   * Operators only: the organization and its first (non-operator) API key, in one transaction with their change
+   * records.
+   */
   async create(caller: Caller, body: Partial<OrganizationCreateBody>): Promise<Rec> {
     if (!caller.operator) throw new DomainError('Forbidden', 'Only an operator key creates organizations.');
     const state = nextState({ ...DEFAULTS }, pick(body as Rec), 'replace', DEFAULTS);
@@ -132,7 +135,9 @@ export class OrganizationsService implements OnApplicationBootstrap, OnModuleDes
     return after;
   }
 
-  /** `disabled` as the body leaves it: kept when absent; only an operator changes it, never for its own organization. */
+  /**
+   * `disabled` as the body leaves it: kept when absent; only an operator changes it, never for its own organization.
+   */
   private nextDisabled(caller: Caller, before: Rec, wanted: boolean | undefined): boolean {
     const current = before.disabled === true;
     if (wanted === undefined || wanted === current) return current;

@@ -58,7 +58,10 @@ export class PaymentMethodsService {
     });
   }
 
-  /** PUT replaces `type`, `status` and `card` (absent: null / empty card, keeping the masked number unless a new number is given); PATCH changes the fields given. */
+  /**
+   * PUT replaces `type`, `status` and `card` (absent: null / empty card, keeping the masked number unless a new number
+   * is given); PATCH changes the fields given.
+   */
   async update(caller: Caller, id: string, body: Partial<PaymentMethodUpdateBody>, mode: WriteMode): Promise<Rec> {
     return this.ds.transaction(async (m) => {
       const before = await this.reader.lock(m, caller, id);

@@ -13,7 +13,9 @@ export const identityModel: EntityModel = defineEntityModel({
   ],
 });
 
-/** User accounts; `identities` is a navigation property stored inline (always present; `$expand` takes nested options). */
+/**
+ * User accounts; `identities` is a navigation property stored inline (always present; `$expand` takes nested options).
+ */
 export const userAccountModel = defineEntityModel({
   name: 'UserAccount',
   key: 'id',

@@ -21,7 +21,10 @@ export class RecordingPaths {
     );
   }
 
-  /** Key prefix of one channel recording in the storage target: `<organizationId>/<applicationId>/<channelId>/<channelRecordingId>` */
+  /**
+   * Key prefix of one channel recording in the storage target:
+   * `<organizationId>/<applicationId>/<channelId>/<channelRecordingId>`
+   */
   recordingPrefix(
     organizationId: string,
     applicationId: string,

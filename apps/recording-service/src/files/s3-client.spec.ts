@@ -2,7 +2,8 @@ import { EMPTY_SHA256, parseListObjectsV2, S3Client, signV4, uriEncode } from '.
 
 describe('AWS Signature Version 4', () => {
   it('matches the GET Object example of the S3 documentation', () => {
-    // "Signature Calculations for the Authorization Header", example GET Object (examplebucket, test.txt, Range bytes=0-9).
+    // "Signature Calculations for the Authorization Header", example GET Object (examplebucket, test.txt, Range
+    // bytes=0-9).
     const headers = signV4({
       method: 'GET',
       url: new URL('https://examplebucket.s3.amazonaws.com/test.txt'),

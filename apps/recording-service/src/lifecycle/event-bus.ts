@@ -93,7 +93,10 @@ export class EventBus implements OnApplicationShutdown {
     this.consumer.start();
   }
 
-  /** One event: parked when unreadable; applied (again while a dependency is down), then acknowledged; any other failure thrown. */
+  /**
+   * One event: parked when unreadable; applied (again while a dependency is down), then acknowledged; any other failure
+   * thrown.
+   */
   private async apply(msg: JsMsg, handler: EventHandler): Promise<void> {
     let event: DomainEvent;
     try {
@@ -124,7 +127,10 @@ export class EventBus implements OnApplicationShutdown {
     msg.ack();
   }
 
-  /** Publishes domain events (Nats-Msg-Id = event id, so a retried publish is not duplicated); the Outbox relay calls it. */
+  /**
+   * Publishes domain events (Nats-Msg-Id = event id, so a retried publish is not duplicated); the Outbox relay calls
+   * it.
+   */
   async publish(events: DomainEvent[]): Promise<void> {
     if (events.length === 0) return;
     const js = jetstream(await this.nats.connection$());

@@ -52,7 +52,10 @@ export class FileRemovals {
     private readonly metrics: RecordingMetrics,
   ) {}
 
-  /** Records, in the caller's transaction, that the recording's files are to be removed (adding `locations` to a pending or done one). */
+  /**
+   * Records, in the caller's transaction, that the recording's files are to be removed (adding `locations` to a pending
+   * or done one).
+   */
   async schedule(m: EntityManager, r: RemovedRecording, locations: string[]): Promise<void> {
     const now = Date.now();
     await m.query(
@@ -79,7 +82,10 @@ export class FileRemovals {
     return true;
   }
 
-  /** One attempt at a pending removal; true when it is done (or was). Never throws: a failure is written down and retried by the sweeper. */
+  /**
+   * One attempt at a pending removal; true when it is done (or was). Never throws: a failure is written down and
+   * retried by the sweeper.
+   */
   async run(channelRecordingId: string): Promise<boolean> {
     let row: RemovalRow | undefined;
     try {

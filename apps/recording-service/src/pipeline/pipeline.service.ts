@@ -741,7 +741,10 @@ export class PipelineService implements OnApplicationBootstrap, OnModuleDestroy 
 
   // ---- sweeper -------------------------------------------------------------------------------
 
-  /** Expired recordings, pending file removals, orphaned connection recordings, stalled pipeline steps, old processed event ids. */
+  /**
+   * Expired recordings, pending file removals, orphaned connection recordings, stalled pipeline steps, old processed
+   * event ids.
+   */
   async sweep(): Promise<void> {
     if (!this.started) return;
     await this.expire();

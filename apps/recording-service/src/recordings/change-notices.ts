@@ -2,7 +2,9 @@ import type { ChangeNotice } from '@switchboard/contracts';
 import { randomUUID } from 'node:crypto';
 import { iso, type ChannelRecordingRow, type ConnectionRecordingRow } from './rows.js';
 
-/** Entity types in the change log: the type names of the entity sets `/ChannelRecordings` and `/ConnectionRecordings`. */
+/**
+ * Entity types in the change log: the type names of the entity sets `/ChannelRecordings` and `/ConnectionRecordings`.
+ */
 export const CHANNEL_RECORDING_ENTITY = 'ChannelRecording';
 export const CONNECTION_RECORDING_ENTITY = 'ConnectionRecording';
 

@@ -146,7 +146,10 @@ export const ConnectionRecordingModel: EntityModel = defineEntityModel({
   properties: connectionProperties,
 });
 
-/** The forwarded options bound to `model` (`@switchboard/odata` `parseForwardedQuery`: single reads take `$select` and `$expand`). */
+/**
+ * The forwarded options bound to `model` (`@switchboard/odata` `parseForwardedQuery`: single reads take `$select` and
+ * `$expand`).
+ */
 export function parseOptions(options: ODataOptions | undefined, model: EntityModel, single: boolean): ODataQuery {
   return parseForwardedQuery(options, model, single);
 }

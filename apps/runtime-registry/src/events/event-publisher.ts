@@ -421,7 +421,10 @@ export class EventPublisher implements OnApplicationBootstrap, BeforeApplication
     for (const w of [...this.waiters]) if (w.target <= head) w.settle(true);
   }
 
-  /** Relays while publishes of this replica wait: itself when it gets the lock, else watching another replica's progress. */
+  /**
+   * Relays while publishes of this replica wait: itself when it gets the lock, else watching another replica's
+   * progress.
+   */
   private drain() {
     if (this.draining || this.stopping) return;
     this.draining = (async () => {

@@ -36,7 +36,9 @@ function labelled(a: string, label: string): DomainEvent {
 
 const labelOf = (e: DomainEvent) => e.event.message?.message ?? '';
 
-/** Two replicas of one deployment (same namespace, Redis prefix and stream); no housekeeping pass runs during the tests. */
+/**
+ * Two replicas of one deployment (same namespace, Redis prefix and stream); no housekeeping pass runs during the tests.
+ */
 async function twoReplicas(ns: string, extra: Record<string, string> = {}) {
   const env = registryEnv(ns, { EVENT_PUBLISH_TIMEOUT_MS: '300', REGISTRY_SWEEP_INTERVAL_MS: '600000', ...extra });
   return [await startRegistry(env), await startRegistry(env)];

@@ -119,7 +119,9 @@ export class RuntimeRpc {
     return { sequences: await Promise.all(batch.sequences.map((reports, s) => run(reports, s))) };
   }
 
-  /** The error a single request would answer (what the service's error filter makes of it); unexpected ones are logged. */
+  /**
+   * The error a single request would answer (what the service's error filter makes of it); unexpected ones are logged.
+   */
   private wireError(e: unknown): WireError {
     if (e instanceof DomainError) return e.toWire();
     if (e instanceof ContractViolation) return new DomainError('ValidationFailed', e.message, e.errors).toWire();

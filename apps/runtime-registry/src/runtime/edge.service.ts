@@ -472,7 +472,10 @@ export class EdgeService {
     return { ok: true };
   }
 
-  /** A message from a client: inside a channel (to all, or a user, device or client of it) or to a user, device or client. */
+  /**
+   * A message from a client: inside a channel (to all, or a user, device or client of it) or to a user, device or
+   * client.
+   */
   async message(r: Report<'client.message'>): Promise<EdgeResults['client.message']> {
     const a = r.client.applicationId;
     const sender = await this.senderOf(a, r.client, r.channelId);

@@ -1,8 +1,13 @@
-/** A source this replica needs to hear heartbeats: NATS (connected, heartbeat subscription confirmed) and Redis (to record them). */
+/**
+ * A source this replica needs to hear heartbeats: NATS (connected, heartbeat subscription confirmed) and Redis (to
+ * record them).
+ */
 export type HearingSource = 'nats' | 'redis';
 
 export interface HearingState {
-  /** How long this replica has heard and recorded heartbeats without interruption (ms, monotonic); 0 while it cannot. */
+  /**
+   * How long this replica has heard and recorded heartbeats without interruption (ms, monotonic); 0 while it cannot.
+   */
   heardForMs: number;
   /** Changes with every interruption: a decision is sound only if the epoch did not change while its data was read. */
   epoch: number;

@@ -38,7 +38,9 @@ export class Heartbeats implements OnApplicationBootstrap, BeforeApplicationShut
   private stopped = false;
   private rejected = 0;
   private unrecorded = 0;
-  /** Bumped on every NATS disconnect and reconnect: a confirmation (flush) of an older connection counts for nothing. */
+  /**
+   * Bumped on every NATS disconnect and reconnect: a confirmation (flush) of an older connection counts for nothing.
+   */
   private natsRound = 0;
   private watchdog?: NodeJS.Timeout;
   private readonly hearingState: Hearing;

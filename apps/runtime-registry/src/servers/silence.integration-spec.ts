@@ -73,7 +73,9 @@ function mediaServer(id: string): Heartbeat {
   };
 }
 
-/** Gateways and media servers heartbeating every BEAT_MS over a connection of their own that reconnects, as they would. */
+/**
+ * Gateways and media servers heartbeating every BEAT_MS over a connection of their own that reconnects, as they would.
+ */
 class Senders {
   private readonly beating = new Map<string, Heartbeat>();
   private readonly timer: NodeJS.Timeout;

@@ -59,7 +59,8 @@
  *   P rt:srv:{servers}:mediaserver:apps:<id>   hash a -> connections of the application on it
  *   P rt:srv:{servers}:gateway:clients:<gw> set a/u/d/cl        clients a gateway replica holds
  *   P rt:srv:{servers}:sweeper              string  lock of the housekeeping pass
- *   P rt:outbox                             list  events parked while JetStream was unavailable (new ones queue behind them)
+ *   P rt:outbox                             list  events parked while JetStream was unavailable (new ones queue behind
+ * them)
  *   P rt:outbox:head                        string  events relayed from the outbox so far (a waiting publish reads it)
  *   P rt:outbox:relay                       string  lease of the one relay running (renewed per batch)
  *   P rt:outbox:refused                     list  parked events the stream can never take (too large), set aside

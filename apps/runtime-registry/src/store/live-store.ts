@@ -401,7 +401,10 @@ export class LiveStore implements OnModuleInit {
     };
   }
 
-  /** Removes members of a channel (kicks, a leave); the counts of their connections on their media servers are freed in the same step. */
+  /**
+   * Removes members of a channel (kicks, a leave); the counts of their connections on their media servers are freed in
+   * the same step.
+   */
   /** `session` (level client): only while that registration of the client holds it (else NotFound). */
   removeMembersCall(
     a: string,
@@ -696,7 +699,9 @@ export class LiveStore implements OnModuleInit {
     return { applicationId, userId, deviceId, clientId };
   }
 
-  /** After a register (which added the client to its gateway's set): leaves the set of the gateway that held it before. */
+  /**
+   * After a register (which added the client to its gateway's set): leaves the set of the gateway that held it before.
+   */
   async untrackPreviousGateway(a: string, c: ClientIds, gatewayId: string, previous: string | null): Promise<void> {
     if (previous && previous !== gatewayId)
       await this.redis.srem(this.keys.gatewayClients(previous), this.gatewayMember(a, c));

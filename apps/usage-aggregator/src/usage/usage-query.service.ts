@@ -134,7 +134,8 @@ export class UsageQueryService {
     const { organizationId, operator } = window.scope;
     if (organizationId === null && !operator)
       throw new DomainError('Forbidden', 'Usage belongs to an organization; the caller has none.');
-    // Bound to the usage record; it has no navigation properties: any `$expand` name is UnknownProperty, `*` expands nothing.
+    // Bound to the usage record; it has no navigation properties: any `$expand` name is UnknownProperty, `*` expands
+    // nothing.
     const query = parseForwardedQuery(options, usageRecordModel);
     if (window.end <= window.start) return query.count ? { value: [], count: 0 } : { value: [] };
 

@@ -59,7 +59,10 @@ function outcomeLabel(outcome: SendOutcome): AttemptOutcome {
 /** How long a job waits when its application's secret cannot be read (management-api down, no configuration kept). */
 const SECRET_RETRY_MS = 2000;
 
-/** Deliveries this process finished recently (delivery id), remembered from the answer on, before their log is committed. */
+/**
+ * Deliveries this process finished recently (delivery id), remembered from the answer on, before their log is
+ * committed.
+ */
 const SETTLED_MEMORY = 20_000;
 
 /** One attempt made, its log row on its way to PostgreSQL. */
@@ -114,7 +117,9 @@ export class DeliverWebhook {
    * interval would stall the deliveries waiting for a place.
    */
   private readonly unlogged: Permits;
-  /** Set when the replica stops: no delivery is started any more, the rest of each job is handed back (see handBack). */
+  /**
+   * Set when the replica stops: no delivery is started any more, the rest of each job is handed back (see handBack).
+   */
   private stopping = false;
   readonly sender: HttpSender;
 
@@ -251,7 +256,10 @@ export class DeliverWebhook {
     return todo;
   }
 
-  /** The application's secret (null: the application is unknown); when it cannot be had, the job waits without using up an attempt. */
+  /**
+   * The application's secret (null: the application is unknown); when it cannot be had, the job waits without using up
+   * an attempt.
+   */
   private async secretFor(job: Job<DeliveryJobData>, token: string | undefined): Promise<string | null> {
     const data = job.data;
     try {
@@ -360,7 +368,10 @@ export class DeliverWebhook {
     for (const s of sent) this.count(data, s);
   }
 
-  /** The attempts of a job of several: logged and counted, and those to retry handed to jobs of their own, before the job completes (a crash in between runs it again, and it finds them still pending). */
+  /**
+   * The attempts of a job of several: logged and counted, and those to retry handed to jobs of their own, before the
+   * job completes (a crash in between runs it again, and it finds them still pending).
+   */
   private async settle(data: DeliveryJobData, sent: readonly Sent[]): Promise<void> {
     await this.logged(data, sent);
     for (const s of sent) if (!succeeded(s.outcome)) this.logger.debug(failureMessage(data, s));
@@ -387,7 +398,10 @@ export class DeliverWebhook {
   }
 }
 
-/** A job of its own (id = delivery id, retried by BullMQ) for a delivery of a job of several, `attemptOffset` attempts already made. */
+/**
+ * A job of its own (id = delivery id, retried by BullMQ) for a delivery of a job of several, `attemptOffset` attempts
+ * already made.
+ */
 function jobOfOne(data: DeliveryJobData, item: DeliveryItem, attemptOffset: number): DeliveryJobData {
   const { channelId: _channel, prev: _prev, prevJobId: _prevJobId, ...rest } = item;
   return {

@@ -41,7 +41,9 @@ export function bullConnection(url: string, name: string): Redis {
 export interface DeliveryItem {
   deliveryId: string;
   events: EventInfo[];
-  /** Ordering within (webhook, channel): the stream sequence of the first event; 0 when unknown (replays, recoveries). */
+  /**
+   * Ordering within (webhook, channel): the stream sequence of the first event; 0 when unknown (replays, recoveries).
+   */
   order: number;
   /** Attempts already logged for this delivery before this job (a retry handed off, re-queued by the reconciler). */
   attemptOffset: number;
@@ -79,7 +81,10 @@ export interface DeliveryJobData {
   /** Jobs queued before lanes: the predecessor of the (single) lane, as `DeliveryItem.prev` / `prevJobId`. */
   prev?: number;
   prevJobId?: string | null;
-  /** Queued again (reconciler, retried add, retry handed off): the processor checks the deliveries are still pending first. */
+  /**
+   * Queued again (reconciler, retried add, retry handed off): the processor checks the deliveries are still pending
+   * first.
+   */
   recovered?: boolean;
 }
 

@@ -49,7 +49,10 @@ export class DeliveryWorker {
     });
   }
 
-  /** Stops taking jobs and starting deliveries, and waits for the jobs in progress to finish their attempts in flight and hand the rest back. */
+  /**
+   * Stops taking jobs and starting deliveries, and waits for the jobs in progress to finish their attempts in flight
+   * and hand the rest back.
+   */
   async stop(): Promise<void> {
     this.deliver.stopSending();
     await this.worker?.close().catch((e: unknown) => this.logger.warn(`closing the worker: ${(e as Error).message}`));

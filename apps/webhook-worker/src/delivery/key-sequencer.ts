@@ -1,4 +1,6 @@
-/** Says whether the predecessor of a task is still in progress somewhere (another replica, or about to reach this one). */
+/**
+ * Says whether the predecessor of a task is still in progress somewhere (another replica, or about to reach this one).
+ */
 export type PredecessorCheck = () => Promise<boolean>;
 
 interface Waiting {

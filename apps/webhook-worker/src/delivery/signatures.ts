@@ -10,7 +10,9 @@ import { createHmac } from 'node:crypto';
  *   derives the same key, so it accepts the delivery.
  */
 export interface SignatureHeaders {
-  /** Spelled as the contract writes it: undici sends names as given, and some receivers look them up case-sensitively. */
+  /**
+   * Spelled as the contract writes it: undici sends names as given, and some receivers look them up case-sensitively.
+   */
   'X-ApplicationSignature': string;
   'webhook-id': string;
   'webhook-timestamp': string;

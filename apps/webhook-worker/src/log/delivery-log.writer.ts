@@ -11,7 +11,8 @@ interface Waiting {
 /**
  * Writes logged attempts in groups: a row recorded while fewer than `maxConcurrent` statements are
  * in flight is written on the next turn of the event loop, with every row recorded in the same
- * turn, unless a statement started less than `minIntervalMs` (`WEBHOOK_LOG_INTERVAL_MS`) ago: then it waits for the rest of
+ * turn, unless a statement started less than `minIntervalMs` (`WEBHOOK_LOG_INTERVAL_MS`) ago: then it waits for the
+ * rest of
  * that interval, gathering the rows recorded meanwhile (at most `maxRows` per statement). Low load:
  * one row, no added delay; high load: a statement every few ms instead of one per row or two (each
  * statement costs a round trip and its share of PostgreSQL's CPU; the rows' deliveries are already

@@ -31,7 +31,8 @@ const MAX_KEYS = 100_000;
 /**
  * Resolves webhooks through `management-api.v1.webhooks.resolve`, caching each answer per
  * `(applicationId, channelId)` for `WEBHOOK_CONFIG_CACHE_MS` (0: no cache) in service-kit's
- * ApplicationCache. Concurrent lookups of one key share one request. `management-api.v1.applications.changed` drops every entry of the
+ * ApplicationCache. Concurrent lookups of one key share one request. `management-api.v1.applications.changed` drops
+ * every entry of the
  * application (and keeps answers to requests that were in flight then from being cached).
  * `NotFound` (unknown application) is an answer (null) and is cached; any other failure is
  * thrown and not cached, unless a configuration of the key was read within

@@ -3,7 +3,8 @@
  *
  * Export pattern (same in interface-b/ and webhooks/):
  * - each record is a TypeBox schema and a type of the same name:
- *   `export const ChannelSnapshot = record('ChannelSnapshot', {...}); export type ChannelSnapshot = Static<typeof ChannelSnapshot>;`
+ *   `export const ChannelSnapshot = record('ChannelSnapshot', {...}); export type ChannelSnapshot = Static<typeof
+ * ChannelSnapshot>;`
  * - `InterfaceASchemas` names every object schema of this folder (the OpenAPI generator and the
  *   tests iterate it; a record missing from it fails a test);
  * - `InterfaceAValidators.<Name>` is the ready validator (`check` / `errors` / `parse`), compiled

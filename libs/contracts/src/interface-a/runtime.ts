@@ -288,7 +288,9 @@ export const ConnectionError = record(
 );
 export type ConnectionError = Static<typeof ConnectionError>;
 
-/** Decision: a media stream is described by its negotiated state, not by its statistics (those arrive as stats events). */
+/**
+ * Decision: a media stream is described by its negotiated state, not by its statistics (those arrive as stats events).
+ */
 export const MediaStreamInfo = record(
   'MediaStreamInfo',
   {

@@ -27,7 +27,9 @@ export function parkedMessageId(stream: string, streamSequence: number, consumer
   return `${stream}:${streamSequence}:${consumer}`;
 }
 
-/** Kept 30 days (management-api copies it within seconds); duplicates dropped for an hour (longer than any ack wait). */
+/**
+ * Kept 30 days (management-api copies it within seconds); duplicates dropped for an hour (longer than any ack wait).
+ */
 export function parkedStreamSettings(namespace: string) {
   return {
     name: parkedStreamName(namespace),

@@ -186,7 +186,10 @@ export const RECORDING_QUERY_PARAMS = {
     connectionRecordingId: RecordingId(),
     options: Type.Optional(ODataOptions),
   },
-  /** GET /ConnectionRecordings/{a}/{cr}/Url: the URL of the muxed file of the channel recording the connection recording belongs to. */
+  /**
+   * GET /ConnectionRecordings/{a}/{cr}/Url: the URL of the muxed file of the channel recording the connection recording
+   * belongs to.
+   */
   'management.connectionRecording.url': { ...a, connectionRecordingId: RecordingId() },
   /** GET /ConnectionRecordings/{a}/{cr}/AudioUrl */
   'management.connectionRecording.audioUrl': { ...a, connectionRecordingId: RecordingId() },

@@ -533,7 +533,10 @@ export function eventSubject(namespace: string, type: string): string {
   return `${namespace}.events.${type}`;
 }
 
-/** The limits our streams are created with (durations in milliseconds): 7 days, duplicates dropped within 2 minutes, one replica. */
+/**
+ * The limits our streams are created with (durations in milliseconds): 7 days, duplicates dropped within 2 minutes, one
+ * replica.
+ */
 export const STREAM_LIMITS = Object.freeze({
   maxAgeMs: 7 * 24 * 3600 * 1000,
   duplicateWindowMs: 2 * 60 * 1000,
