@@ -4,9 +4,9 @@ import { SDK_DOWNLOAD_DATE_FIELDS, type UserAccountUpdateBody } from '@switchboa
 import type { ODataQuery } from '@switchboard/odata';
 import type { DataSource } from 'typeorm';
 import type { Caller } from '../auth/caller.js';
-import { nextState, type WriteMode } from '../common/bodies.js';
-import { writeChanges } from '../common/change-log.js';
+import type { WriteMode } from '../common/bodies.js';
 import { RecordReader, type ListAnswer, type Rec } from '../common/record-reader.js';
+import { updateWritableFields } from '../common/writable-fields.js';
 import { UserAccountEntity } from './user-account.entity.js';
 import { USER_ACCOUNTS } from './user-account.model.js';
 
@@ -24,7 +24,6 @@ const DEFAULTS: Rec = {
   pictureUrl: null,
   role: null,
 };
-const FIELDS = Object.keys(DEFAULTS);
 
 /**
  * User accounts are read and updated here; they come from the identity provider (with their
@@ -44,32 +43,8 @@ export class UserAccountsService {
     return this.reader.one(this.ds, caller, id, query);
   }
 
-  async update(caller: Caller, id: string, body: Partial<UserAccountUpdateBody>, mode: WriteMode): Promise<Rec> {
-    return this.ds.transaction(async (m) => {
-      const before = await this.reader.lock(m, caller, id);
-      const current = Object.fromEntries(FIELDS.map((f) => [f, before[f]]));
-      const state = nextState(
-        current,
-        Object.fromEntries(Object.entries(body).filter(([k]) => FIELDS.includes(k))),
-        mode,
-        DEFAULTS,
-      );
-      await m
-        .getRepository(UserAccountEntity)
-        .update(
-          { id, organizationId: caller.organizationId },
-          { ...(state as Partial<UserAccountEntity>), modifiedOn: Date.now(), modifiedBy: caller.principal },
-        );
-      const after = await this.reader.one(m, caller, id);
-      await writeChanges(m, caller, {
-        entityType: 'UserAccount',
-        entityId: id,
-        type: 'Update',
-        before,
-        after,
-        properties: FIELDS,
-      });
-      return after;
-    });
+  update(caller: Caller, id: string, body: Partial<UserAccountUpdateBody>, mode: WriteMode): Promise<Rec> {
+    const set = { reader: this.reader, entity: UserAccountEntity, entityType: 'UserAccount', defaults: DEFAULTS };
+    return this.ds.transaction((manager) => updateWritableFields(manager, set, caller, id, body, mode));
   }
 }
