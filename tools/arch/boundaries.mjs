@@ -1,4 +1,5 @@
-// Module boundaries of the workspace, checked by tests/architecture/boundaries.spec.ts:
+// Module boundaries of the workspace, checked by the lint rule house/project-boundaries and by
+// tests/architecture/boundaries.spec.ts:
 // - an app never imports another app (services talk through contracts over NATS);
 // - a `type:contracts` library imports nothing but TypeBox and Node built-ins (no framework);
 // - a library never imports an app;
@@ -69,38 +70,38 @@ function isTestFile(path) {
   return /\.(spec|integration-spec|testing)\.(ts|mts|js|mjs)$/.test(path);
 }
 
+/** The rule one import of `path` (a file of `project`) breaks, or null. */
+export function boundaryViolation(project, projects, path, specifier) {
+  if (specifier.startsWith('.')) {
+    const target = resolve(dirname(path), specifier);
+    const inside = (target + sep).startsWith(project.root + sep) || target === project.root;
+    return inside ? null : 'relative import leaves its project';
+  }
+  const pkg = packageOf(specifier);
+  const importsAnApp = projects.some((other) => other.kind === 'app' && other.packageName === pkg);
+  if (importsAnApp && pkg !== project.packageName) {
+    return project.kind === 'app' ? 'an app imports another app' : 'a library imports an app';
+  }
+  // Test files may use test tools (fast-check, jest); the rule is about what the library ships.
+  const isBuiltin = specifier.startsWith('node:') || builtinModules.includes(specifier);
+  if (project.tags.includes('type:contracts') && !isTestFile(path) && !CONTRACTS_ALLOWED.has(pkg) && !isBuiltin) {
+    return 'a contracts library imports a framework or package';
+  }
+  return null;
+}
+
+/** The project whose root holds `path`, or undefined (tools, tests, bench). */
+export function projectOf(projects, path) {
+  return projects.find((project) => path.startsWith(project.root + sep));
+}
+
 /** Returns a list of violations `{ file, specifier, rule }` for one project's files. */
 export function checkProject(project, projects, files) {
   const violations = [];
-  const apps = new Map(projects.filter((p) => p.kind === 'app').map((p) => [p.packageName, p]));
-  const isContracts = project.tags.includes('type:contracts');
   for (const { path, text } of files) {
     for (const specifier of importsOf(text)) {
-      if (specifier.startsWith('.')) {
-        const target = resolve(dirname(path), specifier);
-        if (!(target + sep).startsWith(project.root + sep) && target !== project.root) {
-          violations.push({ file: path, specifier, rule: 'relative import leaves its project' });
-        }
-        continue;
-      }
-      const pkg = packageOf(specifier);
-      if (apps.has(pkg) && pkg !== project.packageName) {
-        violations.push({
-          file: path,
-          specifier,
-          rule: project.kind === 'app' ? 'an app imports another app' : 'a library imports an app',
-        });
-      }
-      // Test files may use test tools (fast-check, jest); the rule is about what the library ships.
-      if (
-        isContracts &&
-        !isTestFile(path) &&
-        !CONTRACTS_ALLOWED.has(pkg) &&
-        !specifier.startsWith('node:') &&
-        !builtinModules.includes(specifier)
-      ) {
-        violations.push({ file: path, specifier, rule: 'a contracts library imports a framework or package' });
-      }
+      const rule = boundaryViolation(project, projects, path, specifier);
+      if (rule) violations.push({ file: path, specifier, rule });
     }
   }
   return violations;

@@ -1,5 +1,7 @@
 // House rules that no built-in lint rule covers: line width (Prettier cannot wrap strings and
 // comments) and comment length (a comment says why in one to three lines; essays go to docs/).
+import { boundaryViolation, loadProjects, projectOf } from '../arch/boundaries.mjs';
+
 const LINE_LIMIT = 120;
 const COMMENT_BLOCK_LIMIT = 12;
 
@@ -61,7 +63,35 @@ const maxCommentLines = {
   },
 };
 
+let workspaceProjects;
+
+// The Nx module boundaries (tools/arch/boundaries.mjs) on every import of a project's files.
+const projectBoundaries = {
+  meta: { type: 'problem', docs: { description: 'Apps talk through contracts; libraries never import apps' } },
+  create(context) {
+    workspaceProjects ??= loadProjects(context.cwd);
+    const project = projectOf(workspaceProjects, context.filename);
+    if (!project) return {};
+    const check = (node) => {
+      const specifier = node.source?.value;
+      if (typeof specifier !== 'string') return;
+      const rule = boundaryViolation(project, workspaceProjects, context.filename, specifier);
+      if (rule) context.report({ node: node.source, message: `Module boundary: ${rule} ('${specifier}').` });
+    };
+    return {
+      ImportDeclaration: check,
+      ExportNamedDeclaration: check,
+      ExportAllDeclaration: check,
+      ImportExpression: check,
+    };
+  },
+};
+
 export default {
   meta: { name: 'house' },
-  rules: { 'max-line-length': maxLineLength, 'max-comment-lines': maxCommentLines },
+  rules: {
+    'max-line-length': maxLineLength,
+    'max-comment-lines': maxCommentLines,
+    'project-boundaries': projectBoundaries,
+  },
 };
