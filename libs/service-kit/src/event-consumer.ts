@@ -222,6 +222,11 @@ export class EventConsumerLoop {
     return this.parking.recover(messages, error, this.options.process);
   }
 
+  /** For a consumer running its own group logic: parks what is at its last delivery, answers the rest. */
+  parkLastChances(messages: readonly JsMsg[]): Promise<readonly JsMsg[]> {
+    return this.parking.parkLastChances(messages);
+  }
+
   /** Parks an event now (it can never be processed: not readable, say) and acknowledges it. */
   park(msg: JsMsg, reason: string): Promise<void> {
     return this.parking.park(msg, reason);

@@ -1,6 +1,6 @@
 import type { JsMsg } from '@nats-io/jetstream';
 import { Registry } from 'prom-client';
-import { EventParking, ReplayedMessage, type GroupHandler } from './event-parking.js';
+import { deliveryLimitOf, EventParking, isLastChance, ReplayedMessage, type GroupHandler } from './event-parking.js';
 import { JsonLogger } from './logger.js';
 
 interface FakeMsg {
@@ -137,6 +137,25 @@ describe('EventParking', () => {
     await t.parking.handle(asJs([single]), handlerFailingOn(new Set([3]), down));
     expect(single.done).toEqual(['nak']);
     expect(t.published).toEqual([]);
+  });
+
+  it('an event near the delivery limit (a long outage, a consumer crashing on it) is parked, not processed, so JetStream never drops it', async () => {
+    const { parking, published } = setUp();
+    const nearLimit = message(7, deliveryLimitOf(3) - 5);
+    const ordinary = message(8, 1);
+    const seen: number[] = [];
+    await parking.handle([nearLimit, ordinary] as unknown as JsMsg[], async (group) => {
+      for (const msg of group) {
+        seen.push(msg.seq);
+        msg.ack();
+      }
+    });
+    expect(seen).toEqual([8]);
+    expect(nearLimit.done).toEqual(['ack']);
+    expect(published).toHaveLength(1);
+    expect(published[0]!.body).toMatchObject({ streamSequence: 7, attempts: deliveryLimitOf(3) - 5 });
+    expect(String(published[0]!.body.error)).toContain('without an outcome');
+    expect(isLastChance(message(9, deliveryLimitOf(3) - 10) as unknown as JsMsg, 3)).toBe(false);
   });
 
   it('while stopping, a failed group is handed back as it is', async () => {

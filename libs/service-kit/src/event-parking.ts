@@ -23,6 +23,17 @@ export function deliveryLimitOf(maxAttempts: number): number {
   return maxAttempts + 120;
 }
 
+/** Deliveries kept back from JetStream's limit so that parking an event at its last chance can itself be retried. */
+const PARKING_DELIVERIES = 10;
+
+/**
+ * Whether this delivery is among the last before JetStream would drop the event: it is parked rather than processed
+ * (an outage longer than the deliveries cover, or a consumer that crashed on it every time).
+ */
+export function isLastChance(msg: JsMsg, maxAttempts: number): boolean {
+  return msg.info.deliveryCount > deliveryLimitOf(maxAttempts) - PARKING_DELIVERIES;
+}
+
 /**
  * Processing of a group of messages: settles (ack, nak, term) each one it is done with; throws when the group failed.
  */
@@ -148,8 +159,20 @@ export class EventParking {
     this.parked = parkedCounter(context.parking.registry);
   }
 
+  /** Parks the messages at their last chance (see isLastChance) and answers the others, to be processed. */
+  async parkLastChances(messages: readonly JsMsg[]): Promise<readonly JsMsg[]> {
+    const lastChance = messages.filter((msg) => isLastChance(msg, this.context.parking.maxAttempts));
+    for (const msg of lastChance) {
+      const reason = `delivered ${msg.info.deliveryCount} times without an outcome; parked before JetStream drops it`;
+      await this.park(msg, reason);
+    }
+    return lastChance.length === 0 ? messages : messages.filter((msg) => !lastChance.includes(msg));
+  }
+
   /** Runs `handler` on the group; when it fails, recovers (see `recover`). */
   async handle(messages: readonly JsMsg[], handler: GroupHandler): Promise<void> {
+    messages = await this.parkLastChances(messages);
+    if (messages.length === 0) return;
     try {
       await handler(messages);
     } catch (e) {

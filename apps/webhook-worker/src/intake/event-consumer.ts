@@ -110,7 +110,8 @@ export class EventConsumer {
       }
       if (this.stopping) return;
       const firstArrival = this.arrivals[0]!;
-      let taken = this.take(max);
+      let taken = [...(await this.consumer.parkLastChances(this.take(max)))];
+      if (taken.length === 0) continue;
       try {
         let group = await this.intake.prepare(taken, this.park);
         // A batch webhook wants the rest of the moment: wait out the coalescing window once, then
@@ -118,7 +119,9 @@ export class EventConsumer {
         const wait = firstArrival + this.config.batchWindowMs - performance.now();
         if (group.batching && wait > 0 && taken.length < max && !this.stopping) {
           await sleep(wait);
-          const more = this.take(max - taken.length, firstArrival + this.config.batchWindowMs);
+          const more = await this.consumer.parkLastChances(
+            this.take(max - taken.length, firstArrival + this.config.batchWindowMs),
+          );
           if (more.length > 0) {
             group = mergeGroups(group, await this.intake.prepare(more, this.park));
             taken = [...taken, ...more];
