@@ -1,3 +1,5 @@
+import type { ClientRef } from '@switchboard/contracts';
+import type { ClientIds } from './store-types.js';
 /**
  * Redis key layout of the live model. Every key starts with the deployment's REDIS_KEY_PREFIX (`P`)
  * followed by `rt:` (the registry's own namespace: the diagnostics dump scans `P rt:*` only).
@@ -73,6 +75,7 @@
 
 export const KEY_PREFIX = Symbol('KEY_PREFIX');
 
+// oxlint-disable-next-line no-control-regex -- control characters are among the ones escaped, on purpose
 const UNSAFE = /[%/:{}\s\x00-\x1f\x7f]/g;
 
 /** Escapes an id for use inside a key or a composite member. */
@@ -226,4 +229,15 @@ export function clientMember(u: string, d: string, cl: string): string {
 
 function escapeGlob(text: string): string {
   return text.replace(/[*?[\]\\]/g, (c) => `\\${c}`);
+}
+
+/** A client's member in its gateway's client set (`a/u/d/cl`, escaped). */
+export function gatewayMember(a: string, c: ClientIds): string {
+  return `${esc(a)}/${clientMember(c.userId, c.deviceId, c.clientId)}`;
+}
+
+/** The client a member of a gateway's client set names. */
+export function parseGatewayMember(member: string): ClientRef {
+  const [applicationId = '', userId = '', deviceId = '', clientId = ''] = splitMember(member);
+  return { applicationId, userId, deviceId, clientId };
 }
