@@ -224,6 +224,12 @@ export class LiveStore implements OnModuleInit {
     return { organizationId: r.org || null, inUse: r.inUse, counts: asList<number>(r.counts) };
   }
 
+  /** The Redis clock (ms), the clock the scripts stamp changes and heartbeats with. */
+  async now(): Promise<number> {
+    const [seconds, microseconds] = await this.redis.time();
+    return Number(seconds) * 1000 + Math.floor(Number(microseconds) / 1000);
+  }
+
   /** The owner and in-use flag of an application. */
   async appOwner(a: string): Promise<{ organizationId: string | null; inUse: boolean }> {
     const [org, inUse] = await this.redis.hmget(this.keys.app(a), 'organizationId', 'inUse');

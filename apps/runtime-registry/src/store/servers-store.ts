@@ -100,8 +100,7 @@ export class ServersStore {
 
   /** The Redis clock (ms), the clock every heartbeat was stamped with. */
   async now(): Promise<number> {
-    const [s, us] = await this.live.redis.time();
-    return Number(s) * 1000 + Math.floor(Number(us) / 1000);
+    return this.live.now();
   }
 
   async list(role: ServerRole): Promise<ServerView[]> {

@@ -1,7 +1,6 @@
--- rtLevelUpdate: writes settings at one level (channel, user, device or client in a channel, or a
--- connection); answers the level's settings before the write and, for every connection below it,
--- its five settings levels as they now are. KEYS: the application's base key, the journal.
--- args: ch, level, u, d, cl, cn, set (values, stamped with the new seq), lists, claim.
+-- rtLevelUpdate: writes settings at one level (stamped with the next seq); answers the level before
+-- the write and every connection below it with its five levels now. KEYS: the application's base
+-- key, the journal. args: ch, level, u, d, cl, cn, set, lists, claim.
 local function update_level(args)
   local channel_id, level = args.ch, args.level
   local channel = channel_key(channel_id)

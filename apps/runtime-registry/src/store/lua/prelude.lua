@@ -1,4 +1,4 @@
--- In front of every script of the registry (see lua-scripts.ts): the Redis clock, small helpers,
+-- In front of every script of the registry (see scripts.ts): the Redis clock, small helpers,
 -- and the media server bookkeeping that the servers scripts and the application scripts share.
 local NULL = cjson.null
 local clock_ms = false

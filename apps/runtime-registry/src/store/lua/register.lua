@@ -1,7 +1,6 @@
--- rtRegister: registers (or re-registers) a client and adds it to its gateway's client set.
--- KEYS: the application's base key, the gateway's client set (servers slot), the journal.
--- args: u, d, cl (escaped ids), app, org, gw, gwMember, roles, protocol, claims, userAlias,
--- deviceAlias, tag, sessionId. A registration in another session replaces the previous one.
+-- rtRegister: registers a client (replacing a registration of another session) and adds it to its
+-- gateway's client set. KEYS: the application's base key, the gateway's client set, the journal.
+-- args: u, d, cl (escaped), app, org, gw, gwMember, roles, protocol, claims, the optional fields.
 local function register_client(args, gateway_clients_key)
   local user_id, device_id, client_id = args.u, args.d, args.cl
   local device_member = user_id .. '/' .. device_id

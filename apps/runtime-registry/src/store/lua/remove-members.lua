@@ -1,7 +1,6 @@
--- rtRemoveMembers (kicks, a leave): removes everyone (level channel), a user's or a device's
--- clients, or one client from a channel, closing their connections and freeing their media server
--- counts. KEYS: the application's base key, the servers base key, the journal.
--- args: app, ch, level, u, d, cl; session (level client): only while that registration holds it.
+-- rtRemoveMembers (kicks, a leave): removes everyone, a user's or device's clients, or one client
+-- (only while registration `session` holds it) from a channel, closing their connections. KEYS: the
+-- application's base key, the servers base key, the journal. args: app, ch, level, u, d, cl, session.
 local function remove_members(args, servers_key)
   local channel_id, level = args.ch, args.level
   local channel = channel_key(channel_id)

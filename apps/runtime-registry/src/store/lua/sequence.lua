@@ -1,7 +1,6 @@
--- rtSequence: several application script runs of ONE application as one script, in order, each
--- exactly as on its own; the first that fails ends the run. KEYS: the application's base key, the
--- second keys of the runs, the journal. args.ops: [{ s = script name, p = its arguments, k = the
--- index in KEYS of its second key }]. Answers the list of the runs' answers (see the README).
+-- rtSequence: several application script runs of ONE application in one run, each as on its own,
+-- until the first that fails. KEYS: the application's base key, the runs' second keys, the journal.
+-- args.ops: [{ s = script name, p = its arguments, k = the index in KEYS of its second key }].
 local sequence_scripts = {
   rtRegister = register_client,
   rtJoin = join_channel,
