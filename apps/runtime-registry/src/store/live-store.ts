@@ -6,7 +6,8 @@ import { asHash, asList } from '../model/records.js';
 import * as clientWrites from './client-writes.js';
 import * as connectionWrites from './connection-writes.js';
 import { clientMember, gatewayMember, KEY_PREFIX, parseGatewayMember, RegistryKeys, unesc } from './keys.js';
-import { levelSnapshot, type Failure, type RawLevels } from './script-answers.js';
+import { levelSnapshot, type RawLevels } from './script-answers.js';
+import { callScript, runScript } from './script-runner.js';
 import { scriptDefinitions, SEQUENCE_SCRIPTS, type AppScript, type SequenceScript } from './scripts.js';
 import type {
   CallOutcome,
@@ -19,7 +20,6 @@ import type {
 
 export type * from './store-types.js';
 
-type ScriptCaller = (...keysAndArgs: Array<string | number>) => Promise<string>;
 /** The parameters of a script call builder after its keys (the store passes its own). */
 type AfterKeys<F> = F extends (keys: RegistryKeys, ...rest: infer R) => unknown ? R : never;
 
@@ -44,22 +44,6 @@ export class LiveStore implements OnModuleInit {
     }
   }
 
-  /** Runs a script against the slot of `key` (and the further keys it declares); returns its JSON answer. */
-  async run<T>(script: string, key: string | readonly string[], args: unknown): Promise<T & Failure> {
-    const fn = this.script(script);
-    const raw =
-      typeof key === 'string'
-        ? await fn.call(this.redis, key, JSON.stringify(args))
-        : await fn.call(this.redis, ...key, JSON.stringify(args));
-    return JSON.parse(raw) as T & Failure;
-  }
-
-  private script(name: string): ScriptCaller {
-    const fn = (this.redis as unknown as Record<string, ScriptCaller>)[name];
-    if (!fn) throw new Error(`script ${name} is not defined`);
-    return fn;
-  }
-
   /**
    * Runs an app script: KEYS are its keys and the journal, ARGV its arguments as JSON and, with
    * `journal`, the entry's id and context (recorded with its change). Answers the script's JSON text.
@@ -71,11 +55,12 @@ export class LiveStore implements OnModuleInit {
     journal?: JournalEntry,
     variableKeys = false,
   ): Promise<string> {
-    const fn = this.script(script);
     const all = [...keys, this.keys.journal(), JSON.stringify(args)];
     if (journal) all.push(journal.id, journal.context);
     // A script with a variable number of keys (rtSequence) takes their number first.
-    return variableKeys ? fn.call(this.redis, keys.length + 1, ...all) : fn.call(this.redis, ...all);
+    return variableKeys
+      ? callScript(this.redis, script, keys.length + 1, ...all)
+      : callScript(this.redis, script, ...all);
   }
 
   /** Runs one described script call (see `ScriptCall`); with `journal`, journaled with its change. */
@@ -173,7 +158,7 @@ export class LiveStore implements OnModuleInit {
 
   /** Applies an in-use transition to the applications index (ordered by generation). */
   async indexApply(a: string, t: IndexTransition): Promise<void> {
-    await this.run('rtIndexApply', this.keys.appsIndex(), { a, gen: t.gen, state: t.state, org: t.org });
+    await runScript(this.redis, 'rtIndexApply', this.keys.appsIndex(), { a, gen: t.gen, state: t.state, org: t.org });
   }
 
   // Reads

@@ -7,11 +7,13 @@ import type {
   MediaServerComputer,
   MediaServerStatistics,
 } from '@switchboard/contracts';
-import { SERVICE_CONFIG } from '@switchboard/service-kit';
+import { REDIS, SERVICE_CONFIG } from '@switchboard/service-kit';
+import type { Redis } from 'ioredis';
 import type { RegistryConfig } from '../config.js';
 import { parseJson } from '../model/records.js';
 import { SERVER_ROLES, type ServerRole } from './keys.js';
 import { LiveStore } from './live-store.js';
+import { runScript } from './script-runner.js';
 
 /** What a heartbeat leaves in Redis for one server (the registry computes `active` and `lastHeartbeat`). */
 export interface StoredServer {
@@ -44,6 +46,7 @@ export interface ServerView extends StoredServer {
 export class ServersStore {
   constructor(
     private readonly live: LiveStore,
+    @Inject(REDIS) private readonly redis: Redis,
     @Inject(SERVICE_CONFIG) private readonly config: RegistryConfig,
   ) {}
 
@@ -68,12 +71,16 @@ export class ServersStore {
       computer: s.computer ?? null,
       stopping: s.active === false,
     };
-    await this.live.run('rtHeartbeat', this.keys.servers(), { role: hb.role, id: s.id, info: JSON.stringify(stored) });
+    await runScript(this.redis, 'rtHeartbeat', this.keys.servers(), {
+      role: hb.role,
+      id: s.id,
+      info: JSON.stringify(stored),
+    });
   }
 
   /** Places a connection on the least-loaded eligible media server; null when none is available. */
   async place(applicationId: string): Promise<string | null> {
-    const r = await this.live.run<{ id: string | false }>('rtPlace', this.keys.servers(), {
+    const r = await runScript<{ id: string | false }>(this.redis, 'rtPlace', this.keys.servers(), {
       app: applicationId,
       timeoutMs: this.heartbeatTimeoutMs,
     });
@@ -82,16 +89,16 @@ export class ServersStore {
 
   /** PATCH active; false when the media server is unknown. */
   async setActive(mediaServerId: string, active: boolean): Promise<boolean> {
-    const changed = (await this.live.run<unknown>('rtSetActive', this.keys.servers(), {
+    const changed = await runScript<unknown>(this.redis, 'rtSetActive', this.keys.servers(), {
       id: mediaServerId,
       active,
-    })) as unknown;
+    });
     return changed === 1;
   }
 
   /** Forgets servers of a role past the retention; returns their ids. */
   async expire(role: ServerRole): Promise<string[]> {
-    const r = await this.live.run<string[]>('rtExpireServers', this.keys.servers(), {
+    const r = await runScript<string[]>(this.redis, 'rtExpireServers', this.keys.servers(), {
       role,
       retentionMs: this.config.serverRetentionSeconds * 1000,
     });
