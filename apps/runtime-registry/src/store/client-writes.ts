@@ -2,12 +2,12 @@ import type { ChannelClaim } from '@switchboard/contracts';
 import { asHash, asList } from '../model/records.js';
 import { esc, gatewayMember, unesc, type RegistryKeys } from './keys.js';
 import {
-  ids,
-  left,
+  escapedIds,
+  leftChannel,
   levelSnapshot,
   notFound,
   notFoundInChannel,
-  partialIds,
+  escapedPartialIds,
   type Failure,
   type Hash,
   type RawLeft,
@@ -29,8 +29,8 @@ import type {
 /** Registers a client (run it with `call`, or in a `sequence`). */
 export function registerCall(
   keys: RegistryKeys,
-  a: string,
-  c: ClientIds & {
+  applicationId: string,
+  client: ClientIds & {
     userAlias: string | null;
     deviceAlias: string | null;
     tag: string | null;
@@ -44,23 +44,23 @@ export function registerCall(
 ): ScriptCall<RegisterResult> {
   return {
     script: 'rtRegister',
-    keys: [keys.app(a), keys.gatewayClients(gatewayId)],
+    keys: [keys.app(applicationId), keys.gatewayClients(gatewayId)],
     args: {
-      ...ids(c),
-      app: a,
+      ...escapedIds(client),
+      app: applicationId,
       org: organizationId,
       gw: gatewayId,
-      gwMember: gatewayMember(a, c),
-      userAlias: c.userAlias,
-      deviceAlias: c.deviceAlias,
-      tag: c.tag,
-      roles: JSON.stringify(c.roles),
-      protocol: c.protocol,
+      gwMember: gatewayMember(applicationId, client),
+      userAlias: client.userAlias,
+      deviceAlias: client.deviceAlias,
+      tag: client.tag,
+      roles: JSON.stringify(client.roles),
+      protocol: client.protocol,
       claims: JSON.stringify(claims),
       sessionId,
     },
     result: (raw) => {
-      const r = raw as {
+      const answer = raw as {
         new: boolean;
         prevGatewayId: string | false;
         client: unknown;
@@ -69,14 +69,14 @@ export function registerCall(
         at: string;
       };
       return {
-        created: r.new,
-        previousGatewayId: r.prevGatewayId || null,
-        client: asHash(r.client),
-        replaced: r.replaced
-          ? { client: asHash(r.replaced.client), lefts: asList<RawLeft>(r.replaced.lefts).map(left) }
+        created: answer.new,
+        previousGatewayId: answer.prevGatewayId || null,
+        client: asHash(answer.client),
+        replaced: answer.replaced
+          ? { client: asHash(answer.replaced.client), lefts: asList<RawLeft>(answer.replaced.lefts).map(leftChannel) }
           : null,
-        index: r.index ?? null,
-        at: Number(r.at),
+        index: answer.index ?? null,
+        at: Number(answer.at),
       };
     },
   };
@@ -89,31 +89,31 @@ export function registerCall(
  */
 export function unregisterCall(
   keys: RegistryKeys,
-  a: string,
-  c: ClientIds,
+  applicationId: string,
+  client: ClientIds,
   idleTtlMs: number,
   onlyIfGateway?: string,
   onlyIfSession?: string,
 ): ScriptCall<UnregisterResult | null> {
   return {
     script: 'rtUnregister',
-    keys: [keys.app(a), keys.servers()],
-    args: { ...ids(c), app: a, gw: onlyIfGateway, session: onlyIfSession, idleTtlMs },
+    keys: [keys.app(applicationId), keys.servers()],
+    args: { ...escapedIds(client), app: applicationId, gw: onlyIfGateway, session: onlyIfSession, idleTtlMs },
     result: (raw) => {
-      const r = raw as Failure & {
+      const answer = raw as Failure & {
         client: unknown;
         lefts: unknown;
         index?: IndexTransition;
         org: string;
         at: string;
       };
-      if (r.fail) return null;
+      if (answer.fail) return null;
       return {
-        client: asHash(r.client),
-        lefts: asList<RawLeft>(r.lefts).map(left),
-        index: r.index ?? null,
-        organizationId: r.org,
-        at: Number(r.at),
+        client: asHash(answer.client),
+        lefts: asList<RawLeft>(answer.lefts).map(leftChannel),
+        index: answer.index ?? null,
+        organizationId: answer.org,
+        at: Number(answer.at),
       };
     },
   };
@@ -122,23 +122,23 @@ export function unregisterCall(
 /** Joins a channel; `recordingEnabled`: the channel config's default, kept when this join activates the channel. */
 export function joinCall(
   keys: RegistryKeys,
-  a: string,
-  c: ClientIds,
+  applicationId: string,
+  client: ClientIds,
   channelId: string,
   claim: ChannelClaim,
   recordingEnabled: boolean | null = null,
 ): ScriptCall<JoinResult> {
   return {
     script: 'rtJoin',
-    keys: [keys.app(a)],
+    keys: [keys.app(applicationId)],
     args: {
-      ...ids(c),
+      ...escapedIds(client),
       ch: esc(channelId),
       claim: JSON.stringify(claim),
       rec: recordingEnabled === null ? undefined : recordingEnabled ? '1' : '0',
     },
     result: (raw) => {
-      const r = raw as Failure & {
+      const answer = raw as Failure & {
         already: boolean;
         activated: boolean;
         client: unknown;
@@ -147,16 +147,16 @@ export function joinCall(
         org: string;
         at: string;
       };
-      if (r.fail) throw notFound('client', c);
-      const counts = asList<number>(r.counts);
+      if (answer.fail) throw notFound('client', client);
+      const counts = asList<number>(answer.counts);
       return {
-        already: r.already,
-        activated: r.activated,
-        client: asHash(r.client),
+        already: answer.already,
+        activated: answer.activated,
+        client: asHash(answer.client),
         counts: [counts[0] ?? 0, counts[1] ?? 0, counts[2] ?? 0, counts[3] ?? 0],
-        levels: levelSnapshot(r.levels),
-        organizationId: r.org,
-        at: Number(r.at),
+        levels: levelSnapshot(answer.levels),
+        organizationId: answer.org,
+        at: Number(answer.at),
       };
     },
   };
@@ -169,7 +169,7 @@ export function joinCall(
 /** `session` (level client): only while that registration of the client holds it (else NotFound). */
 export function removeMembersCall(
   keys: RegistryKeys,
-  a: string,
+  applicationId: string,
   channelId: string,
   level: RemoveLevel,
   who: Partial<ClientIds>,
@@ -177,15 +177,15 @@ export function removeMembersCall(
 ): ScriptCall<RemoveResult> {
   return {
     script: 'rtRemoveMembers',
-    keys: [keys.app(a), keys.servers()],
-    args: { app: a, ch: esc(channelId), level, ...partialIds(who), session },
+    keys: [keys.app(applicationId), keys.servers()],
+    args: { app: applicationId, ch: esc(channelId), level, ...escapedPartialIds(who), session },
     result: (raw) => {
-      const r = raw as Failure & { lefts: unknown; clients: unknown; org: string };
-      if (r.fail) throw notFoundInChannel(r.fail, channelId, who);
+      const answer = raw as Failure & { lefts: unknown; clients: unknown; org: string };
+      if (answer.fail) throw notFoundInChannel(answer.fail, channelId, who);
       const clients = new Map<string, Hash>();
-      for (const [member, hash] of Object.entries(asHash(r.clients) as unknown as Record<string, unknown>))
+      for (const [member, hash] of Object.entries(asHash(answer.clients) as unknown as Record<string, unknown>))
         clients.set(member, asHash(hash));
-      return { lefts: asList<RawLeft>(r.lefts).map(left), clients, organizationId: r.org };
+      return { lefts: asList<RawLeft>(answer.lefts).map(leftChannel), clients, organizationId: answer.org };
     },
   };
 }
@@ -193,19 +193,23 @@ export function removeMembersCall(
 /** Changes a client's aliases, tag or roles; NotFound when it is not registered. */
 export function clientPatchCall(
   keys: RegistryKeys,
-  a: string,
-  c: ClientIds,
+  applicationId: string,
+  client: ClientIds,
   set: Record<string, string>,
   del: string[],
 ): ScriptCall<{ client: Hash; channels: string[]; organizationId: string }> {
   return {
     script: 'rtClientPatch',
-    keys: [keys.app(a)],
-    args: { ...ids(c), set, del },
+    keys: [keys.app(applicationId)],
+    args: { ...escapedIds(client), set, del },
     result: (raw) => {
-      const r = raw as Failure & { client: unknown; channels: unknown; org: string };
-      if (r.fail) throw notFound('client', c);
-      return { client: asHash(r.client), channels: asList<string>(r.channels).map(unesc), organizationId: r.org };
+      const answer = raw as Failure & { client: unknown; channels: unknown; org: string };
+      if (answer.fail) throw notFound('client', client);
+      return {
+        client: asHash(answer.client),
+        channels: asList<string>(answer.channels).map(unesc),
+        organizationId: answer.org,
+      };
     },
   };
 }

@@ -3,12 +3,12 @@ import { asHash, asList } from '../model/records.js';
 import { esc, unesc, type RegistryKeys } from './keys.js';
 import {
   closedConnection,
-  connIds,
+  escapedConnectionIds,
   levelSnapshot,
   notFound,
   notFoundConnection,
   notFoundInChannel,
-  partialIds,
+  escapedPartialIds,
   rawIds,
   snapshot,
   type Failure,
@@ -35,7 +35,7 @@ import type {
  */
 export function openCall(
   keys: RegistryKeys,
-  a: string,
+  applicationId: string,
   ref: ConnectionIds,
   type: string,
   fields: Record<string, string>,
@@ -44,30 +44,31 @@ export function openCall(
 ): ScriptCall<ConnectionSnapshot> {
   return {
     script: 'rtOpen',
-    keys: [keys.app(a), keys.servers()],
+    keys: [keys.app(applicationId), keys.servers()],
     args: {
-      ...connIds(ref),
+      ...escapedConnectionIds(ref),
       type,
       fields,
       claimFlag: claimFlag ?? undefined,
       place: placement !== null,
       timeoutMs: placement?.timeoutMs,
-      app: a,
+      app: applicationId,
     },
     result: (raw) => {
-      const r = raw as RawSnapshot & Failure;
-      if (r.fail === 'unavailable')
+      const answer = raw as RawSnapshot & Failure;
+      if (answer.fail === 'unavailable')
         throw new DomainError('Unavailable', `No media server is available for a new ${type} connection.`);
-      if (r.fail === 'client') throw notFound('client', ref);
-      if (r.fail === 'membership')
+      if (answer.fail === 'client') throw notFound('client', ref);
+      if (answer.fail === 'membership')
         throw new DomainError('NotFound', `Client '${ref.clientId}' has not joined channel '${ref.channelId}'.`);
-      if (r.fail === 'claim')
+      if (answer.fail === 'claim')
         throw new DomainError(
           'Forbidden',
-          `The channel claim of client '${ref.clientId}' does not allow ${type} connections (${r.detail}).`,
+          `The channel claim of client '${ref.clientId}' does not allow ${type} connections (${answer.detail}).`,
         );
-      if (r.fail === 'exists') throw new DomainError('Conflict', `Connection '${ref.connectionId}' already exists.`);
-      return snapshot(r);
+      if (answer.fail === 'exists')
+        throw new DomainError('Conflict', `Connection '${ref.connectionId}' already exists.`);
+      return snapshot(answer);
     },
   };
 }
@@ -78,7 +79,7 @@ export function openCall(
  */
 export function connStateCall(
   keys: RegistryKeys,
-  a: string,
+  applicationId: string,
   ref: ConnectionIds,
   state: string,
   from: readonly string[],
@@ -88,10 +89,10 @@ export function connStateCall(
 ): ScriptCall<StateResult> {
   return {
     script: 'rtConnState',
-    keys: [keys.app(a), keys.servers()],
+    keys: [keys.app(applicationId), keys.servers()],
     args: {
-      ...connIds(ref),
-      app: a,
+      ...escapedConnectionIds(ref),
+      app: applicationId,
       state,
       from,
       terminal,
@@ -99,22 +100,25 @@ export function connStateCall(
       session,
     },
     result: (raw) => {
-      const r = raw as RawSnapshot &
+      const answer = raw as RawSnapshot &
         Failure & { same?: boolean; old?: string; closed?: RawClosed | false; at?: string };
-      if (r.fail === 'connection') throw notFoundConnection(ref);
-      if (r.fail === 'transition')
-        throw new DomainError('Conflict', `Connection '${ref.connectionId}' cannot go from ${r.detail} to ${state}.`);
-      if (r.same)
+      if (answer.fail === 'connection') throw notFoundConnection(ref);
+      if (answer.fail === 'transition')
+        throw new DomainError(
+          'Conflict',
+          `Connection '${ref.connectionId}' cannot go from ${answer.detail} to ${state}.`,
+        );
+      if (answer.same)
         return { same: true, old: state, closed: null, snapshot: null, client: {}, organizationId: '', at: 0 };
-      const closed = r.closed ? closedConnection(r.closed) : null;
+      const closed = answer.closed ? closedConnection(answer.closed) : null;
       return {
         same: false,
-        old: r.old ?? null,
+        old: answer.old ?? null,
         closed,
-        snapshot: closed ? null : snapshot(r),
-        client: asHash(r.client),
-        organizationId: r.org,
-        at: closed ? closed.at : Number(r.at),
+        snapshot: closed ? null : snapshot(answer),
+        client: asHash(answer.client),
+        organizationId: answer.org,
+        at: closed ? closed.at : Number(answer.at),
       };
     },
   };
@@ -122,7 +126,7 @@ export function connStateCall(
 
 export function levelUpdateCall(
   keys: RegistryKeys,
-  a: string,
+  applicationId: string,
   level: UpdateLevel,
   ref: { channelId: string } & Partial<ClientIds> & { connectionId?: string },
   set: Record<string, string>,
@@ -131,18 +135,18 @@ export function levelUpdateCall(
 ): ScriptCall<LevelUpdateResult> {
   return {
     script: 'rtLevelUpdate',
-    keys: [keys.app(a)],
+    keys: [keys.app(applicationId)],
     args: {
       level,
       ch: esc(ref.channelId),
-      ...partialIds(ref),
+      ...escapedPartialIds(ref),
       cn: ref.connectionId === undefined ? undefined : esc(ref.connectionId),
       set,
       lists,
       claim: claim ? JSON.stringify(claim) : undefined,
     },
     result: (raw) => {
-      const r = raw as Failure & {
+      const answer = raw as Failure & {
         old: unknown;
         seq: number;
         targets: unknown;
@@ -151,26 +155,26 @@ export function levelUpdateCall(
         org: string;
         at: string;
       };
-      if (r.fail) {
-        if (r.fail === 'connection') throw notFoundConnection(ref as ConnectionIds);
-        throw notFoundInChannel(r.fail, ref.channelId, ref);
+      if (answer.fail) {
+        if (answer.fail === 'connection') throw notFoundConnection(ref as ConnectionIds);
+        throw notFoundInChannel(answer.fail, ref.channelId, ref);
       }
-      const targets = asList<RawTarget>(r.targets).map((t) => ({
+      const targets = asList<RawTarget>(answer.targets).map((target) => ({
         channelId: ref.channelId,
-        ...rawIds(t),
-        connectionId: unesc(t.cn),
-        conn: asHash(t.conn),
-        client: asHash(t.client),
-        levels: levelSnapshot(t.levels),
+        ...rawIds(target),
+        connectionId: unesc(target.cn),
+        conn: asHash(target.conn),
+        client: asHash(target.client),
+        levels: levelSnapshot(target.levels),
       }));
       return {
-        old: asHash(r.old),
-        seq: Number(r.seq),
+        old: asHash(answer.old),
+        seq: Number(answer.seq),
         targets,
-        claimChanged: r.claim,
-        client: r.client ? asHash(r.client) : null,
-        organizationId: r.org,
-        at: Number(r.at),
+        claimChanged: answer.claim,
+        client: answer.client ? asHash(answer.client) : null,
+        organizationId: answer.org,
+        at: Number(answer.at),
       };
     },
   };
@@ -183,7 +187,7 @@ export function levelUpdateCall(
  */
 export function connPatchCall(
   keys: RegistryKeys,
-  a: string,
+  applicationId: string,
   ref: ConnectionIds,
   set: Record<string, string>,
   del: string[],
@@ -191,12 +195,12 @@ export function connPatchCall(
 ): ScriptCall<ConnectionSnapshot & { check?: string }> {
   return {
     script: 'rtConnPatch',
-    keys: [keys.app(a)],
-    args: { ...connIds(ref), set, del, ...guard },
+    keys: [keys.app(applicationId)],
+    args: { ...escapedConnectionIds(ref), set, del, ...guard },
     result: (raw) => {
-      const r = raw as RawSnapshot & Failure & { check?: string };
-      if (r.fail) throw notFoundConnection(ref);
-      return r.check === undefined ? snapshot(r) : { ...snapshot(r), check: r.check };
+      const answer = raw as RawSnapshot & Failure & { check?: string };
+      if (answer.fail) throw notFoundConnection(ref);
+      return answer.check === undefined ? snapshot(answer) : { ...snapshot(answer), check: answer.check };
     },
   };
 }

@@ -2,11 +2,11 @@ import { Inject, Injectable, type OnModuleInit } from '@nestjs/common';
 import type { ClientRef } from '@switchboard/contracts';
 import { REDIS } from '@switchboard/service-kit';
 import type { Redis } from 'ioredis';
-import { asHash, asList } from '../model/records.js';
+import { asList } from '../model/records.js';
 import * as clientWrites from './client-writes.js';
 import * as connectionWrites from './connection-writes.js';
-import { clientMember, gatewayMember, KEY_PREFIX, parseGatewayMember, RegistryKeys, unesc } from './keys.js';
-import { levelSnapshot, type RawLevels } from './script-answers.js';
+import { clientMember, gatewayMember, KEY_PREFIX, parseGatewayMember, RegistryKeys } from './keys.js';
+import { sessionSnapshot, type RawSession } from './script-answers.js';
 import { callScript, runScript } from './script-runner.js';
 import { scriptDefinitions, SEQUENCE_SCRIPTS, type AppScript, type SequenceScript } from './scripts.js';
 import type {
@@ -64,8 +64,9 @@ export class LiveStore implements OnModuleInit {
   }
 
   /** Runs one described script call (see `ScriptCall`); with `journal`, journaled with its change. */
-  async call<T>(c: ScriptCall<T>, journal?: JournalEntry): Promise<T> {
-    return c.result(JSON.parse(await this.runApp(c.script, c.keys, c.args, journal)));
+  async call<T>(scriptCall: ScriptCall<T>, journal?: JournalEntry): Promise<T> {
+    const { script, keys, args } = scriptCall;
+    return scriptCall.result(JSON.parse(await this.runApp(script, keys, args, journal)));
   }
 
   /**
@@ -79,14 +80,14 @@ export class LiveStore implements OnModuleInit {
   ): Promise<Array<CallOutcome<unknown>>> {
     if (calls.length === 0) return [];
     const keys: string[] = [calls[0]!.keys[0]];
-    const ops = calls.map((c) => {
-      if (c.keys[0] !== keys[0]) throw new Error('a script sequence runs against one application');
-      if (!(SEQUENCE_SCRIPTS as readonly string[]).includes(c.script))
-        throw new Error(`${c.script} does not run in a sequence`);
-      const second = c.keys[1];
+    const ops = calls.map((call) => {
+      if (call.keys[0] !== keys[0]) throw new Error('a script sequence runs against one application');
+      if (!(SEQUENCE_SCRIPTS as readonly string[]).includes(call.script))
+        throw new Error(`${call.script} does not run in a sequence`);
+      const second = call.keys[1];
       let keyIndex = second === undefined ? 0 : keys.indexOf(second);
       if (keyIndex < 0) keyIndex = keys.push(second!) - 1;
-      return { s: c.script as SequenceScript, p: c.args, k: keyIndex + 1 };
+      return { s: call.script as SequenceScript, p: call.args, k: keyIndex + 1 };
     });
     return this.sequenceOutcomes(calls, await this.runApp('rtSequence', keys, { ops }, journal, true));
   }
@@ -98,13 +99,13 @@ export class LiveStore implements OnModuleInit {
     let client: unknown;
     for (let i = 0; i < raw.length && i < calls.length; i++) {
       // `client: 1`: the client hash of the answer before (see rtSequence).
-      const r = raw[i] as { client?: unknown };
-      if (r && typeof r === 'object' && r.client !== undefined) {
-        if (r.client === 1) r.client = client;
-        else client = r.client;
+      const answer = raw[i] as { client?: unknown };
+      if (answer && typeof answer === 'object' && answer.client !== undefined) {
+        if (answer.client === 1) answer.client = client;
+        else client = answer.client;
       }
       try {
-        out.push({ ok: calls[i]!.result(r) });
+        out.push({ ok: calls[i]!.result(answer) });
       } catch (error) {
         out.push({ error });
         break;
@@ -157,8 +158,9 @@ export class LiveStore implements OnModuleInit {
   }
 
   /** Applies an in-use transition to the applications index (ordered by generation). */
-  async indexApply(a: string, t: IndexTransition): Promise<void> {
-    await runScript(this.redis, 'rtIndexApply', this.keys.appsIndex(), { a, gen: t.gen, state: t.state, org: t.org });
+  async indexApply(applicationId: string, transition: IndexTransition): Promise<void> {
+    const { gen, state, org } = transition;
+    await runScript(this.redis, 'rtIndexApply', this.keys.appsIndex(), { a: applicationId, gen, state, org });
   }
 
   // Reads
@@ -174,39 +176,34 @@ export class LiveStore implements OnModuleInit {
   }
 
   /**
-   * What the registry holds for these clients of application `a`, in one atomic read (rtSessions):
+   * What the registry holds for these clients of an application, in one atomic read (rtSessions):
    * one per client, null when not registered; and the application's settings sequence number.
    */
-  async sessions(a: string, clients: ClientIds[]): Promise<{ clients: Array<SessionSnapshot | null>; seq: number }> {
-    const members = clients.map((c) => clientMember(c.userId, c.deviceId, c.clientId));
-    const r = JSON.parse(await this.runApp('rtSessions', [this.keys.app(a)], { cls: members })) as {
+  async sessions(
+    applicationId: string,
+    clients: ClientIds[],
+  ): Promise<{ clients: Array<SessionSnapshot | null>; seq: number }> {
+    const members = clients.map((client) => clientMember(client.userId, client.deviceId, client.clientId));
+    const answer = JSON.parse(await this.runApp('rtSessions', [this.keys.app(applicationId)], { cls: members })) as {
       clients: unknown;
       seq: string;
     };
-    type RawSession = { client: unknown; channels: unknown } | false;
-    type RawChannel = { ch: string; claim: string | false; conns: unknown };
-    const session = (raw: Exclude<RawSession, false>): SessionSnapshot => ({
-      client: asHash(raw.client),
-      channels: asList<RawChannel>(raw.channels).map((ch) => ({
-        channelId: unesc(ch.ch),
-        claim: ch.claim || null,
-        connections: asList<{ cn: string; levels: RawLevels }>(ch.conns).map((n) => ({
-          connectionId: unesc(n.cn),
-          levels: levelSnapshot(n.levels),
-        })),
-      })),
-    });
-    return { seq: Number(r.seq) || 0, clients: asList<RawSession>(r.clients).map((x) => (x ? session(x) : null)) };
+    return {
+      seq: Number(answer.seq) || 0,
+      clients: asList<RawSession>(answer.clients).map((raw) => (raw ? sessionSnapshot(raw) : null)),
+    };
   }
 
   /** Owner, in-use flag and counts of an application, in one atomic read. */
-  async appSnapshot(a: string): Promise<{ organizationId: string | null; inUse: boolean; counts: number[] }> {
-    const r = JSON.parse(await this.runApp('rtAppSnapshot', [this.keys.app(a)], {})) as {
+  async appSnapshot(
+    applicationId: string,
+  ): Promise<{ organizationId: string | null; inUse: boolean; counts: number[] }> {
+    const answer = JSON.parse(await this.runApp('rtAppSnapshot', [this.keys.app(applicationId)], {})) as {
       org: string | false;
       inUse: boolean;
       counts: number[];
     };
-    return { organizationId: r.org || null, inUse: r.inUse, counts: asList<number>(r.counts) };
+    return { organizationId: answer.org || null, inUse: answer.inUse, counts: asList<number>(answer.counts) };
   }
 
   /** The Redis clock (ms), the clock the scripts stamp changes and heartbeats with. */
@@ -216,25 +213,25 @@ export class LiveStore implements OnModuleInit {
   }
 
   /** The owner and in-use flag of an application. */
-  async appOwner(a: string): Promise<{ organizationId: string | null; inUse: boolean }> {
-    const [org, inUse] = await this.redis.hmget(this.keys.app(a), 'organizationId', 'inUse');
+  async appOwner(applicationId: string): Promise<{ organizationId: string | null; inUse: boolean }> {
+    const [org, inUse] = await this.redis.hmget(this.keys.app(applicationId), 'organizationId', 'inUse');
     return { organizationId: org ?? null, inUse: inUse === '1' };
   }
 
   async appsIndex(): Promise<Map<string, { gen: number; inUse: boolean; organizationId: string }>> {
     const all = await this.redis.hgetall(this.keys.appsIndex());
     const out = new Map<string, { gen: number; inUse: boolean; organizationId: string }>();
-    for (const [a, v] of Object.entries(all)) {
-      const m = /^(\d+):([01]):(.*)$/.exec(v);
-      if (m) out.set(a, { gen: Number(m[1]), inUse: m[2] === '1', organizationId: m[3]! });
+    for (const [applicationId, entry] of Object.entries(all)) {
+      const match = /^(\d+):([01]):(.*)$/.exec(entry);
+      if (match) out.set(applicationId, { gen: Number(match[1]), inUse: match[2] === '1', organizationId: match[3]! });
     }
     return out;
   }
 
   // The gateways' client sets (servers slot): the register script adds, the caller removes.
 
-  gatewayMember(a: string, c: ClientIds): string {
-    return gatewayMember(a, c);
+  gatewayMember(applicationId: string, client: ClientIds): string {
+    return gatewayMember(applicationId, client);
   }
 
   parseGatewayMember(member: string): ClientRef {
@@ -242,12 +239,17 @@ export class LiveStore implements OnModuleInit {
   }
 
   /** After a register (which added the client to its gateway's set): leaves the previous gateway's set. */
-  async untrackPreviousGateway(a: string, c: ClientIds, gatewayId: string, previous: string | null): Promise<void> {
+  async untrackPreviousGateway(
+    applicationId: string,
+    client: ClientIds,
+    gatewayId: string,
+    previous: string | null,
+  ): Promise<void> {
     if (previous && previous !== gatewayId)
-      await this.redis.srem(this.keys.gatewayClients(previous), gatewayMember(a, c));
+      await this.redis.srem(this.keys.gatewayClients(previous), gatewayMember(applicationId, client));
   }
 
-  async untrackGateway(a: string, c: ClientIds, gatewayId: string | null): Promise<void> {
-    if (gatewayId) await this.redis.srem(this.keys.gatewayClients(gatewayId), gatewayMember(a, c));
+  async untrackGateway(applicationId: string, client: ClientIds, gatewayId: string | null): Promise<void> {
+    if (gatewayId) await this.redis.srem(this.keys.gatewayClients(gatewayId), gatewayMember(applicationId, client));
   }
 }

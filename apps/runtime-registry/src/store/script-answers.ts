@@ -2,7 +2,14 @@ import { DomainError } from '@switchboard/contracts';
 import { asHash, asList } from '../model/records.js';
 import type { LevelSnapshot } from '../model/settings.js';
 import { esc, splitMember, unesc } from './keys.js';
-import type { ClientIds, ClosedConnection, ConnectionIds, ConnectionSnapshot, LeftChannel } from './store-types.js';
+import type {
+  ClientIds,
+  ClosedConnection,
+  ConnectionIds,
+  ConnectionSnapshot,
+  LeftChannel,
+  SessionSnapshot,
+} from './store-types.js';
 
 // The scripts' raw answers (escaped ids, Lua tables) read as typed results, and their failures as DomainErrors.
 
@@ -57,21 +64,21 @@ export interface RawTarget {
   levels: RawLevels;
 }
 
-export function ids(c: ClientIds) {
-  return { u: esc(c.userId), d: esc(c.deviceId), cl: esc(c.clientId) };
+export function escapedIds(client: ClientIds) {
+  return { u: esc(client.userId), d: esc(client.deviceId), cl: esc(client.clientId) };
 }
-export function partialIds(c: Partial<ClientIds>) {
+export function escapedPartialIds(client: Partial<ClientIds>) {
   return {
-    u: c.userId === undefined ? undefined : esc(c.userId),
-    d: c.deviceId === undefined ? undefined : esc(c.deviceId),
-    cl: c.clientId === undefined ? undefined : esc(c.clientId),
+    u: client.userId === undefined ? undefined : esc(client.userId),
+    d: client.deviceId === undefined ? undefined : esc(client.deviceId),
+    cl: client.clientId === undefined ? undefined : esc(client.clientId),
   };
 }
-export function connIds(ref: ConnectionIds) {
-  return { ...ids(ref), ch: esc(ref.channelId), cn: esc(ref.connectionId) };
+export function escapedConnectionIds(ref: ConnectionIds) {
+  return { ...escapedIds(ref), ch: esc(ref.channelId), cn: esc(ref.connectionId) };
 }
-export function rawIds(r: { u: string; d: string; cl: string }): ClientIds {
-  const [userId = '', deviceId = '', clientId = ''] = splitMember(`${r.u}/${r.d}/${r.cl}`);
+export function rawIds(answer: { u: string; d: string; cl: string }): ClientIds {
+  const [userId = '', deviceId = '', clientId = ''] = splitMember(`${answer.u}/${answer.d}/${answer.cl}`);
   return { userId, deviceId, clientId };
 }
 
@@ -79,36 +86,58 @@ export function levelSnapshot(raw: RawLevels | undefined): LevelSnapshot {
   return { ch: asHash(raw?.ch), u: asHash(raw?.u), d: asHash(raw?.d), c: asHash(raw?.c), n: asHash(raw?.n) };
 }
 
-export function snapshot(r: RawSnapshot): ConnectionSnapshot {
-  return { conn: asHash(r.conn), client: asHash(r.client), levels: levelSnapshot(r.levels), organizationId: r.org };
-}
-
-export function closedConnection(r: RawClosed): ClosedConnection {
+export function snapshot(answer: RawSnapshot): ConnectionSnapshot {
   return {
-    ...rawIds(r),
-    channelId: unesc(r.ch),
-    connectionId: unesc(r.cn),
-    conn: asHash(r.conn),
-    levels: levelSnapshot(r.levels),
-    final: r.final,
-    at: Number(r.at),
+    conn: asHash(answer.conn),
+    client: asHash(answer.client),
+    levels: levelSnapshot(answer.levels),
+    organizationId: answer.org,
   };
 }
 
-export function left(r: RawLeft): LeftChannel {
+export function closedConnection(answer: RawClosed): ClosedConnection {
   return {
-    ...rawIds(r),
-    channelId: unesc(r.ch),
-    closed: asList<RawClosed>(r.closed).map(closedConnection),
-    deactivated: r.deactivated,
-    at: Number(r.at),
+    ...rawIds(answer),
+    channelId: unesc(answer.ch),
+    connectionId: unesc(answer.cn),
+    conn: asHash(answer.conn),
+    levels: levelSnapshot(answer.levels),
+    final: answer.final,
+    at: Number(answer.at),
   };
 }
 
-export function notFound(what: 'client', c: Partial<ClientIds>): DomainError {
+export function leftChannel(answer: RawLeft): LeftChannel {
+  return {
+    ...rawIds(answer),
+    channelId: unesc(answer.ch),
+    closed: asList<RawClosed>(answer.closed).map(closedConnection),
+    deactivated: answer.deactivated,
+    at: Number(answer.at),
+  };
+}
+
+export type RawSession = { client: unknown; channels: unknown } | false;
+type RawSessionChannel = { ch: string; claim: string | false; conns: unknown };
+
+export function sessionSnapshot(raw: Exclude<RawSession, false>): SessionSnapshot {
+  return {
+    client: asHash(raw.client),
+    channels: asList<RawSessionChannel>(raw.channels).map((channel) => ({
+      channelId: unesc(channel.ch),
+      claim: channel.claim || null,
+      connections: asList<{ cn: string; levels: RawLevels }>(channel.conns).map((connection) => ({
+        connectionId: unesc(connection.cn),
+        levels: levelSnapshot(connection.levels),
+      })),
+    })),
+  };
+}
+
+export function notFound(what: 'client', client: Partial<ClientIds>): DomainError {
   return new DomainError(
     'NotFound',
-    `No ${what} '${c.clientId}' of user '${c.userId}', device '${c.deviceId}' is registered.`,
+    `No ${what} '${client.clientId}' of user '${client.userId}', device '${client.deviceId}' is registered.`,
   );
 }
 
