@@ -1,11 +1,18 @@
-import { APP_SCRIPT_SERVER_KEY, APP_SCRIPTS, scriptDefinitions, type AppScript } from './scripts.js';
+import {
+  APP_SCRIPT_SERVER_KEY,
+  APP_SCRIPTS,
+  luaSource,
+  scriptDefinitions,
+  SEQUENCE_SCRIPTS,
+  type AppScript,
+} from './scripts.js';
 
 describe('scriptDefinitions', () => {
   const defs = scriptDefinitions();
 
   it('every app script that closes connections gets the servers base key, so their media server counts move in the same script', () => {
     const closing = (Object.keys(APP_SCRIPTS) as AppScript[]).filter((name) =>
-      /\bclose_conn\s*\(/.test(defs[name]!.lua),
+      /\b(close_connection|leave_channel)\s*\(/.test(luaSource(APP_SCRIPTS[name].file)),
     );
     expect(closing.sort()).toEqual(['rtConnState', 'rtRegister', 'rtRemoveMembers', 'rtUnregister']);
     for (const name of closing) {
@@ -16,7 +23,7 @@ describe('scriptDefinitions', () => {
         keys: 3,
         second,
       });
-      expect(defs[name]!.lua).toMatch(/\bms_transition\s*\(/);
+      expect(luaSource(APP_SCRIPTS[name].file)).toMatch(/\bservers_key\b/);
     }
   });
 
@@ -31,5 +38,11 @@ describe('scriptDefinitions', () => {
         expect({ name, fn, calledAt: early }).toEqual({ name, fn, calledAt: -1 });
       }
     }
+  });
+
+  it('rtSequence dispatches exactly the sequence scripts, to the functions their files define', () => {
+    const table = /local sequence_scripts = \{([^}]*)\}/.exec(luaSource('sequence'))?.[1] ?? '';
+    const entries = [...table.matchAll(/(\w+) = (\w+)/g)].map(([, script, run]) => [script, run]);
+    expect(entries).toEqual(SEQUENCE_SCRIPTS.map((name) => [name, APP_SCRIPTS[name].run]));
   });
 });

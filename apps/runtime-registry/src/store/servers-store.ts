@@ -7,11 +7,13 @@ import type {
   MediaServerComputer,
   MediaServerStatistics,
 } from '@switchboard/contracts';
-import { SERVICE_CONFIG } from '@switchboard/service-kit';
+import { REDIS, SERVICE_CONFIG } from '@switchboard/service-kit';
+import type { Redis } from 'ioredis';
 import type { RegistryConfig } from '../config.js';
 import { parseJson } from '../model/records.js';
 import { SERVER_ROLES, type ServerRole } from './keys.js';
 import { LiveStore } from './live-store.js';
+import { runScript } from './script-runner.js';
 
 /** What a heartbeat leaves in Redis for one server (the registry computes `active` and `lastHeartbeat`). */
 export interface StoredServer {
@@ -44,6 +46,7 @@ export interface ServerView extends StoredServer {
 export class ServersStore {
   constructor(
     private readonly live: LiveStore,
+    @Inject(REDIS) private readonly redis: Redis,
     @Inject(SERVICE_CONFIG) private readonly config: RegistryConfig,
   ) {}
 
@@ -56,60 +59,63 @@ export class ServersStore {
     return this.config.serverHeartbeatTimeoutSeconds * 1000;
   }
 
-  async heartbeat(hb: Heartbeat & { type?: string }): Promise<void> {
-    const s = hb.server;
+  async heartbeat(heartbeat: Heartbeat & { type?: string }): Promise<void> {
+    const server = heartbeat.server;
     const stored: StoredServer = {
-      id: s.id,
-      type: hb.type ?? null,
-      region: s.region ?? null,
-      version: s.version ?? null,
-      addresses: s.addresses ?? [],
-      capacity: typeof s.capacity === 'number' ? s.capacity : null,
-      computer: s.computer ?? null,
-      stopping: s.active === false,
+      id: server.id,
+      type: heartbeat.type ?? null,
+      region: server.region ?? null,
+      version: server.version ?? null,
+      addresses: server.addresses ?? [],
+      capacity: typeof server.capacity === 'number' ? server.capacity : null,
+      computer: server.computer ?? null,
+      stopping: server.active === false,
     };
-    await this.live.run('rtHeartbeat', this.keys.servers(), { role: hb.role, id: s.id, info: JSON.stringify(stored) });
+    await runScript(this.redis, 'rtHeartbeat', this.keys.servers(), {
+      role: heartbeat.role,
+      id: server.id,
+      info: JSON.stringify(stored),
+    });
   }
 
   /** Places a connection on the least-loaded eligible media server; null when none is available. */
   async place(applicationId: string): Promise<string | null> {
-    const r = await this.live.run<{ id: string | false }>('rtPlace', this.keys.servers(), {
+    const placed = await runScript<{ id: string | false }>(this.redis, 'rtPlace', this.keys.servers(), {
       app: applicationId,
       timeoutMs: this.heartbeatTimeoutMs,
     });
-    return r.id || null;
+    return placed.id || null;
   }
 
   /** PATCH active; false when the media server is unknown. */
   async setActive(mediaServerId: string, active: boolean): Promise<boolean> {
-    const changed = (await this.live.run<unknown>('rtSetActive', this.keys.servers(), {
+    const changed = await runScript<unknown>(this.redis, 'rtSetActive', this.keys.servers(), {
       id: mediaServerId,
       active,
-    })) as unknown;
+    });
     return changed === 1;
   }
 
   /** Forgets servers of a role past the retention; returns their ids. */
   async expire(role: ServerRole): Promise<string[]> {
-    const r = await this.live.run<string[]>('rtExpireServers', this.keys.servers(), {
+    const expired = await runScript<string[]>(this.redis, 'rtExpireServers', this.keys.servers(), {
       role,
       retentionMs: this.config.serverRetentionSeconds * 1000,
     });
-    return Array.isArray(r) ? r : [];
+    return Array.isArray(expired) ? expired : [];
   }
 
   /** The Redis clock (ms), the clock every heartbeat was stamped with. */
   async now(): Promise<number> {
-    const [s, us] = await this.live.redis.time();
-    return Number(s) * 1000 + Math.floor(Number(us) / 1000);
+    return this.live.now();
   }
 
   async list(role: ServerRole): Promise<ServerView[]> {
-    const k = this.keys;
+    const keys = this.keys;
     const [infos, seen, disabled, time] = (await this.live.read([
-      ['hgetall', k.serverRole(role)],
-      ['zrange', k.serverSeen(role), 0, -1, 'WITHSCORES'],
-      ['smembers', k.mediaServerDisabled()],
+      ['hgetall', keys.serverRole(role)],
+      ['zrange', keys.serverSeen(role), 0, -1, 'WITHSCORES'],
+      ['smembers', keys.mediaServerDisabled()],
       ['time'],
     ])) as [Record<string, string>, string[], string[], [string, string]];
     const now = Number(time[0]) * 1000 + Math.floor(Number(time[1]) / 1000);
@@ -130,7 +136,7 @@ export class ServersStore {
         enabled: !off.has(id),
       });
     }
-    return out.sort((a, b) => a.id.localeCompare(b.id));
+    return out.sort((left, right) => left.id.localeCompare(right.id));
   }
 
   async environment(): Promise<Record<ServerRole, EnvironmentServer[]>> {
@@ -140,68 +146,68 @@ export class ServersStore {
   }
 
   async mediaServers(only?: string): Promise<MediaServer[]> {
-    const views = (await this.list('mediaserver')).filter((v) => only === undefined || v.id === only);
-    const apps = (await this.live.read(views.map((v) => ['hgetall', this.keys.mediaServerApps(v.id)]))) as Array<
+    const views = (await this.list('mediaserver')).filter((view) => only === undefined || view.id === only);
+    const apps = (await this.live.read(views.map((view) => ['hgetall', this.keys.mediaServerApps(view.id)]))) as Array<
       Record<string, string>
     >;
-    return views.map((v, i) => ({
-      id: v.id,
-      active: v.alive && v.enabled,
+    return views.map((view, i) => ({
+      id: view.id,
+      active: view.alive && view.enabled,
       applications: Object.entries(apps[i] ?? {})
-        .filter(([, n]) => Number(n) > 0)
-        .map(([a]) => a)
+        .filter(([, connections]) => Number(connections) > 0)
+        .map(([applicationId]) => applicationId)
         .sort(),
-      computer: v.computer ?? {
-        hostName: v.id,
-        ipAddresses: [...v.addresses],
+      computer: view.computer ?? {
+        hostName: view.id,
+        ipAddresses: [...view.addresses],
         processorCount: 0,
         memoryBytes: 0,
-        region: v.region,
-        version: v.version,
+        region: view.region,
+        version: view.version,
       },
     }));
   }
 
   async statistics(only?: string): Promise<MediaServerStatistics[]> {
-    const views = (await this.list('mediaserver')).filter((v) => only === undefined || v.id === only);
-    const stats = (await this.live.read(views.map((v) => ['hgetall', this.keys.mediaServerStats(v.id)]))) as Array<
-      Record<string, string>
-    >;
-    return views.map((v, i) => {
-      const s = stats[i] ?? {};
-      const n = (f: string) => Math.max(0, Number(s[f] ?? 0));
+    const views = (await this.list('mediaserver')).filter((view) => only === undefined || view.id === only);
+    const stats = (await this.live.read(
+      views.map((view) => ['hgetall', this.keys.mediaServerStats(view.id)]),
+    )) as Array<Record<string, string>>;
+    return views.map((view, i) => {
+      const counts = stats[i] ?? {};
+      const count = (field: string) => Math.max(0, Number(counts[field] ?? 0));
       return {
-        mediaServerId: v.id,
-        pendingConnections: n('pending'),
-        activeConnections: n('active'),
-        totalClosedConnections: n('closed'),
-        totalFailedConnections: n('failed'),
-        durationFailedConnections: n('failedDurationMs') / 1000,
-        durationSeconds: n('durationMs') / 1000,
+        mediaServerId: view.id,
+        pendingConnections: count('pending'),
+        activeConnections: count('active'),
+        totalClosedConnections: count('closed'),
+        totalFailedConnections: count('failed'),
+        durationFailedConnections: count('failedDurationMs') / 1000,
+        durationSeconds: count('durationMs') / 1000,
       };
     });
   }
 
   async connectors(): Promise<Connector[]> {
-    return (await this.list('connector')).map((v) => ({
-      id: v.id,
-      type: v.type ?? 'sip',
-      region: v.region,
-      version: v.version,
-      addresses: [...v.addresses],
-      active: v.alive,
-      lastHeartbeat: new Date(v.lastHeartbeat).toISOString(),
+    return (await this.list('connector')).map((view) => ({
+      id: view.id,
+      type: view.type ?? 'sip',
+      region: view.region,
+      version: view.version,
+      addresses: [...view.addresses],
+      active: view.alive,
+      lastHeartbeat: new Date(view.lastHeartbeat).toISOString(),
     }));
   }
 }
 
-function environmentServer(v: ServerView): EnvironmentServer {
+function environmentServer(view: ServerView): EnvironmentServer {
   return {
-    id: v.id,
-    region: v.region,
-    version: v.version,
-    addresses: [...v.addresses],
-    active: v.alive && v.enabled,
-    lastHeartbeat: v.lastHeartbeat ? new Date(v.lastHeartbeat).toISOString() : null,
+    id: view.id,
+    region: view.region,
+    version: view.version,
+    addresses: [...view.addresses],
+    active: view.alive && view.enabled,
+    lastHeartbeat: view.lastHeartbeat ? new Date(view.lastHeartbeat).toISOString() : null,
   };
 }
