@@ -1,10 +1,13 @@
 import { Module, type DynamicModule } from '@nestjs/common';
-import { createService, ReadinessService, renderPlainError } from '@switchboard/service-kit';
+import { createService, JsonLogger, NatsClient, ReadinessService, renderPlainError } from '@switchboard/service-kit';
 import type { MediaAgentConfig } from './config.js';
 import { checkJanusAdmin } from './janus/janus-admin.js';
 import { JanusClient } from './janus/janus-client.js';
 import { resolveMediaServerId } from './media-server-id.js';
 import { JANUS, MEDIA_SERVER_ID, Registration } from './registration.js';
+import { bindMediaCommands, MEDIA_ROOMS, MediaCommandsRpc } from './rooms/media-commands.rpc.js';
+import { MediaEvents } from './rooms/media-events.js';
+import { MediaRooms } from './rooms/media-rooms.js';
 
 @Module({})
 class MediaAgentModule {
@@ -16,11 +19,23 @@ class MediaAgentModule {
       reconnectMaxMs: Math.max(config.janusReconnectMinMs, config.janusReconnectMaxMs),
       keepAliveSeconds: config.janusKeepAliveSeconds,
     });
+    const mediaServerId = resolveMediaServerId(config.mediaServerId, config.mediaAgentDataDir);
+    bindMediaCommands(mediaServerId);
     return {
       module: MediaAgentModule,
+      controllers: [MediaCommandsRpc],
       providers: [
         { provide: JANUS, useValue: janus },
-        { provide: MEDIA_SERVER_ID, useValue: resolveMediaServerId(config.mediaServerId, config.mediaAgentDataDir) },
+        { provide: MEDIA_SERVER_ID, useValue: mediaServerId },
+        {
+          provide: MEDIA_ROOMS,
+          inject: [NatsClient, JsonLogger],
+          useFactory: (nats: NatsClient, logger: JsonLogger) =>
+            new MediaRooms(janus, new MediaEvents(nats, logger, mediaServerId), logger, {
+              roomAdminKey: config.janusRoomAdminKey,
+              requestTimeoutMs: config.janusRequestTimeoutMs,
+            }),
+        },
         Registration,
       ],
       exports: [JANUS, MEDIA_SERVER_ID],
@@ -29,12 +44,11 @@ class MediaAgentModule {
 }
 
 export async function buildMediaAgent(config: MediaAgentConfig) {
-  // No NATS request handlers yet: the registry's commands to the agent come with room placement.
   const app = await createService({
     name: 'media-agent',
     config,
     imports: [MediaAgentModule.forConfig(config)],
-    rpcServer: false,
+    rpcServer: true,
     renderHttpError: renderPlainError,
   });
   const janus = app.get<JanusClient>(JANUS);
