@@ -48,7 +48,13 @@ describe('media tests in the media network namespace', () => {
       // The inner jest's report, so a failure shows which media test failed and why.
       if (code !== 0) throw new Error(`the media tests failed (exit ${code}):\n${output}`);
       expect(output).toMatch(/Tests:\s+\d+ passed, \d+ total/);
-      process.stdout.write(output.slice(output.lastIndexOf('Test Suites:')));
+      // The inner tests and their figures (jest prints the outer test's name only).
+      process.stdout.write(
+        output
+          .split('\n')
+          .filter((line) => /✓|✕|○| ms$|^(Tests|Time):/.test(line))
+          .join('\n'),
+      );
     },
     INNER_TIMEOUT_MS + 10_000,
   );

@@ -158,12 +158,22 @@ export interface ReceivedCounts {
   audioBytes: number;
   videoPackets: number;
   videoBytes: number;
+  /** Date.now() of the last packet of each kind (0: none yet). */
+  lastAudioAt: number;
+  lastVideoAt: number;
 }
 
 /** Receives one remote publisher's streams and counts their RTP. */
 export class TestSubscriber {
   readonly pc = peerConnection();
-  readonly received: ReceivedCounts = { audioPackets: 0, audioBytes: 0, videoPackets: 0, videoBytes: 0 };
+  readonly received: ReceivedCounts = {
+    audioPackets: 0,
+    audioBytes: 0,
+    videoPackets: 0,
+    videoBytes: 0,
+    lastAudioAt: 0,
+    lastVideoAt: 0,
+  };
 
   constructor() {
     this.pc.onTrack.subscribe((track) => {
@@ -171,9 +181,11 @@ export class TestSubscriber {
         if (track.kind === 'audio') {
           this.received.audioPackets++;
           this.received.audioBytes += rtp.payload.length;
+          this.received.lastAudioAt = Date.now();
         } else if (track.kind === 'video') {
           this.received.videoPackets++;
           this.received.videoBytes += rtp.payload.length;
+          this.received.lastVideoAt = Date.now();
         }
       });
     });
