@@ -24,7 +24,10 @@ describe('media-agent rooms with real Janus and WebRTC clients', () => {
   const subscribers = new Map<string, TestSubscriber>();
 
   const eventsOf = (kind: MediaAgentEvent['kind'], connectionId?: string) =>
-    stack.events.filter((e) => e.kind === kind && (connectionId === undefined || e.connectionId === connectionId));
+    stack.events.filter(
+      (e) =>
+        e.kind === kind && (connectionId === undefined || ('connectionId' in e && e.connectionId === connectionId)),
+    );
   const receivedFrom = (publisher: PublisherId) => CLIENTS.map((c) => subscribers.get(downstream(c, publisher))!);
   const audioFrom = (publisher: PublisherId) => receivedFrom(publisher).map((s) => s.received.audioPackets);
 
@@ -199,6 +202,7 @@ describe('media-agent rooms with real Janus and WebRTC clients', () => {
     await expect(
       stack.command({ kind: 'connections.kick', ...channel, connectionIds: ['pub-b'] }),
     ).rejects.toMatchObject({ code: 'NotFound' });
+    expect(eventsOf('room.ended')).toEqual([{ kind: 'room.ended', ...channel, reason: 'destroyed' }]);
     expect(await stack.command({ kind: 'room.destroy', ...channel })).toEqual({ destroyed: false, connectionIds: [] });
   });
 });

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { connect, type NatsConnection } from '@nats-io/transport-node';
 import Janode from 'janode';
+import VideoRoomPlugin from 'janode/plugins/videoroom';
 import {
   DomainError,
   MediaAgentSubjects,
@@ -28,7 +29,12 @@ import { startTestJanus, type TestJanus } from './janus.js';
 export interface MediaStack {
   readonly mediaServerId: string;
   readonly janus: TestJanus;
+  /** The running agent (a new one after `restartAgent`). */
   readonly agent: SpawnedService;
+  /** Kills the agent (SIGKILL: a crash) and starts a new one with the same settings and id. */
+  restartAgent(): Promise<void>;
+  /** The VideoRoom rooms Janus holds, asked on a Janus session of the test's own. */
+  janusRooms(): Promise<Array<{ room: number; description?: string }>>;
   /** Every event the agent published, in order. */
   readonly events: MediaAgentEvent[];
   command<K extends MediaAgentCommand['kind']>(
@@ -44,7 +50,7 @@ export interface MediaStack {
 // janode logs to the console in its own format; the test reports what matters.
 Janode.Logger.setLevel('none');
 
-export async function startMediaStack(): Promise<MediaStack> {
+export async function startMediaStack(agentEnv: Record<string, string> = {}): Promise<MediaStack> {
   const ns = testNamespace('media');
   const mediaServerId = randomUUID();
   const janus = await startTestJanus();
@@ -53,9 +59,8 @@ export async function startMediaStack(): Promise<MediaStack> {
   nc.subscribe(`${ns}.${MediaAgentSubjects.events(mediaServerId)}`, {
     callback: (_err, msg) => void events.push(msg.json<{ data: MediaAgentEventEnvelope }>().data.event),
   });
-  let agent: SpawnedService;
-  try {
-    agent = await spawnService('media-agent', {
+  const spawnAgent = async () =>
+    spawnService('media-agent', {
       ...serviceTestEnv(ns),
       HTTP_PORT: String(await freePort()),
       JANUS_URL: janus.wsUrl,
@@ -64,7 +69,11 @@ export async function startMediaStack(): Promise<MediaStack> {
       JANUS_ROOM_ADMIN_KEY: janus.roomAdminKey,
       MEDIA_SERVER_ID: mediaServerId,
       MEDIA_SERVER_ADDRESSES: 'udp://127.0.1.1:40000-40999',
+      ...agentEnv,
     });
+  let agent: SpawnedService;
+  try {
+    agent = await spawnAgent();
   } catch (e) {
     await janus.stop();
     await nc.close();
@@ -89,8 +98,24 @@ export async function startMediaStack(): Promise<MediaStack> {
   return {
     mediaServerId,
     janus,
-    agent,
+    get agent() {
+      return agent;
+    },
     events,
+    async restartAgent() {
+      await agent.stop('SIGKILL');
+      agent = await spawnAgent();
+    },
+    async janusRooms() {
+      const connection = await Janode.connect({ address: { url: janus.wsUrl } });
+      try {
+        const session = await connection.create();
+        const handle = await session.attach(VideoRoomPlugin);
+        return (await handle.list({ admin_key: janus.roomAdminKey })).list;
+      } finally {
+        await connection.close().catch(() => undefined);
+      }
+    },
     command: (command) => rawCommand(command) as never,
     rawCommand,
     async janusHandles() {

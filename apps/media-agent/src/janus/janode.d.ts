@@ -105,6 +105,7 @@ declare module 'janode/plugins/videoroom' {
     }): Promise<{ room: number }>;
     destroy(params: { room: number; secret?: string }): Promise<unknown>;
     exists(params: { room: number }): Promise<{ room: number; exists: boolean }>;
+    list(params: { admin_key?: string }): Promise<{ list: Array<{ room: number; description?: string }> }>;
     kick(params: { room: number; feed: number; secret?: string }): Promise<unknown>;
     listParticipants(params: { room: number; secret?: string }): Promise<{
       participants: Array<{ feed: number; display?: string; publisher: boolean }>;

@@ -1,4 +1,4 @@
-import { randomBytes, randomInt } from 'node:crypto';
+import { createHmac, randomInt } from 'node:crypto';
 import Janode from 'janode';
 import VideoRoomPlugin, { type VideoRoomHandle } from 'janode/plugins/videoroom';
 import { DomainError, type MediaAgentCommandOf, type MediaAgentResults } from '@switchboard/contracts';
@@ -37,6 +37,20 @@ interface Room extends ChannelRef {
 }
 
 const channelKey = (ref: ChannelRef) => JSON.stringify([ref.applicationId, ref.channelId]);
+/** Marks the rooms an agent made (their Janus `description`), so that a later session finds them. */
+const DESCRIPTION_PREFIX = 'switchboard ';
+
+/** The channel a room description names, or undefined for a room no agent made. */
+function channelOfDescription(description: string | undefined): ChannelRef | undefined {
+  if (!description?.startsWith(DESCRIPTION_PREFIX)) return undefined;
+  try {
+    const [applicationId, channelId] = JSON.parse(description.slice(DESCRIPTION_PREFIX.length)) as unknown[];
+    if (typeof applicationId === 'string' && typeof channelId === 'string') return { applicationId, channelId };
+  } catch {
+    // not one of ours
+  }
+  return undefined;
+}
 
 export interface MediaRoomsOptions {
   roomAdminKey: string;
@@ -52,6 +66,8 @@ export class MediaRooms {
   private readonly rooms = new Map<string, Room>();
   /** The handle for room requests (create, destroy, moderate, kick), attached on first use. */
   private control?: Promise<VideoRoomHandle>;
+  /** The clean-up of what an earlier session left in Janus: commands wait for it. */
+  private cleaning: Promise<void> = Promise.resolve();
 
   constructor(
     private readonly janus: JanusClient,
@@ -60,27 +76,71 @@ export class MediaRooms {
     private readonly options: MediaRoomsOptions,
   ) {
     janus.onChange((change) => {
-      if (change.up) return;
-      if (this.rooms.size) this.logger.event('warn', 'Janus lost: its rooms are forgotten', { rooms: this.rooms.size });
-      this.rooms.clear();
-      this.control = undefined;
+      if (change.up) this.cleaning = this.cleanUp();
+      else this.loseAll();
     });
   }
 
+  /**
+   * Janus lost: the agent's session ends with every handle in it, so every connection is reported
+   * ended and every room lost. The rooms themselves are destroyed by the next clean-up.
+   */
+  private loseAll(): void {
+    if (this.rooms.size) this.logger.event('warn', 'Janus lost: its rooms are forgotten', { rooms: this.rooms.size });
+    for (const room of this.rooms.values()) {
+      const ref = { applicationId: room.applicationId, channelId: room.channelId };
+      for (const connectionId of room.connections.keys())
+        this.events.publish({ kind: 'connection.ended', ...ref, connectionId, reason: 'media-server-lost' });
+      this.events.publish({ kind: 'room.ended', ...ref, reason: 'media-server-lost' });
+    }
+    this.rooms.clear();
+    this.control = undefined;
+  }
+
+  /**
+   * On every (re)connect: destroys the rooms an earlier agent session left in Janus (an agent
+   * restarted, or its link lost), so that nothing orphaned stays. Their secrets are derived from the
+   * room admin key, so any session of the agent can destroy them.
+   */
+  private async cleanUp(): Promise<void> {
+    try {
+      const control = await this.janusCall('list the rooms', () => this.controlHandle());
+      const { list } = await this.janusCall('list the rooms', () =>
+        control.list({ admin_key: this.options.roomAdminKey }),
+      );
+      for (const leftover of list) {
+        const ref = channelOfDescription(leftover.description);
+        if (!ref || this.rooms.get(channelKey(ref))?.janusRoom === leftover.room) continue;
+        await this.janusCall('destroy a leftover room', () =>
+          control.destroy({ room: leftover.room, secret: this.secretOf(leftover.room) }),
+        );
+        this.logger.event('info', 'destroyed a room left by an earlier agent session', { janusRoom: leftover.room });
+        this.events.publish({ kind: 'room.ended', ...ref, reason: 'cleaned-up' });
+      }
+    } catch (e) {
+      this.logger.event('warn', 'leftover rooms not cleaned up', { error: (e as Error).message });
+    }
+  }
+
+  private secretOf(janusRoom: number): string {
+    return createHmac('sha256', this.options.roomAdminKey).update(`videoroom ${janusRoom}`).digest('base64url');
+  }
+
   async createRoom(cmd: Cmd<'room.create'>): Promise<MediaAgentResults['room.create']> {
+    await this.cleaning;
     if (this.rooms.has(channelKey(cmd))) return { created: false };
+    const janusRoom = randomInt(1, 2 ** 47);
     const room: Room = {
       applicationId: cmd.applicationId,
       channelId: cmd.channelId,
-      janusRoom: randomInt(1, 2 ** 47),
-      secret: randomBytes(16).toString('base64url'),
+      janusRoom,
+      secret: this.secretOf(janusRoom),
       connections: new Map(),
     };
     await this.janusCall('create the room', async () =>
       (await this.controlHandle()).create({
         room: room.janusRoom,
-        // The channel, so that a restarted agent can tell which room is whose.
-        description: channelKey(cmd),
+        description: DESCRIPTION_PREFIX + channelKey(cmd),
         secret: room.secret,
         admin_key: this.options.roomAdminKey,
         bitrate: cmd.bitrate ?? 0,
@@ -104,6 +164,12 @@ export class MediaRooms {
     const connectionIds = [...room.connections.keys()];
     await Promise.all([...room.connections.values()].map((c) => this.end(room, c, 'room-destroyed')));
     await this.destroyJanusRoom(room);
+    this.events.publish({
+      kind: 'room.ended',
+      applicationId: room.applicationId,
+      channelId: room.channelId,
+      reason: 'destroyed',
+    });
     return { destroyed: true, connectionIds };
   }
 

@@ -169,10 +169,27 @@ export const MEDIA_AGENT_EVENTS = {
   }),
   /** Janus: the PeerConnection is down (`reason` as Janus says, e.g. "DTLS alert", "ICE failed"). */
   'connection.hangup': kindSchema('connection.hangup', { ...connection, reason: Type.String({ maxLength: 512 }) }),
-  /** The agent ended the connection: `left` (connection.leave), `kicked`, `room-destroyed`. */
+  /**
+   * The connection is gone from Janus: `left` (connection.leave), `kicked`, `room-destroyed`, or
+   * `media-server-lost` (the agent lost its Janus, which ends every handle of the agent's session).
+   */
   'connection.ended': kindSchema('connection.ended', {
     ...connection,
-    reason: Type.Union([Type.Literal('left'), Type.Literal('kicked'), Type.Literal('room-destroyed')]),
+    reason: Type.Union([
+      Type.Literal('left'),
+      Type.Literal('kicked'),
+      Type.Literal('room-destroyed'),
+      Type.Literal('media-server-lost'),
+    ]),
+  }),
+  /**
+   * The channel's room is gone from this server: `destroyed` (room.destroy), `media-server-lost`
+   * (Janus lost: its connections ended too), `cleaned-up` (a room an earlier agent session left in
+   * Janus, destroyed when the agent (re)connected; its connections are not known to the agent).
+   */
+  'room.ended': kindSchema('room.ended', {
+    ...channel,
+    reason: Type.Union([Type.Literal('destroyed'), Type.Literal('media-server-lost'), Type.Literal('cleaned-up')]),
   }),
   /**
    * The publisher a subscriber received is gone (`kicked` or `left`): its media stopped. The
