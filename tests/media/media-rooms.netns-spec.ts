@@ -177,25 +177,42 @@ describe('media-agent rooms with real Janus and WebRTC clients', () => {
     audioFrom('pub-b').forEach((count, i) => expect(count).toBeGreaterThan(otherAt[i]!));
   });
 
-  it('a subscriber that leaves frees its handle', async () => {
-    // The agent's room-control handle plus pub-b and the four downstream connections.
+  it('a publisher that leaves: its subscribers are told, its media ends and its handle is freed', async () => {
+    // The agent's room-control handle plus pub-b and the four downstream connections: pub-a's went with the kick.
     expect(await stack.janusHandles()).toBe(6);
-    const leaving = downstream('sub-2', 'pub-a');
-    expect(await stack.command({ kind: 'connection.leave', ...channel, connectionId: leaving })).toEqual({
+    expect(await stack.command({ kind: 'connection.leave', ...channel, connectionId: 'pub-b' })).toEqual({
       left: true,
     });
-    expect(eventsOf('connection.ended', leaving)).toEqual([expect.objectContaining({ reason: 'left' })]);
+    expect(eventsOf('connection.ended', 'pub-b')).toEqual([expect.objectContaining({ reason: 'left' })]);
+    await waitFor(() => CLIENTS.every((c) => eventsOf('subscription.ended', downstream(c, 'pub-b')).length === 1));
+    expect(eventsOf('subscription.ended', downstream('sub-1', 'pub-b'))).toEqual([
+      expect.objectContaining({ remoteConnectionId: 'pub-b', reason: 'left' }),
+    ]);
     expect(await stack.janusHandles()).toBe(5);
-    expect(await stack.command({ kind: 'connection.leave', ...channel, connectionId: leaving })).toEqual({
+    await sleep(300);
+    const stoppedAt = receivedFrom('pub-b').map((s) => s.received.audioPackets + s.received.videoPackets);
+    await sleep(400);
+    expect(receivedFrom('pub-b').map((s) => s.received.audioPackets + s.received.videoPackets)).toEqual(stoppedAt);
+    // Janus renegotiates the subscriptions of a publisher that left (not of a kicked one): the clients answer.
+    await waitFor(() => CLIENTS.every((c) => eventsOf('connection.offer', downstream(c, 'pub-b')).length > 0));
+    for (const client of CLIENTS) {
+      const connectionId = downstream(client, 'pub-b');
+      const [event] = eventsOf('connection.offer', connectionId);
+      if (event?.kind !== 'connection.offer') throw new Error('no offer');
+      const answer = await subscribers.get(connectionId)!.answer(event.offer);
+      expect(await stack.command({ kind: 'subscriber.answer', ...channel, connectionId, answer })).toBeNull();
+    }
+    expect(await stack.command({ kind: 'connection.leave', ...channel, connectionId: 'pub-b' })).toEqual({
       left: false,
     });
   });
 
   it('destroying the room ends its connections and frees their Janus handles', async () => {
+    expect(await stack.janusHandles()).toBe(5);
     const result = await stack.command({ kind: 'room.destroy', ...channel });
     expect(result.destroyed).toBe(true);
     expect([...result.connectionIds].sort()).toEqual(
-      ['pub-b', downstream('sub-1', 'pub-a'), downstream('sub-1', 'pub-b'), downstream('sub-2', 'pub-b')].sort(),
+      CLIENTS.flatMap((c) => PUBLISHERS.map((p) => downstream(c, p))).sort(),
     );
     expect(await stack.janusHandles()).toBe(1);
     expect(eventsOf('connection.ended').filter((e) => 'reason' in e && e.reason === 'room-destroyed')).toHaveLength(4);

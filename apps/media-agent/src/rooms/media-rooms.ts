@@ -215,6 +215,11 @@ export class MediaRooms {
     await within(remote.up, this.options.requestTimeoutMs, '').catch(() => undefined);
     const handle = await this.janusCall('attach a handle', () => this.janus.attach(VideoRoomPlugin));
     this.watch(room, cmd.connectionId, handle);
+    handle.on(VideoRoomPlugin.EVENT.VIDEOROOM_UPDATED, (e: { jsep?: { type: string; sdp: string } }) => {
+      if (e.jsep?.type !== 'offer') return;
+      const offer = { type: 'offer' as const, sdp: e.jsep.sdp };
+      this.events.publish({ kind: 'connection.offer', ...this.refOf(room), connectionId: cmd.connectionId, offer });
+    });
     try {
       const joined = await this.janusCall('join the subscriber', () =>
         handle.joinSubscriber({ room: room.janusRoom, streams: [{ feed: remote.feed }] }),
@@ -388,6 +393,10 @@ export class MediaRooms {
     } catch (e) {
       throw janusFailure(`Could not ${what}`, e);
     }
+  }
+
+  private refOf(room: Room): ChannelRef {
+    return { applicationId: room.applicationId, channelId: room.channelId };
   }
 
   private roomOf(ref: ChannelRef): Room {

@@ -167,6 +167,8 @@ export const MEDIA_AGENT_EVENTS = {
     mediaType: Type.Optional(MediaKind),
     lost: Type.Optional(Type.Integer({ minimum: 0 })),
   }),
+  /** Janus renegotiates a subscriber (its publisher's streams changed): the client answers with `subscriber.answer`. */
+  'connection.offer': kindSchema('connection.offer', { ...connection, offer: MediaSessionDescription }),
   /** Janus: the PeerConnection is down (`reason` as Janus says, e.g. "DTLS alert", "ICE failed"). */
   'connection.hangup': kindSchema('connection.hangup', { ...connection, reason: Type.String({ maxLength: 512 }) }),
   /**
