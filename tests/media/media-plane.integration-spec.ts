@@ -44,6 +44,7 @@ describe('media tests in the media network namespace', () => {
         'tools/testing/jest.media.config.mjs',
         '--runInBand',
         '--ci',
+        '--verbose',
       ]);
       // The inner jest's report, so a failure shows which media test failed and why.
       if (code !== 0) throw new Error(`the media tests failed (exit ${code}):\n${output}`);

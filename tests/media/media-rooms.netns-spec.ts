@@ -120,6 +120,9 @@ describe('media-agent rooms with real Janus and WebRTC clients', () => {
           ['audio', 'video'].map((mediaType) => expect.objectContaining({ mediaType, receiving: true })),
         ),
       );
+    const metrics = await (await fetch(`${stack.agent.url}/metrics`)).text();
+    expect(metrics).toMatch(/^media_agent_rooms({[^}]*})? 1$/m);
+    expect(metrics).toMatch(/^media_agent_connections({[^}]*})? 6$/m);
     process.stdout.write(`room with 2 publishers and 4 downstream connections flowing in ${Date.now() - started} ms\n`);
   });
 
@@ -142,7 +145,9 @@ describe('media-agent rooms with real Janus and WebRTC clients', () => {
     lastAudio.forEach((at) => expect(at - asked).toBeLessThan(1000));
     audioFrom('pub-b').forEach((count, i) => expect(count).toBeGreaterThan(otherAt[i]!));
     receivedFrom('pub-a').forEach((s, i) => expect(s.received.videoPackets).toBeGreaterThan(videoAt[i]!));
-    process.stdout.write(`moderate to silence: ${lastAudio.map((at) => at - asked).join(', ')} ms\n`);
+    process.stdout.write(
+      `moderate: last audio packet at the receivers ${lastAudio.map((at) => at - asked).join(', ')} ms after the request\n`,
+    );
 
     const resumedFrom = audioFrom('pub-a');
     await stack.command({ kind: 'connections.moderate', ...channel, connectionIds: ['pub-a'], audioMuted: false });

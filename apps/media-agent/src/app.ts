@@ -1,5 +1,13 @@
 import { Module, type DynamicModule } from '@nestjs/common';
-import { createService, JsonLogger, NatsClient, ReadinessService, renderPlainError } from '@switchboard/service-kit';
+import { Gauge } from 'prom-client';
+import {
+  createService,
+  JsonLogger,
+  Metrics,
+  NatsClient,
+  ReadinessService,
+  renderPlainError,
+} from '@switchboard/service-kit';
 import type { MediaAgentConfig } from './config.js';
 import { checkJanusAdmin } from './janus/janus-admin.js';
 import { JanusClient } from './janus/janus-client.js';
@@ -29,18 +37,37 @@ class MediaAgentModule {
         { provide: MEDIA_SERVER_ID, useValue: mediaServerId },
         {
           provide: MEDIA_ROOMS,
-          inject: [NatsClient, JsonLogger],
-          useFactory: (nats: NatsClient, logger: JsonLogger) =>
-            new MediaRooms(janus, new MediaEvents(nats, logger, mediaServerId), logger, {
+          inject: [NatsClient, JsonLogger, Metrics],
+          useFactory: (nats: NatsClient, logger: JsonLogger, metrics: Metrics) => {
+            const rooms = new MediaRooms(janus, new MediaEvents(nats, logger, mediaServerId), logger, {
               roomAdminKey: config.janusRoomAdminKey,
               requestTimeoutMs: config.janusRequestTimeoutMs,
-            }),
+            });
+            countRooms(rooms, metrics);
+            return rooms;
+          },
         },
         Registration,
       ],
       exports: [JANUS, MEDIA_SERVER_ID],
     };
   }
+}
+
+/** `media_agent_rooms` and `media_agent_connections`, read at each scrape. */
+function countRooms(rooms: MediaRooms, metrics: Metrics): void {
+  const roomsGauge: Gauge = new Gauge({
+    name: 'media_agent_rooms',
+    help: 'VideoRoom rooms the agent runs on its Janus',
+    registers: [metrics.registry],
+    collect: () => roomsGauge.set(rooms.counts().rooms),
+  });
+  const connectionsGauge: Gauge = new Gauge({
+    name: 'media_agent_connections',
+    help: 'Publisher and subscriber connections in those rooms',
+    registers: [metrics.registry],
+    collect: () => connectionsGauge.set(rooms.counts().connections),
+  });
 }
 
 export async function buildMediaAgent(config: MediaAgentConfig) {
