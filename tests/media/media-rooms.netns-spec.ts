@@ -126,6 +126,16 @@ describe('media-agent rooms with real Janus and WebRTC clients', () => {
     process.stdout.write(`room with 2 publishers and 4 downstream connections flowing in ${Date.now() - started} ms\n`);
   });
 
+  it("a publisher's data channel messages reach its subscribers", async () => {
+    const publisher = publishers.get('pub-a')!;
+    await waitFor(() => publisher.data.readyState === 'open', { description: 'the data channel open' });
+    publisher.data.send('hello from pub-a');
+    await waitFor(() => receivedFrom('pub-a').every((s) => s.messages.includes('hello from pub-a')), {
+      description: 'the message at both subscribers of pub-a',
+    });
+    expect(receivedFrom('pub-b').map((s) => s.messages)).toEqual([[], []]);
+  });
+
   it('moderate stops the audio of one publisher at its receivers within 1 s, and unmoderate resumes it', async () => {
     // Flowing before: the last audio of pub-a is at most 100 ms old at each receiver.
     await waitFor(() => receivedFrom('pub-a').every((r) => Date.now() - r.received.lastAudioAt < 100));

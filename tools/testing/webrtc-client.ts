@@ -92,9 +92,11 @@ export function connected(pc: RTCPeerConnection, timeoutMs = 10000): Promise<voi
   });
 }
 
-/** Sends audio and video RTP on one peer connection. */
+/** Sends audio and video RTP, and data channel messages, on one peer connection. */
 export class TestPublisher {
   readonly pc = peerConnection();
+  /** Its data channel (Janus relays it to the subscribers). */
+  readonly data;
   private readonly audio = new MediaStreamTrack({ kind: 'audio' });
   private readonly video = new MediaStreamTrack({ kind: 'video' });
   private timers: NodeJS.Timeout[] = [];
@@ -105,6 +107,7 @@ export class TestPublisher {
   constructor() {
     this.pc.addTransceiver(this.audio, { direction: 'sendonly' });
     this.pc.addTransceiver(this.video, { direction: 'sendonly' });
+    this.data = this.pc.createDataChannel('switchboard');
     this.pc.onIceCandidate.subscribe((candidate?: RTCIceCandidate) => {
       const json = candidate ? (candidate.toJSON() as Candidate) : null;
       if (json) this.candidates.push(json);
@@ -163,9 +166,11 @@ export interface ReceivedCounts {
   lastVideoAt: number;
 }
 
-/** Receives one remote publisher's streams and counts their RTP. */
+/** Receives one remote publisher's streams, counts their RTP and keeps its data channel messages. */
 export class TestSubscriber {
   readonly pc = peerConnection();
+  readonly messages: string[] = [];
+  private channel?: ReturnType<RTCPeerConnection['createDataChannel']>;
   readonly received: ReceivedCounts = {
     audioPackets: 0,
     audioBytes: 0,
@@ -176,6 +181,9 @@ export class TestSubscriber {
   };
 
   constructor() {
+    this.pc.onDataChannel.subscribe((channel) =>
+      channel.onMessage.subscribe((message) => void this.messages.push(message.toString())),
+    );
     this.pc.onTrack.subscribe((track) => {
       track.onReceiveRtp.subscribe((rtp) => {
         if (track.kind === 'audio') {
@@ -194,6 +202,8 @@ export class TestSubscriber {
   /** Answers the media server's offer (every candidate in the answer). */
   async answer(offer: SessionDescription): Promise<SessionDescription> {
     await this.pc.setRemoteDescription(offer);
+    // Janus relays a publisher's data to a subscriber only once the subscriber opened a channel (as janus.js does).
+    if (!this.channel && offer.sdp.includes('m=application')) this.channel = this.pc.createDataChannel('switchboard');
     await this.pc.setLocalDescription(await this.pc.createAnswer());
     await gathered(this.pc);
     return description(this.pc);
