@@ -120,6 +120,17 @@ describe('media-agent rooms with real Janus and WebRTC clients', () => {
           ['audio', 'video'].map((mediaType) => expect.objectContaining({ mediaType, receiving: true })),
         ),
       );
+    const { rooms } = await stack.command({ kind: 'rooms.list' });
+    expect(rooms).toEqual([
+      {
+        ...channel,
+        connections: expect.arrayContaining([
+          { connectionId: 'pub-a', role: 'publisher' },
+          { connectionId: downstream('sub-2', 'pub-b'), role: 'subscriber', remoteConnectionId: 'pub-b' },
+        ]),
+      },
+    ]);
+    expect(rooms[0]!.connections).toHaveLength(6);
     const metrics = await (await fetch(`${stack.agent.url}/metrics`)).text();
     expect(metrics).toMatch(/^media_agent_rooms({[^}]*})? 1$/m);
     expect(metrics).toMatch(/^media_agent_connections({[^}]*})? 6$/m);
@@ -164,6 +175,21 @@ describe('media-agent rooms with real Janus and WebRTC clients', () => {
     await waitFor(() => audioFrom('pub-a').every((count, i) => count > resumedFrom[i]! + 5), {
       timeoutMs: 1000,
       description: 'audio of pub-a again at both receivers',
+    });
+  });
+
+  it('moderate video stops the video of a publisher, not its audio, until unmoderated', async () => {
+    const asked = Date.now();
+    await stack.command({ kind: 'connections.moderate', ...channel, connectionIds: ['pub-b'], videoMuted: true });
+    const audioAt = audioFrom('pub-b');
+    await sleep(1300);
+    receivedFrom('pub-b').forEach((s) => expect(s.received.lastVideoAt - asked).toBeLessThan(1000));
+    audioFrom('pub-b').forEach((count, i) => expect(count).toBeGreaterThan(audioAt[i]!));
+    const videoAt = receivedFrom('pub-b').map((s) => s.received.videoPackets);
+    await stack.command({ kind: 'connections.moderate', ...channel, connectionIds: ['pub-b'], videoMuted: false });
+    await waitFor(() => receivedFrom('pub-b').every((s, i) => s.received.videoPackets > videoAt[i]! + 3), {
+      timeoutMs: 1000,
+      description: 'video of pub-b again at both receivers',
     });
   });
 

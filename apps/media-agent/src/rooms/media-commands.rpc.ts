@@ -27,6 +27,8 @@ export class MediaCommandsRpc {
     switch (command.kind) {
       case 'room.create':
         return this.rooms.createRoom(command);
+      case 'rooms.list':
+        return this.rooms.listRooms();
       case 'room.destroy':
         return this.rooms.destroyRoom(command);
       case 'publisher.join':

@@ -157,6 +157,19 @@ export class MediaRooms {
     return { created: true };
   }
 
+  async listRooms(): Promise<MediaAgentResults['rooms.list']> {
+    await this.cleaning;
+    const rooms = [...this.rooms.values()].map((room) => ({
+      ...this.refOf(room),
+      connections: [...room.connections.values()].map((c) =>
+        c.role === 'publisher'
+          ? { connectionId: c.connectionId, role: c.role }
+          : { connectionId: c.connectionId, role: c.role, remoteConnectionId: c.remoteConnectionId },
+      ),
+    }));
+    return { rooms };
+  }
+
   async destroyRoom(cmd: Cmd<'room.destroy'>): Promise<MediaAgentResults['room.destroy']> {
     const room = this.rooms.get(channelKey(cmd));
     if (!room) return { destroyed: false, connectionIds: [] };

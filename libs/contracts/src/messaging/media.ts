@@ -62,6 +62,8 @@ export const MEDIA_AGENT_COMMANDS = {
     bitrate: Type.Optional(Type.Integer({ minimum: 0, maximum: 100_000_000 })),
     maxPublishers: Type.Optional(Type.Integer({ minimum: 1, maximum: 10_000 })),
   }),
+  /** Every room of this server and its connections (reconciliation after a registry restart). */
+  'rooms.list': kindSchema('rooms.list', {}),
   /** Hangs up every connection of the room and destroys it; `connectionIds` are those ended. */
   'room.destroy': kindSchema('room.destroy', channel),
   /** A publisher joins with the client's offer; the result holds Janus's answer. */
@@ -108,8 +110,19 @@ export type MediaAgentCommand = {
 }[MediaAgentCommandKind];
 export type MediaAgentCommandOf<K extends MediaAgentCommandKind> = Extract<MediaAgentCommand, { kind: K }>;
 
+/** One room in the answer of `rooms.list`. */
+export interface MediaRoomListing {
+  applicationId: string;
+  channelId: string;
+  connections: Array<
+    | { connectionId: string; role: 'publisher' }
+    | { connectionId: string; role: 'subscriber'; remoteConnectionId: string }
+  >;
+}
+
 export interface MediaAgentResults {
   'room.create': { created: boolean };
+  'rooms.list': { rooms: MediaRoomListing[] };
   'room.destroy': { destroyed: boolean; connectionIds: string[] };
   'publisher.join': { answer: MediaSessionDescription };
   'subscriber.join': { offer: MediaSessionDescription };
