@@ -111,9 +111,17 @@ export class MediaRooms {
       for (const leftover of list) {
         const ref = channelOfDescription(leftover.description);
         if (!ref || this.rooms.get(channelKey(ref))?.janusRoom === leftover.room) continue;
-        await this.janusCall('destroy a leftover room', () =>
-          control.destroy({ room: leftover.room, secret: this.secretOf(leftover.room) }),
-        );
+        try {
+          await this.janusCall('destroy a leftover room', () =>
+            control.destroy({ room: leftover.room, secret: this.secretOf(leftover.room) }),
+          );
+        } catch (e) {
+          this.logger.event('warn', 'leftover room not destroyed', {
+            janusRoom: leftover.room,
+            error: (e as Error).message,
+          });
+          continue;
+        }
         this.logger.event('info', 'destroyed a room left by an earlier agent session', { janusRoom: leftover.room });
         this.events.publish({ kind: 'room.ended', ...ref, reason: 'cleaned-up' });
       }
@@ -424,7 +432,10 @@ export class MediaRooms {
     return connection;
   }
 
+  /** Before a join and again after it (the room may have been destroyed, the id taken, meanwhile). */
   private assertFree(room: Room, connectionId: string): void {
+    if (this.rooms.get(channelKey(room)) !== room)
+      throw new DomainError('NotFound', 'The room of the channel was destroyed meanwhile.');
     if (room.connections.has(connectionId))
       throw new DomainError('Conflict', `Connection '${connectionId.slice(0, 256)}' is already in the room.`);
   }
