@@ -1,4 +1,10 @@
-import Janode, { type JanodeConnection, type JanodeSession, type JanusServerInfo } from 'janode';
+import Janode, {
+  type JanodeConnection,
+  type JanodeHandle,
+  type JanodePlugin,
+  type JanodeSession,
+  type JanusServerInfo,
+} from 'janode';
 import { Backoff } from './backoff.js';
 
 export interface JanusClientOptions {
@@ -80,6 +86,20 @@ export class JanusClient {
     );
   }
 
+  /** A new handle of `plugin` on the agent's session; rejects when not connected or Janus does not answer. */
+  async attach<H extends JanodeHandle>(plugin: JanodePlugin<H>): Promise<H> {
+    const session = this.session;
+    if (!session) throw new Error('not connected to Janus');
+    const attaching = session.attach(plugin);
+    try {
+      return await within(attaching, this.options.requestTimeoutMs, 'Janus did not attach a handle in time');
+    } catch (e) {
+      // A handle attached after the timeout is detached at once.
+      void attaching.then((late) => late.detach()).catch(() => undefined);
+      throw e;
+    }
+  }
+
   /** Treats the link as lost (e.g. Janus stopped answering while its socket stays open) and reconnects. */
   reset(reason: string): void {
     if (!this.connection) return;
@@ -101,7 +121,10 @@ export class JanusClient {
     const opening = Janode.connect({ address: { url: this.options.url }, max_retries: 0 });
     try {
       connection = await within(opening, this.options.requestTimeoutMs, 'Janus did not accept the connection in time');
-      if (this.stopped) return void (await connection.close().catch(() => undefined));
+      if (this.stopped) {
+        await connection.close().catch(() => undefined);
+        return;
+      }
       connection.once(Janode.EVENT.CONNECTION_ERROR, (e: Error) =>
         this.lost(connection!, `connection to Janus lost: ${e.message}`),
       );
@@ -114,7 +137,10 @@ export class JanusClient {
       session.once(Janode.EVENT.SESSION_DESTROYED, () =>
         this.lost(connection!, 'Janus session ended (keep-alive failed or Janus destroyed it)'),
       );
-      if (this.stopped) return void (await connection.close().catch(() => undefined));
+      if (this.stopped) {
+        await connection.close().catch(() => undefined);
+        return;
+      }
       this.connection = connection;
       this.session = session;
       const info = await this.info();

@@ -5,3 +5,4 @@ export * from './usage.js';
 export * from './webhooks.js';
 export * from './changes.js';
 export * from './parked.js';
+export * from './media.js';

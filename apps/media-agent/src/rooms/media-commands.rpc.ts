@@ -1,0 +1,60 @@
+import { Controller, Inject } from '@nestjs/common';
+import { MessagePattern, Payload } from '@nestjs/microservices';
+import {
+  MediaAgentSubjects,
+  parseMediaAgentCommand,
+  type MediaAgentCommand,
+  type MediaAgentResults,
+} from '@switchboard/contracts';
+import { MediaRooms } from './media-rooms.js';
+
+export const MEDIA_ROOMS = Symbol('MEDIA_ROOMS');
+
+/**
+ * `media-agent.v1.<mediaServerId>.command` (messaging/media.ts): the control plane's commands for
+ * the rooms and connections on this agent's Janus. The subject names this server, so it is bound
+ * when the module is built (`bindMediaCommands`), not in a decorator.
+ */
+@Controller()
+export class MediaCommandsRpc {
+  constructor(@Inject(MEDIA_ROOMS) private readonly rooms: MediaRooms) {}
+
+  async command(@Payload() body: unknown): Promise<MediaAgentResults[keyof MediaAgentResults]> {
+    return this.run(parseMediaAgentCommand(body));
+  }
+
+  private run(command: MediaAgentCommand): Promise<MediaAgentResults[keyof MediaAgentResults]> {
+    switch (command.kind) {
+      case 'room.create':
+        return this.rooms.createRoom(command);
+      case 'rooms.list':
+        return this.rooms.listRooms();
+      case 'room.destroy':
+        return this.rooms.destroyRoom(command);
+      case 'publisher.join':
+        return this.rooms.joinPublisher(command);
+      case 'subscriber.join':
+        return this.rooms.joinSubscriber(command);
+      case 'subscriber.answer':
+        return this.rooms.answerSubscriber(command);
+      case 'connection.trickle':
+        return this.rooms.trickle(command);
+      case 'connection.leave':
+        return this.rooms.leave(command);
+      case 'connections.moderate':
+        return this.rooms.moderate(command);
+      case 'connections.kick':
+        return this.rooms.kick(command);
+    }
+  }
+}
+
+/** Binds the command handler to this server's subject. */
+export function bindMediaCommands(mediaServerId: string): void {
+  const proto = MediaCommandsRpc.prototype;
+  MessagePattern(MediaAgentSubjects.command(mediaServerId))(
+    proto,
+    'command',
+    Object.getOwnPropertyDescriptor(proto, 'command')!,
+  );
+}

@@ -1,0 +1,219 @@
+import { randomInt } from 'node:crypto';
+import {
+  MediaStreamTrack,
+  RTCPeerConnection,
+  RTCRtpCodecParameters,
+  RtpHeader,
+  RtpPacket,
+  type RTCIceCandidate,
+} from 'werift';
+
+/**
+ * WebRTC clients in Node (werift) for the media tests: a publisher that sends synthetic Opus and
+ * VP8 RTP (werift does not encode; Janus forwards what it gets), and a subscriber that counts the
+ * RTP it receives per kind. Run them in the media network namespace (media-netns.mjs), where
+ * 127.0.1.1 on `jn0` is the only address Janus and werift gather on.
+ */
+
+const AUDIO_PT = 111;
+const VIDEO_PT = 96;
+const AUDIO_INTERVAL_MS = 20;
+const VIDEO_INTERVAL_MS = 50;
+// A VP8 payload descriptor (start of partition) and a key frame header (640×480), then filler.
+const VP8_KEY_FRAME = Buffer.concat([
+  Buffer.from([0x10, 0x50, 0x02, 0x00, 0x9d, 0x01, 0x2a, 0x80, 0x02, 0xe0, 0x01]),
+  Buffer.alloc(600, 0x5a),
+]);
+// One 20 ms Opus frame (any bytes do: Janus forwards without decoding).
+const OPUS_FRAME = Buffer.concat([Buffer.from([0xfc]), Buffer.alloc(60, 0x11)]);
+
+export interface SessionDescription {
+  type: 'offer' | 'answer';
+  sdp: string;
+}
+
+export interface Candidate {
+  candidate: string;
+  sdpMid?: string;
+  sdpMLineIndex?: number;
+}
+
+function peerConnection(): RTCPeerConnection {
+  return new RTCPeerConnection({
+    // werift defaults to a public STUN server and to IPv6: neither exists in the namespace.
+    iceServers: [],
+    iceUseIpv6: false,
+    bundlePolicy: 'max-bundle',
+    codecs: {
+      audio: [
+        new RTCRtpCodecParameters({ mimeType: 'audio/opus', clockRate: 48000, channels: 2, payloadType: AUDIO_PT }),
+      ],
+      video: [
+        new RTCRtpCodecParameters({
+          mimeType: 'video/VP8',
+          clockRate: 90000,
+          payloadType: VIDEO_PT,
+          rtcpFeedback: [{ type: 'nack' }, { type: 'nack', parameter: 'pli' }, { type: 'goog-remb' }],
+        }),
+      ],
+    },
+  });
+}
+
+function gathered(pc: RTCPeerConnection): Promise<void> {
+  if (pc.iceGatheringState === 'complete') return Promise.resolve();
+  return new Promise((resolve) => {
+    const { unSubscribe } = pc.iceGatheringStateChange.subscribe((state) => {
+      if (state !== 'complete') return;
+      unSubscribe();
+      resolve();
+    });
+  });
+}
+
+function description(pc: RTCPeerConnection): SessionDescription {
+  const local = pc.localDescription;
+  if (!local) throw new Error('no local description');
+  return { type: local.type as 'offer' | 'answer', sdp: local.sdp };
+}
+
+/** Resolves when the peer connection is `connected`; rejects on `failed` or after `timeoutMs`. */
+export function connected(pc: RTCPeerConnection, timeoutMs = 10000): Promise<void> {
+  if (pc.connectionState === 'connected') return Promise.resolve();
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`not connected within ${timeoutMs} ms`)), timeoutMs);
+    const { unSubscribe } = pc.connectionStateChange.subscribe((state) => {
+      if (state !== 'connected' && state !== 'failed') return;
+      clearTimeout(timer);
+      unSubscribe();
+      if (state === 'connected') resolve();
+      else reject(new Error('peer connection failed'));
+    });
+  });
+}
+
+/** Sends audio and video RTP, and data channel messages, on one peer connection. */
+export class TestPublisher {
+  readonly pc = peerConnection();
+  /** Its data channel (Janus relays it to the subscribers). */
+  readonly data;
+  private readonly audio = new MediaStreamTrack({ kind: 'audio' });
+  private readonly video = new MediaStreamTrack({ kind: 'video' });
+  private timers: NodeJS.Timeout[] = [];
+  /** Candidates gathered after the offer was made (trickle). */
+  readonly candidates: Candidate[] = [];
+  private onCandidate?: (candidate: Candidate | null) => void;
+
+  constructor() {
+    this.pc.addTransceiver(this.audio, { direction: 'sendonly' });
+    this.pc.addTransceiver(this.video, { direction: 'sendonly' });
+    this.data = this.pc.createDataChannel('switchboard');
+    this.pc.onIceCandidate.subscribe((candidate?: RTCIceCandidate) => {
+      const json = candidate ? (candidate.toJSON() as Candidate) : null;
+      if (json) this.candidates.push(json);
+      this.onCandidate?.(json);
+    });
+  }
+
+  /**
+   * The offer: with every candidate in it (`trickle: false`), or at once without candidates, which
+   * then go to `onCandidate` as they are gathered (null after the last).
+   */
+  async offer(options: { trickle?: (candidate: Candidate | null) => void } = {}): Promise<SessionDescription> {
+    this.onCandidate = options.trickle;
+    await this.pc.setLocalDescription(await this.pc.createOffer());
+    if (!options.trickle) await gathered(this.pc);
+    return description(this.pc);
+  }
+
+  async accept(answer: SessionDescription): Promise<void> {
+    await this.pc.setRemoteDescription(answer);
+  }
+
+  /** Starts sending RTP: Opus every 20 ms, a VP8 frame every 50 ms. */
+  start(): void {
+    this.timers.push(sender(this.audio, AUDIO_PT, 960, OPUS_FRAME, AUDIO_INTERVAL_MS));
+    this.timers.push(sender(this.video, VIDEO_PT, 4500, VP8_KEY_FRAME, VIDEO_INTERVAL_MS));
+  }
+
+  async close(): Promise<void> {
+    for (const timer of this.timers) clearInterval(timer);
+    this.timers = [];
+    await this.pc.close();
+  }
+}
+
+function sender(track: MediaStreamTrack, payloadType: number, step: number, payload: Buffer, everyMs: number) {
+  let sequenceNumber = randomInt(0, 0xffff);
+  let timestamp = randomInt(0, 0x7fffffff);
+  const timer = setInterval(() => {
+    const header = new RtpHeader({ payloadType, sequenceNumber, timestamp, marker: true });
+    sequenceNumber = (sequenceNumber + 1) & 0xffff;
+    timestamp = (timestamp + step) >>> 0;
+    track.writeRtp(new RtpPacket(header, payload));
+  }, everyMs);
+  timer.unref();
+  return timer;
+}
+
+export interface ReceivedCounts {
+  audioPackets: number;
+  audioBytes: number;
+  videoPackets: number;
+  videoBytes: number;
+  /** Date.now() of the last packet of each kind (0: none yet). */
+  lastAudioAt: number;
+  lastVideoAt: number;
+}
+
+/** Receives one remote publisher's streams, counts their RTP and keeps its data channel messages. */
+export class TestSubscriber {
+  readonly pc = peerConnection();
+  readonly messages: string[] = [];
+  private channel?: ReturnType<RTCPeerConnection['createDataChannel']>;
+  readonly received: ReceivedCounts = {
+    audioPackets: 0,
+    audioBytes: 0,
+    videoPackets: 0,
+    videoBytes: 0,
+    lastAudioAt: 0,
+    lastVideoAt: 0,
+  };
+
+  constructor() {
+    this.pc.onDataChannel.subscribe((channel) =>
+      channel.onMessage.subscribe((message) => void this.messages.push(message.toString())),
+    );
+    this.pc.onTrack.subscribe((track) => {
+      track.onReceiveRtp.subscribe((rtp) => {
+        if (track.kind === 'audio') {
+          this.received.audioPackets++;
+          this.received.audioBytes += rtp.payload.length;
+          this.received.lastAudioAt = Date.now();
+        } else if (track.kind === 'video') {
+          this.received.videoPackets++;
+          this.received.videoBytes += rtp.payload.length;
+          this.received.lastVideoAt = Date.now();
+        }
+      });
+    });
+  }
+
+  /** Answers the media server's offer (every candidate in the answer). */
+  async answer(offer: SessionDescription): Promise<SessionDescription> {
+    await this.pc.setRemoteDescription(offer);
+    // Janus relays a publisher's data to a subscriber only once the subscriber opened a channel (as janus.js does).
+    if (!this.channel && offer.sdp.includes('m=application')) this.channel = this.pc.createDataChannel('switchboard');
+    await this.pc.setLocalDescription(await this.pc.createAnswer());
+    await gathered(this.pc);
+    return description(this.pc);
+  }
+
+  snapshot(): ReceivedCounts {
+    return { ...this.received };
+  }
+
+  async close(): Promise<void> {
+    await this.pc.close();
+  }
+}
