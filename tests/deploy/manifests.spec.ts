@@ -14,11 +14,6 @@ import { parseAllDocuments } from 'yaml';
 import { databaseSettings, type Setting } from '@switchboard/config';
 
 type Y = any; // a parsed YAML node
-/** A parsed k8s object with the file it came from. */
-interface Placed {
-  __file: string;
-  [field: string]: Y;
-}
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 const K8S_DIR = path.join(ROOT, 'k8s');
@@ -103,7 +98,8 @@ const K8S_FILES = fs.existsSync(K8S_DIR)
       .sort()
   : [];
 const K8S = K8S_FILES.map((f) => readYaml(path.join(K8S_DIR, f)));
-const OBJECTS: Placed[] = K8S.filter((f) => !f.file.endsWith('kustomization.yaml')).flatMap((f) =>
+/** The k8s objects, each with `__file`, the file it came from. */
+const OBJECTS: Y[] = K8S.filter((f) => !f.file.endsWith('kustomization.yaml')).flatMap((f) =>
   f.docs.map((d) => Object.assign(d, { __file: f.file })),
 );
 const COMPOSE = fs.existsSync(COMPOSE_FILE)
@@ -111,7 +107,7 @@ const COMPOSE = fs.existsSync(COMPOSE_FILE)
   : { file: 'docker/compose.yaml', docs: [], errors: ['missing'] };
 const COMPOSE_SERVICES: Record<string, Y> = COMPOSE.docs[0]?.services ?? {};
 
-function find(kind: string, name: string): Placed | undefined {
+function find(kind: string, name: string): Y {
   return OBJECTS.find((o) => o.kind === kind && o.metadata?.name === name);
 }
 const configMap: Record<string, unknown> = find('ConfigMap', CONFIG_MAP)?.data ?? {};
@@ -239,7 +235,7 @@ function isPositiveQuantity(v: unknown): boolean {
  * What is wrong with the PodDisruptionBudget of a service: on the request path it must have one (in
  * its own file, policy/v1, with a limit); a minAvailable of the whole minimum would block node drains.
  */
-function disruptionBudgetProblems(pdb: Placed | undefined, hpa: Y, file: string, onRequestPath: boolean): string[] {
+function disruptionBudgetProblems(pdb: Y, hpa: Y, file: string, onRequestPath: boolean): string[] {
   const problems: string[] = [];
   if (onRequestPath) {
     if (pdb?.__file !== file) problems.push(`${file}: no PodDisruptionBudget for the service (found: ${pdb?.__file})`);

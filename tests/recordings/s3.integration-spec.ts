@@ -89,7 +89,7 @@ describe('recordings stored in an S3-compatible bucket', () => {
     expect(r.filePath).toBe(`s3://${S3.bucket}/${r.objectKey}`);
     expect(r.recordingPath).toBe(`s3://${S3.bucket}/${encodeURIComponent(ORG)}/${APP}/${CH}/${r.id}`);
     expect(c.audioFilePath).toBe(`s3://${S3.bucket}/${c.audioObjectKey}`);
-    const byText = (a: string | undefined, b: string | undefined) => (a ?? '').localeCompare(b ?? '');
+    const byText = (a: string | null, b: string | null) => (a ?? '').localeCompare(b ?? '');
     expect([...s3.objects.keys()].sort(byText)).toEqual(
       [r.objectKey, r.audioObjectKey, r.videoObjectKey, c.audioObjectKey, c.videoObjectKey].sort(byText),
     );
