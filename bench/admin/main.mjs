@@ -181,8 +181,8 @@ try {
       for (const t of targets) {
         let meter;
         let usage;
-        let sharedAtStart;
-        let sharedAtEnd;
+        let sharedAtStart = Promise.resolve(0);
+        let sharedAtEnd = Promise.resolve(0);
         const r = await loadFn(
           {
             url: t.url,
@@ -196,9 +196,11 @@ try {
             measuring: (pid) => {
               // Each gateway's CPU only while it is the target.
               const pids = Object.fromEntries(
-                Object.entries(env.pids).filter(([name, p]) => !/^admin-gateway/.test(name) || p === t.gateway?.pid),
+                Object.entries(env.pids).filter(
+                  ([name, p]) => !name.startsWith('admin-gateway') || p === t.gateway?.pid,
+                ),
               );
-              meter = cpuMeter({ ...pids, ...(t.pids ?? {}), 'load generator': pid });
+              meter = cpuMeter({ ...pids, ...t.pids, 'load generator': pid });
               if (t.gateway) sharedAtStart = sharedReads(t.gateway);
             },
             measured: (requests) => {

@@ -10,7 +10,7 @@ import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { REPO_ROOT, serviceNode } from '../../tools/stack/apps.mjs';
 import { StackError } from '../../tools/stack/servers.mjs';
-import { prepareWorkspace } from '../../tools/stack/stack.mjs';
+import { prepareWorkspace } from '../../tools/stack/workspace.mjs';
 
 /** Prepares the workspace, then runs `main` (a module URL) on the service runtime. */
 export async function runBench(main) {

@@ -12,7 +12,7 @@ const wss = new WebSocketServer({
 });
 wss.on('connection', (ws) => {
   ws.on('message', (raw) => {
-    const frame = JSON.parse(raw.toString('utf8'));
+    const frame = JSON.parse(/** @type {Buffer} */ (raw).toString('utf8'));
     const data =
       frame.type === 'connection.open' ? { connectionId: frame.data?.connectionId ?? randomUUID(), state: 'new' } : {};
     ws.send(JSON.stringify({ type: 'result', id: frame.id, data }));

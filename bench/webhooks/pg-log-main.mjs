@@ -2,7 +2,7 @@
 // the worker sends them (the statements are read from apps/webhook-worker/src/log/delivery.repository.ts),
 // on tables made like the migrated ones (`LIKE ... INCLUDING ALL`), and on variants of their
 // indexes or storage. CPU = the one backend's utime + stime (/proc), so other load on the machine
-// matters less than in run.mjs. See bench/webhooks/README.md ("third pass").
+// matters less than in run.mjs. See bench/webhooks/README.md ("Method").
 //
 //   node bench/webhooks/pg-log.mjs [variant ...]   (default: all; --deliveries 20000 --rounds 3 --per-log 60)
 import fs from 'node:fs';

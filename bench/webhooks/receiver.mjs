@@ -7,7 +7,7 @@
 //   keep-alive connections; pipelined requests are answered in order, in one write per read). A
 //   request without `content-length` gets 411 and the connection is closed; a head over 16 KiB,
 //   400. The counterpart of the raw BullMQ round's processor, which does nothing.
-// - `node`: node:http's server (what the figures before the twelfth pass used).
+// - `node`: node:http's server (what earlier figures used).
 //
 // `onBody(text, at)` gets each request's body (utf-8) and the time it was read.
 import http from 'node:http';

@@ -4,6 +4,7 @@
  * filtered by event name, disabled ones skipped) and logs every attempt; the usage-aggregator turns
  * the same stream into usage records served by the management API.
  */
+import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { createHmac } from 'node:crypto';
 import http from 'node:http';
@@ -90,7 +91,7 @@ describe('events to webhooks and usage', () => {
       headers: h(),
       body: { applicationId },
     });
-    expect(config.status).toBe(201);
+    assert.equal(config.status, 201);
     ({ id: configId, sharedSecret } = config.body);
     const webhook = (path: string, events: string[], disabled = false) => ({
       applicationConfigId: configId,
@@ -101,36 +102,39 @@ describe('events to webhooks and usage', () => {
       batch: false,
       reliable: true,
     });
-    expect(
+    assert.equal(
       (
         await call('POST', `${management.url}/ApplicationWebhooks`, {
           headers: h(),
           body: webhook('/app', ['client.registered', 'channel.client.joined', 'connection.connected']),
         })
       ).status,
-    ).toBe(201);
-    expect(
+      201,
+    );
+    assert.equal(
       (
         await call('POST', `${management.url}/ApplicationWebhooks`, {
           headers: h(),
           body: webhook('/disabled', [], true),
         })
       ).status,
-    ).toBe(201);
+      201,
+    );
     const channelConfig = await call<{ id: string }>('POST', `${management.url}/ChannelConfigs`, {
       headers: h(),
       body: { applicationConfigId: configId, channelIdPattern: 'lobby', priority: 1, default: false },
     });
-    expect(channelConfig.status).toBe(201);
+    assert.equal(channelConfig.status, 201);
     const { applicationConfigId: _ignored, ...channelHook } = webhook('/channel', ['channel.activated']);
-    expect(
+    assert.equal(
       (
         await call('POST', `${management.url}/ChannelWebhooks`, {
           headers: h(),
           body: { ...channelHook, channelConfigId: channelConfig.body.id },
         })
       ).status,
-    ).toBe(201);
+      201,
+    );
   });
 
   afterAll(async () => {

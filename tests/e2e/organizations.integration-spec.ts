@@ -5,6 +5,7 @@
  * client tokens at /sync register (the caches of key verdicts and resolved applications are long
  * here, so only the change notices can make that happen); enabling it again restores access.
  */
+import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import {
@@ -100,11 +101,11 @@ describe('organizations provisioned by an operator', () => {
     processes.push(...started);
     [management, , gateway] = started as [SpawnedService, SpawnedService, SpawnedService];
     const operatorConfig = await createApplication(operatorKey, operatorApp);
-    expect(await register(await clientToken(operatorKey, operatorConfig, 'op-client'))).toEqual({ ok: true });
+    assert.deepEqual(await register(await clientToken(operatorKey, operatorConfig, 'op-client')), { ok: true });
   });
 
   afterAll(async () => {
-    for (const sync of sockets) sync.terminate();
+    for (const sync of sockets) void sync.terminate();
     await Promise.all(processes.map((p) => p.stop()));
     await flushRedisPrefix(servers.redisUrl, `${ns}:`);
     await db?.drop();

@@ -5,6 +5,7 @@
  * side (tools/media) writes the files, the pipeline muxes them, and the recording is served by the
  * gateway's recording routes with a signed URL that downloads the file.
  */
+import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import path from 'node:path';
@@ -81,9 +82,10 @@ describe('recording across services', () => {
     management = started[0]!;
     gateway = started[2]!;
     nc = await connect({ servers: servers.natsUrl });
-    expect(
+    assert.equal(
       (await call('POST', `${management.url}/ApplicationConfigs`, { headers: h(), body: { applicationId } })).status,
-    ).toBe(201);
+      201,
+    );
   });
 
   afterAll(async () => {

@@ -4,6 +4,7 @@
  * replicas (a client on replica 1 is read, messaged, muted and kicked through replica 2), clients
  * over the real /sync socket.
  */
+import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { createHmac } from 'node:crypto';
 import { promisify } from 'node:util';
@@ -108,7 +109,7 @@ describe('live runtime across services', () => {
       headers: h(),
       body: { applicationId, tag: 'e2e' },
     });
-    expect(created.status).toBe(201);
+    assert.equal(created.status, 201);
     configId = created.body.id;
     await connectClient('alice', 'alice-laptop', 'alice-1', 'lobby');
     await connectClient('bob', 'bob-phone', 'bob-1', 'lobby');
@@ -136,7 +137,9 @@ describe('live runtime across services', () => {
         headers: h(),
       })
     ).body;
-    expect(channels.map((c) => [c.id, c.clientCount, c.connectionCount]).sort()).toEqual([
+    expect(
+      channels.map((c) => [c.id, c.clientCount, c.connectionCount] as const).sort((a, b) => a[0].localeCompare(b[0])),
+    ).toEqual([
       ['lobby', 2, 2],
       ['stage', 1, 1],
     ]);

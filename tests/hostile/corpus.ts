@@ -163,7 +163,7 @@ export function minimalValue(doc: OpenApiDocument, schema: Schema, depth = 0): u
   const s = concrete(doc, schema);
   if (s.const !== undefined) return s.const;
   if (s.enum) return s.enum[0];
-  switch (typeOf(s)) {
+  switch (typeOf(s) ?? 'untyped') {
     case 'string':
       return s.format === 'uuid'
         ? '00000000-0000-4000-8000-000000000000'

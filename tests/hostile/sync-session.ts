@@ -16,7 +16,7 @@ export class SyncSocket {
   private constructor(private readonly ws: WebSocket) {
     ws.on('message', (raw) => {
       try {
-        this.frames.push(JSON.parse(raw.toString()) as Frame);
+        this.frames.push(JSON.parse((raw as Buffer).toString()) as Frame);
       } catch {
         this.frames.push({ type: 'unreadable' });
       }

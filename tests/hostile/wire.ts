@@ -95,7 +95,7 @@ export function sendRaw(baseUrl: string, head: string, bodyBytes = 0): Promise<H
     });
     socket.on('error', finish);
     socket.on('close', finish);
-    socket.on('connect', async () => {
+    const send = async () => {
       socket.write(`${head}\r\n`);
       // A server that refuses on the declared length answers before any body byte: give it the chance.
       if (bodyBytes > 0) await new Promise((r) => setTimeout(r, 300));
@@ -104,7 +104,8 @@ export function sendRaw(baseUrl: string, head: string, bodyBytes = 0): Promise<H
         if (!socket.write(chunk.subarray(0, Math.min(chunk.length, bodyBytes - sent))))
           await new Promise((r) => socket.once('drain', r).once('close', r));
       }
-    });
+    };
+    socket.on('connect', () => void send());
   });
 }
 

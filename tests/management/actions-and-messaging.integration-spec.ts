@@ -153,7 +153,8 @@ describe('application actions and NATS', () => {
     const seen: Packet[] = [];
     const seenHeaders: Array<string | undefined> = [];
 
-    function respond(handler: (packet: Packet) => unknown | { err: unknown } | 'silence') {
+    /** `handler` answers a command with its response, `{ err }` for an error, or 'silence' for no answer. */
+    function respond(handler: (packet: Packet) => unknown) {
       sub = nc.subscribe(subject('runtime-registry.v1.command'), {
         callback: (_err, msg: Msg) => {
           const packet = JSON.parse(new TextDecoder().decode(msg.data)) as Packet;
@@ -597,7 +598,8 @@ describe('application actions and NATS', () => {
           (await h.api('PATCH', `/ApplicationConfigs/${config.id}`, { body: { applicationId: renamed } })).status,
         ).toBe(200);
         await waitFor(() => events.length >= 2, { description: 'both changed events' });
-        expect(events.map((e) => e.data.applicationId).sort()).toEqual([applicationId, renamed].sort());
+        const byText = (a: string, b: string) => a.localeCompare(b);
+        expect(events.map((e) => e.data.applicationId).sort(byText)).toEqual([applicationId, renamed].sort(byText));
 
         events.length = 0;
         const channel = await h.api('POST', '/ChannelConfigs', {

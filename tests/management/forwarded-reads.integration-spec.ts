@@ -3,6 +3,7 @@
  * 503 while nobody answers, the OData options passed through, tenancy settled before any request.
  * The answering services are faked here on the real NATS with the contract's subjects.
  */
+import assert from 'node:assert/strict';
 import { connect, type Msg, type NatsConnection, type Subscription } from '@nats-io/transport-node';
 import { testServers } from '@switchboard/testing';
 import { randomUUID } from 'node:crypto';
@@ -29,14 +30,16 @@ describe('forwarded reads', () => {
     nc = await connect({ servers: testServers().natsUrl });
     applicationId = `${h.ns}-rec`.replace(/_/g, '-');
     foreignApplicationId = `${h.ns}-theirs`.replace(/_/g, '-');
-    expect((await h.api('POST', '/ApplicationConfigs', { body: { applicationId } })).status).toBe(201);
-    expect((await h.api('POST', '/ApplicationConfigs', { body: { applicationId: `${applicationId}-2` } })).status).toBe(
+    assert.equal((await h.api('POST', '/ApplicationConfigs', { body: { applicationId } })).status, 201);
+    assert.equal(
+      (await h.api('POST', '/ApplicationConfigs', { body: { applicationId: `${applicationId}-2` } })).status,
       201,
     );
-    expect(
+    assert.equal(
       (await h.api('POST', '/ApplicationConfigs', { key: h.keyB, body: { applicationId: foreignApplicationId } }))
         .status,
-    ).toBe(201);
+      201,
+    );
   });
   afterAll(async () => {
     await nc?.close();

@@ -40,7 +40,7 @@ export interface Harness {
     path: string,
     options?: { key?: string | null; body?: unknown; raw?: string; headers?: Record<string, string> },
   ): Promise<Answer<T>>;
-  sql<T extends pg.QueryResultRow = any>(text: string, params?: unknown[]): Promise<T[]>;
+  sql: <T extends pg.QueryResultRow = any>(text: string, params?: unknown[]) => Promise<T[]>;
   stop(): Promise<void>;
 }
 

@@ -6,6 +6,7 @@
  * consumed (recording-service); the poison ones are parked and listed on interface B (operator
  * only); a replay of one whose cause is gone delivers it, one whose cause remains stays parked.
  */
+import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -137,7 +138,7 @@ describe('poison events', () => {
       headers: h(),
       body: { applicationId },
     });
-    expect(config.status).toBe(201);
+    assert.equal(config.status, 201);
     const hook = {
       applicationConfigId: config.body.id,
       name: 'all',
@@ -147,7 +148,8 @@ describe('poison events', () => {
       batch: false,
       reliable: true,
     };
-    expect((await call('POST', `${management.url!}/ApplicationWebhooks`, { headers: h(), body: hook })).status).toBe(
+    assert.equal(
+      (await call('POST', `${management.url!}/ApplicationWebhooks`, { headers: h(), body: hook })).status,
       201,
     );
 

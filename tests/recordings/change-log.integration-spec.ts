@@ -7,6 +7,7 @@
  * `/ChangeRecords?$filter=entityId eq '<id>'`. Real management-api and recording-service on one
  * namespace; the recordings are finished rows written straight into the recording schema.
  */
+import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { jetstream, jetstreamManager } from '@nats-io/jetstream';
 import { changeSubject, RECORDING_CHANGE_OWNER, type ChangeNotice } from '@switchboard/contracts';
@@ -48,7 +49,7 @@ describe('channel recordings in the change log', () => {
     db = new pg.Pool({ connectionString: h.db.url, max: 2 });
     db.on('error', () => undefined);
     app = `${m.ns}-app`.replace(/_/g, '-');
-    expect((await m.api('POST', '/ApplicationConfigs', { body: { applicationId: app } })).status).toBe(201);
+    assert.equal((await m.api('POST', '/ApplicationConfigs', { body: { applicationId: app } })).status, 201);
   }, 90_000);
 
   afterAll(async () => {

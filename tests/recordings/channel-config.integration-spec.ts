@@ -5,6 +5,7 @@
  * `recordingManagementOverride.muxDisabled` without muxing it (its connection files are still
  * moved and served). Real management-api and recording-service on one namespace.
  */
+import assert from 'node:assert/strict';
 import {
   ChannelRecordingSettingsSubject,
   type ChannelRecording,
@@ -64,7 +65,7 @@ describe('channel config overrides of recordings', () => {
         recordingManagementOverride: { muxDisabled: false },
       },
     });
-    expect([noMux.status, any.status]).toEqual([201, 201]);
+    assert.deepEqual([noMux.status, any.status], [201, 201]);
     noMuxConfigId = noMux.body.id;
     anyConfigId = any.body.id;
   }, 90_000);

@@ -24,6 +24,12 @@ export interface FakeS3 {
   close(): Promise<void>;
 }
 
+/** An AWS Signature Version 4 Authorization header: key id, date, region, signed headers, signature. */
+const AUTHORIZATION = new RegExp(
+  String.raw`^AWS4-HMAC-SHA256 Credential=([^/]+)/(\d{8})/([^/]+)/s3/aws4_request, ` +
+    String.raw`SignedHeaders=([^,]+), Signature=([0-9a-f]{64})$`,
+);
+
 export async function startFakeS3(o: {
   bucket: string;
   accessKeyId: string;
@@ -41,10 +47,7 @@ export async function startFakeS3(o: {
     req.on('end', () => {
       const body = Buffer.concat(chunks);
       const url = new URL(req.url ?? '/', `http://${req.headers.host}`);
-      const auth =
-        /^AWS4-HMAC-SHA256 Credential=([^/]+)\/(\d{8})\/([^/]+)\/s3\/aws4_request, SignedHeaders=([^,]+), Signature=([0-9a-f]{64})$/.exec(
-          req.headers.authorization ?? '',
-        );
+      const auth = AUTHORIZATION.exec(req.headers.authorization ?? '');
       const fail = (status: number, why: string) => {
         rejected.push(`${req.method} ${url.pathname}: ${why}`);
         res.writeHead(status, { 'content-type': 'application/xml' }).end(`<Error><Code>${why}</Code></Error>`);
@@ -90,7 +93,7 @@ export async function startFakeS3(o: {
             '</ListBucketResult>',
         );
       }
-      switch (req.method) {
+      switch (req.method ?? '') {
         case 'PUT': {
           const failure = failing.get(++puts);
           if (failure) return fail(failure, 'InjectedFailure');

@@ -291,7 +291,11 @@ describe('recordings end to end', () => {
 
     const mux = JSON.parse(await query(h, scope, { kind: 'channelRecording.muxJson', ...r })) as MuxJson;
     expect(mux).toMatchObject({ id: recording.id, durationSeconds: 4, layout: 'grid' });
-    expect(mux.connectionRecordings.map((c) => [c.userId, c.offsetSeconds]).sort()).toEqual([
+    expect(
+      mux.connectionRecordings
+        .map((c) => [c.userId, c.offsetSeconds] as const)
+        .sort((a, b) => a[0].localeCompare(b[0])),
+    ).toEqual([
       ['alice', 0],
       ['bob', 0.5],
     ]);

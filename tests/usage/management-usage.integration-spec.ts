@@ -3,6 +3,7 @@
  * usage-aggregator (`usage-aggregator.v1.usage.list`, the one usage subject), which answers from
  * the events it consumed. Real management-api, usage-aggregator, NATS, PostgreSQL and Redis.
  */
+import assert from 'node:assert/strict';
 import { connect } from '@nats-io/transport-node';
 import { eventStreamName } from '@switchboard/contracts';
 import { flushRedisPrefix, freePort, spawnService, testServers, type SpawnedService } from '@switchboard/testing';
@@ -29,7 +30,7 @@ describe('GET /Usage through management-api', () => {
     });
     h = new UsageHarness(await connect({ servers: servers.natsUrl }), m.ns, m.db.url);
     app = `${m.ns}-app`.replace(/_/g, '-');
-    expect((await m.api('POST', '/ApplicationConfigs', { body: { applicationId: app } })).status).toBe(201);
+    assert.equal((await m.api('POST', '/ApplicationConfigs', { body: { applicationId: app } })).status, 201);
     // 09:40 to 11:10 with video at 1280x720, one message at 10:05.
     const vera = participant(app, m.orgA, 'vera', true);
     await h.publishAll([

@@ -44,26 +44,19 @@ const iso = (h: number) => new Date(at(h)).toISOString();
 const HD = { width: 1280, height: 720 }; // 921600 pixels
 const FULL_HD = { width: 1920, height: 1080 }; // 2073600 pixels
 
-/**
- * The scripted session of application `app-session` (organization org-1), 10:00 to 13:00:
- * - alice (video): connected 10:40, 640x360 at 10:45, 1280x720 at 10:50 (connection.updated),
- *   closed 11:20 -> 40 min at 921600: 20 in hour 10, 20 in hour 11;
- * - bob (audio only): connected 10:30, closed 12:15:30 -> 105.5 min at 0: 30 / 60 / 15.5;
- * - carol: failed at 10:35 without ever being connected -> nothing;
- * - dave (video): connected 11:50, 1920x1080 at 11:55, left the channel at 12:05 without a
- *   connection.closed -> 15 min at 2073600: 10 in hour 11, 5 in hour 12;
- * - frank (video): connected 10:05, closed 10:25, and a late stats sample of 320x240 (taken
- *   at 10:20) published after the close -> 20 min moved to bucket 76800 in hour 10;
- * - eve (audio only): connected 12:30 and never closed -> open: 30 min in hour 12, 60 in hour 13...
- * - messages: hour 10: 3 channel messages + 1 client message; hour 11: 2; one server message in
- *   hour 12 that does not count.
- */
+/** The scripted session of `app-session` (org-1), 10:00 to 13:00; what each participant adds is noted at it. */
 function scriptedSession(): DomainEvent[] {
+  // Video 10:40-11:20, 640x360 then 1280x720 from 10:50 (connection.updated): 20 min in hour 10, 20 in hour 11.
   const alice = participant(APP, ORG, 'alice', true);
+  // Audio only, 10:30-12:15:30: 30 / 60 / 15.5 min at 0 pixels.
   const bob = participant(APP, ORG, 'bob', false);
+  // Failed at 10:35 without ever being connected: nothing.
   const carol = participant(APP, ORG, 'carol', true);
+  // Video from 11:50, 1920x1080 at 11:55, left the channel at 12:05 without a connection.closed: 10 + 5 min.
   const dave = participant(APP, ORG, 'dave', true);
+  // Audio only from 12:30, never closed: 30 min in hour 12, 60 in each later hour.
   const eve = participant(APP, ORG, 'eve', false);
+  // Video 10:05-10:25; a 320x240 sample taken at 10:20 arrives after the close: his 20 min move to 76800 pixels.
   const frank = participant(APP, ORG, 'frank', true);
   return [
     connectionEvent('connection.connected', frank, at(10, 5)),
@@ -92,6 +85,7 @@ function scriptedSession(): DomainEvent[] {
   ];
 }
 
+// Messages: 3 channel and 1 client message in hour 10, 2 in hour 11; a server message (hour 12) does not count.
 const EXPECTED_10_TO_13 = {
   [iso(10)]: { messages: 4, minutes: { 0: 30, 76800: 20, 921600: 20 } },
   [iso(11)]: { messages: 2, minutes: { 0: 60, 921600: 20, 2073600: 10 } },

@@ -52,8 +52,15 @@ export function sourceFiles(dir) {
   return out;
 }
 
-const IMPORT_RE =
-  /(?:^|[\s;])(?:import|export)\s[^'";]*?from\s*['"]([^'"]+)['"]|import\(\s*['"]([^'"]+)['"]\s*\)|^\s*import\s*['"]([^'"]+)['"]/gm;
+// Static imports and re-exports, dynamic imports, and side-effect imports.
+const IMPORT_RE = new RegExp(
+  [
+    String.raw`(?:^|[\s;])(?:import|export)\s[^'";]*?from\s*['"]([^'"]+)['"]`,
+    String.raw`import\(\s*['"]([^'"]+)['"]\s*\)`,
+    String.raw`^\s*import\s*['"]([^'"]+)['"]`,
+  ].join('|'),
+  'gm',
+);
 
 export function importsOf(text) {
   const out = [];

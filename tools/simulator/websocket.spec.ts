@@ -356,7 +356,7 @@ describe('WebSocketClient over TLS (wss:)', () => {
       const cert = readFileSync(join(dir, 'cert.pem'));
       const https = createHttpsServer({ cert, key: readFileSync(join(dir, 'key.pem')) });
       const wss = new WebSocketServer({ server: https, path: '/sync', perMessageDeflate: false });
-      wss.on('connection', (ws) => ws.on('message', (data) => ws.send(`echo ${data.toString()}`)));
+      wss.on('connection', (ws) => ws.on('message', (data) => ws.send(`echo ${(data as Buffer).toString()}`)));
       await new Promise<void>((resolve) => https.listen(0, '127.0.0.1', resolve));
       const client = new WebSocketClient(`wss://localhost:${(https.address() as AddressInfo).port}/sync`, {
         tls: { ca: cert, host: '127.0.0.1' },
@@ -455,7 +455,7 @@ describe('SyncClient requests', () => {
 
   beforeEach(async () => {
     wss = new WebSocketServer({ port: 0, host: '127.0.0.1', path: '/sync', perMessageDeflate: false });
-    wss.on('connection', (ws) => ws.on('message', (raw) => answer(JSON.parse(raw.toString()), ws)));
+    wss.on('connection', (ws) => ws.on('message', (raw) => answer(JSON.parse((raw as Buffer).toString()), ws)));
     url = await listen(wss);
   });
   afterEach(() => new Promise<void>((resolve) => wss.close(() => resolve())));
@@ -476,11 +476,11 @@ describe('SyncClient requests', () => {
     };
     const client = await SyncClient.connect(url);
     const socket = client.ws.socket;
-    const write = socket.write;
+    const write = socket.write.bind(socket) as (...a: unknown[]) => boolean;
     let writes = 0;
     socket.write = ((...args: unknown[]) => {
       writes++;
-      return (write as (...a: unknown[]) => boolean).apply(socket, args);
+      return write(...args);
     }) as Socket['write'];
     const [a, b, c] = client.batch(() => [client.request('one', 1), client.request('bad'), client.request('three', 3)]);
     expect(writes).toBe(1);

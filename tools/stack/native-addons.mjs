@@ -29,11 +29,17 @@ function main() {
   for (const name of ADDONS) {
     if (!fs.existsSync(path.join(ROOT, 'node_modules', name)) || loads(node, name)) continue;
     console.log(`Rebuilding ${name} for the pinned Node (${nodeDir})…`);
-    const npm = process.env.npm_execpath ? [process.execPath, [process.env.npm_execpath]] : ['npm', []];
-    const result = spawnSync(npm[0], [...npm[1], 'rebuild', name, `--nodedir=${nodeDir}`, '--foreground-scripts'], {
-      cwd: ROOT,
-      stdio: 'inherit',
-    });
+    // Under npm, run the same npm (its script path through this Node); otherwise the npm on PATH.
+    const npmCommand = process.env.npm_execpath ? process.execPath : 'npm';
+    const npmScript = process.env.npm_execpath ? [process.env.npm_execpath] : [];
+    const result = spawnSync(
+      npmCommand,
+      [...npmScript, 'rebuild', name, `--nodedir=${nodeDir}`, '--foreground-scripts'],
+      {
+        cwd: ROOT,
+        stdio: 'inherit',
+      },
+    );
     if (result.status !== 0 || !loads(node, name)) {
       console.error(
         `warning: ${name} could not be built for ${node}; media-agent (janode) will not start. Run \`npm rebuild ${name} --nodedir=${nodeDir}\`.`,

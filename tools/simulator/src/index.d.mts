@@ -23,7 +23,7 @@ export interface SimulationOptions {
   durationMs?: number;
   connectionType?: 'sfu' | 'mcu' | 'peer';
   concurrency?: number;
-  /** Send register, join, connection.open and the states to `connected` at once (default false: one after the other). */
+  /** Send register, join, connection.open and the states to `connected` at once (default false: one by one). */
   pipeline?: boolean;
   requestTimeoutMs?: number;
   heartbeatIntervalMs?: number;
@@ -139,7 +139,10 @@ export declare class Simulation {
   clients: SimulatedClient[];
   mediaServers: FakeMediaServer[];
   readonly channelIds: string[];
-  /** Creates or reuses the application, starts the media servers, connects every client (register, join, sfu connection to `connected`). */
+  /**
+   * Creates or reuses the application, starts the media servers, connects every client (register, join,
+   * sfu connection to `connected`).
+   */
   start(): Promise<this>;
   /** One churn operation on a random idle client: join a channel (and connect), leave one, or toggle a mute. */
   churnOnce(): Promise<void>;

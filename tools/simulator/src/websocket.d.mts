@@ -1,4 +1,5 @@
 // Types of the simulator's lean RFC 6455 client (websocket.mjs).
+/// <reference types="node" />
 
 export declare const OPCODES: Readonly<{ continuation: 0; text: 1; binary: 2; close: 8; ping: 9; pong: 10 }>;
 export declare const CONNECTING: 0;

@@ -1,0 +1,56 @@
+// What `npm start` prints once the stack runs, and the HTTP probe it and `status` use.
+import { MEDIA_AGENT } from './stack-state.mjs';
+
+function apiUrl(app) {
+  const base = `http://127.0.0.1:${app.port}`;
+  return app.service === 'admin-gateway' ? `${base}/admin/api/v1.0` : base;
+}
+
+export async function httpStatus(url, timeoutMs = 2000) {
+  try {
+    const res = await fetch(url, { signal: AbortSignal.timeout(timeoutMs) });
+    await res.body?.cancel().catch(() => {});
+    return { status: res.status };
+  } catch (error) {
+    return { error: error.cause?.code ?? error.name ?? error.message };
+  }
+}
+
+export async function printSummary(launcher, apps) {
+  const { urls, mediaNote, state, paths, log } = launcher;
+  const lines = ['', 'Switchboard is running.', ''];
+  const row = (label, value) => lines.push(`  ${label.padEnd(18)} ${value}`);
+  for (const app of apps) {
+    const label =
+      app.service === 'admin-gateway' ? 'Admin API' : app.service === 'management-api' ? 'Management API' : app.service;
+    row(label, apiUrl(app));
+    const docs = await openApiUrl(app);
+    if (docs) row('', `OpenAPI: ${docs}`);
+  }
+  if (apps.length) lines.push('');
+  if (urls.janus) row('Janus', `${urls.janus} (media server of ${MEDIA_AGENT}; logs in ${paths.janus})`);
+  else if (mediaNote)
+    row(
+      'Media server',
+      `none: ${mediaNote}. Only the simulator's heartbeat-only media servers (npm run simulate) are available.`,
+    );
+  row('NATS', urls.nats);
+  row('Redis', urls.redis);
+  row('PostgreSQL', urls.database);
+  lines.push('');
+  if (state.adminApiKey) row('Admin API key', `${state.adminApiKey}  (organization ${state.organizationId})`);
+  else if (apps.some((a) => a.bootstrap)) row('Admin API key', `unknown (see the warning above)`);
+  row('Stack file', paths.stackFile);
+  row('Logs', paths.logs);
+  lines.push('', 'Stop with Ctrl-C or `npm stop`.', '');
+  log(lines.join('\n'));
+}
+
+async function openApiUrl(app) {
+  const base = `http://127.0.0.1:${app.port}`;
+  const candidates = [...new Set([`${apiUrl(app)}/openapi.json`, `${base}/openapi.json`])];
+  for (const url of candidates) {
+    if ((await httpStatus(url, 1500)).status === 200) return url;
+  }
+  return ['admin-gateway', 'management-api'].includes(app.service) ? `${base}/openapi.json (not answering yet)` : null;
+}
