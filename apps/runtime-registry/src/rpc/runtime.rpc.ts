@@ -15,6 +15,7 @@ import { ReplyError } from 'ioredis';
 import { parseCommand, parseEdge, parseEdgeReport, parseQuery } from '../model/wire.js';
 import { CommandService } from '../runtime/command.service.js';
 import { EdgeService } from '../runtime/edge.service.js';
+import { GatewaySessions } from '../runtime/gateway-sessions.js';
 import { QueryService } from '../runtime/query.service.js';
 
 /**
@@ -32,6 +33,7 @@ export class RuntimeRpc {
     private readonly queries: QueryService,
     private readonly commands: CommandService,
     private readonly edge: EdgeService,
+    private readonly gatewaySessions: GatewaySessions,
     private readonly logger: JsonLogger,
   ) {}
 
@@ -56,8 +58,8 @@ export class RuntimeRpc {
     return answer<unknown>(() => {
       const parsed = parseEdge(body);
       if ('batch' in parsed) return this.batch(parsed.batch);
-      if ('sessions' in parsed) return this.edge.sessions(parsed.sessions);
-      if ('gatewayClients' in parsed) return this.edge.gatewayClients(parsed.gatewayClients);
+      if ('sessions' in parsed) return this.gatewaySessions.sessions(parsed.sessions);
+      if ('gatewayClients' in parsed) return this.gatewaySessions.gatewayClients(parsed.gatewayClients);
       return this.edge.handle(parsed.report);
     });
   }
