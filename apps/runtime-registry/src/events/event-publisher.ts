@@ -96,8 +96,10 @@ export class EventPublisher implements OnApplicationBootstrap, BeforeApplication
     this.stopping = true;
     if (this.viewTimer) clearTimeout(this.viewTimer);
     // Publishes still waiting answer Unavailable now: their events stay queued for the relay.
-    for (const w of [...this.waiters]) w.settle(false);
-    await Promise.all([this.ensureLoop, this.draining, this.relaying].map((p) => p?.catch(() => undefined)));
+    for (const w of this.waiters) w.settle(false);
+    await Promise.all(
+      [this.ensureLoop, this.draining, this.relaying].map((p) => p?.catch(() => undefined) ?? Promise.resolve()),
+    );
   }
 
   /** Retries creating the stream until it exists (NATS may come up after the registry). */
@@ -258,7 +260,7 @@ export class EventPublisher implements OnApplicationBootstrap, BeforeApplication
           error = e;
         }
       }
-      (retries ??= new Array<Promise<void>>(events.length).fill(Promise.resolve()))[i] = this.publishWithRetry(
+      (retries ??= Array.from({ length: events.length }, () => Promise.resolve()))[i] = this.publishWithRetry(
         events[i]!,
         deadline,
         error,
@@ -345,7 +347,7 @@ export class EventPublisher implements OnApplicationBootstrap, BeforeApplication
 
   /** Settles the waiters whose events are out of the outbox. */
   private reached(head: number) {
-    for (const w of [...this.waiters]) if (w.target <= head) w.settle(true);
+    for (const w of this.waiters) if (w.target <= head) w.settle(true);
   }
 
   /**

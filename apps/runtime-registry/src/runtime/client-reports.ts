@@ -44,7 +44,7 @@ export class ClientReports {
     return { ok: true };
   }
 
-  /** A message from a client: in a channel (to all, or a user, device or client of it) or to a user, device or client. */
+  /** A client's message: in a channel (to all, or a user, device or client of it), or to a user, device or client. */
   async message(r: Report<'client.message'>): Promise<EdgeResults['client.message']> {
     const a = r.client.applicationId;
     const sender = await this.senderOf(r.client, r.channelId);

@@ -103,6 +103,10 @@ export class QueryService {
 
   private async other(scope: CallerScope, query: Exclude<RuntimeQuery, { kind: 'application.get' }>) {
     if ((OPERATOR_QUERIES as readonly string[]).includes(query.kind)) requireOperator(scope);
+    if (isApplicationQuery(query)) {
+      checkOwner(scope, query.applicationId, await this.applications.appOwner(query.applicationId));
+      return this.applicationQuery(query);
+    }
     switch (query.kind) {
       case 'applications.list':
         return this.applicationIds(scope);
@@ -118,9 +122,6 @@ export class QueryService {
         return this.servers.connectors();
       case 'diagnostics.datastore':
         return this.diagnostics.page(query.cursor ?? '0', query.count ?? 100);
-      default:
-        checkOwner(scope, query.applicationId, await this.applications.appOwner(query.applicationId));
-        return this.applicationQuery(query);
     }
   }
 
@@ -369,6 +370,10 @@ export class QueryService {
           x.id.localeCompare(y.id),
       );
   }
+}
+
+function isApplicationQuery(query: RuntimeQuery): query is ApplicationQuery {
+  return 'applicationId' in query && query.kind !== 'application.get';
 }
 
 function one<T>(list: T[], message: string): T {

@@ -137,7 +137,12 @@ export class Heartbeats implements OnApplicationBootstrap, BeforeApplicationShut
           this.natsRound++;
           void this.confirmSubscription(nc);
           break;
-        default:
+        case 'error':
+        case 'ldm':
+        case 'ping':
+        case 'reconnecting':
+        case 'update':
+          break;
       }
     }
   }

@@ -36,7 +36,7 @@ export class DatastoreDump {
     )) as string[];
     const values = await snapshot(
       this.redis,
-      unique.map((key, i) => valueRead(key, types[i])),
+      unique.map((key, i) => valueRead(key, types[i] ?? 'none')),
     );
     const keys = unique
       .map((key, i) => ({ key, type: types[i] ?? 'none', value: values[i] }))
@@ -45,7 +45,7 @@ export class DatastoreDump {
   }
 }
 
-function valueRead(key: string, type: string | undefined): [string, ...Array<string | number>] {
+function valueRead(key: string, type: string): [string, ...Array<string | number>] {
   switch (type) {
     case 'string':
       return ['get', key];
