@@ -165,7 +165,11 @@ function setup() {
       return { entries: [], next: null };
     },
   };
-  const urls = { externalAdminUrl: 'https://admin', externalSyncUrl: 'wss://sync', externalSipAuthority: 'sip.example' };
+  const urls = {
+    externalAdminUrl: 'https://admin',
+    externalSyncUrl: 'wss://sync',
+    externalSipAuthority: 'sip.example',
+  };
   const service = new QueryService(reads, new FakeApplications(), servers, diagnostics, urls);
   return { reads, pages, service };
 }
