@@ -6,10 +6,8 @@ import {
   ReadinessService,
   REDIS,
   RedisLifecycle,
-  redisReadiness,
   renderPlainError,
 } from '@switchboard/service-kit';
-import type { Redis } from 'ioredis';
 import type { RegistryConfig } from './config.js';
 import { EventPublisher } from './events/event-publisher.js';
 import { OperationJournal } from './events/journal.js';
@@ -91,7 +89,7 @@ export async function buildRuntimeRegistry(config: RegistryConfig) {
     rpcServer: true,
     renderHttpError: renderPlainError,
   });
-  const redis = app.get<Redis>(REDIS);
-  app.get(ReadinessService).register('redis', () => redisReadiness(redis));
+  const redis = app.get(RedisConnection);
+  app.get(ReadinessService).register('redis', () => redis.ready());
   return app;
 }

@@ -51,7 +51,7 @@ export class Heartbeats implements OnApplicationBootstrap, BeforeApplicationShut
     private readonly logger: JsonLogger,
     private readonly readiness: ReadinessService,
     metrics: Metrics,
-    private readonly redis: RedisConnection,
+    private readonly redisConnection: RedisConnection,
     @Inject(SERVICE_CONFIG) private readonly config: BaseConfig,
   ) {
     this.hearingState = new Hearing(STALL_MS, undefined, (reason, heardForMs) =>
@@ -74,11 +74,11 @@ export class Heartbeats implements OnApplicationBootstrap, BeforeApplicationShut
 
   /** Subscribes once NATS is connected (in the background: the service starts while NATS is down). */
   onApplicationBootstrap() {
-    this.unwatchRedis = this.redis.watch(
+    this.unwatchRedis = this.redisConnection.watch(
       () => this.hearingState.sourceUp('redis', 'Redis reconnected'),
       () => this.hearingState.sourceDown('redis', 'Redis connection lost'),
     );
-    if (this.redis.isUp()) this.hearingState.sourceUp('redis', 'Redis connected');
+    if (this.redisConnection.isUp()) this.hearingState.sourceUp('redis', 'Redis connected');
     this.watchdog = setInterval(() => this.hearingState.tick(), STALL_MS / 4);
     this.watchdog.unref();
     void this.nats
