@@ -1,17 +1,10 @@
-import { Inject, Injectable } from '@nestjs/common';
 import { DomainError, type CallerScope } from '@switchboard/contracts';
 import type { EventOwner } from '../model/events.js';
-import { LiveStore } from '../store/live-store.js';
 
 /** An application's owner and whether it is in use, as the store holds them. */
 export interface ApplicationOwnership {
   organizationId: string | null;
   inUse: boolean;
-}
-
-/** The store's answer to "who owns this application" (LiveStore). */
-export interface ApplicationOwners {
-  appOwner(applicationId: string): Promise<ApplicationOwnership>;
 }
 
 /**
@@ -31,14 +24,4 @@ export function checkOwner(scope: CallerScope, applicationId: string, owner: App
 
 export function requireOperator(scope: CallerScope): void {
   if (!scope.operator) throw new DomainError('Forbidden', 'This operation needs an operator credential.');
-}
-
-/** Checks a caller's access to an application against its stored owner (see `checkOwner`). */
-@Injectable()
-export class Tenancy {
-  constructor(@Inject(LiveStore) private readonly owners: ApplicationOwners) {}
-
-  async authorize(scope: CallerScope, applicationId: string): Promise<EventOwner> {
-    return checkOwner(scope, applicationId, await this.owners.appOwner(applicationId));
-  }
 }

@@ -5,7 +5,7 @@ import { KEY_PREFIX, RegistryKeys } from './keys.js';
 import { snapshot } from './live-reads.js';
 
 /** Longest collection read per key (a dump is for people, not a backup). */
-export const MAX_ITEMS = 1000;
+const MAX_ITEMS = 1000;
 
 /** A key of the registry with its Redis type and its value as Redis answers it. */
 export interface DumpedKey {
