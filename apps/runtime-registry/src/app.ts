@@ -6,10 +6,8 @@ import {
   ReadinessService,
   REDIS,
   RedisLifecycle,
-  redisReadiness,
   renderPlainError,
 } from '@switchboard/service-kit';
-import type { Redis } from 'ioredis';
 import type { RegistryConfig } from './config.js';
 import { EventPublisher } from './events/event-publisher.js';
 import { OperationJournal } from './events/journal.js';
@@ -17,7 +15,10 @@ import { Pusher } from './events/pusher.js';
 import { RuntimeRpc } from './rpc/runtime.rpc.js';
 import { ChannelRecordingDefaults } from './runtime/channel-recording.js';
 import { CommandService } from './runtime/command.service.js';
-import { RuntimeContext } from './runtime/context.js';
+import { ChangeDelivery } from './runtime/change-delivery.js';
+import { ClientReports } from './runtime/client-reports.js';
+import { ConnectionLifecycle } from './runtime/connection-lifecycle.js';
+import { GatewaySessions } from './runtime/gateway-sessions.js';
 import { Diagnostics } from './runtime/diagnostics.js';
 import { EdgeService } from './runtime/edge.service.js';
 import { JournalRecovery } from './runtime/journal-recovery.js';
@@ -26,7 +27,13 @@ import { Recipients } from './runtime/recipients.js';
 import { Heartbeats } from './servers/heartbeats.js';
 import { Sweeper } from './servers/sweeper.js';
 import { KEY_PREFIX } from './store/keys.js';
+import { DatastoreDump } from './store/datastore-dump.js';
+import { HousekeepingStore } from './store/housekeeping-store.js';
+import { JournalStore } from './store/journal-store.js';
+import { LiveReads } from './store/live-reads.js';
 import { LiveStore } from './store/live-store.js';
+import { OutboxStore } from './store/outbox-store.js';
+import { RedisConnection } from './store/redis-connection.js';
 import { ServersStore } from './store/servers-store.js';
 
 @Module({})
@@ -46,10 +53,19 @@ class RegistryModule {
         RedisLifecycle,
         LiveStore,
         ServersStore,
+        LiveReads,
+        JournalStore,
+        OutboxStore,
+        HousekeepingStore,
+        DatastoreDump,
+        RedisConnection,
         EventPublisher,
         OperationJournal,
         Pusher,
-        RuntimeContext,
+        ChangeDelivery,
+        ConnectionLifecycle,
+        ClientReports,
+        GatewaySessions,
         ChannelRecordingDefaults,
         Recipients,
         EdgeService,
@@ -73,7 +89,7 @@ export async function buildRuntimeRegistry(config: RegistryConfig) {
     rpcServer: true,
     renderHttpError: renderPlainError,
   });
-  const redis = app.get<Redis>(REDIS);
-  app.get(ReadinessService).register('redis', () => redisReadiness(redis));
+  const redis = app.get(RedisConnection);
+  app.get(ReadinessService).register('redis', () => redis.ready());
   return app;
 }

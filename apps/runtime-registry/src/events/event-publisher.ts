@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import { Inject, Injectable, type BeforeApplicationShutdown, type OnApplicationBootstrap } from '@nestjs/common';
 import { jetstreamManager } from '@nats-io/jetstream';
-import { DomainError, eventStreamName, eventSubject, type DomainEvent } from '@switchboard/contracts';
+import { eventStreamName, eventSubject, type DomainEvent } from '@switchboard/contracts';
 import {
   ensureEventStream,
   JsonLogger,
@@ -14,12 +14,10 @@ import {
   type ReplyMsg,
 } from '@switchboard/service-kit';
 import type { RegistryConfig } from '../config.js';
-import { LiveStore } from '../store/live-store.js';
+import { OutboxStore, type Departure } from '../store/outbox-store.js';
+import { checkAck, EventsParked, refusedForGood, sleep, unavailable, withTimeout } from './stream-acks.js';
 
-const decoder = new TextDecoder();
-/** The head of every PubAck the stream answers (`{"stream":"…","seq":…}`): no error in it. */
-const ACK_HEAD = Buffer.from('{"stream":');
-const ERROR_FIELD = Buffer.from('"error"');
+export { EventsParked } from './stream-acks.js';
 
 /** Every replica reads this often whether the outbox holds events: its view of it (see `publish`). */
 const OUTBOX_POLL_MS = 100;
@@ -39,41 +37,6 @@ const RELAY_MAX_BATCHES = 50;
 const RELAY_TIMEOUT_MS = 2000;
 /** The relay lock's lease, renewed after every batch. */
 const RELAY_LOCK_MS = 5000;
-/** JetStream's refusals that a later attempt cannot change: the message is larger than the stream takes. */
-const REFUSED_FOR_GOOD = new Set([10054]);
-
-/**
- * Appends events to the outbox (chunks: Lua's unpack has a limit) and answers the value the
- * outbox's head counter will have once the last of them is relayed.
- * KEYS: outbox, head counter. ARGV: the events.
- */
-const PUSH_SCRIPT = `
-local len = 0
-for i = 1, #ARGV, 1000 do
-  len = redis.call('RPUSH', KEYS[1], unpack(ARGV, i, math.min(i + 999, #ARGV)))
-end
-return tonumber(redis.call('GET', KEYS[2]) or '0') + len`;
-
-/**
- * Removes relayed events from the head of the outbox, each only if it still is the head (a relay
- * that lost its lock removes nothing another removed), setting aside (`r`) those the stream can
- * never take; counts every removal in the head counter. Answers { head counter, events left }.
- * KEYS: outbox, head counter, set-aside list. ARGV: pairs (kind, event) in outbox order.
- */
-const POP_SCRIPT = `
-local n = 0
-for i = 1, #ARGV, 2 do
-  if redis.call('LINDEX', KEYS[1], 0) == ARGV[i + 1] then
-    redis.call('LPOP', KEYS[1])
-    if ARGV[i] == 'r' then redis.call('RPUSH', KEYS[3], ARGV[i + 1]) end
-    n = n + 1
-  end
-end
-return { redis.call('INCRBY', KEYS[2], n), redis.call('LLEN', KEYS[1]) }`;
-
-const RENEW_SCRIPT =
-  "if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('PEXPIRE', KEYS[1], ARGV[2]) end return 0";
-const RELEASE_SCRIPT = "if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end return 0";
 
 /** A publish waiting for its events, queued in the outbox, to be relayed. */
 interface Waiter {
@@ -84,27 +47,9 @@ interface Waiter {
 }
 
 /**
- * Domain events to JetStream. Every event has a unique id (uuid) sent as `Nats-Msg-Id`, so the
- * stream stores it once even when it is published again (retries, relays) within the duplicate
- * window.
- *
- * - The stream `<ns>-events` (subjects `<ns>.events.>`, file storage, limits retention, max age and
- *   duplicate window from the configuration) is created at start-up, idempotently: replicas racing
- *   to create it both succeed, and a changed max age or window updates it.
- * - `publish` awaits the stream's acknowledgement of every event, retrying with backoff within
- *   EVENT_PUBLISH_TIMEOUT_MS. Events still unacknowledged then are parked in Redis (`P rt:outbox`)
- *   and the caller gets Unavailable: the change it asked for is applied, its events are late, not
- *   lost.
- * - While the outbox holds events (parked by any replica), `publish` queues new events behind
- *   them instead of sending them to the stream, and relays the outbox, in order, until its own are
- *   stored (or answers Unavailable at its deadline, its events staying queued): an event never
- *   overtakes one parked before its operation started. Once the outbox is empty, events go to the
- *   stream directly again. Whether it holds events is read from a view every replica refreshes
- *   every OUTBOX_POLL_MS, so a publish costs no Redis round trip while nothing is parked.
- * - One relay at a time over all replicas (`P rt:outbox:relay`, a lease renewed per batch), in
- *   batches sent in order; the housekeeping pass relays too. Events the stream can never take
- *   (larger than its limits) are set aside in `P rt:outbox:refused` instead of holding back the
- *   rest forever.
+ * Domain events to JetStream, each with its id as `Nats-Msg-Id`; unacknowledged events are parked
+ * in the outbox and relayed in order, and while it holds events new ones queue behind them. See the
+ * README, "Events" and "Event order across an outage".
  */
 @Injectable()
 export class EventPublisher implements OnApplicationBootstrap, BeforeApplicationShutdown {
@@ -124,7 +69,7 @@ export class EventPublisher implements OnApplicationBootstrap, BeforeApplication
 
   constructor(
     private readonly nats: NatsClient,
-    private readonly store: LiveStore,
+    private readonly outbox: OutboxStore,
     private readonly logger: JsonLogger,
     private readonly readiness: ReadinessService,
     @Inject(SERVICE_CONFIG) private readonly config: RegistryConfig,
@@ -134,19 +79,9 @@ export class EventPublisher implements OnApplicationBootstrap, BeforeApplication
     return eventStreamName(this.config.natsNamespace);
   }
 
-  private get outboxKey(): string {
-    return this.store.keys.outbox();
-  }
-  /** How many events ever left the outbox (relayed or set aside). */
-  private get headKey(): string {
-    return `${this.store.keys.outbox()}:head`;
-  }
-  private get lockKey(): string {
-    return `${this.store.keys.outbox()}:relay`;
-  }
   /** Events the stream refused for good, kept for an operator. */
   get refusedKey(): string {
-    return `${this.store.keys.outbox()}:refused`;
+    return this.outbox.refusedKey;
   }
 
   onApplicationBootstrap() {
@@ -161,8 +96,10 @@ export class EventPublisher implements OnApplicationBootstrap, BeforeApplication
     this.stopping = true;
     if (this.viewTimer) clearTimeout(this.viewTimer);
     // Publishes still waiting answer Unavailable now: their events stay queued for the relay.
-    for (const w of [...this.waiters]) w.settle(false);
-    await Promise.all([this.ensureLoop, this.draining, this.relaying].map((p) => p?.catch(() => undefined)));
+    for (const w of this.waiters) w.settle(false);
+    await Promise.all(
+      [this.ensureLoop, this.draining, this.relaying].map((p) => p?.catch(() => undefined) ?? Promise.resolve()),
+    );
   }
 
   /** Retries creating the stream until it exists (NATS may come up after the registry). */
@@ -211,7 +148,7 @@ export class EventPublisher implements OnApplicationBootstrap, BeforeApplication
   /** Reads whether the outbox holds events (and keeps it as the view). */
   private async readOutbox(): Promise<boolean> {
     const sentAt = performance.now();
-    const parked = (await this.store.redis.exists(this.outboxKey)) === 1;
+    const parked = await this.outbox.holdsEvents();
     this.see(sentAt, parked);
     return parked;
   }
@@ -323,7 +260,7 @@ export class EventPublisher implements OnApplicationBootstrap, BeforeApplication
           error = e;
         }
       }
-      (retries ??= new Array<Promise<void>>(events.length).fill(Promise.resolve()))[i] = this.publishWithRetry(
+      (retries ??= Array.from({ length: events.length }, () => Promise.resolve()))[i] = this.publishWithRetry(
         events[i]!,
         deadline,
         error,
@@ -383,15 +320,7 @@ export class EventPublisher implements OnApplicationBootstrap, BeforeApplication
 
   /** Appends events to the outbox; answers the head counter's value once they are relayed. */
   private async enqueue(events: DomainEvent[]): Promise<number> {
-    const target = Number(
-      await this.store.redis.eval(
-        PUSH_SCRIPT,
-        2,
-        this.outboxKey,
-        this.headKey,
-        ...events.map((e) => JSON.stringify(e)),
-      ),
-    );
+    const target = await this.outbox.append(events.map((e) => JSON.stringify(e)));
     // This replica's own publishes see them at once; the others within OUTBOX_POLL_MS.
     this.see(performance.now(), true);
     return target;
@@ -418,7 +347,7 @@ export class EventPublisher implements OnApplicationBootstrap, BeforeApplication
 
   /** Settles the waiters whose events are out of the outbox. */
   private reached(head: number) {
-    for (const w of [...this.waiters]) if (w.target <= head) w.settle(true);
+    for (const w of this.waiters) if (w.target <= head) w.settle(true);
   }
 
   /**
@@ -433,7 +362,7 @@ export class EventPublisher implements OnApplicationBootstrap, BeforeApplication
         const relayed = await this.relayOutbox().catch(() => 0);
         if (this.waiters.size === 0) break;
         try {
-          this.reached(Number((await this.store.redis.get(this.headKey)) ?? 0));
+          this.reached(await this.outbox.departedCount());
         } catch {
           // Redis unreachable: the waiters answer Unavailable at their deadlines.
         }
@@ -463,13 +392,12 @@ export class EventPublisher implements OnApplicationBootstrap, BeforeApplication
   }
 
   private async relayUnderLock(): Promise<number> {
-    const redis = this.store.redis;
-    if ((await redis.set(this.lockKey, this.owner, 'PX', RELAY_LOCK_MS, 'NX')) !== 'OK') return 0;
+    if (!(await this.outbox.takeRelayLock(this.owner, RELAY_LOCK_MS))) return 0;
     let relayed = 0;
     try {
       for (let n = 0; n < RELAY_MAX_BATCHES && !this.stopping; n++) {
         const readAt = performance.now();
-        const items = await redis.lrange(this.outboxKey, 0, RELAY_BATCH - 1);
+        const items = await this.outbox.oldest(RELAY_BATCH);
         if (items.length === 0) {
           this.see(readAt, false);
           break;
@@ -478,23 +406,16 @@ export class EventPublisher implements OnApplicationBootstrap, BeforeApplication
         relayed += batch.stored;
         if (batch.removable.length > 0) {
           const popAt = performance.now();
-          const [head, left] = (await redis.eval(
-            POP_SCRIPT,
-            3,
-            this.outboxKey,
-            this.headKey,
-            this.refusedKey,
-            ...batch.removable.flat(),
-          )) as [number, number];
-          this.reached(Number(head));
-          if (Number(left) === 0) this.see(popAt, false);
+          const { departed, left } = await this.outbox.remove(batch.removable);
+          this.reached(departed);
+          if (left === 0) this.see(popAt, false);
         }
         // Still unavailable: the rest waits, in order, for the next run.
         if (batch.removable.length < items.length) break;
-        if (Number(await redis.eval(RENEW_SCRIPT, 1, this.lockKey, this.owner, RELAY_LOCK_MS)) !== 1) break;
+        if (!(await this.outbox.renewRelayLock(this.owner, RELAY_LOCK_MS))) break;
       }
     } finally {
-      await redis.eval(RELEASE_SCRIPT, 1, this.lockKey, this.owner).catch(() => undefined);
+      await this.outbox.releaseRelayLock(this.owner).catch(() => undefined);
     }
     if (relayed) this.logger.event('info', 'relayed parked events', { count: relayed });
     return relayed;
@@ -506,7 +427,7 @@ export class EventPublisher implements OnApplicationBootstrap, BeforeApplication
    * event) pairs: stored (`s`, also when the stream found it a duplicate), unreadable (`s`), or
    * refused for good (`r`, set aside); the first other failure ends them.
    */
-  private async relayBatch(items: string[]): Promise<{ removable: Array<['s' | 'r', string]>; stored: number }> {
+  private async relayBatch(items: string[]): Promise<{ removable: Departure[]; stored: number }> {
     const events = items.map((item): DomainEvent | undefined => {
       try {
         return JSON.parse(item) as DomainEvent;
@@ -527,7 +448,7 @@ export class EventPublisher implements OnApplicationBootstrap, BeforeApplication
     } catch (e) {
       outcomes = readable.map((): PromiseRejectedResult => ({ status: 'rejected', reason: e }));
     }
-    const removable: Array<['s' | 'r', string]> = [];
+    const removable: Departure[] = [];
     let stored = 0;
     let k = 0;
     for (let i = 0; i < items.length; i++) {
@@ -563,76 +484,7 @@ export class EventPublisher implements OnApplicationBootstrap, BeforeApplication
   }
 }
 
-/** The stream refused an event (`{ error }` in its answer). */
-class StreamRefusal extends Error {
-  constructor(
-    message: string,
-    readonly errCode: number | undefined,
-  ) {
-    super(message);
-  }
-}
-
-/** Whether no later attempt can get the event stored: larger than NATS' max_payload or the stream's limit. */
-function refusedForGood(e: unknown): boolean {
-  if (e instanceof StreamRefusal) return e.errCode !== undefined && REFUSED_FOR_GOOD.has(e.errCode);
-  return e instanceof Error && /max_payload/i.test(e.message);
-}
-
-/**
- * Throws unless the stream stored the event (or found it a duplicate). The usual answer, a PubAck
- * starting with `{"stream":` and without an `"error"`, is not parsed; anything else is.
- */
-function checkAck(data: Uint8Array): void {
-  const b = Buffer.from(data.buffer, data.byteOffset, data.length);
-  if (
-    b.length > ACK_HEAD.length &&
-    b.compare(ACK_HEAD, 0, ACK_HEAD.length, 0, ACK_HEAD.length) === 0 &&
-    b.indexOf(ERROR_FIELD) < 0
-  )
-    return;
-  const ack = (data.length ? JSON.parse(decoder.decode(data)) : {}) as {
-    stream?: string;
-    error?: { code?: number; err_code?: number; description?: string };
-  };
-  if (ack.error)
-    throw new StreamRefusal(
-      `the event stream refused the event: ${ack.error.description ?? ack.error.err_code ?? ack.error.code}`,
-      ack.error.err_code,
-    );
-  if (!ack.stream) throw new Error('the event stream answered no acknowledgement');
-}
-
-function unavailable(): DomainError {
-  return new DomainError(
-    'Unavailable',
-    'The event stream is unavailable: the change was applied and its events are queued for delivery.',
-  );
-}
-
-/** Unavailable, the events being parked in the outbox: late, in order, not lost. */
-export class EventsParked extends DomainError {
-  constructor() {
-    super(
-      'Unavailable',
-      'The event stream is unavailable: the change was applied and its events are queued for delivery.',
-    );
-  }
-}
-
 /** Waits until every replica's view of the outbox shows events parked at `parkedAt` (performance.now()). */
 function untilVisible(parkedAt: number): Promise<void> {
   return sleep(parkedAt + OUTBOX_VIEW_MS - performance.now());
-}
-
-function withTimeout<T>(p: Promise<T>, ms: number, message: string): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  return Promise.race([
-    p,
-    new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(message)), ms))),
-  ]).finally(() => clearTimeout(timer));
-}
-
-function sleep(ms: number) {
-  return new Promise<void>((resolve) => setTimeout(resolve, Math.max(0, ms)));
 }

@@ -10,7 +10,7 @@ import type { INestApplication } from '@nestjs/common';
 import type { DomainEvent, EdgeReport } from '@switchboard/contracts';
 import { flushRedisPrefix, testNamespace, testServers, waitFor } from '@switchboard/testing';
 import { CommandService } from '../runtime/command.service.js';
-import { RuntimeContext } from '../runtime/context.js';
+import { ChangeDelivery } from '../runtime/change-delivery.js';
 import { EdgeService } from '../runtime/edge.service.js';
 import { Sweeper } from '../servers/sweeper.js';
 import { LiveStore } from '../store/live-store.js';
@@ -37,7 +37,7 @@ interface Replica {
   app: INestApplication;
   edge: EdgeService;
   commands: CommandService;
-  ctx: RuntimeContext;
+  delivery: ChangeDelivery;
 }
 
 /**
@@ -160,7 +160,7 @@ describe('the operation journal, two replicas', () => {
         app,
         edge: app.get(EdgeService),
         commands: app.get(CommandService),
-        ctx: app.get(RuntimeContext),
+        delivery: app.get(ChangeDelivery),
       });
     }
     store = replicas[0]!.app.get(LiveStore);
@@ -187,7 +187,7 @@ describe('the operation journal, two replicas', () => {
     // Replica A stops (as if killed) once a change is applied and its events are built: nothing
     // of them reaches NATS, and the operation never answers.
     let reached = 0;
-    a.ctx.deliver = () => {
+    a.delivery.deliver = () => {
       reached++;
       return new Promise<void>(() => undefined);
     };
@@ -199,7 +199,7 @@ describe('the operation journal, two replicas', () => {
       });
     } finally {
       // The class's own again, for the next test.
-      delete (a.ctx as Partial<RuntimeContext>).deliver;
+      delete (a.delivery as Partial<ChangeDelivery>).deliver;
     }
     expect(await stored('app-cut')).toEqual([]);
     expect(pushesOf('app-cut')).toEqual([]);
@@ -243,7 +243,7 @@ describe('the operation journal, two replicas', () => {
     const [a, b] = replicas as [Replica, Replica];
     const app = 'app-down';
     let reached = 0;
-    a.ctx.deliver = () => {
+    a.delivery.deliver = () => {
       reached++;
       return new Promise<void>(() => undefined);
     };
@@ -253,7 +253,7 @@ describe('the operation journal, two replicas', () => {
         await waitFor(() => reached > (clientId === 'c1' ? 0 : 1), { description: 'the register to be applied' });
       }
     } finally {
-      delete (a.ctx as Partial<RuntimeContext>).deliver;
+      delete (a.delivery as Partial<ChangeDelivery>).deliver;
     }
     expect(Object.keys(await entries())).toHaveLength(2);
     await reader.manager.streams.delete(reader.stream);

@@ -2,7 +2,8 @@ import { randomUUID } from 'node:crypto';
 import { Injectable, type BeforeApplicationShutdown } from '@nestjs/common';
 import type { DomainEvent } from '@switchboard/contracts';
 import { JsonLogger } from '@switchboard/service-kit';
-import { LiveStore, type JournalEntry } from '../store/live-store.js';
+import { JournalStore } from '../store/journal-store.js';
+import type { JournalEntry } from '../store/live-store.js';
 
 /** Closed entries are removed together, this long after the first of them closed. */
 const CLOSE_BATCH_MS = 5;
@@ -18,19 +19,9 @@ export interface StoredEntry {
 }
 
 /**
- * The operation journal (`P rt:journal`): the crash-safe link between a change of the live model
- * and its events. Events are built after the change's script ran, from its answer; a replica that
- * dies between the two (or whose publish and parking both failed) would lose them for good, and a
- * retry of the operation changes nothing and so emits nothing.
- *
- * So a change that causes events is applied together with its journal entry: the same script run
- * records the operation's context and its answer (scripts.ts, `journal`). Once its events are
- * stored in the stream or parked in the outbox, the entry is removed. An entry still there well
- * after its change (`JournalRecovery`, from the housekeeping pass) belongs to a replica that did
- * not get that far: another replica rebuilds the events from the entry exactly as the first one
- * built them, with the same ids (derived from the entry id, `stampEvents`), and publishes them. The
- * stream stores an event id once within its duplicate window, and consumers skip ids they have
- * seen, so an entry whose events were in fact published before its replica died is harmless.
+ * The operation journal (`P rt:journal`): a change that causes events is applied together with an
+ * entry recording its context and answer, removed once its events are stored or parked; an entry
+ * left over is finished by another replica (JournalRecovery). See the README, "A replica that stops".
  */
 @Injectable()
 export class OperationJournal implements BeforeApplicationShutdown {
@@ -39,13 +30,9 @@ export class OperationJournal implements BeforeApplicationShutdown {
   private flushing?: Promise<void>;
 
   constructor(
-    private readonly store: LiveStore,
+    private readonly store: JournalStore,
     private readonly logger: JsonLogger,
   ) {}
-
-  private get key(): string {
-    return this.store.keys.journal();
-  }
 
   /** A new entry for an operation (recorded only by the script run it is given to). */
   open(context: unknown): JournalEntry {
@@ -77,9 +64,8 @@ export class OperationJournal implements BeforeApplicationShutdown {
     const ids = [...this.closed];
     this.closed.clear();
     if (ids.length === 0) return;
-    this.flushing = this.store.redis
-      .hdel(this.key, ...ids)
-      .then(() => undefined)
+    this.flushing = this.store
+      .removeEntries(ids)
       .catch((e: unknown) => {
         for (const id of ids) this.closed.add(id);
         this.logger.event('warn', 'closed journal entries not removed yet, retrying', {
@@ -105,23 +91,17 @@ export class OperationJournal implements BeforeApplicationShutdown {
    */
   async recordedBefore(beforeMs: number, limit: number): Promise<StoredEntry[]> {
     const out: StoredEntry[] = [];
-    let cursor = '0';
-    do {
-      const [next, flat] = await this.store.redis.hscan(this.key, cursor, 'COUNT', 500);
-      cursor = next;
-      for (let i = 0; i < flat.length; i += 2) {
-        const id = flat[i]!;
-        if (this.closed.has(id)) continue;
-        const entry = parseEntry(id, flat[i + 1]!);
-        if (entry.atUs < beforeMs * 1000) out.push(entry);
-      }
-    } while (cursor !== '0');
+    for (const { id, text } of await this.store.entries()) {
+      if (this.closed.has(id)) continue;
+      const entry = parseEntry(id, text);
+      if (entry.atUs < beforeMs * 1000) out.push(entry);
+    }
     return out.sort((x, y) => x.atUs - y.atUs).slice(0, limit);
   }
 
   /** Removes an entry at once (one that can never be finished). */
   async drop(id: string): Promise<void> {
-    await this.store.redis.hdel(this.key, id);
+    await this.store.removeEntries([id]);
   }
 }
 

@@ -1,23 +1,6 @@
 /**
- * Domain events, shaped as the webhook `EventInfo` (libs/contracts/src/webhooks) plus their owner
- * (`DomainEvent`). Parts an event is not about are null. Decisions on what each event carries:
- * - channel.activated / deactivated: channel, and the client whose join/leave caused it;
- * - channel.client.joined / left: channel and client;
- * - channel.client.message: channel, the sending client, message; channel.server.message: channel
- *   and message, plus the recipient client for a channel.client target (one event per command, not
- *   per recipient);
- * - client.registered / unregistered / updated / message / stats: client (stats for client.stats);
- *   client.message without a channel; server.message: message, plus the recipient client for a
- *   client-level target (a user or device target is not named: EventInfo has no part for it);
- * - connection.<state> / updated / stats: channel, client, connection (stats for connection.stats),
- *   and beside the EventInfo the recording context (`recording`: the client protocol and the
- *   connection's effective `recordingMode`, see RecordingDomainEvent).
- * `timestamp`: when it happened; every event of one operation carries the same one (the time of the
- * Redis script that applied the change, where there is one), so a `batch: true` webhook gets them
- * in one call.
- * `origin`: `client` (reported by the client edge), `api` (an interface A/B call), `server` (the
- * registry itself, e.g. the clients of a gateway that is gone). `forced`: kicks, admin changes and
- * drops.
+ * Domain events, shaped as the webhook `EventInfo` plus their owner (`DomainEvent`); parts an event is
+ * not about are null. What each event carries, its timestamp and origin: README, "What events carry".
  */
 import { randomUUID } from 'node:crypto';
 import type {

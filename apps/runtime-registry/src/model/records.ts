@@ -1,20 +1,6 @@
 /**
- * From stored hashes to the interface A records and the webhook event parts.
- *
- * Connection info mapping (decisions, documented in the README of the app):
- * - `recording`, `recordingTag`: the effective settings of the connection (see settings.ts).
- * - `localAudioMuted` / `localVideoMuted`: muted by an effective `audioMuted` / `videoMuted` setting
- *   OR by the client itself (its last `connection.update` or the stream's `muted` flag).
- * - `localAudioUnmuteDisabled` / `localVideoUnmuteDisabled`: the effective unmute-disabled settings.
- * - `localAudioDisabled` / `localVideoDisabled`: the `disabled` flag of the reported stream.
- * - `remoteAudioDisabled` / `remoteVideoDisabled`: false (nothing reports them yet).
- * - `isSip`: the client protocol is `sip`. `mediaId`, `remoteMediaId`, `externalId`: as reported
- *   (null otherwise). `transports`: as reported in the streams description (empty otherwise).
- * - Streams: one audio, video and data stream per connection, from the reported description;
- *   formats `name/clockRate[/channels]` become MediaFormatInfo. The video stream's `width`,
- *   `height` and `frameRate`: from the connection's latest stats sample, else from its described
- *   video stream (see videoFrame); null when the client reported neither.
- * - The connection part of events carries the video stream too (`videoStream`, frame size included).
+ * From stored hashes to the interface A records and the webhook event parts (the connection info
+ * mapping is in the README, "Connection info mapping").
  */
 import type {
   ConnectionInfo,

@@ -1,22 +1,7 @@
 /**
- * Recording and mute settings across the five levels that reach a connection:
- *
- *   channel > user in channel > device in channel > client in channel > connection
- *
- * Rules (the interface A semantics of "a setting applied at a level reaches every connection below
- * it except the excluded ones"):
- * - A level stores the settings written to it (a `null` patch field leaves a setting unchanged) and
- *   its excluded id lists (a list given in a patch replaces the stored one; `[]` clears it).
- * - A level reaches a connection below it unless the connection's user, device, client or
- *   connection id is in one of that level's excluded lists.
- * - Among the levels that reach a connection, the most recent write of a setting wins (writes are
- *   ordered by the application's `seq` counter, bumped atomically in Redis). So "mute the channel"
- *   after "unmute this user" mutes the user too, and the reverse unmutes them: the last command wins,
- *   whatever its level, and a connection opened later inherits the same result.
- * - A setting no level sets is `false` (`recordingTag`, `recordingMode`: null), except `recording`
- *   in a channel whose governing channel config (management-api) says `recordingEnabled`: the
- *   channel settings hash then holds `CONFIG_RECORDING` = '1' (written when the channel activated),
- *   the default that any level writing `recording` overrides.
+ * Recording and mute settings across the five levels that reach a connection (channel > user >
+ * device > client in channel > connection): exclusions, the latest write wins, the channel config's
+ * default. The rules: README, "Settings" and "Channel config `recordingEnabled`".
  */
 import type {
   ChannelPatch,

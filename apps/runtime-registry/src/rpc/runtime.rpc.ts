@@ -11,11 +11,12 @@ import {
   type WireError,
 } from '@switchboard/contracts';
 import { isDependencyDown, JsonLogger } from '@switchboard/service-kit';
-import { ReplyError } from 'ioredis';
 import { parseCommand, parseEdge, parseEdgeReport, parseQuery } from '../model/wire.js';
 import { CommandService } from '../runtime/command.service.js';
 import { EdgeService } from '../runtime/edge.service.js';
+import { GatewaySessions } from '../runtime/gateway-sessions.js';
 import { QueryService } from '../runtime/query.service.js';
+import { isRedisAnswer } from '../store/redis-connection.js';
 
 /**
  * The registry's NATS surface (queue group `runtime-registry`: one replica answers each request):
@@ -32,6 +33,7 @@ export class RuntimeRpc {
     private readonly queries: QueryService,
     private readonly commands: CommandService,
     private readonly edge: EdgeService,
+    private readonly gatewaySessions: GatewaySessions,
     private readonly logger: JsonLogger,
   ) {}
 
@@ -56,8 +58,8 @@ export class RuntimeRpc {
     return answer<unknown>(() => {
       const parsed = parseEdge(body);
       if ('batch' in parsed) return this.batch(parsed.batch);
-      if ('sessions' in parsed) return this.edge.sessions(parsed.sessions);
-      if ('gatewayClients' in parsed) return this.edge.gatewayClients(parsed.gatewayClients);
+      if ('sessions' in parsed) return this.gatewaySessions.sessions(parsed.sessions);
+      if ('gatewayClients' in parsed) return this.gatewaySessions.gatewayClients(parsed.gatewayClients);
       return this.edge.handle(parsed.report);
     });
   }
@@ -145,7 +147,7 @@ async function answer<T>(fn: () => Promise<T>): Promise<T> {
 /** A Redis that cannot be reached as Unavailable; any other error as it is. */
 function unavailableIfUnreachable(e: unknown): unknown {
   if (e instanceof DomainError || e instanceof ContractViolation) return e;
-  if (!(e instanceof (ReplyError as new () => Error)) && isDependencyDown(e))
+  if (!isRedisAnswer(e) && isDependencyDown(e))
     return new DomainError('Unavailable', 'The runtime datastore is unavailable.');
   return e;
 }

@@ -15,17 +15,9 @@ import type { RegistryConfig } from '../config.js';
 const MAX_ENTRIES = 100000;
 
 /**
- * The `recordingEnabled` of the channel config governing a channel, asked from management-api
- * (`management-api.v1.channel-configs.recording`, messaging/recordings.ts) when a join is about to
- * activate a channel, and kept per replica per (application, channel) for at most
- * CHANNEL_CONFIG_CACHE_MS; every entry of an application is dropped as soon as
- * `management-api.v1.applications.changed` names it (every replica subscribes, no queue group).
- * Concurrent look-ups of one channel share one request; an answer that raced with a change is used
- * once but not kept.
- *
- * Never blocks a join for good: when management-api does not answer within
- * CHANNEL_CONFIG_TIMEOUT_MS (or is not running), the answer is null (no default: the channel does
- * not record unless a level says so) and nothing is cached, so the next activation asks again.
+ * The `recordingEnabled` of the channel config governing a channel, asked from management-api when
+ * a join is about to activate it, cached per replica and dropped on `applications.changed`; never
+ * blocks a join for good (README, "Channel config `recordingEnabled`").
  */
 @Injectable()
 export class ChannelRecordingDefaults implements OnApplicationBootstrap, BeforeApplicationShutdown {

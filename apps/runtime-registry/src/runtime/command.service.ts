@@ -1,4 +1,4 @@
-import { Injectable } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
 import {
   DomainError,
   sameSettings,
@@ -21,19 +21,56 @@ import {
 } from '../model/settings.js';
 import { targetChannel } from '../model/targets.js';
 import { splitMember } from '../store/keys.js';
-import type {
-  ClientIds,
-  LevelUpdateResult,
-  RemoveLevel,
-  RemoveResult,
-  ScriptCall,
-  UpdateLevel,
+import { LiveReads } from '../store/live-reads.js';
+import {
+  LiveStore,
+  type ClientIds,
+  type JournalEntry,
+  type LevelUpdateResult,
+  type RemoveLevel,
+  type RemoveResult,
+  type ScriptCall,
+  type UpdateLevel,
 } from '../store/live-store.js';
+import { ServersStore } from '../store/servers-store.js';
+import { OperationJournal } from '../events/journal.js';
 import type { ClientRecord } from '../model/records.js';
-import { API_CAUSE, RuntimeContext } from './context.js';
-import { EdgeService, fromBody, LIVE_STATES, type Effects } from './edge.service.js';
+import { ChangeDelivery, type ChangeEffects } from './change-delivery.js';
+import { API_CAUSE, clientOf, connectionEvent, leftChannelEvents } from './connection-events.js';
+import { ConnectionLifecycle } from './connection-lifecycle.js';
+import { fromBody, LIVE_STATES, type Effects } from './edge-steps.js';
 import type { JournalContext } from './journaled.js';
-import { Recipients } from './recipients.js';
+import { Recipients, type Recipient } from './recipients.js';
+import { checkOwner, requireOperator, type ApplicationOwnership } from './tenancy.js';
+
+/** The store's changes and reads a command needs (LiveStore). */
+export interface CommandStore {
+  appOwner(applicationId: string): Promise<ApplicationOwnership>;
+  call<T>(call: ScriptCall<T>, journal?: JournalEntry): Promise<T>;
+  removeMembersCall: LiveStore['removeMembersCall'];
+  levelUpdateCall: LiveStore['levelUpdateCall'];
+  clientPatch: LiveStore['clientPatch'];
+}
+
+/** The registration reads of a command's clients (LiveReads). */
+export type CommandReads = Pick<LiveReads, 'registration' | 'gatewayOf'>;
+
+/** Enabling and disabling media servers (ServersStore). */
+export interface MediaServerSwitch {
+  setActive(mediaServerId: string, active: boolean): Promise<boolean>;
+  mediaServers(only?: string): Promise<unknown[]>;
+}
+
+export interface MessageRecipients {
+  resolve(target: MessageTarget, opts?: { allowEmpty?: boolean }): Promise<Recipient[]>;
+}
+
+/** The state changes of connections a kick closes with (ConnectionLifecycle). */
+export type ConnectionCloser = Pick<ConnectionLifecycle, 'moveState' | 'stateEvents'>;
+
+export interface JournalEntries {
+  open(context: JournalContext): JournalEntry;
+}
 
 const LEVEL_KEY: Record<UpdateLevel, keyof LevelSnapshot> = {
   channel: 'ch',
@@ -51,10 +88,18 @@ const LEVEL_KEY: Record<UpdateLevel, keyof LevelSnapshot> = {
 @Injectable()
 export class CommandService {
   constructor(
-    private readonly ctx: RuntimeContext,
-    private readonly recipients: Recipients,
-    private readonly edge: EdgeService,
+    @Inject(LiveStore) private readonly store: CommandStore,
+    @Inject(LiveReads) private readonly reads: CommandReads,
+    @Inject(ServersStore) private readonly servers: MediaServerSwitch,
+    @Inject(Recipients) private readonly recipients: MessageRecipients,
+    @Inject(ConnectionLifecycle) private readonly connections: ConnectionCloser,
+    @Inject(OperationJournal) private readonly journal: JournalEntries,
+    @Inject(ChangeDelivery) private readonly effects: ChangeEffects,
   ) {}
+
+  private async authorize(scope: CallerScope, applicationId: string): Promise<EventOwner> {
+    return checkOwner(scope, applicationId, await this.store.appOwner(applicationId));
+  }
 
   async handle(scope: CallerScope, command: RuntimeCommand): Promise<null> {
     switch (command.kind) {
@@ -68,12 +113,12 @@ export class CommandService {
         await this.update(scope, command.target);
         return null;
       case 'mediaserver.update':
-        this.ctx.requireOperator(scope);
+        requireOperator(scope);
         if (command.patch.active !== undefined && command.patch.active !== null) {
-          if (!(await this.ctx.servers.setActive(command.mediaServerId, command.patch.active))) {
+          if (!(await this.servers.setActive(command.mediaServerId, command.patch.active))) {
             throw new DomainError('NotFound', `No media server '${command.mediaServerId}' is registered.`);
           }
-        } else if (!(await this.ctx.servers.mediaServers(command.mediaServerId)).length) {
+        } else if (!(await this.servers.mediaServers(command.mediaServerId)).length) {
           throw new DomainError('NotFound', `No media server '${command.mediaServerId}' is registered.`);
         }
         return null;
@@ -87,7 +132,7 @@ export class CommandService {
    * could name it (`client` is one client, `message` the sender), so its event does not.
    */
   async message(scope: CallerScope, target: MessageTarget, message: MessageBody): Promise<number> {
-    const owner = await this.ctx.authorize(scope, target.applicationId);
+    const owner = await this.authorize(scope, target.applicationId);
     const recipients = await this.recipients.resolve(target);
     const channelId = targetChannel(target);
     const from = fromBody(message);
@@ -105,35 +150,37 @@ export class CommandService {
       client,
       message: messagePart(message),
     });
-    await this.ctx.deliver(deliveries, [event]);
+    await this.effects.deliver(deliveries, [event]);
     return deliveries.length;
   }
 
   /** The client a client-level message target names, as registered (the target resolved, so it is). */
   private async recipientClient(a: string, c: ClientIds): Promise<ClientRecord> {
-    return this.ctx.client(
-      c,
-      await this.ctx.store.redis.hgetall(this.ctx.store.keys.client(a, c.userId, c.deviceId, c.clientId)),
-    );
+    return clientOf(c, await this.reads.registration({ applicationId: a, ...clientIdsOf(c) }));
   }
 
   /** Removes exactly the intended members from a channel and closes their connections there. */
   async kick(scope: CallerScope, target: KickTarget): Promise<void> {
     const a = target.applicationId;
-    await this.ctx.authorize(scope, a);
+    await this.authorize(scope, a);
     if (target.level === 'connection') {
-      const gatewayId = await this.ctx.store.redis.hget(
-        this.ctx.store.keys.client(a, target.userId, target.deviceId, target.clientId),
-        'gatewayId',
+      const gatewayId = await this.reads.gatewayOf({ applicationId: a, ...clientIdsOf(target) });
+      const entry = this.journal.open({ kind: 'kick', target });
+      const events = await this.connections.moveState(
+        a,
+        connectionOf(target),
+        'closed',
+        LIVE_STATES,
+        null,
+        API_CAUSE,
+        entry,
       );
-      const entry = this.ctx.journal.open({ k: 'kick', target } satisfies JournalContext);
-      const events = await this.edge.moveState(a, connectionOf(target), 'closed', LIVE_STATES, null, API_CAUSE, entry);
-      await this.ctx.settle(entry, [kickedConnection(target, gatewayId)], events);
+      await this.effects.settle(entry, [kickedConnection(target, gatewayId)], events);
       return;
     }
-    const entry = this.ctx.journal.open({ k: 'kick', target } satisfies JournalContext);
-    const { events, deliveries } = this.kicked(a, await this.ctx.store.call(kickCall(this.ctx, target), entry));
-    await this.ctx.settle(entry, deliveries, events);
+    const entry = this.journal.open({ kind: 'kick', target });
+    const { events, deliveries } = this.kicked(a, await this.store.call(kickCall(this.store, target), entry));
+    await this.effects.settle(entry, deliveries, events);
   }
 
   /** The events and pushes of members removed by a kick. */
@@ -143,8 +190,8 @@ export class CommandService {
     const deliveries: Delivery[] = [];
     for (const left of result.lefts) {
       const member = [...result.clients.keys()].find((m) => sameClient(m, left));
-      const client = this.ctx.client(left, (member && result.clients.get(member)) || {});
-      this.ctx.leftChannel(owner, left, client, API_CAUSE, events);
+      const client = clientOf(left, (member && result.clients.get(member)) || {});
+      events.push(...leftChannelEvents(owner, left, client, API_CAUSE));
       deliveries.push({
         gatewayId: client.gatewayId,
         client: { applicationId: a, userId: left.userId, deviceId: left.deviceId, clientId: left.clientId },
@@ -156,7 +203,7 @@ export class CommandService {
 
   async update(scope: CallerScope, target: UpdateTarget): Promise<void> {
     const a = target.applicationId;
-    const owner = await this.ctx.authorize(scope, a);
+    const owner = await this.authorize(scope, a);
     if (target.level === 'client') {
       // Not journaled: a client patch emits its event on every run, a retried one too.
       const set: Record<string, string> = {};
@@ -165,9 +212,9 @@ export class CommandService {
       if (typeof p.deviceAlias === 'string') set.deviceAlias = p.deviceAlias;
       if (typeof p.tag === 'string') set.tag = p.tag;
       if (Array.isArray(p.roles)) set.roles = JSON.stringify(p.roles);
-      const result = await this.ctx.store.clientPatch(a, target, set, []);
-      const client = this.ctx.client(target, result.client);
-      await this.ctx.deliver(
+      const result = await this.store.clientPatch(a, target, set, []);
+      const client = clientOf(target, result.client);
+      await this.effects.deliver(
         [
           {
             gatewayId: client.gatewayId,
@@ -185,13 +232,13 @@ export class CommandService {
       );
       return;
     }
-    const entry = this.ctx.journal.open({ k: 'update', target, owner } satisfies JournalContext);
+    const entry = this.journal.open({ kind: 'update', target, owner });
     const { events, deliveries } = this.updated(
       target,
       owner,
-      await this.ctx.store.call(levelCall(this.ctx, target), entry),
+      await this.store.call(levelCall(this.store, target), entry),
     );
-    await this.ctx.settle(entry, deliveries, events);
+    await this.effects.settle(entry, deliveries, events);
   }
 
   /** The events and pushes of a settings update at a channel, user, device, client or connection level. */
@@ -210,7 +257,7 @@ export class CommandService {
       const pushed = !sameSettings(publicSettings(resolvedBefore), after);
       // The recording mode is not the client's business (no push), but the recording side's (event).
       if (!pushed && resolvedBefore.recordingMode === resolvedAfter.recordingMode) continue;
-      const client = this.ctx.client(t, t.client);
+      const client = clientOf(t, t.client);
       if (pushed) {
         deliveries.push({
           gatewayId: client.gatewayId,
@@ -226,7 +273,7 @@ export class CommandService {
       }
       // One write, one moment: every connection it reached carries the time of the script.
       events.push(
-        this.ctx.connectionEvent(owner, 'connection.updated', API_CAUSE, {
+        connectionEvent(owner, 'connection.updated', API_CAUSE, {
           channelId: target.channelId,
           connectionId: t.connectionId,
           client,
@@ -237,7 +284,7 @@ export class CommandService {
       );
     }
     if (claim && result.client && target.level === 'channel.client') {
-      const client = this.ctx.client(target, result.client);
+      const client = clientOf(target, result.client);
       deliveries.push({
         gatewayId: client.gatewayId,
         client: { applicationId: a, userId: target.userId, deviceId: target.deviceId, clientId: target.clientId },
@@ -251,15 +298,15 @@ export class CommandService {
    * The events of a journaled kick or update, from its context and its script's answer (see
    * OperationJournal): exactly those its replica built.
    */
-  recover(context: Extract<JournalContext, { k: 'kick' | 'update' }>, answer: string): DomainEvent[] {
-    if (context.k === 'update') {
+  recover(context: Extract<JournalContext, { kind: 'kick' | 'update' }>, answer: string): DomainEvent[] {
+    if (context.kind === 'update') {
       const target = context.target as LevelTarget;
-      return this.updated(target, context.owner, levelCall(this.ctx, target).result(JSON.parse(answer))).events;
+      return this.updated(target, context.owner, levelCall(this.store, target).result(JSON.parse(answer))).events;
     }
     const target = context.target;
     if (target.level === 'connection')
-      return this.edge.stateEvents(target.applicationId, connectionOf(target), 'closed', API_CAUSE, answer);
-    return this.kicked(target.applicationId, kickCall(this.ctx, target).result(JSON.parse(answer))).events;
+      return this.connections.stateEvents(target.applicationId, connectionOf(target), 'closed', API_CAUSE, answer);
+    return this.kicked(target.applicationId, kickCall(this.store, target).result(JSON.parse(answer))).events;
   }
 }
 
@@ -285,7 +332,7 @@ function kickedConnection(t: ConnectionKick, gatewayId: string | null): Delivery
 }
 
 /** The script call of a kick of channel members. */
-function kickCall(ctx: RuntimeContext, target: Exclude<KickTarget, ConnectionKick>): ScriptCall<RemoveResult> {
+function kickCall(store: CommandStore, target: Exclude<KickTarget, ConnectionKick>): ScriptCall<RemoveResult> {
   const level: RemoveLevel =
     target.level === 'channel'
       ? 'channel'
@@ -299,7 +346,7 @@ function kickCall(ctx: RuntimeContext, target: Exclude<KickTarget, ConnectionKic
     deviceId: 'deviceId' in target ? target.deviceId : undefined,
     clientId: 'clientId' in target ? target.clientId : undefined,
   };
-  return ctx.store.removeMembersCall(target.applicationId, target.channelId, level, who);
+  return store.removeMembersCall(target.applicationId, target.channelId, level, who);
 }
 
 function updateLevel(target: LevelTarget): UpdateLevel & SettingsLevel {
@@ -315,7 +362,7 @@ function updateLevel(target: LevelTarget): UpdateLevel & SettingsLevel {
 }
 
 /** The script call of a settings update below the application. */
-function levelCall(ctx: RuntimeContext, target: LevelTarget): ScriptCall<LevelUpdateResult> {
+function levelCall(store: CommandStore, target: LevelTarget): ScriptCall<LevelUpdateResult> {
   const level = updateLevel(target);
   const { set, lists } = levelWrites(level, target.patch);
   const claim = target.level === 'channel.client' ? (target.patch.claim ?? null) : null;
@@ -326,7 +373,11 @@ function levelCall(ctx: RuntimeContext, target: LevelTarget): ScriptCall<LevelUp
     clientId: 'clientId' in target ? target.clientId : undefined,
     connectionId: 'connectionId' in target ? target.connectionId : undefined,
   };
-  return ctx.store.levelUpdateCall(target.applicationId, level, ref, set, lists, claim);
+  return store.levelUpdateCall(target.applicationId, level, ref, set, lists, claim);
+}
+
+function clientIdsOf(c: ClientIds): ClientIds {
+  return { userId: c.userId, deviceId: c.deviceId, clientId: c.clientId };
 }
 
 function sameClient(member: string, c: { userId: string; deviceId: string; clientId: string }): boolean {

@@ -3,12 +3,12 @@ import type { DomainEvent } from '@switchboard/contracts';
 import { JsonLogger, SERVICE_CONFIG } from '@switchboard/service-kit';
 import type { RegistryConfig } from '../config.js';
 import { EventsParked } from '../events/event-publisher.js';
-import type { StoredEntry } from '../events/journal.js';
+import { OperationJournal, type StoredEntry } from '../events/journal.js';
 import { ServersStore } from '../store/servers-store.js';
 import { CommandService } from './command.service.js';
-import { RuntimeContext } from './context.js';
+import { ChangeDelivery } from './change-delivery.js';
 import { EdgeService } from './edge.service.js';
-import type { JournalContext } from './journaled.js';
+import { readJournalContext, type JournalContext } from './journaled.js';
 
 /**
  * A journal entry is left to its own replica for EVENT_PUBLISH_TIMEOUT_MS (its publish) and this
@@ -21,8 +21,6 @@ const PER_PASS = 500;
 /** An entry whose events cannot be built is given up (logged with its context) after this long. */
 const GIVE_UP_MS = 3_600_000;
 
-const KINDS: ReadonlySet<string> = new Set(['edge', 'leave', 'close', 'unregister', 'kick', 'update']);
-
 /**
  * Finishes the changes of the operation journal whose replica did not (see OperationJournal): from
  * each entry left over, builds the change's events again (with the ids its replica gave them) and
@@ -34,7 +32,8 @@ export class JournalRecovery {
   private readonly failing = new Set<string>();
 
   constructor(
-    private readonly ctx: RuntimeContext,
+    private readonly journal: OperationJournal,
+    private readonly delivery: ChangeDelivery,
     private readonly edge: EdgeService,
     private readonly commands: CommandService,
     private readonly servers: ServersStore,
@@ -45,13 +44,13 @@ export class JournalRecovery {
   /** One pass: answers how many entries were finished. */
   async recover(): Promise<number> {
     const now = await this.servers.now();
-    const due = await this.ctx.journal.recordedBefore(now - this.config.eventPublishTimeoutMs - GRACE_MS, PER_PASS);
+    const due = await this.journal.recordedBefore(now - this.config.eventPublishTimeoutMs - GRACE_MS, PER_PASS);
     let finished = 0;
     for (const entry of due) {
-      const context = entry.context as JournalContext | null;
-      if (!context || typeof context !== 'object' || !KINDS.has(context.k)) {
+      const context = readJournalContext(entry.context);
+      if (!context) {
         this.logger.event('error', 'unreadable journal entry dropped', { id: entry.id });
-        await this.ctx.journal.drop(entry.id);
+        await this.journal.drop(entry.id);
         continue;
       }
       let events: DomainEvent[];
@@ -66,7 +65,7 @@ export class JournalRecovery {
         // Events only: a push this late could undo what happened since (a kick after the client
         // joined again, an older claim); the gateways' reconcile of their sessions
         // (gateway.sessions) brings the edge up to date instead.
-        await this.ctx.settle({ id: entry.id, context: '' }, [], events);
+        await this.delivery.settle({ id: entry.id, context: '' }, [], events);
       } catch (e) {
         // Otherwise the stream and the outbox are out of reach: the next pass tries again.
         if (!(e instanceof EventsParked)) throw e;
@@ -78,7 +77,7 @@ export class JournalRecovery {
       finished++;
     }
     // Gone before another replica's pass reads the journal.
-    await this.ctx.journal.flush();
+    await this.journal.flush();
     if (finished)
       this.logger.event('warn', 'events of changes whose replica stopped before publishing them were published', {
         entries: finished,
@@ -87,11 +86,14 @@ export class JournalRecovery {
   }
 
   private eventsOf(context: JournalContext, answer: string): Promise<DomainEvent[]> | DomainEvent[] {
-    switch (context.k) {
+    switch (context.kind) {
       case 'kick':
       case 'update':
         return this.commands.recover(context, answer);
-      default:
+      case 'edge':
+      case 'leave':
+      case 'close':
+      case 'unregister':
         return this.edge.recover(context, answer);
     }
   }
@@ -105,7 +107,7 @@ export class JournalRecovery {
         context: entry.context,
         error,
       });
-      await this.ctx.journal.drop(entry.id);
+      await this.journal.drop(entry.id);
     } else if (!this.failing.has(entry.id)) {
       this.failing.add(entry.id);
       this.logger.event('warn', 'the events of a journal entry could not be built yet', { id: entry.id, error });

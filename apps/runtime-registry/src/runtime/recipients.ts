@@ -1,8 +1,13 @@
-import { Injectable } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
 import { DomainError, type MessageTarget } from '@switchboard/contracts';
 import { candidateScope, matchesTarget, type ClientKey } from '../model/targets.js';
-import { clientMember, esc, splitMember, unesc } from '../store/keys.js';
-import { LiveStore } from '../store/live-store.js';
+import { LiveReads } from '../store/live-reads.js';
+
+/** The reads the recipients of a message target need (LiveReads). */
+export type RecipientReads = Pick<
+  LiveReads,
+  'applicationClients' | 'channelClients' | 'userClients' | 'deviceClientIds' | 'clientRegistered' | 'gatewaysOf'
+>;
 
 export interface Recipient extends ClientKey {
   gatewayId: string | null;
@@ -11,49 +16,36 @@ export interface Recipient extends ClientKey {
 /** Resolves a message target to the clients it reaches, with the gateway replica holding each. */
 @Injectable()
 export class Recipients {
-  constructor(private readonly store: LiveStore) {}
+  constructor(@Inject(LiveReads) private readonly reads: RecipientReads) {}
 
   async resolve(target: MessageTarget, opts: { allowEmpty?: boolean } = {}): Promise<Recipient[]> {
     const a = target.applicationId;
+    const picked = (await this.candidates(target)).filter((c) => matchesTarget(target, c));
+    if (picked.length === 0 && !opts.allowEmpty) throw new DomainError('NotFound', notFoundMessage(target));
+    const gateways = await this.reads.gatewaysOf(a, picked);
+    return picked.map((c, i) => ({ ...c, gatewayId: gateways[i] ?? null })).sort(byClient);
+  }
+
+  /** The clients a target may reach, read at the level that holds them. */
+  private async candidates(target: MessageTarget): Promise<ClientKey[]> {
+    const a = target.applicationId;
     const scope = candidateScope(target);
-    const k = this.store.keys;
-    let members: string[];
     switch (scope.kind) {
       case 'application':
-        members = await this.store.redis.smembers(k.appClients(a));
-        break;
+        return this.reads.applicationClients(a);
       case 'channel':
-        members = await this.store.redis.hkeys(k.channelPart(a, scope.channelId, 'clients'));
-        break;
-      case 'user': {
-        const devices = await this.store.redis.hkeys(k.userDevices(a, scope.userId));
-        const lists = (await this.store.read(
-          devices.map((d) => ['smembers', k.deviceClients(a, scope.userId, unesc(d))]),
-        )) as string[][];
-        members = devices.flatMap((d, i) => (lists[i] ?? []).map((cl) => `${esc(scope.userId)}/${d}/${cl}`));
-        break;
+        return this.reads.channelClients(a, scope.channelId);
+      case 'user':
+        return this.reads.userClients(a, scope.userId);
+      case 'device': {
+        const clientIds = await this.reads.deviceClientIds(a, scope.userId, scope.deviceId);
+        return clientIds.map((clientId) => ({ userId: scope.userId, deviceId: scope.deviceId, clientId }));
       }
-      case 'device':
-        members = (await this.store.redis.smembers(k.deviceClients(a, scope.userId, scope.deviceId))).map(
-          (cl) => `${esc(scope.userId)}/${esc(scope.deviceId)}/${cl}`,
-        );
-        break;
       case 'client': {
-        const exists = await this.store.redis.exists(k.client(a, scope.userId, scope.deviceId, scope.clientId));
-        members = exists ? [clientMember(scope.userId, scope.deviceId, scope.clientId)] : [];
-        break;
+        const client = { userId: scope.userId, deviceId: scope.deviceId, clientId: scope.clientId };
+        return (await this.reads.clientRegistered({ applicationId: a, ...client })) ? [client] : [];
       }
     }
-    const candidates = members.map((m) => {
-      const [userId = '', deviceId = '', clientId = ''] = splitMember(m);
-      return { userId, deviceId, clientId };
-    });
-    const picked = candidates.filter((c) => matchesTarget(target, c));
-    if (picked.length === 0 && !opts.allowEmpty) throw new DomainError('NotFound', notFoundMessage(target));
-    const gateways = (await this.store.read(
-      picked.map((c) => ['hget', k.client(a, c.userId, c.deviceId, c.clientId), 'gatewayId']),
-    )) as Array<string | null>;
-    return picked.map((c, i) => ({ ...c, gatewayId: gateways[i] ?? null })).sort(byClient);
   }
 }
 

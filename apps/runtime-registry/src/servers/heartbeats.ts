@@ -6,13 +6,12 @@ import {
   Metrics,
   NatsClient,
   ReadinessService,
-  REDIS,
   SERVICE_CONFIG,
   type BaseConfig,
 } from '@switchboard/service-kit';
-import type { Redis } from 'ioredis';
 import { Gauge } from 'prom-client';
 import { parseHeartbeat } from '../model/wire.js';
+import { RedisConnection } from '../store/redis-connection.js';
 import { ServersStore } from '../store/servers-store.js';
 import { Hearing, type HearingState } from './hearing.js';
 
@@ -44,8 +43,7 @@ export class Heartbeats implements OnApplicationBootstrap, BeforeApplicationShut
   private natsRound = 0;
   private watchdog?: NodeJS.Timeout;
   private readonly hearingState: Hearing;
-  private readonly onRedisReady = () => this.hearingState.sourceUp('redis', 'Redis reconnected');
-  private readonly onRedisClose = () => this.hearingState.sourceDown('redis', 'Redis connection lost');
+  private unwatchRedis?: () => void;
 
   constructor(
     private readonly nats: NatsClient,
@@ -53,7 +51,7 @@ export class Heartbeats implements OnApplicationBootstrap, BeforeApplicationShut
     private readonly logger: JsonLogger,
     private readonly readiness: ReadinessService,
     metrics: Metrics,
-    @Inject(REDIS) private readonly redis: Redis,
+    private readonly redisConnection: RedisConnection,
     @Inject(SERVICE_CONFIG) private readonly config: BaseConfig,
   ) {
     this.hearingState = new Hearing(STALL_MS, undefined, (reason, heardForMs) =>
@@ -76,9 +74,11 @@ export class Heartbeats implements OnApplicationBootstrap, BeforeApplicationShut
 
   /** Subscribes once NATS is connected (in the background: the service starts while NATS is down). */
   onApplicationBootstrap() {
-    this.redis.on('ready', this.onRedisReady);
-    this.redis.on('close', this.onRedisClose);
-    if (this.redis.status === 'ready') this.hearingState.sourceUp('redis', 'Redis connected');
+    this.unwatchRedis = this.redisConnection.watch(
+      () => this.hearingState.sourceUp('redis', 'Redis reconnected'),
+      () => this.hearingState.sourceDown('redis', 'Redis connection lost'),
+    );
+    if (this.redisConnection.isUp()) this.hearingState.sourceUp('redis', 'Redis connected');
     this.watchdog = setInterval(() => this.hearingState.tick(), STALL_MS / 4);
     this.watchdog.unref();
     void this.nats
@@ -104,8 +104,7 @@ export class Heartbeats implements OnApplicationBootstrap, BeforeApplicationShut
     this.stopped = true;
     this.hearingState.close('replica stopping');
     if (this.watchdog) clearInterval(this.watchdog);
-    this.redis.off('ready', this.onRedisReady);
-    this.redis.off('close', this.onRedisClose);
+    this.unwatchRedis?.();
     this.sub?.unsubscribe();
   }
 
@@ -138,7 +137,12 @@ export class Heartbeats implements OnApplicationBootstrap, BeforeApplicationShut
           this.natsRound++;
           void this.confirmSubscription(nc);
           break;
-        default:
+        case 'error':
+        case 'ldm':
+        case 'ping':
+        case 'reconnecting':
+        case 'update':
+          break;
       }
     }
   }

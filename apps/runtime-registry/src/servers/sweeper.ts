@@ -3,10 +3,11 @@ import { randomUUID } from 'node:crypto';
 import { JsonLogger, SERVICE_CONFIG } from '@switchboard/service-kit';
 import type { RegistryConfig } from '../config.js';
 import { EventPublisher } from '../events/event-publisher.js';
-import { SERVER_CAUSE } from '../runtime/context.js';
+import { SERVER_CAUSE } from '../runtime/connection-events.js';
 import { EdgeService } from '../runtime/edge.service.js';
 import { JournalRecovery } from '../runtime/journal-recovery.js';
 import { SERVER_ROLES } from '../store/keys.js';
+import { HousekeepingStore, type ApplicationState, type GatewayClientsPage } from '../store/housekeeping-store.js';
 import { LiveStore } from '../store/live-store.js';
 import { ServersStore } from '../store/servers-store.js';
 import type { HearingState } from './hearing.js';
@@ -16,18 +17,9 @@ import { Heartbeats } from './heartbeats.js';
 const RECONCILE_EVERY = 60;
 
 /**
- * Housekeeping, one replica at a time (a Redis lock per pass):
- * - clients held by a gateway replica without heartbeat for SERVER_HEARTBEAT_TIMEOUT_SECONDS +
- *   CLIENT_DROP_GRACE_SECONDS are unregistered (their connections closed, events published);
- * - servers without heartbeat for SERVER_RETENTION_SECONDS are forgotten;
- *   both only when the replica running the pass has itself heard heartbeats without interruption
- *   for at least that long (`Heartbeats.hearing`): silence during a NATS or Redis outage, before
- *   the replica started or while it stalled is not silence it heard, and proves nothing. Otherwise
- *   they are held back (logged once per interruption) until a pass of a replica that did hear;
- * - the events of changes whose replica stopped before publishing them are published (JournalRecovery);
- * - events parked while JetStream was unavailable are relayed;
- * - now and then, the applications index is reconciled with the applications' own in-use flags
- *   (repairs an index update lost to a crash between the two steps), and long-unused entries go.
+ * Housekeeping, one replica at a time (a Redis lock per pass): drops the clients of gone gateways
+ * and forgets silent servers (only past a window of uninterrupted hearing, see README "Silence"),
+ * finishes leftover journal entries, relays parked events, and now and then repairs the applications index.
  */
 @Injectable()
 export class Sweeper implements OnApplicationBootstrap, BeforeApplicationShutdown {
@@ -40,7 +32,8 @@ export class Sweeper implements OnApplicationBootstrap, BeforeApplicationShutdow
   private readonly heldLogged = new Map<string, number>();
 
   constructor(
-    private readonly store: LiveStore,
+    private readonly store: HousekeepingStore,
+    private readonly applications: LiveStore,
     private readonly servers: ServersStore,
     private readonly edge: EdgeService,
     private readonly events: EventPublisher,
@@ -78,15 +71,7 @@ export class Sweeper implements OnApplicationBootstrap, BeforeApplicationShutdow
 
   /** One pass; false when another replica holds the lock. */
   async pass(): Promise<boolean> {
-    const lock = this.store.keys.sweeperLock();
-    const got = await this.store.redis.set(
-      lock,
-      this.owner,
-      'PX',
-      Math.max(1000, this.config.sweepIntervalMs * 2),
-      'NX',
-    );
-    if (got !== 'OK') return false;
+    if (!(await this.store.takeLock(this.owner, Math.max(1000, this.config.sweepIntervalMs * 2)))) return false;
     try {
       await this.journal
         .recover()
@@ -102,12 +87,7 @@ export class Sweeper implements OnApplicationBootstrap, BeforeApplicationShutdow
       return true;
     } finally {
       // Release only our own lock.
-      await this.store.redis.eval(
-        "if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end return 0",
-        1,
-        lock,
-        this.owner,
-      );
+      await this.store.releaseLock(this.owner);
     }
   }
 
@@ -118,11 +98,10 @@ export class Sweeper implements OnApplicationBootstrap, BeforeApplicationShutdow
    */
   async dropClientsOfGoneGateways(): Promise<number> {
     const windowMs = (this.config.serverHeartbeatTimeoutSeconds + this.config.clientDropGraceSeconds) * 1000;
-    const seenKey = this.store.keys.serverSeen('gateway');
     const before = this.heartbeats.hearing();
     const now = await this.servers.now();
     const cutoff = now - windowMs;
-    const silent = await this.store.redis.zrangebyscore(seenKey, '-inf', `(${cutoff}`);
+    const silent = await this.store.silentSince('gateway', cutoff);
     if (silent.length === 0) return 0;
     // Read again after the reads: an interruption (or a stall) while they ran voids them.
     const hearing = this.heartbeats.hearing();
@@ -130,8 +109,8 @@ export class Sweeper implements OnApplicationBootstrap, BeforeApplicationShutdow
       if (this.heldLogged.get('gateways') !== hearing.epoch) {
         const clients: Record<string, number> = {};
         for (const gatewayId of silent) {
-          const n = await this.store.redis.scard(this.store.keys.gatewayClients(gatewayId));
-          if (n > 0) clients[gatewayId] = n;
+          const count = await this.store.gatewayClientCount(gatewayId);
+          if (count > 0) clients[gatewayId] = count;
         }
         if (Object.keys(clients).length)
           this.holdBack(
@@ -148,16 +127,15 @@ export class Sweeper implements OnApplicationBootstrap, BeforeApplicationShutdow
     let dropped = 0;
     for (const gatewayId of silent) {
       // A heartbeat recorded since the read (by any replica) means the gateway is back.
-      const seen = await this.store.redis.zscore(seenKey, gatewayId);
-      if (seen !== null && Number(seen) >= cutoff) continue;
+      const seen = await this.store.lastHeartbeat('gateway', gatewayId);
+      if (seen !== null && seen >= cutoff) continue;
       const droppedBefore = dropped;
-      const key = this.store.keys.gatewayClients(gatewayId);
-      let cursor = '0';
+      let cursor: string | null = '0';
       do {
-        const [next, members] = await this.store.redis.sscan(key, cursor, 'COUNT', 200);
-        cursor = next;
-        for (const member of members) {
-          const { applicationId, ...client } = this.store.parseGatewayMember(member);
+        const page: GatewayClientsPage = await this.store.gatewayClients(gatewayId, cursor, 200);
+        cursor = page.next;
+        for (const ref of page.clients) {
+          const { applicationId, ...client } = ref;
           try {
             if (await this.edge.unregisterClient(applicationId, client, SERVER_CAUSE, gatewayId)) dropped++;
           } catch (e) {
@@ -169,9 +147,9 @@ export class Sweeper implements OnApplicationBootstrap, BeforeApplicationShutdow
             });
             continue;
           }
-          await this.store.redis.srem(key, member);
+          await this.store.forgetGatewayClient(gatewayId, ref);
         }
-      } while (cursor !== '0');
+      } while (cursor !== null);
       if (dropped > droppedBefore) gone.push(gatewayId);
     }
     if (dropped)
@@ -191,8 +169,8 @@ export class Sweeper implements OnApplicationBootstrap, BeforeApplicationShutdow
       const cutoff = (await this.servers.now()) - retentionMs;
       const silent: Record<string, number> = {};
       for (const role of SERVER_ROLES) {
-        const n = await this.store.redis.zcount(this.store.keys.serverSeen(role), '-inf', `(${cutoff}`);
-        if (n > 0) silent[role] = n;
+        const count = await this.store.silentCount(role, cutoff);
+        if (count > 0) silent[role] = count;
       }
       if (Object.keys(silent).length)
         this.holdBack(
@@ -228,33 +206,25 @@ export class Sweeper implements OnApplicationBootstrap, BeforeApplicationShutdow
   }
 
   async reconcileIndex(): Promise<void> {
-    const redis = this.store.redis;
-    const index = await this.store.appsIndex();
-    let cursor = '0';
+    const index = await this.applications.appsIndex();
+    let cursor: string | null = '0';
     do {
-      const [next, keys] = await redis.scan(cursor, 'MATCH', this.store.keys.appBasePattern(), 'COUNT', 500);
-      cursor = next;
-      for (const key of keys) {
-        const a = this.store.keys.appOf(key);
-        if (a === null) continue;
-        const [inUse, gen, org] = await redis.hmget(key, 'inUse', 'gen', 'organizationId');
+      const page: { states: ApplicationState[]; next: string | null } = await this.store.applicationStates(cursor);
+      cursor = page.next;
+      for (const { applicationId, inUse, gen, organizationId } of page.states) {
         if (!gen || inUse === null) continue;
-        const known = index.get(a);
+        const known = index.get(applicationId);
         if (known && known.gen >= Number(gen)) continue;
-        await this.store.indexApply(a, { gen, state: inUse === '1' ? 1 : 0, org: org ?? '' });
+        await this.applications.indexApply(applicationId, {
+          gen,
+          state: inUse === '1' ? 1 : 0,
+          org: organizationId ?? '',
+        });
       }
-    } while (cursor !== '0');
+    } while (cursor !== null);
     // Entries of applications unused for longer than their bookkeeping lives.
     const cutoff = (await this.servers.now()) - this.config.applicationIdleTtlSeconds * 1000;
     const stale = [...index].filter(([, v]) => !v.inUse && v.gen < cutoff).map(([a]) => a);
-    for (const a of stale) {
-      await redis.eval(
-        "local v = redis.call('HGET', KEYS[1], ARGV[1]) if v and string.match(v, '^%d+:0:') and tonumber(string.match(v, '^(%d+)')) < tonumber(ARGV[2]) then return redis.call('HDEL', KEYS[1], ARGV[1]) end return 0",
-        1,
-        this.store.keys.appsIndex(),
-        a,
-        String(cutoff),
-      );
-    }
+    for (const a of stale) await this.store.dropStaleIndexEntry(a, cutoff);
   }
 }
