@@ -47,8 +47,8 @@ class UuidPipe implements PipeTransform<unknown, string> {
 }
 
 /**
- * `@Ids() ids: ChannelIds`: the route's path ids (`applicationId`, `channelId`, …), validated, as
- * the object the runtime query or command target takes them in (the id sets are in routes.ts).
+ * `@Ids() ids: ChannelRef`: the route's path ids (`applicationId`, `channelId`, …), validated, as
+ * the object the runtime query or command target takes them in (the id chain types, `AppRef` … `ConnectionRef`, are in contracts).
  */
 export const Ids = () => Param(IdsPipe);
 export const UuidParam = (name: string) => Param(name, UuidPipe);

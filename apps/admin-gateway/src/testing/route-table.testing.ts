@@ -15,13 +15,13 @@ export const IDS = {
 } as const;
 
 const { applicationId, channelId, userId, deviceId, clientId, connectionId, mediaServerId } = IDS;
-const A = `/applications/${applicationId}`;
-const C = `${A}/channels/${channelId}`;
-const UDC = `users/${userId}/devices/${deviceId}/clients/${clientId}`;
+const applicationPath = `/applications/${applicationId}`;
+const channelPath = `${applicationPath}/channels/${channelId}`;
+const clientSubpath = `users/${userId}/devices/${deviceId}/clients/${clientId}`;
 /** OpenAPI spellings of the same paths. */
-const oA = '/applications/{applicationId}';
-const oC = `${oA}/channels/{channelId}`;
-const oUDC = 'users/{userId}/devices/{deviceId}/clients/{clientId}';
+const docApplicationPath = '/applications/{applicationId}';
+const docChannelPath = `${docApplicationPath}/channels/{channelId}`;
+const docClientSubpath = 'users/{userId}/devices/{deviceId}/clients/{clientId}';
 
 export const MESSAGE = { message: 'hello', userId: 'sender', clientRoles: ['host'] };
 
@@ -44,7 +44,7 @@ export interface RouteCase {
  * Parameterless kinds are cast: the contract types their params `Record<string, never>`, which no object with `kind`
  * satisfies.
  */
-const q = (query: RuntimeQuery) => ({ query });
+const asks = (query: RuntimeQuery) => ({ query });
 const message = (target: Extract<RuntimeCommand, { kind: 'message' }>['target']) => ({
   body: MESSAGE,
   badBody: { body: { message: 5, sender: 'x' }, fields: ['message', 'sender'] },
@@ -69,43 +69,49 @@ export const ROUTES: RouteCase[] = [
     method: 'GET',
     path: '/applications',
     doc: '/applications',
-    ...q({ kind: 'applications.list' } as RuntimeQuery),
+    ...asks({ kind: 'applications.list' } as RuntimeQuery),
   },
-  { name: 'application snapshot', method: 'GET', path: A, doc: oA, ...q({ kind: 'application.get', applicationId }) },
+  {
+    name: 'application snapshot',
+    method: 'GET',
+    path: applicationPath,
+    doc: docApplicationPath,
+    ...asks({ kind: 'application.get', applicationId }),
+  },
   {
     name: 'message to an application',
     method: 'POST',
-    path: `${A}/message`,
-    doc: `${oA}/message`,
+    path: `${applicationPath}/message`,
+    doc: `${docApplicationPath}/message`,
     ...message({ level: 'application', applicationId }),
   },
   {
     name: 'application environment',
     method: 'GET',
-    path: `${A}/environment`,
-    doc: `${oA}/environment`,
-    ...q({ kind: 'application.environment', applicationId }),
+    path: `${applicationPath}/environment`,
+    doc: `${docApplicationPath}/environment`,
+    ...asks({ kind: 'application.environment', applicationId }),
   },
   // Channels
   {
     name: 'active channels',
     method: 'GET',
-    path: `${A}/channels`,
-    doc: `${oA}/channels`,
-    ...q({ kind: 'channels.list', applicationId }),
+    path: `${applicationPath}/channels`,
+    doc: `${docApplicationPath}/channels`,
+    ...asks({ kind: 'channels.list', applicationId }),
   },
   {
     name: 'channel snapshot',
     method: 'GET',
-    path: C,
-    doc: oC,
-    ...q({ kind: 'channel.get', applicationId, channelId }),
+    path: channelPath,
+    doc: docChannelPath,
+    ...asks({ kind: 'channel.get', applicationId, channelId }),
   },
   {
     name: 'update a channel',
     method: 'PATCH',
-    path: C,
-    doc: oC,
+    path: channelPath,
+    doc: docChannelPath,
     body: { ...levelPatch, excludedUserIds: ['u-2'] },
     badBody: {
       body: { recording: 'yes', excludedUserIds: 'u-2', colour: 'red' },
@@ -120,65 +126,65 @@ export const ROUTES: RouteCase[] = [
   {
     name: 'kick everyone out of a channel',
     method: 'DELETE',
-    path: C,
-    doc: oC,
+    path: channelPath,
+    doc: docChannelPath,
     ...kick({ level: 'channel', applicationId, channelId }),
   },
   {
     name: 'message to a channel',
     method: 'POST',
-    path: `${C}/message`,
-    doc: `${oC}/message`,
+    path: `${channelPath}/message`,
+    doc: `${docChannelPath}/message`,
     ...message({ level: 'channel', applicationId, channelId }),
   },
   {
     name: 'channels of a client',
     method: 'GET',
-    path: `${A}/${UDC}/channels`,
-    doc: `${oA}/${oUDC}/channels`,
-    ...q({ kind: 'client.channels', applicationId, userId, deviceId, clientId }),
+    path: `${applicationPath}/${clientSubpath}/channels`,
+    doc: `${docApplicationPath}/${docClientSubpath}/channels`,
+    ...asks({ kind: 'client.channels', applicationId, userId, deviceId, clientId }),
   },
   // Users
   {
     name: 'users of an application',
     method: 'GET',
-    path: `${A}/users`,
-    doc: `${oA}/users`,
-    ...q({ kind: 'users.list', applicationId }),
+    path: `${applicationPath}/users`,
+    doc: `${docApplicationPath}/users`,
+    ...asks({ kind: 'users.list', applicationId }),
   },
   {
     name: 'user info',
     method: 'GET',
-    path: `${A}/users/${userId}`,
-    doc: `${oA}/users/{userId}`,
-    ...q({ kind: 'user.get', applicationId, userId }),
+    path: `${applicationPath}/users/${userId}`,
+    doc: `${docApplicationPath}/users/{userId}`,
+    ...asks({ kind: 'user.get', applicationId, userId }),
   },
   {
     name: 'message to a user',
     method: 'POST',
-    path: `${A}/users/${userId}/message`,
-    doc: `${oA}/users/{userId}/message`,
+    path: `${applicationPath}/users/${userId}/message`,
+    doc: `${docApplicationPath}/users/{userId}/message`,
     ...message({ level: 'user', applicationId, userId }),
   },
   {
     name: 'users in a channel',
     method: 'GET',
-    path: `${C}/users`,
-    doc: `${oC}/users`,
-    ...q({ kind: 'channel.users', applicationId, channelId }),
+    path: `${channelPath}/users`,
+    doc: `${docChannelPath}/users`,
+    ...asks({ kind: 'channel.users', applicationId, channelId }),
   },
   {
     name: 'user in a channel',
     method: 'GET',
-    path: `${C}/users/${userId}`,
-    doc: `${oC}/users/{userId}`,
-    ...q({ kind: 'channel.user.get', applicationId, channelId, userId }),
+    path: `${channelPath}/users/${userId}`,
+    doc: `${docChannelPath}/users/{userId}`,
+    ...asks({ kind: 'channel.user.get', applicationId, channelId, userId }),
   },
   {
     name: 'update a user in a channel',
     method: 'PATCH',
-    path: `${C}/users/${userId}`,
-    doc: `${oC}/users/{userId}`,
+    path: `${channelPath}/users/${userId}`,
+    doc: `${docChannelPath}/users/{userId}`,
     body: levelPatch,
     badBody: { body: { recording: 'yes', excludedUserIds: ['x'] }, fields: ['recording', 'excludedUserIds'] },
     command: {
@@ -190,65 +196,65 @@ export const ROUTES: RouteCase[] = [
   {
     name: 'kick a user',
     method: 'DELETE',
-    path: `${C}/users/${userId}`,
-    doc: `${oC}/users/{userId}`,
+    path: `${channelPath}/users/${userId}`,
+    doc: `${docChannelPath}/users/{userId}`,
     ...kick({ level: 'channel.user', applicationId, channelId, userId }),
   },
   {
     name: 'message to a user in a channel',
     method: 'POST',
-    path: `${C}/users/${userId}/message`,
-    doc: `${oC}/users/{userId}/message`,
+    path: `${channelPath}/users/${userId}/message`,
+    doc: `${docChannelPath}/users/{userId}/message`,
     ...message({ level: 'channel.user', applicationId, channelId, userId }),
   },
   // Devices
   {
     name: 'devices of a user',
     method: 'GET',
-    path: `${A}/users/${userId}/devices`,
-    doc: `${oA}/users/{userId}/devices`,
-    ...q({ kind: 'user.devices', applicationId, userId }),
+    path: `${applicationPath}/users/${userId}/devices`,
+    doc: `${docApplicationPath}/users/{userId}/devices`,
+    ...asks({ kind: 'user.devices', applicationId, userId }),
   },
   {
     name: 'device info',
     method: 'GET',
-    path: `${A}/users/${userId}/devices/${deviceId}`,
-    doc: `${oA}/users/{userId}/devices/{deviceId}`,
-    ...q({ kind: 'device.get', applicationId, userId, deviceId }),
+    path: `${applicationPath}/users/${userId}/devices/${deviceId}`,
+    doc: `${docApplicationPath}/users/{userId}/devices/{deviceId}`,
+    ...asks({ kind: 'device.get', applicationId, userId, deviceId }),
   },
   {
     name: 'message to a device',
     method: 'POST',
-    path: `${A}/users/${userId}/devices/${deviceId}/message`,
-    doc: `${oA}/users/{userId}/devices/{deviceId}/message`,
+    path: `${applicationPath}/users/${userId}/devices/${deviceId}/message`,
+    doc: `${docApplicationPath}/users/{userId}/devices/{deviceId}/message`,
     ...message({ level: 'device', applicationId, userId, deviceId }),
   },
   {
     name: 'devices in a channel',
     method: 'GET',
-    path: `${C}/devices`,
-    doc: `${oC}/devices`,
-    ...q({ kind: 'channel.devices', applicationId, channelId }),
+    path: `${channelPath}/devices`,
+    doc: `${docChannelPath}/devices`,
+    ...asks({ kind: 'channel.devices', applicationId, channelId }),
   },
   {
     name: 'devices of a user in a channel',
     method: 'GET',
-    path: `${C}/users/${userId}/devices`,
-    doc: `${oC}/users/{userId}/devices`,
-    ...q({ kind: 'channel.user.devices', applicationId, channelId, userId }),
+    path: `${channelPath}/users/${userId}/devices`,
+    doc: `${docChannelPath}/users/{userId}/devices`,
+    ...asks({ kind: 'channel.user.devices', applicationId, channelId, userId }),
   },
   {
     name: 'device in a channel',
     method: 'GET',
-    path: `${C}/users/${userId}/devices/${deviceId}`,
-    doc: `${oC}/users/{userId}/devices/{deviceId}`,
-    ...q({ kind: 'channel.device.get', applicationId, channelId, userId, deviceId }),
+    path: `${channelPath}/users/${userId}/devices/${deviceId}`,
+    doc: `${docChannelPath}/users/{userId}/devices/{deviceId}`,
+    ...asks({ kind: 'channel.device.get', applicationId, channelId, userId, deviceId }),
   },
   {
     name: 'update a device in a channel',
     method: 'PATCH',
-    path: `${C}/users/${userId}/devices/${deviceId}`,
-    doc: `${oC}/users/{userId}/devices/{deviceId}`,
+    path: `${channelPath}/users/${userId}/devices/${deviceId}`,
+    doc: `${docChannelPath}/users/{userId}/devices/{deviceId}`,
     body: { audioMuted: false, excludedClientIds: ['cl-9'] },
     badBody: { body: { audioMuted: 1, excludedDeviceIds: [] }, fields: ['audioMuted', 'excludedDeviceIds'] },
     command: {
@@ -267,37 +273,37 @@ export const ROUTES: RouteCase[] = [
   {
     name: 'kick a device',
     method: 'DELETE',
-    path: `${C}/users/${userId}/devices/${deviceId}`,
-    doc: `${oC}/users/{userId}/devices/{deviceId}`,
+    path: `${channelPath}/users/${userId}/devices/${deviceId}`,
+    doc: `${docChannelPath}/users/{userId}/devices/{deviceId}`,
     ...kick({ level: 'channel.device', applicationId, channelId, userId, deviceId }),
   },
   {
     name: 'message to a device in a channel',
     method: 'POST',
-    path: `${C}/users/${userId}/devices/${deviceId}/message`,
-    doc: `${oC}/users/{userId}/devices/{deviceId}/message`,
+    path: `${channelPath}/users/${userId}/devices/${deviceId}/message`,
+    doc: `${docChannelPath}/users/{userId}/devices/{deviceId}/message`,
     ...message({ level: 'channel.device', applicationId, channelId, userId, deviceId }),
   },
   // Clients
   {
     name: 'clients of a device',
     method: 'GET',
-    path: `${A}/users/${userId}/devices/${deviceId}/clients`,
-    doc: `${oA}/users/{userId}/devices/{deviceId}/clients`,
-    ...q({ kind: 'device.clients', applicationId, userId, deviceId }),
+    path: `${applicationPath}/users/${userId}/devices/${deviceId}/clients`,
+    doc: `${docApplicationPath}/users/{userId}/devices/{deviceId}/clients`,
+    ...asks({ kind: 'device.clients', applicationId, userId, deviceId }),
   },
   {
     name: 'client info',
     method: 'GET',
-    path: `${A}/${UDC}`,
-    doc: `${oA}/${oUDC}`,
-    ...q({ kind: 'client.get', applicationId, userId, deviceId, clientId }),
+    path: `${applicationPath}/${clientSubpath}`,
+    doc: `${docApplicationPath}/${docClientSubpath}`,
+    ...asks({ kind: 'client.get', applicationId, userId, deviceId, clientId }),
   },
   {
     name: 'update a client',
     method: 'PATCH',
-    path: `${A}/${UDC}`,
-    doc: `${oA}/${oUDC}`,
+    path: `${applicationPath}/${clientSubpath}`,
+    doc: `${docApplicationPath}/${docClientSubpath}`,
     body: { userAlias: 'Ann', roles: ['host'] },
     badBody: { body: { roles: 'host', recording: true }, fields: ['roles', 'recording'] },
     command: {
@@ -316,36 +322,36 @@ export const ROUTES: RouteCase[] = [
   {
     name: 'message to a client',
     method: 'POST',
-    path: `${A}/${UDC}/message`,
-    doc: `${oA}/${oUDC}/message`,
+    path: `${applicationPath}/${clientSubpath}/message`,
+    doc: `${docApplicationPath}/${docClientSubpath}/message`,
     ...message({ level: 'client', applicationId, userId, deviceId, clientId }),
   },
   {
     name: 'clients in a channel',
     method: 'GET',
-    path: `${C}/clients`,
-    doc: `${oC}/clients`,
-    ...q({ kind: 'channel.clients', applicationId, channelId }),
+    path: `${channelPath}/clients`,
+    doc: `${docChannelPath}/clients`,
+    ...asks({ kind: 'channel.clients', applicationId, channelId }),
   },
   {
     name: 'clients of a device in a channel',
     method: 'GET',
-    path: `${C}/users/${userId}/devices/${deviceId}/clients`,
-    doc: `${oC}/users/{userId}/devices/{deviceId}/clients`,
-    ...q({ kind: 'channel.device.clients', applicationId, channelId, userId, deviceId }),
+    path: `${channelPath}/users/${userId}/devices/${deviceId}/clients`,
+    doc: `${docChannelPath}/users/{userId}/devices/{deviceId}/clients`,
+    ...asks({ kind: 'channel.device.clients', applicationId, channelId, userId, deviceId }),
   },
   {
     name: 'client in a channel',
     method: 'GET',
-    path: `${C}/${UDC}`,
-    doc: `${oC}/${oUDC}`,
-    ...q({ kind: 'channel.client.get', applicationId, channelId, userId, deviceId, clientId }),
+    path: `${channelPath}/${clientSubpath}`,
+    doc: `${docChannelPath}/${docClientSubpath}`,
+    ...asks({ kind: 'channel.client.get', applicationId, channelId, userId, deviceId, clientId }),
   },
   {
     name: 'update a client in a channel',
     method: 'PATCH',
-    path: `${C}/${UDC}`,
-    doc: `${oC}/${oUDC}`,
+    path: `${channelPath}/${clientSubpath}`,
+    doc: `${docChannelPath}/${docClientSubpath}`,
     body: { claim: { id: channelId, disableSendMessage: true }, videoMuted: true, excludedConnectionIds: ['cn-2'] },
     badBody: {
       body: { claim: { id: channelId, canFly: true }, videoMuted: 'no' },
@@ -372,44 +378,44 @@ export const ROUTES: RouteCase[] = [
   {
     name: 'kick a client',
     method: 'DELETE',
-    path: `${C}/${UDC}`,
-    doc: `${oC}/${oUDC}`,
+    path: `${channelPath}/${clientSubpath}`,
+    doc: `${docChannelPath}/${docClientSubpath}`,
     ...kick({ level: 'channel.client', applicationId, channelId, userId, deviceId, clientId }),
   },
   {
     name: 'message to a client in a channel',
     method: 'POST',
-    path: `${C}/${UDC}/message`,
-    doc: `${oC}/${oUDC}/message`,
+    path: `${channelPath}/${clientSubpath}/message`,
+    doc: `${docChannelPath}/${docClientSubpath}/message`,
     ...message({ level: 'channel.client', applicationId, channelId, userId, deviceId, clientId }),
   },
   // Connections
   {
     name: 'connections in a channel',
     method: 'GET',
-    path: `${C}/connections`,
-    doc: `${oC}/connections`,
-    ...q({ kind: 'channel.connections', applicationId, channelId }),
+    path: `${channelPath}/connections`,
+    doc: `${docChannelPath}/connections`,
+    ...asks({ kind: 'channel.connections', applicationId, channelId }),
   },
   {
     name: 'connections of a client in a channel',
     method: 'GET',
-    path: `${C}/${UDC}/connections`,
-    doc: `${oC}/${oUDC}/connections`,
-    ...q({ kind: 'channel.client.connections', applicationId, channelId, userId, deviceId, clientId }),
+    path: `${channelPath}/${clientSubpath}/connections`,
+    doc: `${docChannelPath}/${docClientSubpath}/connections`,
+    ...asks({ kind: 'channel.client.connections', applicationId, channelId, userId, deviceId, clientId }),
   },
   {
     name: 'connection info',
     method: 'GET',
-    path: `${C}/${UDC}/connections/${connectionId}`,
-    doc: `${oC}/${oUDC}/connections/{connectionId}`,
-    ...q({ kind: 'connection.get', applicationId, channelId, userId, deviceId, clientId, connectionId }),
+    path: `${channelPath}/${clientSubpath}/connections/${connectionId}`,
+    doc: `${docChannelPath}/${docClientSubpath}/connections/{connectionId}`,
+    ...asks({ kind: 'connection.get', applicationId, channelId, userId, deviceId, clientId, connectionId }),
   },
   {
     name: 'update a connection',
     method: 'PATCH',
-    path: `${C}/${UDC}/connections/${connectionId}`,
-    doc: `${oC}/${oUDC}/connections/{connectionId}`,
+    path: `${channelPath}/${clientSubpath}/connections/${connectionId}`,
+    doc: `${docChannelPath}/${docClientSubpath}/connections/{connectionId}`,
     body: levelPatch,
     badBody: badLevelPatch,
     command: {
@@ -430,8 +436,8 @@ export const ROUTES: RouteCase[] = [
   {
     name: 'kick a connection',
     method: 'DELETE',
-    path: `${C}/${UDC}/connections/${connectionId}`,
-    doc: `${oC}/${oUDC}/connections/{connectionId}`,
+    path: `${channelPath}/${clientSubpath}/connections/${connectionId}`,
+    doc: `${docChannelPath}/${docClientSubpath}/connections/{connectionId}`,
     ...kick({ level: 'connection', applicationId, channelId, userId, deviceId, clientId, connectionId }),
   },
   // Media servers, connectors, diagnostics (operator)
@@ -441,7 +447,7 @@ export const ROUTES: RouteCase[] = [
     path: '/mediaservers',
     doc: '/mediaservers',
     operator: true,
-    ...q({ kind: 'mediaservers.list' } as RuntimeQuery),
+    ...asks({ kind: 'mediaservers.list' } as RuntimeQuery),
   },
   {
     name: 'statistics of all media servers',
@@ -449,7 +455,7 @@ export const ROUTES: RouteCase[] = [
     path: '/mediaservers/stats',
     doc: '/mediaservers/stats',
     operator: true,
-    ...q({ kind: 'mediaservers.stats' } as RuntimeQuery),
+    ...asks({ kind: 'mediaservers.stats' } as RuntimeQuery),
   },
   {
     name: 'a media server',
@@ -457,7 +463,7 @@ export const ROUTES: RouteCase[] = [
     path: `/mediaservers/${mediaServerId}`,
     doc: '/mediaservers/{mediaServerId}',
     operator: true,
-    ...q({ kind: 'mediaserver.get', mediaServerId }),
+    ...asks({ kind: 'mediaserver.get', mediaServerId }),
   },
   {
     name: 'disable a media server',
@@ -475,7 +481,7 @@ export const ROUTES: RouteCase[] = [
     path: `/mediaservers/${mediaServerId}/stats`,
     doc: '/mediaservers/{mediaServerId}/stats',
     operator: true,
-    ...q({ kind: 'mediaserver.stats', mediaServerId }),
+    ...asks({ kind: 'mediaserver.stats', mediaServerId }),
   },
   {
     name: 'connectors',
@@ -483,7 +489,7 @@ export const ROUTES: RouteCase[] = [
     path: '/connectors',
     doc: '/connectors',
     operator: true,
-    ...q({ kind: 'connectors.list' } as RuntimeQuery),
+    ...asks({ kind: 'connectors.list' } as RuntimeQuery),
   },
   {
     name: 'sip connectors',
@@ -491,7 +497,7 @@ export const ROUTES: RouteCase[] = [
     path: '/sipconnectors',
     doc: '/sipconnectors',
     operator: true,
-    ...q({ kind: 'connectors.list' } as RuntimeQuery),
+    ...asks({ kind: 'connectors.list' } as RuntimeQuery),
   },
   {
     name: 'datastore dump',
@@ -499,6 +505,6 @@ export const ROUTES: RouteCase[] = [
     path: '/diagnostics/datastore',
     doc: '/diagnostics/datastore',
     operator: true,
-    ...q({ kind: 'diagnostics.datastore', count: 100 }),
+    ...asks({ kind: 'diagnostics.datastore', count: 100 }),
   },
 ];
