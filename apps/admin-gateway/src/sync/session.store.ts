@@ -1,11 +1,16 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { SYNC_CLOSE_CODES, type ClientRef, type EdgeReport, type ServerPush } from '@switchboard/contracts';
+import {
+  DomainError,
+  SYNC_CLOSE_CODES,
+  type ClientRef,
+  type EdgeReport,
+  type ServerPush,
+} from '@switchboard/contracts';
 import { JsonLogger, SERVICE_CONFIG } from '@switchboard/service-kit';
 import type { GatewayConfig } from '../config.js';
 import { ClientSession, clientKey } from './client-session.js';
 import { EdgeClient } from './edge.client.js';
 import { GATEWAY_ID } from './gateway-identity.js';
-import { SyncError } from './sync.errors.js';
 import { SyncMetrics } from './sync.metrics.js';
 import type { SyncSocket } from './sync-socket.js';
 
@@ -336,7 +341,7 @@ export class SessionStore {
     const pending = this.unregisters.get(clientKey(ref));
     if (!pending || (await this.attempt(pending))) return;
     this.scheduleRetry();
-    throw new SyncError(
+    throw new DomainError(
       'Unavailable',
       'The previous session of this client is not unregistered yet (the registry did not answer): register again in a moment.',
     );

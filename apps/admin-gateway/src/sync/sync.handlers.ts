@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import {
   canTransition,
-  type DomainError,
+  DomainError,
   type EdgeReport,
   CONNECTION_TRANSITIONS,
   isTerminalState,
@@ -21,7 +21,6 @@ import { ClientSession, type EdgeConnection } from './client-session.js';
 import { ClientTokenVerifier } from './client-token.verifier.js';
 import { GATEWAY_ID } from './gateway-identity.js';
 import { SessionStore } from './session.store.js';
-import { SyncError } from './sync.errors.js';
 import type { SyncSocket } from './sync-socket.js';
 
 const NO_SETTINGS = {
@@ -53,7 +52,7 @@ export interface Step {
   /**
    * The error frame for the registry's refusal of this report, when the request names its own (else the registry's).
    */
-  refused?(error: DomainError): SyncError | undefined;
+  refused?(error: DomainError): DomainError | undefined;
 }
 
 /** Returned by `prepare` when the request depends on an answer still awaited: prepare it again after. */
@@ -113,14 +112,14 @@ export class SyncHandlers {
       case 'client.update':
         return this.updateClient(session, data as SyncRequestDataOf<'client.update'>);
       default:
-        throw new SyncError('InvalidFrame', `Unknown request type ${String(type)}.`);
+        throw new DomainError('InvalidFrame', `Unknown request type ${String(type)}.`);
     }
   }
 
   private registered(socket: SyncSocket): ClientSession {
     const session = socket.session;
     if (!session || session.ended)
-      throw new SyncError('NotRegistered', 'Register first: the first request of a socket is `register`.');
+      throw new DomainError('NotRegistered', 'Register first: the first request of a socket is `register`.');
     return session;
   }
 
@@ -130,7 +129,7 @@ export class SyncHandlers {
 
   private async register(socket: SyncSocket, data: SyncRequestDataOf<'register'>): Promise<Step> {
     if (socket.session || socket.registering)
-      throw new SyncError('AlreadyRegistered', 'This socket has registered already.');
+      throw new DomainError('AlreadyRegistered', 'This socket has registered already.');
     socket.registering = true;
     try {
       const { payload, application } = await this.tokens.verify(data.token, 'register', {
@@ -242,7 +241,7 @@ export class SyncHandlers {
   private async join(session: ClientSession, data: SyncRequestDataOf<'join'>): Promise<Step> {
     const { channelId } = data;
     if (session.channels.has(channelId))
-      throw new SyncError('AlreadyJoined', `The client has joined channel ${channelId} already.`);
+      throw new DomainError('AlreadyJoined', `The client has joined channel ${channelId} already.`);
     let claims = session.claims;
     if (data.token !== undefined) {
       // Expired, tampered or another application's: an error frame and the socket closed (4001-4003), as at register.
@@ -251,7 +250,7 @@ export class SyncHandlers {
       for (const field of ['userId', 'deviceId', 'clientId'] as const) {
         const value = payload[field];
         if (value !== undefined && value !== null && value !== session.ref[field]) {
-          throw new SyncError('TokenInvalid', 'The join token is for another client.', [
+          throw new DomainError('TokenForAnotherClient', 'The join token is for another client.', [
             { field, message: 'does not match the registered client' },
           ]);
         }
@@ -260,7 +259,7 @@ export class SyncHandlers {
     }
     const claim = claims.find((c) => c.id === channelId);
     if (!claim)
-      throw new SyncError('Forbidden', `The client holds no claim for channel ${channelId}.`, [
+      throw new DomainError('Forbidden', `The client holds no claim for channel ${channelId}.`, [
         { field: 'channelId', message: 'not claimed by the token' },
       ]);
     const previousClaims = session.claims;
@@ -306,7 +305,7 @@ export class SyncHandlers {
   private joined(session: ClientSession, channelId: string): ChannelClaim {
     const claim = session.channels.get(channelId);
     if (!claim)
-      throw new SyncError('NotJoined', `The client has not joined channel ${channelId}.`, [
+      throw new DomainError('NotJoined', `The client has not joined channel ${channelId}.`, [
         { field: 'channelId', message: 'not joined' },
       ]);
     return claim;
@@ -325,20 +324,20 @@ export class SyncHandlers {
       refused.push({ field: 'streams.video.direction', message: 'sending video is disabled by the channel claim' });
     if (claim.disableSendData && sends(streams.data?.direction))
       refused.push({ field: 'streams.data.direction', message: 'sending data is disabled by the channel claim' });
-    if (refused.length) throw new SyncError('Forbidden', 'The channel claim does not allow these streams.', refused);
+    if (refused.length) throw new DomainError('Forbidden', 'The channel claim does not allow these streams.', refused);
   }
 
   private openConnection(session: ClientSession, data: SyncRequestDataOf<'connection.open'>): Step {
     const claim = this.joined(session, data.channelId);
     const disabled = { sfu: claim.disableSfu, mcu: claim.disableMcu, peer: claim.disablePeer }[data.type];
     if (disabled)
-      throw new SyncError('Forbidden', `The channel claim does not allow ${data.type} connections.`, [
+      throw new DomainError('Forbidden', `The channel claim does not allow ${data.type} connections.`, [
         { field: 'type', message: 'disabled by the channel claim' },
       ]);
     this.checkStreams(claim, data.streams);
     const connectionId = data.connectionId ?? randomUUID();
     if (session.connections.has(connectionId))
-      throw new SyncError('Conflict', `Connection ${connectionId} exists already.`, [
+      throw new DomainError('Conflict', `Connection ${connectionId} exists already.`, [
         { field: 'connectionId', message: 'in use' },
       ]);
     const streams: StreamDescription = {
@@ -380,7 +379,7 @@ export class SyncHandlers {
         // Kicked (the connection or its channel) while the registry answered: the connection is gone
         // already. Not when a request queued after this one closed it or left the channel.
         if (session.kicked.has(connection))
-          throw new SyncError('NotJoined', `The client left channel ${data.channelId} meanwhile.`);
+          throw new DomainError('NotJoined', `The client left channel ${data.channelId} meanwhile.`);
         return {
           connectionId,
           channelId: data.channelId,
@@ -398,7 +397,7 @@ export class SyncHandlers {
   private connection(session: ClientSession, connectionId: string): EdgeConnection {
     const connection = session.connections.get(connectionId);
     if (!connection)
-      throw new SyncError('UnknownConnection', `The client has no open connection ${connectionId}.`, [
+      throw new DomainError('UnknownConnection', `The client has no open connection ${connectionId}.`, [
         { field: 'connectionId', message: 'unknown' },
       ]);
     return connection;
@@ -418,7 +417,7 @@ export class SyncHandlers {
     const from = connection.state;
     if (!canTransition(from, data.state)) {
       const allowed = CONNECTION_TRANSITIONS[from];
-      throw new SyncError('InvalidTransition', `A connection cannot go from ${from} to ${data.state}.`, [
+      throw new DomainError('InvalidTransition', `A connection cannot go from ${from} to ${data.state}.`, [
         {
           field: 'state',
           message: allowed.length ? `from ${from} only ${allowed.join(', ')} may follow` : `${from} is final`,
@@ -474,7 +473,7 @@ export class SyncHandlers {
       settings.videoUnmuteDisabled
     )
       refused.push({ field: 'localVideoMuted', message: 'unmuting video is disabled' });
-    if (refused.length) throw new SyncError('UnmuteDisabled', 'Unmuting is disabled for this connection.', refused);
+    if (refused.length) throw new DomainError('UnmuteDisabled', 'Unmuting is disabled for this connection.', refused);
     const claim = session.channels.get(connection.channelId);
     if (claim) this.checkStreams(claim, data.streams);
     const before = { localAudioMuted: connection.localAudioMuted, localVideoMuted: connection.localVideoMuted };
@@ -509,7 +508,7 @@ export class SyncHandlers {
       // The registry decides on the settings as they are (the edge's copy may lag behind): its
       // refusal of an unmute is `Forbidden` naming the field.
       refused: (error) =>
-        error.code === 'Forbidden' ? new SyncError('UnmuteDisabled', error.message, error.details) : undefined,
+        error.code === 'Forbidden' ? new DomainError('UnmuteDisabled', error.message, error.details) : undefined,
     };
   }
 
@@ -553,7 +552,7 @@ export class SyncHandlers {
   private message(session: ClientSession, data: SyncRequestDataOf<'message'>): Step {
     const claim = this.joined(session, data.channelId);
     if (claim.disableSendMessage)
-      throw new SyncError('Forbidden', 'The channel claim does not allow sending messages.', [
+      throw new DomainError('Forbidden', 'The channel claim does not allow sending messages.', [
         { field: 'channelId', message: 'sending messages is disabled' },
       ]);
     const message: MessageBody = {

@@ -21,8 +21,8 @@ import { WebSocketServer, type RawData, type WebSocket } from 'ws';
 import type { GatewayConfig } from '../config.js';
 import type { ClientSession } from './client-session.js';
 import { SessionStore } from './session.store.js';
-import { SyncError } from './sync.errors.js';
 import { EdgeClient } from './edge.client.js';
+import { syncRefusal } from './sync.errors.js';
 import { AWAIT_ANSWERS, SyncHandlers, type Step } from './sync.handlers.js';
 import { SyncMetrics } from './sync.metrics.js';
 import { SyncSocket, type QueuedFrame, type RefusedFrame } from './sync-socket.js';
@@ -161,14 +161,14 @@ export class SyncServer implements OnApplicationBootstrap, BeforeApplicationShut
         socket,
         null,
         null,
-        new SyncError('InvalidFrame', 'Frames are JSON text messages; binary frames are not accepted.'),
+        new DomainError('InvalidFrame', 'Frames are JSON text messages; binary frames are not accepted.'),
       );
     let value: unknown;
     const text = rawText(raw);
     try {
       value = JSON.parse(text);
     } catch {
-      return this.refuse(socket, null, null, new SyncError('InvalidFrame', 'The frame is not JSON.'));
+      return this.refuse(socket, null, null, new DomainError('InvalidFrame', 'The frame is not JSON.'));
     }
     // check() is the compiled fast path; errors() walks the value and runs only for refusals.
     const envelope = EdgeValidators.SyncRequestFrame.check(value) ? [] : EdgeValidators.SyncRequestFrame.errors(value);
@@ -183,7 +183,7 @@ export class SyncServer implements OnApplicationBootstrap, BeforeApplicationShut
         socket,
         echo,
         'invalid',
-        new SyncError('InvalidFrame', 'The frame is not a request frame.', envelope),
+        new DomainError('InvalidFrame', 'The frame is not a request frame.', envelope),
       );
     }
     const frame = value as SyncRequestFrame;
@@ -195,7 +195,7 @@ export class SyncServer implements OnApplicationBootstrap, BeforeApplicationShut
         socket,
         frame.id,
         frame.type,
-        new SyncError('ValidationFailed', `The data of the ${frame.type} request is invalid.`, prefixed(invalid)),
+        new DomainError('ValidationFailed', `The data of the ${frame.type} request is invalid.`, prefixed(invalid)),
       );
     this.enqueue(socket, { id: frame.id, type: frame.type, data, bytes: text.length });
   }
@@ -209,11 +209,12 @@ export class SyncServer implements OnApplicationBootstrap, BeforeApplicationShut
     socket: SyncSocket,
     id: string | number | null,
     type: RefusedFrame['type'] | null,
-    error: SyncError,
+    error: DomainError,
   ): void {
     if (socket.busy) return this.enqueue(socket, { id, type, refusal: error });
-    socket.sendError(id, error.toBody());
-    if (type !== null) this.metrics.requests.inc({ type, outcome: error.code });
+    const { body } = syncRefusal(error);
+    socket.sendError(id, body);
+    if (type !== null) this.metrics.requests.inc({ type, outcome: body.code });
   }
 
   /**
@@ -323,7 +324,7 @@ export class SyncServer implements OnApplicationBootstrap, BeforeApplicationShut
         entries.push({ frame, error });
         // A refusal that closes the socket (a bad register or join token) ends the batch: the
         // requests after it are neither prepared nor reported (see drain).
-        if (error instanceof SyncError && error.closeCode) {
+        if (syncRefusal(error).closeCode !== undefined) {
           next++;
           break;
         }
@@ -333,7 +334,7 @@ export class SyncServer implements OnApplicationBootstrap, BeforeApplicationShut
         // Prepared again once the answers of the requests before it are in.
         if (entries.length > 0) break;
         // Nothing is awaited when nothing was prepared before it: cannot happen.
-        entries.push({ frame, error: new SyncError('Internal', 'An internal error occurred.') });
+        entries.push({ frame, error: new DomainError('Internal', 'An internal error occurred.') });
         continue;
       }
       entries.push({ frame, step });
@@ -409,16 +410,16 @@ export class SyncServer implements OnApplicationBootstrap, BeforeApplicationShut
       return;
     }
     const e = answer.error;
-    const error = SyncError.from(e);
-    if (error.code === 'Internal')
+    const { body, closeCode } = syncRefusal(e);
+    if (body.code === 'Internal')
       this.logger.event('error', 'sync request failed', { type, error: e instanceof Error ? e.message : String(e) });
-    socket.sendError(id, error.toBody());
-    if (type !== null) this.metrics.requests.inc({ type, outcome: error.code });
-    if (error.closeCode) {
+    socket.sendError(id, body);
+    if (type !== null) this.metrics.requests.inc({ type, outcome: body.code });
+    if (closeCode !== undefined) {
       // At once, not on the close event: nothing more of this socket reaches the session, which
       // (after a refused join) waits out the grace period like after any drop.
       this.store.detach(socket);
-      socket.close(error.closeCode, error.message, 'refused');
+      socket.close(closeCode, body.message, 'refused');
     }
   }
 
@@ -451,7 +452,7 @@ function rawText(raw: RawData): string {
 }
 
 /** A refusal of the registry as the client gets it (a request may name its own code for it, see Step#refused). */
-function registryRefusal(step: Step | undefined, wire: unknown): DomainError | SyncError {
+function registryRefusal(step: Step | undefined, wire: unknown): DomainError {
   const error = DomainError.fromWire(wire);
   return step?.refused?.(error) ?? error;
 }
