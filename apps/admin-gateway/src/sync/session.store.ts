@@ -11,6 +11,7 @@ import type { GatewayConfig } from '../config.js';
 import { ClientSession, clientKey } from './client-session.js';
 import { EdgeClient } from './edge.client.js';
 import { GATEWAY_ID } from './gateway-identity.js';
+import { jittered } from './jitter.js';
 import { SyncMetrics } from './sync.metrics.js';
 import type { SyncSocket } from './sync-socket.js';
 
@@ -205,7 +206,7 @@ export class SessionStore {
 
   /**
    * Unregisters a registration of the client through this replica that it has no session for (a
-   * register whose answer was lost, see SessionReconciler#ghosts): `sessionId` that registration's
+   * register whose answer was lost, see GhostRegistrations): `sessionId` that registration's
    * (absent: it names none). Kept pending like the unregister of an ended session: sent again until
    * the registry takes it, and a new session of the client waits for it (`settle`). `taken` is called
    * once the registry took it. False (nothing sent): the replica has the client now (`holds`).
@@ -464,11 +465,6 @@ interface PendingUnregister {
 const RETRY_BATCH = 1000;
 /** The delay between retry passes doubles up to this (or SYNC_UNREGISTER_RETRY_MS, if larger). */
 const MAX_RETRY_DELAY_MS = 10000;
-
-/** ±20 %: the gateway replicas (and passes) that failed together do not retry in step. */
-function jittered(ms: number): number {
-  return Math.round(ms * (0.8 + Math.random() * 0.4));
-}
 
 /** The promise's value, or undefined once `deadline` (epoch ms) passed first. */
 async function beforeDeadline<T>(promise: Promise<T>, deadline: number): Promise<T | undefined> {

@@ -61,7 +61,7 @@ export interface SyncRefusal {
 
 const INTERNAL_BODY: SyncErrorBody = { code: 'Internal', message: 'An internal error occurred.' };
 
-/** Any error of a request as the /sync edge answers it; anything but a DomainError or a contract violation is Internal. */
+/** An error of a request as the /sync edge answers it; anything but a DomainError or ContractViolation is Internal. */
 export function syncRefusal(error: unknown): SyncRefusal {
   if (error instanceof ContractViolation)
     return { body: errorBody('ValidationFailed', 'The request is invalid.', error.errors) };
