@@ -25,11 +25,8 @@ import {
 import type { SyncSocket } from './sync-socket.js';
 
 /**
- * What each `/sync` request does. The edge enforces what it can know locally (registration, channel
- * claims, the connection state machine, unmute-disabled settings) before it reports to
- * runtime-registry. `prepare` checks a request and applies its change of the edge state in
- * advance; SyncServer reports the prepared requests of a socket together and, should the registry
- * refuse one, undoes it and everything prepared after it (see docs/sync-protocol.md).
+ * What each `/sync` request does: `prepare` checks what the edge knows locally and applies the change in
+ * advance, so SyncServer can report a socket's requests together and undo them (README: the /sync edge).
  */
 @Injectable()
 export class SyncHandlers {

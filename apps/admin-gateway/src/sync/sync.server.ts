@@ -95,13 +95,8 @@ export class SyncServer implements OnApplicationBootstrap, BeforeApplicationShut
     this.accepting = false;
     if (this.pingTimer) clearInterval(this.pingTimer);
     this.registerDeadlines.stop();
-    // The upgrade listener stays until the HTTP server closes: a client that comes meanwhile gets a
-    // 503 with Retry-After (without it, the upgrade would reach the HTTP routes and get a 404,
-    // which a client may take for a wrong URL and stop trying).
-    // Unregister first, then close: a client reconnecting to another replica registers there after
-    // this one's unregister (registered first, it would keep the channels and connections of its
-    // registration here). The unregisters the registry refused are sent again after the close
-    // (stale by then if the client registered elsewhere: the registry ignores them).
+    // The upgrade listener stays (503 with Retry-After, not a 404 a client may take for a wrong URL).
+    // Unregister before closing: a client reconnecting elsewhere then registers after this unregister.
     await this.store.endAll(deadline);
     for (const socket of this.sockets)
       socket.close(SYNC_CLOSE_CODES.serviceRestart, 'gateway shutting down', 'shutdown');
@@ -265,12 +260,8 @@ export class SyncServer implements OnApplicationBootstrap, BeforeApplicationShut
   }
 
   /**
-   * Handles queued requests as if one after the other: prepares them in order (each checked against
-   * the edge state the ones before it leave, see SyncHandlers#prepare), reports what they report
-   * in one sequence, then answers them in order. When the registry refuses a report, that request
-   * and every one prepared after it are undone; the refused one is answered with the error and the
-   * ones after it are handled again (the registry did not apply them: `skipped`), except reports it
-   * refused too (answered with their errors). Returns the requests to handle again (not answered).
+   * Handles queued requests as if one after the other, reported in one sequence (README: the /sync
+   * edge); a refused report undoes it and the ones after it. Returns the requests to handle again.
    */
   private async runBatch(socket: SyncSocket, frames: QueuedFrame[]): Promise<QueuedFrame[]> {
     // A batch that changes the edge state holds its session busy (a register: once prepared) and

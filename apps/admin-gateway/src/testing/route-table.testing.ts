@@ -2,65 +2,28 @@
  * Every interface A runtime route of http-contract.md that admin-gateway serves (the recording
  * routes belong to recording-service), with what it must ask runtime-registry.
  */
-import type { RuntimeCommand, RuntimeQuery } from '@switchboard/contracts';
+import type { RuntimeQuery } from '@switchboard/contracts';
+import {
+  applicationId,
+  applicationPath,
+  channelId,
+  channelPath,
+  clientId,
+  clientSubpath,
+  deviceId,
+  docApplicationPath,
+  docChannelPath,
+  docClientSubpath,
+  kick,
+  levelPatch,
+  message,
+  userId,
+  asks,
+  type RouteCase,
+} from './route-cases.testing.js';
+import { CLIENT_AND_OPERATOR_ROUTES } from './route-table-clients.testing.js';
 
-export const IDS = {
-  applicationId: 'app-1',
-  channelId: 'ch-1',
-  userId: 'u-1',
-  deviceId: 'd-1',
-  clientId: 'cl-1',
-  connectionId: 'cn-1',
-  mediaServerId: '6f1c2a9e-1d2b-4c3d-8e4f-a0b1c2d3e4f5',
-} as const;
-
-const { applicationId, channelId, userId, deviceId, clientId, connectionId, mediaServerId } = IDS;
-const applicationPath = `/applications/${applicationId}`;
-const channelPath = `${applicationPath}/channels/${channelId}`;
-const clientSubpath = `users/${userId}/devices/${deviceId}/clients/${clientId}`;
-/** OpenAPI spellings of the same paths. */
-const docApplicationPath = '/applications/{applicationId}';
-const docChannelPath = `${docApplicationPath}/channels/{channelId}`;
-const docClientSubpath = 'users/{userId}/devices/{deviceId}/clients/{clientId}';
-
-export const MESSAGE = { message: 'hello', userId: 'sender', clientRoles: ['host'] };
-
-export interface RouteCase {
-  name: string;
-  method: 'GET' | 'POST' | 'PATCH' | 'DELETE';
-  /** Path under the prefix, with the ids above. */
-  path: string;
-  /** The same path in the OpenAPI document. */
-  doc: string;
-  operator?: boolean;
-  body?: Record<string, unknown>;
-  /** A body that must be refused, and the fields the 400 must name. */
-  badBody?: { body: unknown; fields: string[] };
-  query?: RuntimeQuery;
-  command?: RuntimeCommand;
-}
-
-/**
- * Parameterless kinds are cast: the contract types their params `Record<string, never>`, which no object with `kind`
- * satisfies.
- */
-const asks = (query: RuntimeQuery) => ({ query });
-const message = (target: Extract<RuntimeCommand, { kind: 'message' }>['target']) => ({
-  body: MESSAGE,
-  badBody: { body: { message: 5, sender: 'x' }, fields: ['message', 'sender'] },
-  command: { kind: 'message', origin: 'api', target, message: MESSAGE } as RuntimeCommand,
-});
-const kick = (target: Extract<RuntimeCommand, { kind: 'kick' }>['target']) => ({
-  command: { kind: 'kick', origin: 'api', target } as RuntimeCommand,
-});
-const levelPatch = {
-  recording: true,
-  recordingTag: 'r',
-  audioMuted: true,
-  videoMuted: null,
-  audioUnmuteDisabled: true,
-};
-const badLevelPatch = { body: { recording: 'yes', colour: 'red' }, fields: ['recording', 'colour'] };
+export { IDS, MESSAGE, type RouteCase } from './route-cases.testing.js';
 
 export const ROUTES: RouteCase[] = [
   // Applications
@@ -284,227 +247,5 @@ export const ROUTES: RouteCase[] = [
     doc: `${docChannelPath}/users/{userId}/devices/{deviceId}/message`,
     ...message({ level: 'channel.device', applicationId, channelId, userId, deviceId }),
   },
-  // Clients
-  {
-    name: 'clients of a device',
-    method: 'GET',
-    path: `${applicationPath}/users/${userId}/devices/${deviceId}/clients`,
-    doc: `${docApplicationPath}/users/{userId}/devices/{deviceId}/clients`,
-    ...asks({ kind: 'device.clients', applicationId, userId, deviceId }),
-  },
-  {
-    name: 'client info',
-    method: 'GET',
-    path: `${applicationPath}/${clientSubpath}`,
-    doc: `${docApplicationPath}/${docClientSubpath}`,
-    ...asks({ kind: 'client.get', applicationId, userId, deviceId, clientId }),
-  },
-  {
-    name: 'update a client',
-    method: 'PATCH',
-    path: `${applicationPath}/${clientSubpath}`,
-    doc: `${docApplicationPath}/${docClientSubpath}`,
-    body: { userAlias: 'Ann', roles: ['host'] },
-    badBody: { body: { roles: 'host', recording: true }, fields: ['roles', 'recording'] },
-    command: {
-      kind: 'update',
-      origin: 'api',
-      target: {
-        level: 'client',
-        applicationId,
-        userId,
-        deviceId,
-        clientId,
-        patch: { userAlias: 'Ann', roles: ['host'] },
-      },
-    },
-  },
-  {
-    name: 'message to a client',
-    method: 'POST',
-    path: `${applicationPath}/${clientSubpath}/message`,
-    doc: `${docApplicationPath}/${docClientSubpath}/message`,
-    ...message({ level: 'client', applicationId, userId, deviceId, clientId }),
-  },
-  {
-    name: 'clients in a channel',
-    method: 'GET',
-    path: `${channelPath}/clients`,
-    doc: `${docChannelPath}/clients`,
-    ...asks({ kind: 'channel.clients', applicationId, channelId }),
-  },
-  {
-    name: 'clients of a device in a channel',
-    method: 'GET',
-    path: `${channelPath}/users/${userId}/devices/${deviceId}/clients`,
-    doc: `${docChannelPath}/users/{userId}/devices/{deviceId}/clients`,
-    ...asks({ kind: 'channel.device.clients', applicationId, channelId, userId, deviceId }),
-  },
-  {
-    name: 'client in a channel',
-    method: 'GET',
-    path: `${channelPath}/${clientSubpath}`,
-    doc: `${docChannelPath}/${docClientSubpath}`,
-    ...asks({ kind: 'channel.client.get', applicationId, channelId, userId, deviceId, clientId }),
-  },
-  {
-    name: 'update a client in a channel',
-    method: 'PATCH',
-    path: `${channelPath}/${clientSubpath}`,
-    doc: `${docChannelPath}/${docClientSubpath}`,
-    body: { claim: { id: channelId, disableSendMessage: true }, videoMuted: true, excludedConnectionIds: ['cn-2'] },
-    badBody: {
-      body: { claim: { id: channelId, canFly: true }, videoMuted: 'no' },
-      fields: ['claim.canFly', 'videoMuted'],
-    },
-    command: {
-      kind: 'update',
-      origin: 'api',
-      target: {
-        level: 'channel.client',
-        applicationId,
-        channelId,
-        userId,
-        deviceId,
-        clientId,
-        patch: {
-          claim: { id: channelId, disableSendMessage: true },
-          videoMuted: true,
-          excludedConnectionIds: ['cn-2'],
-        },
-      },
-    },
-  },
-  {
-    name: 'kick a client',
-    method: 'DELETE',
-    path: `${channelPath}/${clientSubpath}`,
-    doc: `${docChannelPath}/${docClientSubpath}`,
-    ...kick({ level: 'channel.client', applicationId, channelId, userId, deviceId, clientId }),
-  },
-  {
-    name: 'message to a client in a channel',
-    method: 'POST',
-    path: `${channelPath}/${clientSubpath}/message`,
-    doc: `${docChannelPath}/${docClientSubpath}/message`,
-    ...message({ level: 'channel.client', applicationId, channelId, userId, deviceId, clientId }),
-  },
-  // Connections
-  {
-    name: 'connections in a channel',
-    method: 'GET',
-    path: `${channelPath}/connections`,
-    doc: `${docChannelPath}/connections`,
-    ...asks({ kind: 'channel.connections', applicationId, channelId }),
-  },
-  {
-    name: 'connections of a client in a channel',
-    method: 'GET',
-    path: `${channelPath}/${clientSubpath}/connections`,
-    doc: `${docChannelPath}/${docClientSubpath}/connections`,
-    ...asks({ kind: 'channel.client.connections', applicationId, channelId, userId, deviceId, clientId }),
-  },
-  {
-    name: 'connection info',
-    method: 'GET',
-    path: `${channelPath}/${clientSubpath}/connections/${connectionId}`,
-    doc: `${docChannelPath}/${docClientSubpath}/connections/{connectionId}`,
-    ...asks({ kind: 'connection.get', applicationId, channelId, userId, deviceId, clientId, connectionId }),
-  },
-  {
-    name: 'update a connection',
-    method: 'PATCH',
-    path: `${channelPath}/${clientSubpath}/connections/${connectionId}`,
-    doc: `${docChannelPath}/${docClientSubpath}/connections/{connectionId}`,
-    body: levelPatch,
-    badBody: badLevelPatch,
-    command: {
-      kind: 'update',
-      origin: 'api',
-      target: {
-        level: 'connection',
-        applicationId,
-        channelId,
-        userId,
-        deviceId,
-        clientId,
-        connectionId,
-        patch: levelPatch,
-      },
-    },
-  },
-  {
-    name: 'kick a connection',
-    method: 'DELETE',
-    path: `${channelPath}/${clientSubpath}/connections/${connectionId}`,
-    doc: `${docChannelPath}/${docClientSubpath}/connections/{connectionId}`,
-    ...kick({ level: 'connection', applicationId, channelId, userId, deviceId, clientId, connectionId }),
-  },
-  // Media servers, connectors, diagnostics (operator)
-  {
-    name: 'media servers',
-    method: 'GET',
-    path: '/mediaservers',
-    doc: '/mediaservers',
-    operator: true,
-    ...asks({ kind: 'mediaservers.list' } as RuntimeQuery),
-  },
-  {
-    name: 'statistics of all media servers',
-    method: 'GET',
-    path: '/mediaservers/stats',
-    doc: '/mediaservers/stats',
-    operator: true,
-    ...asks({ kind: 'mediaservers.stats' } as RuntimeQuery),
-  },
-  {
-    name: 'a media server',
-    method: 'GET',
-    path: `/mediaservers/${mediaServerId}`,
-    doc: '/mediaservers/{mediaServerId}',
-    operator: true,
-    ...asks({ kind: 'mediaserver.get', mediaServerId }),
-  },
-  {
-    name: 'disable a media server',
-    method: 'PATCH',
-    path: `/mediaservers/${mediaServerId}`,
-    doc: '/mediaservers/{mediaServerId}',
-    operator: true,
-    body: { active: false },
-    badBody: { body: { active: 'no', region: 'eu' }, fields: ['active', 'region'] },
-    command: { kind: 'mediaserver.update', mediaServerId, patch: { active: false } },
-  },
-  {
-    name: 'statistics of a media server',
-    method: 'GET',
-    path: `/mediaservers/${mediaServerId}/stats`,
-    doc: '/mediaservers/{mediaServerId}/stats',
-    operator: true,
-    ...asks({ kind: 'mediaserver.stats', mediaServerId }),
-  },
-  {
-    name: 'connectors',
-    method: 'GET',
-    path: '/connectors',
-    doc: '/connectors',
-    operator: true,
-    ...asks({ kind: 'connectors.list' } as RuntimeQuery),
-  },
-  {
-    name: 'sip connectors',
-    method: 'GET',
-    path: '/sipconnectors',
-    doc: '/sipconnectors',
-    operator: true,
-    ...asks({ kind: 'connectors.list' } as RuntimeQuery),
-  },
-  {
-    name: 'datastore dump',
-    method: 'GET',
-    path: '/diagnostics/datastore',
-    doc: '/diagnostics/datastore',
-    operator: true,
-    ...asks({ kind: 'diagnostics.datastore', count: 100 }),
-  },
+  ...CLIENT_AND_OPERATOR_ROUTES,
 ];
