@@ -127,6 +127,9 @@ export class ClientSession {
         this.tag = push.tag;
         this.roles = push.roles;
         return true;
+      // Nothing of the edge state: a message is delivered as is, `unregistered` ends the session (SessionStore).
+      case 'message':
+      case 'unregistered':
       default:
         return true;
     }
@@ -137,6 +140,16 @@ export class ClientSession {
   }
 
   describeConnections(): SyncConnectionState[] {
-    return [...this.connections.values()].map(({ settingsVersion: _, ...c }) => c);
+    // Without settingsVersion, which is the edge's bookkeeping, not the client's business.
+    return [...this.connections.values()].map((connection) => ({
+      connectionId: connection.connectionId,
+      channelId: connection.channelId,
+      type: connection.type,
+      state: connection.state,
+      localAudioMuted: connection.localAudioMuted,
+      localVideoMuted: connection.localVideoMuted,
+      mediaServerId: connection.mediaServerId,
+      settings: connection.settings,
+    }));
   }
 }
