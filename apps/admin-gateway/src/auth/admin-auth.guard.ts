@@ -66,13 +66,13 @@ export class AdminAuthGuard implements CanActivate {
   }
 
   private allowed(ip: string): boolean {
-    let ok = this.decided.get(ip);
-    if (ok === undefined) {
-      ok = addressInCidrs(ip, this.allow);
+    let inAllowlist = this.decided.get(ip);
+    if (inAllowlist === undefined) {
+      inAllowlist = addressInCidrs(ip, this.allow);
       if (this.decided.size >= MAX_DECISIONS) this.decided.clear();
-      this.decided.set(ip, ok);
+      this.decided.set(ip, inAllowlist);
     }
-    return ok;
+    return inAllowlist;
   }
 }
 

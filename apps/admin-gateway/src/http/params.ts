@@ -86,10 +86,10 @@ export function optionalInt(name: string, raw: unknown, min: number, max: number
     throw new DomainError('ValidationFailed', `The query parameter ${name} is invalid.`, [
       { field: name, message: 'must be an integer' },
     ]);
-  const n = Number(raw);
-  if (n < min || n > max)
+  const value = Number(raw);
+  if (value < min || value > max)
     throw new DomainError('ValidationFailed', `The query parameter ${name} is invalid.`, [
       { field: name, message: `must be between ${min} and ${max}` },
     ]);
-  return n;
+  return value;
 }

@@ -38,6 +38,14 @@ const SHUTDOWN_CLOSE_WAIT_MS = 1000;
 /** Requests that leave the edge state as it is (a batch of only these does not hold its session). */
 const READ_ONLY_REQUESTS: ReadonlySet<SyncRequestType> = new Set(['ping', 'stats', 'message']);
 
+/** A request of a batch as it goes: prepared (`step`) or refused (`error`), then the registry's `outcome`. */
+interface BatchEntry {
+  frame: QueuedFrame;
+  step?: Step;
+  error?: unknown;
+  outcome?: EdgeOutcome;
+}
+
 /**
  * The `/sync` WebSocket endpoint on the gateway's HTTP server (same port). Reads frames, checks
  * them against the frame schemas, runs them through SyncHandlers one at a time per socket, writes
@@ -46,7 +54,7 @@ const READ_ONLY_REQUESTS: ReadonlySet<SyncRequestType> = new Set(['ping', 'stats
  */
 @Injectable()
 export class SyncServer implements OnApplicationBootstrap, BeforeApplicationShutdown {
-  private wss?: WebSocketServer;
+  private webSocketServer?: WebSocketServer;
   private readonly sockets = new Set<SyncSocket>();
   private accepting = true;
   private pingTimer?: NodeJS.Timeout;
@@ -77,7 +85,7 @@ export class SyncServer implements OnApplicationBootstrap, BeforeApplicationShut
   }
 
   onApplicationBootstrap() {
-    this.wss = new WebSocketServer({
+    this.webSocketServer = new WebSocketServer({
       noServer: true,
       maxPayload: this.config.syncMaxFrameBytes,
       perMessageDeflate: false,
@@ -109,8 +117,9 @@ export class SyncServer implements OnApplicationBootstrap, BeforeApplicationShut
   private readonly onUpgrade = (request: IncomingMessage, stream: Duplex, head: Buffer) => {
     const path = (request.url ?? '').split('?')[0];
     if (path !== SYNC_PATH) return refuseUpgrade(stream, 404, 'Not Found');
-    if (!this.accepting || !this.wss) return refuseUpgrade(stream, 503, 'Service Unavailable', 'Retry-After: 1\r\n');
-    this.wss.handleUpgrade(request, stream, head, (ws) => this.accept(ws));
+    if (!this.accepting || !this.webSocketServer)
+      return refuseUpgrade(stream, 503, 'Service Unavailable', 'Retry-After: 1\r\n');
+    this.webSocketServer.handleUpgrade(request, stream, head, (ws) => this.accept(ws));
   };
 
   private accept(ws: WebSocket) {
@@ -290,7 +299,7 @@ export class SyncServer implements OnApplicationBootstrap, BeforeApplicationShut
 
   /** The work of runBatch; `hold` is called after each request is prepared (a register attaches its session then). */
   private async runFrames(socket: SyncSocket, frames: QueuedFrame[], hold: () => void): Promise<QueuedFrame[]> {
-    const entries: Array<{ frame: QueuedFrame; step?: Step; error?: unknown; outcome?: EdgeOutcome }> = [];
+    const entries: BatchEntry[] = [];
     let next = 0;
     for (; next < frames.length; next++) {
       const frame = frames[next]!;
@@ -331,20 +340,20 @@ export class SyncServer implements OnApplicationBootstrap, BeforeApplicationShut
       }
       entries.push({ frame, step });
     }
-    const reported = entries.filter((e) => e.step?.report);
-    const bytes = reported.reduce((n, e) => n + (e.frame.bytes ?? 0) + REPORT_OVERHEAD_BYTES, 0);
+    const reported = entries.filter((entry) => entry.step?.report);
+    const bytes = reported.reduce((total, entry) => total + (entry.frame.bytes ?? 0) + REPORT_OVERHEAD_BYTES, 0);
     // The reports a reconcile pass is sending for the session go first: they remove what the
     // registry holds and the session does not (a join of the same channel must not overtake its leave).
     const corrections = socket.session?.corrections;
     if (corrections && reported.length) await corrections;
     const outcomes = reported.length
       ? await this.edge.sequence(
-          reported.map((e) => e.step!.report!),
+          reported.map((entry) => entry.step!.report!),
           bytes,
         )
       : [];
-    reported.forEach((e, i) => (e.outcome = outcomes[i]));
-    const refused = entries.findIndex((e) => e.outcome !== undefined && !('ok' in e.outcome));
+    reported.forEach((entry, i) => (entry.outcome = outcomes[i]));
+    const refused = entries.findIndex((entry) => entry.outcome !== undefined && !('ok' in entry.outcome));
     if (refused >= 0) for (let j = entries.length - 1; j >= refused; j--) entries[j]!.step?.undo?.();
     let last = refused >= 0 && 'error' in entries[refused]!.outcome! ? refused : refused - 1;
     // Reports refused right after it (the registry applied them with it, their events late) are
@@ -353,25 +362,26 @@ export class SyncServer implements OnApplicationBootstrap, BeforeApplicationShut
       while (last >= refused && entries[last + 1]?.outcome && 'error' in entries[last + 1]!.outcome!) last++;
     socket.corked(() => {
       for (let j = 0; j < entries.length && (refused < 0 || j <= last); j++) {
-        const e = entries[j]!;
-        if (e.error !== undefined) this.reply(socket, e.frame, { error: e.error });
-        else if (e.outcome && 'error' in e.outcome)
-          this.reply(socket, e.frame, { error: registryRefusal(e.step, e.outcome.error) });
-        else {
-          const answer = e.outcome && 'ok' in e.outcome ? ((e.outcome.ok ?? {}) as Record<string, unknown>) : {};
-          let result: unknown;
-          try {
-            result = e.step!.finish(answer);
-          } catch (error) {
-            this.reply(socket, e.frame, { error });
-            continue;
-          }
-          this.reply(socket, e.frame, { result });
-        }
+        this.answerEntry(socket, entries[j]!);
       }
     });
-    const again = refused >= 0 ? entries.slice(last + 1).map((e) => e.frame) : [];
+    const again = refused >= 0 ? entries.slice(last + 1).map((entry) => entry.frame) : [];
     return [...again, ...frames.slice(next)];
+  }
+
+  /** Answers one request of a batch: its refusal, the registry's, or its result. */
+  private answerEntry(socket: SyncSocket, entry: BatchEntry): void {
+    if (entry.error !== undefined) return this.reply(socket, entry.frame, { error: entry.error });
+    if (entry.outcome && 'error' in entry.outcome)
+      return this.reply(socket, entry.frame, { error: registryRefusal(entry.step, entry.outcome.error) });
+    const answer = entry.outcome && 'ok' in entry.outcome ? ((entry.outcome.ok ?? {}) as Record<string, unknown>) : {};
+    let result: unknown;
+    try {
+      result = entry.step!.finish(answer);
+    } catch (error) {
+      return this.reply(socket, entry.frame, { error });
+    }
+    this.reply(socket, entry.frame, { result });
   }
 
   /** Handles one request on its own and answers it. */
@@ -401,10 +411,13 @@ export class SyncServer implements OnApplicationBootstrap, BeforeApplicationShut
       }
       return;
     }
-    const e = answer.error;
-    const { body, closeCode } = syncRefusal(e);
+    const thrown = answer.error;
+    const { body, closeCode } = syncRefusal(thrown);
     if (body.code === 'Internal')
-      this.logger.event('error', 'sync request failed', { type, error: e instanceof Error ? e.message : String(e) });
+      this.logger.event('error', 'sync request failed', {
+        type,
+        error: thrown instanceof Error ? thrown.message : String(thrown),
+      });
     socket.sendError(id, body);
     if (type !== null) this.metrics.requests.inc({ type, outcome: body.code });
     if (closeCode !== undefined) {
