@@ -57,11 +57,8 @@ export class ClientSession {
   /** Batches of this client's requests that change the edge state being handled (prepared, not answered yet). */
   busy = 0;
   /**
-   * Reports a reconcile pass is sending for this client (what the registry holds and the session
-   * does not: `client.leave`, `connection.close`), until answered; never rejects. The session is
-   * busy meanwhile, and its own reports (its requests, its unregister) wait for them: the registry
-   * runs the sequences of a batch concurrently, so a join of the same channel sent meanwhile could
-   * otherwise be applied before the leave and be undone by it (see SessionReconciler).
+   * The removals a reconcile pass is reporting for this client, until answered (never rejects). The
+   * session's own reports wait for them: a join sent meanwhile must not overtake the leave.
    */
   corrections?: Promise<void>;
 

@@ -16,11 +16,8 @@ import { SyncMetrics } from './sync.metrics.js';
 import type { SyncSocket } from './sync-socket.js';
 
 /**
- * The clients this replica holds, and their life cycle: attach a socket (taking over from an older
- * socket of the same client), detach on a drop (grace period, then unregister), deliver pushes
- * (kept while detached, bounded), end (unregister with the registry, or on the registry's word).
- * An unregister the registry did not take is kept (a tombstone, bounded) and sent again until it
- * does: otherwise the client would stay registered, with its connections, as long as this replica lives.
+ * The clients this replica holds: attach, detach (grace period), pushes, end. An unregister the registry
+ * did not take is kept and sent again: else the client would stay registered while this replica lives.
  */
 @Injectable()
 export class SessionStore {
