@@ -1,11 +1,17 @@
 import { Controller, HttpCode, Post } from '@nestjs/common';
-import { ApplicationEnvironment, ApplicationSnapshot, MessageBody, type CallerScope } from '@switchboard/contracts';
+import {
+  ApplicationEnvironment,
+  ApplicationSnapshot,
+  MessageBody,
+  type CallerScope,
+  type AppRef,
+} from '@switchboard/contracts';
 import { ApiDoc } from '@switchboard/service-kit';
 import { Scope } from '../auth/scope.decorator.js';
 import { ApplicationIdList } from '../http/doc-schemas.js';
 import { Ids, ValidBody } from '../http/params.js';
 import { ADMIN_PREFIXES } from '../http/prefixes.js';
-import { A, LIST_ERRORS, READ_ERRORS, WRITE_ERRORS, GetJson, type AppIds } from '../http/routes.js';
+import { APPLICATION_PATH, LIST_ERRORS, READ_ERRORS, WRITE_ERRORS, GetJson } from '../http/routes.js';
 import { RuntimeClient } from '../runtime/runtime.client.js';
 
 const tags = ['Applications'];
@@ -27,13 +33,13 @@ export class ApplicationsController {
     return this.runtime.query(scope, 'applications.list', {});
   }
 
-  @GetJson(A)
+  @GetJson(APPLICATION_PATH)
   @ApiDoc({ summary: 'Snapshot of an application', tags, response: ApplicationSnapshot, errors: READ_ERRORS })
-  get(@Scope() scope: CallerScope, @Ids() ids: AppIds) {
+  get(@Scope() scope: CallerScope, @Ids() ids: AppRef) {
     return this.runtime.query(scope, 'application.get', ids);
   }
 
-  @Post(`${A}/message`)
+  @Post(`${APPLICATION_PATH}/message`)
   @HttpCode(204)
   @ApiDoc({
     summary: 'Send a server message to every client of an application',
@@ -42,7 +48,7 @@ export class ApplicationsController {
     status: 204,
     errors: WRITE_ERRORS,
   })
-  async message(@Scope() scope: CallerScope, @Ids() ids: AppIds, @ValidBody(MessageBody) message: MessageBody) {
+  async message(@Scope() scope: CallerScope, @Ids() ids: AppRef, @ValidBody(MessageBody) message: MessageBody) {
     await this.runtime.command(scope, {
       kind: 'message',
       origin: 'api',
@@ -51,7 +57,7 @@ export class ApplicationsController {
     });
   }
 
-  @GetJson(`${A}/environment`)
+  @GetJson(`${APPLICATION_PATH}/environment`)
   @ApiDoc({
     summary: 'Environment of an application: gateways, media servers, connectors and recording services',
     description:
@@ -60,7 +66,7 @@ export class ApplicationsController {
     response: ApplicationEnvironment,
     errors: READ_ERRORS,
   })
-  environment(@Scope() scope: CallerScope, @Ids() ids: AppIds) {
+  environment(@Scope() scope: CallerScope, @Ids() ids: AppRef) {
     return this.runtime.query(scope, 'application.environment', ids);
   }
 }

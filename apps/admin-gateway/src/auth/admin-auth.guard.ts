@@ -17,13 +17,8 @@ const WITHOUT_CREDENTIAL = 'switchboard:admin-without-credential';
 export const WithoutCredential = () => SetMetadata(WITHOUT_CREDENTIAL, true);
 
 /**
- * Interface A: the caller's address must be inside the admin CIDR allowlist (403 otherwise), and
- * it must carry `X-API-Key` or `Authorization: Bearer` (401 otherwise). Probes and metrics are open.
- *
- * Which check applies is decided by the route the request matched (its controller), never by the
- * spelling of the request URL: the router decodes the path (`/%61dmin/...` reaches the `/admin/...`
- * handlers), so a test of the raw URL could be passed around. Every route that is not a probe is
- * address-checked, including the OpenAPI document and any controller added later.
+ * Interface A: the caller's address inside the admin CIDR allowlist (else 403), with `X-API-Key` or a
+ * Bearer token (else 401). Decided by the route matched, never the raw URL, which `/%61dmin/` would evade.
  */
 @Injectable()
 export class AdminAuthGuard implements CanActivate {
@@ -71,13 +66,13 @@ export class AdminAuthGuard implements CanActivate {
   }
 
   private allowed(ip: string): boolean {
-    let ok = this.decided.get(ip);
-    if (ok === undefined) {
-      ok = addressInCidrs(ip, this.allow);
+    let inAllowlist = this.decided.get(ip);
+    if (inAllowlist === undefined) {
+      inAllowlist = addressInCidrs(ip, this.allow);
       if (this.decided.size >= MAX_DECISIONS) this.decided.clear();
-      this.decided.set(ip, ok);
+      this.decided.set(ip, inAllowlist);
     }
-    return ok;
+    return inAllowlist;
   }
 }
 

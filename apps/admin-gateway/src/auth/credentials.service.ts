@@ -29,12 +29,8 @@ const sha256: (value: string) => string =
     : (value) => createHash('sha256').update(value).digest('base64url');
 
 /**
- * Turns a credential into a caller scope. API keys are verified by management-api over NATS and
- * remembered briefly (hashed, bounded); Bearer tokens are verified locally against the issuer's JWKS
- * by the kit's BearerVerifier (the same check as management-api's). A key or token of a disabled organization
- * is refused with 403; `management-api.v1.organizations.changed` drops every verdict about the
- * organization's keys at once, so disabling or enabling takes effect within the notice's delivery
- * (API_KEY_CACHE_TTL_MS at the latest, should the notice be lost).
+ * Turns a credential into a caller scope: API keys verified by management-api and remembered briefly,
+ * Bearer tokens verified locally; a disabled organization's are refused (README: interface A).
  */
 @Injectable()
 export class CredentialsService implements OnApplicationBootstrap, OnModuleDestroy {

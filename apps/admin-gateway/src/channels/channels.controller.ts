@@ -1,21 +1,19 @@
 import { Controller, Delete, HttpCode, Patch, Post } from '@nestjs/common';
-import { ChannelPatch, ChannelSnapshot, MessageBody, type CallerScope } from '@switchboard/contracts';
+import {
+  ChannelPatch,
+  ChannelSnapshot,
+  MessageBody,
+  type CallerScope,
+  type AppRef,
+  type ChannelRef,
+  type ClientRef,
+} from '@switchboard/contracts';
 import { ApiDoc } from '@switchboard/service-kit';
 import { Scope } from '../auth/scope.decorator.js';
 import { ChannelSnapshotList } from '../http/doc-schemas.js';
 import { Ids, ValidBody } from '../http/params.js';
 import { ADMIN_PREFIXES } from '../http/prefixes.js';
-import {
-  A,
-  C,
-  READ_ERRORS,
-  UDC,
-  WRITE_ERRORS,
-  GetJson,
-  type AppIds,
-  type ChannelIds,
-  type ClientIds,
-} from '../http/routes.js';
+import { APPLICATION_PATH, CHANNEL_PATH, READ_ERRORS, CLIENT_SUBPATH, WRITE_ERRORS, GetJson } from '../http/routes.js';
 import { RuntimeClient } from '../runtime/runtime.client.js';
 
 const tags = ['Channels'];
@@ -24,24 +22,24 @@ const tags = ['Channels'];
 export class ChannelsController {
   constructor(private readonly runtime: RuntimeClient) {}
 
-  @GetJson(`${A}/channels`)
+  @GetJson(`${APPLICATION_PATH}/channels`)
   @ApiDoc({
     summary: 'List the active channels of an application',
     tags,
     response: ChannelSnapshotList,
     errors: READ_ERRORS,
   })
-  list(@Scope() scope: CallerScope, @Ids() ids: AppIds) {
+  list(@Scope() scope: CallerScope, @Ids() ids: AppRef) {
     return this.runtime.query(scope, 'channels.list', ids);
   }
 
-  @GetJson(C)
+  @GetJson(CHANNEL_PATH)
   @ApiDoc({ summary: 'Snapshot of a channel', tags, response: ChannelSnapshot, errors: READ_ERRORS })
-  get(@Scope() scope: CallerScope, @Ids() ids: ChannelIds) {
+  get(@Scope() scope: CallerScope, @Ids() ids: ChannelRef) {
     return this.runtime.query(scope, 'channel.get', ids);
   }
 
-  @Patch(C)
+  @Patch(CHANNEL_PATH)
   @HttpCode(204)
   @ApiDoc({
     summary: 'Update a channel: recording, mute and unmute settings of everyone in it except the excluded',
@@ -50,18 +48,18 @@ export class ChannelsController {
     status: 204,
     errors: WRITE_ERRORS,
   })
-  async update(@Scope() scope: CallerScope, @Ids() ids: ChannelIds, @ValidBody(ChannelPatch) patch: ChannelPatch) {
+  async update(@Scope() scope: CallerScope, @Ids() ids: ChannelRef, @ValidBody(ChannelPatch) patch: ChannelPatch) {
     await this.runtime.command(scope, { kind: 'update', origin: 'api', target: { level: 'channel', ...ids, patch } });
   }
 
-  @Delete(C)
+  @Delete(CHANNEL_PATH)
   @HttpCode(204)
   @ApiDoc({ summary: 'Kick everyone out of a channel', tags, status: 204, errors: READ_ERRORS })
-  async kick(@Scope() scope: CallerScope, @Ids() ids: ChannelIds) {
+  async kick(@Scope() scope: CallerScope, @Ids() ids: ChannelRef) {
     await this.runtime.command(scope, { kind: 'kick', origin: 'api', target: { level: 'channel', ...ids } });
   }
 
-  @Post(`${C}/message`)
+  @Post(`${CHANNEL_PATH}/message`)
   @HttpCode(204)
   @ApiDoc({
     summary: 'Send a server message to every client in a channel',
@@ -70,7 +68,7 @@ export class ChannelsController {
     status: 204,
     errors: WRITE_ERRORS,
   })
-  async message(@Scope() scope: CallerScope, @Ids() ids: ChannelIds, @ValidBody(MessageBody) message: MessageBody) {
+  async message(@Scope() scope: CallerScope, @Ids() ids: ChannelRef, @ValidBody(MessageBody) message: MessageBody) {
     await this.runtime.command(scope, {
       kind: 'message',
       origin: 'api',
@@ -79,14 +77,14 @@ export class ChannelsController {
     });
   }
 
-  @GetJson(`${A}/${UDC}/channels`)
+  @GetJson(`${APPLICATION_PATH}/${CLIENT_SUBPATH}/channels`)
   @ApiDoc({
     summary: 'List the channels a client has joined',
     tags,
     response: ChannelSnapshotList,
     errors: READ_ERRORS,
   })
-  ofClient(@Scope() scope: CallerScope, @Ids() ids: ClientIds) {
+  ofClient(@Scope() scope: CallerScope, @Ids() ids: ClientRef) {
     return this.runtime.query(scope, 'client.channels', ids);
   }
 }

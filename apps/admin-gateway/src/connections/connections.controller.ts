@@ -1,58 +1,55 @@
 import { Controller, Delete, HttpCode, Patch } from '@nestjs/common';
-import { ConnectionInfo, ConnectionPatch, type CallerScope } from '@switchboard/contracts';
+import {
+  ConnectionInfo,
+  ConnectionPatch,
+  type CallerScope,
+  type ChannelClientRef,
+  type ChannelRef,
+  type ConnectionRef,
+} from '@switchboard/contracts';
 import { ApiDoc } from '@switchboard/service-kit';
 import { Scope } from '../auth/scope.decorator.js';
 import { ConnectionInfoList } from '../http/doc-schemas.js';
 import { Ids, ValidBody } from '../http/params.js';
 import { ADMIN_PREFIXES } from '../http/prefixes.js';
-import {
-  C,
-  READ_ERRORS,
-  UDC,
-  WRITE_ERRORS,
-  GetJson,
-  type ChannelClientIds,
-  type ChannelIds,
-  type ConnectionIds,
-} from '../http/routes.js';
+import { CHANNEL_PATH, CONNECTION_PATH, READ_ERRORS, CLIENT_SUBPATH, WRITE_ERRORS, GetJson } from '../http/routes.js';
 import { RuntimeClient } from '../runtime/runtime.client.js';
 
 const tags = ['Connections'];
-const CN = `${C}/${UDC}/connections/:connectionId`;
 
 @Controller([...ADMIN_PREFIXES])
 export class ConnectionsController {
   constructor(private readonly runtime: RuntimeClient) {}
 
-  @GetJson(`${C}/connections`)
+  @GetJson(`${CHANNEL_PATH}/connections`)
   @ApiDoc({ summary: 'List the connections in a channel', tags, response: ConnectionInfoList, errors: READ_ERRORS })
-  listInChannel(@Scope() scope: CallerScope, @Ids() ids: ChannelIds) {
+  listInChannel(@Scope() scope: CallerScope, @Ids() ids: ChannelRef) {
     return this.runtime.query(scope, 'channel.connections', ids);
   }
 
-  @GetJson(`${C}/${UDC}/connections`)
+  @GetJson(`${CHANNEL_PATH}/${CLIENT_SUBPATH}/connections`)
   @ApiDoc({
     summary: 'List the connections of a client in a channel',
     tags,
     response: ConnectionInfoList,
     errors: READ_ERRORS,
   })
-  listOfClient(@Scope() scope: CallerScope, @Ids() ids: ChannelClientIds) {
+  listOfClient(@Scope() scope: CallerScope, @Ids() ids: ChannelClientRef) {
     return this.runtime.query(scope, 'channel.client.connections', ids);
   }
 
-  @GetJson(CN)
+  @GetJson(CONNECTION_PATH)
   @ApiDoc({
     summary: 'Connection info, as last reported by the client',
     tags,
     response: ConnectionInfo,
     errors: READ_ERRORS,
   })
-  get(@Scope() scope: CallerScope, @Ids() ids: ConnectionIds) {
+  get(@Scope() scope: CallerScope, @Ids() ids: ConnectionRef) {
     return this.runtime.query(scope, 'connection.get', ids);
   }
 
-  @Patch(CN)
+  @Patch(CONNECTION_PATH)
   @HttpCode(204)
   @ApiDoc({
     summary: 'Update a connection: recording, mute and unmute settings',
@@ -63,7 +60,7 @@ export class ConnectionsController {
   })
   async update(
     @Scope() scope: CallerScope,
-    @Ids() ids: ConnectionIds,
+    @Ids() ids: ConnectionRef,
     @ValidBody(ConnectionPatch) patch: ConnectionPatch,
   ) {
     await this.runtime.command(scope, {
@@ -73,10 +70,10 @@ export class ConnectionsController {
     });
   }
 
-  @Delete(CN)
+  @Delete(CONNECTION_PATH)
   @HttpCode(204)
   @ApiDoc({ summary: 'Kick a connection out of a channel (closes it)', tags, status: 204, errors: READ_ERRORS })
-  async kick(@Scope() scope: CallerScope, @Ids() ids: ConnectionIds) {
+  async kick(@Scope() scope: CallerScope, @Ids() ids: ConnectionRef) {
     await this.runtime.command(scope, { kind: 'kick', origin: 'api', target: { level: 'connection', ...ids } });
   }
 }

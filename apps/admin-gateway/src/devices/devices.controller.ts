@@ -5,86 +5,79 @@ import {
   DeviceInfo,
   MessageBody,
   type CallerScope,
+  type ChannelDeviceRef,
+  type ChannelRef,
+  type ChannelUserRef,
+  type DeviceRef,
+  type UserRef,
 } from '@switchboard/contracts';
 import { ApiDoc } from '@switchboard/service-kit';
 import { Scope } from '../auth/scope.decorator.js';
 import { DeviceInChannelSnapshotList, DeviceInfoList } from '../http/doc-schemas.js';
 import { Ids, ValidBody } from '../http/params.js';
 import { ADMIN_PREFIXES } from '../http/prefixes.js';
-import {
-  A,
-  C,
-  READ_ERRORS,
-  WRITE_ERRORS,
-  GetJson,
-  type ChannelDeviceIds,
-  type ChannelIds,
-  type ChannelUserIds,
-  type DeviceIds,
-  type UserIds,
-} from '../http/routes.js';
+import { APPLICATION_PATH, CHANNEL_PATH, DEVICE_SUBPATH, READ_ERRORS, WRITE_ERRORS, GetJson } from '../http/routes.js';
 import { RuntimeClient } from '../runtime/runtime.client.js';
 
 const tags = ['Devices'];
-const D = 'users/:userId/devices/:deviceId';
 
 @Controller([...ADMIN_PREFIXES])
 export class DevicesController {
   constructor(private readonly runtime: RuntimeClient) {}
 
-  @GetJson(`${A}/users/:userId/devices`)
+  @GetJson(`${APPLICATION_PATH}/users/:userId/devices`)
   @ApiDoc({ summary: 'List the devices of a user', tags, response: DeviceInfoList, errors: READ_ERRORS })
-  listOfUser(@Scope() scope: CallerScope, @Ids() ids: UserIds) {
+  listOfUser(@Scope() scope: CallerScope, @Ids() ids: UserRef) {
     return this.runtime.query(scope, 'user.devices', ids);
   }
 
-  @GetJson(`${A}/${D}`)
+  @GetJson(`${APPLICATION_PATH}/${DEVICE_SUBPATH}`)
   @ApiDoc({ summary: 'Get device info', tags, response: DeviceInfo, errors: READ_ERRORS })
-  get(@Scope() scope: CallerScope, @Ids() ids: DeviceIds) {
+  get(@Scope() scope: CallerScope, @Ids() ids: DeviceRef) {
     return this.runtime.query(scope, 'device.get', ids);
   }
 
-  @Post(`${A}/${D}/message`)
+  @Post(`${APPLICATION_PATH}/${DEVICE_SUBPATH}/message`)
   @HttpCode(204)
   @ApiDoc({ summary: 'Send a server message to a device', tags, body: MessageBody, status: 204, errors: WRITE_ERRORS })
-  async message(@Scope() scope: CallerScope, @Ids() ids: DeviceIds, @ValidBody(MessageBody) message: MessageBody) {
+  async message(@Scope() scope: CallerScope, @Ids() ids: DeviceRef, @ValidBody(MessageBody) message: MessageBody) {
     await this.runtime.command(scope, { kind: 'message', origin: 'api', target: { level: 'device', ...ids }, message });
   }
 
-  @GetJson(`${C}/devices`)
+  @GetJson(`${CHANNEL_PATH}/devices`)
   @ApiDoc({
     summary: 'List the devices in a channel',
     tags,
     response: DeviceInChannelSnapshotList,
     errors: READ_ERRORS,
   })
-  listInChannel(@Scope() scope: CallerScope, @Ids() ids: ChannelIds) {
+  listInChannel(@Scope() scope: CallerScope, @Ids() ids: ChannelRef) {
     return this.runtime.query(scope, 'channel.devices', ids);
   }
 
-  @GetJson(`${C}/users/:userId/devices`)
+  @GetJson(`${CHANNEL_PATH}/users/:userId/devices`)
   @ApiDoc({
     summary: 'List the devices in a channel owned by a user',
     tags,
     response: DeviceInChannelSnapshotList,
     errors: READ_ERRORS,
   })
-  listInChannelOfUser(@Scope() scope: CallerScope, @Ids() ids: ChannelUserIds) {
+  listInChannelOfUser(@Scope() scope: CallerScope, @Ids() ids: ChannelUserRef) {
     return this.runtime.query(scope, 'channel.user.devices', ids);
   }
 
-  @GetJson(`${C}/${D}`)
+  @GetJson(`${CHANNEL_PATH}/${DEVICE_SUBPATH}`)
   @ApiDoc({
     summary: 'Snapshot of a device in a channel',
     tags,
     response: DeviceInChannelSnapshot,
     errors: READ_ERRORS,
   })
-  getInChannel(@Scope() scope: CallerScope, @Ids() ids: ChannelDeviceIds) {
+  getInChannel(@Scope() scope: CallerScope, @Ids() ids: ChannelDeviceRef) {
     return this.runtime.query(scope, 'channel.device.get', ids);
   }
 
-  @Patch(`${C}/${D}`)
+  @Patch(`${CHANNEL_PATH}/${DEVICE_SUBPATH}`)
   @HttpCode(204)
   @ApiDoc({
     summary: 'Update a device in a channel',
@@ -95,7 +88,7 @@ export class DevicesController {
   })
   async updateInChannel(
     @Scope() scope: CallerScope,
-    @Ids() ids: ChannelDeviceIds,
+    @Ids() ids: ChannelDeviceRef,
     @ValidBody(DeviceInChannelPatch) patch: DeviceInChannelPatch,
   ) {
     await this.runtime.command(scope, {
@@ -105,14 +98,14 @@ export class DevicesController {
     });
   }
 
-  @Delete(`${C}/${D}`)
+  @Delete(`${CHANNEL_PATH}/${DEVICE_SUBPATH}`)
   @HttpCode(204)
   @ApiDoc({ summary: 'Kick a device out of a channel', tags, status: 204, errors: READ_ERRORS })
-  async kick(@Scope() scope: CallerScope, @Ids() ids: ChannelDeviceIds) {
+  async kick(@Scope() scope: CallerScope, @Ids() ids: ChannelDeviceRef) {
     await this.runtime.command(scope, { kind: 'kick', origin: 'api', target: { level: 'channel.device', ...ids } });
   }
 
-  @Post(`${C}/${D}/message`)
+  @Post(`${CHANNEL_PATH}/${DEVICE_SUBPATH}/message`)
   @HttpCode(204)
   @ApiDoc({
     summary: 'Send a server message to a device in a channel',
@@ -123,7 +116,7 @@ export class DevicesController {
   })
   async messageInChannel(
     @Scope() scope: CallerScope,
-    @Ids() ids: ChannelDeviceIds,
+    @Ids() ids: ChannelDeviceRef,
     @ValidBody(MessageBody) message: MessageBody,
   ) {
     await this.runtime.command(scope, {

@@ -3,13 +3,14 @@ import { checkId } from './params.js';
 
 describe('checkId', () => {
   function refusal(value: string) {
+    let thrown: unknown = 'accepted';
     try {
       checkId('channelId', value);
     } catch (e) {
-      expect(e).toBeInstanceOf(DomainError);
-      return (e as DomainError).details;
+      thrown = e;
     }
-    throw new Error('accepted');
+    expect(thrown).toBeInstanceOf(DomainError);
+    return (thrown as DomainError).details;
   }
 
   it('refuses NUL and lone surrogates (which no percent-encoding can carry, but a decoded path might), naming the parameter', () => {

@@ -4,7 +4,6 @@ import type { Static, TSchema } from '@sinclair/typebox';
 
 /** Longest entity id accepted in a path (the ids of the runtime contract are bounded the same way). */
 export const MAX_ID_LENGTH = 256;
-const CONTROL = /[\u0000-\u001f\u007f]/;
 
 function invalidParam(name: string, message: string): DomainError {
   return new DomainError('ValidationFailed', `The path parameter ${name} is invalid.`, [{ field: name, message }]);
@@ -19,8 +18,17 @@ export function checkId(name: string, value: unknown): string {
   if (value.length > MAX_ID_LENGTH) throw invalidParam(name, `must be at most ${MAX_ID_LENGTH} characters`);
   const malformed = malformedText(value);
   if (malformed) throw invalidParam(name, malformed);
-  if (CONTROL.test(value)) throw invalidParam(name, 'must not contain control characters');
+  if (hasControlCharacter(value)) throw invalidParam(name, 'must not contain control characters');
   return value;
+}
+
+/** C0 control characters and DEL: never part of an id (a decoded path may carry them). */
+function hasControlCharacter(value: string): boolean {
+  for (let i = 0; i < value.length; i++) {
+    const code = value.charCodeAt(i);
+    if (code <= 0x1f || code === 0x7f) return true;
+  }
+  return false;
 }
 
 /** Every path parameter of the route, each checked as an entity id (`checkId`), as one object. */
@@ -47,8 +55,8 @@ class UuidPipe implements PipeTransform<unknown, string> {
 }
 
 /**
- * `@Ids() ids: ChannelIds`: the route's path ids (`applicationId`, `channelId`, …), validated, as
- * the object the runtime query or command target takes them in (the id sets are in routes.ts).
+ * `@Ids() ids: ChannelRef`: the route's path ids (`applicationId`, `channelId`, …), validated, as the
+ * object a runtime query or command target takes (the contracts' id chain, `AppRef` … `ConnectionRef`).
  */
 export const Ids = () => Param(IdsPipe);
 export const UuidParam = (name: string) => Param(name, UuidPipe);
@@ -78,10 +86,10 @@ export function optionalInt(name: string, raw: unknown, min: number, max: number
     throw new DomainError('ValidationFailed', `The query parameter ${name} is invalid.`, [
       { field: name, message: 'must be an integer' },
     ]);
-  const n = Number(raw);
-  if (n < min || n > max)
+  const value = Number(raw);
+  if (value < min || value > max)
     throw new DomainError('ValidationFailed', `The query parameter ${name} is invalid.`, [
       { field: name, message: `must be between ${min} and ${max}` },
     ]);
-  return n;
+  return value;
 }

@@ -1,21 +1,23 @@
-import { DomainError, type ErrorCode } from '@switchboard/contracts';
+import { DomainError } from '@switchboard/contracts';
 import { statusOf, type HttpErrorRenderer } from '@switchboard/service-kit';
 
-const TITLES: Record<ErrorCode, string> = {
-  ValidationFailed: 'Bad Request',
-  Unauthorized: 'Unauthorized',
-  Forbidden: 'Forbidden',
-  NotFound: 'Not Found',
-  Conflict: 'Conflict',
-  PayloadTooLarge: 'Payload Too Large',
-  MethodNotAllowed: 'Method Not Allowed',
-  UnsupportedMediaType: 'Unsupported Media Type',
-  UriTooLong: 'URI Too Long',
-  RequestHeaderFieldsTooLarge: 'Request Header Fields Too Large',
-  RequestTimeout: 'Request Timeout',
-  Internal: 'Internal Server Error',
-  Unavailable: 'Service Unavailable',
-  Timeout: 'Gateway Timeout',
+/** The problem title: the reason phrase of the status (HTTP_STATUS_OF gives the status of each code). */
+const TITLES: Record<number, string> = {
+  400: 'Bad Request',
+  401: 'Unauthorized',
+  403: 'Forbidden',
+  404: 'Not Found',
+  405: 'Method Not Allowed',
+  408: 'Request Timeout',
+  409: 'Conflict',
+  413: 'Payload Too Large',
+  414: 'URI Too Long',
+  415: 'Unsupported Media Type',
+  429: 'Too Many Requests',
+  431: 'Request Header Fields Too Large',
+  500: 'Internal Server Error',
+  503: 'Service Unavailable',
+  504: 'Gateway Timeout',
 };
 
 export const PROBLEM_TYPE_BASE = 'https://switchboard.dev/problems/';
@@ -27,7 +29,7 @@ export const renderProblem: HttpErrorRenderer = (error, { path, correlationId })
   if (error.code === 'Internal') error = new DomainError('Internal', 'An internal error occurred.');
   const body: Record<string, unknown> = {
     type: `${PROBLEM_TYPE_BASE}${error.code.replace(/([a-z])([A-Z])/g, '$1-$2').toLowerCase()}`,
-    title: TITLES[error.code],
+    title: TITLES[status] ?? 'Error',
     status,
     detail: error.details.length
       ? `${error.message} ${error.details.map((d) => (d.field ? `${d.field}: ${d.message}` : d.message)).join('; ')}`

@@ -1,38 +1,13 @@
 import { applyDecorators, Get, Header } from '@nestjs/common';
 
-/** Path building blocks of http-contract.md: `C` = a channel, `UDC` = a client by its owners. */
-export const A = 'applications/:applicationId';
-export const C = `${A}/channels/:channelId`;
-export const UDC = 'users/:userId/devices/:deviceId/clients/:clientId';
-
-/** The path ids of the runtime routes, as `@Ids()` gives them. */
-export interface AppIds {
-  applicationId: string;
-}
-export interface ChannelIds extends AppIds {
-  channelId: string;
-}
-export interface UserIds extends AppIds {
-  userId: string;
-}
-export interface DeviceIds extends UserIds {
-  deviceId: string;
-}
-export interface ClientIds extends DeviceIds {
-  clientId: string;
-}
-export interface ChannelUserIds extends ChannelIds {
-  userId: string;
-}
-export interface ChannelDeviceIds extends ChannelUserIds {
-  deviceId: string;
-}
-export interface ChannelClientIds extends ChannelDeviceIds {
-  clientId: string;
-}
-export interface ConnectionIds extends ChannelClientIds {
-  connectionId: string;
-}
+/** Path building blocks of http-contract.md, joined into each route's path. */
+export const APPLICATION_PATH = 'applications/:applicationId';
+export const CHANNEL_PATH = `${APPLICATION_PATH}/channels/:channelId`;
+/** A device by its owner, under an application or a channel path. */
+export const DEVICE_SUBPATH = 'users/:userId/devices/:deviceId';
+/** A client by its owners (user, device), under an application or a channel path. */
+export const CLIENT_SUBPATH = `${DEVICE_SUBPATH}/clients/:clientId`;
+export const CONNECTION_PATH = `${CHANNEL_PATH}/${CLIENT_SUBPATH}/connections/:connectionId`;
 
 /** Error statuses documented on every runtime operation beyond 400/401. */
 export const READ_ERRORS = [403, 404, 503, 504];

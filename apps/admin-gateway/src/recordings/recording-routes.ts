@@ -6,7 +6,7 @@ import {
   type RecordingCommandKind,
   type RecordingQueryKind,
 } from '@switchboard/contracts';
-import { A, C, UDC } from '../http/routes.js';
+import { APPLICATION_PATH, CHANNEL_PATH, CLIENT_SUBPATH, CONNECTION_PATH } from '../http/routes.js';
 
 /**
  * The interface A recording routes of http-contract.md, each mapped 1:1 to a recording-service
@@ -28,9 +28,8 @@ const ConnectionRecordingList = Type.Array(ConnectionRecording, { $id: 'Connecti
 const Count = Type.Integer({ minimum: 0, description: 'Number of recordings' });
 const Text = Type.String();
 
-const R = `${C}/recordings/:channelRecordingId`;
-const CN = `${C}/${UDC}/connections/:connectionId`;
-const CR = `${CN}/recordings/:connectionRecordingId`;
+const CHANNEL_RECORDING_PATH = `${CHANNEL_PATH}/recordings/:channelRecordingId`;
+const CONNECTION_RECORDING_PATH = `${CONNECTION_PATH}/recordings/:connectionRecordingId`;
 
 const list = (path: string, kind: RecordingQueryKind, summary: string): RecordingRoute => ({
   method: 'get',
@@ -51,7 +50,7 @@ const text = (path: string, kind: RecordingQueryKind, summary: string): Recordin
 export const RECORDING_ROUTES: readonly RecordingRoute[] = [
   {
     method: 'get',
-    path: `${A}/recordings`,
+    path: `${APPLICATION_PATH}/recordings`,
     kind: 'channelRecordings.list',
     summary: 'List the channel recordings of an application',
     query: 'window',
@@ -59,7 +58,7 @@ export const RECORDING_ROUTES: readonly RecordingRoute[] = [
   },
   {
     method: 'get',
-    path: `${A}/recordings/count`,
+    path: `${APPLICATION_PATH}/recordings/count`,
     kind: 'channelRecordings.count',
     summary: 'Count the channel recordings of an application',
     query: 'count',
@@ -67,7 +66,7 @@ export const RECORDING_ROUTES: readonly RecordingRoute[] = [
   },
   {
     method: 'get',
-    path: `${C}/recordings`,
+    path: `${CHANNEL_PATH}/recordings`,
     kind: 'channel.recordings.list',
     summary: 'List the recordings of a channel',
     query: 'window',
@@ -75,7 +74,7 @@ export const RECORDING_ROUTES: readonly RecordingRoute[] = [
   },
   {
     method: 'get',
-    path: `${C}/recordings/count`,
+    path: `${CHANNEL_PATH}/recordings/count`,
     kind: 'channel.recordings.count',
     summary: 'Count the recordings of a channel',
     query: 'count',
@@ -83,105 +82,117 @@ export const RECORDING_ROUTES: readonly RecordingRoute[] = [
   },
   {
     method: 'get',
-    path: R,
+    path: CHANNEL_RECORDING_PATH,
     kind: 'channelRecording.get',
     summary: 'Get a channel recording with its connection recordings',
     response: ChannelRecording,
   },
   {
     method: 'patch',
-    path: R,
+    path: CHANNEL_RECORDING_PATH,
     kind: 'channelRecording.update',
     summary: 'Update the expiry of a channel recording',
     body: ChannelRecordingPatch,
   },
   {
     method: 'delete',
-    path: R,
+    path: CHANNEL_RECORDING_PATH,
     kind: 'channelRecording.delete',
     summary: 'Delete a channel recording (and its files when the recording says deleteFiles)',
   },
-  text(`${R}/muxjson`, 'channelRecording.muxJson', 'The JSON of a channel recording for the mux tool'),
-  text(`${R}/url`, 'channelRecording.url', 'Signed, expiring URL of the muxed file'),
-  text(`${R}/audiourl`, 'channelRecording.audioUrl', 'Signed, expiring URL of the audio file'),
-  text(`${R}/videourl`, 'channelRecording.videoUrl', 'Signed, expiring URL of the video file'),
+  text(
+    `${CHANNEL_RECORDING_PATH}/muxjson`,
+    'channelRecording.muxJson',
+    'The JSON of a channel recording for the mux tool',
+  ),
+  text(`${CHANNEL_RECORDING_PATH}/url`, 'channelRecording.url', 'Signed, expiring URL of the muxed file'),
+  text(`${CHANNEL_RECORDING_PATH}/audiourl`, 'channelRecording.audioUrl', 'Signed, expiring URL of the audio file'),
+  text(`${CHANNEL_RECORDING_PATH}/videourl`, 'channelRecording.videoUrl', 'Signed, expiring URL of the video file'),
   list(
-    `${A}/connectionrecordings`,
+    `${APPLICATION_PATH}/connectionrecordings`,
     'application.connectionRecordings.list',
     'List the connection recordings of an application',
   ),
   list(
-    `${A}/users/:userId/connectionrecordings`,
+    `${APPLICATION_PATH}/users/:userId/connectionrecordings`,
     'user.connectionRecordings.list',
     'List the connection recordings of a user',
   ),
   list(
-    `${A}/users/:userId/devices/:deviceId/connectionrecordings`,
+    `${APPLICATION_PATH}/users/:userId/devices/:deviceId/connectionrecordings`,
     'device.connectionRecordings.list',
     'List the connection recordings of a device',
   ),
   list(
-    `${A}/${UDC}/connectionrecordings`,
+    `${APPLICATION_PATH}/${CLIENT_SUBPATH}/connectionrecordings`,
     'client.connectionRecordings.list',
     'List the connection recordings of a client',
   ),
-  list(`${C}/connectionrecordings`, 'channel.connectionRecordings.list', 'List the connection recordings in a channel'),
   list(
-    `${C}/users/:userId/connectionrecordings`,
+    `${CHANNEL_PATH}/connectionrecordings`,
+    'channel.connectionRecordings.list',
+    'List the connection recordings in a channel',
+  ),
+  list(
+    `${CHANNEL_PATH}/users/:userId/connectionrecordings`,
     'channel.user.connectionRecordings.list',
     'List the connection recordings of a user in a channel',
   ),
   list(
-    `${C}/users/:userId/devices/:deviceId/connectionrecordings`,
+    `${CHANNEL_PATH}/users/:userId/devices/:deviceId/connectionrecordings`,
     'channel.device.connectionRecordings.list',
     'List the connection recordings of a device in a channel',
   ),
   list(
-    `${C}/${UDC}/connectionrecordings`,
+    `${CHANNEL_PATH}/${CLIENT_SUBPATH}/connectionrecordings`,
     'channel.client.connectionRecordings.list',
     'List the connection recordings of a client in a channel',
   ),
-  list(`${CN}/recordings`, 'connection.connectionRecordings.list', 'List the recordings of a connection'),
+  list(`${CONNECTION_PATH}/recordings`, 'connection.connectionRecordings.list', 'List the recordings of a connection'),
   list(
-    `${R}/connectionrecordings`,
+    `${CHANNEL_RECORDING_PATH}/connectionrecordings`,
     'channelRecording.connectionRecordings.list',
     'List the connection recordings of a channel recording',
   ),
   list(
-    `${R}/users/:userId/connectionrecordings`,
+    `${CHANNEL_RECORDING_PATH}/users/:userId/connectionrecordings`,
     'channelRecording.user.connectionRecordings.list',
     'List the connection recordings of a user in a channel recording',
   ),
   list(
-    `${R}/users/:userId/devices/:deviceId/connectionrecordings`,
+    `${CHANNEL_RECORDING_PATH}/users/:userId/devices/:deviceId/connectionrecordings`,
     'channelRecording.device.connectionRecordings.list',
     'List the connection recordings of a device in a channel recording',
   ),
   list(
-    `${R}/${UDC}/connectionrecordings`,
+    `${CHANNEL_RECORDING_PATH}/${CLIENT_SUBPATH}/connectionrecordings`,
     'channelRecording.client.connectionRecordings.list',
     'List the connection recordings of a client in a channel recording',
   ),
   list(
-    `${R}/${UDC}/connections/:connectionId/recordings`,
+    `${CHANNEL_RECORDING_PATH}/${CLIENT_SUBPATH}/connections/:connectionId/recordings`,
     'channelRecording.connection.connectionRecordings.list',
     'List the connection recordings of a connection in a channel recording',
   ),
   {
     method: 'get',
-    path: CR,
+    path: CONNECTION_RECORDING_PATH,
     kind: 'connectionRecording.get',
     summary: 'Get a connection recording',
     response: ConnectionRecording,
   },
-  text(`${CR}/muxjson`, 'connectionRecording.muxJson', 'The JSON of a connection recording for the mux tool'),
   text(
-    `${CR}/audiourl`,
+    `${CONNECTION_RECORDING_PATH}/muxjson`,
+    'connectionRecording.muxJson',
+    'The JSON of a connection recording for the mux tool',
+  ),
+  text(
+    `${CONNECTION_RECORDING_PATH}/audiourl`,
     'connectionRecording.audioUrl',
     'Signed, expiring URL of the audio file of a connection recording',
   ),
   text(
-    `${CR}/videourl`,
+    `${CONNECTION_RECORDING_PATH}/videourl`,
     'connectionRecording.videoUrl',
     'Signed, expiring URL of the video file of a connection recording',
   ),

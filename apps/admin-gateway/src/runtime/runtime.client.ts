@@ -13,16 +13,8 @@ import { requireOperator } from '../auth/scope.decorator.js';
 import type { GatewayConfig } from '../config.js';
 
 /**
- * The gateway's face of runtime-registry: every interface A read is one `runtime-registry.v1.query`
- * with a `kind`, every update, kick and message one `runtime-registry.v1.command`. Both carry the
- * caller's scope; the registry answers another organization's entities as NotFound.
- *
- * A read resolves with the registry's answer as JSON text (the registry validated and serialized
- * it, `RuntimeQueryResult<K>` of the contract): the HTTP body as is, never parsed and re-serialized
- * here. Routes that answer it are declared with `@GetJson` (see http/routes.ts). Identical reads
- * of one event-loop turn (same caller scope, same query) share one request (`shareWithinTurn`,
- * unless ADMIN_SHARE_READS is false): dashboards polling the same snapshot cost the registry one
- * read per turn, not one per poll.
+ * Interface A's face of runtime-registry: a read is one `query`, a write one `command`, both with the
+ * caller's scope. A read answers the registry's JSON text as is, shared within a turn (README: memory).
  */
 @Injectable()
 export class RuntimeClient {

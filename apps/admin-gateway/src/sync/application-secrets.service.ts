@@ -14,11 +14,8 @@ import type { GatewayConfig } from '../config.js';
 const MAX_ENTRIES = 10000;
 
 /**
- * Shared secrets of applications, fetched from management-api (`management-api.v1.applications.resolve`)
- * and kept per replica (service-kit's ApplicationCache): an entry lives at most
- * APPLICATION_CACHE_TTL_MS and is dropped as soon as `management-api.v1.applications.changed` names
- * its application. Concurrent look-ups of one application share one request; an answer that raced
- * with a change is not kept.
+ * Shared secrets of applications from management-api, kept per replica until APPLICATION_CACHE_TTL_MS
+ * or an `applications.changed` notice; an answer that raced with a change is not kept.
  */
 @Injectable()
 export class ApplicationSecrets implements OnApplicationBootstrap, OnModuleDestroy {

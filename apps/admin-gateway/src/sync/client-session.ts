@@ -57,11 +57,8 @@ export class ClientSession {
   /** Batches of this client's requests that change the edge state being handled (prepared, not answered yet). */
   busy = 0;
   /**
-   * Reports a reconcile pass is sending for this client (what the registry holds and the session
-   * does not: `client.leave`, `connection.close`), until answered; never rejects. The session is
-   * busy meanwhile, and its own reports (its requests, its unregister) wait for them: the registry
-   * runs the sequences of a batch concurrently, so a join of the same channel sent meanwhile could
-   * otherwise be applied before the leave and be undone by it (see SessionReconciler).
+   * The removals a reconcile pass is reporting for this client, until answered (never rejects). The
+   * session's own reports wait for them: a join sent meanwhile must not overtake the leave.
    */
   corrections?: Promise<void>;
 
@@ -127,6 +124,9 @@ export class ClientSession {
         this.tag = push.tag;
         this.roles = push.roles;
         return true;
+      // Nothing of the edge state: a message is delivered as is, `unregistered` ends the session (SessionStore).
+      case 'message':
+      case 'unregistered':
       default:
         return true;
     }
@@ -137,6 +137,16 @@ export class ClientSession {
   }
 
   describeConnections(): SyncConnectionState[] {
-    return [...this.connections.values()].map(({ settingsVersion: _, ...c }) => c);
+    // Without settingsVersion, which is the edge's bookkeeping, not the client's business.
+    return [...this.connections.values()].map((connection) => ({
+      connectionId: connection.connectionId,
+      channelId: connection.channelId,
+      type: connection.type,
+      state: connection.state,
+      localAudioMuted: connection.localAudioMuted,
+      localVideoMuted: connection.localVideoMuted,
+      mediaServerId: connection.mediaServerId,
+      settings: connection.settings,
+    }));
   }
 }

@@ -7,6 +7,7 @@ import { liveSwitchTokenVectors, type LiveSwitchTokenVector } from '@switchboard
 import type { GatewayConfig } from '../config.js';
 import type { ApplicationSecrets } from './application-secrets.service.js';
 import { ClientTokenVerifier } from './client-token.verifier.js';
+import { syncRefusal } from './sync.errors.js';
 
 const vectors = liveSwitchTokenVectors();
 
@@ -44,11 +45,17 @@ describe('ClientTokenVerifier with LiveSwitch SDK tokens', () => {
     expect(verified.payload).toEqual(JSON.parse(Buffer.from(vector.token.split('.')[1]!, 'base64').toString('utf8')));
   });
 
-  const refusedAsInvalid = async (vector: LiveSwitchTokenVector, token: string) =>
-    expect(verifierFor(vector).verify(token, vector.type)).rejects.toMatchObject({
-      code: 'TokenInvalid',
-      closeCode: SYNC_CLOSE_CODES.tokenInvalid,
-    });
+  /** How the /sync edge answers the verifier's verdict on the token ('accepted': no refusal). */
+  const refusalOf = async (vector: LiveSwitchTokenVector, token: string) =>
+    syncRefusal(
+      await verifierFor(vector)
+        .verify(token, vector.type)
+        .then(
+          () => 'accepted',
+          (e: unknown) => e,
+        ),
+    );
+  const refusedAsInvalid = { body: { code: 'TokenInvalid' }, closeCode: SYNC_CLOSE_CODES.tokenInvalid };
 
   it('refuses a changed payload, a changed signature character and a stripped non-trailing character', async () => {
     for (const vector of [...vectors.filter((v) => v.signatureStripped).slice(0, 3), vectors[0]!]) {
@@ -57,11 +64,13 @@ describe('ClientTokenVerifier with LiveSwitch SDK tokens', () => {
         Buffer.from(payload, 'base64').toString('utf8').replace('"applicationId"', '"nbf":1,"applicationId"'),
         'utf8',
       ).toString('base64');
-      await refusedAsInvalid(vector, `${header}.${changedPayload}.${signature}`);
+      expect(await refusalOf(vector, `${header}.${changedPayload}.${signature}`)).toMatchObject(refusedAsInvalid);
       const flipped = signature.slice(0, 10) + (signature[10] === 'x' ? 'y' : 'x') + signature.slice(11);
-      await refusedAsInvalid(vector, `${header}.${payload}.${flipped}`);
-      await refusedAsInvalid(vector, `${header}.${payload}.${signature.slice(0, 5)}${signature.slice(6)}`);
-      await refusedAsInvalid(vector, `${header}.${payload}.${signature}AA`);
+      expect(await refusalOf(vector, `${header}.${payload}.${flipped}`)).toMatchObject(refusedAsInvalid);
+      expect(
+        await refusalOf(vector, `${header}.${payload}.${signature.slice(0, 5)}${signature.slice(6)}`),
+      ).toMatchObject(refusedAsInvalid);
+      expect(await refusalOf(vector, `${header}.${payload}.${signature}AA`)).toMatchObject(refusedAsInvalid);
     }
   });
 });

@@ -29,14 +29,8 @@ interface PendingSequence {
 const MAX_BATCH_BYTES = 256 * 1024;
 
 /**
- * Reports what happens at the edge to runtime-registry (`runtime-registry.v1.edge`).
- *
- * `sequence` reports the queued requests of one socket, in order; the sequences of every socket
- * handed over during one event loop turn travel in one batch request (EdgeBatch), so a burst of
- * clients costs one NATS round trip (and one registry dispatch) rather than one per frame.
- *
- * `sessions` reads what the registry holds for some of this replica's clients, `gatewayClients` the
- * clients it holds as registered through this replica (see SessionReconciler).
+ * Reports what happens at the edge to runtime-registry (`runtime-registry.v1.edge`). The sequences of
+ * one event-loop turn travel in one batch request: a burst of clients costs one NATS round trip.
  */
 @Injectable()
 export class EdgeClient {

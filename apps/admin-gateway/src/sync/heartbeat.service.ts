@@ -67,13 +67,13 @@ export class HeartbeatService implements OnApplicationBootstrap, BeforeApplicati
   private async beat(active = true): Promise<void> {
     try {
       let timer: NodeJS.Timeout | undefined;
-      const nc = await Promise.race([
+      const connection = await Promise.race([
         this.nats.connection$(),
         new Promise<never>((_, reject) => {
           timer = setTimeout(() => reject(new Error('NATS is not connected')), this.config.gatewayHeartbeatIntervalMs);
         }),
       ]).finally(() => clearTimeout(timer));
-      nc.publish(
+      connection.publish(
         this.nats.subject(RuntimeSubjects.heartbeat),
         encodeNatsEvent(RuntimeSubjects.heartbeat, this.heartbeat(active)),
       );

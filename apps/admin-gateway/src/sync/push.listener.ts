@@ -8,11 +8,8 @@ import { SessionStore } from './session.store.js';
 import { SyncMetrics } from './sync.metrics.js';
 
 /**
- * Listens on `pushSubject(namespace, gatewayId)` (this replica only) and hands each delivery of a
- * PushBatch to the client's session: the push changes the edge state (kicks, settings, claims,
- * identity) and goes to the socket as a `push` frame; `unregistered` ends the session and closes
- * the socket (4010). Deliveries for clients this replica does not hold, and settings pushes older
- * than the ones a connection has (`version`), are counted and dropped.
+ * Hands the pushes for this replica's clients (`pushSubject(namespace, gatewayId)`) to SessionStore#push.
+ * Pushes for clients it does not hold, and stale settings pushes, are counted and dropped.
  */
 @Injectable()
 export class PushListener implements OnApplicationBootstrap {

@@ -1,20 +1,7 @@
 /**
- * The edge converges after pushes were lost: the real runtime-registry (its own process, on the
- * jest run's NATS and Redis), gateways in this process, management-api's application resolution
- * answered by a stub. One gateway reaches NATS through a TCP proxy the test cuts (a network blip):
- * kicks, settings and client updates made meanwhile are pushed to nobody, and once the gateway's
- * NATS connection is back its reconcile pass gives the client what the lost pushes would have.
- * Another gateway checks its clients periodically: changes the registry made without a push reach
- * its clients too; a client busy with requests while passes run gets nothing it should not; a
- * settings push newer than what the passes read is not rolled back. A gateway holding 501 clients
- * reads them in two requests per pass. What the registry holds and a session does not (a join and
- * opens the registry applied while their answers were lost, reported here straight to it) is left
- * and closed by the passes; a join or open applied while its answer is still awaited (a proxy holds
- * back the registry's answers to a gateway) is not. A registration through a gateway that it has no
- * session for (a register applied while its answer was lost, reported here straight to the
- * registry) is unregistered by its scans, the registrations of its sessions are not. The leaves and
- * closes of a session carry its session id, so a stale correction (sent after the client registered
- * again in another session) changes nothing in the newer registration.
+ * The edge converges after pushes were lost: the real runtime-registry, gateways in this process, one
+ * of them reaching NATS through a TCP proxy the test cuts. What each case covers is listed in the
+ * gateway's README (Tests).
  */
 import { RequestError, NoRespondersError, connect, type NatsConnection } from '@nats-io/transport-node';
 import {

@@ -1,20 +1,23 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { SYNC_CLOSE_CODES, type ClientRef, type EdgeReport, type ServerPush } from '@switchboard/contracts';
+import {
+  DomainError,
+  SYNC_CLOSE_CODES,
+  type ClientRef,
+  type EdgeReport,
+  type ServerPush,
+} from '@switchboard/contracts';
 import { JsonLogger, SERVICE_CONFIG } from '@switchboard/service-kit';
 import type { GatewayConfig } from '../config.js';
 import { ClientSession, clientKey } from './client-session.js';
 import { EdgeClient } from './edge.client.js';
 import { GATEWAY_ID } from './gateway-identity.js';
-import { SyncError } from './sync.errors.js';
+import { jittered } from './jitter.js';
 import { SyncMetrics } from './sync.metrics.js';
 import type { SyncSocket } from './sync-socket.js';
 
 /**
- * The clients this replica holds, and their life cycle: attach a socket (taking over from an older
- * socket of the same client), detach on a drop (grace period, then unregister), deliver pushes
- * (kept while detached, bounded), end (unregister with the registry, or on the registry's word).
- * An unregister the registry did not take is kept (a tombstone, bounded) and sent again until it
- * does: otherwise the client would stay registered, with its connections, as long as this replica lives.
+ * The clients this replica holds: attach, detach (grace period), pushes, end. An unregister the registry
+ * did not take is kept and sent again: else the client would stay registered while this replica lives.
  */
 @Injectable()
 export class SessionStore {
@@ -200,7 +203,7 @@ export class SessionStore {
 
   /**
    * Unregisters a registration of the client through this replica that it has no session for (a
-   * register whose answer was lost, see SessionReconciler#ghosts): `sessionId` that registration's
+   * register whose answer was lost, see GhostRegistrations): `sessionId` that registration's
    * (absent: it names none). Kept pending like the unregister of an ended session: sent again until
    * the registry takes it, and a new session of the client waits for it (`settle`). `taken` is called
    * once the registry took it. False (nothing sent): the replica has the client now (`holds`).
@@ -336,7 +339,7 @@ export class SessionStore {
     const pending = this.unregisters.get(clientKey(ref));
     if (!pending || (await this.attempt(pending))) return;
     this.scheduleRetry();
-    throw new SyncError(
+    throw new DomainError(
       'Unavailable',
       'The previous session of this client is not unregistered yet (the registry did not answer): register again in a moment.',
     );
@@ -459,11 +462,6 @@ interface PendingUnregister {
 const RETRY_BATCH = 1000;
 /** The delay between retry passes doubles up to this (or SYNC_UNREGISTER_RETRY_MS, if larger). */
 const MAX_RETRY_DELAY_MS = 10000;
-
-/** ±20 %: the gateway replicas (and passes) that failed together do not retry in step. */
-function jittered(ms: number): number {
-  return Math.round(ms * (0.8 + Math.random() * 0.4));
-}
 
 /** The promise's value, or undefined once `deadline` (epoch ms) passed first. */
 async function beforeDeadline<T>(promise: Promise<T>, deadline: number): Promise<T | undefined> {

@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 import WebSocket from 'ws';
 import * as wsModule from 'ws';
 import type { ClientSession } from './client-session.js';
-import type { SyncError } from './sync.errors.js';
+import type { DomainError } from '@switchboard/contracts';
 
 /** ws' framing (a named export of ws, missing from @types/ws): the bytes of one unmasked frame. */
 const { Sender } = wsModule as unknown as {
@@ -42,7 +42,7 @@ export interface RefusedFrame {
   id: string | number | null;
   /** The request type (`invalid`: not a request frame; null: not JSON), for the metrics. */
   type: SyncRequestType | 'invalid' | null;
-  refusal: SyncError;
+  refusal: DomainError;
   bytes?: undefined;
 }
 

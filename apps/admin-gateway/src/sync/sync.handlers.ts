@@ -1,70 +1,32 @@
 import { Inject, Injectable } from '@nestjs/common';
 import {
-  canTransition,
-  type DomainError,
-  type EdgeReport,
-  CONNECTION_TRANSITIONS,
-  isTerminalState,
+  DomainError,
   SYNC_PROTOCOL_VERSION,
-  type ChannelClaim,
-  type EffectiveSettings,
   type MessageBody,
-  type StreamDescription,
   type SyncRegisterResult,
   type SyncRequestDataOf,
   type SyncRequestType,
   type SyncResults,
-  type SyncStreams,
 } from '@switchboard/contracts';
 import { randomUUID } from 'node:crypto';
-import { ClientSession, type EdgeConnection } from './client-session.js';
+import { ClientSession } from './client-session.js';
 import { ClientTokenVerifier } from './client-token.verifier.js';
 import { GATEWAY_ID } from './gateway-identity.js';
 import { SessionStore } from './session.store.js';
-import { SyncError } from './sync.errors.js';
+import { AWAIT_ANSWERS, NO_SETTINGS, type Step } from './sync-step.js';
+import {
+  changeState,
+  closeConnection,
+  connectionStats,
+  joinedClaim,
+  openConnection,
+  updateConnection,
+} from './connection-steps.js';
 import type { SyncSocket } from './sync-socket.js';
 
-const NO_SETTINGS = {
-  recording: false,
-  recordingTag: null,
-  audioMuted: false,
-  videoMuted: false,
-  audioUnmuteDisabled: false,
-  videoUnmuteDisabled: false,
-};
-
-const sends = (direction: string | undefined) => direction === 'sendrecv' || direction === 'sendonly';
-
-/** What the registry answered to a report (fields absent when it answered less). */
-type Answer = Record<string, unknown>;
-
 /**
- * One request, prepared: the edge's checks passed and its change of the edge state is applied in
- * advance, so the requests queued after it are checked against the state they would see if it
- * had been answered already (requests of a socket are handled as if one after the other).
- */
-export interface Step {
-  /** Reported to runtime-registry; absent: answered by the edge alone. */
-  report?: EdgeReport;
-  /** Once the registry accepted the report (or at once): the result data. May throw (an error frame). */
-  finish(answer: Answer): unknown;
-  /** Reverts the change applied in advance: the registry refused this report or one before it. */
-  undo?(): void;
-  /**
-   * The error frame for the registry's refusal of this report, when the request names its own (else the registry's).
-   */
-  refused?(error: DomainError): SyncError | undefined;
-}
-
-/** Returned by `prepare` when the request depends on an answer still awaited: prepare it again after. */
-export const AWAIT_ANSWERS = Symbol('await-answers');
-
-/**
- * What each `/sync` request does. The edge enforces what it can know locally (registration, channel
- * claims, the connection state machine, unmute-disabled settings) before it reports to
- * runtime-registry. `prepare` checks a request and applies its change of the edge state in
- * advance; SyncServer reports the prepared requests of a socket together and, should the registry
- * refuse one, undoes it and everything prepared after it (see docs/sync-protocol.md).
+ * What each `/sync` request does: `prepare` checks what the edge knows locally and applies the change in
+ * advance, so SyncServer can report a socket's requests together and undo them (README: the /sync edge).
  */
 @Injectable()
 export class SyncHandlers {
@@ -99,28 +61,29 @@ export class SyncHandlers {
       case 'leave':
         return this.leave(session, data as SyncRequestDataOf<'leave'>);
       case 'connection.open':
-        return this.openConnection(session, data as SyncRequestDataOf<'connection.open'>);
+        return openConnection(session, data as SyncRequestDataOf<'connection.open'>);
       case 'connection.state':
-        return this.changeState(session, data as SyncRequestDataOf<'connection.state'>);
+        return changeState(session, data as SyncRequestDataOf<'connection.state'>);
       case 'connection.update':
-        return this.updateConnection(session, data as SyncRequestDataOf<'connection.update'>);
+        return updateConnection(session, data as SyncRequestDataOf<'connection.update'>);
       case 'connection.close':
-        return this.closeConnection(session, data as SyncRequestDataOf<'connection.close'>);
+        return closeConnection(session, data as SyncRequestDataOf<'connection.close'>);
       case 'stats':
-        return this.stats(session, data as SyncRequestDataOf<'stats'>);
+        return connectionStats(session, data as SyncRequestDataOf<'stats'>);
       case 'message':
         return this.message(session, data as SyncRequestDataOf<'message'>);
       case 'client.update':
         return this.updateClient(session, data as SyncRequestDataOf<'client.update'>);
+      case 'unregister': // SyncServer handles it on its own, never prepared
       default:
-        throw new SyncError('InvalidFrame', `Unknown request type ${String(type)}.`);
+        throw new DomainError('InvalidFrame', `Unknown request type ${String(type)}.`);
     }
   }
 
   private registered(socket: SyncSocket): ClientSession {
     const session = socket.session;
     if (!session || session.ended)
-      throw new SyncError('NotRegistered', 'Register first: the first request of a socket is `register`.');
+      throw new DomainError('NotRegistered', 'Register first: the first request of a socket is `register`.');
     return session;
   }
 
@@ -130,7 +93,7 @@ export class SyncHandlers {
 
   private async register(socket: SyncSocket, data: SyncRequestDataOf<'register'>): Promise<Step> {
     if (socket.session || socket.registering)
-      throw new SyncError('AlreadyRegistered', 'This socket has registered already.');
+      throw new DomainError('AlreadyRegistered', 'This socket has registered already.');
     socket.registering = true;
     try {
       const { payload, application } = await this.tokens.verify(data.token, 'register', {
@@ -147,7 +110,7 @@ export class SyncHandlers {
       if (!existing || existing.ended) {
         // A new session: the previous one's unregister goes first, if the registry has not taken it
         // yet, and so does the unregister of a registration of the client this replica had no
-        // session for (SessionReconciler#ghosts). Checked again right before the session is added
+        // session for (GhostRegistrations). Checked again right before the session is added
         // (in the same turn): one that came meanwhile is waited for too.
         do await this.store.settle(ref);
         while (this.store.unregistering(ref));
@@ -242,7 +205,7 @@ export class SyncHandlers {
   private async join(session: ClientSession, data: SyncRequestDataOf<'join'>): Promise<Step> {
     const { channelId } = data;
     if (session.channels.has(channelId))
-      throw new SyncError('AlreadyJoined', `The client has joined channel ${channelId} already.`);
+      throw new DomainError('AlreadyJoined', `The client has joined channel ${channelId} already.`);
     let claims = session.claims;
     if (data.token !== undefined) {
       // Expired, tampered or another application's: an error frame and the socket closed (4001-4003), as at register.
@@ -251,7 +214,7 @@ export class SyncHandlers {
       for (const field of ['userId', 'deviceId', 'clientId'] as const) {
         const value = payload[field];
         if (value !== undefined && value !== null && value !== session.ref[field]) {
-          throw new SyncError('TokenInvalid', 'The join token is for another client.', [
+          throw new DomainError('TokenForAnotherClient', 'The join token is for another client.', [
             { field, message: 'does not match the registered client' },
           ]);
         }
@@ -260,7 +223,7 @@ export class SyncHandlers {
     }
     const claim = claims.find((c) => c.id === channelId);
     if (!claim)
-      throw new SyncError('Forbidden', `The client holds no claim for channel ${channelId}.`, [
+      throw new DomainError('Forbidden', `The client holds no claim for channel ${channelId}.`, [
         { field: 'channelId', message: 'not claimed by the token' },
       ]);
     const previousClaims = session.claims;
@@ -289,7 +252,7 @@ export class SyncHandlers {
 
   private leave(session: ClientSession, data: SyncRequestDataOf<'leave'>): Step {
     const { channelId } = data;
-    const claim = this.joined(session, channelId);
+    const claim = joinedClaim(session, channelId);
     const connections = session.connectionsIn(channelId);
     session.leaveLocally(channelId);
     return {
@@ -303,257 +266,14 @@ export class SyncHandlers {
     };
   }
 
-  private joined(session: ClientSession, channelId: string): ChannelClaim {
-    const claim = session.channels.get(channelId);
-    if (!claim)
-      throw new SyncError('NotJoined', `The client has not joined channel ${channelId}.`, [
-        { field: 'channelId', message: 'not joined' },
-      ]);
-    return claim;
-  }
-
   // -------------------------------------------------------------------------------------------
-  // Connections
+  // Messages
   // -------------------------------------------------------------------------------------------
-
-  private checkStreams(claim: ChannelClaim, streams: SyncStreams | undefined): void {
-    if (!streams) return;
-    const refused: Array<{ field: string; message: string }> = [];
-    if (claim.disableSendAudio && sends(streams.audio?.direction))
-      refused.push({ field: 'streams.audio.direction', message: 'sending audio is disabled by the channel claim' });
-    if (claim.disableSendVideo && sends(streams.video?.direction))
-      refused.push({ field: 'streams.video.direction', message: 'sending video is disabled by the channel claim' });
-    if (claim.disableSendData && sends(streams.data?.direction))
-      refused.push({ field: 'streams.data.direction', message: 'sending data is disabled by the channel claim' });
-    if (refused.length) throw new SyncError('Forbidden', 'The channel claim does not allow these streams.', refused);
-  }
-
-  private openConnection(session: ClientSession, data: SyncRequestDataOf<'connection.open'>): Step {
-    const claim = this.joined(session, data.channelId);
-    const disabled = { sfu: claim.disableSfu, mcu: claim.disableMcu, peer: claim.disablePeer }[data.type];
-    if (disabled)
-      throw new SyncError('Forbidden', `The channel claim does not allow ${data.type} connections.`, [
-        { field: 'type', message: 'disabled by the channel claim' },
-      ]);
-    this.checkStreams(claim, data.streams);
-    const connectionId = data.connectionId ?? randomUUID();
-    if (session.connections.has(connectionId))
-      throw new SyncError('Conflict', `Connection ${connectionId} exists already.`, [
-        { field: 'connectionId', message: 'in use' },
-      ]);
-    const streams: StreamDescription = {
-      audio: data.streams.audio ?? null,
-      video: data.streams.video ?? null,
-      data: data.streams.data ?? null,
-    };
-    // Settings null until the registry answers (a request that needs them waits for the answer).
-    const connection: EdgeConnection = {
-      connectionId,
-      channelId: data.channelId,
-      type: data.type,
-      state: 'new',
-      localAudioMuted: data.streams.audio?.muted ?? false,
-      localVideoMuted: data.streams.video?.muted ?? false,
-      mediaServerId: null,
-      settings: null,
-      settingsVersion: null,
-    };
-    session.connections.set(connectionId, connection);
-    return {
-      report: {
-        kind: 'connection.open',
-        client: session.ref,
-        channelId: data.channelId,
-        connectionId,
-        type: data.type,
-        tag: data.tag ?? null,
-        streams,
-        remoteConnectionId: data.remoteConnectionId ?? null,
-      },
-      finish: (answer) => {
-        // A settings push that arrived before this answer comes from a write the registry applied
-        // after the open (it found the connection): newer than the answer's settings, it stays.
-        if (connection.settings === null)
-          connection.settings = (answer.settings as EffectiveSettings | undefined) ?? NO_SETTINGS;
-        const settings = connection.settings;
-        connection.mediaServerId = (answer.mediaServerId as string | null | undefined) ?? null;
-        // Kicked (the connection or its channel) while the registry answered: the connection is gone
-        // already. Not when a request queued after this one closed it or left the channel.
-        if (session.kicked.has(connection))
-          throw new SyncError('NotJoined', `The client left channel ${data.channelId} meanwhile.`);
-        return {
-          connectionId,
-          channelId: data.channelId,
-          state: 'new' as const,
-          mediaServerId: connection.mediaServerId,
-          settings,
-        };
-      },
-      undo: () => {
-        if (session.connections.get(connectionId) === connection) session.connections.delete(connectionId);
-      },
-    };
-  }
-
-  private connection(session: ClientSession, connectionId: string): EdgeConnection {
-    const connection = session.connections.get(connectionId);
-    if (!connection)
-      throw new SyncError('UnknownConnection', `The client has no open connection ${connectionId}.`, [
-        { field: 'connectionId', message: 'unknown' },
-      ]);
-    return connection;
-  }
-
-  /** Forgets a connection in advance (final state, close); the undo puts it back. */
-  private forget(session: ClientSession, connection: EdgeConnection): () => void {
-    session.connections.delete(connection.connectionId);
-    return () => {
-      if (!session.connections.has(connection.connectionId) && session.channels.has(connection.channelId))
-        session.connections.set(connection.connectionId, connection);
-    };
-  }
-
-  private changeState(session: ClientSession, data: SyncRequestDataOf<'connection.state'>): Step {
-    const connection = this.connection(session, data.connectionId);
-    const from = connection.state;
-    if (!canTransition(from, data.state)) {
-      const allowed = CONNECTION_TRANSITIONS[from];
-      throw new SyncError('InvalidTransition', `A connection cannot go from ${from} to ${data.state}.`, [
-        {
-          field: 'state',
-          message: allowed.length ? `from ${from} only ${allowed.join(', ')} may follow` : `${from} is final`,
-        },
-      ]);
-    }
-    connection.state = data.state;
-    const restore = isTerminalState(data.state) ? this.forget(session, connection) : undefined;
-    return {
-      report: {
-        kind: 'connection.state',
-        client: session.ref,
-        channelId: connection.channelId,
-        connectionId: connection.connectionId,
-        state: data.state,
-        error: data.error ?? null,
-        // Only while this registration (session) holds the client, as its leaves and closes.
-        sessionId: session.sessionId,
-      },
-      finish: () => ({ connectionId: connection.connectionId, state: data.state }),
-      undo: () => {
-        connection.state = from;
-        restore?.();
-      },
-    };
-  }
-
-  private updateConnection(
-    session: ClientSession,
-    data: SyncRequestDataOf<'connection.update'>,
-  ): Step | typeof AWAIT_ANSWERS {
-    const connection = this.connection(session, data.connectionId);
-    const settings = connection.settings;
-    // Unmuting what the client muted itself needs the settings the open's answer brings. Without them
-    // (and for an operator's mute the edge has not heard of yet) the registry's check decides.
-    const unmutingOwn =
-      (data.localAudioMuted === false && connection.localAudioMuted) ||
-      (data.localVideoMuted === false && connection.localVideoMuted);
-    if (unmutingOwn && settings === null) return AWAIT_ANSWERS;
-    // Muted by the client itself or by an operator (the effective settings), unmuting may be disabled.
-    const refused: Array<{ field: string; message: string }> = [];
-    if (
-      settings &&
-      data.localAudioMuted === false &&
-      (connection.localAudioMuted || settings.audioMuted) &&
-      settings.audioUnmuteDisabled
-    )
-      refused.push({ field: 'localAudioMuted', message: 'unmuting audio is disabled' });
-    if (
-      settings &&
-      data.localVideoMuted === false &&
-      (connection.localVideoMuted || settings.videoMuted) &&
-      settings.videoUnmuteDisabled
-    )
-      refused.push({ field: 'localVideoMuted', message: 'unmuting video is disabled' });
-    if (refused.length) throw new SyncError('UnmuteDisabled', 'Unmuting is disabled for this connection.', refused);
-    const claim = session.channels.get(connection.channelId);
-    if (claim) this.checkStreams(claim, data.streams);
-    const before = { localAudioMuted: connection.localAudioMuted, localVideoMuted: connection.localVideoMuted };
-    if (data.localAudioMuted !== undefined) connection.localAudioMuted = data.localAudioMuted;
-    if (data.localVideoMuted !== undefined) connection.localVideoMuted = data.localVideoMuted;
-    const result = {
-      connectionId: connection.connectionId,
-      localAudioMuted: connection.localAudioMuted,
-      localVideoMuted: connection.localVideoMuted,
-    };
-    return {
-      report: {
-        kind: 'connection.update',
-        client: session.ref,
-        channelId: connection.channelId,
-        connectionId: connection.connectionId,
-        ...(data.localAudioMuted !== undefined ? { localAudioMuted: data.localAudioMuted } : {}),
-        ...(data.localVideoMuted !== undefined ? { localVideoMuted: data.localVideoMuted } : {}),
-        ...(data.tag !== undefined ? { tag: data.tag } : {}),
-        ...(data.streams
-          ? {
-              streams: {
-                audio: data.streams.audio ?? null,
-                video: data.streams.video ?? null,
-                data: data.streams.data ?? null,
-              },
-            }
-          : {}),
-      },
-      finish: () => result,
-      undo: () => Object.assign(connection, before),
-      // The registry decides on the settings as they are (the edge's copy may lag behind): its
-      // refusal of an unmute is `Forbidden` naming the field.
-      refused: (error) =>
-        error.code === 'Forbidden' ? new SyncError('UnmuteDisabled', error.message, error.details) : undefined,
-    };
-  }
-
-  private closeConnection(session: ClientSession, data: SyncRequestDataOf<'connection.close'>): Step {
-    const connection = this.connection(session, data.connectionId);
-    const restore = this.forget(session, connection);
-    return {
-      report: {
-        kind: 'connection.close',
-        client: session.ref,
-        channelId: connection.channelId,
-        connectionId: connection.connectionId,
-        sessionId: session.sessionId,
-      },
-      finish: () => ({ connectionId: connection.connectionId }),
-      undo: restore,
-    };
-  }
-
-  // -------------------------------------------------------------------------------------------
-  // Stats and messages
-  // -------------------------------------------------------------------------------------------
-
-  private stats(session: ClientSession, data: SyncRequestDataOf<'stats'>): Step {
-    const finish = () => ({});
-    if (data.connectionId === undefined)
-      return { report: { kind: 'client.stats', client: session.ref, stats: data.stats }, finish };
-    const connection = this.connection(session, data.connectionId);
-    return {
-      report: {
-        kind: 'connection.stats',
-        client: session.ref,
-        channelId: connection.channelId,
-        connectionId: connection.connectionId,
-        stats: data.stats,
-      },
-      finish,
-    };
-  }
 
   private message(session: ClientSession, data: SyncRequestDataOf<'message'>): Step {
-    const claim = this.joined(session, data.channelId);
+    const claim = joinedClaim(session, data.channelId);
     if (claim.disableSendMessage)
-      throw new SyncError('Forbidden', 'The channel claim does not allow sending messages.', [
+      throw new DomainError('Forbidden', 'The channel claim does not allow sending messages.', [
         { field: 'channelId', message: 'sending messages is disabled' },
       ]);
     const message: MessageBody = {

@@ -21,9 +21,10 @@ import { WebSocketServer, type RawData, type WebSocket } from 'ws';
 import type { GatewayConfig } from '../config.js';
 import type { ClientSession } from './client-session.js';
 import { SessionStore } from './session.store.js';
-import { SyncError } from './sync.errors.js';
 import { EdgeClient } from './edge.client.js';
-import { AWAIT_ANSWERS, SyncHandlers, type Step } from './sync.handlers.js';
+import { syncRefusal } from './sync.errors.js';
+import { SyncHandlers } from './sync.handlers.js';
+import { AWAIT_ANSWERS, type Step } from './sync-step.js';
 import { SyncMetrics } from './sync.metrics.js';
 import { SyncSocket, type QueuedFrame, type RefusedFrame } from './sync-socket.js';
 import { RegisterDeadlines } from './register-deadlines.js';
@@ -37,6 +38,14 @@ const SHUTDOWN_CLOSE_WAIT_MS = 1000;
 /** Requests that leave the edge state as it is (a batch of only these does not hold its session). */
 const READ_ONLY_REQUESTS: ReadonlySet<SyncRequestType> = new Set(['ping', 'stats', 'message']);
 
+/** A request of a batch as it goes: prepared (`step`) or refused (`error`), then the registry's `outcome`. */
+interface BatchEntry {
+  frame: QueuedFrame;
+  step?: Step;
+  error?: unknown;
+  outcome?: EdgeOutcome;
+}
+
 /**
  * The `/sync` WebSocket endpoint on the gateway's HTTP server (same port). Reads frames, checks
  * them against the frame schemas, runs them through SyncHandlers one at a time per socket, writes
@@ -45,7 +54,7 @@ const READ_ONLY_REQUESTS: ReadonlySet<SyncRequestType> = new Set(['ping', 'stats
  */
 @Injectable()
 export class SyncServer implements OnApplicationBootstrap, BeforeApplicationShutdown {
-  private wss?: WebSocketServer;
+  private webSocketServer?: WebSocketServer;
   private readonly sockets = new Set<SyncSocket>();
   private accepting = true;
   private pingTimer?: NodeJS.Timeout;
@@ -76,7 +85,7 @@ export class SyncServer implements OnApplicationBootstrap, BeforeApplicationShut
   }
 
   onApplicationBootstrap() {
-    this.wss = new WebSocketServer({
+    this.webSocketServer = new WebSocketServer({
       noServer: true,
       maxPayload: this.config.syncMaxFrameBytes,
       perMessageDeflate: false,
@@ -94,13 +103,8 @@ export class SyncServer implements OnApplicationBootstrap, BeforeApplicationShut
     this.accepting = false;
     if (this.pingTimer) clearInterval(this.pingTimer);
     this.registerDeadlines.stop();
-    // The upgrade listener stays until the HTTP server closes: a client that comes meanwhile gets a
-    // 503 with Retry-After (without it, the upgrade would reach the HTTP routes and get a 404,
-    // which a client may take for a wrong URL and stop trying).
-    // Unregister first, then close: a client reconnecting to another replica registers there after
-    // this one's unregister (registered first, it would keep the channels and connections of its
-    // registration here). The unregisters the registry refused are sent again after the close
-    // (stale by then if the client registered elsewhere: the registry ignores them).
+    // The upgrade listener stays (503 with Retry-After, not a 404 a client may take for a wrong URL).
+    // Unregister before closing: a client reconnecting elsewhere then registers after this unregister.
     await this.store.endAll(deadline);
     for (const socket of this.sockets)
       socket.close(SYNC_CLOSE_CODES.serviceRestart, 'gateway shutting down', 'shutdown');
@@ -113,8 +117,9 @@ export class SyncServer implements OnApplicationBootstrap, BeforeApplicationShut
   private readonly onUpgrade = (request: IncomingMessage, stream: Duplex, head: Buffer) => {
     const path = (request.url ?? '').split('?')[0];
     if (path !== SYNC_PATH) return refuseUpgrade(stream, 404, 'Not Found');
-    if (!this.accepting || !this.wss) return refuseUpgrade(stream, 503, 'Service Unavailable', 'Retry-After: 1\r\n');
-    this.wss.handleUpgrade(request, stream, head, (ws) => this.accept(ws));
+    if (!this.accepting || !this.webSocketServer)
+      return refuseUpgrade(stream, 503, 'Service Unavailable', 'Retry-After: 1\r\n');
+    this.webSocketServer.handleUpgrade(request, stream, head, (ws) => this.accept(ws));
   };
 
   private accept(ws: WebSocket) {
@@ -161,14 +166,14 @@ export class SyncServer implements OnApplicationBootstrap, BeforeApplicationShut
         socket,
         null,
         null,
-        new SyncError('InvalidFrame', 'Frames are JSON text messages; binary frames are not accepted.'),
+        new DomainError('InvalidFrame', 'Frames are JSON text messages; binary frames are not accepted.'),
       );
     let value: unknown;
     const text = rawText(raw);
     try {
       value = JSON.parse(text);
     } catch {
-      return this.refuse(socket, null, null, new SyncError('InvalidFrame', 'The frame is not JSON.'));
+      return this.refuse(socket, null, null, new DomainError('InvalidFrame', 'The frame is not JSON.'));
     }
     // check() is the compiled fast path; errors() walks the value and runs only for refusals.
     const envelope = EdgeValidators.SyncRequestFrame.check(value) ? [] : EdgeValidators.SyncRequestFrame.errors(value);
@@ -183,7 +188,7 @@ export class SyncServer implements OnApplicationBootstrap, BeforeApplicationShut
         socket,
         echo,
         'invalid',
-        new SyncError('InvalidFrame', 'The frame is not a request frame.', envelope),
+        new DomainError('InvalidFrame', 'The frame is not a request frame.', envelope),
       );
     }
     const frame = value as SyncRequestFrame;
@@ -195,7 +200,7 @@ export class SyncServer implements OnApplicationBootstrap, BeforeApplicationShut
         socket,
         frame.id,
         frame.type,
-        new SyncError('ValidationFailed', `The data of the ${frame.type} request is invalid.`, prefixed(invalid)),
+        new DomainError('ValidationFailed', `The data of the ${frame.type} request is invalid.`, prefixed(invalid)),
       );
     this.enqueue(socket, { id: frame.id, type: frame.type, data, bytes: text.length });
   }
@@ -209,11 +214,12 @@ export class SyncServer implements OnApplicationBootstrap, BeforeApplicationShut
     socket: SyncSocket,
     id: string | number | null,
     type: RefusedFrame['type'] | null,
-    error: SyncError,
+    error: DomainError,
   ): void {
     if (socket.busy) return this.enqueue(socket, { id, type, refusal: error });
-    socket.sendError(id, error.toBody());
-    if (type !== null) this.metrics.requests.inc({ type, outcome: error.code });
+    const { body } = syncRefusal(error);
+    socket.sendError(id, body);
+    if (type !== null) this.metrics.requests.inc({ type, outcome: body.code });
   }
 
   /**
@@ -263,12 +269,8 @@ export class SyncServer implements OnApplicationBootstrap, BeforeApplicationShut
   }
 
   /**
-   * Handles queued requests as if one after the other: prepares them in order (each checked against
-   * the edge state the ones before it leave, see SyncHandlers#prepare), reports what they report
-   * in one sequence, then answers them in order. When the registry refuses a report, that request
-   * and every one prepared after it are undone; the refused one is answered with the error and the
-   * ones after it are handled again (the registry did not apply them: `skipped`), except reports it
-   * refused too (answered with their errors). Returns the requests to handle again (not answered).
+   * Handles queued requests as if one after the other, reported in one sequence (README: the /sync
+   * edge); a refused report undoes it and the ones after it. Returns the requests to handle again.
    */
   private async runBatch(socket: SyncSocket, frames: QueuedFrame[]): Promise<QueuedFrame[]> {
     // A batch that changes the edge state holds its session busy (a register: once prepared) and
@@ -297,7 +299,7 @@ export class SyncServer implements OnApplicationBootstrap, BeforeApplicationShut
 
   /** The work of runBatch; `hold` is called after each request is prepared (a register attaches its session then). */
   private async runFrames(socket: SyncSocket, frames: QueuedFrame[], hold: () => void): Promise<QueuedFrame[]> {
-    const entries: Array<{ frame: QueuedFrame; step?: Step; error?: unknown; outcome?: EdgeOutcome }> = [];
+    const entries: BatchEntry[] = [];
     let next = 0;
     for (; next < frames.length; next++) {
       const frame = frames[next]!;
@@ -323,7 +325,7 @@ export class SyncServer implements OnApplicationBootstrap, BeforeApplicationShut
         entries.push({ frame, error });
         // A refusal that closes the socket (a bad register or join token) ends the batch: the
         // requests after it are neither prepared nor reported (see drain).
-        if (error instanceof SyncError && error.closeCode) {
+        if (syncRefusal(error).closeCode !== undefined) {
           next++;
           break;
         }
@@ -333,25 +335,25 @@ export class SyncServer implements OnApplicationBootstrap, BeforeApplicationShut
         // Prepared again once the answers of the requests before it are in.
         if (entries.length > 0) break;
         // Nothing is awaited when nothing was prepared before it: cannot happen.
-        entries.push({ frame, error: new SyncError('Internal', 'An internal error occurred.') });
+        entries.push({ frame, error: new DomainError('Internal', 'An internal error occurred.') });
         continue;
       }
       entries.push({ frame, step });
     }
-    const reported = entries.filter((e) => e.step?.report);
-    const bytes = reported.reduce((n, e) => n + (e.frame.bytes ?? 0) + REPORT_OVERHEAD_BYTES, 0);
+    const reported = entries.filter((entry) => entry.step?.report);
+    const bytes = reported.reduce((total, entry) => total + (entry.frame.bytes ?? 0) + REPORT_OVERHEAD_BYTES, 0);
     // The reports a reconcile pass is sending for the session go first: they remove what the
     // registry holds and the session does not (a join of the same channel must not overtake its leave).
     const corrections = socket.session?.corrections;
     if (corrections && reported.length) await corrections;
     const outcomes = reported.length
       ? await this.edge.sequence(
-          reported.map((e) => e.step!.report!),
+          reported.map((entry) => entry.step!.report!),
           bytes,
         )
       : [];
-    reported.forEach((e, i) => (e.outcome = outcomes[i]));
-    const refused = entries.findIndex((e) => e.outcome !== undefined && !('ok' in e.outcome));
+    reported.forEach((entry, i) => (entry.outcome = outcomes[i]));
+    const refused = entries.findIndex((entry) => entry.outcome !== undefined && !('ok' in entry.outcome));
     if (refused >= 0) for (let j = entries.length - 1; j >= refused; j--) entries[j]!.step?.undo?.();
     let last = refused >= 0 && 'error' in entries[refused]!.outcome! ? refused : refused - 1;
     // Reports refused right after it (the registry applied them with it, their events late) are
@@ -360,25 +362,26 @@ export class SyncServer implements OnApplicationBootstrap, BeforeApplicationShut
       while (last >= refused && entries[last + 1]?.outcome && 'error' in entries[last + 1]!.outcome!) last++;
     socket.corked(() => {
       for (let j = 0; j < entries.length && (refused < 0 || j <= last); j++) {
-        const e = entries[j]!;
-        if (e.error !== undefined) this.reply(socket, e.frame, { error: e.error });
-        else if (e.outcome && 'error' in e.outcome)
-          this.reply(socket, e.frame, { error: registryRefusal(e.step, e.outcome.error) });
-        else {
-          const answer = e.outcome && 'ok' in e.outcome ? ((e.outcome.ok ?? {}) as Record<string, unknown>) : {};
-          let result: unknown;
-          try {
-            result = e.step!.finish(answer);
-          } catch (error) {
-            this.reply(socket, e.frame, { error });
-            continue;
-          }
-          this.reply(socket, e.frame, { result });
-        }
+        this.answerEntry(socket, entries[j]!);
       }
     });
-    const again = refused >= 0 ? entries.slice(last + 1).map((e) => e.frame) : [];
+    const again = refused >= 0 ? entries.slice(last + 1).map((entry) => entry.frame) : [];
     return [...again, ...frames.slice(next)];
+  }
+
+  /** Answers one request of a batch: its refusal, the registry's, or its result. */
+  private answerEntry(socket: SyncSocket, entry: BatchEntry): void {
+    if (entry.error !== undefined) return this.reply(socket, entry.frame, { error: entry.error });
+    if (entry.outcome && 'error' in entry.outcome)
+      return this.reply(socket, entry.frame, { error: registryRefusal(entry.step, entry.outcome.error) });
+    const answer = entry.outcome && 'ok' in entry.outcome ? ((entry.outcome.ok ?? {}) as Record<string, unknown>) : {};
+    let result: unknown;
+    try {
+      result = entry.step!.finish(answer);
+    } catch (error) {
+      return this.reply(socket, entry.frame, { error });
+    }
+    this.reply(socket, entry.frame, { result });
   }
 
   /** Handles one request on its own and answers it. */
@@ -408,17 +411,20 @@ export class SyncServer implements OnApplicationBootstrap, BeforeApplicationShut
       }
       return;
     }
-    const e = answer.error;
-    const error = SyncError.from(e);
-    if (error.code === 'Internal')
-      this.logger.event('error', 'sync request failed', { type, error: e instanceof Error ? e.message : String(e) });
-    socket.sendError(id, error.toBody());
-    if (type !== null) this.metrics.requests.inc({ type, outcome: error.code });
-    if (error.closeCode) {
+    const thrown = answer.error;
+    const { body, closeCode } = syncRefusal(thrown);
+    if (body.code === 'Internal')
+      this.logger.event('error', 'sync request failed', {
+        type,
+        error: thrown instanceof Error ? thrown.message : String(thrown),
+      });
+    socket.sendError(id, body);
+    if (type !== null) this.metrics.requests.inc({ type, outcome: body.code });
+    if (closeCode !== undefined) {
       // At once, not on the close event: nothing more of this socket reaches the session, which
       // (after a refused join) waits out the grace period like after any drop.
       this.store.detach(socket);
-      socket.close(error.closeCode, error.message, 'refused');
+      socket.close(closeCode, body.message, 'refused');
     }
   }
 
@@ -451,7 +457,7 @@ function rawText(raw: RawData): string {
 }
 
 /** A refusal of the registry as the client gets it (a request may name its own code for it, see Step#refused). */
-function registryRefusal(step: Step | undefined, wire: unknown): DomainError | SyncError {
+function registryRefusal(step: Step | undefined, wire: unknown): DomainError {
   const error = DomainError.fromWire(wire);
   return step?.refused?.(error) ?? error;
 }

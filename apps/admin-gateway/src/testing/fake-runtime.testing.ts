@@ -84,6 +84,15 @@ export function defaultEdgeAnswer(report: EdgeReport): unknown {
       };
     case 'client.message':
       return { delivered: 1 };
+    case 'client.register':
+    case 'client.update':
+    case 'client.leave':
+    case 'client.stats':
+    case 'client.unregister':
+    case 'connection.state':
+    case 'connection.update':
+    case 'connection.close':
+    case 'connection.stats':
     default:
       return { ok: true };
   }

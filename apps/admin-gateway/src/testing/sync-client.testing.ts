@@ -1,7 +1,7 @@
 /** A bare /sync client for tests: send request frames, await their answers, collect pushes, see the close. */
 import type { ServerPush, SyncErrorBody, SyncRequestType } from '@switchboard/contracts';
 import { randomUUID } from 'node:crypto';
-import WebSocket from 'ws';
+import WebSocket, { type RawData } from 'ws';
 
 /** The identity a client token names. */
 export interface Identity {
@@ -34,7 +34,7 @@ export class TestSyncClient {
       ws.once('close', (code, reason) => resolve({ code, reason: reason.toString('utf8') })),
     );
     ws.on('message', (raw) => {
-      const frame = JSON.parse(raw.toString()) as Answer | { type: 'push'; push: ServerPush };
+      const frame = JSON.parse(textOf(raw)) as Answer | { type: 'push'; push: ServerPush };
       if (frame.type === 'push') {
         this.pushes.push(frame.push);
         for (const w of this.pushWaiters.splice(0)) w();
@@ -60,8 +60,8 @@ export class TestSyncClient {
     return new TestSyncClient(ws);
   }
 
-  /** Sends a request frame and resolves with its result or error frame. */
-  request(type: SyncRequestType | string, data?: unknown, id: string | number = this.next++): Promise<Answer> {
+  /** Sends a request frame (a SyncRequestType, or any string to test the refusal) and resolves with its answer. */
+  request(type: string, data?: unknown, id: string | number = this.next++): Promise<Answer> {
     return new Promise((resolve) => {
       this.waiting.set(id, resolve);
       this.ws.send(JSON.stringify(data === undefined ? { id, type } : { id, type, data }));
@@ -92,4 +92,10 @@ export class TestSyncClient {
   terminate() {
     this.ws.terminate();
   }
+}
+
+function textOf(raw: RawData): string {
+  if (Buffer.isBuffer(raw)) return raw.toString('utf8');
+  if (Array.isArray(raw)) return Buffer.concat(raw).toString('utf8');
+  return Buffer.from(raw).toString('utf8');
 }

@@ -19,7 +19,30 @@ export const ERROR_CODES = [
   'Timeout',
   'Internal',
 ] as const;
-export type ErrorCode = (typeof ERROR_CODES)[number];
+
+/**
+ * Refusals only the /sync client edge gives (admin-gateway maps each to an error frame, edge/sync-frames.ts).
+ * No HTTP or NATS answer carries them, so ERROR_CODES, the codes of those answers, leaves them out.
+ */
+export const EDGE_ERROR_CODES = [
+  'InvalidFrame',
+  'TooManyRequests',
+  'NotRegistered',
+  'AlreadyRegistered',
+  'TokenInvalid',
+  'TokenExpired',
+  'ApplicationRefused',
+  // a valid join token naming another client than the registered one
+  'TokenForAnotherClient',
+  'NotJoined',
+  'AlreadyJoined',
+  'UnknownConnection',
+  'InvalidTransition',
+  'UnmuteDisabled',
+] as const;
+export type EdgeErrorCode = (typeof EDGE_ERROR_CODES)[number];
+/** The code of a DomainError: each transport maps every one (HTTP_STATUS_OF, admin-gateway's /sync frames). */
+export type ErrorCode = (typeof ERROR_CODES)[number] | EdgeErrorCode;
 
 /**
  * The OData codes of a refused query option (interface B, http-contract.md): the code the OData
@@ -109,6 +132,20 @@ export const HTTP_STATUS_OF: Record<ErrorCode, number> = {
   Internal: 500,
   Unavailable: 503,
   Timeout: 504,
+  // the edge's refusals, never answered over HTTP: the nearest status, so the mapping stays total
+  InvalidFrame: 400,
+  TooManyRequests: 429,
+  NotRegistered: 409,
+  AlreadyRegistered: 409,
+  TokenInvalid: 401,
+  TokenExpired: 401,
+  ApplicationRefused: 403,
+  TokenForAnotherClient: 403,
+  NotJoined: 409,
+  AlreadyJoined: 409,
+  UnknownConnection: 404,
+  InvalidTransition: 409,
+  UnmuteDisabled: 403,
 };
 
 import { Type } from '@sinclair/typebox';
