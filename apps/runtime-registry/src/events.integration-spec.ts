@@ -22,6 +22,8 @@ import {
   scopeOf,
   startRegistry,
 } from './testing/harness.testing.js';
+import type { Redis } from 'ioredis';
+import { REDIS } from '@switchboard/service-kit';
 
 const ORG = 'org-e';
 
@@ -379,14 +381,15 @@ describe('domain events', () => {
       connectionCount: 0,
     });
     const store = registry.app.get(LiveStore);
-    expect(await store.redis.llen(store.keys.outbox())).toBe(3);
+    const redis = registry.app.get<Redis>(REDIS);
+    expect(await redis.llen(store.keys.outbox())).toBe(3);
     // A retried report is idempotent: no second registration, no second join.
     await expect(rt.edge({ kind: 'client.join', client: c, channelId: 'ch', claim: claim('ch') })).resolves.toEqual(
       expect.objectContaining({ channel: expect.objectContaining({ clientCount: 1 }) }),
     );
     // The stream comes back; the housekeeping pass relays what was parked, in order.
     await registry.app.get(EventPublisher).ensureStream();
-    await waitFor(async () => (await store.redis.llen(store.keys.outbox())) === 0, {
+    await waitFor(async () => (await redis.llen(store.keys.outbox())) === 0, {
       timeoutMs: 10000,
       description: 'the parked events to be relayed',
     });
@@ -433,9 +436,10 @@ describe('domain events', () => {
       ).state,
     ).toBe('initializing');
     const store = registry.app.get(LiveStore);
-    expect(await store.redis.llen(store.keys.outbox())).toBe(4);
+    const redis = registry.app.get<Redis>(REDIS);
+    expect(await redis.llen(store.keys.outbox())).toBe(4);
     await registry.app.get(EventPublisher).ensureStream();
-    await waitFor(async () => (await store.redis.llen(store.keys.outbox())) === 0, {
+    await waitFor(async () => (await redis.llen(store.keys.outbox())) === 0, {
       timeoutMs: 10000,
       description: 'the parked events to be relayed',
     });

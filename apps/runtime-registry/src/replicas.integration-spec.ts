@@ -46,7 +46,7 @@ class Model {
   }
   unregister(k: number) {
     this.registered.delete(k);
-    for (const ch of [...this.members.keys()]) if (this.members.get(ch)!.has(k)) this.leave(k, ch);
+    for (const ch of Array.from(this.members.keys())) if (this.members.get(ch)!.has(k)) this.leave(k, ch);
   }
   channel(ch: string) {
     const ks = [...(this.members.get(ch) ?? [])];

@@ -28,6 +28,8 @@ import {
   WireError,
   type TestClient,
 } from './testing/harness.testing.js';
+import type { Redis } from 'ioredis';
+import { REDIS } from '@switchboard/service-kit';
 
 const ORG = 'org-a';
 const TENANT = scopeOf(ORG);
@@ -1038,10 +1040,9 @@ describe('runtime-registry live model', () => {
     it('a client registering again through another gateway ends its session on the old one', async () => {
       const c = { applicationId: 'app-move', userId: 'u', deviceId: 'd', clientId: 'c' };
       const store = registry.app.get(LiveStore);
+      const redis = registry.app.get<Redis>(REDIS);
       const holds = async (gatewayId: string) =>
-        (await store.redis.smembers(store.keys.gatewayClients(gatewayId))).includes(
-          store.gatewayMember(c.applicationId, c),
-        );
+        (await redis.smembers(store.keys.gatewayClients(gatewayId))).includes(store.gatewayMember(c.applicationId, c));
       await rt.edge(registerReport(c, ORG, 'gw-1'));
       expect([await holds('gw-1'), await holds('gw-2')]).toEqual([true, false]);
       await rt.edge(registerReport(c, ORG, 'gw-2'));
@@ -1095,7 +1096,8 @@ describe('runtime-registry live model', () => {
       const fresh = (await events.all())
         .filter((e) => e.seq > last && e.event.applicationId === a)
         .map((e) => e.event.event);
-      expect(fresh.map((e) => [e.type, e.channel?.id ?? null, e.origin]).sort()).toEqual(
+      const byText = (x: unknown, y: unknown) => String(x).localeCompare(String(y));
+      expect(fresh.map((e) => [e.type, e.channel?.id ?? null, e.origin]).sort(byText)).toEqual(
         [
           ['channel.client.left', 'room', 'server'],
           ['channel.client.left', 'solo', 'server'],
@@ -1103,7 +1105,7 @@ describe('runtime-registry live model', () => {
           ['client.registered', null, 'client'],
           ['client.unregistered', null, 'server'],
           ['connection.closed', 'room', 'server'],
-        ].sort(),
+        ].sort(byText),
       );
       // The old registration ends before the new one starts.
       expect(fresh.map((e) => e.type).slice(-2)).toEqual(['client.unregistered', 'client.registered']);

@@ -195,7 +195,8 @@ describe('runtime-registry servers', () => {
     const placed = [];
     for (let i = 0; i < 4; i++) placed.push((await open()).mediaServerId);
     expect(placed).not.toContain(MS1);
-    expect(placed.sort()).toEqual([MS2, MS2, MS3, MS3]);
+    const byId = (x: string | null, y: string | null) => String(x).localeCompare(String(y));
+    expect(placed.sort(byId)).toEqual([MS2, MS2, MS3, MS3].sort(byId));
     expect((await stats(MS1)).pendingConnections).toBe(2);
     await rt.command(OPERATOR, { kind: 'mediaserver.update', mediaServerId: MS1, patch: { active: true } });
     expect((await open()).mediaServerId).toBe(MS1); // now the least loaded

@@ -27,6 +27,8 @@ import {
 } from '../testing/harness.testing.js';
 import { EventPublisher } from './event-publisher.js';
 import { journalEventId, OperationJournal } from './journal.js';
+import type { Redis } from 'ioredis';
+import { REDIS } from '@switchboard/service-kit';
 
 const ORG = 'org-journal';
 const GW = 'gw-journal';
@@ -128,6 +130,7 @@ describe('the operation journal, two replicas', () => {
   let reader: EventReader;
   let gw: FakeGateway;
   let store: LiveStore;
+  let redis: Redis;
 
   const stored = async (a: string) => (await reader.all()).filter((e) => e.event.applicationId === a);
   /** What an event says, but for its id and times (which differ between two runs) and its application. */
@@ -145,7 +148,7 @@ describe('the operation journal, two replicas', () => {
     };
   };
   const pushesOf = (a: string) => gw.received.filter((p: Received) => p.applicationId === a).map((p) => p.push);
-  const entries = async () => store.redis.hgetall(store.keys.journal());
+  const entries = async () => redis.hgetall(store.keys.journal());
 
   beforeAll(async () => {
     // No housekeeping pass runs by itself: the tests run them.
@@ -164,6 +167,7 @@ describe('the operation journal, two replicas', () => {
       });
     }
     store = replicas[0]!.app.get(LiveStore);
+    redis = replicas[0]!.app.get<Redis>(REDIS);
     nc = await natsConnection();
     reader = await EventReader.open(nc, ns);
     gw = await new FakeGateway(GW, nc, ns).start();
@@ -260,12 +264,12 @@ describe('the operation journal, two replicas', () => {
     await new Promise((resolve) => setTimeout(resolve, PUBLISH_TIMEOUT_MS + 5500));
     await b.app.get(Sweeper).pass();
     // The first entry's event is parked (late, not lost); the second waits in the journal.
-    expect(await store.redis.llen(store.keys.outbox())).toBe(1);
+    expect(await redis.llen(store.keys.outbox())).toBe(1);
     expect(Object.keys(await entries())).toHaveLength(1);
     await b.app.get(EventPublisher).ensureStream();
     await b.app.get(Sweeper).pass();
     await waitFor(
-      async () => (await store.redis.llen(store.keys.outbox())) === 0 || (await b.app.get(Sweeper).pass(), false),
+      async () => (await redis.llen(store.keys.outbox())) === 0 || (await b.app.get(Sweeper).pass(), false),
       { description: 'the outbox to be relayed' },
     );
     expect((await stored(app)).map((e) => [e.event.event.type, e.event.event.client?.id])).toEqual([

@@ -20,6 +20,8 @@ import { domainEvent, messagePart } from '../model/events.js';
 import { LiveStore } from '../store/live-store.js';
 import { EventReader, registryEnv, startRegistry } from '../testing/harness.testing.js';
 import { EventPublisher } from './event-publisher.js';
+import type { Redis } from 'ioredis';
+import { REDIS } from '@switchboard/service-kit';
 
 const ORG = 'org-outbox';
 const decoder = new TextDecoder();
@@ -50,10 +52,11 @@ describe('the outbox of parked events, two replicas', () => {
   let a: EventPublisher;
   let b: EventPublisher;
   let store: LiveStore;
+  let redis: Redis;
   let nc: NatsConnection;
   let reader: EventReader;
 
-  const outboxLength = () => store.redis.llen(store.keys.outbox());
+  const outboxLength = () => redis.llen(store.keys.outbox());
   const stored = async (applicationId: string) =>
     (await reader.all()).filter((e) => e.event.applicationId === applicationId).map((e) => labelOf(e.event));
   const streamDown = () => reader.manager.streams.delete(reader.stream);
@@ -63,6 +66,7 @@ describe('the outbox of parked events, two replicas', () => {
     a = replicas[0]!.app.get(EventPublisher);
     b = replicas[1]!.app.get(EventPublisher);
     store = replicas[0]!.app.get(LiveStore);
+    redis = replicas[0]!.app.get<Redis>(REDIS);
     nc = await connect({ servers: testServers().natsUrl });
     reader = await EventReader.open(nc, ns);
   });
@@ -151,7 +155,7 @@ describe('the outbox of parked events, two replicas', () => {
     });
     expect(await stored(app)).toEqual(['before', 'after']);
     // Kept aside in Redis for an operator, not lost silently.
-    const refused = (await store.redis.lrange(`${store.keys.outbox()}:refused`, 0, -1)).map(
+    const refused = (await redis.lrange(`${store.keys.outbox()}:refused`, 0, -1)).map(
       (s) => (JSON.parse(s) as DomainEvent).event.id,
     );
     expect(refused).toEqual([big.event.id]);
@@ -186,6 +190,7 @@ describe('the outbox across a NATS crash, two replicas', () => {
     const app = 'app-crash';
     const [a, b] = replicas.map((r) => r.app.get(EventPublisher)) as [EventPublisher, EventPublisher];
     const store = replicas[0]!.app.get(LiveStore);
+    const redis = replicas[0]!.app.get<Redis>(REDIS);
     await b.publish([labelled(app, 's0')]);
     await nats.kill();
     await expect(a.publish([labelled(app, 'x1'), labelled(app, 'x2')])).rejects.toMatchObject({ code: 'Unavailable' });
@@ -201,7 +206,7 @@ describe('the outbox across a NATS crash, two replicas', () => {
       description: 'the stream to be back',
     });
     await b.publish([labelled(app, 'y')]);
-    await waitFor(async () => (await a.relayOutbox(), await store.redis.llen(store.keys.outbox())) === 0, {
+    await waitFor(async () => (await a.relayOutbox(), await redis.llen(store.keys.outbox())) === 0, {
       timeoutMs: 10000,
       description: 'the outbox to be relayed',
     });

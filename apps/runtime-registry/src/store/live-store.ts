@@ -32,7 +32,7 @@ export class LiveStore implements OnModuleInit {
   readonly keys: RegistryKeys;
 
   constructor(
-    @Inject(REDIS) readonly redis: Redis,
+    @Inject(REDIS) private readonly redis: Redis,
     @Inject(KEY_PREFIX) prefix: string,
   ) {
     this.keys = new RegistryKeys(prefix);
