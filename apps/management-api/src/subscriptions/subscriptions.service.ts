@@ -6,11 +6,11 @@ import type { DataSource } from 'typeorm';
 import type { Caller } from '../auth/caller.js';
 import { nextState, type WriteMode } from '../common/bodies.js';
 import { writeChanges } from '../common/change-log.js';
-import { RecordReader, type ListAnswer, type Rec } from '../common/record-reader.js';
+import { RecordReader, type ListAnswer, type EntityValues } from '../common/record-reader.js';
 import { SubscriptionEntity } from './subscription.entity.js';
 import { SUBSCRIPTIONS } from './subscription.model.js';
 
-const DEFAULTS: Rec = {
+const DEFAULTS: EntityValues = {
   status: null,
   trialEndOn: null,
   trialStartOn: null,
@@ -40,11 +40,16 @@ export class SubscriptionsService {
     return this.reader.list(this.ds, caller, query);
   }
 
-  get(caller: Caller, id: string, query?: ODataQuery): Promise<Rec> {
+  get(caller: Caller, id: string, query?: ODataQuery): Promise<EntityValues> {
     return this.reader.one(this.ds, caller, id, query);
   }
 
-  async update(caller: Caller, id: string, body: Partial<SubscriptionUpdateBody>, mode: WriteMode): Promise<Rec> {
+  async update(
+    caller: Caller,
+    id: string,
+    body: Partial<SubscriptionUpdateBody>,
+    mode: WriteMode,
+  ): Promise<EntityValues> {
     return this.ds.transaction(async (m) => {
       const before = await this.reader.lock(m, caller, id);
       const current = Object.fromEntries(FIELDS.map((f) => [f, before[f]]));
