@@ -101,7 +101,10 @@ export class JanusClient {
     const opening = Janode.connect({ address: { url: this.options.url }, max_retries: 0 });
     try {
       connection = await within(opening, this.options.requestTimeoutMs, 'Janus did not accept the connection in time');
-      if (this.stopped) return void (await connection.close().catch(() => undefined));
+      if (this.stopped) {
+        await connection.close().catch(() => undefined);
+        return;
+      }
       connection.once(Janode.EVENT.CONNECTION_ERROR, (e: Error) =>
         this.lost(connection!, `connection to Janus lost: ${e.message}`),
       );
@@ -114,7 +117,10 @@ export class JanusClient {
       session.once(Janode.EVENT.SESSION_DESTROYED, () =>
         this.lost(connection!, 'Janus session ended (keep-alive failed or Janus destroyed it)'),
       );
-      if (this.stopped) return void (await connection.close().catch(() => undefined));
+      if (this.stopped) {
+        await connection.close().catch(() => undefined);
+        return;
+      }
       this.connection = connection;
       this.session = session;
       const info = await this.info();
