@@ -19,7 +19,7 @@ import {
   type ConnectionFilter,
 } from './recordings.store.js';
 import {
-  iso,
+  isoDateOrNull,
   toConnectionRecording,
   toManagementChannelRecording,
   type ChannelRecordingRow,
@@ -209,8 +209,8 @@ export class RecordingsQueryService {
       id: r.id,
       applicationId: r.application_id,
       channelId: r.channel_id,
-      startTimestamp: iso(start)!,
-      stopTimestamp: iso(stop),
+      startTimestamp: isoDateOrNull(start)!,
+      stopTimestamp: isoDateOrNull(stop),
       durationSeconds: stop === null ? null : (stop - start) / 1000,
       layout: 'grid',
       output: { file: r.file_path, audioFile: r.audio_file_path, videoFile: r.video_file_path },
