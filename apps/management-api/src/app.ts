@@ -21,7 +21,7 @@ import { AuthGuard } from './auth/auth.guard.js';
 import { KnownOrganizations } from './auth/known-organizations.js';
 import { ChannelConfigsService } from './channel-configs/channel-configs.service.js';
 import { ChannelWebhooksService } from './channel-webhooks/channel-webhooks.service.js';
-import { WebhookTargets } from './common/webhook-kit.js';
+import { WebhookTargets } from './common/webhook-records.js';
 import type { ManagementConfig } from './config.js';
 import { ForwardedReadsService } from './forwarded/forwarded-reads.service.js';
 import { ApiVersionGuard } from './http/api-version.guard.js';

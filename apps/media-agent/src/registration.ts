@@ -49,11 +49,11 @@ export class Registration implements OnApplicationBootstrap, BeforeApplicationSh
     private readonly logger: JsonLogger,
     metrics: Metrics,
   ) {
-    const up: Gauge = new Gauge({
+    const janusUp: Gauge = new Gauge({
       name: 'media_agent_janus_up',
       help: "1 while the agent's Janus answers and the agent heartbeats it as an active media server, else 0",
       registers: [metrics.registry],
-      collect: () => up.set(this.announced === undefined ? 0 : 1),
+      collect: () => janusUp.set(this.announced === undefined ? 0 : 1),
     });
   }
 

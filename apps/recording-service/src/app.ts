@@ -25,7 +25,16 @@ import { Outbox } from './lifecycle/outbox.js';
 import { RecordingMetrics } from './metrics.js';
 import { persistenceOptions } from './persistence.js';
 import { FileRemovals } from './pipeline/file-removals.js';
+import { IngestStep } from './pipeline/ingest.step.js';
+import { MoveStep } from './pipeline/move.step.js';
+import { MuxStep } from './pipeline/mux.step.js';
+import { PipelineQueues } from './pipeline/pipeline-queues.js';
 import { PipelineService } from './pipeline/pipeline.service.js';
+import { IngestProcessor, MoveProcessor, MuxProcessor, SweepProcessor } from './pipeline/processors.js';
+import { RecordingDeletion } from './pipeline/recording-deletion.js';
+import { RecordingStages } from './pipeline/recording-stages.js';
+import { StepRunner } from './pipeline/step-runner.js';
+import { Sweeper } from './pipeline/sweeper.js';
 import { RecordingsCommandService } from './recordings/recordings-command.service.js';
 import { RecordingsQueryService } from './recordings/recordings-query.service.js';
 import { RecordingsRpc } from './recordings/recordings.rpc.js';
@@ -87,6 +96,18 @@ class RecordingServiceModule {
         EventBus,
         Outbox,
         FileRemovals,
+        RecordingDeletion,
+        PipelineQueues,
+        RecordingStages,
+        StepRunner,
+        IngestStep,
+        MuxStep,
+        MoveStep,
+        Sweeper,
+        IngestProcessor,
+        MuxProcessor,
+        MoveProcessor,
+        SweepProcessor,
         PipelineService,
       ],
     };

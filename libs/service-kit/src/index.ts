@@ -17,3 +17,4 @@ export * from './event-consumer.js';
 export * from './application-changes.js';
 export * from './application-cache.js';
 export * from './event-parking.js';
+export * from './bull-connection.js';

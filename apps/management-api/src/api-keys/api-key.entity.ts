@@ -1,5 +1,5 @@
 import { Column, Entity, Index, PrimaryColumn } from 'typeorm';
-import { AuditColumns } from '../common/model-kit.js';
+import { AuditColumns } from '../common/audit-columns.js';
 
 /** An API key; only the SHA-256 of its value is stored. */
 @Entity({ name: 'api_key' })

@@ -1,5 +1,5 @@
 import { defineEntityModel } from '@switchboard/odata';
-import { auditProperties, BY_CREATION } from '../common/model-kit.js';
+import { auditProperties, BY_CREATION } from '../common/audit-columns.js';
 import type { EntitySetSpec } from '../common/record-reader.js';
 
 /** `key` is never readable: only its hash is stored, and the value is shown once, by the create call. */

@@ -8,7 +8,7 @@ import type { DataSource, EntityManager } from 'typeorm';
 import type { Caller } from '../auth/caller.js';
 import { nextState, type WriteMode } from '../common/bodies.js';
 import { REDACTED, writeChanges } from '../common/change-log.js';
-import { RecordReader, type ListAnswer, type Rec } from '../common/record-reader.js';
+import { RecordReader, type ListAnswer, type EntityValues } from '../common/record-reader.js';
 import { OrganizationEntity } from '../organizations/organization.entity.js';
 import { ApiKeyEntity } from './api-key.entity.js';
 import { API_KEYS } from './api-key.model.js';
@@ -90,19 +90,19 @@ export class ApiKeysService {
     return this.reader.list(this.ds, caller, query);
   }
 
-  get(caller: Caller, id: string, query?: ODataQuery): Promise<Rec> {
+  get(caller: Caller, id: string, query?: ODataQuery): Promise<EntityValues> {
     return this.reader.one(this.ds, caller, id, query);
   }
 
   /** The only time the key value leaves the service; the change log reads `<redacted>` for it. */
-  async create(caller: Caller, tag: string | null): Promise<Rec> {
+  async create(caller: Caller, tag: string | null): Promise<EntityValues> {
     return this.ds.transaction((m) => this.insertKey(m, caller, tag));
   }
 
   /**
    * Inserts a key of `caller.organizationId` with its change records (same transaction); the answer shows the value.
    */
-  async insertKey(m: EntityManager, caller: Caller, tag: string | null): Promise<Rec> {
+  async insertKey(m: EntityManager, caller: Caller, tag: string | null): Promise<EntityValues> {
     const value = newKeyValue();
     {
       const now = Date.now();
@@ -131,10 +131,10 @@ export class ApiKeysService {
     }
   }
 
-  async update(caller: Caller, id: string, body: ApiKeyUpdateBody, mode: WriteMode): Promise<Rec> {
+  async update(caller: Caller, id: string, body: ApiKeyUpdateBody, mode: WriteMode): Promise<EntityValues> {
     return this.ds.transaction(async (m) => {
       const before = await this.reader.lock(m, caller, id);
-      const next = nextState({ tag: before.tag as string | null }, body as Rec, mode, { tag: null });
+      const next = nextState({ tag: before.tag as string | null }, body as EntityValues, mode, { tag: null });
       await m
         .getRepository(ApiKeyEntity)
         .update(

@@ -1,5 +1,5 @@
 import { Column, Entity, PrimaryColumn } from 'typeorm';
-import { AuditColumns } from '../common/model-kit.js';
+import { AuditColumns } from '../common/audit-columns.js';
 
 /** An application config; `applicationId` is unique across organizations. */
 @Entity({ name: 'application_config' })

@@ -1,6 +1,6 @@
 import { defineEntityModel } from '@switchboard/odata';
 import { applicationWebhookModel } from '../application-webhooks/application-webhook.model.js';
-import { secret } from '../common/model-kit.js';
+import { secret } from '../common/audit-columns.js';
 import type { EntitySetSpec } from '../common/record-reader.js';
 
 /** `webhooks` is a navigation property: null unless `$expand=webhooks`. */

@@ -14,8 +14,8 @@ import type { Caller } from '../auth/caller.js';
 import { invalid, nextState, type WriteMode } from '../common/bodies.js';
 import { redactAlways, writeChanges } from '../common/change-log.js';
 import { conflictOnUnique } from '../common/db-errors.js';
-import { RecordReader, type ListAnswer, type Rec } from '../common/record-reader.js';
-import { syncInlineWebhooks, WebhookTargets, withWrittenWebhooks } from '../common/webhook-kit.js';
+import { RecordReader, type ListAnswer, type EntityValues } from '../common/record-reader.js';
+import { syncInlineWebhooks, WebhookTargets, withWrittenWebhooks } from '../common/webhook-records.js';
 import { ApplicationConfigEntity } from './application-config.entity.js';
 import { APPLICATION_CONFIGS } from './application-config.model.js';
 import { ApplicationEvents } from './application-events.js';
@@ -30,7 +30,7 @@ export function newSharedSecret(): string {
   return randomBytes(32).toString('hex');
 }
 
-interface AppState extends Rec {
+interface AppState extends EntityValues {
   applicationId: string;
   disabled: boolean | null;
   tag: string | null;
@@ -60,16 +60,16 @@ export class ApplicationConfigsService {
     return this.reader.list(this.ds, caller, query);
   }
 
-  get(caller: Caller, id: string, query?: ODataQuery): Promise<Rec> {
+  get(caller: Caller, id: string, query?: ODataQuery): Promise<EntityValues> {
     return this.reader.one(this.ds, caller, id, query);
   }
 
   /** The full record of the caller's application config `id`, or NotFound. */
-  find(caller: Caller, id: string): Promise<Rec> {
+  find(caller: Caller, id: string): Promise<EntityValues> {
     return this.reader.one(this.ds, caller, id);
   }
 
-  async create(caller: Caller, body: Partial<ApplicationConfigCreateBody>): Promise<Rec> {
+  async create(caller: Caller, body: Partial<ApplicationConfigCreateBody>): Promise<EntityValues> {
     if (body.applicationId === undefined || body.applicationId === null) throw invalid('applicationId', 'is required');
     const state: AppState = {
       applicationId: body.applicationId,
@@ -108,7 +108,7 @@ export class ApplicationConfigsService {
         caller,
         APPLICATION_WEBHOOK_KIND,
         id,
-        body.webhooks as Rec[] | null | undefined,
+        body.webhooks as EntityValues[] | null | undefined,
         this.targets,
       );
       return withWrittenWebhooks(after, webhooks);
@@ -117,7 +117,12 @@ export class ApplicationConfigsService {
     return record;
   }
 
-  async update(caller: Caller, id: string, body: Partial<ApplicationConfigUpdateBody>, mode: WriteMode): Promise<Rec> {
+  async update(
+    caller: Caller,
+    id: string,
+    body: Partial<ApplicationConfigUpdateBody>,
+    mode: WriteMode,
+  ): Promise<EntityValues> {
     const { before, after } = await this.ds.transaction(async (m) => {
       const before = await this.reader.lock(m, caller, id);
       const current: AppState = {
@@ -127,7 +132,7 @@ export class ApplicationConfigsService {
         sharedSecret: before.sharedSecret as string,
       };
       const { webhooks, ...fields } = body;
-      const state = nextState(current, fields as Rec, mode, { disabled: false, tag: null }, [
+      const state = nextState(current, fields as EntityValues, mode, { disabled: false, tag: null }, [
         'applicationId',
         'sharedSecret',
       ]);
@@ -154,7 +159,7 @@ export class ApplicationConfigsService {
         caller,
         APPLICATION_WEBHOOK_KIND,
         id,
-        webhooks as Rec[] | null | undefined,
+        webhooks as EntityValues[] | null | undefined,
         this.targets,
       );
       return { before, after: withWrittenWebhooks(after, written) };

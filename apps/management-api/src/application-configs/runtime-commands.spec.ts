@@ -42,18 +42,26 @@ describe('toRuntimeCommand', () => {
   });
 
   it('names every id the level needs and lacks', () => {
-    try {
+    const thrown = thrownBy(() =>
       toRuntimeCommand('KickConnection', 'app', {
         channelId: 'ch',
         userId: null,
         deviceId: 'd',
         clientId: '',
         connectionId: null,
-      });
-      throw new Error('expected a DomainError');
-    } catch (e) {
-      expect(e).toBeInstanceOf(DomainError);
-      expect((e as DomainError).details.map((d) => d.field)).toEqual(['userId', 'clientId', 'connectionId']);
-    }
+      }),
+    );
+    expect(thrown).toBeInstanceOf(DomainError);
+    expect((thrown as DomainError).details.map((d) => d.field)).toEqual(['userId', 'clientId', 'connectionId']);
   });
 });
+
+/** What `action` throws; undefined when it returns. */
+function thrownBy(action: () => unknown): unknown {
+  try {
+    action();
+    return undefined;
+  } catch (e) {
+    return e;
+  }
+}

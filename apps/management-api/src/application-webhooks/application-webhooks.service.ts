@@ -7,8 +7,8 @@ import { APPLICATION_CONFIGS } from '../application-configs/application-config.m
 import { ApplicationEvents } from '../application-configs/application-events.js';
 import type { Caller } from '../auth/caller.js';
 import { invalid, type WriteMode } from '../common/bodies.js';
-import { RecordReader, type ListAnswer, type Rec } from '../common/record-reader.js';
-import { insertWebhook, updateWebhook, WebhookTargets } from '../common/webhook-kit.js';
+import { RecordReader, type ListAnswer, type EntityValues } from '../common/record-reader.js';
+import { insertWebhook, updateWebhook, WebhookTargets } from '../common/webhook-records.js';
 import { APPLICATION_WEBHOOK_KIND } from './application-webhook.model.js';
 
 @Injectable()
@@ -32,11 +32,11 @@ export class ApplicationWebhooksService {
     });
   }
 
-  get(caller: Caller, id: string, query?: ODataQuery): Promise<Rec> {
+  get(caller: Caller, id: string, query?: ODataQuery): Promise<EntityValues> {
     return this.reader.one(this.ds, caller, id, query);
   }
 
-  async create(caller: Caller, body: Partial<ApplicationWebhookCreateBody>): Promise<Rec> {
+  async create(caller: Caller, body: Partial<ApplicationWebhookCreateBody>): Promise<EntityValues> {
     const { record, applicationId } = await this.ds.transaction(async (m) => {
       const parent = await this.parent(m, caller, body.applicationConfigId);
       const record = await insertWebhook(
@@ -44,7 +44,7 @@ export class ApplicationWebhooksService {
         caller,
         APPLICATION_WEBHOOK_KIND,
         parent.id as string,
-        body as Rec,
+        body as EntityValues,
         this.targets,
       );
       return { record, applicationId: parent.applicationId as string };
@@ -53,7 +53,12 @@ export class ApplicationWebhooksService {
     return record;
   }
 
-  async update(caller: Caller, id: string, body: Partial<ApplicationWebhookUpdateBody>, mode: WriteMode): Promise<Rec> {
+  async update(
+    caller: Caller,
+    id: string,
+    body: Partial<ApplicationWebhookUpdateBody>,
+    mode: WriteMode,
+  ): Promise<EntityValues> {
     const { record, applicationIds } = await this.ds.transaction(async (m) => {
       const before = await this.reader.lock(m, caller, id);
       const oldParent = (await this.parents.find(m, caller, before.applicationConfigId as string))!;
@@ -66,7 +71,7 @@ export class ApplicationWebhooksService {
         caller,
         APPLICATION_WEBHOOK_KIND,
         before,
-        body as Rec,
+        body as EntityValues,
         mode,
         parent.id as string,
         this.targets,
@@ -77,7 +82,11 @@ export class ApplicationWebhooksService {
     return record;
   }
 
-  private async parent(m: EntityManager, caller: Caller, applicationConfigId: string | null | undefined): Promise<Rec> {
+  private async parent(
+    m: EntityManager,
+    caller: Caller,
+    applicationConfigId: string | null | undefined,
+  ): Promise<EntityValues> {
     if (typeof applicationConfigId !== 'string') throw invalid('applicationConfigId', 'is required');
     const parent = await this.parents.find(m, caller, applicationConfigId);
     if (!parent) throw invalid('applicationConfigId', 'is not an application config of the organization');

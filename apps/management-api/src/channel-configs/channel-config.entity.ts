@@ -7,7 +7,7 @@ import type {
   SfuConfig,
   VideoEncoding,
 } from '@switchboard/contracts';
-import { AuditColumns } from '../common/model-kit.js';
+import { AuditColumns } from '../common/audit-columns.js';
 
 /** A channel config; at most one `default` per application config (partial unique index). */
 @Entity({ name: 'channel_config' })

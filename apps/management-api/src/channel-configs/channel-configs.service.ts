@@ -11,8 +11,8 @@ import { CHANNEL_WEBHOOK_KIND } from '../channel-webhooks/channel-webhook.model.
 import { invalid, nextState, type WriteMode } from '../common/bodies.js';
 import { redactKeys, writeChanges } from '../common/change-log.js';
 import { conflictOnUnique } from '../common/db-errors.js';
-import { RecordReader, type ListAnswer, type Rec } from '../common/record-reader.js';
-import { syncInlineWebhooks, WebhookTargets, withWrittenWebhooks } from '../common/webhook-kit.js';
+import { RecordReader, type ListAnswer, type EntityValues } from '../common/record-reader.js';
+import { syncInlineWebhooks, WebhookTargets, withWrittenWebhooks } from '../common/webhook-records.js';
 import { ChannelConfigEntity } from './channel-config.entity.js';
 import { CHANNEL_CONFIGS } from './channel-config.model.js';
 
@@ -32,7 +32,7 @@ type ChannelState = Pick<
   | 'recordingManagementOverride'
   | 'videoEncodings'
 > &
-  Rec;
+  EntityValues;
 
 /** What a PUT gives the fields it leaves out (`applicationConfigId` and `channelIdPattern` are kept). */
 const DEFAULTS: Partial<ChannelState> = {
@@ -78,11 +78,11 @@ export class ChannelConfigsService {
     });
   }
 
-  get(caller: Caller, id: string, query?: ODataQuery): Promise<Rec> {
+  get(caller: Caller, id: string, query?: ODataQuery): Promise<EntityValues> {
     return this.reader.one(this.ds, caller, id, query);
   }
 
-  async create(caller: Caller, body: Partial<ChannelConfigCreateBody>): Promise<Rec> {
+  async create(caller: Caller, body: Partial<ChannelConfigCreateBody>): Promise<EntityValues> {
     const { webhooks, ...fields } = body;
     const { record, applicationId } = await this.ds.transaction(async (m) => {
       const parent = await this.parent(m, caller, fields.applicationConfigId);
@@ -123,7 +123,7 @@ export class ChannelConfigsService {
         caller,
         CHANNEL_WEBHOOK_KIND,
         id,
-        webhooks as Rec[] | null | undefined,
+        webhooks as EntityValues[] | null | undefined,
         this.targets,
       );
       return { record: withWrittenWebhooks(after, written), applicationId: parent.applicationId as string };
@@ -132,7 +132,12 @@ export class ChannelConfigsService {
     return record;
   }
 
-  async update(caller: Caller, id: string, body: Partial<ChannelConfigUpdateBody>, mode: WriteMode): Promise<Rec> {
+  async update(
+    caller: Caller,
+    id: string,
+    body: Partial<ChannelConfigUpdateBody>,
+    mode: WriteMode,
+  ): Promise<EntityValues> {
     const { webhooks, ...fields } = body;
     const { record, applicationIds } = await this.ds.transaction(async (m) => {
       const before = await this.reader.lock(m, caller, id);
@@ -167,7 +172,7 @@ export class ChannelConfigsService {
         caller,
         CHANNEL_WEBHOOK_KIND,
         id,
-        webhooks as Rec[] | null | undefined,
+        webhooks as EntityValues[] | null | undefined,
         this.targets,
       );
       return {
@@ -179,7 +184,11 @@ export class ChannelConfigsService {
     return record;
   }
 
-  private async parent(m: EntityManager, caller: Caller, applicationConfigId: string | null | undefined): Promise<Rec> {
+  private async parent(
+    m: EntityManager,
+    caller: Caller,
+    applicationConfigId: string | null | undefined,
+  ): Promise<EntityValues> {
     if (typeof applicationConfigId !== 'string') throw invalid('applicationConfigId', 'is required');
     const parent = await this.parents.find(m, caller, applicationConfigId);
     if (!parent) throw invalid('applicationConfigId', 'is not an application config of the organization');
@@ -198,6 +207,6 @@ export class ChannelConfigsService {
   }
 }
 
-function pick(fields: Rec): Rec {
+function pick(fields: EntityValues): EntityValues {
   return Object.fromEntries(Object.entries(fields).filter(([k]) => FIELDS.includes(k)));
 }

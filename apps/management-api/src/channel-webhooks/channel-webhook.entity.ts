@@ -1,5 +1,5 @@
 import { Column, Entity } from 'typeorm';
-import { WebhookColumns } from '../common/webhook-kit.js';
+import { WebhookColumns } from '../common/webhook-records.js';
 
 @Entity({ name: 'channel_webhook' })
 export class ChannelWebhookEntity extends WebhookColumns {

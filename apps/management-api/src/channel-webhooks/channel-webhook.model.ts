@@ -1,5 +1,5 @@
 import { RecordReader } from '../common/record-reader.js';
-import { webhookModel, webhookSet, type WebhookKind } from '../common/webhook-kit.js';
+import { webhookModel, webhookSet, type WebhookKind } from '../common/webhook-records.js';
 import { ChannelWebhookEntity } from './channel-webhook.entity.js';
 
 export const channelWebhookModel = webhookModel(

@@ -7,8 +7,8 @@ import { ApplicationEvents } from '../application-configs/application-events.js'
 import type { Caller } from '../auth/caller.js';
 import { CHANNEL_CONFIGS } from '../channel-configs/channel-config.model.js';
 import { invalid, type WriteMode } from '../common/bodies.js';
-import { RecordReader, type ListAnswer, type Rec } from '../common/record-reader.js';
-import { insertWebhook, updateWebhook, WebhookTargets } from '../common/webhook-kit.js';
+import { RecordReader, type ListAnswer, type EntityValues } from '../common/record-reader.js';
+import { insertWebhook, updateWebhook, WebhookTargets } from '../common/webhook-records.js';
 import { CHANNEL_WEBHOOK_KIND } from './channel-webhook.model.js';
 
 interface Parent {
@@ -37,21 +37,33 @@ export class ChannelWebhooksService {
     });
   }
 
-  get(caller: Caller, id: string, query?: ODataQuery): Promise<Rec> {
+  get(caller: Caller, id: string, query?: ODataQuery): Promise<EntityValues> {
     return this.reader.one(this.ds, caller, id, query);
   }
 
-  async create(caller: Caller, body: Partial<ChannelWebhookCreateBody>): Promise<Rec> {
+  async create(caller: Caller, body: Partial<ChannelWebhookCreateBody>): Promise<EntityValues> {
     const { record, applicationId } = await this.ds.transaction(async (m) => {
       const parent = await this.parent(m, caller, body.channelConfigId);
-      const record = await insertWebhook(m, caller, CHANNEL_WEBHOOK_KIND, parent.id, body as Rec, this.targets);
+      const record = await insertWebhook(
+        m,
+        caller,
+        CHANNEL_WEBHOOK_KIND,
+        parent.id,
+        body as EntityValues,
+        this.targets,
+      );
       return { record, applicationId: parent.applicationId };
     });
     this.events.changed([applicationId]);
     return record;
   }
 
-  async update(caller: Caller, id: string, body: Partial<ChannelWebhookUpdateBody>, mode: WriteMode): Promise<Rec> {
+  async update(
+    caller: Caller,
+    id: string,
+    body: Partial<ChannelWebhookUpdateBody>,
+    mode: WriteMode,
+  ): Promise<EntityValues> {
     const { record, applicationIds } = await this.ds.transaction(async (m) => {
       const before = await this.reader.lock(m, caller, id);
       const oldParent = await this.parent(m, caller, before.channelConfigId as string);
@@ -64,7 +76,7 @@ export class ChannelWebhooksService {
         caller,
         CHANNEL_WEBHOOK_KIND,
         before,
-        body as Rec,
+        body as EntityValues,
         mode,
         parent.id,
         this.targets,

@@ -4,7 +4,7 @@ import { MAX_STORED_LIST_LENGTH, MAX_STORED_STRING_LENGTH, nextState, readBody }
 describe('request bodies', () => {
   it('drops server-managed fields and refuses unknown ones', () => {
     expect(readBody(ApplicationConfigUpdateBody, { id: 'x', organizationId: 'y', tag: 't' })).toEqual({ tag: 't' });
-    expect(() => readBody(ApplicationConfigUpdateBody, { colour: 'red' })).toThrow();
+    expect(() => readBody(ApplicationConfigUpdateBody, { colour: 'red' })).toThrow('colour: unknown field');
   });
 
   it('refuses strings and lists over the stored limits, naming the field, before a megabyte reaches the database', () => {

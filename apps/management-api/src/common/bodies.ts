@@ -1,6 +1,6 @@
 import type { Static, TObject } from '@sinclair/typebox';
 import { DomainError, serverManagedFields, validator } from '@switchboard/contracts';
-import type { Rec } from './record-reader.js';
+import type { EntityValues } from './record-reader.js';
 
 /** PUT replaces every writable field (absent ones take their default); PATCH changes the given ones. */
 export type WriteMode = 'replace' | 'merge';
@@ -19,9 +19,9 @@ export const MAX_STORED_LIST_LENGTH = 256;
 export function readBody<T extends TObject>(schema: T, body: unknown): Partial<Static<T>> {
   const value = bodyObject(body);
   checkSizes(value, '');
-  const parsed = validator(schema).parse(value) as Rec;
-  const out: Rec = { ...parsed };
-  for (const field of serverManagedFields(schema as unknown as Rec)) delete out[field];
+  const parsed = validator(schema).parse(value) as EntityValues;
+  const out: EntityValues = { ...parsed };
+  for (const field of serverManagedFields(schema as unknown as EntityValues)) delete out[field];
   return out as Partial<Static<T>>;
 }
 
@@ -37,14 +37,14 @@ export function bodyObject(body: unknown): object {
  * The writable state after a PUT or PATCH. `defaults` lists every writable field with the value a
  * PUT gives it when absent; `keep` names fields kept when absent or null (identity and secrets).
  */
-export function nextState<S extends Rec>(
+export function nextState<S extends EntityValues>(
   current: S,
-  body: Rec,
+  body: EntityValues,
   mode: WriteMode,
   defaults: Partial<S>,
   keep: readonly (keyof S & string)[] = [],
 ): S {
-  const next: Rec = { ...current };
+  const next: EntityValues = { ...current };
   if (mode === 'replace') {
     for (const [field, value] of Object.entries(defaults)) next[field] = keep.includes(field) ? current[field] : value;
   }

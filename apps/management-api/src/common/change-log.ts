@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 import type { EntityManager } from 'typeorm';
 import type { Caller } from '../auth/caller.js';
 import { ChangeRecordEntity } from '../change-records/change-record.entity.js';
-import type { Rec } from './record-reader.js';
+import type { EntityValues } from './record-reader.js';
 
 export const REDACTED = '<redacted>';
 
@@ -20,7 +20,7 @@ export const redactAlways: Redactor = (value) => (value === null || value === un
 export function redactKeys(...keys: string[]): Redactor {
   return (value) => {
     if (value === null || typeof value !== 'object' || Array.isArray(value)) return value;
-    const copy: Rec = { ...(value as Rec) };
+    const copy: EntityValues = { ...(value as EntityValues) };
     for (const k of keys) if (copy[k] !== undefined && copy[k] !== null) copy[k] = REDACTED;
     return copy;
   };
@@ -31,9 +31,9 @@ export interface ChangeSet {
   entityId: string;
   type: ChangeType;
   /** The record before the change (null for a create). */
-  before: Rec | null;
+  before: EntityValues | null;
   /** The record after the change (null for a delete). */
-  after: Rec | null;
+  after: EntityValues | null;
   /** The properties compared, in log order. */
   properties: readonly string[];
   redact?: Readonly<Record<string, Redactor>>;
@@ -43,7 +43,7 @@ export interface ChangeSet {
 export function canonical(value: unknown): string {
   return JSON.stringify(value === undefined ? null : value, (_key, v: unknown) => {
     if (v === null || typeof v !== 'object' || Array.isArray(v)) return v;
-    return Object.fromEntries(Object.entries(v as Rec).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
+    return Object.fromEntries(Object.entries(v as EntityValues).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
   });
 }
 

@@ -13,7 +13,8 @@ import type { DataSource, EntityManager, SelectQueryBuilder } from 'typeorm';
 import type { Caller } from '../auth/caller.js';
 import { toQueryError } from './odata-query.js';
 
-export type Rec = Record<string, unknown>;
+/** An entity record's values by property name (or a row's by column name). */
+export type EntityValues = Record<string, unknown>;
 export type Source = DataSource | EntityManager;
 
 /** Alias of the entity's table in every query the reader builds. */
@@ -21,7 +22,7 @@ export const ALIAS = 'e';
 const QUOTED = `"${ALIAS}"`;
 
 export interface ListAnswer {
-  value: Rec[];
+  value: EntityValues[];
   '@odata.count'?: number;
 }
 
@@ -45,7 +46,7 @@ export interface EntitySetSpec {
   /** ORDER BY (SQL over the alias `e`) when `$orderby` is absent; the key follows as tiebreak. */
   defaultOrder: readonly string[];
   /** Final touch of a full record before projection (e.g. hiding a value). */
-  finish?: (record: Rec) => Rec;
+  finish?: (record: EntityValues) => EntityValues;
 }
 
 /**
@@ -62,8 +63,8 @@ export class RecordReader {
     return this.spec.model;
   }
 
-  private base(source: Source, caller: Caller, where?: { sql: string; params: Rec }) {
-    const qb = source.createQueryBuilder().from(this.spec.model.table!, ALIAS) as SelectQueryBuilder<Rec>;
+  private base(source: Source, caller: Caller, where?: { sql: string; params: EntityValues }) {
+    const qb = source.createQueryBuilder().from(this.spec.model.table!, ALIAS) as SelectQueryBuilder<EntityValues>;
     if (this.spec.tenantColumn)
       qb.where(`${QUOTED}."${this.spec.tenantColumn}" = :sb_tenant`, { sb_tenant: caller.organizationId });
     else qb.where('TRUE');
@@ -71,7 +72,7 @@ export class RecordReader {
     const toRecord = selectModelRecords(qb, this.spec.model, ALIAS);
     const inline = Object.entries(this.spec.inline ?? {});
     inline.forEach(([name, column]) => qb.addSelect(`${QUOTED}."${column}"`, `nav_${name}`));
-    const build = (raw: Rec): Rec => {
+    const build = (raw: EntityValues): EntityValues => {
       const record = toRecord(raw);
       for (const [name] of inline) record[name] = raw[`nav_${name}`] ?? null;
       for (const name of this.spec.deferred ?? []) record[name] = null;
@@ -85,12 +86,12 @@ export class RecordReader {
     source: Source,
     caller: Caller,
     query: ODataQuery,
-    where?: { sql: string; params: Rec },
+    where?: { sql: string; params: EntityValues },
   ): Promise<ListAnswer> {
     const { qb, build } = this.base(source, caller, where);
     if (query.orderBy.length === 0) this.spec.defaultOrder.forEach((sql) => qb.addOrderBy(sql, 'ASC'));
     const { query: page, countQuery } = guard(() => applyODataQuery(qb, query, this.spec.model, ALIAS));
-    const rows = (await page.getRawMany()) as Rec[];
+    const rows = (await page.getRawMany()) as EntityValues[];
     const count = countQuery ? await executeCount(countQuery) : undefined;
     const records = rows.map(build);
     await this.expand(source, records, query);
@@ -118,7 +119,7 @@ export class RecordReader {
   }
 
   /** One record with `$select`/`$expand` applied; another organization's record is NotFound. */
-  async one(source: Source, caller: Caller, id: string, query?: ODataQuery): Promise<Rec> {
+  async one(source: Source, caller: Caller, id: string, query?: ODataQuery): Promise<EntityValues> {
     const record = await this.find(source, caller, id);
     if (!record) throw this.notFound(id);
     if (!query) return record;
@@ -127,10 +128,10 @@ export class RecordReader {
   }
 
   /** The full record (every property, no expansion), or null when missing or another organization's. */
-  async find(source: Source, caller: Caller, id: string): Promise<Rec | null> {
+  async find(source: Source, caller: Caller, id: string): Promise<EntityValues | null> {
     if (!isUuid(id)) return null;
     const { qb, build } = this.base(source, caller, { sql: `${QUOTED}."id" = :sb_id`, params: { sb_id: id } });
-    const raw = (await qb.getRawOne()) as Rec | undefined;
+    const raw = (await qb.getRawOne()) as EntityValues | undefined;
     return raw ? build(raw) : null;
   }
 
@@ -138,7 +139,7 @@ export class RecordReader {
    * For writes: locks the row (`FOR UPDATE`, so concurrent writers of one record take turns and
    * the change log sees each change once) and returns the full record; NotFound otherwise.
    */
-  async lock(manager: EntityManager, caller: Caller, id: string): Promise<Rec> {
+  async lock(manager: EntityManager, caller: Caller, id: string): Promise<EntityValues> {
     if (!isUuid(id)) throw this.notFound(id);
     const tenant = this.spec.tenantColumn;
     const rows = (await manager.query(
@@ -154,7 +155,7 @@ export class RecordReader {
     return new DomainError('NotFound', `No ${this.spec.name} with id '${id.slice(0, 100)}'.`, [], target);
   }
 
-  private async expand(source: Source, records: Rec[], query: ODataQuery): Promise<void> {
+  private async expand(source: Source, records: EntityValues[], query: ODataQuery): Promise<void> {
     if (query.expand.length === 0 || records.length === 0) return;
     try {
       await expandRecords(source, records, query.expand, this.spec.model);

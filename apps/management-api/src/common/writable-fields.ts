@@ -2,7 +2,7 @@ import type { EntityManager, EntityTarget, ObjectLiteral } from 'typeorm';
 import type { Caller } from '../auth/caller.js';
 import { nextState, type WriteMode } from './bodies.js';
 import { writeChanges } from './change-log.js';
-import type { Rec, RecordReader } from './record-reader.js';
+import type { EntityValues, RecordReader } from './record-reader.js';
 
 /** An entity set whose records come from elsewhere: the API reads them and updates their writable fields. */
 export interface WritableFields<Entity extends ObjectLiteral> {
@@ -11,7 +11,7 @@ export interface WritableFields<Entity extends ObjectLiteral> {
   /** The change log's `entityType`. */
   entityType: string;
   /** Every writable field with the value PUT gives it when absent. */
-  defaults: Rec;
+  defaults: EntityValues;
 }
 
 /** PUT or PATCH of the writable fields, with the change record, in the caller's transaction. */
@@ -20,9 +20,9 @@ export async function updateWritableFields<Entity extends ObjectLiteral>(
   set: WritableFields<Entity>,
   caller: Caller,
   id: string,
-  body: Rec,
+  body: EntityValues,
   mode: WriteMode,
-): Promise<Rec> {
+): Promise<EntityValues> {
   const fields = Object.keys(set.defaults);
   const before = await set.reader.lock(manager, caller, id);
   const current = Object.fromEntries(fields.map((field) => [field, before[field]]));

@@ -9,12 +9,14 @@ export class ApiVersionGuard implements CanActivate {
   canActivate(context: ExecutionContext): boolean {
     if (context.getType() !== 'http') return true;
     const query = context.switchToHttp().getRequest<{ query?: Record<string, unknown> }>().query ?? {};
-    const v = query['api-version'];
-    if (v === undefined) return true;
-    if (typeof v === 'string' && SUPPORTED_API_VERSIONS.includes(v)) return true;
+    const requested = query['api-version'];
+    if (requested === undefined) return true;
+    if (typeof requested === 'string' && SUPPORTED_API_VERSIONS.includes(requested)) return true;
+    const shown =
+      Array.isArray(requested) || typeof requested === 'string' ? String(requested) : JSON.stringify(requested);
     throw new DomainError(
       'ValidationFailed',
-      `api-version '${String(v)}' is not supported; supported: ${SUPPORTED_API_VERSIONS.join(', ')}.`,
+      `api-version '${shown}' is not supported; supported: ${SUPPORTED_API_VERSIONS.join(', ')}.`,
       [],
       'api-version',
     );

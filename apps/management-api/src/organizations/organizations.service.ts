@@ -16,11 +16,11 @@ import type { Caller } from '../auth/caller.js';
 import { KnownOrganizations } from '../auth/known-organizations.js';
 import { invalid, nextState, type WriteMode } from '../common/bodies.js';
 import { writeChanges, type ChangeSet } from '../common/change-log.js';
-import { RecordReader, type ListAnswer, type Rec } from '../common/record-reader.js';
+import { RecordReader, type ListAnswer, type EntityValues } from '../common/record-reader.js';
 import { OrganizationEntity } from './organization.entity.js';
 import { ALL_ORGANIZATIONS, ORGANIZATIONS } from './organization.model.js';
 
-const DEFAULTS: Rec = {
+const DEFAULTS: EntityValues = {
   name: null,
   paymentMethodId: null,
   vatNumber: null,
@@ -72,7 +72,7 @@ export class OrganizationsService implements OnApplicationBootstrap, OnModuleDes
     return this.readerOf(caller).list(this.ds, caller, query);
   }
 
-  get(caller: Caller, id: string, query?: ODataQuery): Promise<Rec> {
+  get(caller: Caller, id: string, query?: ODataQuery): Promise<EntityValues> {
     return this.readerOf(caller).one(this.ds, caller, id, query);
   }
 
@@ -80,9 +80,9 @@ export class OrganizationsService implements OnApplicationBootstrap, OnModuleDes
    * Operators only: the organization and its first (non-operator) API key, in one transaction with their change
    * records.
    */
-  async create(caller: Caller, body: Partial<OrganizationCreateBody>): Promise<Rec> {
+  async create(caller: Caller, body: Partial<OrganizationCreateBody>): Promise<EntityValues> {
     if (!caller.operator) throw new DomainError('Forbidden', 'Only an operator key creates organizations.');
-    const state = nextState({ ...DEFAULTS }, pick(body as Rec), 'replace', DEFAULTS);
+    const state = nextState({ ...DEFAULTS }, pick(body as EntityValues), 'replace', DEFAULTS);
     checkName(state.name);
     if (state.paymentMethodId !== null)
       throw invalid('paymentMethodId', 'must be null: a new organization has no payment method yet');
@@ -108,12 +108,17 @@ export class OrganizationsService implements OnApplicationBootstrap, OnModuleDes
     });
   }
 
-  async update(caller: Caller, id: string, body: Partial<OrganizationUpdateBody>, mode: WriteMode): Promise<Rec> {
+  async update(
+    caller: Caller,
+    id: string,
+    body: Partial<OrganizationUpdateBody>,
+    mode: WriteMode,
+  ): Promise<EntityValues> {
     const reader = this.readerOf(caller);
     const { before, after } = await this.ds.transaction(async (m) => {
       const before = await reader.lock(m, caller, id);
       const current = Object.fromEntries(TRACKED.map((f) => [f, before[f]]));
-      const state = nextState(current, pick(body as Rec), mode, DEFAULTS);
+      const state = nextState(current, pick(body as EntityValues), mode, DEFAULTS);
       state.disabled = this.nextDisabled(caller, before, body.disabled);
       const target = before.id as string;
       await this.checkPaymentMethod(m, target, state.paymentMethodId as string | null);
@@ -138,7 +143,7 @@ export class OrganizationsService implements OnApplicationBootstrap, OnModuleDes
   /**
    * `disabled` as the body leaves it: kept when absent; only an operator changes it, never for its own organization.
    */
-  private nextDisabled(caller: Caller, before: Rec, wanted: boolean | undefined): boolean {
+  private nextDisabled(caller: Caller, before: EntityValues, wanted: boolean | undefined): boolean {
     const current = before.disabled === true;
     if (wanted === undefined || wanted === current) return current;
     if (!caller.operator)
@@ -213,6 +218,6 @@ function checkName(name: unknown): void {
   if (name.length > NAME_MAX) throw invalid('name', `must be at most ${NAME_MAX} characters`);
 }
 
-function pick(body: Rec): Rec {
+function pick(body: EntityValues): EntityValues {
   return Object.fromEntries(Object.entries(body).filter(([k]) => FIELDS.includes(k)));
 }

@@ -26,7 +26,7 @@ import { randomUUID } from 'node:crypto';
 import { DataSource } from 'typeorm';
 import type { ManagementConfig } from '../config.js';
 import type { Caller } from '../auth/caller.js';
-import { RecordReader, type Rec } from '../common/record-reader.js';
+import { RecordReader, type EntityValues } from '../common/record-reader.js';
 import { PARKED_EVENTS } from './parked-event.model.js';
 
 /** Parked events are deployment-wide: only an operator credential sees them; others are told they may not. */
@@ -130,7 +130,7 @@ export class ParkedEventsService implements OnApplicationBootstrap, OnApplicatio
    * Hands the parked event to its consumer's processing again (a request to the owning service):
    * gone through, it is marked `Replayed`; failed again, it stays parked with the new error.
    */
-  async replay(caller: Caller, id: string): Promise<Rec> {
+  async replay(caller: Caller, id: string): Promise<EntityValues> {
     requireOperator(caller);
     const row = await this.reader.find(this.ds, caller, id);
     if (!row) throw this.reader.notFound(id);

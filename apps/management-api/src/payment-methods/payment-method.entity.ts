@@ -1,5 +1,5 @@
 import { Column, Entity, PrimaryColumn } from 'typeorm';
-import { AuditColumns } from '../common/model-kit.js';
+import { AuditColumns } from '../common/audit-columns.js';
 import type { StoredCard } from './payment-card.js';
 
 /** A payment method; `card` never holds a number or security code (a check constraint enforces it). */

@@ -7,7 +7,7 @@ import type { DataSource } from 'typeorm';
 import type { Caller } from '../auth/caller.js';
 import type { WriteMode } from '../common/bodies.js';
 import { writeChanges } from '../common/change-log.js';
-import { RecordReader, type ListAnswer, type Rec } from '../common/record-reader.js';
+import { RecordReader, type ListAnswer, type EntityValues } from '../common/record-reader.js';
 import { storedCard, type StoredCard } from './payment-card.js';
 import { PaymentMethodEntity } from './payment-method.entity.js';
 import { PAYMENT_METHODS } from './payment-method.model.js';
@@ -25,11 +25,11 @@ export class PaymentMethodsService {
     return this.reader.list(this.ds, caller, query);
   }
 
-  get(caller: Caller, id: string, query?: ODataQuery): Promise<Rec> {
+  get(caller: Caller, id: string, query?: ODataQuery): Promise<EntityValues> {
     return this.reader.one(this.ds, caller, id, query);
   }
 
-  async create(caller: Caller, body: Partial<PaymentMethodCreateBody>): Promise<Rec> {
+  async create(caller: Caller, body: Partial<PaymentMethodCreateBody>): Promise<EntityValues> {
     const card = storedCard(body.card, null);
     return this.ds.transaction(async (m) => {
       const id = randomUUID();
@@ -62,7 +62,12 @@ export class PaymentMethodsService {
    * PUT replaces `type`, `status` and `card` (absent: null / empty card, keeping the masked number unless a new number
    * is given); PATCH changes the fields given.
    */
-  async update(caller: Caller, id: string, body: Partial<PaymentMethodUpdateBody>, mode: WriteMode): Promise<Rec> {
+  async update(
+    caller: Caller,
+    id: string,
+    body: Partial<PaymentMethodUpdateBody>,
+    mode: WriteMode,
+  ): Promise<EntityValues> {
     return this.ds.transaction(async (m) => {
       const before = await this.reader.lock(m, caller, id);
       const previous = before.card as StoredCard;

@@ -1,7 +1,7 @@
 import { Column, Entity, PrimaryColumn } from 'typeorm';
 import type { Plan } from '@switchboard/contracts';
 import { int64 } from '@switchboard/persistence';
-import { AuditColumns } from '../common/model-kit.js';
+import { AuditColumns } from '../common/audit-columns.js';
 
 @Entity({ name: 'subscription' })
 export class SubscriptionEntity extends AuditColumns {

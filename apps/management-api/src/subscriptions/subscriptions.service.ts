@@ -5,12 +5,12 @@ import type { ODataQuery } from '@switchboard/odata';
 import type { DataSource } from 'typeorm';
 import type { Caller } from '../auth/caller.js';
 import type { WriteMode } from '../common/bodies.js';
-import { RecordReader, type ListAnswer, type Rec } from '../common/record-reader.js';
+import { RecordReader, type ListAnswer, type EntityValues } from '../common/record-reader.js';
 import { updateWritableFields } from '../common/writable-fields.js';
 import { SubscriptionEntity } from './subscription.entity.js';
 import { SUBSCRIPTIONS } from './subscription.model.js';
 
-const DEFAULTS: Rec = {
+const DEFAULTS: EntityValues = {
   status: null,
   trialEndOn: null,
   trialStartOn: null,
@@ -39,11 +39,11 @@ export class SubscriptionsService {
     return this.reader.list(this.ds, caller, query);
   }
 
-  get(caller: Caller, id: string, query?: ODataQuery): Promise<Rec> {
+  get(caller: Caller, id: string, query?: ODataQuery): Promise<EntityValues> {
     return this.reader.one(this.ds, caller, id, query);
   }
 
-  update(caller: Caller, id: string, body: Partial<SubscriptionUpdateBody>, mode: WriteMode): Promise<Rec> {
+  update(caller: Caller, id: string, body: Partial<SubscriptionUpdateBody>, mode: WriteMode): Promise<EntityValues> {
     const set = { reader: this.reader, entity: SubscriptionEntity, entityType: 'Subscription', defaults: DEFAULTS };
     return this.ds.transaction((manager) => updateWritableFields(manager, set, caller, id, body, mode));
   }

@@ -1,7 +1,7 @@
 import { Column, Entity, PrimaryColumn } from 'typeorm';
 import type { Identity } from '@switchboard/contracts';
 import { int64 } from '@switchboard/persistence';
-import { AuditColumns } from '../common/model-kit.js';
+import { AuditColumns } from '../common/audit-columns.js';
 
 /** A user account of an organization, with its login identities (inline) and SDK download dates (Unix ms, 0: never). */
 @Entity({ name: 'user_account' })

@@ -5,12 +5,12 @@ import type { ODataQuery } from '@switchboard/odata';
 import type { DataSource } from 'typeorm';
 import type { Caller } from '../auth/caller.js';
 import type { WriteMode } from '../common/bodies.js';
-import { RecordReader, type ListAnswer, type Rec } from '../common/record-reader.js';
+import { RecordReader, type ListAnswer, type EntityValues } from '../common/record-reader.js';
 import { updateWritableFields } from '../common/writable-fields.js';
 import { UserAccountEntity } from './user-account.entity.js';
 import { USER_ACCOUNTS } from './user-account.model.js';
 
-const DEFAULTS: Rec = {
+const DEFAULTS: EntityValues = {
   svcAppCreated: false,
   svcChannelCreated: false,
   svcConnectionCreated: false,
@@ -39,11 +39,11 @@ export class UserAccountsService {
     return this.reader.list(this.ds, caller, query);
   }
 
-  get(caller: Caller, id: string, query?: ODataQuery): Promise<Rec> {
+  get(caller: Caller, id: string, query?: ODataQuery): Promise<EntityValues> {
     return this.reader.one(this.ds, caller, id, query);
   }
 
-  update(caller: Caller, id: string, body: Partial<UserAccountUpdateBody>, mode: WriteMode): Promise<Rec> {
+  update(caller: Caller, id: string, body: Partial<UserAccountUpdateBody>, mode: WriteMode): Promise<EntityValues> {
     const set = { reader: this.reader, entity: UserAccountEntity, entityType: 'UserAccount', defaults: DEFAULTS };
     return this.ds.transaction((manager) => updateWritableFields(manager, set, caller, id, body, mode));
   }

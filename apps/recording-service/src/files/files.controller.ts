@@ -2,7 +2,7 @@ import { Controller, Get, Inject, Param, Req, Res } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Readable } from 'node:stream';
 import { DataSource } from 'typeorm';
-import { CNR, CR } from '../recordings/recordings.store.js';
+import { CONNECTION_RECORDING_TABLE, CHANNEL_RECORDING_TABLE } from '../recordings/recordings.store.js';
 import { STORAGE, type StorageTarget } from './storage.js';
 import { UrlSigner, type FileGrant } from './url-signer.js';
 
@@ -45,14 +45,14 @@ export class FilesController {
   private async locationOf(g: FileGrant): Promise<string | null> {
     const [table, column, ready] =
       g.kind === 'channel'
-        ? [CR, 'file_path', 'ready']
+        ? [CHANNEL_RECORDING_TABLE, 'file_path', 'ready']
         : g.kind === 'channel.audio'
-          ? [CR, 'audio_file_path', 'audio_ready']
+          ? [CHANNEL_RECORDING_TABLE, 'audio_file_path', 'audio_ready']
           : g.kind === 'channel.video'
-            ? [CR, 'video_file_path', 'video_ready']
+            ? [CHANNEL_RECORDING_TABLE, 'video_file_path', 'video_ready']
             : g.kind === 'connection.audio'
-              ? [CNR, 'audio_file_path', 'audio_ready']
-              : [CNR, 'video_file_path', 'video_ready'];
+              ? [CONNECTION_RECORDING_TABLE, 'audio_file_path', 'audio_ready']
+              : [CONNECTION_RECORDING_TABLE, 'video_file_path', 'video_ready'];
     const rows = (await this.ds.query(
       `SELECT ${column} AS path FROM ${table} WHERE id = $1 AND NOT deleted AND ${ready}`,
       [g.recordingId],

@@ -6,7 +6,12 @@ import { DataSource, type EntityManager } from 'typeorm';
 import type { RecordingServiceConfig } from '../config.js';
 import { RecordingPaths, audioBase, videoBase } from '../files/paths.js';
 import { ChannelSettings } from './channel-settings.js';
-import { CE, CNR, CR, RU } from '../recordings/recordings.store.js';
+import {
+  CONNECTION_END_TABLE,
+  CONNECTION_RECORDING_TABLE,
+  CHANNEL_RECORDING_TABLE,
+  RECORDING_UPDATE_TABLE,
+} from '../recordings/recordings.store.js';
 import type { ChannelRecordingRow, ConnectionRecordingRow, RecordingUpdateRow } from '../recordings/rows.js';
 
 export interface Flags {
@@ -66,20 +71,11 @@ export function flagsOf(c: WebhookEventConnection): Flags {
 }
 
 /**
- * The recording lifecycle, driven by domain events. Each event is applied in one transaction that
- * also records its id (`processed_event`), so a redelivered event changes nothing; the consumer acks
- * after the commit.
- *
- * - A `connection.*` event whose connection has `recording: true` (and audio or video to record)
- *   starts a connection recording when none is open for that connection; the first one in a channel
- *   opens the channel recording.
- * - While open, a change of the mute/disable flags or of the connection tag appends an update.
- * - `recording: false`, `connection.closed`/`failed` (or state closed/failed), `client.unregistered`
- *   and `channel.deactivated` stop it; the last one to stop in a channel closes the channel recording.
- * Events older than what a recording already applied (replicas, and redeliveries after a failure,
- * may bring them out of order) change nothing but its timeline: a change from while it was recording
- * is inserted at its time. An end applied before the connect is remembered (`connection_end`), and
- * the recording the connect starts stops at that end.
+ * The recording lifecycle, driven by domain events (README "Lifecycle"). Each event is applied in
+ * one transaction that also records its id (`processed_event`), so a redelivered event changes
+ * nothing; the consumer acks after the commit. Connection events start and stop connection
+ * recordings (the first opens the channel recording, the last to stop closes it) and append to
+ * their timeline; events older than what a recording already applied change only its timeline.
  */
 @Injectable()
 export class LifecycleService {
@@ -157,7 +153,7 @@ export class LifecycleService {
     const keySql =
       'application_id = $1 AND channel_id = $2 AND user_id = $3 AND device_id = $4 AND client_id = $5 AND connection_id = $6';
     const [open] = (await m.query(
-      `SELECT * FROM ${CNR} WHERE ${keySql} AND stop_timestamp IS NULL FOR UPDATE`,
+      `SELECT * FROM ${CONNECTION_RECORDING_TABLE} WHERE ${keySql} AND stop_timestamp IS NULL FOR UPDATE`,
       key,
     )) as ConnectionRecordingRow[];
     const terminal = TERMINAL_TYPES.has(de.event.type) || TERMINAL_STATES.has(c.state);
@@ -178,10 +174,10 @@ export class LifecycleService {
         // Older than what this recording already reflects: its change goes into the timeline at its
         // time; the recording's state stays that of the latest event.
         await this.insertLateUpdate(m, open.id, ts, c.tag ?? null, flags);
-        await m.query(`UPDATE ${CNR} SET last_seen_on = GREATEST(last_seen_on, $2) WHERE id = $1`, [
-          open.id,
-          Date.now(),
-        ]);
+        await m.query(
+          `UPDATE ${CONNECTION_RECORDING_TABLE} SET last_seen_on = GREATEST(last_seen_on, $2) WHERE id = $1`,
+          [open.id, Date.now()],
+        );
         return;
       }
       const changed =
@@ -192,13 +188,13 @@ export class LifecycleService {
         (c.tag ?? null) !== open.connection_tag;
       if (changed) {
         await m.query(
-          `INSERT INTO ${RU} (connection_recording_id, index, timestamp, connection_tag, audio_muted, video_muted, audio_disabled, video_disabled)
-           SELECT $1, COALESCE(max(index) + 1, 0), $2, $3, $4, $5, $6, $7 FROM ${RU} WHERE connection_recording_id = $1`,
+          `INSERT INTO ${RECORDING_UPDATE_TABLE} (connection_recording_id, index, timestamp, connection_tag, audio_muted, video_muted, audio_disabled, video_disabled)
+           SELECT $1, COALESCE(max(index) + 1, 0), $2, $3, $4, $5, $6, $7 FROM ${RECORDING_UPDATE_TABLE} WHERE connection_recording_id = $1`,
           [open.id, ts, c.tag ?? null, flags.audioMuted, flags.videoMuted, flags.audioDisabled, flags.videoDisabled],
         );
       }
       await m.query(
-        `UPDATE ${CNR} SET last_event_on = $2, last_seen_on = $10, connection = $3, audio_muted = $4, video_muted = $5, audio_disabled = $6, video_disabled = $7, connection_tag = $8,
+        `UPDATE ${CONNECTION_RECORDING_TABLE} SET last_event_on = $2, last_seen_on = $10, connection = $3, audio_muted = $4, video_muted = $5, audio_disabled = $6, video_disabled = $7, connection_tag = $8,
            modified_on = CASE WHEN $9 THEN $10 ELSE modified_on END WHERE id = $1`,
         [
           open.id,
@@ -220,9 +216,9 @@ export class LifecycleService {
       // (another replica, a redelivery) or it never recorded. Remember the end for a late connect.
       if (terminal && c.recording) {
         await m.query(
-          `INSERT INTO ${CE} (application_id, channel_id, user_id, device_id, client_id, connection_id, stop_timestamp, reason, created_on)
+          `INSERT INTO ${CONNECTION_END_TABLE} (application_id, channel_id, user_id, device_id, client_id, connection_id, stop_timestamp, reason, created_on)
            VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)
-           ON CONFLICT (application_id, channel_id, user_id, device_id, client_id, connection_id) DO UPDATE SET stop_timestamp = LEAST(${CE}.stop_timestamp, EXCLUDED.stop_timestamp)`,
+           ON CONFLICT (application_id, channel_id, user_id, device_id, client_id, connection_id) DO UPDATE SET stop_timestamp = LEAST(${CONNECTION_END_TABLE}.stop_timestamp, EXCLUDED.stop_timestamp)`,
           [...key, ts, endReason, Date.now()],
         );
       }
@@ -231,7 +227,7 @@ export class LifecycleService {
     // Out of order: a recording of this connection already stopped after this event happened. An
     // event from while it was recording still goes into its timeline.
     const [later] = (await m.query(
-      `SELECT id, start_timestamp FROM ${CNR} WHERE ${keySql} AND stop_timestamp > $7 ORDER BY start_timestamp LIMIT 1`,
+      `SELECT id, start_timestamp FROM ${CONNECTION_RECORDING_TABLE} WHERE ${keySql} AND stop_timestamp > $7 ORDER BY start_timestamp LIMIT 1`,
       [...key, ts],
     )) as Array<{
       id: string;
@@ -244,7 +240,7 @@ export class LifecycleService {
     const started = await this.startConnection(m, de, c, { hasAudio, hasVideo, flags }, settings);
     // The connection already ended (its end was applied first): the recording stops there.
     const [ended] = (await m.query(
-      `SELECT stop_timestamp, reason FROM ${CE} WHERE ${keySql} AND stop_timestamp >= $7`,
+      `SELECT stop_timestamp, reason FROM ${CONNECTION_END_TABLE} WHERE ${keySql} AND stop_timestamp >= $7`,
       [...key, ts],
     )) as Array<{ stop_timestamp: string; reason: string }>;
     if (ended) await this.stopConnection(m, started, Number(ended.stop_timestamp), ended.reason, false, outcome);
@@ -260,7 +256,7 @@ export class LifecycleService {
     const ts = de.event.timestamp;
     const now = Date.now();
     let [channel] = (await m.query(
-      `SELECT * FROM ${CR} WHERE application_id = $1 AND channel_id = $2 AND stop_timestamp IS NULL FOR UPDATE`,
+      `SELECT * FROM ${CHANNEL_RECORDING_TABLE} WHERE application_id = $1 AND channel_id = $2 AND stop_timestamp IS NULL FOR UPDATE`,
       [c.applicationId, c.channelId],
     )) as ChannelRecordingRow[];
     if (!channel) {
@@ -270,7 +266,7 @@ export class LifecycleService {
       const expiry =
         this.config.recordingsRetentionSeconds > 0 ? ts + this.config.recordingsRetentionSeconds * 1000 : null;
       [channel] = (await m.query(
-        `INSERT INTO ${CR} (id, organization_id, application_id, channel_id, created_on, modified_on, tag, start_timestamp, expiry_timestamp, has_audio, has_video,
+        `INSERT INTO ${CHANNEL_RECORDING_TABLE} (id, organization_id, application_id, channel_id, created_on, modified_on, tag, start_timestamp, expiry_timestamp, has_audio, has_video,
            recording_path, mux_enabled, move_enabled, delete_files, stage, stage_changed_on)
          VALUES ($1, $2, $3, $4, $5, $5, $6, $7, $8, $9, $10, $11, $12, true, $13, 'recording', $5) RETURNING *`,
         [
@@ -291,13 +287,13 @@ export class LifecycleService {
       )) as ChannelRecordingRow[];
     } else if ((o.hasAudio && !channel.has_audio) || (o.hasVideo && !channel.has_video)) {
       await m.query(
-        `UPDATE ${CR} SET has_audio = has_audio OR $2, has_video = has_video OR $3, modified_on = $4 WHERE id = $1`,
+        `UPDATE ${CHANNEL_RECORDING_TABLE} SET has_audio = has_audio OR $2, has_video = has_video OR $3, modified_on = $4 WHERE id = $1`,
         [channel.id, o.hasAudio, o.hasVideo, now],
       );
     }
     const id = randomUUID();
     const [row] = (await m.query(
-      `INSERT INTO ${CNR} (id, channel_recording_id, organization_id, application_id, channel_id, user_id, device_id, client_id, connection_id, client_protocol,
+      `INSERT INTO ${CONNECTION_RECORDING_TABLE} (id, channel_recording_id, organization_id, application_id, channel_id, user_id, device_id, client_id, connection_id, client_protocol,
          connection_type, connection_tag, tag, audio_id, video_id, created_on, modified_on, start_timestamp, has_audio, has_video, audio_muted, video_muted,
          audio_disabled, video_disabled, last_event_on, last_seen_on, connection)
        VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $16, $17, $18, $19, $20, $21, $22, $23, $17, $16, $24) RETURNING *`,
@@ -330,7 +326,7 @@ export class LifecycleService {
     )) as ConnectionRecordingRow[];
     // The timeline starts with the state the connection is recorded in.
     await m.query(
-      `INSERT INTO ${RU} (connection_recording_id, index, timestamp, connection_tag, audio_muted, video_muted, audio_disabled, video_disabled) VALUES ($1, 0, $2, $3, $4, $5, $6, $7)`,
+      `INSERT INTO ${RECORDING_UPDATE_TABLE} (connection_recording_id, index, timestamp, connection_tag, audio_muted, video_muted, audio_disabled, video_disabled) VALUES ($1, 0, $2, $3, $4, $5, $6, $7)`,
       [id, ts, c.tag ?? null, o.flags.audioMuted, o.flags.videoMuted, o.flags.audioDisabled, o.flags.videoDisabled],
     );
     return row!;
@@ -349,7 +345,7 @@ export class LifecycleService {
     flags: Flags,
   ): Promise<void> {
     const [before] = (await m.query(
-      `SELECT * FROM ${RU} WHERE connection_recording_id = $1 AND timestamp <= $2 ORDER BY index DESC LIMIT 1`,
+      `SELECT * FROM ${RECORDING_UPDATE_TABLE} WHERE connection_recording_id = $1 AND timestamp <= $2 ORDER BY index DESC LIMIT 1`,
       [connectionRecordingId, ts],
     )) as RecordingUpdateRow[];
     if (!before) return;
@@ -361,15 +357,16 @@ export class LifecycleService {
       before.connection_tag === tag;
     if (same) return;
     // Two steps, since the primary key (recording, index) is checked row by row.
-    await m.query(`UPDATE ${RU} SET index = -index - 2 WHERE connection_recording_id = $1 AND index > $2`, [
-      connectionRecordingId,
-      before.index,
-    ]);
-    await m.query(`UPDATE ${RU} SET index = -index - 1 WHERE connection_recording_id = $1 AND index < 0`, [
-      connectionRecordingId,
-    ]);
     await m.query(
-      `INSERT INTO ${RU} (connection_recording_id, index, timestamp, connection_tag, audio_muted, video_muted, audio_disabled, video_disabled) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
+      `UPDATE ${RECORDING_UPDATE_TABLE} SET index = -index - 2 WHERE connection_recording_id = $1 AND index > $2`,
+      [connectionRecordingId, before.index],
+    );
+    await m.query(
+      `UPDATE ${RECORDING_UPDATE_TABLE} SET index = -index - 1 WHERE connection_recording_id = $1 AND index < 0`,
+      [connectionRecordingId],
+    );
+    await m.query(
+      `INSERT INTO ${RECORDING_UPDATE_TABLE} (connection_recording_id, index, timestamp, connection_tag, audio_muted, video_muted, audio_disabled, video_disabled) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
       [
         connectionRecordingId,
         before.index + 1,
@@ -407,7 +404,7 @@ export class LifecycleService {
         })
       : row.metadata;
     await m.query(
-      `UPDATE ${CNR} SET stop_timestamp = $2, closed_reason = $3, orphaned = $4, metadata = $5, modified_on = $6, last_event_on = GREATEST(last_event_on, $2),
+      `UPDATE ${CONNECTION_RECORDING_TABLE} SET stop_timestamp = $2, closed_reason = $3, orphaned = $4, metadata = $5, modified_on = $6, last_event_on = GREATEST(last_event_on, $2),
          audio_first_frame_timestamp = CASE WHEN has_audio THEN start_timestamp END, audio_last_frame_timestamp = CASE WHEN has_audio THEN $2::bigint END,
          video_first_frame_timestamp = CASE WHEN has_video THEN start_timestamp END, video_last_frame_timestamp = CASE WHEN has_video THEN $2::bigint END,
          audio_file_name = CASE WHEN has_audio THEN $7 END, video_file_name = CASE WHEN has_video THEN $8 END
@@ -415,13 +412,13 @@ export class LifecycleService {
       [row.id, stop, reason, orphaned, metadata, now, audioBase(row.id), videoBase(row.id)],
     );
     const [open] = (await m.query(
-      `SELECT count(*)::int AS n FROM ${CNR} WHERE channel_recording_id = $1 AND stop_timestamp IS NULL`,
+      `SELECT count(*)::int AS n FROM ${CONNECTION_RECORDING_TABLE} WHERE channel_recording_id = $1 AND stop_timestamp IS NULL`,
       [row.channel_recording_id],
     )) as Array<{ n: number }>;
     if ((open?.n ?? 0) > 0) return;
     // TypeORM answers an UPDATE ... RETURNING with [rows, affected].
     const [closed] = (await m.query(
-      `UPDATE ${CR} SET stop_timestamp = GREATEST(start_timestamp, (SELECT max(stop_timestamp) FROM ${CNR} WHERE channel_recording_id = $1)),
+      `UPDATE ${CHANNEL_RECORDING_TABLE} SET stop_timestamp = GREATEST(start_timestamp, (SELECT max(stop_timestamp) FROM ${CONNECTION_RECORDING_TABLE} WHERE channel_recording_id = $1)),
          stage = 'ingesting', stage_changed_on = $2, mux_pending = mux_enabled, modified_on = $2
        WHERE id = $1 AND stop_timestamp IS NULL RETURNING id`,
       [row.channel_recording_id, now],
@@ -449,13 +446,13 @@ export class LifecycleService {
       conditions.push(`${column} = $${params.length}`);
     }
     const channels = (await m.query(
-      `SELECT DISTINCT channel_id FROM ${CNR} WHERE ${conditions.join(' AND ')} ORDER BY channel_id`,
+      `SELECT DISTINCT channel_id FROM ${CONNECTION_RECORDING_TABLE} WHERE ${conditions.join(' AND ')} ORDER BY channel_id`,
       params,
     )) as Array<{ channel_id: string }>;
     for (const { channel_id } of channels) {
       await lockChannel(m, f.applicationId, channel_id);
       const rows = (await m.query(
-        `SELECT * FROM ${CNR} WHERE ${conditions.join(' AND ')} AND channel_id = $${params.length + 1} FOR UPDATE`,
+        `SELECT * FROM ${CONNECTION_RECORDING_TABLE} WHERE ${conditions.join(' AND ')} AND channel_id = $${params.length + 1} FOR UPDATE`,
         [...params, channel_id],
       )) as ConnectionRecordingRow[];
       for (const row of rows)
@@ -470,14 +467,16 @@ export class LifecycleService {
   async closeOrphan(connectionRecordingId: string, reason: string): Promise<Outcome> {
     const outcome: Outcome = { stoppedChannelRecordings: [] };
     await this.ds.transaction(async (m) => {
-      const [peek] = (await m.query(`SELECT application_id, channel_id FROM ${CNR} WHERE id = $1`, [
-        connectionRecordingId,
-      ])) as Array<{ application_id: string; channel_id: string }>;
+      const [peek] = (await m.query(
+        `SELECT application_id, channel_id FROM ${CONNECTION_RECORDING_TABLE} WHERE id = $1`,
+        [connectionRecordingId],
+      )) as Array<{ application_id: string; channel_id: string }>;
       if (!peek) return;
       await lockChannel(m, peek.application_id, peek.channel_id);
-      const [row] = (await m.query(`SELECT * FROM ${CNR} WHERE id = $1 AND stop_timestamp IS NULL FOR UPDATE`, [
-        connectionRecordingId,
-      ])) as ConnectionRecordingRow[];
+      const [row] = (await m.query(
+        `SELECT * FROM ${CONNECTION_RECORDING_TABLE} WHERE id = $1 AND stop_timestamp IS NULL FOR UPDATE`,
+        [connectionRecordingId],
+      )) as ConnectionRecordingRow[];
       if (!row) return;
       await this.stopConnection(m, row, Number(row.last_event_on), reason, true, outcome);
     });
@@ -487,7 +486,7 @@ export class LifecycleService {
   /** The runtime still knows the connection and records it: it is not an orphan; remember we checked. */
   async touch(connectionRecordingId: string): Promise<void> {
     await this.ds.query(
-      `UPDATE ${CNR} SET last_seen_on = GREATEST(last_seen_on, $2) WHERE id = $1 AND stop_timestamp IS NULL`,
+      `UPDATE ${CONNECTION_RECORDING_TABLE} SET last_seen_on = GREATEST(last_seen_on, $2) WHERE id = $1 AND stop_timestamp IS NULL`,
       [connectionRecordingId, Date.now()],
     );
   }

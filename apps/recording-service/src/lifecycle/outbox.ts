@@ -22,19 +22,10 @@ const BATCH = 100;
 const SHUTDOWN_WAIT_MS = 5000;
 
 /**
- * The transactional outbox of the service's own events. `add` writes events in the caller's
- * transaction, so an event exists exactly when the state change it announces committed. The relay
- * publishes them to JetStream with Nats-Msg-Id = event id and deletes each one JetStream
- * acknowledged; what is left (NATS down, a crash between publish and delete) is relayed again on
- * start-up, after every commit that added events and every RECORDINGS_OUTBOX_RELAY_INTERVAL_MS.
- * A publish repeated after a crash carries the same id, so JetStream drops the duplicate (within
- * its duplicate window). Replicas relay side by side: each batch is taken with
- * `FOR UPDATE SKIP LOCKED`, so no two replicas publish the same row at once.
- *
- * The same relay empties the sibling table `recording.change_outbox`: change notices (the change
- * records of an expiry update or a delete, contracts `changes.ts`), written with `addChanges` in
- * the transaction of the change and published to the change notice stream (ensured before the
- * first publish) on `<ns>.changes.recording-service` with Nats-Msg-Id = notice id.
+ * The transactional outbox of the service's own events and change notices (README "Outbox"):
+ * `add` and `addChanges` write in the caller's transaction, so a row exists exactly when the change
+ * it announces committed; the relay publishes with Nats-Msg-Id = row id and deletes what JetStream
+ * acknowledged, batches taken `FOR UPDATE SKIP LOCKED` so replicas relay side by side.
  */
 @Injectable()
 export class Outbox implements OnApplicationBootstrap, OnApplicationShutdown {

@@ -91,7 +91,7 @@ function connectionPart(c: ConnectionRecordingRow, urls: RecordUrls): WebhookEve
     stats: null,
     connectionRecording: null,
   };
-  return { ...fallback, ...(known ?? {}), stats: null, connectionRecording: connectionEventRecording(c, urls) };
+  return { ...fallback, ...known, stats: null, connectionRecording: connectionEventRecording(c, urls) };
 }
 
 /** A `connection.recording*` event of a change made at `at` (Unix ms). */

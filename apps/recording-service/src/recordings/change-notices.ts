@@ -1,6 +1,6 @@
 import type { ChangeNotice } from '@switchboard/contracts';
 import { randomUUID } from 'node:crypto';
-import { iso, type ChannelRecordingRow, type ConnectionRecordingRow } from './rows.js';
+import { isoDateOrNull, type ChannelRecordingRow, type ConnectionRecordingRow } from './rows.js';
 
 /**
  * Entity types in the change log: the type names of the entity sets `/ChannelRecordings` and `/ConnectionRecordings`.
@@ -19,9 +19,9 @@ export const SWEEPER_ACTOR = 'recording-service';
  */
 function logged(r: ChannelRecordingRow | ConnectionRecordingRow): Record<string, string | null> {
   return {
-    ...('expiry_timestamp' in r ? { expiryTimestamp: iso(r.expiry_timestamp) } : {}),
+    ...('expiry_timestamp' in r ? { expiryTimestamp: isoDateOrNull(r.expiry_timestamp) } : {}),
     deleted: String(r.deleted),
-    deletedOn: iso(r.deleted_on),
+    deletedOn: isoDateOrNull(r.deleted_on),
     deletedBy: r.deleted_by,
   };
 }

@@ -12,9 +12,9 @@ import {
 } from '@switchboard/odata';
 import type { DataSource } from 'typeorm';
 
-const col = (name: string, kind: PropertySpec['kind'], column: string): PropertySpec => ({ name, kind, column });
+const property = (name: string, kind: PropertySpec['kind'], column: string): PropertySpec => ({ name, kind, column });
 const snake = (name: string) => name.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
-const props = (kind: PropertySpec['kind'], names: string[]) => names.map((n) => col(n, kind, snake(n)));
+const props = (kind: PropertySpec['kind'], names: string[]) => names.map((n) => property(n, kind, snake(n)));
 
 const channelProperties: PropertySpec[] = [
   ...props('guid', ['id', 'createdBy', 'modifiedBy', 'deletedBy']),

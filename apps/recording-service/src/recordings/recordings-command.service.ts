@@ -1,9 +1,9 @@
 import { Injectable } from '@nestjs/common';
 import type { CallerScope, RecordingCommand } from '@switchboard/contracts';
 import { Outbox } from '../lifecycle/outbox.js';
-import { PipelineService } from '../pipeline/pipeline.service.js';
+import { RecordingDeletion } from '../pipeline/recording-deletion.js';
 import { channelRecordingChanges } from './change-notices.js';
-import { CR, RecordingsStore } from './recordings.store.js';
+import { CHANNEL_RECORDING_TABLE, RecordingsStore } from './recordings.store.js';
 import type { ChannelRecordingRow } from './rows.js';
 import { actorOf } from './sql.js';
 
@@ -15,7 +15,7 @@ import { actorOf } from './sql.js';
 export class RecordingsCommandService {
   constructor(
     private readonly store: RecordingsStore,
-    private readonly pipeline: PipelineService,
+    private readonly deletion: RecordingDeletion,
     private readonly outbox: Outbox,
   ) {}
 
@@ -29,11 +29,11 @@ export class RecordingsCommandService {
         const expiresAt = expiry === null ? null : Date.parse(expiry);
         const now = Date.now();
         const noticed = await this.store.ds.transaction(async (m) => {
-          const [before] = (await m.query(`SELECT * FROM ${CR} WHERE id = $1 FOR UPDATE`, [
+          const [before] = (await m.query(`SELECT * FROM ${CHANNEL_RECORDING_TABLE} WHERE id = $1 FOR UPDATE`, [
             row.id,
           ])) as ChannelRecordingRow[];
           const [[after]] = (await m.query(
-            `UPDATE ${CR} SET expiry_timestamp = $2, modified_on = $3, modified_by = $4 WHERE id = $1 RETURNING *`,
+            `UPDATE ${CHANNEL_RECORDING_TABLE} SET expiry_timestamp = $2, modified_on = $3, modified_by = $4 WHERE id = $1 RETURNING *`,
             [row.id, expiresAt, now, actorOf(scope)],
           )) as [ChannelRecordingRow[], number];
           if (!before || !after) return false;
@@ -45,7 +45,7 @@ export class RecordingsCommandService {
         return null;
       }
       case 'channelRecording.delete':
-        await this.pipeline.deleteRecording(row.id, actorOf(scope), row.delete_files, false, scope.principal);
+        await this.deletion.delete(row.id, actorOf(scope), row.delete_files, false, scope.principal);
         return null;
     }
   }

@@ -31,7 +31,8 @@ describe('the recording request contract', () => {
       (k) =>
         (k.startsWith('channelRecording') || k.startsWith('channel.recordings')) && !k.includes('connectionRecordings'),
     );
-    expect(channelReads).toHaveLength(9); // lists and counts of an application and a channel, get, mux JSON, three URLs (update and delete are commands)
+    // Lists and counts of an application and a channel, get, mux JSON, three URLs (update and delete are commands).
+    expect(channelReads).toHaveLength(9);
     expect(kinds.filter((k) => k.startsWith('connectionRecording.'))).toHaveLength(4);
   });
 

@@ -12,9 +12,14 @@ import {
 } from '@switchboard/contracts';
 import { RecordingPaths, audioBase, videoBase } from '../files/paths.js';
 import { ChannelRecordingModel, ConnectionRecordingModel, odataPage, parseOptions, project } from './odata.js';
-import { CNR, CR, RecordingsStore, type ConnectionFilter } from './recordings.store.js';
 import {
-  iso,
+  CONNECTION_RECORDING_TABLE,
+  CHANNEL_RECORDING_TABLE,
+  RecordingsStore,
+  type ConnectionFilter,
+} from './recordings.store.js';
+import {
+  isoDateOrNull,
   toConnectionRecording,
   toManagementChannelRecording,
   type ChannelRecordingRow,
@@ -112,7 +117,7 @@ export class RecordingsQueryService {
       const query = parseOptions(q.options, ChannelRecordingModel, false);
       const where = this.odataWhere(s, q.applicationId);
       const page = await odataPage(this.store.ds, ChannelRecordingModel, query, where);
-      const rows = await this.rowsById<ChannelRecordingRow>(CR, page.ids);
+      const rows = await this.rowsById<ChannelRecordingRow>(CHANNEL_RECORDING_TABLE, page.ids);
       const value = rows.map((r) =>
         project(
           toManagementChannelRecording(r, this.store.channelUrls(r)) as unknown as Record<string, unknown>,
@@ -135,7 +140,7 @@ export class RecordingsQueryService {
       const query = parseOptions(q.options, ConnectionRecordingModel, false);
       const where = this.odataWhere(s, q.applicationId);
       const page = await odataPage(this.store.ds, ConnectionRecordingModel, query, where);
-      const rows = await this.rowsById<ConnectionRecordingRow>(CNR, page.ids);
+      const rows = await this.rowsById<ConnectionRecordingRow>(CONNECTION_RECORDING_TABLE, page.ids);
       const records = await this.store.connectionRecords(rows);
       const value = records.map((r) => this.projectConnection(r as unknown as Record<string, unknown>, query));
       return page.count === undefined ? { value } : { value, '@odata.count': page.count };
@@ -204,8 +209,8 @@ export class RecordingsQueryService {
       id: r.id,
       applicationId: r.application_id,
       channelId: r.channel_id,
-      startTimestamp: iso(start)!,
-      stopTimestamp: iso(stop),
+      startTimestamp: isoDateOrNull(start)!,
+      stopTimestamp: isoDateOrNull(stop),
       durationSeconds: stop === null ? null : (stop - start) / 1000,
       layout: 'grid',
       output: { file: r.file_path, audioFile: r.audio_file_path, videoFile: r.video_file_path },
@@ -268,7 +273,7 @@ export class RecordingsQueryService {
       .eq('c.connection_id', q.connectionId);
     applyScope(where, scope, 'c');
     const rows = (await this.store.ds.query(
-      `SELECT c.* FROM ${CNR} c ${where.sql()} ORDER BY (c.stop_timestamp IS NULL) DESC, c.start_timestamp DESC LIMIT 1`,
+      `SELECT c.* FROM ${CONNECTION_RECORDING_TABLE} c ${where.sql()} ORDER BY (c.stop_timestamp IS NULL) DESC, c.start_timestamp DESC LIMIT 1`,
       where.params,
     )) as ConnectionRecordingRow[];
     const c = rows[0];

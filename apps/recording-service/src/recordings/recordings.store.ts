@@ -36,10 +36,10 @@ export interface ConnectionFilter {
 
 type Db = DataSource | EntityManager;
 
-export const CR = 'recording.channel_recording';
-export const CNR = 'recording.connection_recording';
-export const RU = 'recording.recording_update';
-export const CE = 'recording.connection_end';
+export const CHANNEL_RECORDING_TABLE = 'recording.channel_recording';
+export const CONNECTION_RECORDING_TABLE = 'recording.connection_recording';
+export const RECORDING_UPDATE_TABLE = 'recording.recording_update';
+export const CONNECTION_END_TABLE = 'recording.connection_end';
 
 /** Reads of channel and connection recordings, tenancy applied, mapped to the contract records. */
 @Injectable()
@@ -81,7 +81,10 @@ export class RecordingsStore {
       .eq('r.application_id', ref.applicationId)
       .eq('r.channel_id', ref.channelId);
     applyScope(where, scope, 'r');
-    const rows = (await db.query(`SELECT r.* FROM ${CR} r ${where.sql()}`, where.params)) as ChannelRecordingRow[];
+    const rows = (await db.query(
+      `SELECT r.* FROM ${CHANNEL_RECORDING_TABLE} r ${where.sql()}`,
+      where.params,
+    )) as ChannelRecordingRow[];
     if (!rows[0])
       throw new DomainError(
         'NotFound',
@@ -99,7 +102,10 @@ export class RecordingsStore {
     where.raw(`c.id = ${where.bind(ref.connectionRecordingId)}`);
     this.connectionFilter(where, ref);
     applyScope(where, scope, 'c');
-    const rows = (await db.query(`SELECT c.* FROM ${CNR} c ${where.sql()}`, where.params)) as ConnectionRecordingRow[];
+    const rows = (await db.query(
+      `SELECT c.* FROM ${CONNECTION_RECORDING_TABLE} c ${where.sql()}`,
+      where.params,
+    )) as ConnectionRecordingRow[];
     if (!rows[0])
       throw new DomainError(
         'NotFound',
@@ -111,7 +117,7 @@ export class RecordingsStore {
   async connectionRowsOf(channelRecordingIds: string[], db: Db = this.ds): Promise<ConnectionRecordingRow[]> {
     if (channelRecordingIds.length === 0) return [];
     return (await db.query(
-      `SELECT * FROM ${CNR} WHERE channel_recording_id = ANY($1) ORDER BY start_timestamp ASC, id ASC`,
+      `SELECT * FROM ${CONNECTION_RECORDING_TABLE} WHERE channel_recording_id = ANY($1) ORDER BY start_timestamp ASC, id ASC`,
       [channelRecordingIds],
     )) as ConnectionRecordingRow[];
   }
@@ -120,7 +126,7 @@ export class RecordingsStore {
     const out = new Map<string, RecordingUpdateRow[]>();
     if (connectionRecordingIds.length === 0) return out;
     const rows = (await db.query(
-      `SELECT * FROM ${RU} WHERE connection_recording_id = ANY($1) ORDER BY connection_recording_id, index`,
+      `SELECT * FROM ${RECORDING_UPDATE_TABLE} WHERE connection_recording_id = ANY($1) ORDER BY connection_recording_id, index`,
       [connectionRecordingIds],
     )) as RecordingUpdateRow[];
     for (const u of rows) {
@@ -171,7 +177,7 @@ export class RecordingsStore {
     const where = this.channelWhere(scope, applicationId, channelId, window);
     const page = `LIMIT ${where.bind(window.take ?? DEFAULT_TAKE)} OFFSET ${where.bind(window.skip ?? 0)}`;
     const rows = (await this.ds.query(
-      `SELECT r.* FROM ${CR} r ${where.sql()} ORDER BY r.start_timestamp DESC, r.id ASC ${page}`,
+      `SELECT r.* FROM ${CHANNEL_RECORDING_TABLE} r ${where.sql()} ORDER BY r.start_timestamp DESC, r.id ASC ${page}`,
       where.params,
     )) as ChannelRecordingRow[];
     return this.channelRecords(rows);
@@ -184,7 +190,10 @@ export class RecordingsStore {
     window: TimeWindow,
   ): Promise<number> {
     const where = this.channelWhere(scope, applicationId, channelId, window);
-    const rows = (await this.ds.query(`SELECT count(*)::int AS n FROM ${CR} r ${where.sql()}`, where.params)) as Array<{
+    const rows = (await this.ds.query(
+      `SELECT count(*)::int AS n FROM ${CHANNEL_RECORDING_TABLE} r ${where.sql()}`,
+      where.params,
+    )) as Array<{
       n: number;
     }>;
     return rows[0]?.n ?? 0;
@@ -220,7 +229,7 @@ export class RecordingsStore {
     applyScope(where, scope, 'c');
     const page = `LIMIT ${where.bind(window.take ?? DEFAULT_TAKE)} OFFSET ${where.bind(window.skip ?? 0)}`;
     const rows = (await this.ds.query(
-      `SELECT c.* FROM ${CNR} c ${where.sql()} ORDER BY c.start_timestamp DESC, c.id ASC ${page}`,
+      `SELECT c.* FROM ${CONNECTION_RECORDING_TABLE} c ${where.sql()} ORDER BY c.start_timestamp DESC, c.id ASC ${page}`,
       where.params,
     )) as ConnectionRecordingRow[];
     return this.connectionRecords(rows);
@@ -233,13 +242,13 @@ export class RecordingsStore {
     const w1 = new Where().raw('NOT r.deleted').eq('r.application_id', applicationId);
     applyScope(w1, scope, 'r');
     const channel = (await this.ds.query(
-      `SELECT COALESCE(sum(COALESCE(r.file_size, 0) + COALESCE(r.audio_file_size, 0) + COALESCE(r.video_file_size, 0)), 0)::text AS n FROM ${CR} r ${w1.sql()}`,
+      `SELECT COALESCE(sum(COALESCE(r.file_size, 0) + COALESCE(r.audio_file_size, 0) + COALESCE(r.video_file_size, 0)), 0)::text AS n FROM ${CHANNEL_RECORDING_TABLE} r ${w1.sql()}`,
       w1.params,
     )) as Array<{ n: string }>;
     const w2 = new Where().raw('NOT c.deleted').eq('c.application_id', applicationId);
     applyScope(w2, scope, 'c');
     const connection = (await this.ds.query(
-      `SELECT COALESCE(sum(COALESCE(c.audio_file_size, 0) + COALESCE(c.video_file_size, 0)), 0)::text AS n FROM ${CNR} c ${w2.sql()}`,
+      `SELECT COALESCE(sum(COALESCE(c.audio_file_size, 0) + COALESCE(c.video_file_size, 0)), 0)::text AS n FROM ${CONNECTION_RECORDING_TABLE} c ${w2.sql()}`,
       w2.params,
     )) as Array<{ n: string }>;
     return Number(channel[0]?.n ?? 0) + Number(connection[0]?.n ?? 0);

@@ -138,9 +138,9 @@ export interface RecordingUpdateRow {
   video_disabled: boolean;
 }
 
-export const num = (v: string | number | null | undefined): number | null =>
+export const numberOrNull = (v: string | number | null | undefined): number | null =>
   v === null || v === undefined ? null : Number(v);
-export const iso = (v: string | number | null | undefined): string | null =>
+export const isoDateOrNull = (v: string | number | null | undefined): string | null =>
   v === null || v === undefined ? null : new Date(Number(v)).toISOString();
 const isoRequired = (v: string | number): string => new Date(Number(v)).toISOString();
 
@@ -176,13 +176,13 @@ export function toConnectionRecording(
     channelRecordingId: r.channel_recording_id,
     createdOn: isoRequired(r.created_on),
     modifiedOn: isoRequired(r.modified_on),
-    deletedOn: iso(r.deleted_on),
+    deletedOn: isoDateOrNull(r.deleted_on),
     startTimestamp: isoRequired(r.start_timestamp),
-    stopTimestamp: iso(r.stop_timestamp),
-    audioFirstFrameTimestamp: iso(r.audio_first_frame_timestamp),
-    videoFirstFrameTimestamp: iso(r.video_first_frame_timestamp),
-    audioLastFrameTimestamp: iso(r.audio_last_frame_timestamp),
-    videoLastFrameTimestamp: iso(r.video_last_frame_timestamp),
+    stopTimestamp: isoDateOrNull(r.stop_timestamp),
+    audioFirstFrameTimestamp: isoDateOrNull(r.audio_first_frame_timestamp),
+    videoFirstFrameTimestamp: isoDateOrNull(r.video_first_frame_timestamp),
+    audioLastFrameTimestamp: isoDateOrNull(r.audio_last_frame_timestamp),
+    videoLastFrameTimestamp: isoDateOrNull(r.video_last_frame_timestamp),
     createdBy: r.created_by,
     modifiedBy: r.modified_by,
     deletedBy: r.deleted_by,
@@ -220,8 +220,8 @@ export function toConnectionRecording(
     videoObjectKey: r.video_object_key,
     audioContent: r.audio_content,
     videoContent: r.video_content,
-    audioFileSize: num(r.audio_file_size),
-    videoFileSize: num(r.video_file_size),
+    audioFileSize: numberOrNull(r.audio_file_size),
+    videoFileSize: numberOrNull(r.video_file_size),
     videoDelay: r.video_delay,
     audioMoveSeconds: r.audio_move_seconds,
     videoMoveSeconds: r.video_move_seconds,
@@ -234,7 +234,7 @@ export function toManagementChannelRecording(r: ChannelRecordingRow, urls: Recor
     id: r.id,
     createdOn: isoRequired(r.created_on),
     modifiedOn: isoRequired(r.modified_on),
-    deletedOn: iso(r.deleted_on),
+    deletedOn: isoDateOrNull(r.deleted_on),
     createdBy: r.created_by,
     modifiedBy: r.modified_by,
     deletedBy: r.deleted_by,
@@ -245,16 +245,16 @@ export function toManagementChannelRecording(r: ChannelRecordingRow, urls: Recor
     channelId: r.channel_id,
     deleted: r.deleted,
     startTimestamp: isoRequired(r.start_timestamp),
-    stopTimestamp: iso(r.stop_timestamp),
-    expiryTimestamp: iso(r.expiry_timestamp),
+    stopTimestamp: isoDateOrNull(r.stop_timestamp),
+    expiryTimestamp: isoDateOrNull(r.expiry_timestamp),
     hasAudio: r.has_audio,
     hasVideo: r.has_video,
     fileName: r.file_name,
     audioFileName: r.audio_file_name,
     videoFileName: r.video_file_name,
-    fileSize: num(r.file_size),
-    audioFileSize: num(r.audio_file_size),
-    videoFileSize: num(r.video_file_size),
+    fileSize: numberOrNull(r.file_size),
+    audioFileSize: numberOrNull(r.audio_file_size),
+    videoFileSize: numberOrNull(r.video_file_size),
     ready: r.ready,
     audioReady: r.audio_ready,
     videoReady: r.video_ready,
@@ -301,8 +301,8 @@ export function channelEventRecording(
   return {
     id: r.id,
     startTimestamp: Number(r.start_timestamp),
-    stopTimestamp: num(r.stop_timestamp),
-    expiryTimestamp: num(r.expiry_timestamp),
+    stopTimestamp: numberOrNull(r.stop_timestamp),
+    expiryTimestamp: numberOrNull(r.expiry_timestamp),
     hasAudio: r.has_audio,
     hasVideo: r.has_video,
     ready: r.ready,
@@ -323,7 +323,7 @@ export function connectionEventRecording(r: ConnectionRecordingRow, urls: Record
   return {
     id: r.id,
     startTimestamp: Number(r.start_timestamp),
-    stopTimestamp: num(r.stop_timestamp),
+    stopTimestamp: numberOrNull(r.stop_timestamp),
     expiryTimestamp: null,
     hasAudio: r.has_audio,
     hasVideo: r.has_video,

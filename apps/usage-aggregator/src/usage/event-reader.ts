@@ -45,9 +45,9 @@ export type ConnectionFact = Extract<UsageFact, { kind: 'connection' }>;
 export type ClientEndedFact = Extract<UsageFact, { kind: 'client-ended' }>;
 export type MessageFact = Extract<UsageFact, { kind: 'message' }>;
 
-type Obj = Record<string, unknown>;
+type JsonObject = Record<string, unknown>;
 
-function isObj(v: unknown): v is Obj {
+function isJsonObject(v: unknown): v is JsonObject {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 
@@ -69,20 +69,21 @@ function pixelCount(width: unknown, height: unknown): number | undefined {
  * stream descriptions of a full interface A connection info when present. Undefined when none.
  */
 export function pixelCountOf(connection: unknown): number | undefined {
-  if (!isObj(connection)) return undefined;
+  if (!isJsonObject(connection)) return undefined;
   const found: number[] = [];
   const push = (n: number | undefined) => {
     if (n !== undefined) found.push(n);
   };
-  if (isObj(connection.stats)) push(pixelCount(connection.stats.frameWidth, connection.stats.frameHeight));
-  if (isObj(connection.videoStream)) push(pixelCount(connection.videoStream.width, connection.videoStream.height));
+  if (isJsonObject(connection.stats)) push(pixelCount(connection.stats.frameWidth, connection.stats.frameHeight));
+  if (isJsonObject(connection.videoStream))
+    push(pixelCount(connection.videoStream.width, connection.videoStream.height));
   if (Array.isArray(connection.videoStreams)) {
-    for (const s of connection.videoStreams) if (isObj(s)) push(pixelCount(s.width, s.height));
+    for (const s of connection.videoStreams) if (isJsonObject(s)) push(pixelCount(s.width, s.height));
   }
   return found.length > 0 ? Math.max(...found) : undefined;
 }
 
-function connectionKey(applicationId: string, c: Obj): ConnectionKey | undefined {
+function connectionKey(applicationId: string, c: JsonObject): ConnectionKey | undefined {
   const channelId = text(c.channelId);
   const userId = text(c.userId);
   const deviceId = text(c.deviceId);
@@ -94,7 +95,8 @@ function connectionKey(applicationId: string, c: Obj): ConnectionKey | undefined
 
 /** Reads a `DomainEvent` (`{ event: EventInfo, applicationId, organizationId }`). */
 export function readUsageEvent(value: unknown): UsageFact {
-  if (!isObj(value) || !isObj(value.event)) return { kind: 'invalid', eventId: null, reason: 'not a domain event' };
+  if (!isJsonObject(value) || !isJsonObject(value.event))
+    return { kind: 'invalid', eventId: null, reason: 'not a domain event' };
   const event = value.event;
   const eventId = text(event.id);
   if (!eventId) return { kind: 'invalid', eventId: null, reason: 'the event has no usable id' };
@@ -120,7 +122,8 @@ export function readUsageEvent(value: unknown): UsageFact {
     case 'connection.failed': {
       const problem = usable();
       if (problem) return { kind: 'invalid', eventId, reason: problem };
-      if (!isObj(event.connection)) return { kind: 'invalid', eventId, reason: `${type} without a connection part` };
+      if (!isJsonObject(event.connection))
+        return { kind: 'invalid', eventId, reason: `${type} without a connection part` };
       const connection = connectionKey(applicationId!, event.connection);
       if (!connection) return { kind: 'invalid', eventId, reason: `${type}: the connection part lacks its ids` };
       const maxPixelCount = pixelCountOf(event.connection);
@@ -135,7 +138,7 @@ export function readUsageEvent(value: unknown): UsageFact {
     case 'client.unregistered': {
       const problem = usable();
       if (problem) return { kind: 'invalid', eventId, reason: problem };
-      const client = isObj(event.client) ? event.client : undefined;
+      const client = isJsonObject(event.client) ? event.client : undefined;
       const clientId = text(client?.id);
       const userId = text(client?.userId);
       const deviceId = text(client?.deviceId);
@@ -143,7 +146,7 @@ export function readUsageEvent(value: unknown): UsageFact {
         return { kind: 'invalid', eventId, reason: `${type} without the client's ids` };
       let channelId: string | null = null;
       if (type === 'channel.client.left') {
-        channelId = text(isObj(event.channel) ? event.channel.id : undefined) ?? null;
+        channelId = text(isJsonObject(event.channel) ? event.channel.id : undefined) ?? null;
         if (!channelId) return { kind: 'invalid', eventId, reason: `${type} without a channel` };
       }
       return { ...owner(), kind: 'client-ended', userId, deviceId, clientId, channelId, at: at as number };

@@ -13,6 +13,9 @@ import {
 const T0 = Date.UTC(2025, 2, 1, 10, 0, 0); // 2025-03-01T10:00:00Z, an hour boundary
 const MIN = 60_000;
 
+/** Orders `[key, ms]` pairs by key (keys are unique on each side compared). */
+const byKey = ([a]: [string, number], [b]: [string, number]): number => (a < b ? -1 : a > b ? 1 : 0);
+
 describe('hour arithmetic', () => {
   it('floors and ceils to epoch hours', () => {
     expect(floorHour(T0)).toBe(T0);
@@ -94,14 +97,14 @@ describe('connection contribution', () => {
               }
               span = next;
             }
-            return { span, booked: [...booked].filter(([, ms]) => ms !== 0).sort() };
+            return { span, booked: [...booked].filter(([, ms]) => ms !== 0).sort(byKey) };
           };
           const a = run(observations);
           const b = run([...shuffled, ...shuffled]);
           expect(b).toEqual(a);
           const expected = contribution(a.span)
-            .map((p) => [`${p.hourStart}:${p.maxPixelCount}`, p.ms])
-            .sort();
+            .map((p): [string, number] => [`${p.hourStart}:${p.maxPixelCount}`, p.ms])
+            .sort(byKey);
           expect(a.booked).toEqual(expected);
         },
       ),

@@ -85,7 +85,8 @@ const USAGE_RECORD_SQL = `
 
 const listRequest = validator(UsageListRequest);
 
-type Rec = Record<string, unknown>;
+/** A row's values by column name, or a usage record's by property name. */
+type RowValues = Record<string, unknown>;
 type Options = Record<string, string | number | boolean | undefined>;
 
 interface UsageWindow {
@@ -151,22 +152,22 @@ export class UsageQueryService {
         usage_from: String(from),
         usage_to: String(to),
         usage_until: String(Math.min(now, to)),
-      }) as SelectQueryBuilder<Rec>;
+      }) as SelectQueryBuilder<RowValues>;
     const toRecord = selectModelRecords(qb, usageRecordModel, ALIAS);
     if (query.orderBy.length === 0) qb.addOrderBy(`"${ALIAS}"."start_timestamp"`, 'ASC');
     const { query: page, countQuery } = withForwardedQueryErrors(() =>
       applyODataQuery(qb, query, usageRecordModel, ALIAS),
     );
-    const rows = (await page.getRawMany()) as Rec[];
+    const rows = (await page.getRawMany()) as RowValues[];
     const value = rows.map(
-      (raw) => projectRecord(toUsageRecord(toRecord(raw)) as unknown as Rec, query) as Partial<UsageRecord>,
+      (raw) => projectRecord(toUsageRecord(toRecord(raw)) as unknown as RowValues, query) as Partial<UsageRecord>,
     );
     if (!countQuery) return { value };
     return { value, count: await executeCount(countQuery) };
   }
 }
 
-function toUsageRecord(r: Rec): UsageRecord {
+function toUsageRecord(r: RowValues): UsageRecord {
   const buckets = Array.isArray(r.participantMinutes)
     ? (r.participantMinutes as Array<[number | string, number | string]>)
     : [];

@@ -76,38 +76,18 @@ interface Sent {
 }
 
 /**
- * The attempts of one delivery job (the use case behind the BullMQ processor). A job carries one
- * delivery, or several deliveries of one webhook in lanes, one per ordering key (see planJobs and
- * lanesOf):
- *
- * 1. The lanes of a job run concurrently; lanes with the same ordering key (webhook + channel, see
- *    orderingKey), in this job or others, run one after the other inside this replica, in stream
- *    order (KeySequencer), and the deliveries of a lane are sent one after the other: a request
- *    starts once the previous one was answered.
- * 2. A job that ran before (a retry, a job handed back after its replica died or its lock was
- *    lost, a job queued again by the reconciler, after a failed add or to retry a delivery) first
- *    checks that its deliveries are still pending: in this process's memory of finished
- *    deliveries, then in PostgreSQL (which also gives the attempts already logged). Once a success
- *    (or a final failure) is known, nothing is sent again.
- * 3. The application's secret comes from the resolver (cached); when it cannot be had, the job
- *    waits `SECRET_RETRY_MS` without using up an attempt.
- * 4. The POSTs (see HttpSender). Each attempt is logged with its delivery's state
- *    (DeliveryLogWriter groups rows from concurrent jobs into one statement) while the next one is
- *    sent; the job finishes only once all are logged. A failure that may be retried (network error,
- *    timeout, 5xx) of a reliable webhook with attempts left is retried with exponential backoff:
- *    a job of one delivery throws (BullMQ retries it); a job of several queues the delivery again
- *    in a job of its own, delayed by the backoff, before it completes (so later deliveries are
- *    not held back). Any other failure is final: a job of one delivery fails for good
- *    (UnrecoverableError), a job of several completes (the log has the outcome).
- * 5. When the replica stops (`stopSending`), no delivery starts any more: the attempts in flight
- *    finish and are logged, and the deliveries not attempted go back to the queue (see handBack).
+ * The attempts of one delivery job (the use case behind the BullMQ processor; README "Delivering a
+ * job"): lanes of one ordering key run in stream order (KeySequencer); a job that ran before first
+ * checks its deliveries are still pending; each attempt is logged while the next is sent; a
+ * retryable failure of a reliable webhook is retried with backoff (a job of several hands it to a
+ * job of its own); on stop, the deliveries not attempted go back to the queue (handBack).
  */
 @Injectable()
 export class DeliverWebhook {
   private readonly logger = new Logger('DeliverWebhook');
   private readonly sequencer: KeySequencer;
   private readonly settled = new Set<string>();
-  private readonly settledOrder = new Array<string | undefined>(SETTLED_MEMORY);
+  private readonly settledOrder = Array.from<string | undefined>({ length: SETTLED_MEMORY });
   private settledNext = 0;
   /**
    * Deliveries sent and not yet logged, at most `WEBHOOK_CONCURRENCY`: a job of several goes on

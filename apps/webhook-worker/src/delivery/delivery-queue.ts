@@ -1,7 +1,8 @@
 import { Injectable, Logger } from '@nestjs/common';
 import type { EventInfo, WebhookSource } from '@switchboard/contracts';
 import { Queue, type JobsOptions } from 'bullmq';
-import { Redis } from 'ioredis';
+import type { Redis } from 'ioredis';
+import { bullConnection, bullPrefix } from '@switchboard/service-kit';
 import type { WebhookWorkerConfig } from '../config.js';
 import { WebhookMetrics } from '../metrics/webhook-metrics.js';
 import { jobIdFor, orderingKey } from '../intake/delivery-planner.js';
@@ -18,23 +19,6 @@ export const RELIABLE_ATTEMPTS = 3;
 /** The queue of one deployment (namespace): `<ns>-webhook-deliveries`. */
 export function deliveryQueueName(namespace: string): string {
   return `${namespace}-webhook-deliveries`;
-}
-
-/** BullMQ key prefix: inside the deployment's Redis key prefix (`sb:bull:<queue>:...`). */
-export function bullPrefix(redisKeyPrefix: string): string {
-  return `${redisKeyPrefix}bull`;
-}
-
-/** BullMQ connections: commands wait for a reconnection instead of failing (BullMQ requires it). */
-export function bullConnection(url: string, name: string): Redis {
-  const redis = new Redis(url, {
-    connectionName: name,
-    maxRetriesPerRequest: null,
-    enableReadyCheck: true,
-    retryStrategy: (n) => Math.min(50 * n, 1000),
-  });
-  redis.on('error', () => undefined);
-  return redis;
 }
 
 /** One delivery inside a job. */

@@ -1,10 +1,11 @@
 import { Injectable, Logger } from '@nestjs/common';
+import { bullConnection } from '@switchboard/service-kit';
 import { Worker } from 'bullmq';
 import type { Redis } from 'ioredis';
 import type { WebhookWorkerConfig } from '../config.js';
 import { InjectWebhookConfig } from '../tokens.js';
 import { DeliverWebhook } from './deliver-webhook.js';
-import { DeliveryQueue, bullConnection, type DeliveryJobData } from './delivery-queue.js';
+import { DeliveryQueue, type DeliveryJobData } from './delivery-queue.js';
 
 /**
  * The BullMQ worker of the delivery queue: thin, it hands each job to DeliverWebhook.

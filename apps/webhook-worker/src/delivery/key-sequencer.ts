@@ -39,17 +39,9 @@ const DEFAULTS: KeySequencerOptions = { maxWaitMs: 10_000, recheckMs: 10, maxKey
  * Runs tasks with the same key one after the other, lowest `order` first; tasks with different
  * keys run concurrently. Used for per-webhook, per-channel ordering of deliveries: `order` is the
  * stream sequence of the delivery's first event, `prev` the order of the delivery queued just
- * before it on the same key (0: none known).
- *
- * BullMQ pops jobs in queue order (FIFO), but hands them to the processor only roughly in that
- * order (with concurrency > 1 a job may reach it tens of ms after the one queued behind it, more
- * under load), and another replica may hold the predecessor. So:
- * - a task for an idle key starts on the next turn of the event loop at the earliest, after the
- *   tasks that arrived in the same turn, lowest order first;
- * - a task whose predecessor has not started here asks `check` whether the predecessor is still in
- *   progress (its BullMQ job active or waiting, here or elsewhere) and if so waits for it, checking
- *   again every `recheckMs`, at most `maxWaitMs`. A predecessor that failed and waits for a retry
- *   is not waited for: retries do not hold later deliveries back.
+ * before it on the same key (0: none known). BullMQ hands jobs over only roughly in queue order and
+ * another replica may hold the predecessor, so a task waits for a predecessor `check` says is in
+ * progress, at most `maxWaitMs` (README "Ordering within a channel").
  */
 export class KeySequencer {
   private readonly keys = new Map<string, KeyState>();

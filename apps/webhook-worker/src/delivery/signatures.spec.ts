@@ -1,5 +1,5 @@
 import { createHmac } from 'node:crypto';
-import { Webhook } from 'standardwebhooks';
+import { Webhook, WebhookVerificationError } from 'standardwebhooks';
 import { applicationSignature, signatureHeaders, standardWebhooksSecret } from './signatures.js';
 
 describe('delivery signatures', () => {
@@ -35,8 +35,10 @@ describe('delivery signatures', () => {
     const ts = Math.floor(Date.now() / 1000);
     const headers = signatureHeaders(secret, 'msg-1', ts, body) as unknown as Record<string, string>;
     const wh = new Webhook(standardWebhooksSecret(secret));
-    expect(() => wh.verify(body.replace('héllo', 'hello'), headers)).toThrow();
-    expect(() => wh.verify(body, { ...headers, 'webhook-id': 'msg-2' })).toThrow();
-    expect(() => wh.verify(body, { ...headers, 'webhook-timestamp': String(ts + 1) })).toThrow();
+    expect(() => wh.verify(body.replace('héllo', 'hello'), headers)).toThrow(WebhookVerificationError);
+    expect(() => wh.verify(body, { ...headers, 'webhook-id': 'msg-2' })).toThrow(WebhookVerificationError);
+    expect(() => wh.verify(body, { ...headers, 'webhook-timestamp': String(ts + 1) })).toThrow(
+      WebhookVerificationError,
+    );
   });
 });

@@ -11,21 +11,11 @@ export const CONSUMER_NAME = 'webhook-worker';
 const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 
 /**
- * The durable pull consumer `webhook-worker` on the domain event stream (every replica pulls from
- * the same consumer, JetStream spreads the events; kept attached by service-kit's
- * EventConsumerLoop). One reader keeps pulling (`consume`, up to twice `WEBHOOK_EVENT_BATCH_SIZE`
- * prefetched) into a buffer; one loop takes what is buffered (up to `WEBHOOK_EVENT_BATCH_SIZE`) as
- * a group and hands it to EventIntake, which acknowledges once the deliveries are queued. When an
- * event of the group goes to a batch webhook, the loop first waits until `WEBHOOK_BATCH_WINDOW_MS`
- * after the group's first event arrived and adds the events that arrived within that window (so
- * the events of one moment are planned together); other groups go at once. Groups are handled one
- * at a time, so stream order is kept within a replica.
- *
- * A group that fails is queued again event by event (EventConsumerLoop.recover): an event that
- * fails by itself is handed back until its last attempt, then parked; unusable ones are parked at once.
- *
- * Shutdown: stops pulling, finishes the group in progress, and NAKs what is left in the buffer so
- * another replica takes it at once.
+ * The durable pull consumer `webhook-worker` on the domain event stream (shared by the replicas,
+ * kept attached by service-kit's EventConsumerLoop). One reader pulls into a buffer; one loop hands
+ * what is buffered to EventIntake as a group, one group at a time (stream order within a replica),
+ * waiting out `WEBHOOK_BATCH_WINDOW_MS` first when an event goes to a batch webhook. A failed group
+ * is retried event by event, then parked (README "Consuming the stream").
  */
 @Injectable()
 export class EventConsumer {

@@ -68,21 +68,11 @@ export function mergeGroups(a: PreparedGroup, b: PreparedGroup): PreparedGroup {
 }
 
 /**
- * Turns a group of stream messages into queued deliveries, then acknowledges them:
- *
- * 1. decode (an unusable message is parked: redelivering it would not help);
- * 2. resolve the webhooks of each (application, channel) (cached); when management-api cannot
- *    answer, the events concerned are NAKed with a delay and nothing else happens to them;
- * 3. one PostgreSQL transaction marks the events processed and writes the deliveries of the events
- *    that were not processed before (see DeliveryRepository.commitIntake); while PostgreSQL is
- *    down it is tried again with the events in hand (see commitKeepingOrder);
- * 4. the jobs go to BullMQ in one round trip: the deliveries of one webhook share a job (at most
- *    `WEBHOOK_DELIVERIES_PER_JOB`, see planJobs; job id = delivery id for a job of one);
- * 5. only then the messages are acknowledged.
- *
- * A crash between 3 and 4 leaves pending deliveries without jobs: the reconciler queues them.
- * A crash between 4 and 5 makes JetStream hand the events over again: they are already processed,
- * so nothing is queued twice.
+ * Turns a group of stream messages into queued deliveries, then acknowledges them (README "Path of
+ * an event"): decode (unusable: parked), resolve webhooks (unavailable: NAKed with a delay), one
+ * transaction marking the events processed and writing their deliveries, one BullMQ round trip for
+ * the jobs, then the acks. A crash before the jobs are added leaves pending deliveries the
+ * reconciler queues; a crash before the acks brings back events already processed.
  */
 /** A previous delivery of the same ordering key older than this is surely finished (or retrying). */
 const PREDECESSOR_MEMORY_MS = 5000;

@@ -9,23 +9,10 @@ interface Waiting {
 }
 
 /**
- * Writes logged attempts in groups: a row recorded while fewer than `maxConcurrent` statements are
- * in flight is written on the next turn of the event loop, with every row recorded in the same
- * turn, unless a statement started less than `minIntervalMs` (`WEBHOOK_LOG_INTERVAL_MS`) ago: then it waits for the
- * rest of
- * that interval, gathering the rows recorded meanwhile (at most `maxRows` per statement). Low load:
- * one row, no added delay; high load: a statement every few ms instead of one per row or two (each
- * statement costs a round trip and its share of PostgreSQL's CPU; the rows' deliveries are already
- * answered, only the jobs' completion waits). `record` resolves once the row (and the delivery's new state)
- * is committed; it never rejects: a group that fails goes back to the front and is written again
- * after a pause (100 ms, doubling up to 2 s) until PostgreSQL takes it. `drain` waits for
- * everything recorded so far.
- *
- * `expedite` says that senders wait for rows gathered here (DeliverWebhook's bound on deliveries
- * sent and not yet logged is reached): no more rows can come until some are committed, so waiting
- * out the interval would only stall the deliveries. The rows waiting then go at once when no
- * statement is in flight, else as soon as one completes (statements back to back, each with the
- * rows recorded during the one before), until a statement has taken every row waiting.
+ * Writes logged attempts in groups, at least `WEBHOOK_LOG_INTERVAL_MS` apart, so high load costs a
+ * statement every few ms instead of one per row (README "Grouped log statements"). `record`
+ * resolves once the row is committed and never rejects: a failed group is written again after a
+ * pause until PostgreSQL takes it. `expedite`: senders wait for the rows gathered here, so they go at once.
  */
 @Injectable()
 export class DeliveryLogWriter {

@@ -18,14 +18,9 @@ const DAY_MS = 24 * 3600 * 1000;
 /**
  * Periodic work done by one replica at a time (a PostgreSQL advisory lock per task, so it does not
  * depend on Redis, which the reconciler must outlive):
- *
  * - reconcile (every `WEBHOOK_RECONCILE_INTERVAL_MS`): pending deliveries older than
- *   `WEBHOOK_RECONCILE_AFTER_MS` without a BullMQ job that will run (neither their own job, nor the
- *   job of several deliveries they were queued in, is waiting, delayed or active: the intake
- *   crashed between its commit and the queueing, Redis lost data, a job failed without a final
- *   attempt logged because it stalled too often) are queued again, each in a job of its own,
- *   marked `recovered` and continuing their attempt count. Pages through the pending deliveries
- *   with a cursor, one page per run.
+ *   `WEBHOOK_RECONCILE_AFTER_MS` that no BullMQ job will run are queued again, each in a job of its
+ *   own, marked `recovered`, continuing their attempt count; one page of them per run (README).
  * - prune (every `WEBHOOK_PRUNE_INTERVAL_MS`): deliveries, their attempts and processed event ids
  *   older than `WEBHOOK_LOG_RETENTION_DAYS`.
  */
@@ -54,7 +49,7 @@ export class MaintenanceService {
     this.stopped = true;
     for (const t of this.timers) clearInterval(t);
     this.timers = [];
-    await Promise.allSettled([...this.running]);
+    await Promise.allSettled(this.running);
   }
 
   private every(ms: number, task: () => Promise<unknown>): void {

@@ -30,16 +30,11 @@ const MAX_KEYS = 100_000;
 
 /**
  * Resolves webhooks through `management-api.v1.webhooks.resolve`, caching each answer per
- * `(applicationId, channelId)` for `WEBHOOK_CONFIG_CACHE_MS` (0: no cache) in service-kit's
- * ApplicationCache. Concurrent lookups of one key share one request. `management-api.v1.applications.changed` drops
- * every entry of the
- * application (and keeps answers to requests that were in flight then from being cached).
- * `NotFound` (unknown application) is an answer (null) and is cached; any other failure is
- * thrown and not cached, unless a configuration of the key was read within
- * `WEBHOOK_CONFIG_STALE_MS`: then that last configuration answers instead (cached like an answer,
- * so management-api is asked again after the cache time), with a warning per key and outage and
- * the `webhook_config_stale_*` metrics. A change notification drops the kept configuration too:
- * it is known to be outdated.
+ * `(applicationId, channelId)` for `WEBHOOK_CONFIG_CACHE_MS` (0: no cache) in service-kit's ApplicationCache.
+ * Concurrent lookups of one key share one request; `management-api.v1.applications.changed` drops every entry
+ * of the application (and keeps answers to requests in flight then from being cached). `NotFound` (unknown
+ * application) is cached as null; any other failure is thrown and not cached, unless a configuration of the key
+ * was read within `WEBHOOK_CONFIG_STALE_MS`: then that one answers (README "Path of an event").
  */
 @Injectable()
 export class WebhookResolver implements OnApplicationBootstrap, OnApplicationShutdown {

@@ -5,24 +5,7 @@ import { Counter, Gauge, Histogram } from 'prom-client';
 export type AttemptOutcome = 'success' | 'http_error' | 'network_error' | 'timeout' | 'refused' | 'unresolved';
 export type EventOutcome = 'queued' | 'unmatched' | 'duplicate' | 'invalid' | 'deferred';
 
-/**
- * The worker's own metrics, registered on the service registry (served at /metrics):
- * - `webhook_events_total{outcome}`: events read from the stream (queued: at least one delivery;
- *   unmatched: no webhook wants it; duplicate: already processed; invalid: unreadable, dropped;
- *   deferred: configuration unavailable, handed back to JetStream);
- * - `webhook_delivery_attempts_total{source,outcome}`: every attempt;
- * - `webhook_deliveries_total{source,result}`: finished deliveries (`succeeded` / `failed`);
- * - `webhook_delivery_retries_total{source}`: attempts after the first (retries of reliable webhooks);
- * - `webhook_delivery_attempt_duration_seconds{source}`: one attempt;
- * - `webhook_event_to_delivery_seconds`: from the event's timestamp to the answer of its
- *   successful delivery (every event of a batch);
- * - `webhook_delivery_job_seconds`: a job's time in the processor (ordering wait, attempt, log);
- * - `webhook_delivery_log_write_seconds`: an attempt's log row waiting to be committed;
- * - `webhook_queue_jobs{state}`: BullMQ jobs per state, read when /metrics is scraped;
- * - `webhook_config_stale_total`: lookups answered with a kept configuration because
- *   management-api could not answer (`WEBHOOK_CONFIG_STALE_MS`);
- * - `webhook_config_stale_keys`: (application, channel) pairs currently served that way.
- */
+/** The worker's own metrics, on the service registry (served at /metrics); README "Metrics" says what each counts. */
 @Injectable()
 export class WebhookMetrics {
   readonly events: Counter<'outcome'>;
@@ -98,16 +81,15 @@ export class WebhookMetrics {
       help: '(application, channel) pairs whose webhooks are served from the last configuration read, management-api being unavailable',
       registers,
     });
-    const self = this;
-    new Gauge({
+    const queueJobs: Gauge<'state'> = new Gauge({
       name: 'webhook_queue_jobs',
       help: 'BullMQ delivery jobs per state (read at scrape time)',
       labelNames: ['state'],
       registers,
-      async collect() {
-        const counts = await self.queueDepthSource?.().catch(() => undefined);
+      collect: async () => {
+        const counts = await this.queueDepthSource?.().catch(() => undefined);
         if (!counts) return;
-        for (const [state, n] of Object.entries(counts)) this.set({ state }, n);
+        for (const [state, jobs] of Object.entries(counts)) queueJobs.set({ state }, jobs);
       },
     });
   }

@@ -13,8 +13,8 @@ import type { Caller } from '../auth/caller.js';
 import type { ManagementConfig } from '../config.js';
 import { checkHttpUrl, invalid, nextState, type WriteMode } from './bodies.js';
 import { writeChanges } from './change-log.js';
-import { AuditColumns, auditProperties, BY_CREATION } from './model-kit.js';
-import type { EntitySetSpec, Rec, RecordReader } from './record-reader.js';
+import { AuditColumns, auditProperties, BY_CREATION } from './audit-columns.js';
+import type { EntitySetSpec, EntityValues, RecordReader } from './record-reader.js';
 
 /** Columns of both webhook tables (each entity adds its parent column). */
 export abstract class WebhookColumns extends AuditColumns {
@@ -44,7 +44,7 @@ export abstract class WebhookColumns extends AuditColumns {
 }
 
 /** The writable fields of a webhook and their values when a PUT leaves them out. */
-export interface WebhookState extends Rec {
+export interface WebhookState extends EntityValues {
   name: string | null;
   url: string | null;
   disabled: boolean;
@@ -137,10 +137,10 @@ export async function insertWebhook(
   caller: Caller,
   kind: WebhookKind,
   parentId: string,
-  body: Rec,
+  body: EntityValues,
   targets: TargetPolicy,
   fieldPrefix = '',
-): Promise<Rec> {
+): Promise<EntityValues> {
   const state = nextState(WEBHOOK_DEFAULTS, pickWebhookFields(body), 'replace', WEBHOOK_DEFAULTS);
   checkWebhook(state, targets, `${fieldPrefix}url`);
   const now = Date.now();
@@ -154,7 +154,7 @@ export async function insertWebhook(
     createdBy: caller.principal,
     modifiedOn: now,
     modifiedBy: caller.principal,
-  } as Rec);
+  } as EntityValues);
   const after = await kind.reader.one(m, caller, id);
   await writeChanges(m, caller, {
     entityType: kind.entityType,
@@ -172,23 +172,26 @@ export async function updateWebhook(
   m: EntityManager,
   caller: Caller,
   kind: WebhookKind,
-  before: Rec,
-  body: Rec,
+  before: EntityValues,
+  body: EntityValues,
   mode: WriteMode,
   parentId: string,
   targets: TargetPolicy,
   fieldPrefix = '',
-): Promise<Rec> {
+): Promise<EntityValues> {
   const current = Object.fromEntries(WEBHOOK_FIELDS.map((f) => [f, before[f]])) as WebhookState;
   const state = nextState(current, pickWebhookFields(body), mode, WEBHOOK_DEFAULTS);
   checkWebhook(state, targets, `${fieldPrefix}url`, current.url);
   const id = before.id as string;
-  await m
-    .getRepository(kind.entity)
-    .update(
-      { id, organizationId: caller.organizationId } as Rec,
-      { ...state, [kind.parentProperty]: parentId, modifiedOn: Date.now(), modifiedBy: caller.principal } as Rec,
-    );
+  await m.getRepository(kind.entity).update(
+    { id, organizationId: caller.organizationId } as EntityValues,
+    {
+      ...state,
+      [kind.parentProperty]: parentId,
+      modifiedOn: Date.now(),
+      modifiedBy: caller.principal,
+    } as EntityValues,
+  );
   const after = await kind.reader.one(m, caller, id);
   await writeChanges(m, caller, {
     entityType: kind.entityType,
@@ -215,9 +218,9 @@ export async function syncInlineWebhooks(
   caller: Caller,
   kind: WebhookKind,
   parentId: string,
-  items: Rec[] | null | undefined,
+  items: EntityValues[] | null | undefined,
   targets: TargetPolicy,
-): Promise<Rec[] | null> {
+): Promise<EntityValues[] | null> {
   if (items === null || items === undefined) return null;
   const existing = (await m.query(
     `SELECT id FROM ${kind.reader.model.table} WHERE "${kind.parentColumn}" = $1 AND organization_id = $2 ORDER BY created_on, id FOR UPDATE`,
@@ -239,7 +242,7 @@ export async function syncInlineWebhooks(
     if (id !== null) seen.add(id);
   }
   const kept = new Set<string>();
-  const written: Rec[] = [];
+  const written: EntityValues[] = [];
   for (const [i, item] of items.entries()) {
     const id = typeof item.id === 'string' ? item.id.toLowerCase() : null;
     if (id === null) {
@@ -253,7 +256,7 @@ export async function syncInlineWebhooks(
   for (const id of ids) {
     if (kept.has(id)) continue;
     const before = (await kind.reader.find(m, caller, id))!;
-    await m.getRepository(kind.entity).delete({ id, organizationId: caller.organizationId } as Rec);
+    await m.getRepository(kind.entity).delete({ id, organizationId: caller.organizationId } as EntityValues);
     await writeChanges(m, caller, {
       entityType: kind.entityType,
       entityId: id,
@@ -271,10 +274,10 @@ export async function syncInlineWebhooks(
  * with the webhooks as written when the body carried `webhooks`; otherwise `webhooks` stays null,
  * as in a read without `$expand` (a navigation property the request did not touch).
  */
-export function withWrittenWebhooks(record: Rec, written: Rec[] | null): Rec {
+export function withWrittenWebhooks(record: EntityValues, written: EntityValues[] | null): EntityValues {
   return written === null ? record : { ...record, webhooks: written };
 }
 
-function pickWebhookFields(body: Rec): Rec {
+function pickWebhookFields(body: EntityValues): EntityValues {
   return Object.fromEntries(Object.entries(body).filter(([k]) => WEBHOOK_FIELDS.includes(k)));
 }

@@ -1,0 +1,140 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { JsonLogger, SERVICE_CONFIG } from '@switchboard/service-kit';
+import path from 'node:path';
+import { DataSource } from 'typeorm';
+import type { RecordingServiceConfig } from '../config.js';
+import { RecordingPaths, audioBase, videoBase } from '../files/paths.js';
+import { describeContent, probe } from '../media/ffmpeg.js';
+import { CONNECTION_RECORDING_TABLE } from '../recordings/recordings.store.js';
+import type { ChannelRecordingRow } from '../recordings/rows.js';
+import { findMediaFile, sizeOf, sleep } from './files.js';
+import { PipelineQueues } from './pipeline-queues.js';
+import { RecordingStages } from './recording-stages.js';
+import type { PipelineStep } from './step-runner.js';
+
+/** How often the ingest looks again for the media server's files. */
+const POLL_MS = 250;
+
+/**
+ * Waits (until `stage_changed_on + RECORDINGS_INGEST_TIMEOUT_MS`, a deadline that survives
+ * restarts) for the media server's files of every connection recording, probes them, and records
+ * names, paths, sizes, content and first/last frame timestamps.
+ */
+@Injectable()
+export class IngestStep implements PipelineStep {
+  readonly name = 'ingest';
+
+  constructor(
+    private readonly ds: DataSource,
+    @Inject(SERVICE_CONFIG) private readonly config: RecordingServiceConfig,
+    @Inject(RecordingPaths) private readonly paths: RecordingPaths,
+    private readonly stages: RecordingStages,
+    private readonly queues: PipelineQueues,
+    private readonly logger: JsonLogger,
+  ) {}
+
+  async run(r: ChannelRecordingRow): Promise<void> {
+    const dir = this.paths.workDir(r.application_id, r.channel_id, r.id);
+    const deadline = Number(r.stage_changed_on) + this.config.recordingsIngestTimeoutMs;
+    let children = await this.stages.children(r.id);
+    const look = async () =>
+      Promise.all(
+        children.map(async (c) => ({
+          c,
+          audio: c.has_audio ? await findMediaFile(dir, audioBase(c.id)) : null,
+          video: c.has_video ? await findMediaFile(dir, videoBase(c.id)) : null,
+        })),
+      );
+    let found = await look();
+    while (!found.every((f) => (!f.c.has_audio || f.audio) && (!f.c.has_video || f.video)) && Date.now() < deadline) {
+      if (this.queues.stopSignal.aborted) throw new Error('the service is stopping');
+      await sleep(POLL_MS);
+      children = await this.stages.children(r.id);
+      found = await look();
+    }
+    let anyFile = false;
+    let allIngested = true;
+    let hasAudio = false;
+    let hasVideo = false;
+    for (const { c, audio, video } of found) {
+      const start = Number(c.start_timestamp);
+      const audioProbe = audio ? await this.probeOrNull(audio) : null;
+      const videoProbe = video ? await this.probeOrNull(video) : null;
+      const audioFirst = audioProbe ? start + Math.round(audioProbe.startSeconds * 1000) : null;
+      const videoFirst = videoProbe ? start + Math.round(videoProbe.startSeconds * 1000) : null;
+      const ingested = (!c.has_audio || Boolean(audioProbe)) && (!c.has_video || Boolean(videoProbe));
+      allIngested &&= ingested;
+      anyFile ||= Boolean(audioProbe || videoProbe);
+      hasAudio ||= Boolean(audioProbe);
+      hasVideo ||= Boolean(videoProbe);
+      await this.ds.query(
+        `UPDATE ${CONNECTION_RECORDING_TABLE} SET ingested = $2, modified_on = $3,
+           audio_file_name = COALESCE($4, audio_file_name), audio_file_path = $5, audio_file_size = $6, audio_content = $7,
+           audio_first_frame_timestamp = COALESCE($8, audio_first_frame_timestamp), audio_last_frame_timestamp = COALESCE($9, audio_last_frame_timestamp),
+           video_file_name = COALESCE($10, video_file_name), video_file_path = $11, video_file_size = $12, video_content = $13,
+           video_first_frame_timestamp = COALESCE($14, video_first_frame_timestamp), video_last_frame_timestamp = COALESCE($15, video_last_frame_timestamp),
+           video_delay = $16
+         WHERE id = $1 AND NOT deleted`,
+        [
+          c.id,
+          ingested,
+          Date.now(),
+          audio ? path.basename(audio) : null,
+          audioProbe ? audio : null,
+          audioProbe ? await sizeOf(audio!) : null,
+          audioProbe ? describeContent(audioProbe, 'audio') : null,
+          audioFirst,
+          audioProbe && audioFirst !== null ? audioFirst + Math.round(audioProbe.durationSeconds * 1000) : null,
+          video ? path.basename(video) : null,
+          videoProbe ? video : null,
+          videoProbe ? await sizeOf(video!) : null,
+          videoProbe ? describeContent(videoProbe, 'video') : null,
+          videoFirst,
+          videoProbe && videoFirst !== null ? videoFirst + Math.round(videoProbe.durationSeconds * 1000) : null,
+          audioFirst !== null && videoFirst !== null ? (videoFirst - audioFirst) / 1000 : null,
+        ],
+      );
+    }
+    if (!anyFile) {
+      const failed = await this.stages.setStageAnnounced(
+        r.id,
+        'failed',
+        { ingested: false, mux_pending: false, error: 'no media file was written for any connection recording' },
+        (_m, fresh) => (fresh.mux_enabled ? [this.stages.failedEvent('channel.recording.mux.failed', fresh)] : []),
+      );
+      if (!failed) await this.stages.deletedDuring(r, 'ingest');
+      return;
+    }
+    const next = r.mux_enabled ? 'muxing' : 'moving';
+    if (
+      !(await this.stages.setStage(r.id, next, {
+        ingested: allIngested,
+        has_audio: hasAudio,
+        has_video: hasVideo,
+        ...(next === 'moving' ? { mux_pending: false } : {}),
+      }))
+    ) {
+      await this.stages.deletedDuring(r, 'ingest');
+      return;
+    }
+    await this.queues.enqueue(r.mux_enabled ? 'mux' : 'move', r.id);
+  }
+
+  async fail(r: ChannelRecordingRow, message: string): Promise<void> {
+    if (!(await this.stages.setStage(r.id, 'failed', { error: message, mux_pending: false })))
+      await this.stages.deletedDuring(r, 'ingest');
+  }
+
+  private async probeOrNull(file: string) {
+    try {
+      const probed = await probe(this.config.ffprobePath, file);
+      return probed.streams.length > 0 ? probed : null;
+    } catch (e) {
+      this.logger.event('warn', 'a recording file could not be probed; it is ignored', {
+        file,
+        error: (e as Error).message,
+      });
+      return null;
+    }
+  }
+}
