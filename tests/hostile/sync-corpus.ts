@@ -4,7 +4,7 @@
  * unknown fields; plus frames that are not requests at all. Valid values come from the session the
  * frames are sent on, so the hostile leaf is the only thing wrong with each frame.
  */
-import { SYNC_REQUEST_DATA, SYNC_REQUEST_TYPES, type SyncRequestType } from '@switchboard/contracts';
+import { SYNC_REQUEST_DATA, type SyncRequestType } from '@switchboard/contracts';
 import { HOSTILE_INTEGERS, HOSTILE_STRINGS, leavesOf, minimalValue, type OpenApiDocument } from './corpus.js';
 
 export interface HostileFrame {
@@ -131,5 +131,3 @@ export function malformedFrames(): HostileFrame[] {
   frames.push({ category: 'frame:type-missing', type: null, id: missing, text: JSON.stringify({ id: missing }) });
   return frames;
 }
-
-export const ATTACKED_SYNC_TYPES: readonly SyncRequestType[] = SYNC_REQUEST_TYPES;

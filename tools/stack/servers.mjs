@@ -4,18 +4,9 @@
 // check that PostgreSQL accepts connections (pg_isready is the fallback when it is not installed).
 export { StackError } from './servers/stack-error.mjs';
 export { aptInstall, ensureBinaries, findBinary, findPostgresBinDir } from './servers/binaries.mjs';
-export {
-  describePortOwners,
-  freePort,
-  isPortInUse,
-  LOOPBACK,
-  pidListensOn,
-  portOwners,
-  waitForTcp,
-} from './servers/ports.mjs';
+export { describePortOwners, freePort, isPortInUse, LOOPBACK, waitForTcp } from './servers/ports.mjs';
 export {
   isAlive,
-  isSameProgram,
   isServerOf,
   processCommandLine,
   processMatches,
@@ -23,7 +14,7 @@ export {
   spawnDetached,
   stopPid,
 } from './servers/processes.mjs';
-export { pidFilePath, readPidFile, STOP_SIGNALS, stopRecordedServer, stopServer } from './servers/launch.mjs';
+export { pidFilePath, readPidFile, stopRecordedServer, stopServer } from './servers/launch.mjs';
 export { startNats } from './servers/nats.mjs';
 export { startRedis } from './servers/redis.mjs';
 export { ensureDatabase, quoteIdent, startPostgres, withDatabase } from './servers/postgres.mjs';

@@ -2,17 +2,13 @@
 /// <reference types="node" />
 
 export declare const OPCODES: Readonly<{ continuation: 0; text: 1; binary: 2; close: 8; ping: 9; pong: 10 }>;
-export declare const CONNECTING: 0;
 export declare const OPEN: 1;
-export declare const CLOSING: 2;
-export declare const CLOSED: 3;
 
 export declare class WebSocketProtocolError extends Error {
   constructor(closeCode: number, message: string);
   readonly closeCode: number;
 }
 
-export declare function isValidCloseCode(code: number): boolean;
 /** `maskKey`: 4 bytes, `undefined` for a random key (client frames), `null` for an unmasked frame (server frames). */
 export declare function encodeFrame(
   opcode: number,
@@ -20,7 +16,6 @@ export declare function encodeFrame(
   fin?: boolean,
   maskKey?: Buffer | null,
 ): Buffer;
-export declare function applyMask(buffer: Buffer, from: number, key: Buffer, keyAt: number): void;
 export declare function acceptOf(key: string): string;
 export declare function checkHandshake(head: string, expectedAccept: string): Error | null;
 

@@ -29,18 +29,7 @@ import {
 } from './frames.mjs';
 import { acceptOf, checkHandshake } from './handshake.mjs';
 
-export {
-  applyMask,
-  CLOSED,
-  CLOSING,
-  CONNECTING,
-  encodeFrame,
-  FrameReader,
-  isValidCloseCode,
-  OPCODES,
-  OPEN,
-  WebSocketProtocolError,
-} from './frames.mjs';
+export { encodeFrame, FrameReader, OPCODES, OPEN, WebSocketProtocolError } from './frames.mjs';
 export { acceptOf, checkHandshake } from './handshake.mjs';
 
 /** The last URL parsed: a simulation opens every client socket to the same one. */

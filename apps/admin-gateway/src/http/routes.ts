@@ -17,7 +17,7 @@ export const WRITE_ERRORS = [403, 404, 413, 503, 504];
  * is not an operator's).
  */
 export const LIST_ERRORS = [403, 503, 504];
-export const OPERATOR_ERRORS = LIST_ERRORS;
+export const OPERATOR_ERRORS = [403, 503, 504];
 
 /**
  * A GET answering a runtime read: the body is the registry's JSON text as it came

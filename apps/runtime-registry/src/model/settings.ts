@@ -28,8 +28,6 @@ export const EXCLUSION_LISTS = [
   'excludedConnectionIds',
 ] as const;
 
-export type FlagSetting = (typeof FLAG_SETTINGS)[number];
-export type TextSetting = (typeof TEXT_SETTINGS)[number];
 export type ExclusionList = (typeof EXCLUSION_LISTS)[number];
 
 /** A settings hash as stored in Redis (see keys.ts): `<setting>`, `<setting>@` (seq), excluded lists (JSON). */

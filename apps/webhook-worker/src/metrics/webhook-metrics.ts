@@ -3,7 +3,6 @@ import { Metrics } from '@switchboard/service-kit';
 import { Counter, Gauge, Histogram } from 'prom-client';
 
 export type AttemptOutcome = 'success' | 'http_error' | 'network_error' | 'timeout' | 'refused' | 'unresolved';
-export type EventOutcome = 'queued' | 'unmatched' | 'duplicate' | 'invalid' | 'deferred';
 
 /** The worker's own metrics, on the service registry (served at /metrics); README "Metrics" says what each counts. */
 @Injectable()
