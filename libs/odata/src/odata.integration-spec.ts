@@ -12,7 +12,8 @@ import { matches, sortRecords } from './evaluate.js';
 import { defineEntityModel, type EntityModel } from './model.js';
 import { parseQueryOptions } from './options.js';
 import { projectRecord } from './project.js';
-import { applyODataQuery, executeCount, expandRecords, selectModelRecords } from './typeorm.js';
+import { applyODataQuery, executeCount } from './typeorm.js';
+import { expandRecords, selectModelRecords } from './typeorm-records.js';
 
 // ---- database ----------------------------------------------------------------------------------
 
