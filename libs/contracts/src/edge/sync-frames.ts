@@ -17,7 +17,7 @@ import type { ChannelSnapshot } from '../interface-a/runtime.js';
 import { Nullable, OptionalNullable, StringEnum, record } from '../interface-a/schema-kit.js';
 import { CHECKED_SEPARATELY_KEYWORD } from '../validation/well-formed.js';
 import type { ChannelClaim } from '../interface-b/channel-claim.js';
-import type { EffectiveSettings, ServerPush } from '../messaging/runtime.js';
+import type { EffectiveSettings, ServerPush } from '../messaging/runtime-push.js';
 
 export const SYNC_PATH = '/sync';
 export const SYNC_PROTOCOL_VERSION = 1;

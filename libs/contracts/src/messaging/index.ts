@@ -1,5 +1,7 @@
 export * from './subjects.js';
 export * from './runtime.js';
+export * from './runtime-edge.js';
+export * from './runtime-push.js';
 export * from './recordings.js';
 export * from './usage.js';
 export * from './webhooks.js';
