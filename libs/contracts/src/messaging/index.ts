@@ -3,6 +3,8 @@ export * from './runtime.js';
 export * from './runtime-edge.js';
 export * from './runtime-push.js';
 export * from './recordings.js';
+export * from './recording-requests.js';
+export * from './recording-pipeline.js';
 export * from './usage.js';
 export * from './webhooks.js';
 export * from './changes.js';
