@@ -1,20 +1,11 @@
 /**
- * The `/sync` WebSocket frame protocol of the client edge (documented in docs/sync-protocol.md).
- *
- * Every frame is one JSON text message.
- * - Client → gateway: request frames `{ "id": <string|int>, "type": <request type>, "data": {...} }`.
- *   Each is answered by exactly one `result` frame (`{ "type": "result", "id", "data" }`) or one
- *   `error` frame (`{ "type": "error", "id", "error": { "code", "message", "details"? } }`), in the
- *   order the requests were sent.
- * - Gateway → client, unsolicited: `{ "type": "push", "push": <ServerPush> }` (server messages,
- *   kicks, settings, claim and client updates, unregistration), and `error` frames with `id: null`
- *   for frames that could not be read.
- * The first request must be `register`; the socket closes with one of `SYNC_CLOSE_CODES`.
+ * The `/sync` WebSocket frame protocol of the client edge: request, result, error and push frames
+ * (the reference is docs/sync-protocol.md). The first request must be `register`.
  */
 import { Type, type Static, type TSchema } from '@sinclair/typebox';
 import { ConnectionError, ConnectionState, ConnectionType, StreamDirection } from '../interface-a/runtime.js';
 import type { ChannelSnapshot } from '../interface-a/runtime.js';
-import { Nullable, OptionalNullable, StringEnum, record } from '../interface-a/schema-kit.js';
+import { Nullable, OptionalNullable, StringEnum, record } from '../interface-a/record-schema.js';
 import { CHECKED_SEPARATELY_KEYWORD } from '../validation/well-formed.js';
 import type { ChannelClaim } from '../interface-b/channel-claim.js';
 import type { EffectiveSettings, ServerPush } from '../messaging/runtime-push.js';
