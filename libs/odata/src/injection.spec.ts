@@ -6,7 +6,7 @@ import { itemModel } from './testing/models.js';
 import { applyODataQuery } from './typeorm.js';
 
 /** A PostgreSQL DataSource that is never connected: enough to build SQL text. */
-const ds = new DataSource({ type: 'postgres' });
+const dataSource = new DataSource({ type: 'postgres' });
 
 const MARK = 'INJ';
 const corpus: string[] = [
@@ -95,7 +95,7 @@ function check(filter: string, orderby?: string): 'parsed' | 'rejected' {
 }
 
 function expectSafeSql(query: ODataQuery): void {
-  const qb = ds.createQueryBuilder().select('"t"."id"', 'id').from('items', 't');
+  const qb = dataSource.createQueryBuilder().select('"t"."id"', 'id').from('items', 't');
   const { query: applied, countQuery } = applyODataQuery(qb, query, itemModel, 't');
   for (const built of [applied, countQuery!]) {
     const [sql, params] = built.getQueryAndParameters();

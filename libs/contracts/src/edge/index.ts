@@ -56,6 +56,5 @@ export const EdgeSchemas = {
   SyncErrorFrame,
   SyncPushFrame,
 } as const;
-export type EdgeSchemaName = keyof typeof EdgeSchemas;
 
 export const EdgeValidators = validatorsFor(EdgeSchemas);

@@ -40,7 +40,6 @@ export const SYNC_CLOSE_CODES = {
   /** The client does not read its frames: the gateway's send buffer for the socket overflowed. */
   slowConsumer: 4029,
 } as const;
-export type SyncCloseCode = (typeof SYNC_CLOSE_CODES)[keyof typeof SYNC_CLOSE_CODES];
 
 export const SYNC_ERROR_CODES = [
   // frame level
@@ -334,9 +333,6 @@ export const SYNC_REQUEST_DATA = {
 } as const satisfies Record<SyncRequestType, TSchema>;
 
 export type SyncRequestDataOf<T extends SyncRequestType> = Static<(typeof SYNC_REQUEST_DATA)[T]>;
-export type SyncRequest = {
-  [T in SyncRequestType]: { id: string | number; type: T; data: SyncRequestDataOf<T> };
-}[SyncRequestType];
 
 // ---------------------------------------------------------------------------------------------
 // Server frames

@@ -140,15 +140,15 @@ export function patchFields<P extends TProperties>(props: P): { [K in keyof P]: 
 
 type Props<T extends TObject> = T['properties'];
 type Flat<T> = { [K in keyof T]: T[K] };
-type Opt<S> = S extends TOptional<TSchema> ? S : TOptional<S & TSchema>;
+type AsOptional<S> = S extends TOptional<TSchema> ? S : TOptional<S & TSchema>;
 
 export type CreateProps<T extends TObject, R extends keyof Props<T>, O extends TProperties> = Flat<
-  { [K in Exclude<keyof Props<T>, R | keyof O>]: Opt<Props<T>[K]> } & { [K in R]: Props<T>[K] } & {
-    [K in keyof O]: Opt<O[K]>;
+  { [K in Exclude<keyof Props<T>, R | keyof O>]: AsOptional<Props<T>[K]> } & { [K in R]: Props<T>[K] } & {
+    [K in keyof O]: AsOptional<O[K]>;
   }
 >;
 export type UpdateProps<T extends TObject, O extends TProperties> = Flat<
-  { [K in Exclude<keyof Props<T>, keyof O>]: Opt<Props<T>[K]> } & { [K in keyof O]: Opt<O[K]> }
+  { [K in Exclude<keyof Props<T>, keyof O>]: AsOptional<Props<T>[K]> } & { [K in keyof O]: AsOptional<O[K]> }
 >;
 
 export interface WriteModelOptions<T extends TObject, R extends keyof Props<T>, O extends TProperties> {

@@ -129,7 +129,6 @@ export const InterfaceBSchemas = {
   ConnectionRecordingReadRequest: messaging.ConnectionRecordingReadRequest,
   StorageUsedSizeRequest: messaging.StorageUsedSizeRequest,
 } as const;
-export type InterfaceBSchemaName = keyof typeof InterfaceBSchemas;
 
 export const InterfaceBValidators = validatorsFor(InterfaceBSchemas);
 

@@ -195,8 +195,11 @@ export interface ODataListResult<T> {
 type ListOfChannel = ChannelRecording[];
 type ListOfConnection = ConnectionRecording[];
 
+/** Fails to compile when a query kind has no result type. */
+type Complete<T extends Record<RecordingQueryKind, unknown>> = T;
+
 /** Result of each query kind. */
-export interface RecordingQueryResults {
+export type RecordingQueryResults = Complete<{
   'channelRecordings.list': ListOfChannel;
   'channelRecordings.count': number;
   'channel.recordings.list': ListOfChannel;
@@ -235,15 +238,11 @@ export interface RecordingQueryResults {
   'storage.usedSize': number;
   'storage.usedSize.application': number;
   'media.recordingTarget': RecordingTarget;
-}
-
-type Check<T extends Record<RecordingQueryKind, unknown>> = T;
-export type _RecordingQueryResultsAreComplete = Check<RecordingQueryResults>;
+}>;
 
 type ParamsOf<K extends RecordingQueryKind> = Static<TObject<(typeof RECORDING_QUERY_PARAMS)[K]>>;
 export type RecordingQueryOf<K extends RecordingQueryKind> = { kind: K } & ParamsOf<K>;
 export type RecordingQuery = { [K in RecordingQueryKind]: RecordingQueryOf<K> }[RecordingQueryKind];
-export type RecordingQueryResult<K extends RecordingQueryKind> = RecordingQueryResults[K];
 
 // ---------------------------------------------------------------------------------------------
 // Commands

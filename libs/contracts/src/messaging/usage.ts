@@ -24,7 +24,6 @@ export const USAGE_EVENT_TYPES = [
   'channel.client.message',
   'client.message',
 ] as const;
-export type UsageEventType = (typeof USAGE_EVENT_TYPES)[number];
 
 /** Prefix of the detail message of a refused OData option: `'<OData code>: <message>'`. */
 export function usageQueryErrorCode(detailMessage: string): string | undefined {

@@ -33,6 +33,5 @@ export const WebhookSchemas = {
   MediaStats,
   ClientTokenPayload,
 } as const;
-export type WebhookSchemaName = keyof typeof WebhookSchemas;
 
 export const WebhookValidators = validatorsFor(WebhookSchemas);
