@@ -3,7 +3,7 @@ import type { DataSource, EntityManager, SelectQueryBuilder } from 'typeorm';
 import type { ExpandItem, ExpandOptions } from './ast.js';
 import { ODataError } from './errors.js';
 import { fromStored, matches, sortRecords } from './evaluate.js';
-import type { EntityModel, EntityRecord, PropertyModel } from './model.js';
+import type { EntityModel, EntityRecord, NavigationModel, PropertyModel, RelationSpec } from './model.js';
 import { quoteIdentifier, SqlCompiler, type TranslateOptions } from './sql-compiler.js';
 import { applyODataFilter, applyODataOrderBy } from './typeorm.js';
 
@@ -123,86 +123,123 @@ export async function expandRecords(
   for (const item of expand) {
     const nav = item.navigation;
     if (!nav) throw new Error('expandRecords needs a bound query (parseQueryOptions with an entity model)');
-    const target = nav.target;
-    const opts = item.options;
-    const allChildren: EntityRecord[] = [];
-    const relation = nav.relation;
-    if (relation.kind === 'jsonb') {
-      const from = relation.property ?? nav.name;
-      for (const record of records) {
-        const stored = record[from];
-        if (nav.many) {
-          const list = Array.isArray(stored)
-            ? (stored.filter((c) => c !== null && typeof c === 'object') as EntityRecord[])
-            : [];
-          const { page, count } = pageCollection(list, opts, target);
-          record[nav.name] = page;
-          if (opts.count) record[`${nav.name}@odata.count`] = count;
-          allChildren.push(...page);
-        } else {
-          const child =
-            stored !== null && typeof stored === 'object' && !Array.isArray(stored) ? (stored as EntityRecord) : null;
-          record[nav.name] = child;
-          if (child) allChildren.push(child);
-        }
-      }
-    } else {
-      const localKey = model.property(relation.localKey);
-      const foreignKey = target.property(relation.foreignKey);
-      if (!localKey || !foreignKey) throw new Error(`Navigation ${nav.name}: key properties not found`);
-      if (!target.table) throw new Error(`Navigation ${nav.name}: target model ${target.name} has no table`);
-      const keys = new Map<string, unknown>();
-      for (const r of records) {
-        const k = keyOf(r[localKey.name]);
-        if (k !== undefined) keys.set(k, r[localKey.name]);
-      }
-      const groups = new Map<string, EntityRecord[]>();
-      if (keys.size > 0) {
-        const alias = '_odx';
-        const qb = source.createQueryBuilder().from(target.table, alias);
-        const toRecord = selectModelRecords(qb, target, alias);
-        const compiler = new SqlCompiler(alias, new Set(), options);
-        const fk = compiler.propertyColumn(foreignKey);
-        const placeholders = [...keys.values()].map((v) => compiler.param(v));
-        qb.where(`(${fk} IN (${placeholders.join(', ')}))`);
-        qb.setParameters(compiler.parameters);
-        if (opts.filter) applyODataFilter(qb, opts.filter, target, alias, options);
-        if (nav.many) applyODataOrderBy(qb, opts.orderBy, target, alias, options);
-        const maxRows = options.maxRows ?? 10_000;
-        qb.limit(maxRows + 1);
-        const rows = (await qb.getRawMany()) as EntityRecord[];
-        if (rows.length > maxRows) {
-          throw new ODataError(
-            'QueryLimitExceeded',
-            '$expand',
-            `expanding ${nav.name} would load more than ${maxRows} records; add $filter or $top`,
-          );
-        }
-        for (const raw of rows) {
-          const child = toRecord(raw);
-          const k = keyOf(child[foreignKey.name]);
-          if (k === undefined) continue;
-          let list = groups.get(k);
-          if (!list) groups.set(k, (list = []));
-          list.push(child);
-        }
-      }
-      for (const record of records) {
-        const k = keyOf(record[localKey.name]);
-        const children = (k !== undefined && groups.get(k)) || [];
-        if (nav.many) {
-          const skip = opts.skip ?? 0;
-          const page = opts.top === undefined ? children.slice(skip) : children.slice(skip, skip + opts.top);
-          record[nav.name] = page;
-          if (opts.count) record[`${nav.name}@odata.count`] = children.length;
-          allChildren.push(...page);
-        } else {
-          record[nav.name] = children[0] ?? null;
-          if (children[0]) allChildren.push(children[0]);
-        }
-      }
-    }
-    if (opts.expand.length > 0 && allChildren.length > 0)
-      await expandRecords(source, allChildren, opts.expand, target, options);
+    const children =
+      nav.relation.kind === 'jsonb'
+        ? expandInline(records, nav, nav.relation, item.options)
+        : await expandByForeignKey(source, records, model, nav, nav.relation, item.options, options);
+    if (item.options.expand.length > 0 && children.length > 0)
+      await expandRecords(source, children, item.options.expand, nav.target, options);
   }
+}
+
+type JsonbRelation = Extract<RelationSpec, { kind: 'jsonb' }>;
+type ForeignKeyRelation = Extract<RelationSpec, { kind: 'foreign-key' }>;
+
+/** Pages the related objects stored inside each record; answers every child kept. */
+function expandInline(
+  records: EntityRecord[],
+  nav: NavigationModel,
+  relation: JsonbRelation,
+  opts: ExpandOptions,
+): EntityRecord[] {
+  const kept: EntityRecord[] = [];
+  const from = relation.property ?? nav.name;
+  for (const record of records) {
+    const stored = record[from];
+    if (nav.many) {
+      const list = Array.isArray(stored)
+        ? (stored.filter((c) => c !== null && typeof c === 'object') as EntityRecord[])
+        : [];
+      const { page, count } = pageCollection(list, opts, nav.target);
+      record[nav.name] = page;
+      if (opts.count) record[`${nav.name}@odata.count`] = count;
+      kept.push(...page);
+    } else {
+      const child =
+        stored !== null && typeof stored === 'object' && !Array.isArray(stored) ? (stored as EntityRecord) : null;
+      record[nav.name] = child;
+      if (child) kept.push(child);
+    }
+  }
+  return kept;
+}
+
+/** Loads the related rows of all records in one query and pages them per parent; answers every child kept. */
+async function expandByForeignKey(
+  source: QueryRunnerSource,
+  records: EntityRecord[],
+  model: EntityModel,
+  nav: NavigationModel,
+  relation: ForeignKeyRelation,
+  opts: ExpandOptions,
+  options: ExpandRecordsOptions,
+): Promise<EntityRecord[]> {
+  const localKey = model.property(relation.localKey);
+  const foreignKey = nav.target.property(relation.foreignKey);
+  if (!localKey || !foreignKey) throw new Error(`Navigation ${nav.name}: key properties not found`);
+  if (!nav.target.table) throw new Error(`Navigation ${nav.name}: target model ${nav.target.name} has no table`);
+  const keys = new Map<string, unknown>();
+  for (const record of records) {
+    const key = keyOf(record[localKey.name]);
+    if (key !== undefined) keys.set(key, record[localKey.name]);
+  }
+  const groups =
+    keys.size > 0 ? await loadRelated(source, nav, foreignKey, [...keys.values()], opts, options) : new Map();
+  const kept: EntityRecord[] = [];
+  for (const record of records) {
+    const key = keyOf(record[localKey.name]);
+    const children: EntityRecord[] = (key !== undefined && groups.get(key)) || [];
+    if (nav.many) {
+      const skip = opts.skip ?? 0;
+      const page = opts.top === undefined ? children.slice(skip) : children.slice(skip, skip + opts.top);
+      record[nav.name] = page;
+      if (opts.count) record[`${nav.name}@odata.count`] = children.length;
+      kept.push(...page);
+    } else {
+      record[nav.name] = children[0] ?? null;
+      if (children[0]) kept.push(children[0]);
+    }
+  }
+  return kept;
+}
+
+/** The target rows whose foreign key is one of `keyValues`, grouped by that key. */
+async function loadRelated(
+  source: QueryRunnerSource,
+  nav: NavigationModel,
+  foreignKey: PropertyModel,
+  keyValues: unknown[],
+  opts: ExpandOptions,
+  options: ExpandRecordsOptions,
+): Promise<Map<string, EntityRecord[]>> {
+  const target = nav.target;
+  const alias = '_odx';
+  const qb = source.createQueryBuilder().from(target.table!, alias);
+  const toRecord = selectModelRecords(qb, target, alias);
+  const compiler = new SqlCompiler(alias, new Set(), options);
+  const placeholders = keyValues.map((value) => compiler.param(value));
+  qb.where(`(${compiler.propertyColumn(foreignKey)} IN (${placeholders.join(', ')}))`);
+  qb.setParameters(compiler.parameters);
+  if (opts.filter) applyODataFilter(qb, opts.filter, target, alias, options);
+  if (nav.many) applyODataOrderBy(qb, opts.orderBy, target, alias, options);
+  const maxRows = options.maxRows ?? 10_000;
+  qb.limit(maxRows + 1);
+  const rows = (await qb.getRawMany()) as EntityRecord[];
+  if (rows.length > maxRows) {
+    throw new ODataError(
+      'QueryLimitExceeded',
+      '$expand',
+      `expanding ${nav.name} would load more than ${maxRows} records; add $filter or $top`,
+    );
+  }
+  const groups = new Map<string, EntityRecord[]>();
+  for (const raw of rows) {
+    const child = toRecord(raw);
+    const key = keyOf(child[foreignKey.name]);
+    if (key === undefined) continue;
+    let list = groups.get(key);
+    if (!list) groups.set(key, (list = []));
+    list.push(child);
+  }
+  return groups;
 }
