@@ -32,12 +32,9 @@ describe('loadConfig', () => {
   });
 
   it('never echoes a sensitive value', () => {
-    try {
-      loadConfig(settings, { NAME: 'a', SECRET: 'short' });
-      throw new Error('expected a ConfigError');
-    } catch (e) {
-      expect((e as Error).message).toBe('Invalid configuration: SECRET must be at least 8 characters');
-    }
+    expect(() => loadConfig(settings, { NAME: 'a', SECRET: 'short' })).toThrow(
+      /^Invalid configuration: SECRET must be at least 8 characters$/,
+    );
   });
 
   it("refuses a value that still holds the templates' REPLACE_ME placeholder, without echoing it", () => {

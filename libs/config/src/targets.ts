@@ -71,29 +71,22 @@ function ipv4At(bytes: readonly number[], ...offsets: number[]): ipaddr.IPv4 {
 export function carriedIpv4(address: ipaddr.IPv6): ipaddr.IPv4[] {
   const bytes = address.toByteArray();
   const last = ipv4At(bytes, 12, 13, 14, 15);
-  switch (address.range()) {
-    case 'ipv4Mapped':
-    case 'rfc6145':
-      return [last];
-    case 'rfc6052':
-      if (address.match(NAT64_WELL_KNOWN)) return [last];
-      // Prefix lengths 48, 56, 64 and 96 (RFC 6052 section 2.2: byte 8 is the reserved u octet).
-      return [ipv4At(bytes, 6, 7, 9, 10), ipv4At(bytes, 7, 9, 10, 11), ipv4At(bytes, 9, 10, 11, 12), last];
-    case '6to4':
-      return [ipv4At(bytes, 2, 3, 4, 5)];
-    case 'teredo': {
-      // Server address, then the client's, stored inverted (RFC 4380).
-      const client = bytes.slice(12).map((b) => b ^ 0xff);
-      return [ipv4At(bytes, 4, 5, 6, 7), new ipaddr.IPv4(client)];
-    }
-    default:
-      // IPv4-compatible (::a.b.c.d, deprecated by RFC 4291), but not :: and ::1 themselves.
-      return bytes.slice(0, 12).every((b) => b === 0) &&
-        address.range() !== 'unspecified' &&
-        address.range() !== 'loopback'
-        ? [last]
-        : [];
+  // The ranges that embed an IPv4 address; every other range embeds none but the IPv4-compatible form.
+  const range = address.range();
+  if (range === 'ipv4Mapped' || range === 'rfc6145') return [last];
+  if (range === 'rfc6052') {
+    if (address.match(NAT64_WELL_KNOWN)) return [last];
+    // Prefix lengths 48, 56, 64 and 96 (RFC 6052 section 2.2: byte 8 is the reserved u octet).
+    return [ipv4At(bytes, 6, 7, 9, 10), ipv4At(bytes, 7, 9, 10, 11), ipv4At(bytes, 9, 10, 11, 12), last];
   }
+  if (range === '6to4') return [ipv4At(bytes, 2, 3, 4, 5)];
+  if (range === 'teredo') {
+    // Server address, then the client's, stored inverted (RFC 4380).
+    const client = bytes.slice(12).map((b) => b ^ 0xff);
+    return [ipv4At(bytes, 4, 5, 6, 7), new ipaddr.IPv4(client)];
+  }
+  // IPv4-compatible (::a.b.c.d, deprecated by RFC 4291), but not :: and ::1 themselves.
+  return bytes.slice(0, 12).every((b) => b === 0) && range !== 'unspecified' && range !== 'loopback' ? [last] : [];
 }
 
 function ipv4Kind(address: ipaddr.IPv4): AddressKind {

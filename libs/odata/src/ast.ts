@@ -164,7 +164,8 @@ export function countNodes(node: ExprNode): number {
       case 'call':
         stack.push(...n.args);
         break;
-      default:
+      case 'literal':
+      case 'property':
         break;
     }
   }

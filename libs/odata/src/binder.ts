@@ -38,7 +38,10 @@ export function family(t: ValueType): Family {
     case 'decimal':
     case 'datetime':
       return 'number';
-    default:
+    case 'string':
+    case 'boolean':
+    case 'guid':
+    case 'null':
       return t;
   }
 }
@@ -52,7 +55,12 @@ function literalType(node: LiteralNode): ValueType {
     case 'date':
     case 'datetimeoffset':
       return 'datetime';
-    default:
+    case 'null':
+    case 'boolean':
+    case 'string':
+    case 'integer':
+    case 'decimal':
+    case 'guid':
       return node.literalType;
   }
 }
@@ -185,7 +193,11 @@ export class Binder {
         [left, right] = this.coerce(left, right);
         this.checkComparable(node, left.type!, right.type!, op);
         return { ...node, left, right, type: 'boolean' };
-      default: {
+      case 'add':
+      case 'sub':
+      case 'mul':
+      case 'div':
+      case 'mod': {
         for (const side of [left, right]) {
           if (!isNumeric(side.type!) && side.type !== 'null')
             throw this.fail(side, `operands of '${op}' must be numeric, got ${side.type}`);

@@ -55,7 +55,9 @@ export function datePart(part: DatePart, ms: bigint): bigint {
       return floorMod(ms, 3_600_000n) / 60_000n;
     case 'second':
       return floorMod(ms, 60_000n) / 1000n;
-    default: {
+    case 'year':
+    case 'month':
+    case 'day': {
       const civil = civilFromDays(floorDiv(ms, MS_PER_DAY));
       return civil[part];
     }

@@ -54,5 +54,10 @@ export function isODataError(value: unknown): value is ODataError {
 /** Shortens user text echoed in messages and makes control characters visible. */
 export function quoteForMessage(text: string, max = 64): string {
   const cut = text.length > max ? `${text.slice(0, max)}...` : text;
-  return `'${cut.replace(/[\u0000-\u001f\u007f]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`)}'`;
+  let shown = '';
+  for (const char of cut) {
+    const code = char.charCodeAt(0);
+    shown += code < 0x20 || code === 0x7f ? `\\u${code.toString(16).padStart(4, '0')}` : char;
+  }
+  return `'${shown}'`;
 }

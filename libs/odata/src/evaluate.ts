@@ -55,7 +55,8 @@ export function fromStored(kind: PropertyKind | undefined, v: unknown): EvalValu
       if (typeof v === 'number') return Number.isInteger(v) ? BigInt(v) : v;
       if (typeof v === 'string' || typeof v === 'boolean' || typeof v === 'bigint') return v;
       return null;
-    default:
+    case 'string-array':
+    case 'complex':
       return null;
   }
 }
@@ -251,7 +252,11 @@ export function evaluate(node: ExprNode, row: Row): EvalValue {
           if (c === undefined) return false;
           return node.op === 'gt' ? c > 0 : node.op === 'ge' ? c >= 0 : node.op === 'lt' ? c < 0 : c <= 0;
         }
-        default:
+        case 'add':
+        case 'sub':
+        case 'mul':
+        case 'div':
+        case 'mod':
           return arithmetic(node.op, evaluate(node.left, row), evaluate(node.right, row));
       }
     }

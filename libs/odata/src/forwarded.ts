@@ -1,16 +1,7 @@
 /**
- * The answering side of interface B reads that management-api forwards over NATS (recording-service,
- * usage-aggregator, webhook-worker; libs/contracts interface-b/management-messaging.ts and
- * messaging/webhooks.ts). management-api has checked the grammar and limits of the options; the
- * answering service binds the names to its own entity model here, so every forwarded read refuses
- * the same names the same way:
- *   - an unknown property (in `$filter`, `$orderby`, `$select` or `$expand`) is `UnknownProperty`;
- *     an entity without navigation properties takes no `$expand` name, and `$expand=*` expands
- *     nothing (4.B rules 4 and 5);
- *   - a single-record read takes `$select` and `$expand` only;
- *   - a refusal crosses NATS as `ValidationFailed` naming the option, the OData code leading the
- *     detail message (`'UnknownProperty: ...'`), which management-api turns back into the OData
- *     error (`ErrorCode` has no OData codes).
+ * The answering side of interface B reads that management-api forwards over NATS: the answering
+ * service binds the names to its own entity model, so every forwarded read refuses the same names
+ * the same way (README, "Forwarded reads").
  */
 import { DomainError } from '@switchboard/contracts';
 import type { ODataQuery } from './ast.js';

@@ -9,5 +9,7 @@ export * from './binder.js';
 export * from './options.js';
 export * from './evaluate.js';
 export * from './project.js';
+export * from './sql-compiler.js';
 export * from './typeorm.js';
+export * from './typeorm-records.js';
 export * from './forwarded.js';

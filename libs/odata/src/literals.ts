@@ -151,7 +151,13 @@ export function literalFromToken(token: Token): ParsedLiteral | undefined {
       return parseGuid(token.text);
     case 'ident':
       return keywordLiteral(token.text);
-    default:
+    case '(':
+    case ')':
+    case ',':
+    case '/':
+    case '-':
+    case '*':
+    case 'eof':
       return undefined;
   }
 }

@@ -17,6 +17,9 @@ export type PropertyKind =
 
 export const SCALAR_KINDS: readonly PropertyKind[] = ['string', 'number', 'integer', 'boolean', 'guid', 'datetime-ms'];
 
+/** A loaded record of an entity: its values keyed by property name (nested for complex properties). */
+export type EntityRecord = Record<string, unknown>;
+
 export interface PropertySpec {
   name: string;
   kind: PropertyKind;

@@ -12,7 +12,8 @@ import { matches, sortRecords } from './evaluate.js';
 import { defineEntityModel, type EntityModel } from './model.js';
 import { parseQueryOptions } from './options.js';
 import { projectRecord } from './project.js';
-import { applyODataQuery, executeCount, expandRecords, selectModelRecords } from './typeorm.js';
+import { applyODataQuery, executeCount } from './typeorm.js';
+import { expandRecords, selectModelRecords } from './typeorm-records.js';
 
 // ---- database ----------------------------------------------------------------------------------
 
@@ -31,7 +32,7 @@ async function adminQuery(sql: string): Promise<void> {
 }
 
 const dbName = `odata_it_${process.pid}_${Date.now()}`;
-let ds: DataSource;
+let dataSource: DataSource;
 
 const TABLE = 'odata_prop_rows';
 
@@ -127,7 +128,7 @@ const PropRowSchema = new EntitySchema<Row>({
 });
 
 async function replaceRows(rows: readonly Row[]): Promise<void> {
-  await ds.query(`TRUNCATE ${TABLE}`);
+  await dataSource.query(`TRUNCATE ${TABLE}`);
   if (rows.length === 0) return;
   const values: unknown[] = [];
   const tuples = rows.map((r) => {
@@ -147,7 +148,7 @@ async function replaceRows(rows: readonly Row[]): Promise<void> {
     );
     return `(${Array.from({ length: 11 }, (_, i) => `$${base + i + 1}`).join(', ')})`;
   });
-  await ds.query(
+  await dataSource.query(
     `INSERT INTO ${TABLE} (id, name, tag, n, big, price, flag, ts, ref, info, lines) VALUES ${tuples.join(', ')}`,
     values,
   );
@@ -162,22 +163,22 @@ beforeAll(async () => {
   await adminQuery(`CREATE DATABASE ${dbName}`);
   const url = new URL(ADMIN_URL);
   url.pathname = `/${dbName}`;
-  ds = new DataSource({
+  dataSource = new DataSource({
     type: 'postgres',
     url: url.toString(),
     synchronize: false,
     entities: [PropRowSchema],
     logging: false,
   });
-  await ds.initialize();
-  await ds.query(
+  await dataSource.initialize();
+  await dataSource.query(
     `CREATE TABLE ${TABLE} (id integer PRIMARY KEY, name text, tag text, n integer, big bigint, price numeric, flag boolean, ts bigint, ref uuid, info jsonb, lines jsonb)`,
   );
-  await ds.query('CREATE TABLE odata_owners (id integer PRIMARY KEY, name text)');
+  await dataSource.query('CREATE TABLE odata_owners (id integer PRIMARY KEY, name text)');
 });
 
 afterAll(async () => {
-  if (ds?.isInitialized) await ds.destroy();
+  if (dataSource?.isInitialized) await dataSource.destroy();
   if (ADMIN_URL) await adminQuery(`DROP DATABASE IF EXISTS ${dbName} WITH (FORCE)`);
 });
 
@@ -299,7 +300,7 @@ const dateLit = fc
         : `${offset < 0 ? '-' : '+'}${pad(Math.trunc(Math.abs(offset) / 60))}:${pad(Math.abs(offset) % 60)}`;
     return `${ymd}T${pad(d.getUTCHours())}:${pad(d.getUTCMinutes())}:${pad(d.getUTCSeconds())}.${pad(d.getUTCMilliseconds(), 3)}${zone}`;
   });
-const P = (s: string) => `(${s})`;
+const parenthesized = (s: string) => `(${s})`;
 const cmpOp = fc.constantFrom('eq', 'ne', 'gt', 'ge', 'lt', 'le');
 
 function intExpr(depth: number): fc.Arbitrary<string> {
@@ -316,9 +317,9 @@ function intExpr(depth: number): fc.Arbitrary<string> {
       weight: 3,
       arbitrary: fc
         .tuple(sub, fc.constantFrom('add', 'sub', 'mul', 'div', 'mod'), sub)
-        .map(([a, op, b]) => `${P(a)} ${op} ${P(b)}`),
+        .map(([a, op, b]) => `${parenthesized(a)} ${op} ${parenthesized(b)}`),
     },
-    { weight: 1, arbitrary: sub.map((a) => `-${P(a)}`) },
+    { weight: 1, arbitrary: sub.map((a) => `-${parenthesized(a)}`) },
     { weight: 1, arbitrary: strExpr(depth - 1).map((s) => `length(${s})`) },
     { weight: 1, arbitrary: fc.tuple(strExpr(depth - 1), strExpr(depth - 1)).map(([a, b]) => `indexof(${a},${b})`) },
     {
@@ -347,9 +348,9 @@ function decExpr(depth: number): fc.Arbitrary<string> {
       weight: 3,
       arbitrary: fc
         .tuple(sub, fc.constantFrom('add', 'sub', 'mul', 'div'), fc.oneof(sub, intExpr(depth - 1)))
-        .map(([a, op, b]) => `${P(a)} ${op} ${P(b)}`),
+        .map(([a, op, b]) => `${parenthesized(a)} ${op} ${parenthesized(b)}`),
     },
-    { weight: 1, arbitrary: sub.map((a) => `-${P(a)}`) },
+    { weight: 1, arbitrary: sub.map((a) => `-${parenthesized(a)}`) },
   );
 }
 
@@ -377,9 +378,11 @@ function strExpr(depth: number): fc.Arbitrary<string> {
 function comparison(depth: number): fc.Arbitrary<string> {
   const v = Math.max(0, depth - 1);
   return fc.oneof(
-    fc.tuple(intExpr(v), cmpOp, intExpr(v)).map(([a, op, b]) => `${P(a)} ${op} ${P(b)}`),
-    fc.tuple(decExpr(v), cmpOp, fc.oneof(decExpr(v), intExpr(v))).map(([a, op, b]) => `${P(a)} ${op} ${P(b)}`),
-    fc.tuple(strExpr(v), cmpOp, strExpr(v)).map(([a, op, b]) => `${P(a)} ${op} ${P(b)}`),
+    fc.tuple(intExpr(v), cmpOp, intExpr(v)).map(([a, op, b]) => `${parenthesized(a)} ${op} ${parenthesized(b)}`),
+    fc
+      .tuple(decExpr(v), cmpOp, fc.oneof(decExpr(v), intExpr(v)))
+      .map(([a, op, b]) => `${parenthesized(a)} ${op} ${parenthesized(b)}`),
+    fc.tuple(strExpr(v), cmpOp, strExpr(v)).map(([a, op, b]) => `${parenthesized(a)} ${op} ${parenthesized(b)}`),
     fc.tuple(fc.constantFrom('ts', 'info/zip'), cmpOp, dateLit).map(([a, op, b]) => `${a} ${op} ${b}`),
     fc
       .tuple(
@@ -390,10 +393,10 @@ function comparison(depth: number): fc.Arbitrary<string> {
       .map(([p, op]) => `${p} ${op} null`),
     fc
       .tuple(intExpr(v), fc.array(fc.oneof(intLit, fc.constant('null')), { maxLength: 4 }))
-      .map(([a, l]) => `${P(a)} in (${l.join(',')})`),
+      .map(([a, l]) => `${parenthesized(a)} in (${l.join(',')})`),
     fc
       .tuple(strExpr(v), fc.array(fc.oneof(strLit, fc.constant('null')), { maxLength: 3 }))
-      .map(([a, l]) => `${P(a)} in (${l.join(',')})`),
+      .map(([a, l]) => `${parenthesized(a)} in (${l.join(',')})`),
     fc.tuple(fc.constantFrom('eq', 'ne', 'gt', 'lt'), fc.constantFrom(...GUIDS)).map(([op, g]) => `ref ${op} ${g}`),
     fc
       .array(fc.constantFrom(...GUIDS), { minLength: 1, maxLength: 3 })
@@ -415,10 +418,15 @@ function boolExpr(depth: number): fc.Arbitrary<string> {
     { weight: 3, arbitrary: leaf },
     {
       weight: 2,
-      arbitrary: fc.tuple(sub, fc.constantFrom('and', 'or'), sub).map(([a, op, b]) => `${P(a)} ${op} ${P(b)}`),
+      arbitrary: fc
+        .tuple(sub, fc.constantFrom('and', 'or'), sub)
+        .map(([a, op, b]) => `${parenthesized(a)} ${op} ${parenthesized(b)}`),
     },
-    { weight: 1, arbitrary: sub.map((a) => `not ${P(a)}`) },
-    { weight: 1, arbitrary: fc.tuple(sub, cmpOp, sub).map(([a, op, b]) => `${P(a)} ${op} ${P(b)}`) },
+    { weight: 1, arbitrary: sub.map((a) => `not ${parenthesized(a)}`) },
+    {
+      weight: 1,
+      arbitrary: fc.tuple(sub, cmpOp, sub).map(([a, op, b]) => `${parenthesized(a)} ${op} ${parenthesized(b)}`),
+    },
   );
 }
 
@@ -458,7 +466,7 @@ describe('OData filter: PostgreSQL and the in-memory evaluator agree', () => {
             runs.skipped++;
             continue;
           }
-          const qb = ds.createQueryBuilder().select('"t"."id"', 'id').from(TABLE, 't');
+          const qb = dataSource.createQueryBuilder().select('"t"."id"', 'id').from(TABLE, 't');
           const { query: applied } = applyODataQuery(qb, { ...query, top: 1000 }, propModel, 't');
           let got: number[];
           try {
@@ -524,7 +532,7 @@ describe('OData filter: PostgreSQL and the in-memory evaluator agree', () => {
             ...(filter ? { $filter: filter } : {}),
           });
           if (!query) return;
-          const qb = ds.createQueryBuilder().select('"t"."id"', 'id').from(TABLE, 't');
+          const qb = dataSource.createQueryBuilder().select('"t"."id"', 'id').from(TABLE, 't');
           const { query: applied, countQuery } = applyODataQuery(qb, query, propModel, 't');
           const got = (await applied.getRawMany()).map((r: { id: unknown }) => Number(r.id));
           const selected = rows.filter((r) => matches(query.filter, r as unknown as Record<string, unknown>));
@@ -607,13 +615,13 @@ describe('OData against PostgreSQL: fixed cases', () => {
 
   beforeAll(async () => {
     await replaceRows(rows);
-    await ds.query('TRUNCATE odata_owners');
-    await ds.query("INSERT INTO odata_owners (id, name) VALUES (1, 'one'), (2, 'two'), (3, 'three')");
+    await dataSource.query('TRUNCATE odata_owners');
+    await dataSource.query("INSERT INTO odata_owners (id, name) VALUES (1, 'one'), (2, 'two'), (3, 'three')");
   });
 
   async function ids(q: Record<string, string>): Promise<number[]> {
     const query = parseQueryOptions(q, propModel);
-    const qb = ds.createQueryBuilder().select('"t"."id"', 'id').from(TABLE, 't');
+    const qb = dataSource.createQueryBuilder().select('"t"."id"', 'id').from(TABLE, 't');
     return (await applyODataQuery(qb, query, propModel, 't').query.getRawMany()).map((r: { id: unknown }) =>
       Number(r.id),
     );
@@ -651,7 +659,7 @@ describe('OData against PostgreSQL: fixed cases', () => {
       { $filter: "flag eq true and contains(name, 'a')", $count: 'true', $orderby: 'name desc' },
       propModel,
     );
-    const qb = ds.getRepository(PropRowSchema).createQueryBuilder('t').where('t.id > :minId', { minId: 0 });
+    const qb = dataSource.getRepository(PropRowSchema).createQueryBuilder('t').where('t.id > :minId', { minId: 0 });
     const { query: applied, countQuery } = applyODataQuery(qb, query, propModel, 't');
     const found = await applied.getMany();
     expect(found.map((r) => r.id)).toEqual([4]);
@@ -660,7 +668,11 @@ describe('OData against PostgreSQL: fixed cases', () => {
 
   it('keeps the caller conditions isolated from the OData filter', async () => {
     const query = parseQueryOptions({ $filter: 'n eq 2' }, propModel);
-    const qb = ds.createQueryBuilder().select('"t"."id"', 'id').from(TABLE, 't').where('"t"."id" = 1 OR "t"."id" = 3');
+    const qb = dataSource
+      .createQueryBuilder()
+      .select('"t"."id"', 'id')
+      .from(TABLE, 't')
+      .where('"t"."id" = 1 OR "t"."id" = 3');
     expect(await applyODataQuery(qb, query, propModel, 't').query.getRawMany()).toEqual([]);
   });
 
@@ -674,11 +686,11 @@ describe('OData against PostgreSQL: fixed cases', () => {
       },
       propModel,
     );
-    const qb = ds.createQueryBuilder().from(TABLE, 't');
+    const qb = dataSource.createQueryBuilder().from(TABLE, 't');
     const toRecord = selectModelRecords(qb, propModel, 't');
     const { query: applied } = applyODataQuery(qb, query, propModel, 't');
     const records = (await applied.getRawMany()).map(toRecord);
-    await expandRecords(ds, records, query.expand, propModel);
+    await expandRecords(dataSource, records, query.expand, propModel);
     const projected = records.map((r) => projectRecord(r, query, propModel));
     expect(projected).toEqual([
       {
@@ -701,11 +713,11 @@ describe('OData against PostgreSQL: fixed cases', () => {
       },
       ownerModel,
     );
-    const qb = ds.createQueryBuilder().from('odata_owners', 'o');
+    const qb = dataSource.createQueryBuilder().from('odata_owners', 'o');
     const toRecord = selectModelRecords(qb, ownerModel, 'o');
     const { query: applied } = applyODataQuery(qb, query, ownerModel, 'o');
     const records = (await applied.getRawMany()).map(toRecord);
-    await expandRecords(ds, records, query.expand, ownerModel);
+    await expandRecords(dataSource, records, query.expand, ownerModel);
     expect(records.map((r) => projectRecord(r, query, ownerModel))).toEqual([
       { id: 1, name: 'one', rows: [{ id: 3, lines: [] }], 'rows@odata.count': 2 },
       { id: 2, name: 'two', rows: [{ id: 2, lines: [] }], 'rows@odata.count': 1 },

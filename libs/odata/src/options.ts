@@ -2,11 +2,20 @@
  * The query-options entry point: `$filter`, `$orderby`, `$select`, `$expand`, `$top`, `$skip`,
  * `$count`, parsed and validated against an entity model into one typed `ODataQuery`.
  */
-import type { ExpandItem, ExpandOptions, ExprNode, ODataQuery, OrderByItem, SelectItem } from './ast.js';
-import { bindExpression, resolvePath } from './binder.js';
+import type { ExprNode, ODataQuery, OrderByItem, SelectItem } from './ast.js';
 import { ODataError, quoteForMessage } from './errors.js';
 import { Lexer } from './lexer.js';
 import type { EntityModel } from './model.js';
+import {
+  bindExpand,
+  bindFilter,
+  bindOrderBy,
+  bindSelect,
+  unboundExpand,
+  type RawExpandItem,
+  type RawOptions,
+} from './option-binding.js';
+import { describeAt, findClose, splitTopLevel, starOrPathPattern } from './option-scan.js';
 import { ExpressionParser } from './parser.js';
 
 export interface QueryLimits {
@@ -76,22 +85,6 @@ const KNOWN_UNSUPPORTED: Record<string, string> = {
 // Raw (syntax-level) parsing
 // ---------------------------------------------------------------------------------------------
 
-interface RawOptions {
-  filter?: ExprNode;
-  orderBy: OrderByItem[];
-  select?: SelectItem[];
-  expand: RawExpandItem[];
-  top?: number;
-  skip?: number;
-  count?: boolean;
-}
-
-interface RawExpandItem {
-  path: string[];
-  pos: number;
-  options: RawOptions;
-}
-
 function syntaxError(target: string, pos: number, message: string): ODataError {
   return new ODataError('QuerySyntaxError', target, `Syntax error in ${target} at position ${pos}: ${message}`, {
     position: pos,
@@ -126,8 +119,7 @@ class OptionParser {
   select(text: string, base: number): SelectItem[] {
     const items: SelectItem[] = [];
     if (text === '') throw syntaxError(this.target, base, 'empty $select');
-    const re =
-      /\*|[\p{L}\p{Nl}_][\p{L}\p{Nl}\p{Nd}\p{Mn}\p{Mc}\p{Pc}\p{Cf}]{0,127}(?:\/[\p{L}\p{Nl}_][\p{L}\p{Nl}\p{Nd}\p{Mn}\p{Mc}\p{Pc}\p{Cf}]{0,127})*/uy;
+    const re = starOrPathPattern();
     let pos = 0;
     for (;;) {
       re.lastIndex = pos;
@@ -171,8 +163,7 @@ class OptionParser {
     }
     if (text === '') throw syntaxError(this.target, base, 'empty $expand');
     const items: RawExpandItem[] = [];
-    const re =
-      /\*|[\p{L}\p{Nl}_][\p{L}\p{Nl}\p{Nd}\p{Mn}\p{Mc}\p{Pc}\p{Cf}]{0,127}(?:\/[\p{L}\p{Nl}_][\p{L}\p{Nl}\p{Nd}\p{Mn}\p{Mc}\p{Pc}\p{Cf}]{0,127})*/uy;
+    const re = starOrPathPattern();
     let pos = 0;
     for (;;) {
       re.lastIndex = pos;
@@ -267,65 +258,6 @@ class OptionParser {
   }
 }
 
-function describeAt(text: string, pos: number): string {
-  return pos >= text.length ? 'the end' : quoteForMessage(String.fromCodePoint(text.codePointAt(pos)!));
-}
-
-/** Index of the parenthesis closing the one at `open`, skipping string literals. */
-function findClose(text: string, open: number, error: (pos: number, message: string) => ODataError): number {
-  let depth = 0;
-  for (let i = open; i < text.length; i++) {
-    const c = text[i];
-    if (c === "'") {
-      const end = skipString(text, i);
-      if (end < 0) throw error(i, 'unterminated string literal');
-      i = end - 1;
-    } else if (c === '(') {
-      depth++;
-    } else if (c === ')') {
-      depth--;
-      if (depth === 0) return i;
-    }
-  }
-  throw error(open, "missing ')'");
-}
-
-/** End (exclusive) of the string literal starting at `start`, or -1. */
-function skipString(text: string, start: number): number {
-  let i = start + 1;
-  for (;;) {
-    const q = text.indexOf("'", i);
-    if (q < 0) return -1;
-    if (text[q + 1] === "'") {
-      i = q + 2;
-      continue;
-    }
-    return q + 1;
-  }
-}
-
-/** Splits on `sep` outside parentheses and string literals. */
-function splitTopLevel(text: string, sep: string): Array<{ text: string; start: number }> {
-  const out: Array<{ text: string; start: number }> = [];
-  let depth = 0;
-  let start = 0;
-  for (let i = 0; i < text.length; i++) {
-    const c = text[i];
-    if (c === "'") {
-      const end = skipString(text, i);
-      if (end < 0) break;
-      i = end - 1;
-    } else if (c === '(') depth++;
-    else if (c === ')') depth--;
-    else if (c === sep && depth === 0) {
-      out.push({ text: text.slice(start, i), start });
-      start = i + 1;
-    }
-  }
-  out.push({ text: text.slice(start), start });
-  return out;
-}
-
 function parseNonNegative(value: string, target: string, base: number, name: string): bigint {
   if (!/^\d+$/.test(value))
     throw syntaxError(target, base, `${name} must be a non-negative integer, found ${quoteForMessage(value)}`);
@@ -409,109 +341,6 @@ function parseRaw(query: QueryParams, limits: QueryLimits): RawOptions {
     }
   }
   return out;
-}
-
-// ---------------------------------------------------------------------------------------------
-// Binding against the model
-// ---------------------------------------------------------------------------------------------
-
-function bindFilter(filter: ExprNode, model: EntityModel, target: string, what: string): ExprNode {
-  const bound = bindExpression(filter, { model, target, purpose: 'filter', what });
-  if (bound.type !== 'boolean' && bound.type !== 'null') {
-    throw new ODataError('ValidationFailed', target, `${what} must be a boolean expression, got ${bound.type}`);
-  }
-  return bound;
-}
-
-function bindOrderBy(items: readonly OrderByItem[], model: EntityModel, target: string, what: string): OrderByItem[] {
-  return items.map((item) => ({
-    expr: bindExpression(item.expr, { model, target, purpose: 'orderby', what }),
-    direction: item.direction,
-  }));
-}
-
-function bindSelect(items: readonly SelectItem[], model: EntityModel, target: string, what: string): SelectItem[] {
-  for (const item of items) {
-    if (item.kind === 'star') continue;
-    if (item.path.length === 1 && model.navigation(item.path[0]!)) continue;
-    resolvePath(model, item.path, target, what);
-  }
-  return [...items];
-}
-
-function bindExpand(items: readonly RawExpandItem[], model: EntityModel, target: string): ExpandItem[] {
-  const out: ExpandItem[] = [];
-  const seen = new Set<string>();
-  const add = (item: ExpandItem, name: string) => {
-    if (seen.has(name))
-      throw new ODataError(
-        'QuerySyntaxError',
-        target,
-        `navigation property ${quoteForMessage(name)} is expanded twice`,
-      );
-    seen.add(name);
-    out.push(item);
-  };
-  for (const item of items) {
-    if (item.path[0] === '*') {
-      for (const nav of model.navigations)
-        add({ path: [nav.name], navigation: nav, options: { orderBy: [], expand: [] } }, nav.name);
-      continue;
-    }
-    const name = item.path[0]!;
-    const nav = model.navigation(name);
-    if (!nav) {
-      if (model.property(name)) {
-        throw new ODataError(
-          'ValidationFailed',
-          target,
-          `${quoteForMessage(item.path.join('/'), 200)} is not a navigation property of ${model.name}`,
-        );
-      }
-      throw new ODataError(
-        'UnknownProperty',
-        target,
-        `Unknown navigation property ${quoteForMessage(item.path.join('/'), 200)} in $expand of ${model.name}`,
-      );
-    }
-    if (item.path.length > 1) {
-      throw new ODataError(
-        'ValidationFailed',
-        target,
-        `navigation paths (${quoteForMessage(item.path.join('/'), 200)}) are not supported in $expand`,
-      );
-    }
-    add({ path: [name], navigation: nav, options: bindNested(item.options, nav.target, target, name) }, name);
-  }
-  return out;
-}
-
-function bindNested(raw: RawOptions, model: EntityModel, target: string, navigation: string): ExpandOptions {
-  const where = `in $expand of ${quoteForMessage(navigation)}`;
-  return {
-    ...(raw.filter ? { filter: bindFilter(raw.filter, model, target, `$filter ${where}`) } : {}),
-    orderBy: bindOrderBy(raw.orderBy, model, target, `$orderby ${where}`),
-    ...(raw.select ? { select: bindSelect(raw.select, model, target, `$select ${where}`) } : {}),
-    expand: bindExpand(raw.expand, model, target),
-    ...(raw.top !== undefined ? { top: raw.top } : {}),
-    ...(raw.skip !== undefined ? { skip: raw.skip } : {}),
-    ...(raw.count !== undefined ? { count: raw.count } : {}),
-  };
-}
-
-function unboundExpand(items: readonly RawExpandItem[]): ExpandItem[] {
-  return items.map((i) => ({
-    path: i.path,
-    options: {
-      ...(i.options.filter ? { filter: i.options.filter } : {}),
-      orderBy: i.options.orderBy,
-      ...(i.options.select ? { select: i.options.select } : {}),
-      expand: unboundExpand(i.options.expand),
-      ...(i.options.top !== undefined ? { top: i.options.top } : {}),
-      ...(i.options.skip !== undefined ? { skip: i.options.skip } : {}),
-      ...(i.options.count !== undefined ? { count: i.options.count } : {}),
-    },
-  }));
 }
 
 function finish(

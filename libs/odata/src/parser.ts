@@ -22,16 +22,10 @@ import {
 } from './ast.js';
 import { ODataError, quoteForMessage } from './errors.js';
 import { Lexer, type Token } from './lexer.js';
+import { DEFAULT_EXPRESSION_LIMITS, describe, TokenCursor, type ExpressionLimits } from './token-cursor.js';
 import { LiteralError, literalFromToken } from './literals.js';
 
-export interface ExpressionLimits {
-  /** Maximum number of nodes in one expression tree (`$filter`), or in all `$orderby` items together. */
-  maxNodes: number;
-  /** Maximum nesting of parentheses and function calls. */
-  maxDepth: number;
-}
-
-export const DEFAULT_EXPRESSION_LIMITS: ExpressionLimits = { maxNodes: 100, maxDepth: 100 };
+export { DEFAULT_EXPRESSION_LIMITS, type ExpressionLimits } from './token-cursor.js';
 
 /** OData functions that exist but are outside the contract's subset: named in the error message. */
 const UNSUPPORTED_FUNCTIONS = new Set([
@@ -61,89 +55,7 @@ const UNSUPPORTED_OPERATORS: Record<string, string> = {
   divby: "the 'divby' operator (OData 4.01) is not supported",
 };
 
-export class ExpressionParser {
-  private nodes = 0;
-  private depth = 0;
-  private buffer: Token[] = [];
-
-  constructor(
-    private readonly lexer: Lexer,
-    private readonly limits: ExpressionLimits = DEFAULT_EXPRESSION_LIMITS,
-    /** Text naming what is parsed in limit messages, e.g. `$filter` or `$filter in $expand`. */
-    private readonly what: string = lexer.target,
-  ) {}
-
-  get nodeCount(): number {
-    return this.nodes;
-  }
-
-  // ---- token helpers --------------------------------------------------------------------------
-
-  private peek(k = 0): Token {
-    while (this.buffer.length <= k) this.buffer.push(this.lexer.next());
-    return this.buffer[k]!;
-  }
-
-  private next(): Token {
-    const t = this.peek();
-    this.buffer.shift();
-    return t;
-  }
-
-  private error(token: Token | number, message: string): ODataError {
-    return this.lexer.error(typeof token === 'number' ? token : token.pos, message);
-  }
-
-  private expect(kind: Token['kind'], what: string): Token {
-    const t = this.next();
-    if (t.kind !== kind) throw this.error(t, `expected ${what}, found ${describe(t)}`);
-    return t;
-  }
-
-  private count(): void {
-    if (++this.nodes > this.limits.maxNodes) {
-      throw new ODataError(
-        'QueryLimitExceeded',
-        this.lexer.target,
-        `${this.what} has more than ${this.limits.maxNodes} nodes`,
-      );
-    }
-  }
-
-  private enter(token: Token): void {
-    if (++this.depth > this.limits.maxDepth) {
-      throw new ODataError(
-        'QueryLimitExceeded',
-        this.lexer.target,
-        `${this.what} nests parentheses or function calls deeper than ${this.limits.maxDepth} levels (position ${this.lexer.base + token.pos})`,
-        { position: this.lexer.base + token.pos },
-      );
-    }
-  }
-
-  private leave(): void {
-    this.depth--;
-  }
-
-  /** Is `t` the (case-insensitive) keyword `word`? */
-  private isWord(t: Token, word: string): boolean {
-    return t.kind === 'ident' && t.text.length === word.length && t.text.toLowerCase() === word;
-  }
-
-  /** A binary keyword operator needs whitespace (RWS) on both sides. */
-  private takeOperator(words: readonly string[]): { op: string; token: Token } | undefined {
-    const t = this.peek();
-    if (t.kind !== 'ident') return undefined;
-    const lower = t.text.toLowerCase();
-    if (!words.includes(lower)) return undefined;
-    const after = this.peek(1);
-    if (!t.spaceBefore || !after.spaceBefore || after.kind === 'eof') {
-      throw this.error(t, `operator '${lower}' must be surrounded by whitespace and followed by an operand`);
-    }
-    this.next();
-    return { op: lower, token: t };
-  }
-
+export class ExpressionParser extends TokenCursor {
   // ---- entry points ---------------------------------------------------------------------------
 
   /** Parses a whole `$filter` value. */
@@ -335,7 +247,12 @@ export class ExpressionParser {
         return this.literal(t);
       case 'ident':
         return this.parseIdentifier();
-      default:
+      case ')':
+      case ',':
+      case '/':
+      case '-':
+      case '*':
+      case 'eof':
         throw this.error(t, `expected an operand, found ${describe(t)}`);
     }
   }
@@ -466,11 +383,6 @@ export class ExpressionParser {
     if (rest === first && first.kind === 'literal') return { kind: 'in', operand, list: [first], pos: inToken.pos };
     return { kind: 'in', operand, list: null, collection: rest, pos: inToken.pos };
   }
-}
-
-function describe(t: Token): string {
-  if (t.kind === 'eof') return 'the end of the expression';
-  return quoteForMessage(t.text);
 }
 
 export interface ParseExpressionOptions {

@@ -1,7 +1,7 @@
 import { parseQueryOptions } from './options.js';
 import { projectRecord } from './project.js';
 import { itemModel } from './testing/models.js';
-import { expandRecords } from './typeorm.js';
+import { expandRecords } from './typeorm-records.js';
 
 const noDatabase = {
   createQueryBuilder: () => {

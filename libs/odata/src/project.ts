@@ -2,20 +2,18 @@
  * `$select` / `$expand` projection of loaded records (framework-free).
  */
 import type { ExpandItem, SelectItem } from './ast.js';
-import type { EntityModel } from './model.js';
-
-type Rec = Record<string, unknown>;
+import type { EntityModel, EntityRecord } from './model.js';
 
 export interface ProjectionSpec {
   readonly select?: readonly SelectItem[];
   readonly expand: readonly ExpandItem[];
 }
 
-function isObject(v: unknown): v is Rec {
+function isObject(v: unknown): v is EntityRecord {
   return v !== null && typeof v === 'object' && !Array.isArray(v);
 }
 
-function pick(target: Rec, source: Rec, path: readonly string[]): void {
+function pick(target: EntityRecord, source: EntityRecord, path: readonly string[]): void {
   const [head, ...rest] = path;
   if (!Object.hasOwn(source, head!)) return;
   const value = source[head!];
@@ -43,12 +41,12 @@ function navigationName(item: ExpandItem): string {
  * expanded navigation properties (each projected with its nested `$select`/`$expand`) and their
  * `@odata.count`. With a model, navigation properties that are not expanded are dropped.
  */
-export function projectRecord(record: Rec, query: ProjectionSpec, model?: EntityModel): Rec {
+export function projectRecord(record: EntityRecord, query: ProjectionSpec, model?: EntityModel): EntityRecord {
   const expanded = new Map<string, ExpandItem>();
   for (const item of query.expand) expanded.set(navigationName(item), item);
   const navNames = new Set(model?.navigations.map((n) => n.name) ?? []);
   const all = !query.select || query.select.some((s) => s.kind === 'star');
-  let out: Rec;
+  let out: EntityRecord;
   if (all) {
     out = {};
     for (const [k, v] of Object.entries(record)) {

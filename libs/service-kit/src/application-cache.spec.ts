@@ -63,7 +63,7 @@ describe('ApplicationCache', () => {
     await Promise.all(loads);
     cache.invalidate('a');
     expect([cache.ageOf('a', 'k1'), cache.ageOf('a', 'k2'), cache.ageOf('b', 'k1')]).toEqual([undefined, undefined, 0]);
-    cache.get('a', 'k1', load);
+    void cache.get('a', 'k1', load);
     expect(calls).toHaveLength(4);
   });
 
@@ -104,7 +104,7 @@ describe('ApplicationCache', () => {
     calls[0]!.resolve('v');
     await both;
     expect(cache.ageOf('a', 'k')).toBeUndefined();
-    cache.get('a', 'k', load);
+    void cache.get('a', 'k', load);
     expect(calls).toHaveLength(2);
   });
 

@@ -41,8 +41,15 @@ const UNREACHABLE_ERRNO = new Set([
  */
 const UNAVAILABLE_SQLSTATE = /^(08[0-9A-Z]{3}|57P0[123]|53300)$/;
 /** What node-postgres, its pool and ioredis throw, without a code, when the connection is gone. */
-const CONNECTION_GONE =
-  /^(Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error|Connection is closed|Stream isn't writeable)/;
+const CONNECTION_GONE = new RegExp(
+  `^(${[
+    'Connection terminated',
+    'timeout exceeded when trying to connect',
+    'Client has encountered a connection error',
+    'Connection is closed',
+    "Stream isn't writeable",
+  ].join('|')})`,
+);
 
 /** A socket error named in a message whose code was lost on the way (`connect ECONNREFUSED 127.0.0.1:6379`). */
 const ERRNO_IN_MESSAGE = /\b(ECONNREFUSED|ECONNRESET|ETIMEDOUT|EPIPE)\b/;

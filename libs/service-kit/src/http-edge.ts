@@ -42,7 +42,7 @@ export function installJsonBodyParser(fastify: FastifyInstance, bodyLimit: numbe
     if (buffer.length === 0) return done(null, undefined);
     if (!isUtf8(buffer))
       return done(new DomainError('ValidationFailed', 'The request body is not valid UTF-8.'), undefined);
-    parseJson(request, buffer.toString('utf8'), done);
+    void parseJson(request, buffer.toString('utf8'), done);
   });
 }
 

@@ -4,6 +4,17 @@ export * from './health.js';
 export * from './metrics.js';
 export * from './ops-server.js';
 export * from './nats.js';
+export * from './nats-server.js';
+export {
+  coalesceWrites,
+  REPLY_PART_HEADER,
+  replyPacket,
+  respondInParts,
+  singleHeader,
+  translateNatsError,
+  type RawRequest,
+  type ReplyMsg,
+} from './nats-wire.js';
 export * from './errors.js';
 export * from './dependency-retry.js';
 export * from './service.js';

@@ -14,7 +14,8 @@ import { currentCorrelationId, runWithCorrelation } from './correlation.js';
 import { renderPlainError } from './errors.js';
 import { JsonLogger } from './logger.js';
 import { Metrics } from './metrics.js';
-import { NatsClient, singleHeader } from './nats.js';
+import { NatsClient } from './nats.js';
+import { singleHeader } from './nats-wire.js';
 import { createService } from './service.js';
 
 const events: Array<{ value: unknown; correlationId: string | undefined }> = [];

@@ -41,7 +41,7 @@ export function createRedis(
 }
 
 export async function redisReadiness(redis: Redis): Promise<void> {
-  const pong = await redis.ping();
+  const pong: string = await redis.ping();
   if (pong !== 'PONG') throw new Error(`unexpected PING answer ${pong}`);
 }
 

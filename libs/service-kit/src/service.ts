@@ -10,7 +10,8 @@ import { HealthModule, ReadinessService } from './health.js';
 import { clientErrorHandler, frameworkErrorHandler, installJsonBodyParser } from './http-edge.js';
 import { JsonLogger } from './logger.js';
 import { Metrics, MetricsModule } from './metrics.js';
-import { NATS_OPTIONS, NamespacedNatsServer, NatsClient, type NatsOptions } from './nats.js';
+import { NATS_OPTIONS, NatsClient, type NatsOptions } from './nats.js';
+import { NamespacedNatsServer } from './nats-server.js';
 import { startOpsServer } from './ops-server.js';
 
 /** The settings every service has (see `commonSettings` in @switchboard/config). */

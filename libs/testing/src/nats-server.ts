@@ -32,7 +32,7 @@ export interface OwnNatsOptions {
  */
 export async function startNatsServer(options: OwnNatsOptions = {}): Promise<OwnNatsServer> {
   const { findBinary } = (await import(pathToFileURL(path.join(repoRoot(), 'tools/stack/servers.mjs')).href)) as {
-    findBinary(name: string): string | null;
+    findBinary: (name: string) => string | null;
   };
   const bin = findBinary('nats-server');
   if (!bin)

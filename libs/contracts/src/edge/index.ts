@@ -3,7 +3,7 @@
  * token codec. Export pattern as in interface-a/: `EdgeSchemas` names every object schema of this
  * folder, `EdgeValidators.<Name>` is its validator (compiled on first use).
  */
-import { validatorsFor } from '../interface-a/schema-kit.js';
+import { validatorsFor } from '../interface-a/record-schema.js';
 import {
   SyncAudioStream,
   SyncClientUpdateData,
@@ -56,6 +56,5 @@ export const EdgeSchemas = {
   SyncErrorFrame,
   SyncPushFrame,
 } as const;
-export type EdgeSchemaName = keyof typeof EdgeSchemas;
 
 export const EdgeValidators = validatorsFor(EdgeSchemas);

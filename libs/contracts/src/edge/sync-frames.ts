@@ -1,23 +1,14 @@
 /**
- * The `/sync` WebSocket frame protocol of the client edge (documented in docs/sync-protocol.md).
- *
- * Every frame is one JSON text message.
- * - Client → gateway: request frames `{ "id": <string|int>, "type": <request type>, "data": {...} }`.
- *   Each is answered by exactly one `result` frame (`{ "type": "result", "id", "data" }`) or one
- *   `error` frame (`{ "type": "error", "id", "error": { "code", "message", "details"? } }`), in the
- *   order the requests were sent.
- * - Gateway → client, unsolicited: `{ "type": "push", "push": <ServerPush> }` (server messages,
- *   kicks, settings, claim and client updates, unregistration), and `error` frames with `id: null`
- *   for frames that could not be read.
- * The first request must be `register`; the socket closes with one of `SYNC_CLOSE_CODES`.
+ * The `/sync` WebSocket frame protocol of the client edge: request, result, error and push frames
+ * (the reference is docs/sync-protocol.md). The first request must be `register`.
  */
 import { Type, type Static, type TSchema } from '@sinclair/typebox';
 import { ConnectionError, ConnectionState, ConnectionType, StreamDirection } from '../interface-a/runtime.js';
 import type { ChannelSnapshot } from '../interface-a/runtime.js';
-import { Nullable, OptionalNullable, StringEnum, record } from '../interface-a/schema-kit.js';
+import { Nullable, OptionalNullable, StringEnum, record } from '../interface-a/record-schema.js';
 import { CHECKED_SEPARATELY_KEYWORD } from '../validation/well-formed.js';
 import type { ChannelClaim } from '../interface-b/channel-claim.js';
-import type { EffectiveSettings, ServerPush } from '../messaging/runtime.js';
+import type { EffectiveSettings, ServerPush } from '../messaging/runtime-push.js';
 
 export const SYNC_PATH = '/sync';
 export const SYNC_PROTOCOL_VERSION = 1;
@@ -49,7 +40,6 @@ export const SYNC_CLOSE_CODES = {
   /** The client does not read its frames: the gateway's send buffer for the socket overflowed. */
   slowConsumer: 4029,
 } as const;
-export type SyncCloseCode = (typeof SYNC_CLOSE_CODES)[keyof typeof SYNC_CLOSE_CODES];
 
 export const SYNC_ERROR_CODES = [
   // frame level
@@ -343,9 +333,6 @@ export const SYNC_REQUEST_DATA = {
 } as const satisfies Record<SyncRequestType, TSchema>;
 
 export type SyncRequestDataOf<T extends SyncRequestType> = Static<(typeof SYNC_REQUEST_DATA)[T]>;
-export type SyncRequest = {
-  [T in SyncRequestType]: { id: string | number; type: T; data: SyncRequestDataOf<T> };
-}[SyncRequestType];
 
 // ---------------------------------------------------------------------------------------------
 // Server frames

@@ -10,7 +10,7 @@
  */
 import { Kind, type TSchema } from '@sinclair/typebox';
 import type { Validator } from '../validation/validate.js';
-import type { SchemaRegistry } from './schema-kit.js';
+import type { SchemaRegistry } from './record-schema.js';
 
 export interface ContractCase {
   /** A value the schema accepts. */

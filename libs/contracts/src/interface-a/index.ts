@@ -44,7 +44,7 @@ import {
   MediaServerPatch,
   UserInChannelPatch,
 } from './patches.js';
-import { validatorsFor } from './schema-kit.js';
+import { validatorsFor } from './record-schema.js';
 
 export * from './runtime.js';
 export * from './recordings.js';
@@ -63,7 +63,7 @@ export {
   validatorsFor,
   type SchemaRegistry,
   type Validators,
-} from './schema-kit.js';
+} from './record-schema.js';
 
 export const InterfaceASchemas = {
   MessageBody,

@@ -1,6 +1,6 @@
 import * as interfaceA from './index.js';
 import { InterfaceASchemas, InterfaceAValidators, Nullable, StringEnum } from './index.js';
-import { isDateTime } from './schema-kit.js';
+import { isDateTime } from './record-schema.js';
 import { describeContracts, type ContractTable } from './contract-table.testing.js';
 import {
   T0,

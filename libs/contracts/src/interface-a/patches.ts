@@ -8,7 +8,7 @@
  */
 import { Type, type Static } from '@sinclair/typebox';
 import { ChannelClaim } from '../interface-b/channel-claim.js';
-import { DateTime, ShortText, ShortTextList, patchFields, record } from './schema-kit.js';
+import { DateTime, ShortText, ShortTextList, patchFields, record } from './record-schema.js';
 
 /** The level flags shared by every runtime patch (types before `|null`). */
 const levelFlags = {

@@ -10,7 +10,7 @@
  * `createdOn`/`modifiedOn`/`startTimestamp` are never null.
  */
 import { Type, type Static } from '@sinclair/typebox';
-import { Count, DateTime, Nullable, StringList, Uuid, record } from './schema-kit.js';
+import { Count, DateTime, Nullable, StringList, Uuid, record } from './record-schema.js';
 
 const NullableString = () => Nullable(Type.String());
 const NullableNumber = () => Nullable(Type.Number({ minimum: 0 }));

@@ -4,7 +4,7 @@
  *
  * Response records list every field as required (the service always writes each key); values
  * that can be unknown or unset (aliases, tags, optional ids) are `|null`. Counts are non-negative
- * integers. See schema-kit.ts for the export pattern.
+ * integers. See record-schema.ts for the export pattern.
  */
 import { Type, type Static } from '@sinclair/typebox';
 import {
@@ -19,7 +19,7 @@ import {
   StringList,
   Uuid,
   record,
-} from './schema-kit.js';
+} from './record-schema.js';
 
 // ---------------------------------------------------------------------------------------------
 // Bodies

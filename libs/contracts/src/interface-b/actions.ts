@@ -7,7 +7,7 @@
  * by name. `message` is a server message object, `config` the level config of the target.
  */
 import type { Static, TProperties } from '@sinclair/typebox';
-import { Nullable, ShortText, record } from '../interface-a/schema-kit.js';
+import { Nullable, ShortText, record } from '../interface-a/record-schema.js';
 import {
   ChannelClientConfig,
   ChannelConfigUpdate,

@@ -7,7 +7,7 @@
  * channel id and may be null, the other fields have the non-null types of the spec table.
  */
 import { Type, type Static } from '@sinclair/typebox';
-import { OptionalNullable, ShortText, ShortTextList, record } from '../interface-a/schema-kit.js';
+import { OptionalNullable, ShortText, ShortTextList, record } from '../interface-a/record-schema.js';
 
 const flag = (description: string) => Type.Optional(Type.Boolean({ description }));
 

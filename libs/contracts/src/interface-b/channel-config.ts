@@ -6,7 +6,7 @@
  * request can change one setting without restating the others. See records.ts for the rules.
  */
 import { Type, type Static, type TSchema } from '@sinclair/typebox';
-import { Int32, Nullable, StringEnum, record, writeModels } from '../interface-a/schema-kit.js';
+import { Int32, Nullable, StringEnum, record, writeModels } from '../interface-a/record-schema.js';
 import { ChannelWebhook, ChannelWebhookUpdateBody } from './records.js';
 
 const opt = <T extends TSchema>(schema: T) => Type.Optional(schema);

@@ -1,18 +1,9 @@
 /**
- * Interface B (management API) contracts, service-spec.md section 2.B and the action payloads of 4.B.
- *
- * Export pattern (same as interface-a/, see interface-a/schema-kit.ts):
- * - each record is a TypeBox schema and a type of the same name (`ApiKey`);
- * - writable records have request bodies `<Name>CreateBody` / `<Name>UpdateBody` (server-managed
- *   fields optional and ignored, listed under the `x-server-managed` keyword);
- * - lists are `<Name>List` envelopes; action payloads are `<Action>Payload`, mapped by `ActionPayloads`;
- * - `InterfaceBSchemas` names every object schema of this folder; `InterfaceBValidators.<Name>` is
- *   its ready validator (compiled on first use).
- *
- * The connection recording is shared with interface A (`ConnectionRecording`, exported from there).
+ * Interface B (management API) contracts, service-spec.md section 2.B and the action payloads of
+ * 4.B; the export pattern is in the contracts README ("Interface B exports").
  */
 import { ConnectionRecording } from '../interface-a/recordings.js';
-import { SERVER_MANAGED_KEYWORD, validatorsFor } from '../interface-a/schema-kit.js';
+import { SERVER_MANAGED_KEYWORD, validatorsFor } from '../interface-a/record-schema.js';
 import * as actions from './actions.js';
 import { ChannelClaim } from './channel-claim.js';
 import * as channelConfig from './channel-config.js';
@@ -138,7 +129,6 @@ export const InterfaceBSchemas = {
   ConnectionRecordingReadRequest: messaging.ConnectionRecordingReadRequest,
   StorageUsedSizeRequest: messaging.StorageUsedSizeRequest,
 } as const;
-export type InterfaceBSchemaName = keyof typeof InterfaceBSchemas;
 
 export const InterfaceBValidators = validatorsFor(InterfaceBSchemas);
 

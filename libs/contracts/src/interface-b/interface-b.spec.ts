@@ -548,62 +548,66 @@ const table: ContractTable<typeof InterfaceBSchemas> = {
 
 describeContracts('interface B', InterfaceBSchemas, InterfaceBValidators, table, interfaceB);
 
-const v = InterfaceBValidators;
+const validators = InterfaceBValidators;
 
 describe('channel config', () => {
   it('rejects 4 video encodings, naming videoEncodings', () => {
     const body = { ...channelConfig, videoEncodings: [{}, {}, {}, {}] };
-    expect(v.ChannelConfig.errors(body)).toEqual([{ field: 'videoEncodings', message: 'must have at most 3 items' }]);
+    expect(validators.ChannelConfig.errors(body)).toEqual([
+      { field: 'videoEncodings', message: 'must have at most 3 items' },
+    ]);
     expect(
-      v.ChannelConfigCreateBody.errors({
+      validators.ChannelConfigCreateBody.errors({
         applicationConfigId: 'a',
         channelIdPattern: '*',
         videoEncodings: [{}, {}, {}, {}],
       }).map((e) => e.field),
     ).toEqual(['videoEncodings']);
-    expect(v.ChannelConfig.check({ ...channelConfig, videoEncodings: [{}, {}, {}] })).toBe(true);
+    expect(validators.ChannelConfig.check({ ...channelConfig, videoEncodings: [{}, {}, {}] })).toBe(true);
   });
 
   it.each(['*', 'room-1', 'a'.repeat(256), 'ÄÖÜ.room_1:x'])('accepts the channel id pattern %j', (pattern) => {
-    expect(v.ChannelConfig.errors({ ...channelConfig, channelIdPattern: pattern })).toEqual([]);
+    expect(validators.ChannelConfig.errors({ ...channelConfig, channelIdPattern: pattern })).toEqual([]);
   });
 
   it.each(['a*b', '', '**', 'room 1', ' room', 'a'.repeat(257), '*x'])(
     'rejects the channel id pattern %j, naming channelIdPattern',
     (pattern) => {
-      expect(v.ChannelConfig.errors({ ...channelConfig, channelIdPattern: pattern }).map((e) => e.field)).toEqual([
-        'channelIdPattern',
-      ]);
+      expect(
+        validators.ChannelConfig.errors({ ...channelConfig, channelIdPattern: pattern }).map((e) => e.field),
+      ).toEqual(['channelIdPattern']);
     },
   );
 
   it('names nested codec fields', () => {
     const body = { applicationConfigId: 'a', channelIdPattern: '*', codec: { vp8: { bitrate: 'fast' } } };
-    expect(v.ChannelConfigCreateBody.errors(body)).toEqual([
+    expect(validators.ChannelConfigCreateBody.errors(body)).toEqual([
       { field: 'codec.vp8.bitrate', message: 'expected number' },
     ]);
-    expect(v.ChannelConfigCreateBody.errors({ ...body, codec: { vp8: { disabled: false, bitrat: 5 } } })).toEqual([
-      { field: 'codec.vp8.bitrat', message: 'unknown field' },
-    ]);
+    expect(
+      validators.ChannelConfigCreateBody.errors({ ...body, codec: { vp8: { disabled: false, bitrat: 5 } } }),
+    ).toEqual([{ field: 'codec.vp8.bitrat', message: 'unknown field' }]);
   });
 
   it('keeps bandwidthAdaptationPolicy to Disabled|Enabled and priority to int32', () => {
-    expect(v.ChannelConfig.check({ ...channelConfig, bandwidthAdaptationPolicy: 'Disabled' })).toBe(true);
-    expect(v.ChannelConfig.errors({ ...channelConfig, bandwidthAdaptationPolicy: 'Auto' }).map((e) => e.field)).toEqual(
-      ['bandwidthAdaptationPolicy'],
-    );
-    expect(v.ChannelConfig.check({ ...channelConfig, priority: -(2 ** 31) })).toBe(true);
-    expect(v.ChannelConfig.errors({ ...channelConfig, priority: 1.5 }).map((e) => e.field)).toEqual(['priority']);
+    expect(validators.ChannelConfig.check({ ...channelConfig, bandwidthAdaptationPolicy: 'Disabled' })).toBe(true);
+    expect(
+      validators.ChannelConfig.errors({ ...channelConfig, bandwidthAdaptationPolicy: 'Auto' }).map((e) => e.field),
+    ).toEqual(['bandwidthAdaptationPolicy']);
+    expect(validators.ChannelConfig.check({ ...channelConfig, priority: -(2 ** 31) })).toBe(true);
+    expect(validators.ChannelConfig.errors({ ...channelConfig, priority: 1.5 }).map((e) => e.field)).toEqual([
+      'priority',
+    ]);
   });
 
   it('requires applicationConfigId and channelIdPattern on create only', () => {
     expect(
-      v.ChannelConfigCreateBody.errors({})
+      validators.ChannelConfigCreateBody.errors({})
         .map((e) => e.field)
         .sort(),
     ).toEqual(['applicationConfigId', 'channelIdPattern']);
-    expect(v.ChannelConfigUpdateBody.errors({})).toEqual([]);
-    expect(v.ChannelConfigUpdateBody.errors({ channelIdPattern: 'a*b' }).map((e) => e.field)).toEqual([
+    expect(validators.ChannelConfigUpdateBody.errors({})).toEqual([]);
+    expect(validators.ChannelConfigUpdateBody.errors({ channelIdPattern: 'a*b' }).map((e) => e.field)).toEqual([
       'channelIdPattern',
     ]);
   });
@@ -613,13 +617,13 @@ describe('level configs', () => {
   const configs = ['ChannelConfigUpdate', 'ChannelUserConfig', 'ChannelDeviceConfig', 'ConnectionConfig'] as const;
 
   it('spells audioUmuteDisabled in the channel client config, and only there', () => {
-    expect(v.ChannelClientConfig.check({ audioUmuteDisabled: true })).toBe(true);
-    expect(v.ChannelClientConfig.errors({ audioUnmuteDisabled: true })).toEqual([
+    expect(validators.ChannelClientConfig.check({ audioUmuteDisabled: true })).toBe(true);
+    expect(validators.ChannelClientConfig.errors({ audioUnmuteDisabled: true })).toEqual([
       { field: 'audioUnmuteDisabled', message: 'unknown field' },
     ]);
     for (const name of configs) {
-      expect(v[name].check({ audioUnmuteDisabled: true })).toBe(true);
-      expect(v[name].errors({ audioUmuteDisabled: true })).toEqual([
+      expect(validators[name].check({ audioUnmuteDisabled: true })).toBe(true);
+      expect(validators[name].errors({ audioUmuteDisabled: true })).toEqual([
         { field: 'audioUmuteDisabled', message: 'unknown field' },
       ]);
     }
@@ -633,7 +637,7 @@ describe('level configs', () => {
   });
 
   it('accepts an empty config (every field optional and nullable)', () => {
-    for (const name of [...configs, 'ChannelClientConfig'] as const) expect(v[name].errors({})).toEqual([]);
+    for (const name of [...configs, 'ChannelClientConfig'] as const) expect(validators[name].errors({})).toEqual([]);
   });
 });
 
@@ -644,9 +648,9 @@ describe('request bodies', () => {
     const missing: interfaceB.ChannelConfigCreateBody = { applicationConfigId: 'a' };
     const partial: interfaceB.ChannelConfigUpdateBody = { priority: 1 };
     expect([
-      v.ChannelConfigCreateBody.check(minimal),
-      v.ChannelConfigCreateBody.check(missing),
-      v.ChannelConfigUpdateBody.check(partial),
+      validators.ChannelConfigCreateBody.check(minimal),
+      validators.ChannelConfigCreateBody.check(missing),
+      validators.ChannelConfigUpdateBody.check(partial),
     ]).toEqual([true, false, true]);
   });
 
@@ -661,45 +665,49 @@ describe('request bodies', () => {
     ]);
     expect(serverManagedFields(InterfaceBSchemas.ApplicationConfigUpdateBody)).toEqual(['id', 'organizationId']);
     expect(serverManagedFields(InterfaceBSchemas.ApiKey)).toEqual([]);
-    expect(v.ApiKeyCreateBody.errors({})).toEqual([]);
-    expect(v.ApiKeyCreateBody.errors({ ...apiKey, key: 'sb_client_chosen' })).toEqual([]);
+    expect(validators.ApiKeyCreateBody.errors({})).toEqual([]);
+    expect(validators.ApiKeyCreateBody.errors({ ...apiKey, key: 'sb_client_chosen' })).toEqual([]);
   });
 
   it('keeps the record types of server-managed fields (a wrong type is still rejected)', () => {
-    expect(v.ApiKeyCreateBody.errors({ createdOn: 'yesterday' }).map((e) => e.field)).toEqual(['createdOn']);
+    expect(validators.ApiKeyCreateBody.errors({ createdOn: 'yesterday' }).map((e) => e.field)).toEqual(['createdOn']);
   });
 
   it('requires applicationConfigId when creating an application webhook', () => {
-    expect(v.ApplicationWebhookCreateBody.errors({ url: 'https://x.test' })).toEqual([
+    expect(validators.ApplicationWebhookCreateBody.errors({ url: 'https://x.test' })).toEqual([
       { field: 'applicationConfigId', message: 'is required' },
     ]);
-    expect(v.ApplicationWebhookUpdateBody.errors({ url: 'https://x.test' })).toEqual([]);
+    expect(validators.ApplicationWebhookUpdateBody.errors({ url: 'https://x.test' })).toEqual([]);
   });
 
   it('accepts inline webhooks without their parent id in application config bodies', () => {
-    expect(v.ApplicationConfigCreateBody.check({ webhooks: [{ url: 'https://x.test', events: ['*'] }] })).toBe(true);
-    expect(v.ApplicationConfig.check({ ...applicationConfig, webhooks: [{ url: 'https://x.test' }] })).toBe(false);
+    expect(validators.ApplicationConfigCreateBody.check({ webhooks: [{ url: 'https://x.test', events: ['*'] }] })).toBe(
+      true,
+    );
+    expect(validators.ApplicationConfig.check({ ...applicationConfig, webhooks: [{ url: 'https://x.test' }] })).toBe(
+      false,
+    );
   });
 
   it('restricts webhook events to catalog names and *', () => {
-    expect(v.ApplicationWebhookUpdateBody.check({ events: ['connection.recordings.ready', '*'] })).toBe(true);
-    expect(v.ApplicationWebhookUpdateBody.errors({ events: ['channel.activate'] }).map((e) => e.field)).toEqual([
-      'events[0]',
-    ]);
+    expect(validators.ApplicationWebhookUpdateBody.check({ events: ['connection.recordings.ready', '*'] })).toBe(true);
+    expect(
+      validators.ApplicationWebhookUpdateBody.errors({ events: ['channel.activate'] }).map((e) => e.field),
+    ).toEqual(['events[0]']);
   });
 });
 
 describe('records', () => {
   it('lists the change types the change log writes (Create, Update, Delete), and only those', () => {
     expect(CHANGE_TYPES).toEqual(['Create', 'Update', 'Delete']);
-    for (const type of CHANGE_TYPES) expect(v.ChangeRecord.check({ ...changeRecord, type })).toBe(true);
+    for (const type of CHANGE_TYPES) expect(validators.ChangeRecord.check({ ...changeRecord, type })).toBe(true);
     for (const type of ['Created', 'Updated', 'Deleted', 'update', ''])
-      expect(v.ChangeRecord.errors({ ...changeRecord, type }).map((e) => e.field)).toEqual(['type']);
+      expect(validators.ChangeRecord.errors({ ...changeRecord, type }).map((e) => e.field)).toEqual(['type']);
   });
 
   it('keeps the EnabledFeatures capitalisation of the subscription', () => {
     expect(Object.keys(InterfaceBSchemas.Subscription.properties)).toContain('EnabledFeatures');
-    expect(v.Subscription.errors({ ...subscription, enabledFeatures: [] }).map((e) => e.field)).toEqual([
+    expect(validators.Subscription.errors({ ...subscription, enabledFeatures: [] }).map((e) => e.field)).toEqual([
       'enabledFeatures',
     ]);
   });
@@ -708,15 +716,15 @@ describe('records', () => {
     expect(SDK_DOWNLOAD_DATE_FIELDS).toHaveLength(11);
     for (const f of SDK_DOWNLOAD_DATE_FIELDS) {
       expect(InterfaceBSchemas.UserAccount.properties[f]).toMatchObject({ type: 'integer' });
-      expect(v.UserAccount.errors({ ...userAccount, [f]: 1.5 }).map((e) => e.field)).toEqual([f]);
+      expect(validators.UserAccount.errors({ ...userAccount, [f]: 1.5 }).map((e) => e.field)).toEqual([f]);
     }
   });
 
   it('requires applicationConfigId (non-null) on an application webhook, allows null channelConfigId on a channel webhook', () => {
     expect(
-      v.ApplicationWebhook.errors({ ...applicationWebhook, applicationConfigId: null }).map((e) => e.field),
+      validators.ApplicationWebhook.errors({ ...applicationWebhook, applicationConfigId: null }).map((e) => e.field),
     ).toEqual(['applicationConfigId']);
-    expect(v.ChannelWebhook.check({ ...channelWebhook, channelConfigId: null })).toBe(true);
+    expect(validators.ChannelWebhook.check({ ...channelWebhook, channelConfigId: null })).toBe(true);
   });
 
   it('gives the interface B channel recording every interface A field but connectionRecordings', () => {
@@ -725,14 +733,14 @@ describe('records', () => {
       .filter((k) => k !== 'connectionRecordings')
       .sort();
     expect(a).toEqual(b);
-    expect(v.ManagementChannelRecording.errors(channelRecordingSample)).toEqual([
+    expect(validators.ManagementChannelRecording.errors(channelRecordingSample)).toEqual([
       { field: 'connectionRecordings', message: 'unknown field' },
     ]);
   });
 
   it('accepts $count on lists and nothing else', () => {
-    expect(v.ApiKeyList.check({ value: [] })).toBe(true);
-    expect(v.ApiKeyList.errors({ value: [], '@odata.nextLink': 'x' })).toEqual([
+    expect(validators.ApiKeyList.check({ value: [] })).toBe(true);
+    expect(validators.ApiKeyList.errors({ value: [], '@odata.nextLink': 'x' })).toEqual([
       { field: '@odata.nextLink', message: 'unknown field' },
     ]);
   });

@@ -17,7 +17,7 @@ import {
   ShortTextList,
   patchFields,
   record,
-} from '../interface-a/schema-kit.js';
+} from '../interface-a/record-schema.js';
 import { ChannelClaim } from './channel-claim.js';
 
 const common = {

@@ -1,37 +1,11 @@
 /**
- * NATS contract of the management API beyond `messaging/runtime.ts`:
- *
- * - `management-api.v1.applications.changed` (core NATS publish, no reply): after a change under an
- *   application config committed (the config, its webhooks, its channel configs and their
- *   webhooks; a changed `applicationId` is announced under both ids). Packet
- *   `{ pattern: 'management-api.v1.applications.changed', data: ApplicationChangedEvent }`, the
- *   packet shape of every request of this project (Nest's), namespaced like every subject. Every
- *   replica of a consumer should receive it (subscribe without a queue group).
- *
- * - Reads that interface B serves from other services' data (http-contract.md: Usage,
- *   ChannelRecordings, ConnectionRecordings, RecordingStorage/UsedSize), requested by
- *   management-api and answered by `usage-aggregator` and `recording-service`:
- *   - management-api has already checked that the application belongs to `scope.organizationId`
- *     (another organization's application answers 404 there, before any request); the answering
- *     service may rely on it and must still scope by application id;
- *   - `query` carries the client's OData options verbatim (lower-case `$` names, values as
- *     written, URL-decoded): the list options (`$expand` included) on lists, `$select` and
- *     `$expand` on the single reads of a recording (absent when the client gave none).
- *     management-api has checked their grammar and limits; the answering service binds them to
- *     its own entity model with `@switchboard/odata` (`parseForwardedQuery`) and answers an
- *     unknown property (an `$expand` name included: neither recordings nor usage records have
- *     navigation properties; `*` expands nothing) as a WireError `{ code: 'ValidationFailed',
- *     message, details: [{ field: <option>, message: '<OData code>: <message>' }] }` (the OData code
- *     such as `UnknownProperty` cannot cross NATS: `ErrorCode` lacks it);
- *   - a missing recording is a `NotFound` WireError; nobody answering is turned into a 503, a
- *     late answer into a 504 by management-api.
- *
- * The subjects are added to `RequestMap` (messaging/subjects.ts) by declaration merging below, so
- * `NatsClient.request` types them like every other subject.
+ * NATS contract of the management API beyond `messaging/runtime.ts`: the applications.changed
+ * notice and the interface B reads other services answer (docs/management-messaging.md). The
+ * subjects join `RequestMap` by declaration merging below, so `NatsClient.request` types them.
  */
 import { Type, type Static } from '@sinclair/typebox';
 import type { ConnectionRecording } from '../interface-a/recordings.js';
-import { Int64, Nullable, StringEnum, Uuid, record } from '../interface-a/schema-kit.js';
+import { Int64, Nullable, StringEnum, Uuid, record } from '../interface-a/record-schema.js';
 import { CallerScope } from '../messaging/subjects.js';
 import type { UsageRecord } from './records.js';
 import type { ManagementChannelRecording } from './responses.js';

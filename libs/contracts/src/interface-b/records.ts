@@ -1,16 +1,7 @@
 /**
  * Interface B (management API) records of service-spec.md section 2.B, except the channel config
- * family (channel-config.ts), the level configs and payloads (level-configs.ts, actions.ts) and the
- * channel claim (channel-claim.ts).
- *
- * Rules applied to every record here:
- * - a record schema is the response shape: every listed field is present (required); the spec's
- *   `T|null` fields are nullable, the others are not;
- * - int64 timestamps are integers, Unix time in milliseconds;
- * - nested value objects (address, contact, payment card, plan, usage entries) have every field
- *   optional: they are settings, partially filled in requests and absent parts stay absent;
- * - writable records also get `<Name>CreateBody` / `<Name>UpdateBody` request bodies built by `writeModels`
- *   (schema-kit.ts): server-managed fields may be sent and are ignored.
+ * family, the level configs and payloads, and the channel claim; the rules applied to every record
+ * here are in the contracts README ("Interface B records").
  */
 import { Type, type Static, type TSchema } from '@sinclair/typebox';
 import {
@@ -23,7 +14,7 @@ import {
   Uuid,
   record,
   writeModels,
-} from '../interface-a/schema-kit.js';
+} from '../interface-a/record-schema.js';
 import { WebhookEventSelector } from '../webhooks/event-names.js';
 
 const NullableString = (description?: string) => Nullable(Type.String(), description ? { description } : {});

@@ -7,7 +7,7 @@
  */
 import { Type, type Static, type TObject, type TOptional, type TArray, type TInteger } from '@sinclair/typebox';
 import { ChannelRecording, ConnectionRecording } from '../interface-a/recordings.js';
-import { record } from '../interface-a/schema-kit.js';
+import { record } from '../interface-a/record-schema.js';
 import { ChannelConfig } from './channel-config.js';
 import {
   ApiKey,

@@ -1,18 +1,9 @@
 /**
- * Change notices: change records (interface B change log, service-spec.md 2.B) of records a
- * service other than management-api owns (today: channel recordings, owned by recording-service).
- * The owner writes one notice per changed property into its transactional outbox, in the
- * transaction of the change itself, and relays it to the JetStream stream `changeStreamName(ns)`
- * on `changeSubject(ns, <owner>)` with Nats-Msg-Id = notice id. management-api consumes the stream
- * with the durable consumer `CHANGE_NOTICE_CONSUMER` and inserts each notice as the change record
- * of the same id (once: a redelivered notice changes nothing).
- *
- * The stream is not the domain event stream: no consumer of domain events ever sees a notice.
- * Whoever starts first creates it (the publishing owner before its first publish, or
- * management-api when it attaches), with `changeStreamSettings`.
+ * Change notices: change records of records a service other than management-api owns, relayed
+ * through their own JetStream stream to management-api (docs/management-messaging.md).
  */
 import { Type, type Static } from '@sinclair/typebox';
-import { Int64, Nullable, StringEnum, Uuid } from '../interface-a/schema-kit.js';
+import { Int64, Nullable, StringEnum, Uuid } from '../interface-a/record-schema.js';
 import { CHANGE_TYPES } from '../interface-b/records.js';
 import { validator } from '../validation/validate.js';
 import { STREAM_LIMITS } from './runtime.js';

@@ -76,6 +76,6 @@ const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[
 
 /** Parked-event text safe for PostgreSQL text and JSON: no NUL, no lone surrogate, at most `max` characters. */
 export function safeText(value: string, max = 2000): string {
-  const cleaned = value.replace(/\u0000/g, '\\u0000').replace(LONE_SURROGATE, '\uFFFD');
+  const cleaned = value.replaceAll('\u0000', '\\u0000').replace(LONE_SURROGATE, '\uFFFD');
   return cleaned.length > max ? `${cleaned.slice(0, max - 1)}…` : cleaned;
 }

@@ -1,56 +1,12 @@
 /**
  * The recording contract: what admin-gateway (interface A), management-api (interface B) and the
- * media server side ask `recording-service`, and the recording handshake with the media servers.
- *
- * - `recording-service.v1.query`   every read: one subject, a `kind` per HTTP route (1:1), the
- *                                  result of each kind fixed by `RecordingQueries`.
- * - `recording-service.v1.command` the writes: expiry patch and delete; answers `null`.
- *
- * Request bodies: `{ scope, query: { kind, ...params } }` and `{ scope, command: { kind, ...params } }`,
- * validated by the service with `parseRecordingQueryRequest` / `parseRecordingCommandRequest`.
- * Errors cross NATS as DomainError codes: `NotFound` for a recording of another organization
- * (exactly like a missing one) and for a string read whose file does not exist (yet);
- * `ValidationFailed` (details name the field, or the OData option `$filter`, `$top`, ...) for bad
- * parameters.
- *
- * Tenancy: a recording belongs to the organization named by the domain events that created it
- * (`DomainEvent.organizationId`). A non-operator scope sees only its organization's recordings;
- * an operator scope (`operator: true`) sees every organization's.
- *
- * Lists (interface A): ordered by `startTimestamp` descending, then `id` ascending.
- * `timestampMin`/`timestampMax` are Unix seconds, inclusive, compared with `startTimestamp`;
- * `skip` defaults to 0, `take` to 100 (at most 1000). Counts take only the two timestamps.
- * Soft-deleted recordings (`deleted: true`, files removed) stay readable and listed.
- *
- * Interface B lists take the raw `$` options (`$filter`, `$orderby`, `$top`, `$skip`, `$count`,
- * `$select`) as strings, exactly as received; `$filter` works on every scalar property of the
- * record, date-time properties compare with OData date-time literals. Without `$orderby` the order
- * is that of interface A. Answers are `{ value, '@odata.count'? }`; string reads and sizes are bare
- * values (management-api wraps them in `{ value }`).
- *
- * Files (the media server handshake): for every recorded connection the media server writes, after
- * the connection recording stopped, `<directory>/<audioBase>.<ext>` and `<directory>/<videoBase>.<ext>`
- * (any extension ffmpeg reads, e.g. `.ogg`/`.opus`/`.mka` and `.webm`/`.mkv`), where `directory`,
- * `audioBase` and `videoBase` come from the `media.recordingTarget` query
- * (`<RECORDINGS_DIR>/<applicationId>/<channelId>/<channelRecordingId>`,
- * `<connectionRecordingId>.audio`, `<connectionRecordingId>.video`; ids percent-encoded). A file
- * must appear complete: write it under another name (e.g. ending `.part`) and rename it. The service
- * waits for the files up to `RECORDINGS_INGEST_TIMEOUT_MS` (then `ingested` stays false), muxes the
- * channel recording, moves the files to the storage target and emits the `*.ready` events.
- *
- * Events the service emits (`*.ready`, `channel.recording.mux.failed` / `move.failed`,
- * `channel.recording.expired`) are written in the transaction of the change they announce and
- * relayed to the event stream from there (Nats-Msg-Id = event id): each is published at least
- * once, also across a NATS outage or a crash, and duplicates of an id within the stream's
- * duplicate window are dropped by JetStream.
+ * media server side ask `recording-service`. Subjects, tenancy, list order and the file handshake
+ * are in docs/recordings-contract.md; request validation in recording-requests.ts.
  */
 import { Type, type Static, type TObject, type TProperties } from '@sinclair/typebox';
 import type { ChannelRecording, ConnectionRecording } from '../interface-a/recordings.js';
 import { ChannelRecordingPatch } from '../interface-a/patches.js';
 import type { ManagementChannelRecording } from '../interface-b/responses.js';
-import { ContractViolation, validator } from '../validation/validate.js';
-import type { DomainEvent } from './runtime.js';
-import { CallerScope } from './subjects.js';
 
 export const RecordingSubjects = {
   query: 'recording-service.v1.query',
@@ -92,21 +48,14 @@ export const ODataOptions = Type.Object(
 );
 export type ODataOptions = Static<typeof ODataOptions>;
 
-const a = { applicationId: Id() };
-const ch = { ...a, channelId: Id() };
-const u = { userId: Id() };
-const d = { ...u, deviceId: Id() };
-const cl = { ...d, clientId: Id() };
-const cn = { ...cl, connectionId: Id() };
-const r = { ...ch, channelRecordingId: RecordingId() };
-const cr = { ...ch, ...cn, connectionRecordingId: RecordingId() };
-
-function kindSchema<K extends string, P extends TProperties>(kind: K, props: P) {
-  return Type.Object(
-    { kind: Type.Literal(kind), ...props },
-    { additionalProperties: false, $id: `RecordingQuery:${kind}` },
-  );
-}
+const applicationParams = { applicationId: Id() };
+const channelParams = { ...applicationParams, channelId: Id() };
+const userParams = { userId: Id() };
+const deviceParams = { ...userParams, deviceId: Id() };
+const clientParams = { ...deviceParams, clientId: Id() };
+const connectionParams = { ...clientParams, connectionId: Id() };
+const channelRecordingParams = { ...channelParams, channelRecordingId: RecordingId() };
+const connectionRecordingParams = { ...channelParams, ...connectionParams, connectionRecordingId: RecordingId() };
 
 /**
  * Every query kind, with the interface route it serves (`P` = `/admin/api/v1.0`,
@@ -115,74 +64,78 @@ function kindSchema<K extends string, P extends TProperties>(kind: K, props: P) 
 export const RECORDING_QUERY_PARAMS = {
   // ---- interface A: channel recordings ----
   /** GET P/applications/{a}/recordings */
-  'channelRecordings.list': { ...a, ...windowProps },
+  'channelRecordings.list': { ...applicationParams, ...windowProps },
   /** GET P/applications/{a}/recordings/count */
-  'channelRecordings.count': { ...a, ...countProps },
+  'channelRecordings.count': { ...applicationParams, ...countProps },
   /** GET C/recordings */
-  'channel.recordings.list': { ...ch, ...windowProps },
+  'channel.recordings.list': { ...channelParams, ...windowProps },
   /** GET C/recordings/count */
-  'channel.recordings.count': { ...ch, ...countProps },
+  'channel.recordings.count': { ...channelParams, ...countProps },
   /** GET C/recordings/{r} (interface A record, with its connection recordings) */
-  'channelRecording.get': r,
+  'channelRecording.get': channelRecordingParams,
   /** GET C/recordings/{r}/muxjson; also interface B `.../MuxJson` */
-  'channelRecording.muxJson': r,
+  'channelRecording.muxJson': channelRecordingParams,
   /** GET C/recordings/{r}/url; also interface B `.../Url` */
-  'channelRecording.url': r,
+  'channelRecording.url': channelRecordingParams,
   /** GET C/recordings/{r}/audiourl; also interface B `.../AudioUrl` */
-  'channelRecording.audioUrl': r,
+  'channelRecording.audioUrl': channelRecordingParams,
   /** GET C/recordings/{r}/videourl; also interface B `.../VideoUrl` */
-  'channelRecording.videoUrl': r,
+  'channelRecording.videoUrl': channelRecordingParams,
 
   // ---- interface A: the 14 connection recording lists ----
   /** GET P/applications/{a}/connectionrecordings */
-  'application.connectionRecordings.list': { ...a, ...windowProps },
+  'application.connectionRecordings.list': { ...applicationParams, ...windowProps },
   /** GET P/applications/{a}/users/{u}/connectionrecordings */
-  'user.connectionRecordings.list': { ...a, ...u, ...windowProps },
+  'user.connectionRecordings.list': { ...applicationParams, ...userParams, ...windowProps },
   /** GET P/applications/{a}/users/{u}/devices/{d}/connectionrecordings */
-  'device.connectionRecordings.list': { ...a, ...d, ...windowProps },
+  'device.connectionRecordings.list': { ...applicationParams, ...deviceParams, ...windowProps },
   /** GET P/applications/{a}/UDC/connectionrecordings */
-  'client.connectionRecordings.list': { ...a, ...cl, ...windowProps },
+  'client.connectionRecordings.list': { ...applicationParams, ...clientParams, ...windowProps },
   /** GET C/connectionrecordings */
-  'channel.connectionRecordings.list': { ...ch, ...windowProps },
+  'channel.connectionRecordings.list': { ...channelParams, ...windowProps },
   /** GET C/users/{u}/connectionrecordings */
-  'channel.user.connectionRecordings.list': { ...ch, ...u, ...windowProps },
+  'channel.user.connectionRecordings.list': { ...channelParams, ...userParams, ...windowProps },
   /** GET C/users/{u}/devices/{d}/connectionrecordings */
-  'channel.device.connectionRecordings.list': { ...ch, ...d, ...windowProps },
+  'channel.device.connectionRecordings.list': { ...channelParams, ...deviceParams, ...windowProps },
   /** GET C/UDC/connectionrecordings */
-  'channel.client.connectionRecordings.list': { ...ch, ...cl, ...windowProps },
+  'channel.client.connectionRecordings.list': { ...channelParams, ...clientParams, ...windowProps },
   /** GET C/UDC/connections/{cn}/recordings */
-  'connection.connectionRecordings.list': { ...ch, ...cn, ...windowProps },
+  'connection.connectionRecordings.list': { ...channelParams, ...connectionParams, ...windowProps },
   /** GET C/recordings/{r}/connectionrecordings */
-  'channelRecording.connectionRecordings.list': { ...r, ...windowProps },
+  'channelRecording.connectionRecordings.list': { ...channelRecordingParams, ...windowProps },
   /** GET C/recordings/{r}/users/{u}/connectionrecordings */
-  'channelRecording.user.connectionRecordings.list': { ...r, ...u, ...windowProps },
+  'channelRecording.user.connectionRecordings.list': { ...channelRecordingParams, ...userParams, ...windowProps },
   /** GET C/recordings/{r}/users/{u}/devices/{d}/connectionrecordings */
-  'channelRecording.device.connectionRecordings.list': { ...r, ...d, ...windowProps },
+  'channelRecording.device.connectionRecordings.list': { ...channelRecordingParams, ...deviceParams, ...windowProps },
   /** GET C/recordings/{r}/UDC/connectionrecordings */
-  'channelRecording.client.connectionRecordings.list': { ...r, ...cl, ...windowProps },
+  'channelRecording.client.connectionRecordings.list': { ...channelRecordingParams, ...clientParams, ...windowProps },
   /** GET C/recordings/{r}/UDC/connections/{cn}/recordings */
-  'channelRecording.connection.connectionRecordings.list': { ...r, ...cn, ...windowProps },
+  'channelRecording.connection.connectionRecordings.list': {
+    ...channelRecordingParams,
+    ...connectionParams,
+    ...windowProps,
+  },
 
   // ---- interface A: one connection recording ----
   /** GET C/UDC/connections/{cn}/recordings/{cr} */
-  'connectionRecording.get': cr,
+  'connectionRecording.get': connectionRecordingParams,
   /** GET C/UDC/connections/{cn}/recordings/{cr}/muxjson */
-  'connectionRecording.muxJson': cr,
+  'connectionRecording.muxJson': connectionRecordingParams,
   /** GET C/UDC/connections/{cn}/recordings/{cr}/audiourl */
-  'connectionRecording.audioUrl': cr,
+  'connectionRecording.audioUrl': connectionRecordingParams,
   /** GET C/UDC/connections/{cn}/recordings/{cr}/videourl */
-  'connectionRecording.videoUrl': cr,
+  'connectionRecording.videoUrl': connectionRecordingParams,
 
   // ---- interface B (management-api) ----
   /** GET /ChannelRecordings/{applicationId}?$filter&$orderby&$top&$skip&$count&$select */
-  'management.channelRecordings.list': { ...a, options: Type.Optional(ODataOptions) },
+  'management.channelRecordings.list': { ...applicationParams, options: Type.Optional(ODataOptions) },
   /** GET /ChannelRecordings/{a}/{ch}/{r}?$select (the string reads use the `channelRecording.*` kinds) */
-  'management.channelRecording.get': { ...r, options: Type.Optional(ODataOptions) },
+  'management.channelRecording.get': { ...channelRecordingParams, options: Type.Optional(ODataOptions) },
   /** GET /ConnectionRecordings/{applicationId}?$filter&$orderby&$top&$skip&$count&$select */
-  'management.connectionRecordings.list': { ...a, options: Type.Optional(ODataOptions) },
+  'management.connectionRecordings.list': { ...applicationParams, options: Type.Optional(ODataOptions) },
   /** GET /ConnectionRecordings/{a}/{cr}?$select */
   'management.connectionRecording.get': {
-    ...a,
+    ...applicationParams,
     connectionRecordingId: RecordingId(),
     options: Type.Optional(ODataOptions),
   },
@@ -190,22 +143,22 @@ export const RECORDING_QUERY_PARAMS = {
    * GET /ConnectionRecordings/{a}/{cr}/Url: the URL of the muxed file of the channel recording the connection recording
    * belongs to.
    */
-  'management.connectionRecording.url': { ...a, connectionRecordingId: RecordingId() },
+  'management.connectionRecording.url': { ...applicationParams, connectionRecordingId: RecordingId() },
   /** GET /ConnectionRecordings/{a}/{cr}/AudioUrl */
-  'management.connectionRecording.audioUrl': { ...a, connectionRecordingId: RecordingId() },
+  'management.connectionRecording.audioUrl': { ...applicationParams, connectionRecordingId: RecordingId() },
   /** GET /ConnectionRecordings/{a}/{cr}/VideoUrl */
-  'management.connectionRecording.videoUrl': { ...a, connectionRecordingId: RecordingId() },
+  'management.connectionRecording.videoUrl': { ...applicationParams, connectionRecordingId: RecordingId() },
   /** GET /RecordingStorage/UsedSize: bytes of the files of the caller's organization (not deleted). */
   'storage.usedSize': {},
   /** GET /RecordingStorage/UsedSize/{applicationId} */
-  'storage.usedSize.application': a,
+  'storage.usedSize.application': applicationParams,
 
   // ---- media server side ----
   /**
    * Where the media server writes the files of the connection's current (or latest) connection
    * recording. Operator scope, or the organization of the recording.
    */
-  'media.recordingTarget': { ...ch, connectionId: Id() },
+  'media.recordingTarget': { ...channelParams, connectionId: Id() },
 } as const satisfies Record<string, TProperties>;
 
 export type RecordingQueryKind = keyof typeof RECORDING_QUERY_PARAMS;
@@ -242,8 +195,11 @@ export interface ODataListResult<T> {
 type ListOfChannel = ChannelRecording[];
 type ListOfConnection = ConnectionRecording[];
 
+/** Fails to compile when a query kind has no result type. */
+type Complete<T extends Record<RecordingQueryKind, unknown>> = T;
+
 /** Result of each query kind. */
-export interface RecordingQueryResults {
+export type RecordingQueryResults = Complete<{
   'channelRecordings.list': ListOfChannel;
   'channelRecordings.count': number;
   'channel.recordings.list': ListOfChannel;
@@ -282,15 +238,11 @@ export interface RecordingQueryResults {
   'storage.usedSize': number;
   'storage.usedSize.application': number;
   'media.recordingTarget': RecordingTarget;
-}
-
-type Check<T extends Record<RecordingQueryKind, unknown>> = T;
-export type _RecordingQueryResultsAreComplete = Check<RecordingQueryResults>;
+}>;
 
 type ParamsOf<K extends RecordingQueryKind> = Static<TObject<(typeof RECORDING_QUERY_PARAMS)[K]>>;
 export type RecordingQueryOf<K extends RecordingQueryKind> = { kind: K } & ParamsOf<K>;
 export type RecordingQuery = { [K in RecordingQueryKind]: RecordingQueryOf<K> }[RecordingQueryKind];
-export type RecordingQueryResult<K extends RecordingQueryKind> = RecordingQueryResults[K];
 
 // ---------------------------------------------------------------------------------------------
 // Commands
@@ -298,13 +250,13 @@ export type RecordingQueryResult<K extends RecordingQueryKind> = RecordingQueryR
 
 export const RECORDING_COMMAND_PARAMS = {
   /** PATCH C/recordings/{r} with a channel recording patch (`expiryTimestamp`, date-time or null: never). */
-  'channelRecording.update': { ...r, patch: ChannelRecordingPatch },
+  'channelRecording.update': { ...channelRecordingParams, patch: ChannelRecordingPatch },
   /**
    * DELETE C/recordings/{r}; also DELETE /ChannelRecordings/{a}/{ch}/{r} of interface B. Marks the
    * recording and its connection recordings deleted (`deletedOn`, `deletedBy`); when the
    * recording's `deleteFiles` is true its files are removed. Deleting a deleted recording is a no-op.
    */
-  'channelRecording.delete': r,
+  'channelRecording.delete': channelRecordingParams,
 } as const satisfies Record<string, TProperties>;
 
 export type RecordingCommandKind = keyof typeof RECORDING_COMMAND_PARAMS;
@@ -312,198 +264,3 @@ export type RecordingCommandOf<K extends RecordingCommandKind> = { kind: K } & S
   TObject<(typeof RECORDING_COMMAND_PARAMS)[K]>
 >;
 export type RecordingCommand = { [K in RecordingCommandKind]: RecordingCommandOf<K> }[RecordingCommandKind];
-
-// ---------------------------------------------------------------------------------------------
-// Request validation
-// ---------------------------------------------------------------------------------------------
-
-export interface RecordingQueryRequest {
-  scope: CallerScope;
-  query: RecordingQuery;
-}
-export interface RecordingCommandRequest {
-  scope: CallerScope;
-  command: RecordingCommand;
-}
-
-const querySchemas = Object.fromEntries(
-  Object.entries(RECORDING_QUERY_PARAMS).map(([kind, props]) => [kind, kindSchema(kind, props)]),
-);
-const commandSchemas = Object.fromEntries(
-  Object.entries(RECORDING_COMMAND_PARAMS).map(([kind, props]) => [kind, kindSchema(kind, props)]),
-);
-const envelope = (body: 'query' | 'command') =>
-  Type.Object(
-    { scope: CallerScope, [body]: Type.Object({ kind: Type.String() }, { additionalProperties: true }) },
-    { additionalProperties: false },
-  );
-const queryEnvelope = validator(envelope('query'), 'RecordingQueryRequest');
-const commandEnvelope = validator(envelope('command'), 'RecordingCommandRequest');
-
-function parseKind(
-  value: unknown,
-  body: 'query' | 'command',
-  schemas: Record<string, TObject>,
-  env: typeof queryEnvelope,
-) {
-  const outer = env.parse(value) as Record<string, unknown>;
-  const inner = outer[body] as { kind: string };
-  const schema = schemas[inner.kind];
-  if (!schema)
-    throw new ContractViolation(env.name, [
-      { field: `${body}.kind`, message: `unknown ${body} kind "${String(inner.kind).slice(0, 64)}"` },
-    ]);
-  try {
-    validator(schema, `${body} ${inner.kind}`).parse(inner);
-  } catch (e) {
-    if (e instanceof ContractViolation)
-      throw new ContractViolation(
-        e.contract,
-        e.errors.map((x) => ({ ...x, field: x.field ? `${body}.${x.field}` : body })),
-      );
-    throw e;
-  }
-  return outer;
-}
-
-/** Validates a query request: the envelope, the kind, and the kind's parameters (unknown fields rejected). */
-export function parseRecordingQueryRequest(value: unknown): RecordingQueryRequest {
-  return parseKind(value, 'query', querySchemas, queryEnvelope) as unknown as RecordingQueryRequest;
-}
-
-export function parseRecordingCommandRequest(value: unknown): RecordingCommandRequest {
-  return parseKind(value, 'command', commandSchemas, commandEnvelope) as unknown as RecordingCommandRequest;
-}
-
-// ---------------------------------------------------------------------------------------------
-// The channel config's part in recording (asked by recording-service, answered by management-api)
-// ---------------------------------------------------------------------------------------------
-
-/**
- * `management-api.v1.channel-configs.recording` (request/reply, queue group `management-api`):
- * the recording fields of the ONE channel config that governs a channel of an application, chosen
- * with `selectChannelConfig` (messaging/webhooks.ts, the rule the webhooks follow).
- * Request `{ applicationId, channelId }`; response `ChannelRecordingSettings`: `channelConfigId`
- * null and the defaults (`recordingEnabled` null, `muxDisabled` false) when no channel config
- * matches; an unknown application id is the WireError `NotFound`.
- *
- * recording-service asks it when a channel recording opens: `muxDisabled: true` (the config's
- * `recordingManagementOverride.muxDisabled`) opens it with `muxEnabled: false`, so it is not muxed
- * (its connection files are still moved and announced); otherwise `RECORDINGS_MUX_ENABLED` decides.
- * When management-api does not answer, the service default applies (a recording is never lost for
- * want of its config).
- */
-export const ChannelRecordingSettingsSubject = 'management-api.v1.channel-configs.recording' as const;
-
-export const ChannelRecordingSettingsRequest = Type.Object(
-  { applicationId: Id(), channelId: Id() },
-  { $id: 'ChannelRecordingSettingsRequest', additionalProperties: false },
-);
-export type ChannelRecordingSettingsRequest = Static<typeof ChannelRecordingSettingsRequest>;
-export const channelRecordingSettingsRequest = validator(ChannelRecordingSettingsRequest);
-
-export interface ChannelRecordingSettings {
-  /** The governing channel config; null when none matches the channel. */
-  channelConfigId: string | null;
-  /** Its `recordingEnabled` (null: not set, or no config). */
-  recordingEnabled: boolean | null;
-  /** Its `recordingManagementOverride.muxDisabled` (false when absent). */
-  muxDisabled: boolean;
-}
-
-export interface RecordingRequestMap {
-  'recording-service.v1.query': { request: RecordingQueryRequest; response: unknown };
-  'recording-service.v1.command': { request: RecordingCommandRequest; response: null };
-  'management-api.v1.channel-configs.recording': {
-    request: ChannelRecordingSettingsRequest;
-    response: ChannelRecordingSettings;
-  };
-}
-
-declare module './subjects.js' {
-  interface RequestMap extends RecordingRequestMap {}
-}
-
-// ---------------------------------------------------------------------------------------------
-// Mux JSON
-// ---------------------------------------------------------------------------------------------
-
-/**
- * The recording JSON for the mux tool (`muxjson` reads; a JSON string). Timestamps are ISO 8601;
- * `offsetSeconds` is where the connection's media starts relative to the channel recording start.
- * The connection form (`connectionRecording.muxJson`) is one element of `connectionRecordings`.
- */
-export interface MuxJsonConnection {
-  id: string;
-  applicationId: string;
-  channelId: string;
-  userId: string;
-  deviceId: string;
-  clientId: string;
-  connectionId: string;
-  connectionTag: string | null;
-  tag: string | null;
-  startTimestamp: string;
-  stopTimestamp: string | null;
-  offsetSeconds: number;
-  audio: {
-    file: string | null;
-    firstFrameTimestamp: string | null;
-    lastFrameTimestamp: string | null;
-    content: string | null;
-  } | null;
-  video: {
-    file: string | null;
-    firstFrameTimestamp: string | null;
-    lastFrameTimestamp: string | null;
-    content: string | null;
-    delay: number | null;
-  } | null;
-  updates: Array<{
-    index: number;
-    timestamp: string;
-    connectionTag: string | null;
-    audioMuted: boolean;
-    videoMuted: boolean;
-    audioDisabled: boolean;
-    videoDisabled: boolean;
-  }>;
-}
-
-export interface MuxJson {
-  id: string;
-  applicationId: string;
-  channelId: string;
-  startTimestamp: string;
-  stopTimestamp: string | null;
-  durationSeconds: number | null;
-  layout: 'grid';
-  output: { file: string | null; audioFile: string | null; videoFile: string | null };
-  connectionRecordings: MuxJsonConnection[];
-}
-
-// ---------------------------------------------------------------------------------------------
-// What the recording side needs from domain events
-// ---------------------------------------------------------------------------------------------
-
-/**
- * Recording starts, stops and the mute timeline come from the `connection.*` DomainEvents: the
- * connection part of EventInfo carries `recording`, `recordingTag`, `hasAudio`/`hasVideo`,
- * `localAudioMuted`/`localVideoMuted`, `localAudioDisabled`/`localVideoDisabled`,
- * `remoteAudioDisabled`/`remoteVideoDisabled`, `tag` and `state`. What the webhook subset lacks may
- * come in this optional extra beside `event` (the runtime adds it; absent parts are null):
- * `clientProtocol` (the connection recording's field of that name) and `recordingMode`
- * (`AudioVideo` default, `Audio`, `Video`: which tracks are recorded).
- */
-export interface RecordingEventContext {
-  clientProtocol?: string | null;
-  recordingMode?: string | null;
-}
-export interface RecordingDomainEvent extends DomainEvent {
-  recording?: RecordingEventContext | null;
-}
-
-/** Encodes an id as one safe path segment (percent-encoding; never `.` or `..`). */
-export function recordingPathSegment(id: string): string {
-  return encodeURIComponent(id).replace(/\./g, '%2E').replace(/\*/g, '%2A');
-}

@@ -1,31 +1,7 @@
 /**
- * The runtime contract between admin-gateway, management-api and runtime-registry.
- *
- * - `runtime-registry.v1.query`   interface A reads: one subject, a `kind` per operation; the
- *                                 result type of each kind is fixed by `RuntimeQueryResults`.
- * - `runtime-registry.v1.command` updates, kicks and messages at every level (interface A and the
- *                                 management API actions); answers `null` or a DomainError
- *                                 (`NotFound` for an unknown application, channel, user, ...).
- * - `runtime-registry.v1.edge`    what the client edge reports: register, join, leave, connection
- *                                 lifecycle, stats, client messages. An application is "in use"
- *                                 (listed, readable) from its first `client.register` until its
- *                                 last client unregisters; a channel is active while it has members.
- *                                 Reports are idempotent where a retry is plausible (register,
- *                                 join, leave, close); `connection.open` of `sfu`/`mcu` answers
- *                                 Unavailable when no media server can take it. Several reports
- *                                 may travel in one request (`EdgeBatch`, answered per report).
- *                                 `client.unregister` names the gateway (and session) ending the
- *                                 registration: a stale one changes nothing.
- * - `gateway.v1.push.<gatewayId>` (publish, no reply) what the registry pushes to the clients held
- *                                 by one gateway replica.
- * - `runtime-registry.v1.heartbeat` (publish) media servers and connectors announce themselves.
- * - `management-api.v1.applications.resolve`  the shared secret and owner of an application id.
- * - `management-api.v1.applications.changed`  (publish) an application config changed; caches drop it.
- * - JetStream stream `<namespace>-events`, subjects `<namespace>.events.<event type>`: the domain
- *   events (EventInfo plus owner), each with a unique id sent as `Nats-Msg-Id`.
- *
- * Every request carries the caller's `scope`; the registry answers another organization's
- * application exactly like a missing one.
+ * The runtime contract between admin-gateway, management-api and runtime-registry: queries,
+ * commands, heartbeats, application resolution and domain events. Subjects and their rules are in
+ * docs/runtime-contract.md; edge reports are in runtime-edge.ts, pushes in runtime-push.ts.
  */
 import type {
   ApplicationEnvironment,
@@ -38,8 +14,6 @@ import type {
   ClientPatch,
   ConnectionInfo,
   ConnectionPatch,
-  ConnectionState,
-  ConnectionType,
   DeviceInChannelPatch,
   DeviceInChannelSnapshot,
   DeviceInfo,
@@ -47,16 +21,14 @@ import type {
   MediaServerPatch,
   MediaServerStatistics,
   MessageBody,
-  StreamDirection,
   UserInChannelPatch,
   UserInChannelSnapshot,
   UserInfo,
   EnvironmentServer,
 } from '../interface-a/index.js';
-import type { ChannelClaim } from '../interface-b/index.js';
-import type { WireError } from '../problem/index.js';
 import type { EventInfo } from '../webhooks/index.js';
 import type { CallerScope } from './subjects.js';
+import type { EdgeBatch, EdgeGatewayClientsRead, EdgeReport, EdgeSessionsRead } from './runtime-edge.js';
 
 export interface AppRef {
   applicationId: string;
@@ -196,286 +168,6 @@ export type RuntimeCommand =
   | { kind: 'mediaserver.update'; mediaServerId: string; patch: MediaServerPatch };
 
 // ---------------------------------------------------------------------------------------------
-// Client edge (gateway -> registry)
-// ---------------------------------------------------------------------------------------------
-
-export interface StreamDescription {
-  audio?: { direction: StreamDirection; muted?: boolean; disabled?: boolean; formats?: string[] } | null;
-  /** `width`, `height` (pixels) and `frameRate`: what the client currently sends or receives, when it says. */
-  video?: {
-    direction: StreamDirection;
-    muted?: boolean;
-    disabled?: boolean;
-    formats?: string[];
-    maxPixelCount?: number;
-    width?: number;
-    height?: number;
-    frameRate?: number;
-  } | null;
-  data?: { direction: StreamDirection; channelLabels?: string[] } | null;
-}
-
-export type EdgeReport =
-  | {
-      kind: 'client.register';
-      client: ClientRef & {
-        userAlias: string | null;
-        deviceAlias: string | null;
-        tag: string | null;
-        roles: string[];
-        protocol: string;
-      };
-      organizationId: string;
-      gatewayId: string;
-      claims: ChannelClaim[];
-      /**
-       * The registration this report starts (the gateway's session of the client, a UUID); a later
-       * `client.unregister` naming another one is stale and ignored.
-       */
-      sessionId?: string;
-    }
-  | {
-      kind: 'client.unregister';
-      client: ClientRef;
-      reason: 'left' | 'dropped' | 'kicked';
-      /**
-       * The gateway (and its session) ending the registration. The registry unregisters the client
-       * only while it is still registered through that gateway (and session): an unregister that
-       * arrives after the client registered again elsewhere (e.g. the grace-period unregister of an
-       * old socket's gateway) changes nothing and answers ok.
-       */
-      gatewayId: string;
-      sessionId?: string;
-    }
-  | { kind: 'client.join'; client: ClientRef; channelId: string; claim: ChannelClaim }
-  /**
-   * `sessionId` (leave, connection state and close): only while that registration of the client
-   * holds it. A leave or close arriving after the client registered again in another session
-   * changes nothing and answers ok; a state change answers NotFound.
-   */
-  | { kind: 'client.leave'; client: ClientRef; channelId: string; sessionId?: string }
-  | {
-      kind: 'client.update';
-      client: ClientRef;
-      userAlias?: string | null;
-      deviceAlias?: string | null;
-      tag?: string | null;
-    }
-  | {
-      kind: 'client.message';
-      client: ClientRef;
-      channelId: string | null;
-      message: MessageBody;
-      to?: { userId?: string; deviceId?: string; clientId?: string };
-    }
-  | { kind: 'client.stats'; client: ClientRef; stats: Record<string, unknown> }
-  | {
-      kind: 'connection.open';
-      client: ClientRef;
-      channelId: string;
-      connectionId: string;
-      type: ConnectionType;
-      tag: string | null;
-      streams: StreamDescription;
-      remoteConnectionId?: string | null;
-    }
-  | {
-      kind: 'connection.state';
-      client: ClientRef;
-      channelId: string;
-      connectionId: string;
-      state: ConnectionState;
-      error?: { code: string; message: string } | null;
-      sessionId?: string;
-    }
-  | {
-      kind: 'connection.update';
-      client: ClientRef;
-      channelId: string;
-      connectionId: string;
-      localAudioMuted?: boolean;
-      localVideoMuted?: boolean;
-      tag?: string | null;
-      streams?: StreamDescription;
-    }
-  | {
-      kind: 'connection.stats';
-      client: ClientRef;
-      channelId: string;
-      connectionId: string;
-      stats: Record<string, unknown>;
-    }
-  | { kind: 'connection.close'; client: ClientRef; channelId: string; connectionId: string; sessionId?: string };
-
-/**
- * A read on the edge subject (`runtime-registry.v1.edge` with `report: { kind: 'gateway.sessions',
- * ... }`), not a report of a change: what the registry holds for each of these clients (the
- * sessions of the gateway asking), so the gateway can make its sessions converge after pushes it
- * lost. At most EDGE_SESSIONS_MAX_CLIENTS clients; answered EdgeSessionsResult.
- */
-export interface EdgeSessionsRead {
-  kind: 'gateway.sessions';
-  clients: ClientRef[];
-}
-export const EDGE_SESSIONS_MAX_CLIENTS = 500;
-
-/**
- * A read on the edge subject (`report: { kind: 'gateway.clients', ... }`): the clients the registry
- * holds as registered through gateway replica `gatewayId`, a page at a time (`cursor` "0" or absent
- * to start; `count` a hint, at most EDGE_SESSIONS_MAX_CLIENTS), so the gateway can find
- * registrations it has no session for (a register whose answer it lost). Answered
- * EdgeGatewayClientsResult (`next` null when done; a client may come twice).
- */
-export interface EdgeGatewayClientsRead {
-  kind: 'gateway.clients';
-  gatewayId: string;
-  cursor?: string;
-  count?: number;
-}
-export interface EdgeGatewayClientsResult {
-  clients: ClientRef[];
-  next: string | null;
-}
-/** One per client asked, in order; null: not registered. */
-export interface EdgeSessionsResult {
-  clients: Array<EdgeSessionState | null>;
-}
-
-/**
- * A client as the registry holds it, for the gateway's check of its session (`gateway.sessions`):
- * every fact a push could have changed. Read per application in one atomic step.
- */
-export interface EdgeSessionState {
-  /** The gateway replica and session holding the registration (null: registered without one). */
-  gatewayId: string | null;
-  sessionId: string | null;
-  userAlias: string | null;
-  deviceAlias: string | null;
-  tag: string | null;
-  roles: string[];
-  channels: Array<{
-    channelId: string;
-    claim: ChannelClaim;
-    /** The client's connections in the channel, with the effective settings a `settings` push carries. */
-    connections: Array<{ connectionId: string; settings: EffectiveSettings }>;
-  }>;
-  /** The application's settings sequence number when read: the `version` of the settings pushes sent up to then. */
-  settingsVersion: number;
-}
-
-/**
- * Several reports in one request (`runtime-registry.v1.edge` with `report: { kind: 'batch', ... }`):
- * `sequences` are independent of each other (e.g. the queued requests of different sockets) and may
- * run concurrently; the reports of one sequence run in order, each exactly as if reported alone.
- * The first report of a sequence that fails ends it: the reports after it are not applied
- * (`skipped`), because the edge prepared them assuming the failed one succeeded and must prepare
- * them again. One exception: reports the registry applies together (one script run) whose events
- * could not be published yet are all applied, so each answers `Unavailable` (applied, its events
- * parked and published later) and none is `skipped`. At most EDGE_BATCH_MAX_REPORTS reports in all.
- */
-export interface EdgeBatch {
-  kind: 'batch';
-  sequences: EdgeReport[][];
-}
-export const EDGE_BATCH_MAX_REPORTS = 1000;
-
-/** The outcome of one report of a batch: its EdgeResults value, its error, or not applied. */
-export type EdgeOutcome = { ok: unknown } | { error: WireError } | { skipped: true };
-/** The answer to an EdgeBatch: the outcomes of each sequence, in order. */
-export interface EdgeBatchResult {
-  sequences: EdgeOutcome[][];
-}
-
-export interface EdgeResults {
-  'client.register': { ok: true };
-  'client.unregister': { ok: true };
-  'client.join': { channel: ChannelSnapshot; settings: EffectiveSettings };
-  'client.leave': { ok: true };
-  'client.update': { ok: true };
-  'client.message': { delivered: number };
-  'client.stats': { ok: true };
-  'connection.open': { mediaServerId: string | null; settings: EffectiveSettings };
-  'connection.state': { ok: true };
-  'connection.update': { ok: true };
-  'connection.stats': { ok: true };
-  'connection.close': { ok: true };
-}
-
-/**
- * What applies to one connection after the levels above it were combined: channel > user in
- * channel > device in channel > client in channel > connection. A level reaches every connection
- * below it except those its excluded id lists name; among the levels that reach a connection, the
- * most recent write of each setting wins (whatever its level). Unset: false / null.
- */
-export interface EffectiveSettings {
-  recording: boolean;
-  recordingTag: string | null;
-  audioMuted: boolean;
-  videoMuted: boolean;
-  audioUnmuteDisabled: boolean;
-  videoUnmuteDisabled: boolean;
-}
-
-/** Whether two EffectiveSettings say the same (the six fields). */
-export function sameSettings(a: EffectiveSettings, b: EffectiveSettings): boolean {
-  return (
-    a.recording === b.recording &&
-    a.recordingTag === b.recordingTag &&
-    a.audioMuted === b.audioMuted &&
-    a.videoMuted === b.videoMuted &&
-    a.audioUnmuteDisabled === b.audioUnmuteDisabled &&
-    a.videoUnmuteDisabled === b.videoUnmuteDisabled
-  );
-}
-
-// ---------------------------------------------------------------------------------------------
-// Pushes (registry -> the gateway replica holding the client)
-// ---------------------------------------------------------------------------------------------
-
-export type ServerPush =
-  | {
-      type: 'message';
-      channelId: string | null;
-      message: MessageBody;
-      from: {
-        userId: string | null;
-        userAlias: string | null;
-        deviceId: string | null;
-        deviceAlias: string | null;
-        clientId: string | null;
-        clientTag: string | null;
-        clientRoles: string[] | null;
-      };
-    }
-  | { type: 'kicked'; channelId: string; connectionId?: string | null }
-  | {
-      type: 'settings';
-      channelId: string;
-      connectionId: string;
-      settings: EffectiveSettings;
-      /**
-       * Order of settings changes within the application (increasing). Two updates handled by two
-       * registry replicas may push out of order: a push with a lower version than one already
-       * applied to the connection is stale and may be ignored.
-       */
-      version?: number;
-    }
-  | {
-      type: 'client.updated';
-      userAlias: string | null;
-      deviceAlias: string | null;
-      tag: string | null;
-      roles: string[];
-    }
-  | { type: 'claim.updated'; channelId: string; claim: ChannelClaim }
-  /** The client registered again through another gateway replica: the old session ends. */
-  | { type: 'unregistered'; reason: string };
-
-export interface PushBatch {
-  deliveries: Array<{ client: ClientRef; push: ServerPush }>;
-}
-
-// ---------------------------------------------------------------------------------------------
 // Heartbeats, application resolution, domain events
 // ---------------------------------------------------------------------------------------------
 
@@ -544,12 +236,8 @@ export const STREAM_LIMITS = Object.freeze({
 });
 
 /**
- * The domain event stream as whoever starts first creates it: runtime-registry (its owner, which
- * may configure other limits) or a consumer (webhook-worker, usage-aggregator, recording-service),
- * none of which waits for the owner. Limits retention (every consumer keeps its own position), file
- * storage, 7 days, duplicates by `Nats-Msg-Id` (= event id) dropped within 2 minutes. Durations in
- * milliseconds (JetStream takes nanoseconds). A consumer's idempotency records of an event may be
- * forgotten once the event is older than `maxAgeMs`: the stream cannot deliver it again.
+ * The domain event stream as whoever starts first creates it (runtime-registry or a consumer);
+ * retention and idempotency windows in docs/runtime-contract.md.
  */
 export function eventStreamSettings(namespace: string) {
   return { name: eventStreamName(namespace), subjects: [eventSubject(namespace, '>')], ...STREAM_LIMITS };

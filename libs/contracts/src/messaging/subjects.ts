@@ -32,8 +32,6 @@ export const Subjects = {
   organizationStatus: 'management-api.v1.organizations.status',
 } as const;
 
-export type SubjectName = (typeof Subjects)[keyof typeof Subjects];
-
 export interface RequestMap extends RuntimeRequestMap {
   'management-api.v1.api-keys.verify': {
     request: { apiKey: string };

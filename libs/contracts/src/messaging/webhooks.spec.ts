@@ -157,9 +157,9 @@ describe('selectChannelConfig', () => {
           const reversed = selectChannelConfig([...configs].reverse(), channelId);
           expect(reversed).toBe(chosen);
           const matching = configs.filter((c) => c.channelIdPattern === '*' || c.channelIdPattern === channelId);
-          if (matching.length === 0) return expect(chosen).toBeNull();
-          // no matching config beats the chosen one on priority
-          expect(Math.max(...matching.map((c) => c.priority))).toBe(chosen!.priority);
+          // none when nothing matches; else no matching config beats the chosen one on priority
+          const best = matching.length === 0 ? null : Math.max(...matching.map((c) => c.priority));
+          expect(chosen?.priority ?? null).toBe(best);
         },
       ),
     );

@@ -1,79 +1,7 @@
 /**
- * The webhook contract between webhook-worker and management-api (http-contract.md "Webhooks",
- * service-spec.md section 6). Framework-free: TypeBox schemas (runtime validation) and plain
- * functions only.
- *
- * ## `management-api.v1.webhooks.resolve` (request/reply, answered by management-api)
- *
- * Request  `WebhooksResolveRequest`  `{ applicationId, channelId }` (`channelId` null for events
- *          that happen outside a channel: `client.registered`, `client.message` without channel...).
- * Response `WebhooksResolveResponse` `{ organizationId, sharedSecret, channelConfigId, webhooks }`:
- *   - `organizationId`, `sharedSecret`: of the application config whose `applicationId` this is
- *     (`sharedSecret` is the UTF-8 string that signs deliveries; never null: an application config
- *     without one answers `''`).
- *   - `webhooks`: every webhook of that application config (`source: 'application'`), then the
- *     webhooks of the ONE channel config that governs `channelId` (`source: 'channel'`), chosen with
- *     `selectChannelConfig` below (exported so that management-api applies the very same rule);
- *     none when `channelId` is null or no channel config matches. Disabled webhooks may be listed
- *     (`disabled: true`) or left out; the worker never delivers to them, nor to a webhook whose
- *     `url` is null.
- *   - `channelConfigId`: the id of the governing channel config, or null (for logs).
- *   - An application whose config is itself disabled answers `webhooks: []`.
- *   - An unknown application id answers the WireError `NotFound`: the worker then delivers the
- *     event to nobody (and does not retry). `Unavailable`/`Timeout` (management-api down): the
- *     worker does not acknowledge the event and tries again later, so nothing is lost.
- *   The worker caches an answer per `(applicationId, channelId)` for at most
- *   `WEBHOOK_CONFIG_CACHE_MS` (default 2 s) and drops every entry of an application when it sees
- *   `management-api.v1.applications.changed` for it.
- *
- * ## `management-api.v1.applications.changed` (core NATS publish; see interface-b/management-messaging.ts)
- *
- * Packet `{ pattern: 'management-api.v1.applications.changed', data: { applicationId } }` (a bare
- * `{ applicationId }` is accepted too). Every webhook-worker replica subscribes without a queue
- * group and drops its cached resolutions of that application, so a configuration change applies
- * to the next event (and at the latest after the cache time if the publish is lost).
- *
- * ## The `/WebhookDeliveries` entity set (answered by webhook-worker, queue group `webhook-worker`)
- *
- * One `WebhookDelivery` entity is ONE ATTEMPT to deliver: every attempt is logged, retries of a
- * reliable webhook are further entities with the same `deliveryId` and a higher `attempt`. The
- * `deliveryId` is the Standard Webhooks `webhook-id` header the receiver saw (stable across the
- * retries of one delivery). A delivery carries one event, or several for a `batch` webhook
- * (`eventId`/`eventType` are those of the first event; `eventIds` lists all, `eventCount` counts them).
- *
- * Suggested routes on management-api (interface B): GET `/WebhookDeliveries` (list, OData options),
- * GET `/WebhookDeliveries/{id}` (`$select` and `$expand`), POST `/WebhookDeliveries/{id}/Replay`.
- *
- * - `webhook-worker.v1.deliveries.list`   `WebhookDeliveriesListRequest` `{ scope, query }` ->
- *   `ODataListResponse<WebhookDelivery>` `{ value, '@odata.count'? }`. `query` holds the client's
- *   OData options verbatim (`$filter $orderby $top $skip $count $select $expand`), checked by
- *   management-api for grammar and limits (`checkForwardedQuery`) and bound here to the entity
- *   model with `@switchboard/odata` (`parseForwardedQuery`). The entity has no navigation property:
- *   any `$expand` name is `UnknownProperty`, `$expand=*` expands nothing. With no `$orderby` the
- *   newest attempts come first (`attemptedOn desc`, then `id`). A query error answers
- *   `{ code: 'ValidationFailed', message, details: [{ field: <option>, message: '<OData code>: <message>' }] }`
- *   (the OData code, e.g. `UnknownProperty`, starts the detail message, as on the other forwarded reads).
- * - `webhook-worker.v1.deliveries.get`    `WebhookDeliveryGetRequest` `{ scope, id, query }` ->
- *   `WebhookDelivery` (projected by `query.$select`; `$expand` bound as on the list), or `NotFound`.
- * - `webhook-worker.v1.deliveries.replay` `WebhookDeliveryReplayRequest` `{ scope, id }` (the id of
- *   any attempt of the delivery) -> `WebhookDeliveryReplayResult` `{ deliveryId, replayOf }`: a NEW
- *   delivery (new `webhook-id`, attempt series from 1, the same event payload) to the webhook's
- *   current URL and `reliable` flag (the logged ones when the webhook no longer exists), queued
- *   now. Only a failed delivery (its last attempt was final and unsuccessful) can be replayed:
- *   otherwise `Conflict`. Unknown id: `NotFound`.
- *
- * Tenancy: `scope.operator` sees every organization; any other caller only attempts whose
- * `organizationId` equals `scope.organizationId` (another organization's attempt answers
- * `NotFound`, exactly like a missing one; a caller without organization sees nothing).
- *
- * ## What the receiver gets (http-contract.md "Webhooks")
- *
- * POST, `Content-Type: application/json`, body one `EventInfo`, or `{ "batch": [EventInfo, ...] }`
- * for a `batch` webhook (always that shape for such a webhook, also with one event). Headers:
- * `X-ApplicationSignature` = Base64(HMAC-SHA256(raw body, UTF-8 sharedSecret)); `webhook-id` =
- * `deliveryId`; `webhook-timestamp` = Unix seconds of the attempt; `webhook-signature` =
- * `v1,` + Base64(HMAC-SHA256(`${webhook-id}.${webhook-timestamp}.${raw body}`, UTF-8 sharedSecret)),
- * which any Standard Webhooks verifier accepts given the secret `whsec_` + Base64(UTF-8 sharedSecret).
+ * The webhook contract between webhook-worker and management-api: TypeBox schemas and plain
+ * functions only. Subjects, the deliveries entity set, tenancy and what the receiver gets are in
+ * docs/webhooks-contract.md.
  */
 import { Type, type Static } from '@sinclair/typebox';
 import {
@@ -85,7 +13,7 @@ import {
   Uuid,
   record,
   validatorsFor,
-} from '../interface-a/schema-kit.js';
+} from '../interface-a/record-schema.js';
 import { ForwardedQueryOptions, type ODataListResponse } from '../interface-b/management-messaging.js';
 import { CallerScope } from './subjects.js';
 

@@ -112,21 +112,21 @@ export function toFieldPath(pointer: string): string {
   return out;
 }
 
+type DescribedSchema = TSchema & { description?: string; errorMessage?: string };
+
+/** Our wording of the errors we phrase ourselves; TypeBox's message (lower-cased) for the rest. */
+const OWN_MESSAGES: Partial<Record<ValueErrorType, (schema: DescribedSchema) => string>> = {
+  [ValueErrorType.ObjectAdditionalProperties]: () => 'unknown field',
+  [ValueErrorType.ObjectRequiredProperty]: () => 'is required',
+  [ValueErrorType.ArrayMaxItems]: (schema) => `must have at most ${String(schema.maxItems)} items`,
+  [ValueErrorType.Union]: (schema) => `must be ${describeUnion(schema)}`,
+};
+
 function describe(error: ValueError): string {
-  const schema = error.schema as TSchema & { description?: string; errorMessage?: string };
+  const schema = error.schema as DescribedSchema;
   if (schema.errorMessage) return schema.errorMessage;
-  switch (error.type) {
-    case ValueErrorType.ObjectAdditionalProperties:
-      return 'unknown field';
-    case ValueErrorType.ObjectRequiredProperty:
-      return 'is required';
-    case ValueErrorType.ArrayMaxItems:
-      return `must have at most ${String(schema.maxItems)} items`;
-    case ValueErrorType.Union:
-      return `must be ${describeUnion(schema)}`;
-    default:
-      return error.message.charAt(0).toLowerCase() + error.message.slice(1);
-  }
+  const own = OWN_MESSAGES[error.type];
+  return own ? own(schema) : error.message.charAt(0).toLowerCase() + error.message.slice(1);
 }
 
 function describeUnion(schema: TSchema): string {

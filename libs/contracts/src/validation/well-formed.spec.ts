@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import { Int64 } from '../interface-a/schema-kit.js';
+import { Int64 } from '../interface-a/record-schema.js';
 import { ContractViolation, validator } from './validate.js';
 import { CHECKED_SEPARATELY_KEYWORD, findMalformedText, malformedText, printable } from './well-formed.js';
 

@@ -23,7 +23,7 @@ function malformedKey(key: string): string | undefined {
 /** `text` with NUL and lone surrogates replaced by U+FFFD: safe to echo in an error message. */
 export function printable(text: string): string {
   const fixed = (text as unknown as { toWellFormed(): string }).toWellFormed();
-  return fixed.includes('\u0000') ? fixed.replace(/\u0000/g, '\uFFFD') : fixed;
+  return fixed.includes('\u0000') ? fixed.replaceAll('\u0000', '\uFFFD') : fixed;
 }
 
 /**

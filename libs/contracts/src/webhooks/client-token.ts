@@ -7,7 +7,7 @@
  */
 import { Type, type Static } from '@sinclair/typebox';
 import { ChannelClaim } from '../interface-b/channel-claim.js';
-import { Int64, OptionalNullable, StringEnum, StringList, record } from '../interface-a/schema-kit.js';
+import { Int64, OptionalNullable, StringEnum, StringList, record } from '../interface-a/record-schema.js';
 
 export const CLIENT_TOKEN_TYPES = ['register', 'join'] as const;
 export const ClientTokenType = StringEnum(CLIENT_TOKEN_TYPES, { description: '`register` or `join`.' });

@@ -1,21 +1,10 @@
 /**
- * The webhook delivery body (http-contract.md, "Webhooks"): one `EventInfo`, or with `batch: true`
- * a `WebhookBatch` `{ "batch": [EventInfo, ...] }`.
- *
- * `EventInfo` = { id, timestamp, origin, type, forced, channel, client, connection, message }: the
- * parts an event is not about are null. The spec does not show the parts' fields; decisions:
- * - `channel`: the channel the event happened in (`channel.*` events, and client/connection events
- *   inside a channel), with `channelRecording` set for `channel.recording.*` events;
- * - `client`: the client the event is about: for `client.*` events that client, for
- *   `channel.client.*` the joining/leaving/sending client; `stats` is set for `client.stats`;
- * - `connection`: a subset of the interface A connection info, `stats` set for `connection.stats`,
- *   `connectionRecording` set for `connection.recording*` events;
- * - `message`: the message of `*.message` events, with the sender identity of the message body.
- * Timestamps inside the webhook body are Unix milliseconds (integers), like `timestamp`.
+ * The webhook delivery body (http-contract.md, "Webhooks"): one `EventInfo`, or a `WebhookBatch`
+ * `{ "batch": [EventInfo, ...] }`. What each part holds is in docs/webhooks-contract.md.
  */
 import { Type, type Static } from '@sinclair/typebox';
 import { ConnectionInfo, MediaStreamInfo } from '../interface-a/runtime.js';
-import { Int64, Nullable, StringList, Uuid, record } from '../interface-a/schema-kit.js';
+import { Int64, Nullable, StringList, Uuid, record } from '../interface-a/record-schema.js';
 import { WebhookEventName } from './event-names.js';
 
 const NullableString = (description?: string) => Nullable(Type.String(), description ? { description } : {});

@@ -2,7 +2,7 @@
  * The webhook event catalog (http-contract.md, "Webhooks"): LiveSwitch's event names, unchanged.
  */
 import type { Static } from '@sinclair/typebox';
-import { StringEnum } from '../interface-a/schema-kit.js';
+import { StringEnum } from '../interface-a/record-schema.js';
 
 export const WEBHOOK_EVENT_NAMES = [
   'channel.activated',

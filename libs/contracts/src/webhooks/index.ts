@@ -1,11 +1,11 @@
 /**
  * Webhook contracts (http-contract.md, "Webhooks") and the client token payload ("Client edge").
  *
- * Export pattern (same as interface-a/, see interface-a/schema-kit.ts): each record is a TypeBox
+ * Export pattern (same as interface-a/, see interface-a/record-schema.ts): each record is a TypeBox
  * schema and a type of the same name; `WebhookSchemas` names every object schema of this folder and
  * `WebhookValidators.<Name>` is its ready validator (compiled on first use).
  */
-import { validatorsFor } from '../interface-a/schema-kit.js';
+import { validatorsFor } from '../interface-a/record-schema.js';
 import { ClientTokenPayload } from './client-token.js';
 import {
   EventInfo,
@@ -33,6 +33,5 @@ export const WebhookSchemas = {
   MediaStats,
   ClientTokenPayload,
 } as const;
-export type WebhookSchemaName = keyof typeof WebhookSchemas;
 
 export const WebhookValidators = validatorsFor(WebhookSchemas);

@@ -1,19 +1,6 @@
 /**
- * Building blocks shared by the record schemas of `interface-a/`, `interface-b/` and `webhooks/`
- * (kept here because those three folders are the record catalog; nothing outside them needs it).
- *
- * Pattern used by every record of the catalog:
- *
- *   export const ChannelSnapshot = record('ChannelSnapshot', { ...props }, 'description');
- *   export type ChannelSnapshot = Static<typeof ChannelSnapshot>;
- *
- * and, per folder, one registry object (`InterfaceASchemas`, `InterfaceBSchemas`, `WebhookSchemas`)
- * naming every exported object schema, plus a validator map built from it
- * (`InterfaceAValidators.ChannelSnapshot.parse(body)`); validators compile lazily, on first use.
- *
- * Every object schema has a unique `$id` (its record name; it becomes the OpenAPI component name)
- * and `additionalProperties: false`, so unknown fields are rejected and named. The only exception
- * is the interface A Problem body, which RFC 9457 leaves open.
+ * Building blocks of the record schemas of `interface-a/`, `interface-b/` and `webhooks/`: every
+ * record is a TypeBox schema with a unique `$id` and no additional properties (contracts README).
  */
 import {
   FormatRegistry,
@@ -153,15 +140,15 @@ export function patchFields<P extends TProperties>(props: P): { [K in keyof P]: 
 
 type Props<T extends TObject> = T['properties'];
 type Flat<T> = { [K in keyof T]: T[K] };
-type Opt<S> = S extends TOptional<TSchema> ? S : TOptional<S & TSchema>;
+type AsOptional<S> = S extends TOptional<TSchema> ? S : TOptional<S & TSchema>;
 
 export type CreateProps<T extends TObject, R extends keyof Props<T>, O extends TProperties> = Flat<
-  { [K in Exclude<keyof Props<T>, R | keyof O>]: Opt<Props<T>[K]> } & { [K in R]: Props<T>[K] } & {
-    [K in keyof O]: Opt<O[K]>;
+  { [K in Exclude<keyof Props<T>, R | keyof O>]: AsOptional<Props<T>[K]> } & { [K in R]: Props<T>[K] } & {
+    [K in keyof O]: AsOptional<O[K]>;
   }
 >;
 export type UpdateProps<T extends TObject, O extends TProperties> = Flat<
-  { [K in Exclude<keyof Props<T>, keyof O>]: Opt<Props<T>[K]> } & { [K in keyof O]: Opt<O[K]> }
+  { [K in Exclude<keyof Props<T>, keyof O>]: AsOptional<Props<T>[K]> } & { [K in keyof O]: AsOptional<O[K]> }
 >;
 
 export interface WriteModelOptions<T extends TObject, R extends keyof Props<T>, O extends TProperties> {

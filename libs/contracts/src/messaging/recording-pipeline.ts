@@ -1,0 +1,120 @@
+/**
+ * What the recording pipeline exchanges besides queries and commands: the channel config's part
+ * (asked of management-api), the mux JSON, the recording context of domain events, file paths.
+ */
+import { Type, type Static } from '@sinclair/typebox';
+import { validator } from '../validation/validate.js';
+import type { DomainEvent } from './runtime.js';
+
+// ---------------------------------------------------------------------------------------------
+// The channel config's part in recording (asked by recording-service, answered by management-api)
+// ---------------------------------------------------------------------------------------------
+
+/**
+ * The recording fields of the ONE channel config that governs a channel (`selectChannelConfig`);
+ * how recording-service uses them is in docs/recordings-contract.md.
+ */
+export const ChannelRecordingSettingsSubject = 'management-api.v1.channel-configs.recording' as const;
+
+export const ChannelRecordingSettingsRequest = Type.Object(
+  {
+    applicationId: Type.String({ minLength: 1, maxLength: 256 }),
+    channelId: Type.String({ minLength: 1, maxLength: 256 }),
+  },
+  { $id: 'ChannelRecordingSettingsRequest', additionalProperties: false },
+);
+export type ChannelRecordingSettingsRequest = Static<typeof ChannelRecordingSettingsRequest>;
+export const channelRecordingSettingsRequest = validator(ChannelRecordingSettingsRequest);
+
+export interface ChannelRecordingSettings {
+  /** The governing channel config; null when none matches the channel. */
+  channelConfigId: string | null;
+  /** Its `recordingEnabled` (null: not set, or no config). */
+  recordingEnabled: boolean | null;
+  /** Its `recordingManagementOverride.muxDisabled` (false when absent). */
+  muxDisabled: boolean;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Mux JSON
+// ---------------------------------------------------------------------------------------------
+
+/**
+ * The recording JSON for the mux tool (`muxjson` reads; a JSON string). Timestamps are ISO 8601;
+ * `offsetSeconds` is where the connection's media starts relative to the channel recording start.
+ * The connection form (`connectionRecording.muxJson`) is one element of `connectionRecordings`.
+ */
+export interface MuxJsonConnection {
+  id: string;
+  applicationId: string;
+  channelId: string;
+  userId: string;
+  deviceId: string;
+  clientId: string;
+  connectionId: string;
+  connectionTag: string | null;
+  tag: string | null;
+  startTimestamp: string;
+  stopTimestamp: string | null;
+  offsetSeconds: number;
+  audio: {
+    file: string | null;
+    firstFrameTimestamp: string | null;
+    lastFrameTimestamp: string | null;
+    content: string | null;
+  } | null;
+  video: {
+    file: string | null;
+    firstFrameTimestamp: string | null;
+    lastFrameTimestamp: string | null;
+    content: string | null;
+    delay: number | null;
+  } | null;
+  updates: Array<{
+    index: number;
+    timestamp: string;
+    connectionTag: string | null;
+    audioMuted: boolean;
+    videoMuted: boolean;
+    audioDisabled: boolean;
+    videoDisabled: boolean;
+  }>;
+}
+
+export interface MuxJson {
+  id: string;
+  applicationId: string;
+  channelId: string;
+  startTimestamp: string;
+  stopTimestamp: string | null;
+  durationSeconds: number | null;
+  layout: 'grid';
+  output: { file: string | null; audioFile: string | null; videoFile: string | null };
+  connectionRecordings: MuxJsonConnection[];
+}
+
+// ---------------------------------------------------------------------------------------------
+// What the recording side needs from domain events
+// ---------------------------------------------------------------------------------------------
+
+/**
+ * Recording starts, stops and the mute timeline come from the `connection.*` DomainEvents: the
+ * connection part of EventInfo carries `recording`, `recordingTag`, `hasAudio`/`hasVideo`,
+ * `localAudioMuted`/`localVideoMuted`, `localAudioDisabled`/`localVideoDisabled`,
+ * `remoteAudioDisabled`/`remoteVideoDisabled`, `tag` and `state`. What the webhook subset lacks may
+ * come in this optional extra beside `event` (the runtime adds it; absent parts are null):
+ * `clientProtocol` (the connection recording's field of that name) and `recordingMode`
+ * (`AudioVideo` default, `Audio`, `Video`: which tracks are recorded).
+ */
+export interface RecordingEventContext {
+  clientProtocol?: string | null;
+  recordingMode?: string | null;
+}
+export interface RecordingDomainEvent extends DomainEvent {
+  recording?: RecordingEventContext | null;
+}
+
+/** Encodes an id as one safe path segment (percent-encoding; never `.` or `..`). */
+export function recordingPathSegment(id: string): string {
+  return encodeURIComponent(id).replace(/\./g, '%2E').replace(/\*/g, '%2A');
+}

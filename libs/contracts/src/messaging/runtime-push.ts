@@ -1,0 +1,78 @@
+/** What runtime-registry pushes to the gateway replica holding a client, and what it computes for it. */
+import type { MessageBody } from '../interface-a/index.js';
+import type { ChannelClaim } from '../interface-b/index.js';
+import type { ClientRef } from './runtime.js';
+
+/**
+ * What applies to one connection after the levels above it were combined: channel > user in
+ * channel > device in channel > client in channel > connection. A level reaches every connection
+ * below it except those its excluded id lists name; among the levels that reach a connection, the
+ * most recent write of each setting wins (whatever its level). Unset: false / null.
+ */
+export interface EffectiveSettings {
+  recording: boolean;
+  recordingTag: string | null;
+  audioMuted: boolean;
+  videoMuted: boolean;
+  audioUnmuteDisabled: boolean;
+  videoUnmuteDisabled: boolean;
+}
+
+/** Whether two EffectiveSettings say the same (the six fields). */
+export function sameSettings(a: EffectiveSettings, b: EffectiveSettings): boolean {
+  return (
+    a.recording === b.recording &&
+    a.recordingTag === b.recordingTag &&
+    a.audioMuted === b.audioMuted &&
+    a.videoMuted === b.videoMuted &&
+    a.audioUnmuteDisabled === b.audioUnmuteDisabled &&
+    a.videoUnmuteDisabled === b.videoUnmuteDisabled
+  );
+}
+
+// ---------------------------------------------------------------------------------------------
+// Pushes (registry -> the gateway replica holding the client)
+// ---------------------------------------------------------------------------------------------
+
+export type ServerPush =
+  | {
+      type: 'message';
+      channelId: string | null;
+      message: MessageBody;
+      from: {
+        userId: string | null;
+        userAlias: string | null;
+        deviceId: string | null;
+        deviceAlias: string | null;
+        clientId: string | null;
+        clientTag: string | null;
+        clientRoles: string[] | null;
+      };
+    }
+  | { type: 'kicked'; channelId: string; connectionId?: string | null }
+  | {
+      type: 'settings';
+      channelId: string;
+      connectionId: string;
+      settings: EffectiveSettings;
+      /**
+       * Order of settings changes within the application (increasing). Two updates handled by two
+       * registry replicas may push out of order: a push with a lower version than one already
+       * applied to the connection is stale and may be ignored.
+       */
+      version?: number;
+    }
+  | {
+      type: 'client.updated';
+      userAlias: string | null;
+      deviceAlias: string | null;
+      tag: string | null;
+      roles: string[];
+    }
+  | { type: 'claim.updated'; channelId: string; claim: ChannelClaim }
+  /** The client registered again through another gateway replica: the old session ends. */
+  | { type: 'unregistered'; reason: string };
+
+export interface PushBatch {
+  deliveries: Array<{ client: ClientRef; push: ServerPush }>;
+}
