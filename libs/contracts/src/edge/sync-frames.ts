@@ -40,6 +40,7 @@ export const SYNC_CLOSE_CODES = {
   /** The client does not read its frames: the gateway's send buffer for the socket overflowed. */
   slowConsumer: 4029,
 } as const;
+export type SyncCloseCode = (typeof SYNC_CLOSE_CODES)[keyof typeof SYNC_CLOSE_CODES];
 
 export const SYNC_ERROR_CODES = [
   // frame level
