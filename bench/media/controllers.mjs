@@ -22,7 +22,7 @@ export async function agentController({ natsUrl, namespace, mediaServerId }) {
   const ref = (room) => ({ applicationId: 'bench', channelId: room });
   return {
     name: 'agent',
-    createRoom: (room) => command({ kind: 'room.create', ...ref(room) }),
+    createRoom: (room) => command({ kind: 'room.create', ...ref(room), maxPublishers: 1000 }),
     publish: async (room, id, offer) =>
       (await command({ kind: 'publisher.join', ...ref(room), connectionId: id, offer })).answer,
     subscribe: async (room, id, publisherId) =>
@@ -47,7 +47,13 @@ export async function directController({ janusUrl, roomAdminKey }) {
     async createRoom(room) {
       const state = { janusRoom: randomInt(1, 2 ** 47), secret: randomUUID(), handles: new Map() };
       rooms.set(room, state);
-      await control.create({ room: state.janusRoom, secret: state.secret, admin_key: roomAdminKey, fir_freq: 10 });
+      await control.create({
+        room: state.janusRoom,
+        secret: state.secret,
+        admin_key: roomAdminKey,
+        fir_freq: 10,
+        max_publishers: 1000,
+      });
     },
     async publish(room, id, offer) {
       const state = rooms.get(room);

@@ -3,7 +3,7 @@
 // Janus + media-agent (over NATS) against Janus driven directly by a minimal janode script, in the
 // same run. See bench/media/README.md.
 //
-//   node bench/media/run.mjs [--clients 20] [--pairs 10] [--seconds 10] [--mutes 30]
+//   node bench/media/run.mjs [--clients 20] [--pairs 10] [--seconds 20] [--rounds 5] [--mutes 30]
 //                            [--step 10] [--max-pairs 200] [--phases join,cpu,moderate,capacity] [--json]
 import { spawn } from 'node:child_process';
 import { randomBytes, randomUUID } from 'node:crypto';
@@ -24,7 +24,8 @@ function options() {
   return {
     clients: Number(value('clients', 20)),
     pairs: Number(value('pairs', 10)),
-    seconds: Number(value('seconds', 10)),
+    seconds: Number(value('seconds', 20)),
+    rounds: Number(value('rounds', 5)),
     mutes: Number(value('mutes', 30)),
     step: Number(value('step', 10)),
     maxPairs: Number(value('max-pairs', 200)),
@@ -142,6 +143,43 @@ async function moderatePhase(controller, room, pairs, mutes) {
   };
 }
 
+/**
+ * CPU per forwarded stream: both rooms hold `--pairs` pairs; the RTP source feeds one room at a
+ * time, in alternating slices (`--rounds`), so both see the same background load of the shared
+ * machine. The agent's CPU counts in its own slices only; Janus's in each mode's slices.
+ */
+async function cpuPhase(source, pids, rooms, opts) {
+  const all = new Set(source.publishers);
+  const totals = { direct: {}, agent: {} };
+  for (let round = 0; round < opts.rounds; round++) {
+    for (const name of ['direct', 'agent']) {
+      source.publishers = new Set(rooms[name].pairs.map((p) => p.publisher));
+      await sleep(500);
+      const usage = cpuMeter(pids).usage;
+      await sleep((opts.seconds * 1000) / opts.rounds);
+      const { seconds, processes } = usage(1);
+      for (const [process, { cpu }] of Object.entries(processes))
+        totals[name][process] = (totals[name][process] ?? 0) + cpu;
+      totals[name].seconds = (totals[name].seconds ?? 0) + seconds;
+    }
+  }
+  source.publishers = all;
+  const perStream = (mode, process) => (totals[mode][process] * 1e6) / totals[mode].seconds / opts.pairs;
+  const result = {};
+  for (const mode of ['direct', 'agent'])
+    result[mode] = {
+      janusUsPerStreamSecond: perStream(mode, 'janus'),
+      agentUsPerStreamSecond: perStream(mode, 'media-agent'),
+      natsUsPerStreamSecond: perStream(mode, 'nats-server'),
+    };
+  const { agent: a, direct: d } = result;
+  result.ratio = (a.janusUsPerStreamSecond + a.agentUsPerStreamSecond) / d.janusUsPerStreamSecond;
+  result.ratioWithNats =
+    (a.janusUsPerStreamSecond + a.agentUsPerStreamSecond + a.natsUsPerStreamSecond) / d.janusUsPerStreamSecond;
+  log(`cpu per forwarded stream: ${JSON.stringify(result)}`);
+  return result;
+}
+
 /** Ramps pairs by `step` until loss or CPU saturates; the last step that held is the capacity. */
 async function capacityPhase(controller, source, pids, { step, maxPairs }) {
   const room = 'capacity';
@@ -229,36 +267,24 @@ async function main() {
       }
     }
     if (opts.phases.includes('cpu') || opts.phases.includes('moderate')) {
-      results.cpu = {};
+      const rooms = {};
       for (const controller of [direct, agent]) {
-        const room = `cpu-${controller.name}`;
-        await controller.createRoom(room);
-        const pairs = [];
-        await addPairs(controller, room, source, pairs, opts.pairs);
-        await sleep(2000);
-        if (opts.phases.includes('cpu')) {
-          const cpu = await measureCpu(pids, opts.seconds);
-          const perStream = (cores) => (cores * 1e6) / opts.pairs;
-          results.cpu[controller.name] = {
-            janusUsPerStreamSecond: perStream(cpu.janus.cores),
-            agentUsPerStreamSecond: perStream(cpu['media-agent'].cores),
-            natsUsPerStreamSecond: perStream(cpu['nats-server'].cores),
-          };
-          log(`cpu per forwarded stream, ${controller.name}: ${JSON.stringify(results.cpu[controller.name])}`);
-        }
-        if (opts.phases.includes('moderate')) {
-          results.moderate ??= {};
+        rooms[controller.name] = { controller, room: `cpu-${controller.name}`, pairs: [] };
+        await controller.createRoom(rooms[controller.name].room);
+        await addPairs(controller, rooms[controller.name].room, source, rooms[controller.name].pairs, opts.pairs);
+      }
+      await sleep(2000);
+      if (opts.phases.includes('cpu')) results.cpu = await cpuPhase(source, pids, rooms, opts);
+      if (opts.phases.includes('moderate')) {
+        results.moderate = {};
+        for (const { controller, room, pairs } of Object.values(rooms)) {
           results.moderate[controller.name] = await moderatePhase(controller, room, pairs, opts.mutes);
           log(`mute to silence, ${controller.name}: ${JSON.stringify(results.moderate[controller.name])}`);
         }
+      }
+      for (const { controller, room, pairs } of Object.values(rooms)) {
         await closePairs(source, pairs);
         await controller.destroyRoom(room);
-      }
-      if (results.cpu.agent && results.cpu.direct) {
-        const { agent: a, direct: d } = results.cpu;
-        results.cpu.ratio = (a.janusUsPerStreamSecond + a.agentUsPerStreamSecond) / d.janusUsPerStreamSecond;
-        results.cpu.ratioWithNats =
-          (a.janusUsPerStreamSecond + a.agentUsPerStreamSecond + a.natsUsPerStreamSecond) / d.janusUsPerStreamSecond;
       }
     }
     if (opts.phases.includes('capacity')) {
@@ -300,9 +326,9 @@ function printTable(results) {
     );
   if (moderate)
     lines.push(
-      `| mute to silence p50 / p99 | ${ms(moderate.direct?.p50)} / ${ms(moderate.direct?.p99)} | ${ms(moderate.agent.p50)} / ${ms(moderate.agent.p99)} | < 500 ms |`,
+      `| mute: last packet after the command p50 / p99 (command round trip p50 / p99) | ${ms(moderate.direct?.p50)} / ${ms(moderate.direct?.p99)} (${ms(moderate.direct?.roundTripP50)} / ${ms(moderate.direct?.roundTripP99)}) | ${ms(moderate.agent.p50)} / ${ms(moderate.agent.p99)} (${ms(moderate.agent.roundTripP50)} / ${ms(moderate.agent.roundTripP99)}) | < 500 ms |`,
     );
-  if (capacity) lines.push(`| pairs held (agent) | | ${capacity.pairs} | |`);
+  if (capacity) lines.push(`| pairs held (agent) | | ${capacity.pairs} (stopped by: ${capacity.limit}) | |`);
   process.stdout.write(`${lines.join('\n')}\n`);
 }
 
