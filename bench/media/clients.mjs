@@ -56,7 +56,8 @@ export function connected(pc, timeoutMs = 15000) {
       if (state !== 'connected' && state !== 'failed') return;
       clearTimeout(timer);
       unSubscribe();
-      state === 'connected' ? resolve() : reject(new Error('peer connection failed'));
+      if (state === 'connected') resolve();
+      else reject(new Error('peer connection failed'));
     });
   });
 }

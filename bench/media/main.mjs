@@ -193,7 +193,9 @@ async function capacityPhase(controller, source, pids, { step, maxPairs }) {
       const sentBefore = { ...source.sent };
       const receivedBefore = pairs.map((p) => ({ ...p.subscriber.received }));
       const ticks = systemTicks();
+      const measuredFrom = performance.now();
       const cpu = await measureCpu(pids, 5);
+      const seconds = (performance.now() - measuredFrom) / 1000;
       const ticksAfter = systemTicks();
       const expected = (source.sent.audio - sentBefore.audio + source.sent.video - sentBefore.video) * pairs.length;
       const received = pairs.reduce(
@@ -208,6 +210,8 @@ async function capacityPhase(controller, source, pids, { step, maxPairs }) {
       const figures = {
         pairs: pairs.length,
         loss: Math.max(0, 1 - received / expected),
+        // The share of the nominal packet rate the source kept up (a starved event loop sends less).
+        sourceRate: expected / pairs.length / seconds / (AUDIO_PER_SECOND + VIDEO_PER_SECOND),
         systemBusy: (ticksAfter.busy - ticks.busy) / (ticksAfter.total - ticks.total),
         janusCores: cpu.janus.cores,
         agentCores: cpu['media-agent'].cores,
