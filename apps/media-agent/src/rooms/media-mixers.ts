@@ -64,10 +64,15 @@ export class MediaMixers {
     this.control = undefined;
   }
 
-  /** Destroys the AudioBridge rooms an earlier agent session left in Janus. */
+  /**
+   * Destroys the AudioBridge rooms an earlier agent session left in Janus, on a handle of its own
+   * that is detached afterwards (the control handle is attached only once a mixer is used).
+   */
   private async cleanUp(): Promise<void> {
+    let handle: AudioBridgeHandle | undefined;
     try {
-      const control = await this.call('list the mixers', () => this.controlHandle());
+      handle = await this.call('list the mixers', () => this.janus.attach(AudioBridgePlugin));
+      const control = handle;
       const { list } = await this.call('list the mixers', () => control.list());
       for (const leftover of list) {
         if (!leftover.description?.startsWith(DESCRIPTION_PREFIX)) continue;
@@ -78,6 +83,8 @@ export class MediaMixers {
       }
     } catch (e) {
       this.logger.event('warn', 'leftover mixers not cleaned up', { error: (e as Error).message });
+    } finally {
+      await handle?.detach().catch(() => undefined);
     }
   }
 
