@@ -1,4 +1,5 @@
 import { randomInt } from 'node:crypto';
+import OpusScript from 'opusscript';
 import {
   MediaStreamTrack,
   RTCPeerConnection,
@@ -214,6 +215,71 @@ export class TestSubscriber {
   }
 
   async close(): Promise<void> {
+    await this.pc.close();
+  }
+}
+
+/**
+ * An AudioBridge (`mcu`) participant: sends Opus frames (real ones: Janus decodes them to mix) on
+ * one send-receive audio track and counts the mixed audio it receives.
+ */
+export class TestMixerParticipant {
+  readonly pc = peerConnection();
+  private readonly audio = new MediaStreamTrack({ kind: 'audio' });
+  private timer?: NodeJS.Timeout;
+  private readonly decoder = new OpusScript(48000, 1);
+  /** `squares` and `samples`: the decoded mix, for its level (`rms`). */
+  readonly received = { audioPackets: 0, audioBytes: 0, lastAudioAt: 0, squares: 0, samples: 0 };
+
+  constructor() {
+    this.pc.addTransceiver(this.audio, { direction: 'sendrecv' });
+    this.pc.onTrack.subscribe((track) =>
+      track.onReceiveRtp.subscribe((rtp) => {
+        this.received.audioPackets++;
+        this.received.audioBytes += rtp.payload.length;
+        this.received.lastAudioAt = Date.now();
+        const pcm = this.decoder.decode(rtp.payload);
+        for (let offset = 0; offset + 1 < pcm.length; offset += 2)
+          this.received.squares += pcm.readInt16LE(offset) ** 2;
+        this.received.samples += pcm.length / 2;
+      }),
+    );
+  }
+
+  /** The level (RMS of 16-bit samples) of the mix received since `since` (an earlier `received` copy). */
+  rmsSince(since: { squares: number; samples: number }): number {
+    const samples = this.received.samples - since.samples;
+    return samples ? Math.sqrt((this.received.squares - since.squares) / samples) : 0;
+  }
+
+  /** The offer, with every candidate in it. */
+  async offer(): Promise<SessionDescription> {
+    await this.pc.setLocalDescription(await this.pc.createOffer());
+    await gathered(this.pc);
+    return description(this.pc);
+  }
+
+  async accept(answer: SessionDescription): Promise<void> {
+    await this.pc.setRemoteDescription(answer);
+  }
+
+  /** Sends `frames` in a loop, one every 20 ms. */
+  start(frames: readonly Buffer[]): void {
+    let index = 0;
+    let sequenceNumber = randomInt(0, 0xffff);
+    let timestamp = randomInt(0, 0x7fffffff);
+    this.timer = setInterval(() => {
+      const header = new RtpHeader({ payloadType: AUDIO_PT, sequenceNumber, timestamp, marker: false });
+      sequenceNumber = (sequenceNumber + 1) & 0xffff;
+      timestamp = (timestamp + 960) >>> 0;
+      this.audio.writeRtp(new RtpPacket(header, frames[index++ % frames.length]!));
+    }, AUDIO_INTERVAL_MS);
+    this.timer.unref();
+  }
+
+  async close(): Promise<void> {
+    clearInterval(this.timer);
+    this.decoder.delete();
     await this.pc.close();
   }
 }

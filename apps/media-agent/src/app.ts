@@ -13,9 +13,13 @@ import { checkJanusAdmin } from './janus/janus-admin.js';
 import { JanusClient } from './janus/janus-client.js';
 import { resolveMediaServerId } from './media-server-id.js';
 import { JANUS, MEDIA_SERVER_ID, Registration } from './registration.js';
-import { bindMediaCommands, MEDIA_ROOMS, MediaCommandsRpc } from './rooms/media-commands.rpc.js';
+import { bindMediaCommands, MEDIA_MIXERS, MEDIA_ROOMS, MediaCommandsRpc } from './rooms/media-commands.rpc.js';
 import { MediaEvents } from './rooms/media-events.js';
+import { MediaMixers } from './rooms/media-mixers.js';
 import { MediaRooms } from './rooms/media-rooms.js';
+import { MediaStats } from './rooms/media-stats.js';
+
+const MEDIA_EVENTS = Symbol('MEDIA_EVENTS');
 
 @Module({})
 class MediaAgentModule {
@@ -29,6 +33,7 @@ class MediaAgentModule {
     });
     const mediaServerId = resolveMediaServerId(config.mediaServerId, config.mediaAgentDataDir);
     bindMediaCommands(mediaServerId);
+    const roomOptions = { roomAdminKey: config.janusRoomAdminKey, requestTimeoutMs: config.janusRequestTimeoutMs };
     return {
       module: MediaAgentModule,
       controllers: [MediaCommandsRpc],
@@ -36,15 +41,41 @@ class MediaAgentModule {
         { provide: JANUS, useValue: janus },
         { provide: MEDIA_SERVER_ID, useValue: mediaServerId },
         {
+          provide: MEDIA_EVENTS,
+          inject: [NatsClient, JsonLogger],
+          useFactory: (nats: NatsClient, logger: JsonLogger) => new MediaEvents(nats, logger, mediaServerId),
+        },
+        {
           provide: MEDIA_ROOMS,
-          inject: [NatsClient, JsonLogger, Metrics],
-          useFactory: (nats: NatsClient, logger: JsonLogger, metrics: Metrics) => {
-            const rooms = new MediaRooms(janus, new MediaEvents(nats, logger, mediaServerId), logger, {
-              roomAdminKey: config.janusRoomAdminKey,
+          inject: [MEDIA_EVENTS, JsonLogger],
+          useFactory: (events: MediaEvents, logger: JsonLogger) => new MediaRooms(janus, events, logger, roomOptions),
+        },
+        {
+          provide: MEDIA_MIXERS,
+          inject: [MEDIA_EVENTS, JsonLogger],
+          useFactory: (events: MediaEvents, logger: JsonLogger) => new MediaMixers(janus, events, logger, roomOptions),
+        },
+        {
+          provide: MediaStats,
+          inject: [MEDIA_ROOMS, MEDIA_MIXERS, MEDIA_EVENTS, JsonLogger, Metrics],
+          useFactory: (
+            rooms: MediaRooms,
+            mixers: MediaMixers,
+            events: MediaEvents,
+            logger: JsonLogger,
+            metrics: Metrics,
+          ) => {
+            countRooms(rooms, mixers, metrics);
+            const sources = {
+              targets: () => [...rooms.statsTargets(), ...mixers.statsTargets()],
+              counts: () => ({ rooms: rooms.counts().rooms, mixers: mixers.counts().mixers }),
+            };
+            return new MediaStats(janus, sources, events, logger, {
+              adminUrl: config.janusAdminUrl,
+              adminSecret: config.janusAdminSecret,
+              intervalMs: config.mediaStatsIntervalMs,
               requestTimeoutMs: config.janusRequestTimeoutMs,
             });
-            countRooms(rooms, metrics);
-            return rooms;
           },
         },
         Registration,
@@ -55,7 +86,7 @@ class MediaAgentModule {
 }
 
 /** `media_agent_rooms` and `media_agent_connections`, read at each scrape. */
-function countRooms(rooms: MediaRooms, metrics: Metrics): void {
+function countRooms(rooms: MediaRooms, mixers: MediaMixers, metrics: Metrics): void {
   const roomsGauge: Gauge = new Gauge({
     name: 'media_agent_rooms',
     help: 'VideoRoom rooms the agent runs on its Janus',
@@ -64,9 +95,9 @@ function countRooms(rooms: MediaRooms, metrics: Metrics): void {
   });
   const connectionsGauge: Gauge = new Gauge({
     name: 'media_agent_connections',
-    help: 'Publisher and subscriber connections in those rooms',
+    help: 'Publisher, subscriber and mixer connections in those rooms and mixers',
     registers: [metrics.registry],
-    collect: () => connectionsGauge.set(rooms.counts().connections),
+    collect: () => connectionsGauge.set(rooms.counts().connections + mixers.counts().connections),
   });
 }
 

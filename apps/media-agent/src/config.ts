@@ -103,6 +103,14 @@ export const settings = {
     description:
       'Interval of the heartbeats (and of the Janus `info` check behind each); well below SERVER_HEARTBEAT_TIMEOUT_SECONDS of runtime-registry',
   }),
+  mediaStatsIntervalMs: int({
+    env: 'MEDIA_STATS_INTERVAL_MS',
+    default: 5000,
+    min: 100,
+    max: 600000,
+    description:
+      'Interval of the statistics (connection.stats per connection from the Janus Admin API, then server.stats)',
+  }),
 };
 
 export type MediaAgentConfig = ConfigOf<typeof settings>;

@@ -70,6 +70,8 @@ declare module 'janode' {
     listSessions(): Promise<{ sessions: number[] }>;
     /** Admin API: the handles of one session. */
     listHandles(sessionId: number): Promise<{ handles: number[] }>;
+    /** Admin API: one handle's state and statistics (layout: media-stats.ts reads it). */
+    handleInfo(sessionId: number, handleId: number): Promise<{ info?: Record<string, unknown> }>;
   }
 
   const Janode: {
@@ -122,4 +124,26 @@ declare module 'janode/plugins/videoroom' {
 
   const VideoRoomPlugin: JanodePlugin<VideoRoomHandle>;
   export default VideoRoomPlugin;
+}
+
+declare module 'janode/plugins/audiobridge' {
+  import type { JanodeHandle, JanodePlugin } from 'janode';
+
+  export interface AudioBridgeHandle extends JanodeHandle {
+    create(params: {
+      room: number;
+      description?: string;
+      secret?: string;
+      admin_key?: string;
+      sampling_rate?: number;
+    }): Promise<{ room: number }>;
+    destroy(params: { room: number; secret?: string }): Promise<unknown>;
+    list(): Promise<{ list: Array<{ room: number; description?: string }> }>;
+    mute(params: { room: number; feed: number; secret?: string }): Promise<unknown>;
+    unmute(params: { room: number; feed: number; secret?: string }): Promise<unknown>;
+    kick(params: { room: number; feed: number; secret?: string }): Promise<unknown>;
+  }
+
+  const AudioBridgePlugin: JanodePlugin<AudioBridgeHandle>;
+  export default AudioBridgePlugin;
 }

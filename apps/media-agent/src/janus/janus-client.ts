@@ -67,6 +67,11 @@ export class JanusClient {
     return this.session !== undefined;
   }
 
+  /** Janus's id of the agent's session (Admin API requests name it), while connected. */
+  get sessionId(): number | undefined {
+    return this.session?.id;
+  }
+
   /** Calls `listener` on every change between connected (with the Janus info) and lost (with why). */
   onChange(listener: (change: JanusChange) => void): void {
     this.listeners.add(listener);

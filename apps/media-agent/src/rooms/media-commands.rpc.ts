@@ -6,9 +6,11 @@ import {
   type MediaAgentCommand,
   type MediaAgentResults,
 } from '@switchboard/contracts';
+import { MediaMixers } from './media-mixers.js';
 import { MediaRooms } from './media-rooms.js';
 
 export const MEDIA_ROOMS = Symbol('MEDIA_ROOMS');
+export const MEDIA_MIXERS = Symbol('MEDIA_MIXERS');
 
 /**
  * `media-agent.v1.<mediaServerId>.command` (messaging/media.ts): the control plane's commands for
@@ -17,7 +19,10 @@ export const MEDIA_ROOMS = Symbol('MEDIA_ROOMS');
  */
 @Controller()
 export class MediaCommandsRpc {
-  constructor(@Inject(MEDIA_ROOMS) private readonly rooms: MediaRooms) {}
+  constructor(
+    @Inject(MEDIA_ROOMS) private readonly rooms: MediaRooms,
+    @Inject(MEDIA_MIXERS) private readonly mixers: MediaMixers,
+  ) {}
 
   async command(@Payload() body: unknown): Promise<MediaAgentResults[keyof MediaAgentResults]> {
     return this.run(parseMediaAgentCommand(body));
@@ -45,6 +50,18 @@ export class MediaCommandsRpc {
         return this.rooms.moderate(command);
       case 'connections.kick':
         return this.rooms.kick(command);
+      case 'mixer.create':
+        return this.mixers.create(command);
+      case 'mixer.destroy':
+        return this.mixers.destroy(command);
+      case 'mixer.join':
+        return this.mixers.join(command);
+      case 'mixer.leave':
+        return this.mixers.leave(command);
+      case 'mixer.mute':
+        return this.mixers.mute(command);
+      case 'mixer.kick':
+        return this.mixers.kick(command);
     }
   }
 }

@@ -7,6 +7,7 @@ import { within, type JanusClient } from '../janus/janus-client.js';
 import { janusFailure } from './janus-errors.js';
 import type { MediaEvents } from './media-events.js';
 import { midsByKind } from './sdp.js';
+import { watchHandle, type Liveness, type StatsTarget } from './handle-watch.js';
 
 type Cmd<K extends keyof MediaAgentResults> = MediaAgentCommandOf<K>;
 type ChannelRef = { applicationId: string; channelId: string };
@@ -19,6 +20,7 @@ interface Publisher {
   mids: { audio: string[]; video: string[] };
   /** Resolves at Janus's webrtcup: subscribing earlier fails now and then with "No such feed". */
   up: Promise<void>;
+  liveness: Liveness;
 }
 
 interface Subscriber {
@@ -26,6 +28,7 @@ interface Subscriber {
   connectionId: string;
   handle: VideoRoomHandle;
   remoteConnectionId: string;
+  liveness: Liveness;
 }
 
 type Connection = Publisher | Subscriber;
@@ -200,7 +203,8 @@ export class MediaRooms {
     const handle = await this.janusCall('attach a handle', () => this.janus.attach(VideoRoomPlugin));
     let markUp!: () => void;
     const up = new Promise<void>((resolve) => (markUp = resolve));
-    this.watch(room, cmd.connectionId, handle, markUp);
+    const liveness: Liveness = { connected: false };
+    watchHandle(handle, { ...this.refOf(room), connectionId: cmd.connectionId }, this.events, liveness, markUp);
     try {
       const joined = await this.janusCall('join the publisher', () =>
         handle.joinConfigurePublisher({ room: room.janusRoom, display: cmd.display, jsep: cmd.offer }),
@@ -214,6 +218,7 @@ export class MediaRooms {
         feed: joined.feed,
         mids: midsByKind(cmd.offer.sdp),
         up,
+        liveness,
       };
       room.connections.set(cmd.connectionId, publisher);
       return { answer: { type: 'answer', sdp: joined.jsep.sdp } };
@@ -235,7 +240,8 @@ export class MediaRooms {
     // Waiting is bounded: a publisher that never comes up is then refused by Janus itself.
     await within(remote.up, this.options.requestTimeoutMs, '').catch(() => undefined);
     const handle = await this.janusCall('attach a handle', () => this.janus.attach(VideoRoomPlugin));
-    this.watch(room, cmd.connectionId, handle);
+    const liveness: Liveness = { connected: false };
+    watchHandle(handle, { ...this.refOf(room), connectionId: cmd.connectionId }, this.events, liveness);
     handle.on(VideoRoomPlugin.EVENT.VIDEOROOM_UPDATED, (e: { jsep?: { type: string; sdp: string } }) => {
       if (e.jsep?.type !== 'offer') return;
       const offer = { type: 'offer' as const, sdp: e.jsep.sdp };
@@ -252,6 +258,7 @@ export class MediaRooms {
         connectionId: cmd.connectionId,
         handle,
         remoteConnectionId: cmd.remoteConnectionId,
+        liveness,
       });
       return { offer: { type: 'offer', sdp: joined.jsep.sdp } };
     } catch (e) {
@@ -321,6 +328,19 @@ export class MediaRooms {
     return { kicked: found.map((c) => c.connectionId) };
   }
 
+  /** Every connection with its handle (statistics). */
+  statsTargets(): StatsTarget[] {
+    return [...this.rooms.values()].flatMap((room) =>
+      [...room.connections.values()].map((c) => ({
+        ...this.refOf(room),
+        connectionId: c.connectionId,
+        role: c.role,
+        handleId: c.handle.id,
+        connected: c.liveness.connected,
+      })),
+    );
+  }
+
   /** Number of rooms and connections (metrics, tests). */
   counts(): { rooms: number; connections: number } {
     let connections = 0;
@@ -353,37 +373,6 @@ export class MediaRooms {
         reason,
       });
     }
-  }
-
-  /** Publishes the handle's Janus events (webrtcup, media, slowlink, hangup) as the connection's. */
-  private watch(room: Room, connectionId: string, handle: VideoRoomHandle, onUp?: () => void): void {
-    const ref = { applicationId: room.applicationId, channelId: room.channelId, connectionId };
-    handle.on(Janode.EVENT.HANDLE_WEBRTCUP, () => {
-      onUp?.();
-      this.events.publish({ kind: 'connection.webrtcup', ...ref });
-    });
-    handle.on(Janode.EVENT.HANDLE_MEDIA, (e: { type?: string; mid?: string; receiving?: boolean }) => {
-      if (e.type !== 'audio' && e.type !== 'video') return;
-      this.events.publish({
-        kind: 'connection.media',
-        ...ref,
-        mediaType: e.type,
-        ...(e.mid === undefined ? {} : { mid: String(e.mid) }),
-        receiving: e.receiving === true,
-      });
-    });
-    handle.on(Janode.EVENT.HANDLE_SLOWLINK, (e: { uplink?: boolean; media?: string; lost?: number }) => {
-      this.events.publish({
-        kind: 'connection.slowlink',
-        ...ref,
-        uplink: e.uplink === true,
-        ...(e.media === 'audio' || e.media === 'video' ? { mediaType: e.media } : {}),
-        ...(typeof e.lost === 'number' ? { lost: e.lost } : {}),
-      });
-    });
-    handle.on(Janode.EVENT.HANDLE_HANGUP, (e: { reason?: string }) => {
-      this.events.publish({ kind: 'connection.hangup', ...ref, reason: String(e.reason ?? '').slice(0, 512) });
-    });
   }
 
   private controlHandle(): Promise<VideoRoomHandle> {

@@ -56,4 +56,40 @@ describe('media-agent contract', () => {
     expect(mediaAgentEventEnvelope.check(envelope)).toBe(true);
     expect(mediaAgentEventEnvelope.check({ ...envelope, event: { ...envelope.event, reason: 'bored' } })).toBe(false);
   });
+
+  it('accepts the mixer commands and the statistics events', () => {
+    const mute = { kind: 'mixer.mute', ...channel, connectionIds: ['c1'], muted: true };
+    expect(parseMediaAgentCommand(mute)).toEqual(mute);
+    expect(() => parseMediaAgentCommand({ kind: 'mixer.mute', ...channel, connectionIds: ['c1'] })).toThrow(
+      ContractViolation,
+    );
+    const time = '2026-11-28T10:00:00.000Z';
+    const server = {
+      kind: 'server.stats',
+      activeConnections: 2,
+      pendingConnections: 0,
+      rooms: 1,
+      mixers: 0,
+      bitrateReceived: 1,
+      bitrateSent: 2,
+    };
+    expect(mediaAgentEventEnvelope.check({ mediaServerId: 's1', time, event: server })).toBe(true);
+    const audio = {
+      packetsReceived: 1,
+      bytesReceived: 1,
+      packetsSent: 0,
+      bytesSent: 0,
+      bitrateReceived: 8,
+      bitrateSent: 0,
+      packetsLost: 0,
+      packetsLostByRemote: 0,
+      jitterMs: 1,
+      jitterRemoteMs: 0,
+      nacksReceived: 0,
+      nacksSent: 0,
+    };
+    const stats = { kind: 'connection.stats', ...channel, connectionId: 'c1', role: 'mixer', connected: true, audio };
+    expect(mediaAgentEventEnvelope.check({ mediaServerId: 's1', time, event: stats })).toBe(true);
+    expect(mediaAgentEventEnvelope.check({ mediaServerId: 's1', time, event: { ...stats, role: 'peer' } })).toBe(false);
+  });
 });

@@ -11,6 +11,9 @@
  */
 import { Type, type Static, type TObject, type TProperties } from '@sinclair/typebox';
 import { ContractViolation, validator } from '../validation/validate.js';
+import { MEDIA_STATS_EVENTS } from './media-stats.js';
+
+export * from './media-stats.js';
 
 export type MediaAgentCommandSubject = `media-agent.v1.${string}.command`;
 
@@ -53,6 +56,36 @@ function kindSchema<K extends string, P extends TProperties>(kind: K, props: P) 
     { additionalProperties: false, $id: `MediaAgent:${kind}` },
   );
 }
+
+/**
+ * `mcu` connections: the channel's AudioBridge room (Janus mixes their audio; each participant
+ * receives the mix of the others). Janus mixes no video: `mixer.create` with `video: true` is refused.
+ */
+const MIXER_COMMANDS = {
+  /** Creates the channel's AudioBridge room; `created: false` when it exists already. */
+  'mixer.create': kindSchema('mixer.create', { ...channel, video: Type.Optional(Type.Boolean()) }),
+  /** Hangs up every participant and destroys the mixer; `connectionIds`: those ended. */
+  'mixer.destroy': kindSchema('mixer.destroy', channel),
+  /** A participant joins with the client's offer (audio); the result holds Janus's answer. */
+  'mixer.join': kindSchema('mixer.join', {
+    ...connection,
+    display: Type.Optional(Type.String({ maxLength: 256 })),
+    offer: MediaSessionDescription,
+  }),
+  /** The participant leaves: its handle hung up and detached. */
+  'mixer.leave': kindSchema('mixer.leave', connection),
+  /** Mutes (unmutes) the participants at the mixer (AudioBridge `mute`): their audio leaves the mix. */
+  'mixer.mute': kindSchema('mixer.mute', {
+    ...channel,
+    connectionIds: Type.Array(Id(), { minItems: 1, maxItems: 1000 }),
+    muted: Type.Boolean(),
+  }),
+  /** Ends the participants (AudioBridge `kick`, then their handles detached). */
+  'mixer.kick': kindSchema('mixer.kick', {
+    ...channel,
+    connectionIds: Type.Array(Id(), { minItems: 1, maxItems: 1000 }),
+  }),
+} as const;
 
 export const MEDIA_AGENT_COMMANDS = {
   /** Creates the channel's VideoRoom room; `created: false` when it exists already (idempotent). */
@@ -102,6 +135,7 @@ export const MEDIA_AGENT_COMMANDS = {
     ...channel,
     connectionIds: Type.Array(Id(), { minItems: 1, maxItems: 1000 }),
   }),
+  ...MIXER_COMMANDS,
 } as const;
 
 export type MediaAgentCommandKind = keyof typeof MEDIA_AGENT_COMMANDS;
@@ -131,6 +165,12 @@ export interface MediaAgentResults {
   'connection.leave': { left: boolean };
   'connections.moderate': { moderated: string[] };
   'connections.kick': { kicked: string[] };
+  'mixer.create': { created: boolean };
+  'mixer.destroy': { destroyed: boolean; connectionIds: string[] };
+  'mixer.join': { answer: MediaSessionDescription };
+  'mixer.leave': { left: boolean };
+  'mixer.mute': { muted: string[] };
+  'mixer.kick': { kicked: string[] };
 }
 export type MediaAgentResult<K extends MediaAgentCommandKind> = MediaAgentResults[K];
 
@@ -215,6 +255,7 @@ export const MEDIA_AGENT_EVENTS = {
     remoteConnectionId: Id(),
     reason: Type.Union([Type.Literal('left'), Type.Literal('kicked')]),
   }),
+  ...MEDIA_STATS_EVENTS,
 } as const;
 
 export type MediaAgentEventKind = keyof typeof MEDIA_AGENT_EVENTS;
