@@ -1,5 +1,5 @@
 import { createColumnHelper } from '@tanstack/react-table';
-import { useState } from 'react';
+import { useMemo, useState } from 'react';
 import { Action } from '../Action';
 import { api, channelPath, clientInChannelPath } from '../api';
 import { DataTable } from '../DataTable';
@@ -70,6 +70,13 @@ const userColumns = createColumnHelper<UserInChannel>();
 const clientColumns = createColumnHelper<ClientInChannel>();
 const connectionColumns = createColumnHelper<ConnectionInfo>();
 const yesNo = (value: boolean) => (value ? 'yes' : 'no');
+const USER_COLUMNS = [
+  userColumns.accessor('id', { header: 'User' }),
+  userColumns.accessor((row) => row.alias ?? '', { id: 'alias', header: 'Alias' }),
+  userColumns.accessor('deviceCount', { header: 'Devices' }),
+  userColumns.accessor('clientCount', { header: 'Clients' }),
+  userColumns.accessor('connectionCount', { header: 'Connections' }),
+];
 
 /** One channel: its users, clients (with their actions) and connections, read again every LIVE_POLL_MS. */
 export function ChannelView({ applicationId, channelId }: { applicationId: string; channelId: string }) {
@@ -87,6 +94,48 @@ export function ChannelView({ applicationId, channelId }: { applicationId: strin
     [path],
     LIVE_POLL_MS,
   );
+  const refresh = live.refresh;
+  // Stable columns: a cell renderer is a component type; a new one each render would remount the actions.
+  const clientColumnDefs = useMemo(
+    () => [
+      clientColumns.accessor('id', { header: 'Client' }),
+      clientColumns.accessor('userId', { header: 'User' }),
+      clientColumns.accessor('deviceId', { header: 'Device' }),
+      clientColumns.accessor((row) => row.roles.join(', '), { id: 'roles', header: 'Roles' }),
+      clientColumns.accessor('connectionCount', { header: 'Connections' }),
+      clientColumns.display({
+        id: 'actions',
+        header: 'Actions',
+        cell: ({ row }) => (
+          <LevelActions
+            path={clientInChannelPath(applicationId, channelId, { ...row.original, clientId: row.original.id })}
+            target={`client ${row.original.id}`}
+            onDone={refresh}
+          />
+        ),
+      }),
+    ],
+    [applicationId, channelId, refresh],
+  );
+  const connectionColumnDefs = useMemo(
+    () => [
+      connectionColumns.accessor('id', {
+        header: 'Connection',
+        cell: (info) => (
+          <button type="button" className="link" onClick={() => setSelected(info.row.original)}>
+            {info.getValue()}
+          </button>
+        ),
+      }),
+      connectionColumns.accessor('userId', { header: 'User' }),
+      connectionColumns.accessor('clientId', { header: 'Client' }),
+      connectionColumns.accessor('type', { header: 'Type' }),
+      connectionColumns.accessor('state', { header: 'State' }),
+      connectionColumns.accessor((row) => yesNo(row.localAudioMuted), { id: 'audioMuted', header: 'Audio muted' }),
+      connectionColumns.accessor((row) => yesNo(row.localVideoMuted), { id: 'videoMuted', header: 'Video muted' }),
+    ],
+    [],
+  );
   const current =
     selected && live.data?.connections.find((c) => c.id === selected.id && c.clientId === selected.clientId);
   return (
@@ -94,63 +143,20 @@ export function ChannelView({ applicationId, channelId }: { applicationId: strin
       <h3 id="channel-title">Channel {channelId}</h3>
       <LevelActions path={path} target={`channel ${channelId}`} onDone={live.refresh} />
       {live.error && <p role="alert">{live.error}</p>}
-      <DataTable
-        caption="Users"
-        rows={live.data?.users ?? []}
-        rowId={(row) => row.id}
-        columns={[
-          userColumns.accessor('id', { header: 'User' }),
-          userColumns.accessor((row) => row.alias ?? '', { id: 'alias', header: 'Alias' }),
-          userColumns.accessor('deviceCount', { header: 'Devices' }),
-          userColumns.accessor('clientCount', { header: 'Clients' }),
-          userColumns.accessor('connectionCount', { header: 'Connections' }),
-        ]}
-      />
+      <DataTable caption="Users" rows={live.data?.users ?? []} rowId={(row) => row.id} columns={USER_COLUMNS} />
       <DataTable
         caption="Clients"
         rows={live.data?.clients ?? []}
         rowId={(row) => `${row.userId}/${row.deviceId}/${row.id}`}
         searchLabel="Search clients"
-        columns={[
-          clientColumns.accessor('id', { header: 'Client' }),
-          clientColumns.accessor('userId', { header: 'User' }),
-          clientColumns.accessor('deviceId', { header: 'Device' }),
-          clientColumns.accessor((row) => row.roles.join(', '), { id: 'roles', header: 'Roles' }),
-          clientColumns.accessor('connectionCount', { header: 'Connections' }),
-          clientColumns.display({
-            id: 'actions',
-            header: 'Actions',
-            cell: ({ row }) => (
-              <LevelActions
-                path={clientInChannelPath(applicationId, channelId, { ...row.original, clientId: row.original.id })}
-                target={`client ${row.original.id}`}
-                onDone={live.refresh}
-              />
-            ),
-          }),
-        ]}
+        columns={clientColumnDefs}
       />
       <DataTable
         caption="Connections"
         rows={live.data?.connections ?? []}
         rowId={(row) => `${row.clientId}/${row.id}`}
         searchLabel="Search connections"
-        columns={[
-          connectionColumns.accessor('id', {
-            header: 'Connection',
-            cell: (info) => (
-              <button type="button" className="link" onClick={() => setSelected(info.row.original)}>
-                {info.getValue()}
-              </button>
-            ),
-          }),
-          connectionColumns.accessor('userId', { header: 'User' }),
-          connectionColumns.accessor('clientId', { header: 'Client' }),
-          connectionColumns.accessor('type', { header: 'Type' }),
-          connectionColumns.accessor('state', { header: 'State' }),
-          connectionColumns.accessor((row) => yesNo(row.localAudioMuted), { id: 'audioMuted', header: 'Audio muted' }),
-          connectionColumns.accessor((row) => yesNo(row.localVideoMuted), { id: 'videoMuted', header: 'Video muted' }),
-        ]}
+        columns={connectionColumnDefs}
       />
       {current && <ConnectionDetail connection={current} onClose={() => setSelected(undefined)} />}
     </section>

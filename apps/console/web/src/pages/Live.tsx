@@ -1,5 +1,5 @@
 import { createColumnHelper, type ColumnHelper } from '@tanstack/react-table';
-import { useState } from 'react';
+import { useMemo, useState } from 'react';
 import { api, seg } from '../api';
 import { DataTable } from '../DataTable';
 import { LIVE_POLL_MS, usePolled } from '../hooks';
@@ -20,6 +20,14 @@ const counts = <Row extends Omit<ChannelSnapshot, 'id'>>(helper: ColumnHelper<Ro
   helper.accessor((row) => row.connectionCount, { id: 'connections', header: 'Connections' }),
 ];
 
+function open(label: string, onClick: () => void) {
+  return (
+    <button type="button" className="link" onClick={onClick}>
+      {label}
+    </button>
+  );
+}
+
 /** Live: applications → channels → users, devices, clients → connections, read again every LIVE_POLL_MS. */
 export function LivePage() {
   const [applicationId, setApplicationId] = useState<string>();
@@ -33,10 +41,31 @@ export function LivePage() {
     [applicationId],
     LIVE_POLL_MS,
   );
-  const open = (label: string, onClick: () => void) => (
-    <button type="button" className="link" onClick={onClick}>
-      {label}
-    </button>
+  // Stable columns: a cell renderer is a component type, a new one each render would remount the cells.
+  const applicationColumnDefs = useMemo(
+    () => [
+      appColumns.accessor('id', {
+        header: 'Application',
+        cell: (info) =>
+          open(info.getValue(), () => {
+            setApplicationId(info.getValue());
+            setChannelId(undefined);
+          }),
+      }),
+      appColumns.accessor('channelCount', { header: 'Channels' }),
+      ...counts(appColumns),
+    ],
+    [],
+  );
+  const channelColumnDefs = useMemo(
+    () => [
+      channelColumns.accessor('id', {
+        header: 'Channel',
+        cell: (info) => open(info.getValue(), () => setChannelId(info.getValue())),
+      }),
+      ...counts(channelColumns),
+    ],
+    [],
   );
   return (
     <section aria-labelledby="live-title">
@@ -47,18 +76,7 @@ export function LivePage() {
         rows={applications.data ?? []}
         rowId={(row) => row.id}
         searchLabel="Search applications"
-        columns={[
-          appColumns.accessor('id', {
-            header: 'Application',
-            cell: (info) =>
-              open(info.getValue(), () => {
-                setApplicationId(info.getValue());
-                setChannelId(undefined);
-              }),
-          }),
-          appColumns.accessor('channelCount', { header: 'Channels' }),
-          ...counts(appColumns),
-        ]}
+        columns={applicationColumnDefs}
       />
       {applicationId && (
         <section aria-labelledby="channels-title">
@@ -69,13 +87,7 @@ export function LivePage() {
             rows={channels.data ?? []}
             rowId={(row) => row.id}
             searchLabel="Search channels"
-            columns={[
-              channelColumns.accessor('id', {
-                header: 'Channel',
-                cell: (info) => open(info.getValue(), () => setChannelId(info.getValue())),
-              }),
-              ...counts(channelColumns),
-            ]}
+            columns={channelColumnDefs}
           />
         </section>
       )}

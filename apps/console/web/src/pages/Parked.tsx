@@ -1,5 +1,5 @@
 import { createColumnHelper } from '@tanstack/react-table';
-import { useState } from 'react';
+import { useMemo, useState } from 'react';
 import { Action } from '../Action';
 import { api, seg } from '../api';
 import { DataTable } from '../DataTable';
@@ -17,6 +17,33 @@ export function ParkedPage() {
     () => api<ODataList<ParkedEvent>>('GET', `/api/b/ParkedEvents?${query.toString()}`),
     [showReplayed],
   );
+  const refresh = parked.refresh;
+  // Stable columns: a cell renderer is a component type, a new one each render would remount the replay dialog.
+  const columnDefs = useMemo(
+    () => [
+      columns.accessor((row) => new Date(row.parkedOn).toISOString(), { id: 'parkedOn', header: 'Parked' }),
+      columns.accessor('consumer', { header: 'Consumer' }),
+      columns.accessor('subject', { header: 'Subject' }),
+      columns.accessor('attempts', { header: 'Attempts' }),
+      columns.accessor('error', { header: 'Error' }),
+      columns.accessor('payloadPreview', { header: 'Payload', cell: (info) => <code>{info.getValue()}</code> }),
+      columns.accessor('status', { header: 'Status' }),
+      columns.display({
+        id: 'replay',
+        header: 'Replay',
+        cell: ({ row }) =>
+          row.original.status === 'Parked' ? (
+            <Action
+              label="Replay"
+              question={`Hand the event on ${row.original.subject} to ${row.original.consumer} again?`}
+              run={() => api('POST', `/api/b/ParkedEvents/${seg(row.original.id)}/Replay`)}
+              onDone={refresh}
+            />
+          ) : null,
+      }),
+    ],
+    [refresh],
+  );
   return (
     <section aria-labelledby="parked-title">
       <h2 id="parked-title">Parked events</h2>
@@ -30,28 +57,7 @@ export function ParkedPage() {
         rows={parked.data?.value ?? []}
         rowId={(row) => row.id}
         searchLabel="Search parked events"
-        columns={[
-          columns.accessor((row) => new Date(row.parkedOn).toISOString(), { id: 'parkedOn', header: 'Parked' }),
-          columns.accessor('consumer', { header: 'Consumer' }),
-          columns.accessor('subject', { header: 'Subject' }),
-          columns.accessor('attempts', { header: 'Attempts' }),
-          columns.accessor('error', { header: 'Error' }),
-          columns.accessor('payloadPreview', { header: 'Payload', cell: (info) => <code>{info.getValue()}</code> }),
-          columns.accessor('status', { header: 'Status' }),
-          columns.display({
-            id: 'replay',
-            header: 'Replay',
-            cell: ({ row }) =>
-              row.original.status === 'Parked' ? (
-                <Action
-                  label="Replay"
-                  question={`Hand the event on ${row.original.subject} to ${row.original.consumer} again?`}
-                  run={() => api('POST', `/api/b/ParkedEvents/${seg(row.original.id)}/Replay`)}
-                  onDone={parked.refresh}
-                />
-              ) : null,
-          }),
-        ]}
+        columns={columnDefs}
       />
     </section>
   );

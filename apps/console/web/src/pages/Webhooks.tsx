@@ -1,5 +1,5 @@
 import { createColumnHelper } from '@tanstack/react-table';
-import { useState } from 'react';
+import { useMemo, useState } from 'react';
 import { Action } from '../Action';
 import { api, odataString, seg } from '../api';
 import { DataTable } from '../DataTable';
@@ -39,6 +39,43 @@ export function WebhooksPage() {
   const query = deliveriesQuery(filters);
   const log = usePolled(() => api<ODataList<WebhookDelivery>>('GET', `/api/b/WebhookDeliveries?${query}`), [query]);
   const set = <K extends keyof Filters>(field: K, value: Filters[K]) => setFilters((f) => ({ ...f, [field]: value }));
+  const refresh = log.refresh;
+  // Stable columns: a cell renderer is a component type, a new one each render would remount the replay dialog.
+  const columnDefs = useMemo(
+    () => [
+      columns.accessor((row) => new Date(row.attemptedOn).toISOString(), {
+        id: 'attemptedOn',
+        header: 'Attempted',
+      }),
+      columns.accessor('applicationId', { header: 'Application' }),
+      columns.accessor((row) => row.channelId ?? '', { id: 'channelId', header: 'Channel' }),
+      columns.accessor('eventType', { header: 'Event' }),
+      columns.accessor('url', { header: 'URL' }),
+      columns.accessor('attempt', { header: 'Attempt' }),
+      columns.accessor((row) => (row.statusCode === null ? '—' : String(row.statusCode)), {
+        id: 'status',
+        header: 'Status',
+      }),
+      columns.accessor((row) => (row.success ? 'delivered' : (row.error ?? 'failed')), {
+        id: 'outcome',
+        header: 'Outcome',
+      }),
+      columns.display({
+        id: 'replay',
+        header: 'Replay',
+        cell: ({ row }) =>
+          !row.original.success && row.original.final ? (
+            <Action
+              label="Replay"
+              question={`Deliver the events of ${row.original.eventType} to ${row.original.url} again?`}
+              run={() => api('POST', `/api/b/WebhookDeliveries/${seg(row.original.id)}/Replay`)}
+              onDone={refresh}
+            />
+          ) : null,
+      }),
+    ],
+    [refresh],
+  );
   return (
     <section aria-labelledby="webhooks-title">
       <h2 id="webhooks-title">Webhook deliveries</h2>
@@ -76,38 +113,7 @@ export function WebhooksPage() {
         caption="Delivery attempts"
         rows={log.data?.value ?? []}
         rowId={(row) => row.id}
-        columns={[
-          columns.accessor((row) => new Date(row.attemptedOn).toISOString(), {
-            id: 'attemptedOn',
-            header: 'Attempted',
-          }),
-          columns.accessor('applicationId', { header: 'Application' }),
-          columns.accessor((row) => row.channelId ?? '', { id: 'channelId', header: 'Channel' }),
-          columns.accessor('eventType', { header: 'Event' }),
-          columns.accessor('url', { header: 'URL' }),
-          columns.accessor('attempt', { header: 'Attempt' }),
-          columns.accessor((row) => (row.statusCode === null ? '—' : String(row.statusCode)), {
-            id: 'status',
-            header: 'Status',
-          }),
-          columns.accessor((row) => (row.success ? 'delivered' : (row.error ?? 'failed')), {
-            id: 'outcome',
-            header: 'Outcome',
-          }),
-          columns.display({
-            id: 'replay',
-            header: 'Replay',
-            cell: ({ row }) =>
-              !row.original.success && row.original.final ? (
-                <Action
-                  label="Replay"
-                  question={`Deliver the events of ${row.original.eventType} to ${row.original.url} again?`}
-                  run={() => api('POST', `/api/b/WebhookDeliveries/${seg(row.original.id)}/Replay`)}
-                  onDone={log.refresh}
-                />
-              ) : null,
-          }),
-        ]}
+        columns={columnDefs}
       />
     </section>
   );
