@@ -4,6 +4,8 @@
  */
 import { spawn, execFile, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import {
@@ -32,6 +34,30 @@ export interface LiveClient {
   pushes: Push[];
 }
 
+/** A webhook receiver on loopback that refuses (500) while `failing`, and records what reaches it. */
+export class WebhookReceiver {
+  failing = true;
+  readonly received: Array<{ webhookId: string; status: number }> = [];
+  private readonly server = http.createServer((request, response) => {
+    request.resume();
+    request.on('end', () => {
+      const status = this.failing ? 500 : 200;
+      this.received.push({ webhookId: String(request.headers['webhook-id'] ?? ''), status });
+      response.writeHead(status).end();
+    });
+  });
+
+  async start(): Promise<string> {
+    await new Promise<void>((resolve) => this.server.listen(0, '127.0.0.1', resolve));
+    return `http://127.0.0.1:${(this.server.address() as AddressInfo).port}/hook`;
+  }
+
+  async close(): Promise<void> {
+    this.server.closeAllConnections();
+    await new Promise<void>((resolve) => this.server.close(() => resolve()));
+  }
+}
+
 export class ConsoleStack {
   db!: TestDatabase;
   management!: SpawnedService;
@@ -42,6 +68,7 @@ export class ConsoleStack {
   private readonly services: SpawnedService[] = [];
   private consoleProcess?: ChildProcess;
   private readonly clients: LiveClient[] = [];
+  readonly receiver = new WebhookReceiver();
 
   constructor(
     readonly namespace: string,
@@ -61,6 +88,13 @@ export class ConsoleStack {
         spawnService('management-api', { ...env, HTTP_PORT: await port(), WEBHOOK_ALLOW_LOOPBACK: 'true' }),
         spawnService('runtime-registry', { ...env, HTTP_PORT: await port() }),
         spawnService('admin-gateway', { ...env, HTTP_PORT: await port() }),
+        spawnService('webhook-worker', {
+          ...env,
+          HTTP_PORT: await port(),
+          WEBHOOK_ALLOW_LOOPBACK: 'true',
+          WEBHOOK_BATCH_WINDOW_MS: '20',
+          WEBHOOK_TIMEOUT_MS: '2000',
+        }),
       ])),
     );
     [this.management, , this.gateway] = this.services as [SpawnedService, SpawnedService, SpawnedService];
@@ -70,6 +104,13 @@ export class ConsoleStack {
       tag: 'console',
     });
     this.configId = created.id;
+    // Not reliable: the first failed attempt is the delivery's last, so it can be replayed at once.
+    await this.b('POST', '/ApplicationWebhooks', this.operatorKey, {
+      applicationConfigId: this.configId,
+      name: 'console receiver',
+      url: await this.receiver.start(),
+      reliable: false,
+    });
   }
 
   private async startConsole(): Promise<void> {
@@ -145,6 +186,7 @@ export class ConsoleStack {
     for (const client of this.clients) await client.sync.terminate().catch(() => undefined);
     this.consoleProcess?.kill('SIGTERM');
     await Promise.all(this.services.map((service) => service.stop()));
+    await this.receiver.close();
     await flushRedisPrefix(testServers().redisUrl, `${this.namespace}:`);
     await this.db?.drop();
   }

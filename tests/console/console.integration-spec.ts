@@ -161,6 +161,44 @@ describe('operator console', () => {
     expect(cspViolations).toEqual([]);
   });
 
+  it('a failed webhook delivery shows in the log, and its replay from the console reaches the receiver', async () => {
+    interface Deliveries {
+      value: Array<{
+        id: string;
+        deliveryId: string;
+        success: boolean;
+        final: boolean;
+        replayOf: string | null;
+        eventType: string;
+      }>;
+    }
+    const failedQuery = `/WebhookDeliveries?$filter=${encodeURIComponent('success eq false and final eq true')}`;
+    const failed = await waitFor(
+      async () => (await stack.b<Deliveries>('GET', failedQuery, stack.operatorKey)).value.at(-1),
+      { timeoutMs: 10000, description: 'a failed webhook delivery' },
+    );
+    stack.receiver.failing = false;
+    await page.getByRole('button', { name: 'Webhook deliveries' }).click();
+    await page.getByLabel('Outcome').selectOption('failed');
+    await page.getByLabel('Last attempts only').check();
+    const table = page.getByRole('table', { name: /^Delivery attempts/ });
+    const all = await stack.b<Deliveries>('GET', failedQuery, stack.operatorKey);
+    await waitFor(async () => (await table.locator('tbody tr').count()) === all.value.length, { timeoutMs: 5000 });
+    const row = table.locator(`tbody tr[data-row-id="${failed.id}"]`);
+    await expect(row.locator('td').nth(3).textContent()).resolves.toBe(failed.eventType);
+    const answered = stack.receiver.received.length;
+    await row.getByRole('button', { name: 'Replay' }).click();
+    await page.getByRole('dialog').getByRole('button', { name: 'Confirm' }).click();
+    await row.getByRole('status').waitFor();
+    const replayQuery = `/WebhookDeliveries?$filter=${encodeURIComponent(`replayOf eq ${failed.deliveryId}`)}`;
+    const replay = await waitFor(
+      async () => (await stack.b<Deliveries>('GET', replayQuery, stack.operatorKey)).value.find((d) => d.final),
+      { timeoutMs: 10000, description: 'the replay in the delivery log' },
+    );
+    expect(replay).toEqual(expect.objectContaining({ success: true, replayOf: failed.deliveryId }));
+    expect(stack.receiver.received.slice(answered)).toContainEqual({ webhookId: replay.deliveryId, status: 200 });
+  });
+
   it('axe-core finds no serious or critical violation on the Live, webhook and parked events pages', async () => {
     await expectNoSeriousAxeViolations(page);
     await page.getByRole('button', { name: 'Webhook deliveries' }).click();
