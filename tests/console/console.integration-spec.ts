@@ -18,6 +18,7 @@ interface ChannelSnapshot {
 interface ConnectionInfo {
   id: string;
   localAudioMuted: boolean;
+  localVideoMuted: boolean;
 }
 
 describe('operator console', () => {
@@ -27,6 +28,7 @@ describe('operator console', () => {
   let browser: Browser;
   let context: BrowserContext;
   let page: Page;
+  let alice: LiveClient;
   let bob: LiveClient;
   /** Script dialogs (alert) and CSP refusals seen in the page: an injected script would show here. */
   const dialogs: string[] = [];
@@ -34,7 +36,7 @@ describe('operator console', () => {
 
   beforeAll(async () => {
     [browser] = await Promise.all([launchChromium(), stack.start()]);
-    await stack.connectClient('alice', 'alice-laptop', 'alice-1', 'lobby');
+    alice = await stack.connectClient('alice', 'alice-laptop', 'alice-1', 'lobby');
     bob = await stack.connectClient('bob', 'bob-phone', 'bob-1', 'lobby');
     await stack.connectClient('mallory', 'mallory-pc', 'mallory-1', XSS_CHANNEL);
     context = await browser.newContext();
@@ -144,6 +146,82 @@ describe('operator console', () => {
       .getByRole('table', { name: /^Connections/ })
       .locator('tbody tr', { hasText: 'cn-bob-1' });
     await waitFor(async () => (await connectionRow.locator('td').nth(5).textContent()) === 'yes', { timeoutMs: 5000 });
+  });
+
+  it('shows a connection in detail as the API reports it', async () => {
+    const connection = await stack.a<Record<string, unknown>>(
+      'GET',
+      `/applications/${applicationId}/channels/lobby/users/alice/devices/alice-laptop/clients/alice-1/connections/cn-alice-1`,
+    );
+    await page
+      .getByRole('table', { name: /^Connections/ })
+      .getByRole('button', { name: 'cn-alice-1' })
+      .click();
+    const detail = page.getByRole('region', { name: 'Connection cn-alice-1' });
+    for (const field of ['id', 'clientId', 'state', 'type', 'hasAudio', 'hasVideo'] as const) {
+      await expect(
+        detail
+          .locator('dt', { hasText: new RegExp(`^${field}$`) })
+          .locator('+ dd')
+          .textContent(),
+      ).resolves.toBe(String(connection[field]));
+    }
+    await detail.getByRole('button', { name: 'Close connection detail' }).click();
+    await detail.waitFor({ state: 'detached' });
+  });
+
+  it('a server message sent to a channel from the console reaches its live clients', async () => {
+    const actions = page.getByRole('group', { name: 'Actions on channel lobby' });
+    await actions.getByRole('button', { name: 'Send message' }).click();
+    const dialog = page.getByRole('dialog', { name: 'Send a server message to channel lobby:' });
+    await dialog.getByLabel('Message').fill('maintenance at noon <b>sharp</b>');
+    await dialog.getByRole('button', { name: 'Confirm' }).click();
+    await actions.getByRole('status').waitFor();
+    for (const client of [alice, bob]) {
+      await waitFor(() => JSON.stringify(client.pushes).includes('maintenance at noon <b>sharp</b>'), {
+        timeoutMs: 5000,
+        description: 'the message at a live client',
+      });
+    }
+  });
+
+  it('is operable from the keyboard: sign-in, opening a channel, cancelling and confirming an action', async () => {
+    const connectionPath = `/applications/${applicationId}/channels/lobby/users/alice/devices/alice-laptop/clients/alice-1/connections/cn-alice-1`;
+    const keyboardContext = await browser.newContext();
+    const keys = await keyboardContext.newPage();
+    try {
+      await keys.goto(stack.consoleUrl);
+      await keys.keyboard.press('Tab');
+      expect(await keys.evaluate('document.activeElement.type')).toBe('password');
+      await keys.keyboard.type(stack.operatorKey);
+      await keys.keyboard.press('Enter');
+      await keys.getByRole('button', { name: 'Sign out' }).waitFor();
+      await keys.getByRole('button', { name: applicationId }).focus();
+      await keys.keyboard.press('Enter');
+      await keys.getByRole('button', { name: 'lobby', exact: true }).focus();
+      await keys.keyboard.press('Enter');
+      const muteVideo = keys
+        .getByRole('group', { name: 'Actions on client alice-1' })
+        .getByRole('button', { name: 'Mute video', exact: true });
+      await muteVideo.focus();
+      await keys.keyboard.press('Enter');
+      const dialog = keys.getByRole('dialog', { name: 'Mute the video of client alice-1?' });
+      await dialog.waitFor();
+      expect(await keys.evaluate('document.activeElement.closest("dialog")?.open === true')).toBe(true);
+      await keys.keyboard.press('Escape');
+      await dialog.waitFor({ state: 'hidden' });
+      expect((await stack.a<ConnectionInfo>('GET', connectionPath)).localVideoMuted).toBe(false);
+      await muteVideo.focus();
+      await keys.keyboard.press('Enter');
+      await dialog.waitFor();
+      await keys.keyboard.press('Enter');
+      await waitFor(async () => (await stack.a<ConnectionInfo>('GET', connectionPath)).localVideoMuted, {
+        timeoutMs: 5000,
+        description: 'alice muted from the keyboard',
+      });
+    } finally {
+      await keyboardContext.close();
+    }
   });
 
   it('a channel named like markup shows as text and runs nothing', async () => {
