@@ -20,7 +20,8 @@ import {
   type SpawnedService,
   type TestDatabase,
 } from '@switchboard/testing';
-import { SyncClient } from '../../tools/simulator/src/index.mjs';
+import { connect, type NatsConnection } from '@nats-io/transport-node';
+import { FakeMediaServer, SyncClient } from '../../tools/simulator/src/index.mjs';
 
 const run = promisify(execFile);
 const CONSOLE_MAIN = path.resolve('apps/console/dist/main.js');
@@ -69,6 +70,8 @@ export class ConsoleStack {
   private consoleProcess?: ChildProcess;
   private readonly clients: LiveClient[] = [];
   readonly receiver = new WebhookReceiver();
+  mediaServer!: InstanceType<typeof FakeMediaServer>;
+  private nats?: NatsConnection;
 
   constructor(
     readonly namespace: string,
@@ -99,6 +102,9 @@ export class ConsoleStack {
     );
     [this.management, , this.gateway] = this.services as [SpawnedService, SpawnedService, SpawnedService];
     await this.startConsole();
+    this.nats = await connect({ servers: testServers().natsUrl });
+    this.mediaServer = new FakeMediaServer({ nc: this.nats, namespace: this.namespace, index: 7, region: '<i>eu</i>' });
+    this.mediaServer.start();
     const created = await this.b<{ id: string }>('POST', '/ApplicationConfigs', this.operatorKey, {
       applicationId: this.applicationId,
       tag: 'console',
@@ -185,6 +191,8 @@ export class ConsoleStack {
   async stop(): Promise<void> {
     for (const client of this.clients) await client.sync.terminate().catch(() => undefined);
     this.consoleProcess?.kill('SIGTERM');
+    this.mediaServer?.stop();
+    await this.nats?.close();
     await Promise.all(this.services.map((service) => service.stop()));
     await this.receiver.close();
     await flushRedisPrefix(testServers().redisUrl, `${this.namespace}:`);

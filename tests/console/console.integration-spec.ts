@@ -277,13 +277,54 @@ describe('operator console', () => {
     expect(stack.receiver.received.slice(answered)).toContainEqual({ webhookId: replay.deliveryId, status: 200 });
   });
 
-  it('axe-core finds no serious or critical violation on the Live, webhook and parked events pages', async () => {
+  it('the media servers page shows what the API lists, and disables one with confirmation', async () => {
+    interface MediaServer {
+      id: string;
+      active: boolean;
+      computer: { hostName: string; region: string | null };
+    }
+    const listed = await waitFor(
+      async () => (await stack.a<MediaServer[]>('GET', '/mediaservers')).find((m) => m.id === stack.mediaServer.id),
+      { timeoutMs: 5000, description: 'the simulated media server in the API' },
+    );
+    await page.getByRole('button', { name: 'Media servers' }).click();
+    const row = page.getByRole('table', { name: /^Media servers/ }).locator(`tbody tr[data-row-id="${listed.id}"]`);
+    await row.waitFor();
+    const cells = await row.locator('td').allTextContents();
+    expect(cells.slice(0, 4)).toEqual([listed.id, listed.computer.hostName, '<i>eu</i>', 'enabled']);
+    await row.getByRole('button', { name: 'Disable' }).click();
+    await page
+      .getByRole('dialog', { name: /^Disable media server/ })
+      .getByRole('button', { name: 'Confirm' })
+      .click();
+    await waitFor(async () => (await stack.a<MediaServer>('GET', `/mediaservers/${listed.id}`)).active === false, {
+      timeoutMs: 5000,
+      description: 'the media server disabled',
+    });
+    await waitFor(async () => (await row.locator('td').nth(3).textContent()) === 'disabled', { timeoutMs: 5000 });
+  });
+
+  it('axe-core finds no serious or critical violation on any page', async () => {
     await expectNoSeriousAxeViolations(page);
     await page.getByRole('button', { name: 'Webhook deliveries' }).click();
     await page.getByRole('table', { name: /^Delivery attempts/ }).waitFor();
     await expectNoSeriousAxeViolations(page);
     await page.getByRole('button', { name: 'Parked events' }).click();
     await page.getByRole('table', { name: /^Parked events/ }).waitFor();
+    await expectNoSeriousAxeViolations(page);
+    await page.getByRole('button', { name: 'Change log' }).click();
+    await page
+      .getByRole('table', { name: /^Changes/ })
+      .locator('tbody tr')
+      .first()
+      .waitFor();
+    await expectNoSeriousAxeViolations(page);
+    await page.getByRole('button', { name: 'Media servers' }).click();
+    await page
+      .getByRole('table', { name: /^Media servers/ })
+      .locator('tbody tr')
+      .first()
+      .waitFor();
     await expectNoSeriousAxeViolations(page);
   });
 
@@ -297,6 +338,7 @@ describe('operator console', () => {
       await signIn(customerPage, organization.apiKey.key);
       await customerPage.getByRole('button', { name: 'Webhook deliveries' }).waitFor();
       expect(await customerPage.getByRole('button', { name: 'Parked events' }).count()).toBe(0);
+      expect(await customerPage.getByRole('button', { name: 'Media servers' }).count()).toBe(0);
       await expect(customerPage.getByText('Organization key').count()).resolves.toBe(1);
     } finally {
       await customerContext.close();

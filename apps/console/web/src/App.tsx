@@ -1,10 +1,12 @@
 import { useEffect, useState } from 'react';
 import { api, ApiError, storedKey, storeKey } from './api';
+import { ChangeLogPage } from './pages/ChangeLog';
 import { LivePage } from './pages/Live';
+import { MediaServersPage } from './pages/MediaServers';
 import { ParkedPage } from './pages/Parked';
 import { WebhooksPage } from './pages/Webhooks';
 
-type Page = 'live' | 'webhooks' | 'parked';
+type Page = 'live' | 'webhooks' | 'changes' | 'media' | 'parked';
 interface Session {
   key: string;
   /** The credential may call the operator-only routes (found out by one: 403 otherwise). */
@@ -82,7 +84,13 @@ export function App() {
   const pages: Array<[Page, string]> = [
     ['live', 'Live'],
     ['webhooks', 'Webhook deliveries'],
-    ...(session.operator ? ([['parked', 'Parked events']] as Array<[Page, string]>) : []),
+    ['changes', 'Change log'],
+    ...(session.operator
+      ? ([
+          ['media', 'Media servers'],
+          ['parked', 'Parked events'],
+        ] as Array<[Page, string]>)
+      : []),
   ];
   return (
     <>
@@ -109,6 +117,8 @@ export function App() {
       <main>
         {page === 'live' && <LivePage />}
         {page === 'webhooks' && <WebhooksPage />}
+        {page === 'changes' && <ChangeLogPage />}
+        {page === 'media' && session.operator && <MediaServersPage />}
         {page === 'parked' && session.operator && <ParkedPage />}
       </main>
     </>

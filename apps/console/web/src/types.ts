@@ -76,3 +76,27 @@ export interface ParkedEvent {
 export interface ODataList<T> {
   value: T[];
 }
+export interface ChangeRecord {
+  id: string;
+  type: 'Create' | 'Update' | 'Delete';
+  entityType: string;
+  entityId: string;
+  propertyName: string;
+  oldValue: string | null;
+  newValue: string | null;
+  changedOn: number;
+  changedBy: string;
+}
+export interface MediaServer {
+  id: string;
+  active: boolean;
+  applications: string[];
+  computer: { hostName: string; ipAddresses: string[]; region: string | null; version: string | null };
+}
+export interface MediaServerStatistics {
+  mediaServerId: string;
+  pendingConnections: number;
+  activeConnections: number;
+  totalClosedConnections: number;
+  totalFailedConnections: number;
+}
