@@ -326,6 +326,8 @@ describe('operator console', () => {
       .first()
       .waitFor();
     await expectNoSeriousAxeViolations(page);
+    expect(cspViolations).toEqual([]);
+    expect(dialogs).toEqual([]);
   });
 
   it('an organization key is not offered the operator-only pages', async () => {
