@@ -27,6 +27,7 @@ describe('module boundaries', () => {
       .sort();
     expect(apps).toEqual([
       'admin-gateway',
+      'console',
       'management-api',
       'media-agent',
       'recording-service',

@@ -1,0 +1,41 @@
+import { int, loadConfig, oneOf, str, url, type ConfigOf } from '@switchboard/config';
+
+/** Settings of the console's backend-for-frontend (served on one origin with the web application). */
+export const settings = {
+  httpHost: str({
+    env: 'HTTP_HOST',
+    default: '127.0.0.1',
+    description: 'Address the console binds to (0.0.0.0 in containers)',
+  }),
+  httpPort: int({ env: 'HTTP_PORT', default: 8090, min: 0, max: 65535, description: 'HTTP port of the console' }),
+  logLevel: oneOf(['debug', 'info', 'warn', 'error'] as const, {
+    env: 'LOG_LEVEL',
+    default: 'info',
+    description: 'Lowest log level written',
+  }),
+  gatewayUrl: url({
+    env: 'CONSOLE_GATEWAY_URL',
+    default: 'http://127.0.0.1:8080',
+    protocols: ['http', 'https'],
+    description: 'Base URL of admin-gateway; the console forwards /api/a/* to <this>/admin/api/v1.0/*',
+  }),
+  managementUrl: url({
+    env: 'CONSOLE_MANAGEMENT_URL',
+    default: 'http://127.0.0.1:8081',
+    protocols: ['http', 'https'],
+    description: 'Base URL of management-api; the console forwards /api/b/* to <this>/*',
+  }),
+  upstreamTimeoutMs: int({
+    env: 'CONSOLE_UPSTREAM_TIMEOUT_MS',
+    default: 15000,
+    min: 100,
+    max: 120000,
+    description: 'How long a forwarded call to interface A or B may take before the console answers 504',
+  }),
+};
+
+export type ConsoleConfig = ConfigOf<typeof settings>;
+
+export function loadConsoleConfig(env: Record<string, string | undefined> = process.env): ConsoleConfig {
+  return loadConfig(settings, env);
+}

@@ -1,0 +1,23 @@
+import { ConfigError } from '@switchboard/config';
+import { buildConsole } from './app.js';
+import { loadConsoleConfig, type ConsoleConfig } from './config.js';
+
+/** Exit code of a refused configuration, as the other services (sysexits EX_CONFIG). */
+const EXIT_CONFIG = 78;
+
+let config: ConsoleConfig;
+try {
+  config = loadConsoleConfig();
+} catch (error) {
+  if (!(error instanceof ConfigError)) throw error;
+  process.stderr.write(`${error.message}\n`);
+  process.exit(EXIT_CONFIG);
+}
+
+const app = await buildConsole(config);
+await app.listen({ host: config.httpHost, port: config.httpPort });
+for (const signal of ['SIGTERM', 'SIGINT'] as const) {
+  process.once(signal, () => {
+    void app.close().then(() => process.exit(0));
+  });
+}

@@ -1,0 +1,102 @@
+/** Shapes the pages read (interface A section 2.A, interface B entity sets). */
+export interface ApplicationSnapshot {
+  id: string;
+  channelCount: number;
+  userCount: number;
+  deviceCount: number;
+  clientCount: number;
+  connectionCount: number;
+}
+export interface ChannelSnapshot {
+  id: string;
+  userCount: number;
+  deviceCount: number;
+  clientCount: number;
+  connectionCount: number;
+}
+export interface UserInChannel {
+  id: string;
+  alias: string | null;
+  deviceCount: number;
+  clientCount: number;
+  connectionCount: number;
+}
+export interface ClientInChannel {
+  id: string;
+  userId: string;
+  deviceId: string;
+  roles: string[];
+  connectionCount: number;
+}
+export interface ConnectionInfo {
+  id: string;
+  applicationId: string;
+  channelId: string;
+  userId: string;
+  userAlias: string | null;
+  deviceId: string;
+  clientId: string;
+  type: string;
+  state: string;
+  tag: string | null;
+  localAudioMuted: boolean;
+  localVideoMuted: boolean;
+  localAudioUnmuteDisabled: boolean;
+  localVideoUnmuteDisabled: boolean;
+  [field: string]: unknown;
+}
+export interface WebhookDelivery {
+  id: string;
+  deliveryId: string;
+  webhookId: string;
+  applicationId: string;
+  channelId: string | null;
+  eventType: string;
+  url: string;
+  attempt: number;
+  statusCode: number | null;
+  error: string | null;
+  success: boolean;
+  final: boolean;
+  attemptedOn: number;
+  replayOf: string | null;
+}
+export interface ParkedEvent {
+  id: string;
+  service: string;
+  consumer: string;
+  subject: string;
+  payloadPreview: string;
+  error: string;
+  attempts: number;
+  status: 'Parked' | 'Replayed';
+  replays: number;
+  parkedOn: number;
+}
+export interface ODataList<T> {
+  value: T[];
+}
+export interface ChangeRecord {
+  id: string;
+  type: 'Create' | 'Update' | 'Delete';
+  entityType: string;
+  entityId: string;
+  propertyName: string;
+  oldValue: string | null;
+  newValue: string | null;
+  changedOn: number;
+  changedBy: string;
+}
+export interface MediaServer {
+  id: string;
+  active: boolean;
+  applications: string[];
+  computer: { hostName: string; ipAddresses: string[]; region: string | null; version: string | null };
+}
+export interface MediaServerStatistics {
+  mediaServerId: string;
+  pendingConnections: number;
+  activeConnections: number;
+  totalClosedConnections: number;
+  totalFailedConnections: number;
+}

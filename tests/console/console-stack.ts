@@ -1,0 +1,201 @@
+/**
+ * A real stack for the console's browser tests: management-api, runtime-registry, admin-gateway
+ * and the console, each its own process, live clients over the real /sync socket.
+ */
+import { spawn, execFile, type ChildProcess } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import {
+  createTestDatabase,
+  findApp,
+  flushRedisPrefix,
+  freePort,
+  serviceTestEnv,
+  spawnService,
+  testServers,
+  waitFor,
+  type SpawnedService,
+  type TestDatabase,
+} from '@switchboard/testing';
+import { connect, type NatsConnection } from '@nats-io/transport-node';
+import { FakeMediaServer, SyncClient } from '../../tools/simulator/src/index.mjs';
+
+const run = promisify(execFile);
+const CONSOLE_MAIN = path.resolve('apps/console/dist/main.js');
+
+export interface Push {
+  type: string;
+  [field: string]: unknown;
+}
+export interface LiveClient {
+  sync: InstanceType<typeof SyncClient>;
+  pushes: Push[];
+}
+
+/** A webhook receiver on loopback that refuses (500) while `failing`, and records what reaches it. */
+export class WebhookReceiver {
+  failing = true;
+  readonly received: Array<{ webhookId: string; status: number }> = [];
+  private readonly server = http.createServer((request, response) => {
+    request.resume();
+    request.on('end', () => {
+      const status = this.failing ? 500 : 200;
+      this.received.push({ webhookId: String(request.headers['webhook-id'] ?? ''), status });
+      response.writeHead(status).end();
+    });
+  });
+
+  async start(): Promise<string> {
+    await new Promise<void>((resolve) => this.server.listen(0, '127.0.0.1', resolve));
+    return `http://127.0.0.1:${(this.server.address() as AddressInfo).port}/hook`;
+  }
+
+  async close(): Promise<void> {
+    this.server.closeAllConnections();
+    await new Promise<void>((resolve) => this.server.close(() => resolve()));
+  }
+}
+
+export class ConsoleStack {
+  db!: TestDatabase;
+  management!: SpawnedService;
+  gateway!: SpawnedService;
+  consoleUrl!: string;
+  operatorKey!: string;
+  configId!: string;
+  private readonly services: SpawnedService[] = [];
+  private consoleProcess?: ChildProcess;
+  private readonly clients: LiveClient[] = [];
+  readonly receiver = new WebhookReceiver();
+  mediaServer!: InstanceType<typeof FakeMediaServer>;
+  private nats?: NatsConnection;
+
+  constructor(
+    readonly namespace: string,
+    readonly applicationId: string,
+  ) {}
+
+  async start(): Promise<void> {
+    this.db = await createTestDatabase(this.namespace);
+    const env = serviceTestEnv(this.namespace, this.db.url);
+    const boot = await run(process.execPath, [findApp('management-api').bootstrap!], {
+      env: { ...process.env, ...env },
+    });
+    this.operatorKey = (JSON.parse(boot.stdout) as { apiKey: string }).apiKey;
+    const port = async () => String(await freePort());
+    this.services.push(
+      ...(await Promise.all([
+        spawnService('management-api', { ...env, HTTP_PORT: await port(), WEBHOOK_ALLOW_LOOPBACK: 'true' }),
+        spawnService('runtime-registry', { ...env, HTTP_PORT: await port() }),
+        spawnService('admin-gateway', { ...env, HTTP_PORT: await port() }),
+        spawnService('webhook-worker', {
+          ...env,
+          HTTP_PORT: await port(),
+          WEBHOOK_ALLOW_LOOPBACK: 'true',
+          WEBHOOK_BATCH_WINDOW_MS: '20',
+          WEBHOOK_TIMEOUT_MS: '2000',
+        }),
+      ])),
+    );
+    [this.management, , this.gateway] = this.services as [SpawnedService, SpawnedService, SpawnedService];
+    await this.startConsole();
+    this.nats = await connect({ servers: testServers().natsUrl });
+    this.mediaServer = new FakeMediaServer({ nc: this.nats, namespace: this.namespace, index: 7, region: '<i>eu</i>' });
+    this.mediaServer.start();
+    const created = await this.b<{ id: string }>('POST', '/ApplicationConfigs', this.operatorKey, {
+      applicationId: this.applicationId,
+      tag: 'console',
+    });
+    this.configId = created.id;
+    // Not reliable: the first failed attempt is the delivery's last, so it can be replayed at once.
+    await this.b('POST', '/ApplicationWebhooks', this.operatorKey, {
+      applicationConfigId: this.configId,
+      name: 'console receiver',
+      url: await this.receiver.start(),
+      reliable: false,
+    });
+  }
+
+  private async startConsole(): Promise<void> {
+    if (!existsSync(CONSOLE_MAIN)) throw new Error(`${CONSOLE_MAIN} does not exist: run npm run build first.`);
+    const consolePort = await freePort();
+    this.consoleUrl = `http://127.0.0.1:${consolePort}`;
+    const child = spawn(process.execPath, [CONSOLE_MAIN], {
+      env: {
+        ...process.env,
+        HTTP_PORT: String(consolePort),
+        LOG_LEVEL: 'warn',
+        CONSOLE_GATEWAY_URL: this.gateway.url,
+        CONSOLE_MANAGEMENT_URL: this.management.url,
+      },
+      stdio: ['ignore', 'inherit', 'inherit'],
+    });
+    this.consoleProcess = child;
+    await waitFor(async () => (await fetch(`${this.consoleUrl}/healthz`).catch(() => undefined))?.ok === true, {
+      timeoutMs: 15000,
+    });
+  }
+
+  /** An interface A call straight to the gateway (the truth the console is checked against). */
+  async a<T>(method: string, pathAndQuery: string, body?: unknown): Promise<T> {
+    return this.call<T>(method, `${this.gateway.url!}/admin/api/v1.0${pathAndQuery}`, this.operatorKey, body);
+  }
+
+  async b<T>(method: string, pathAndQuery: string, key: string, body?: unknown): Promise<T> {
+    return this.call<T>(method, `${this.management.url!}${pathAndQuery}`, key, body);
+  }
+
+  private async call<T>(method: string, url: string, key: string, body?: unknown): Promise<T> {
+    const headers: Record<string, string> = { 'x-api-key': key };
+    if (body !== undefined) headers['content-type'] = 'application/json';
+    const response = await fetch(url, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+    const text = await response.text();
+    if (!response.ok) throw new Error(`${method} ${url}: ${response.status} ${text}`);
+    return (text ? JSON.parse(text) : undefined) as T;
+  }
+
+  /** A live client that registered, joined `channelId` and opened a connected peer connection. */
+  async connectClient(userId: string, deviceId: string, clientId: string, channelId: string): Promise<LiveClient> {
+    const token = await this.b<{ value: string }>(
+      'POST',
+      `/ApplicationConfigs/${this.configId}/Token`,
+      this.operatorKey,
+      {
+        userId,
+        deviceId,
+        clientId,
+        clientRoles: ['participant'],
+        channelClaims: [{ id: channelId }],
+      },
+    );
+    const sync = await SyncClient.connect(`${this.gateway.url!.replace('http', 'ws')}/sync`);
+    const client: LiveClient = { sync, pushes: [] };
+    sync.onPush((push: Push) => client.pushes.push(push));
+    this.clients.push(client);
+    await sync.request('register', { token: token.value });
+    await sync.request('join', { channelId });
+    const opened = await sync.request('connection.open', {
+      channelId,
+      type: 'peer',
+      connectionId: `cn-${clientId}`,
+      streams: { audio: { direction: 'sendrecv' }, video: { direction: 'sendrecv', maxPixelCount: 921600 } },
+    });
+    for (const state of ['initializing', 'connecting', 'connected'])
+      await sync.request('connection.state', { connectionId: opened.connectionId, state });
+    return client;
+  }
+
+  async stop(): Promise<void> {
+    for (const client of this.clients) await client.sync.terminate().catch(() => undefined);
+    this.consoleProcess?.kill('SIGTERM');
+    this.mediaServer?.stop();
+    await this.nats?.close();
+    await Promise.all(this.services.map((service) => service.stop()));
+    await this.receiver.close();
+    await flushRedisPrefix(testServers().redisUrl, `${this.namespace}:`);
+    await this.db?.drop();
+  }
+}
