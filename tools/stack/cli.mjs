@@ -2,7 +2,7 @@
 // Entry point of `npm start`, `npm stop`, `npm run reset` and the `ensure-servers` step of `npm test`.
 // Plain Node built-ins only: it runs before `npm install`.
 import { ensureJanus } from './janus.mjs';
-import { ensureBinaries } from './servers.mjs';
+import { ensureBinaries, ensureChromium } from './servers.mjs';
 import { resetStack, stackStatus, startStack, stopStack } from './stack.mjs';
 
 const USAGE = `Usage: node tools/stack/cli.mjs <command>
@@ -14,7 +14,7 @@ Commands:
   stop                    stop a running stack (from another terminal)
   reset                   stop, then delete .data/stack (all local data and the admin key)
   status                  show what runs
-  ensure-servers          install nats-server, redis-server, PostgreSQL and Janus with apt-get when missing
+  ensure-servers          install nats-server, redis-server, PostgreSQL, Janus and Chromium with apt-get when missing
 
 Set NATS_URL, REDIS_URL or DATABASE_URL to use an existing server instead of a local one.`;
 
@@ -44,6 +44,7 @@ async function main(argv) {
       console.log(`ffmpeg        ${found.ffmpeg ?? 'not installed (optional)'}`);
       const janus = ensureJanus({ install: true });
       console.log(`janus         ${janus.bin ?? `not installed (${janus.reason}); media-agent is not started`}`);
+      console.log(`chromium      ${ensureChromium({ install: true }) ?? 'not installed (the browser tests need it)'}`);
       return;
     }
     case undefined:

@@ -3,7 +3,7 @@
 // Plain Node built-ins only: this runs before `npm install`. `pg` is imported lazily, and only to
 // check that PostgreSQL accepts connections (pg_isready is the fallback when it is not installed).
 export { StackError } from './servers/stack-error.mjs';
-export { aptInstall, ensureBinaries, findBinary, findPostgresBinDir } from './servers/binaries.mjs';
+export { aptInstall, ensureBinaries, ensureChromium, findBinary, findPostgresBinDir } from './servers/binaries.mjs';
 export { describePortOwners, freePort, isPortInUse, LOOPBACK, waitForTcp } from './servers/ports.mjs';
 export {
   isAlive,

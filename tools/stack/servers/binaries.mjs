@@ -163,6 +163,14 @@ export function ensureBinaries({
   };
 }
 
+/** The browser tests' system Chromium (Debian `chromium`): installed with apt-get when missing and we are root. */
+export function ensureChromium({ install = false, log = console.log } = {}) {
+  const find = () => findBinary('chromium') ?? findBinary('chromium-browser');
+  if (find() || !install || !isRoot()) return find();
+  aptInstall(['chromium'], log);
+  return find();
+}
+
 export function aptInstall(packages, log) {
   if (!findBinary('apt-get')) {
     throw new StackError(
