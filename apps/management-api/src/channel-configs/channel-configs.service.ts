@@ -2,7 +2,6 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DomainError, type ChannelConfigCreateBody, type ChannelConfigUpdateBody } from '@switchboard/contracts';
 import type { ODataQuery } from '@switchboard/odata';
-import { randomUUID } from 'node:crypto';
 import type { DataSource, EntityManager } from 'typeorm';
 import { ApplicationConfigParent } from '../application-configs/application-config-parent.js';
 import { ApplicationEvents } from '../application-configs/application-events.js';
@@ -10,6 +9,7 @@ import type { Caller } from '../auth/caller.js';
 import { CHANNEL_WEBHOOK_KIND } from '../channel-webhooks/channel-webhook.model.js';
 import { nextState, type WriteMode } from '../common/bodies.js';
 import { redactKeys, writeChanges } from '../common/change-log.js';
+import { insertRecorded, type RecordedInsert } from '../common/recorded-insert.js';
 import { conflictOnUnique } from '../common/db-errors.js';
 import { RecordReader, type ListAnswer, type EntityValues } from '../common/record-reader.js';
 import { syncInlineWebhooks, WebhookTargets, withWrittenWebhooks } from '../common/webhook-records.js';
@@ -58,6 +58,12 @@ const uniqueDefault = conflictOnUnique<never>({
 @Injectable()
 export class ChannelConfigsService {
   readonly reader = new RecordReader(CHANNEL_CONFIGS);
+  private readonly insert: RecordedInsert = {
+    entity: ChannelConfigEntity,
+    reader: this.reader,
+    change: { entityType: 'ChannelConfig', properties: FIELDS, redact: REDACT },
+    refused: uniqueDefault,
+  };
   private readonly parents = new ApplicationConfigParent();
 
   constructor(
@@ -89,30 +95,8 @@ export class ChannelConfigsService {
       );
       state.applicationConfigId = parent.id as string;
       await this.checkDefault(m, state, null);
-      const id = randomUUID();
-      const now = Date.now();
-      await m
-        .getRepository(ChannelConfigEntity)
-        .insert({
-          ...state,
-          id,
-          organizationId: caller.organizationId,
-          createdOn: now,
-          createdBy: caller.principal,
-          modifiedOn: now,
-          modifiedBy: caller.principal,
-        })
-        .catch(uniqueDefault);
-      const after = await this.reader.one(m, caller, id);
-      await writeChanges(m, caller, {
-        entityType: 'ChannelConfig',
-        entityId: id,
-        type: 'Create',
-        before: null,
-        after,
-        properties: FIELDS,
-        redact: REDACT,
-      });
+      const after = await insertRecorded(m, caller, this.insert, state);
+      const id = after.id as string;
       const written = await syncInlineWebhooks(
         m,
         caller,
