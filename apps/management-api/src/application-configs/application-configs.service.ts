@@ -16,7 +16,7 @@ import { redactAlways, writeChanges } from '../common/change-log.js';
 import { insertRecorded, type RecordedInsert } from '../common/recorded-insert.js';
 import { conflictOnUnique } from '../common/db-errors.js';
 import { RecordReader, type ListAnswer, type EntityValues } from '../common/record-reader.js';
-import { syncInlineWebhooks, WebhookTargets, withWrittenWebhooks } from '../common/webhook-records.js';
+import { WebhookTargets, withInlineWebhooks } from '../common/webhook-records.js';
 import { ApplicationConfigEntity } from './application-config.entity.js';
 import { APPLICATION_CONFIGS } from './application-config.model.js';
 import { ApplicationEvents } from './application-events.js';
@@ -87,16 +87,7 @@ export class ApplicationConfigsService {
     check(state);
     const record = await this.ds.transaction(async (m) => {
       const after = await insertRecorded(m, caller, this.insert, state);
-      const id = after.id as string;
-      const webhooks = await syncInlineWebhooks(
-        m,
-        caller,
-        APPLICATION_WEBHOOK_KIND,
-        id,
-        body.webhooks as EntityValues[] | null | undefined,
-        this.targets,
-      );
-      return withWrittenWebhooks(after, webhooks);
+      return withInlineWebhooks(m, caller, APPLICATION_WEBHOOK_KIND, after, body.webhooks, this.targets);
     });
     this.events.changed([state.applicationId]);
     return record;
@@ -139,15 +130,10 @@ export class ApplicationConfigsService {
         properties: TRACKED,
         redact: REDACT,
       });
-      const written = await syncInlineWebhooks(
-        m,
-        caller,
-        APPLICATION_WEBHOOK_KIND,
-        id,
-        webhooks as EntityValues[] | null | undefined,
-        this.targets,
-      );
-      return { before, after: withWrittenWebhooks(after, written) };
+      return {
+        before,
+        after: await withInlineWebhooks(m, caller, APPLICATION_WEBHOOK_KIND, after, webhooks, this.targets),
+      };
     });
     this.events.changed([before.applicationId as string, after.applicationId as string]);
     return after;

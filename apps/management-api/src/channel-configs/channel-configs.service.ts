@@ -12,7 +12,7 @@ import { redactKeys, writeChanges } from '../common/change-log.js';
 import { insertRecorded, type RecordedInsert } from '../common/recorded-insert.js';
 import { conflictOnUnique } from '../common/db-errors.js';
 import { RecordReader, type ListAnswer, type EntityValues } from '../common/record-reader.js';
-import { syncInlineWebhooks, WebhookTargets, withWrittenWebhooks } from '../common/webhook-records.js';
+import { WebhookTargets, withInlineWebhooks } from '../common/webhook-records.js';
 import { ChannelConfigEntity } from './channel-config.entity.js';
 import { CHANNEL_CONFIGS } from './channel-config.model.js';
 
@@ -96,16 +96,10 @@ export class ChannelConfigsService {
       state.applicationConfigId = parent.id as string;
       await this.checkDefault(m, state, null);
       const after = await insertRecorded(m, caller, this.insert, state);
-      const id = after.id as string;
-      const written = await syncInlineWebhooks(
-        m,
-        caller,
-        CHANNEL_WEBHOOK_KIND,
-        id,
-        webhooks as EntityValues[] | null | undefined,
-        this.targets,
-      );
-      return { record: withWrittenWebhooks(after, written), applicationId: parent.applicationId as string };
+      return {
+        record: await withInlineWebhooks(m, caller, CHANNEL_WEBHOOK_KIND, after, webhooks, this.targets),
+        applicationId: parent.applicationId as string,
+      };
     });
     this.events.changed([applicationId]);
     return record;
@@ -146,16 +140,8 @@ export class ChannelConfigsService {
         properties: FIELDS,
         redact: REDACT,
       });
-      const written = await syncInlineWebhooks(
-        m,
-        caller,
-        CHANNEL_WEBHOOK_KIND,
-        id,
-        webhooks as EntityValues[] | null | undefined,
-        this.targets,
-      );
       return {
-        record: withWrittenWebhooks(after, written),
+        record: await withInlineWebhooks(m, caller, CHANNEL_WEBHOOK_KIND, after, webhooks, this.targets),
         applicationIds: [oldParent.applicationId as string, parent.applicationId as string],
       };
     });
