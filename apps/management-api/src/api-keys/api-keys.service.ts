@@ -8,6 +8,7 @@ import type { DataSource, EntityManager } from 'typeorm';
 import type { Caller } from '../auth/caller.js';
 import { nextState, type WriteMode } from '../common/bodies.js';
 import { REDACTED, writeChanges } from '../common/change-log.js';
+import { insertRecorded, type RecordedInsert } from '../common/recorded-insert.js';
 import { RecordReader, type ListAnswer, type EntityValues } from '../common/record-reader.js';
 import { OrganizationEntity } from '../organizations/organization.entity.js';
 import { ApiKeyEntity } from './api-key.entity.js';
@@ -36,6 +37,12 @@ const CACHE_LIMIT = 10_000;
 @Injectable()
 export class ApiKeysService {
   readonly reader = new RecordReader(API_KEYS);
+  private readonly insert: RecordedInsert = {
+    entity: ApiKeyEntity,
+    reader: this.reader,
+    change: { entityType: 'ApiKey', properties: TRACKED },
+    logged: (after) => ({ ...after, key: REDACTED }),
+  };
   /**
    * Verified keys by hash (API_KEY_CACHE_TTL_MS; dropped by organization when one is disabled or enabled, see
    * `forgetOrganization`).
@@ -104,31 +111,8 @@ export class ApiKeysService {
    */
   async insertKey(m: EntityManager, caller: Caller, tag: string | null): Promise<EntityValues> {
     const value = newKeyValue();
-    {
-      const now = Date.now();
-      const id = randomUUID();
-      await m.getRepository(ApiKeyEntity).insert({
-        id,
-        organizationId: caller.organizationId,
-        keyHash: hashKey(value),
-        tag,
-        operator: false,
-        createdOn: now,
-        createdBy: caller.principal,
-        modifiedOn: now,
-        modifiedBy: caller.principal,
-      });
-      const after = await this.reader.one(m, caller, id);
-      await writeChanges(m, caller, {
-        entityType: 'ApiKey',
-        entityId: id,
-        type: 'Create',
-        before: null,
-        after: { ...after, key: REDACTED },
-        properties: TRACKED,
-      });
-      return { ...after, key: value };
-    }
+    const after = await insertRecorded(m, caller, this.insert, { keyHash: hashKey(value), tag, operator: false });
+    return { ...after, key: value };
   }
 
   async update(caller: Caller, id: string, body: ApiKeyUpdateBody, mode: WriteMode): Promise<EntityValues> {

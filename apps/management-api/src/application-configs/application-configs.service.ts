@@ -7,15 +7,16 @@ import {
   type ResolvedApplication,
 } from '@switchboard/contracts';
 import type { ODataQuery } from '@switchboard/odata';
-import { randomBytes, randomUUID } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import type { DataSource } from 'typeorm';
 import { APPLICATION_WEBHOOK_KIND } from '../application-webhooks/application-webhook.model.js';
 import type { Caller } from '../auth/caller.js';
 import { invalid, nextState, type WriteMode } from '../common/bodies.js';
 import { redactAlways, writeChanges } from '../common/change-log.js';
+import { insertRecorded, type RecordedInsert } from '../common/recorded-insert.js';
 import { conflictOnUnique } from '../common/db-errors.js';
 import { RecordReader, type ListAnswer, type EntityValues } from '../common/record-reader.js';
-import { syncInlineWebhooks, WebhookTargets, withWrittenWebhooks } from '../common/webhook-records.js';
+import { WebhookTargets, withInlineWebhooks } from '../common/webhook-records.js';
 import { ApplicationConfigEntity } from './application-config.entity.js';
 import { APPLICATION_CONFIGS } from './application-config.model.js';
 import { ApplicationEvents } from './application-events.js';
@@ -49,6 +50,12 @@ const uniqueApplicationId = conflictOnUnique<never>({
 @Injectable()
 export class ApplicationConfigsService {
   readonly reader = new RecordReader(APPLICATION_CONFIGS);
+  private readonly insert: RecordedInsert = {
+    entity: ApplicationConfigEntity,
+    reader: this.reader,
+    change: { entityType: 'ApplicationConfig', properties: TRACKED, redact: REDACT },
+    refused: uniqueApplicationId,
+  };
 
   constructor(
     @InjectDataSource() private readonly ds: DataSource,
@@ -79,39 +86,8 @@ export class ApplicationConfigsService {
     };
     check(state);
     const record = await this.ds.transaction(async (m) => {
-      const id = randomUUID();
-      const now = Date.now();
-      await m
-        .getRepository(ApplicationConfigEntity)
-        .insert({
-          id,
-          organizationId: caller.organizationId,
-          ...state,
-          createdOn: now,
-          createdBy: caller.principal,
-          modifiedOn: now,
-          modifiedBy: caller.principal,
-        })
-        .catch(uniqueApplicationId);
-      const after = await this.reader.one(m, caller, id);
-      await writeChanges(m, caller, {
-        entityType: 'ApplicationConfig',
-        entityId: id,
-        type: 'Create',
-        before: null,
-        after,
-        properties: TRACKED,
-        redact: REDACT,
-      });
-      const webhooks = await syncInlineWebhooks(
-        m,
-        caller,
-        APPLICATION_WEBHOOK_KIND,
-        id,
-        body.webhooks as EntityValues[] | null | undefined,
-        this.targets,
-      );
-      return withWrittenWebhooks(after, webhooks);
+      const after = await insertRecorded(m, caller, this.insert, state);
+      return withInlineWebhooks(m, caller, APPLICATION_WEBHOOK_KIND, after, body.webhooks, this.targets);
     });
     this.events.changed([state.applicationId]);
     return record;
@@ -154,15 +130,10 @@ export class ApplicationConfigsService {
         properties: TRACKED,
         redact: REDACT,
       });
-      const written = await syncInlineWebhooks(
-        m,
-        caller,
-        APPLICATION_WEBHOOK_KIND,
-        id,
-        webhooks as EntityValues[] | null | undefined,
-        this.targets,
-      );
-      return { before, after: withWrittenWebhooks(after, written) };
+      return {
+        before,
+        after: await withInlineWebhooks(m, caller, APPLICATION_WEBHOOK_KIND, after, webhooks, this.targets),
+      };
     });
     this.events.changed([before.applicationId as string, after.applicationId as string]);
     return after;

@@ -2,19 +2,19 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { type ApplicationWebhookCreateBody, type ApplicationWebhookUpdateBody } from '@switchboard/contracts';
 import type { ODataQuery } from '@switchboard/odata';
-import type { DataSource, EntityManager } from 'typeorm';
-import { APPLICATION_CONFIGS } from '../application-configs/application-config.model.js';
+import type { DataSource } from 'typeorm';
+import { ApplicationConfigParent } from '../application-configs/application-config-parent.js';
 import { ApplicationEvents } from '../application-configs/application-events.js';
 import type { Caller } from '../auth/caller.js';
-import { invalid, type WriteMode } from '../common/bodies.js';
-import { RecordReader, type ListAnswer, type EntityValues } from '../common/record-reader.js';
+import type { WriteMode } from '../common/bodies.js';
+import type { ListAnswer, EntityValues } from '../common/record-reader.js';
 import { insertWebhook, updateWebhook, WebhookTargets } from '../common/webhook-records.js';
 import { APPLICATION_WEBHOOK_KIND } from './application-webhook.model.js';
 
 @Injectable()
 export class ApplicationWebhooksService {
   readonly reader = APPLICATION_WEBHOOK_KIND.reader;
-  private readonly parents = new RecordReader(APPLICATION_CONFIGS);
+  private readonly parents = new ApplicationConfigParent();
 
   constructor(
     @InjectDataSource() private readonly ds: DataSource,
@@ -24,12 +24,7 @@ export class ApplicationWebhooksService {
 
   /** With `applicationConfigId`, the webhooks of that config (404 when it is not the organization's). */
   list(caller: Caller, query: ODataQuery, applicationConfigId?: string): Promise<ListAnswer> {
-    return this.reader.listUnder(this.ds, caller, query, {
-      reader: this.parents,
-      id: applicationConfigId,
-      column: 'application_config_id',
-      param: 'applicationConfigId',
-    });
+    return this.parents.listChildren(this.reader, this.ds, caller, query, applicationConfigId);
   }
 
   get(caller: Caller, id: string, query?: ODataQuery): Promise<EntityValues> {
@@ -38,7 +33,7 @@ export class ApplicationWebhooksService {
 
   async create(caller: Caller, body: Partial<ApplicationWebhookCreateBody>): Promise<EntityValues> {
     const { record, applicationId } = await this.ds.transaction(async (m) => {
-      const parent = await this.parent(m, caller, body.applicationConfigId);
+      const parent = await this.parents.named(m, caller, body.applicationConfigId);
       const record = await insertWebhook(
         m,
         caller,
@@ -61,11 +56,11 @@ export class ApplicationWebhooksService {
   ): Promise<EntityValues> {
     const { record, applicationIds } = await this.ds.transaction(async (m) => {
       const before = await this.reader.lock(m, caller, id);
-      const oldParent = (await this.parents.find(m, caller, before.applicationConfigId as string))!;
+      const oldParent = await this.parents.of(m, caller, before);
       const parent =
         body.applicationConfigId === undefined || body.applicationConfigId === null
           ? oldParent
-          : await this.parent(m, caller, body.applicationConfigId);
+          : await this.parents.named(m, caller, body.applicationConfigId);
       const record = await updateWebhook(
         m,
         caller,
@@ -80,16 +75,5 @@ export class ApplicationWebhooksService {
     });
     this.events.changed(applicationIds);
     return record;
-  }
-
-  private async parent(
-    m: EntityManager,
-    caller: Caller,
-    applicationConfigId: string | null | undefined,
-  ): Promise<EntityValues> {
-    if (typeof applicationConfigId !== 'string') throw invalid('applicationConfigId', 'is required');
-    const parent = await this.parents.find(m, caller, applicationConfigId);
-    if (!parent) throw invalid('applicationConfigId', 'is not an application config of the organization');
-    return parent;
   }
 }

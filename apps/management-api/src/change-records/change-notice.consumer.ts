@@ -1,10 +1,9 @@
-import { Inject, Injectable, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
 import type { JsMsg } from '@nats-io/jetstream';
 import { CHANGE_NOTICE_CONSUMER, changeNotice, ContractViolation, type ChangeNotice } from '@switchboard/contracts';
 import {
   changeStreamOf,
   EventConsumerLoop,
-  oneByOneConsumerLoop,
   JsonLogger,
   Metrics,
   NatsClient,
@@ -14,6 +13,7 @@ import {
 import { DataSource } from 'typeorm';
 import { KnownOrganizations } from '../auth/known-organizations.js';
 import type { ManagementConfig } from '../config.js';
+import { ConsumerLifecycle, managementConsumerLoop } from '../common/management-consumer.js';
 /**
  * Stores the change records other services announce about records they own (today: channel
  * recordings, from recording-service; contracts `changes.ts`). Reads the change notice stream
@@ -25,42 +25,27 @@ import type { ManagementConfig } from '../config.js';
  * parked at once; one of an organization this deployment does not know is logged and dropped.
  */
 @Injectable()
-export class ChangeNoticeConsumer implements OnApplicationBootstrap, OnApplicationShutdown {
-  private readonly consumer: EventConsumerLoop;
+export class ChangeNoticeConsumer extends ConsumerLifecycle {
+  protected readonly consumer: EventConsumerLoop;
 
   constructor(
     private readonly ds: DataSource,
-    private readonly nats: NatsClient,
+    nats: NatsClient,
     private readonly organizations: KnownOrganizations,
     @Inject(SERVICE_CONFIG) config: ManagementConfig,
     private readonly logger: JsonLogger,
     metrics: Metrics,
   ) {
-    this.consumer = oneByOneConsumerLoop(
+    super();
+    this.consumer = managementConsumerLoop(
+      { nats, config, logger, metrics },
       {
-        namespace: config.natsNamespace,
+        name: CHANGE_NOTICE_CONSUMER,
+        description: 'management-api: change records of records other services own',
         stream: changeStreamOf(config.natsNamespace),
-        spec: {
-          name: CHANGE_NOTICE_CONSUMER,
-          description: 'management-api: change records of records other services own',
-          ackWaitMs: 30_000,
-          maxAckPending: 1000,
-        },
-        maxMessages: 64,
-        connection: () => this.nats.connection$(),
-        logger,
-        parking: { service: 'management-api', maxAttempts: config.eventMaxAttempts, registry: metrics.registry },
       },
       (msg) => this.handle(msg),
     );
-  }
-
-  onApplicationBootstrap(): void {
-    this.consumer.start();
-  }
-
-  async onApplicationShutdown(): Promise<void> {
-    await this.consumer.stop(2000);
   }
 
   private async handle(msg: JsMsg): Promise<void> {

@@ -5,11 +5,12 @@ import type { QueryParams } from '@switchboard/odata';
 import { ApiDoc } from '@switchboard/service-kit';
 import type { DataSource } from 'typeorm';
 import { CurrentCaller, type Caller } from '../auth/caller.js';
-import { LIST_QUERY_DOC, parseListQuery, parseSingleQuery, SINGLE_QUERY_DOC } from '../common/odata-query.js';
+import { LIST_QUERY_DOC, parseListQuery, parseSingleQuery } from '../common/odata-query.js';
+import { entitySetDocs } from '../common/entity-set-docs.js';
 import { RecordReader } from '../common/record-reader.js';
 import { CHANGE_RECORDS, changeRecordModel } from './change-record.model.js';
 
-const tags = ['Change records'];
+const docs = entitySetDocs('Change records');
 
 /** The change log (read-only): one record per changed property, written with the change. */
 @Controller('ChangeRecords')
@@ -25,7 +26,7 @@ export class ChangeRecordsController {
       `\`type\` is ${CHANGE_TYPES.map((t) => `\`${t}\``).join(', ')}; ` +
       'values are text (objects as JSON); secrets (shared secrets, API key values, RTMP stream keys) read `<redacted>`. ' +
       'Without `$orderby` the records come in the order they were written.',
-    tags,
+    tags: docs.tags,
     response: ChangeRecordList,
     query: LIST_QUERY_DOC,
   })
@@ -34,7 +35,7 @@ export class ChangeRecordsController {
   }
 
   @Get(':id')
-  @ApiDoc({ summary: 'Get a change record', tags, response: ChangeRecord, errors: [404], query: SINGLE_QUERY_DOC })
+  @ApiDoc(docs.get('Get a change record', ChangeRecord))
   get(@CurrentCaller() caller: Caller, @Param('id') id: string, @Query() query: QueryParams) {
     return this.reader.one(this.ds, caller, id, parseSingleQuery(query, changeRecordModel));
   }

@@ -2,17 +2,17 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DomainError, type ChannelConfigCreateBody, type ChannelConfigUpdateBody } from '@switchboard/contracts';
 import type { ODataQuery } from '@switchboard/odata';
-import { randomUUID } from 'node:crypto';
 import type { DataSource, EntityManager } from 'typeorm';
-import { APPLICATION_CONFIGS } from '../application-configs/application-config.model.js';
+import { ApplicationConfigParent } from '../application-configs/application-config-parent.js';
 import { ApplicationEvents } from '../application-configs/application-events.js';
 import type { Caller } from '../auth/caller.js';
 import { CHANNEL_WEBHOOK_KIND } from '../channel-webhooks/channel-webhook.model.js';
-import { invalid, nextState, type WriteMode } from '../common/bodies.js';
+import { nextState, type WriteMode } from '../common/bodies.js';
 import { redactKeys, writeChanges } from '../common/change-log.js';
+import { insertRecorded, type RecordedInsert } from '../common/recorded-insert.js';
 import { conflictOnUnique } from '../common/db-errors.js';
 import { RecordReader, type ListAnswer, type EntityValues } from '../common/record-reader.js';
-import { syncInlineWebhooks, WebhookTargets, withWrittenWebhooks } from '../common/webhook-records.js';
+import { WebhookTargets, withInlineWebhooks } from '../common/webhook-records.js';
 import { ChannelConfigEntity } from './channel-config.entity.js';
 import { CHANNEL_CONFIGS } from './channel-config.model.js';
 
@@ -58,7 +58,13 @@ const uniqueDefault = conflictOnUnique<never>({
 @Injectable()
 export class ChannelConfigsService {
   readonly reader = new RecordReader(CHANNEL_CONFIGS);
-  private readonly parents = new RecordReader(APPLICATION_CONFIGS);
+  private readonly insert: RecordedInsert = {
+    entity: ChannelConfigEntity,
+    reader: this.reader,
+    change: { entityType: 'ChannelConfig', properties: FIELDS, redact: REDACT },
+    refused: uniqueDefault,
+  };
+  private readonly parents = new ApplicationConfigParent();
 
   constructor(
     @InjectDataSource() private readonly ds: DataSource,
@@ -70,12 +76,7 @@ export class ChannelConfigsService {
    * With `applicationConfigId`, the channel configs of that application config (404 when it is not the organization's).
    */
   list(caller: Caller, query: ODataQuery, applicationConfigId?: string): Promise<ListAnswer> {
-    return this.reader.listUnder(this.ds, caller, query, {
-      reader: this.parents,
-      id: applicationConfigId,
-      column: 'application_config_id',
-      param: 'applicationConfigId',
-    });
+    return this.parents.listChildren(this.reader, this.ds, caller, query, applicationConfigId);
   }
 
   get(caller: Caller, id: string, query?: ODataQuery): Promise<EntityValues> {
@@ -85,7 +86,7 @@ export class ChannelConfigsService {
   async create(caller: Caller, body: Partial<ChannelConfigCreateBody>): Promise<EntityValues> {
     const { webhooks, ...fields } = body;
     const { record, applicationId } = await this.ds.transaction(async (m) => {
-      const parent = await this.parent(m, caller, fields.applicationConfigId);
+      const parent = await this.parents.named(m, caller, fields.applicationConfigId);
       const state = nextState(
         { ...(DEFAULTS as ChannelState), applicationConfigId: parent.id as string, channelIdPattern: '' },
         pick(fields),
@@ -94,39 +95,11 @@ export class ChannelConfigsService {
       );
       state.applicationConfigId = parent.id as string;
       await this.checkDefault(m, state, null);
-      const id = randomUUID();
-      const now = Date.now();
-      await m
-        .getRepository(ChannelConfigEntity)
-        .insert({
-          ...state,
-          id,
-          organizationId: caller.organizationId,
-          createdOn: now,
-          createdBy: caller.principal,
-          modifiedOn: now,
-          modifiedBy: caller.principal,
-        })
-        .catch(uniqueDefault);
-      const after = await this.reader.one(m, caller, id);
-      await writeChanges(m, caller, {
-        entityType: 'ChannelConfig',
-        entityId: id,
-        type: 'Create',
-        before: null,
-        after,
-        properties: FIELDS,
-        redact: REDACT,
-      });
-      const written = await syncInlineWebhooks(
-        m,
-        caller,
-        CHANNEL_WEBHOOK_KIND,
-        id,
-        webhooks as EntityValues[] | null | undefined,
-        this.targets,
-      );
-      return { record: withWrittenWebhooks(after, written), applicationId: parent.applicationId as string };
+      const after = await insertRecorded(m, caller, this.insert, state);
+      return {
+        record: await withInlineWebhooks(m, caller, CHANNEL_WEBHOOK_KIND, after, webhooks, this.targets),
+        applicationId: parent.applicationId as string,
+      };
     });
     this.events.changed([applicationId]);
     return record;
@@ -141,13 +114,13 @@ export class ChannelConfigsService {
     const { webhooks, ...fields } = body;
     const { record, applicationIds } = await this.ds.transaction(async (m) => {
       const before = await this.reader.lock(m, caller, id);
-      const oldParent = (await this.parents.find(m, caller, before.applicationConfigId as string))!;
+      const oldParent = await this.parents.of(m, caller, before);
       const current = Object.fromEntries(FIELDS.map((f) => [f, before[f]])) as ChannelState;
       const state = nextState(current, pick(fields), mode, DEFAULTS, ['applicationConfigId', 'channelIdPattern']);
       const parent =
         state.applicationConfigId === oldParent.id
           ? oldParent
-          : await this.parent(m, caller, state.applicationConfigId);
+          : await this.parents.named(m, caller, state.applicationConfigId);
       state.applicationConfigId = parent.id as string;
       await this.checkDefault(m, state, id);
       await m
@@ -167,32 +140,13 @@ export class ChannelConfigsService {
         properties: FIELDS,
         redact: REDACT,
       });
-      const written = await syncInlineWebhooks(
-        m,
-        caller,
-        CHANNEL_WEBHOOK_KIND,
-        id,
-        webhooks as EntityValues[] | null | undefined,
-        this.targets,
-      );
       return {
-        record: withWrittenWebhooks(after, written),
+        record: await withInlineWebhooks(m, caller, CHANNEL_WEBHOOK_KIND, after, webhooks, this.targets),
         applicationIds: [oldParent.applicationId as string, parent.applicationId as string],
       };
     });
     this.events.changed(applicationIds);
     return record;
-  }
-
-  private async parent(
-    m: EntityManager,
-    caller: Caller,
-    applicationConfigId: string | null | undefined,
-  ): Promise<EntityValues> {
-    if (typeof applicationConfigId !== 'string') throw invalid('applicationConfigId', 'is required');
-    const parent = await this.parents.find(m, caller, applicationConfigId);
-    if (!parent) throw invalid('applicationConfigId', 'is not an application config of the organization');
-    return parent;
   }
 
   /** One default per application config: a second one is a 409 (the unique index settles races). */

@@ -213,7 +213,7 @@ export async function updateWebhook(
  * Returns the parent's webhooks as written, one full record per item in the body's order (the
  * `webhooks` of the create or update answer), or null when the body left them alone.
  */
-export async function syncInlineWebhooks(
+async function syncInlineWebhooks(
   m: EntityManager,
   caller: Caller,
   kind: WebhookKind,
@@ -274,7 +274,27 @@ export async function syncInlineWebhooks(
  * with the webhooks as written when the body carried `webhooks`; otherwise `webhooks` stays null,
  * as in a read without `$expand` (a navigation property the request did not touch).
  */
-export function withWrittenWebhooks(record: EntityValues, written: EntityValues[] | null): EntityValues {
+/** Writes a parent's inline `webhooks` (when the body has them); the parent record shows them as written. */
+export async function withInlineWebhooks(
+  m: EntityManager,
+  caller: Caller,
+  kind: WebhookKind,
+  parent: EntityValues,
+  items: unknown,
+  targets: TargetPolicy,
+): Promise<EntityValues> {
+  const written = await syncInlineWebhooks(
+    m,
+    caller,
+    kind,
+    parent.id as string,
+    items as EntityValues[] | null | undefined,
+    targets,
+  );
+  return withWrittenWebhooks(parent, written);
+}
+
+function withWrittenWebhooks(record: EntityValues, written: EntityValues[] | null): EntityValues {
   return written === null ? record : { ...record, webhooks: written };
 }
 

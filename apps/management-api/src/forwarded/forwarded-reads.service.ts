@@ -3,6 +3,7 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import {
   DomainError,
   isUuid,
+  type ManagementReadSubjects,
   odataQueryErrorCodeOf,
   type ForwardedQueryOptions,
   type RequestMap,
@@ -14,7 +15,7 @@ import { NatsClient } from '@switchboard/service-kit';
 import type { DataSource } from 'typeorm';
 import { toScope, type Caller } from '../auth/caller.js';
 import { invalid } from '../common/bodies.js';
-import { checkForwardedQuery, ODataQueryError } from '../common/odata-query.js';
+import { checkForwardedQuery, LIST_QUERY_DOC, ODataQueryError, SINGLE_QUERY_DOC } from '../common/odata-query.js';
 
 /**
  * Options the forwarded reads take (4.B rules 4 and 5), grammar and limits checked here; the
@@ -29,10 +30,20 @@ export const FORWARDED_SINGLE_OPTIONS = FORWARDED_SINGLE_READ_OPTIONS;
 /** Scalar reads (4.B "numeric reads") take what a single read takes; they have nothing to select. */
 export const FORWARDED_SCALAR_OPTIONS = FORWARDED_SINGLE_READ_OPTIONS;
 
+const forwardedOrVersion = (options: readonly string[]) => (q: { name: string }) =>
+  options.includes(q.name) || q.name === 'api-version';
+/** OpenAPI: the query options a forwarded list read takes. */
+export const FORWARDED_LIST_QUERY_DOC = LIST_QUERY_DOC.filter(forwardedOrVersion(FORWARDED_LIST_OPTIONS));
+/** OpenAPI: the query options a forwarded single read takes. */
+export const FORWARDED_SINGLE_QUERY_DOC = SINGLE_QUERY_DOC.filter(forwardedOrVersion(FORWARDED_SINGLE_OPTIONS));
+
 /** OpenAPI: how the answering service binds `$select` and `$expand` of a forwarded read of `record`s. */
 export function forwardedNamesDoc(record: string): string {
   return ` \`$select\` and \`$expand\` name properties of the ${record} (an unknown name is a 400 \`UnknownProperty\`); a ${record} has no navigation properties, so \`$expand\` accepts no name (\`*\` expands nothing).`;
 }
+
+type ApplicationListSubject =
+  typeof ManagementReadSubjects.channelRecordingsList | typeof ManagementReadSubjects.connectionRecordingsList;
 
 /**
  * Interface B reads served by other services over NATS: `usage-aggregator` and `recording-service`
@@ -87,6 +98,20 @@ export class ForwardedReadsService {
    */
   scalarOptions(query: QueryParams | undefined, what: string): void {
     checkForwardedQuery(query, FORWARDED_SCALAR_OPTIONS, what);
+  }
+
+  /** The list of an application's records (recordings), forwarded once the application is the caller's. */
+  async listOfApplication<S extends ApplicationListSubject>(
+    caller: Caller,
+    applicationId: string,
+    query: QueryParams | undefined,
+    entitySet: string,
+    subject: S,
+  ) {
+    const options = this.listOptions(query, entitySet);
+    await this.ownApplication(caller, applicationId);
+    const request = { scope: this.scope(caller), applicationId, query: options } as RequestOf<S>;
+    return listEnvelope((await this.request(subject, request)) as ResponseOf<S> & { value: unknown[] });
   }
 
   scope(caller: Caller) {

@@ -10,17 +10,16 @@ import {
   type CHANNEL_RECORDING_READS,
   type CONNECTION_RECORDING_READS,
 } from '@switchboard/contracts';
-import { Type } from '@sinclair/typebox';
+import { Type, type TSchema } from '@sinclair/typebox';
 import type { QueryParams } from '@switchboard/odata';
-import { ApiDoc } from '@switchboard/service-kit';
+import { ApiDoc, type ApiDocOptions } from '@switchboard/service-kit';
 import { CurrentCaller, type Caller } from '../auth/caller.js';
-import { API_VERSION_DOC, LIST_QUERY_DOC, SINGLE_QUERY_DOC } from '../common/odata-query.js';
+import { API_VERSION_DOC, SINGLE_QUERY_DOC } from '../common/odata-query.js';
 import {
-  FORWARDED_LIST_OPTIONS,
-  FORWARDED_SINGLE_OPTIONS,
+  FORWARDED_LIST_QUERY_DOC,
+  FORWARDED_SINGLE_QUERY_DOC,
   forwardedNamesDoc,
   ForwardedReadsService,
-  listEnvelope,
   uuidParam,
   withQuery,
 } from './forwarded-reads.service.js';
@@ -28,59 +27,74 @@ import {
 const FORWARDED = (service: string, subject: string) =>
   `Answered by ${service} (\`${subject}\`) with the OData options passed through. 404 when the application (or the recording) is not the organization's; 503 when ${service} is down, 504 when it is slow.`;
 const NAMES = forwardedNamesDoc('recording');
-const LIST_DOC = LIST_QUERY_DOC.filter(
-  (q) => (FORWARDED_LIST_OPTIONS as readonly string[]).includes(q.name) || q.name === 'api-version',
-);
-const SELECT_DOC = SINGLE_QUERY_DOC.filter(
-  (q) => (FORWARDED_SINGLE_OPTIONS as readonly string[]).includes(q.name) || q.name === 'api-version',
-);
-const SCALAR_DOC = SINGLE_QUERY_DOC;
 const EmptyObject = Type.Object(
   {},
   { $id: 'EmptyObject', additionalProperties: false, description: 'An empty object.' },
 );
+const CHANNEL_TAG = 'Channel recordings';
+const CONNECTION_TAG = 'Connection recordings';
 
 type ChannelRead = (typeof CHANNEL_RECORDING_READS)[number];
 type ConnectionRead = (typeof CONNECTION_RECORDING_READS)[number];
+
+/** OpenAPI of a list (`query` FORWARDED_LIST_QUERY_DOC) or single read of recordings, forwarded on `subject`. */
+function recordingReadDoc(
+  tag: string,
+  summary: string,
+  subject: string,
+  response: TSchema,
+  query = FORWARDED_SINGLE_QUERY_DOC,
+): ApiDocOptions {
+  return {
+    summary,
+    description: FORWARDED('recording-service', subject) + NAMES,
+    tags: [tag],
+    response,
+    errors: [404, 503, 504],
+    query,
+  };
+}
+
+/** OpenAPI of a `{ value: <string> }` read of one recording (its URLs, its mux JSON). */
+function valueReadDoc(tag: string, summary: string): ApiDocOptions {
+  return {
+    summary,
+    description: `Answers \`{ "value": "<string>" }\`. Answered by recording-service. 404 when the application or the recording is not the organization's; 503/504 when recording-service is down/slow.`,
+    tags: [tag],
+    response: StringValueResponse,
+    errors: [404, 503, 504],
+    query: API_VERSION_DOC,
+  };
+}
 
 @Controller('ChannelRecordings')
 export class ChannelRecordingsController {
   constructor(private readonly reads: ForwardedReadsService) {}
 
   @Get(':applicationId')
-  @ApiDoc({
-    summary: 'Channel recordings of an application',
-    description: FORWARDED('recording-service', ManagementReadSubjects.channelRecordingsList) + NAMES,
-    tags: ['Channel recordings'],
-    response: ManagementChannelRecordingList,
-    errors: [404, 503, 504],
-    query: LIST_DOC,
-  })
-  async list(
-    @CurrentCaller() caller: Caller,
-    @Param('applicationId') applicationId: string,
-    @Query() query: QueryParams,
-  ) {
-    const options = this.reads.listOptions(query, 'ChannelRecordings');
-    await this.reads.ownApplication(caller, applicationId);
-    return listEnvelope(
-      await this.reads.request(ManagementReadSubjects.channelRecordingsList, {
-        scope: this.reads.scope(caller),
-        applicationId,
-        query: options,
-      }),
-    );
+  @ApiDoc(
+    recordingReadDoc(
+      CHANNEL_TAG,
+      'Channel recordings of an application',
+      ManagementReadSubjects.channelRecordingsList,
+      ManagementChannelRecordingList,
+      FORWARDED_LIST_QUERY_DOC,
+    ),
+  )
+  list(@CurrentCaller() caller: Caller, @Param('applicationId') applicationId: string, @Query() query: QueryParams) {
+    const subject = ManagementReadSubjects.channelRecordingsList;
+    return this.reads.listOfApplication(caller, applicationId, query, 'ChannelRecordings', subject);
   }
 
   @Get(':applicationId/:channelId/:channelRecordingId')
-  @ApiDoc({
-    summary: 'Get a channel recording',
-    description: FORWARDED('recording-service', ManagementReadSubjects.channelRecordingGet) + NAMES,
-    tags: ['Channel recordings'],
-    response: ManagementChannelRecording,
-    errors: [404, 503, 504],
-    query: SELECT_DOC,
-  })
+  @ApiDoc(
+    recordingReadDoc(
+      CHANNEL_TAG,
+      'Get a channel recording',
+      ManagementReadSubjects.channelRecordingGet,
+      ManagementChannelRecording,
+    ),
+  )
   async get(
     @CurrentCaller() caller: Caller,
     @Param('applicationId') applicationId: string,
@@ -97,7 +111,7 @@ export class ChannelRecordingsController {
   @ApiDoc({
     summary: 'Delete a channel recording',
     description: `Answers an empty object. ${FORWARDED('recording-service', ManagementReadSubjects.channelRecordingDelete)}`,
-    tags: ['Channel recordings'],
+    tags: [CHANNEL_TAG],
     response: EmptyObject,
     status: 200,
     errors: [404, 503, 504],
@@ -115,47 +129,27 @@ export class ChannelRecordingsController {
   }
 
   @Get(':applicationId/:channelId/:channelRecordingId/MuxJson')
-  @ApiDoc(readDoc('The JSON of the recording for the mux tool'))
-  muxJson(
-    @CurrentCaller() c: Caller,
-    @Param('applicationId') a: string,
-    @Param('channelId') ch: string,
-    @Param('channelRecordingId') r: string,
-  ) {
-    return this.read(c, a, ch, r, 'MuxJson');
+  @ApiDoc(valueReadDoc(CHANNEL_TAG, 'The JSON of the recording for the mux tool'))
+  muxJson(@CurrentCaller() caller: Caller, @Param() path: ChannelRecordingPath) {
+    return this.read(caller, path, 'MuxJson');
   }
 
   @Get(':applicationId/:channelId/:channelRecordingId/Url')
-  @ApiDoc(readDoc('The URL of the recording'))
-  url(
-    @CurrentCaller() c: Caller,
-    @Param('applicationId') a: string,
-    @Param('channelId') ch: string,
-    @Param('channelRecordingId') r: string,
-  ) {
-    return this.read(c, a, ch, r, 'Url');
+  @ApiDoc(valueReadDoc(CHANNEL_TAG, 'The URL of the recording'))
+  url(@CurrentCaller() caller: Caller, @Param() path: ChannelRecordingPath) {
+    return this.read(caller, path, 'Url');
   }
 
   @Get(':applicationId/:channelId/:channelRecordingId/AudioUrl')
-  @ApiDoc(readDoc('The URL of the audio of the recording'))
-  audioUrl(
-    @CurrentCaller() c: Caller,
-    @Param('applicationId') a: string,
-    @Param('channelId') ch: string,
-    @Param('channelRecordingId') r: string,
-  ) {
-    return this.read(c, a, ch, r, 'AudioUrl');
+  @ApiDoc(valueReadDoc(CHANNEL_TAG, 'The URL of the audio of the recording'))
+  audioUrl(@CurrentCaller() caller: Caller, @Param() path: ChannelRecordingPath) {
+    return this.read(caller, path, 'AudioUrl');
   }
 
   @Get(':applicationId/:channelId/:channelRecordingId/VideoUrl')
-  @ApiDoc(readDoc('The URL of the video of the recording'))
-  videoUrl(
-    @CurrentCaller() c: Caller,
-    @Param('applicationId') a: string,
-    @Param('channelId') ch: string,
-    @Param('channelRecordingId') r: string,
-  ) {
-    return this.read(c, a, ch, r, 'VideoUrl');
+  @ApiDoc(valueReadDoc(CHANNEL_TAG, 'The URL of the video of the recording'))
+  videoUrl(@CurrentCaller() caller: Caller, @Param() path: ChannelRecordingPath) {
+    return this.read(caller, path, 'VideoUrl');
   }
 
   private async ref(caller: Caller, applicationId: string, channelId: string, recordingId: string) {
@@ -164,21 +158,23 @@ export class ChannelRecordingsController {
     return { scope: this.reads.scope(caller), applicationId, channelId, channelRecordingId };
   }
 
-  private async read(caller: Caller, applicationId: string, channelId: string, recordingId: string, what: ChannelRead) {
-    const ref = await this.ref(caller, applicationId, channelId, recordingId);
+  private async read(caller: Caller, path: ChannelRecordingPath, what: ChannelRead) {
+    const ref = await this.ref(caller, path.applicationId, path.channelId, path.channelRecordingId);
     return { value: await this.reads.request(ManagementReadSubjects.channelRecordingRead, { ...ref, what }) };
   }
 }
 
-function readDoc(summary: string) {
-  return {
-    summary,
-    description: `Answers \`{ "value": "<string>" }\`. Answered by recording-service. 404 when the application or the recording is not the organization's; 503/504 when recording-service is down/slow.`,
-    tags: ['Channel recordings'],
-    response: StringValueResponse,
-    errors: [404, 503, 504],
-    query: API_VERSION_DOC,
-  };
+/** The path parameters naming one channel recording. */
+interface ChannelRecordingPath {
+  applicationId: string;
+  channelId: string;
+  channelRecordingId: string;
+}
+
+/** The path parameters naming one connection recording. */
+interface ConnectionRecordingPath {
+  applicationId: string;
+  connectionRecordingId: string;
 }
 
 @Controller('ConnectionRecordings')
@@ -186,78 +182,61 @@ export class ConnectionRecordingsController {
   constructor(private readonly reads: ForwardedReadsService) {}
 
   @Get(':applicationId')
-  @ApiDoc({
-    summary: 'Connection recordings of an application',
-    description: FORWARDED('recording-service', ManagementReadSubjects.connectionRecordingsList) + NAMES,
-    tags: ['Connection recordings'],
-    response: ConnectionRecordingList,
-    errors: [404, 503, 504],
-    query: LIST_DOC,
-  })
-  async list(
-    @CurrentCaller() caller: Caller,
-    @Param('applicationId') applicationId: string,
-    @Query() query: QueryParams,
-  ) {
-    const options = this.reads.listOptions(query, 'ConnectionRecordings');
-    await this.reads.ownApplication(caller, applicationId);
-    return listEnvelope(
-      await this.reads.request(ManagementReadSubjects.connectionRecordingsList, {
-        scope: this.reads.scope(caller),
-        applicationId,
-        query: options,
-      }),
-    );
+  @ApiDoc(
+    recordingReadDoc(
+      CONNECTION_TAG,
+      'Connection recordings of an application',
+      ManagementReadSubjects.connectionRecordingsList,
+      ConnectionRecordingList,
+      FORWARDED_LIST_QUERY_DOC,
+    ),
+  )
+  list(@CurrentCaller() caller: Caller, @Param('applicationId') applicationId: string, @Query() query: QueryParams) {
+    const subject = ManagementReadSubjects.connectionRecordingsList;
+    return this.reads.listOfApplication(caller, applicationId, query, 'ConnectionRecordings', subject);
   }
 
   @Get(':applicationId/:connectionRecordingId')
-  @ApiDoc({
-    summary: 'Get a connection recording',
-    description: FORWARDED('recording-service', ManagementReadSubjects.connectionRecordingGet) + NAMES,
-    tags: ['Connection recordings'],
-    response: ConnectionRecording,
-    errors: [404, 503, 504],
-    query: SELECT_DOC,
-  })
-  async get(
-    @CurrentCaller() caller: Caller,
-    @Param('applicationId') applicationId: string,
-    @Param('connectionRecordingId') recordingId: string,
-    @Query() query: QueryParams,
-  ) {
-    const options = this.reads.singleQueryOptions(query, 'a connection recording read');
-    return this.reads.request(
+  @ApiDoc(
+    recordingReadDoc(
+      CONNECTION_TAG,
+      'Get a connection recording',
       ManagementReadSubjects.connectionRecordingGet,
-      withQuery(await this.ref(caller, applicationId, recordingId), options),
-    );
+      ConnectionRecording,
+    ),
+  )
+  async get(@CurrentCaller() caller: Caller, @Param() path: ConnectionRecordingPath, @Query() query: QueryParams) {
+    const options = this.reads.singleQueryOptions(query, 'a connection recording read');
+    const ref = await this.ref(caller, path);
+    return this.reads.request(ManagementReadSubjects.connectionRecordingGet, withQuery(ref, options));
   }
 
   @Get(':applicationId/:connectionRecordingId/Url')
-  @ApiDoc({ ...readDoc('The URL of the connection recording'), tags: ['Connection recordings'] })
-  url(@CurrentCaller() c: Caller, @Param('applicationId') a: string, @Param('connectionRecordingId') r: string) {
-    return this.read(c, a, r, 'Url');
+  @ApiDoc(valueReadDoc(CONNECTION_TAG, 'The URL of the connection recording'))
+  url(@CurrentCaller() caller: Caller, @Param() path: ConnectionRecordingPath) {
+    return this.read(caller, path, 'Url');
   }
 
   @Get(':applicationId/:connectionRecordingId/AudioUrl')
-  @ApiDoc({ ...readDoc('The URL of the audio of the connection recording'), tags: ['Connection recordings'] })
-  audioUrl(@CurrentCaller() c: Caller, @Param('applicationId') a: string, @Param('connectionRecordingId') r: string) {
-    return this.read(c, a, r, 'AudioUrl');
+  @ApiDoc(valueReadDoc(CONNECTION_TAG, 'The URL of the audio of the connection recording'))
+  audioUrl(@CurrentCaller() caller: Caller, @Param() path: ConnectionRecordingPath) {
+    return this.read(caller, path, 'AudioUrl');
   }
 
   @Get(':applicationId/:connectionRecordingId/VideoUrl')
-  @ApiDoc({ ...readDoc('The URL of the video of the connection recording'), tags: ['Connection recordings'] })
-  videoUrl(@CurrentCaller() c: Caller, @Param('applicationId') a: string, @Param('connectionRecordingId') r: string) {
-    return this.read(c, a, r, 'VideoUrl');
+  @ApiDoc(valueReadDoc(CONNECTION_TAG, 'The URL of the video of the connection recording'))
+  videoUrl(@CurrentCaller() caller: Caller, @Param() path: ConnectionRecordingPath) {
+    return this.read(caller, path, 'VideoUrl');
   }
 
-  private async ref(caller: Caller, applicationId: string, recordingId: string) {
-    const connectionRecordingId = uuidParam(recordingId, 'connection recording');
-    await this.reads.ownApplication(caller, applicationId);
-    return { scope: this.reads.scope(caller), applicationId, connectionRecordingId };
+  private async ref(caller: Caller, path: ConnectionRecordingPath) {
+    const connectionRecordingId = uuidParam(path.connectionRecordingId, 'connection recording');
+    await this.reads.ownApplication(caller, path.applicationId);
+    return { scope: this.reads.scope(caller), applicationId: path.applicationId, connectionRecordingId };
   }
 
-  private async read(caller: Caller, applicationId: string, recordingId: string, what: ConnectionRead) {
-    const ref = await this.ref(caller, applicationId, recordingId);
+  private async read(caller: Caller, path: ConnectionRecordingPath, what: ConnectionRead) {
+    const ref = await this.ref(caller, path);
     return { value: await this.reads.request(ManagementReadSubjects.connectionRecordingRead, { ...ref, what }) };
   }
 }
@@ -273,7 +252,7 @@ export class RecordingStorageController {
     tags: ['Recording storage'],
     response: NumberValueResponse,
     errors: [503, 504],
-    query: SCALAR_DOC,
+    query: SINGLE_QUERY_DOC,
   })
   async organization(@CurrentCaller() caller: Caller, @Query() query: QueryParams) {
     this.reads.scalarOptions(query, 'RecordingStorage/UsedSize');
@@ -294,7 +273,7 @@ export class RecordingStorageController {
     tags: ['Recording storage'],
     response: NumberValueResponse,
     errors: [404, 503, 504],
-    query: SCALAR_DOC,
+    query: SINGLE_QUERY_DOC,
   })
   async application(
     @CurrentCaller() caller: Caller,

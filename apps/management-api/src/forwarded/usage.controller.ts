@@ -4,10 +4,9 @@ import type { QueryParams } from '@switchboard/odata';
 import { ApiDoc } from '@switchboard/service-kit';
 import { CurrentCaller, type Caller } from '../auth/caller.js';
 import { invalid } from '../common/bodies.js';
-import { LIST_QUERY_DOC } from '../common/odata-query.js';
 import { singleParam } from '../common/parent-param.js';
 import {
-  FORWARDED_LIST_OPTIONS,
+  FORWARDED_LIST_QUERY_DOC,
   forwardedNamesDoc,
   ForwardedReadsService,
   listEnvelope,
@@ -40,9 +39,7 @@ export class UsageController {
         description: 'Unix ms, exclusive.',
         schema: { type: 'integer', format: 'int64', minimum: 0 },
       },
-      ...LIST_QUERY_DOC.filter(
-        (q) => (FORWARDED_LIST_OPTIONS as readonly string[]).includes(q.name) || q.name === 'api-version',
-      ),
+      ...FORWARDED_LIST_QUERY_DOC,
     ],
   })
   async list(@CurrentCaller() caller: Caller, @Query() query: QueryParams) {

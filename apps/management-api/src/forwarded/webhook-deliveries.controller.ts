@@ -3,10 +3,10 @@ import { WebhookDelivery, WebhookDeliveryReplayResult, WebhookSubjects, listOf }
 import type { QueryParams } from '@switchboard/odata';
 import { ApiDoc } from '@switchboard/service-kit';
 import { CurrentCaller, type Caller } from '../auth/caller.js';
-import { API_VERSION_DOC, LIST_QUERY_DOC, SINGLE_QUERY_DOC } from '../common/odata-query.js';
+import { API_VERSION_DOC } from '../common/odata-query.js';
 import {
-  FORWARDED_LIST_OPTIONS,
-  FORWARDED_SINGLE_OPTIONS,
+  FORWARDED_LIST_QUERY_DOC,
+  FORWARDED_SINGLE_QUERY_DOC,
   forwardedNamesDoc,
   ForwardedReadsService,
   listEnvelope,
@@ -34,9 +34,7 @@ export class WebhookDeliveriesController {
     tags,
     response: WebhookDeliveryList,
     errors: [503, 504],
-    query: LIST_QUERY_DOC.filter(
-      (q) => (FORWARDED_LIST_OPTIONS as readonly string[]).includes(q.name) || q.name === 'api-version',
-    ),
+    query: FORWARDED_LIST_QUERY_DOC,
   })
   async list(@CurrentCaller() caller: Caller, @Query() query: QueryParams) {
     const options = this.reads.listOptions(query, 'WebhookDeliveries');
@@ -52,9 +50,7 @@ export class WebhookDeliveriesController {
     tags,
     response: WebhookDelivery,
     errors: [404, 503, 504],
-    query: SINGLE_QUERY_DOC.filter(
-      (q) => (FORWARDED_SINGLE_OPTIONS as readonly string[]).includes(q.name) || q.name === 'api-version',
-    ),
+    query: FORWARDED_SINGLE_QUERY_DOC,
   })
   async get(@CurrentCaller() caller: Caller, @Param('id') id: string, @Query() query: QueryParams) {
     const attempt = uuidParam(id, 'webhook delivery');

@@ -4,11 +4,12 @@ import type { QueryParams } from '@switchboard/odata';
 import { ApiDoc } from '@switchboard/service-kit';
 import type { DataSource } from 'typeorm';
 import { CurrentCaller, type Caller } from '../auth/caller.js';
-import { LIST_QUERY_DOC, parseListQuery, parseSingleQuery, SINGLE_QUERY_DOC } from '../common/odata-query.js';
+import { parseListQuery, parseSingleQuery, SINGLE_QUERY_DOC } from '../common/odata-query.js';
+import { entitySetDocs } from '../common/entity-set-docs.js';
 import { ParkedEvent, ParkedEventList, parkedEventModel } from './parked-event.model.js';
 import { ParkedEventsService, requireOperator } from './parked-events.service.js';
 
-const tags = ['Parked events'];
+const docs = entitySetDocs('Parked events');
 const OPERATOR_ONLY = 'Operator credential only (403 otherwise). ';
 
 /** Events durable consumers parked (dead letters), deployment-wide: list, read, replay. */
@@ -20,14 +21,12 @@ export class ParkedEventsController {
   ) {}
 
   @Get()
-  @ApiDoc({
-    summary: 'Query the parked events of every consumer',
-    description: `${OPERATOR_ONLY}An event is parked when its consumer could not process it within EVENT_MAX_ATTEMPTS deliveries, or could not read it; e.g. \`$filter=consumer eq 'webhook-worker' and status eq 'Parked'\`.`,
-    tags,
-    response: ParkedEventList,
-    errors: [403],
-    query: LIST_QUERY_DOC,
-  })
+  @ApiDoc(
+    docs.list('Query the parked events of every consumer', ParkedEventList, {
+      description: `${OPERATOR_ONLY}An event is parked when its consumer could not process it within EVENT_MAX_ATTEMPTS deliveries, or could not read it; e.g. \`$filter=consumer eq 'webhook-worker' and status eq 'Parked'\`.`,
+      errors: [403],
+    }),
+  )
   list(@CurrentCaller() caller: Caller, @Query() query: QueryParams) {
     requireOperator(caller);
     return this.parked.reader.list(this.ds, caller, parseListQuery(query, parkedEventModel));
@@ -37,7 +36,7 @@ export class ParkedEventsController {
   @ApiDoc({
     summary: 'Get a parked event',
     description: OPERATOR_ONLY,
-    tags,
+    tags: docs.tags,
     response: ParkedEvent,
     errors: [403, 404],
     query: SINGLE_QUERY_DOC,
@@ -54,7 +53,7 @@ export class ParkedEventsController {
     description:
       `${OPERATOR_ONLY}Hands the event to its consumer's processing again (after the cause was fixed). Answers the parked event: \`status\` \`Replayed\` when it went through, ` +
       'still `Parked` with the new `error` when it failed again. 409 when it was replayed already; 503/504 when the owning service does not answer.',
-    tags,
+    tags: docs.tags,
     response: ParkedEvent,
     status: 200,
     errors: [403, 404, 409, 503, 504],

@@ -1,4 +1,4 @@
-import { Inject, Injectable, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
 import type { JsMsg } from '@nats-io/jetstream';
 import {
   DomainError,
@@ -14,7 +14,6 @@ import {
 import {
   ensureParkedStream,
   EventConsumerLoop,
-  oneByOneConsumerLoop,
   JsonLogger,
   Metrics,
   NatsClient,
@@ -25,6 +24,7 @@ import {
 import { randomUUID } from 'node:crypto';
 import { DataSource } from 'typeorm';
 import type { ManagementConfig } from '../config.js';
+import { ConsumerLifecycle, managementConsumerLoop } from '../common/management-consumer.js';
 import type { Caller } from '../auth/caller.js';
 import { RecordReader, type EntityValues } from '../common/record-reader.js';
 import { PARKED_EVENTS } from './parked-event.model.js';
@@ -42,9 +42,9 @@ export function requireOperator(caller: Caller): void {
  * service runs it through its consumer's processing again and answers whether it went through.
  */
 @Injectable()
-export class ParkedEventsService implements OnApplicationBootstrap, OnApplicationShutdown {
+export class ParkedEventsService extends ConsumerLifecycle {
   readonly reader = new RecordReader(PARKED_EVENTS);
-  private readonly consumer: EventConsumerLoop;
+  protected readonly consumer: EventConsumerLoop;
 
   constructor(
     private readonly ds: DataSource,
@@ -53,36 +53,21 @@ export class ParkedEventsService implements OnApplicationBootstrap, OnApplicatio
     private readonly logger: JsonLogger,
     metrics: Metrics,
   ) {
+    super();
     const namespace = config.natsNamespace;
-    this.consumer = oneByOneConsumerLoop(
+    this.consumer = managementConsumerLoop(
+      { nats, config, logger, metrics },
       {
-        namespace,
+        name: PARKED_EVENT_CONSUMER,
+        description: 'management-api: parked events of every consumer',
         stream: {
           name: parkedStreamName(namespace),
           filterSubject: parkedSubject(namespace, '*', '*'),
           ensure: (jsm) => ensureParkedStream(jsm, namespace),
         },
-        spec: {
-          name: PARKED_EVENT_CONSUMER,
-          description: 'management-api: parked events of every consumer',
-          ackWaitMs: 30_000,
-          maxAckPending: 1000,
-        },
-        maxMessages: 64,
-        connection: () => nats.connection$(),
-        logger,
-        parking: { service: 'management-api', maxAttempts: config.eventMaxAttempts, registry: metrics.registry },
       },
       (msg) => this.store(msg),
     );
-  }
-
-  onApplicationBootstrap(): void {
-    this.consumer.start();
-  }
-
-  async onApplicationShutdown(): Promise<void> {
-    await this.consumer.stop(2000);
   }
 
   private async store(msg: JsMsg): Promise<void> {

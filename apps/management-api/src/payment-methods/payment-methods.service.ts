@@ -2,11 +2,11 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { PaymentCard, PaymentMethodCreateBody, PaymentMethodUpdateBody } from '@switchboard/contracts';
 import type { ODataQuery } from '@switchboard/odata';
-import { randomUUID } from 'node:crypto';
 import type { DataSource } from 'typeorm';
 import type { Caller } from '../auth/caller.js';
 import type { WriteMode } from '../common/bodies.js';
 import { writeChanges } from '../common/change-log.js';
+import { insertRecorded, type RecordedInsert } from '../common/recorded-insert.js';
 import { RecordReader, type ListAnswer, type EntityValues } from '../common/record-reader.js';
 import { storedCard, type StoredCard } from './payment-card.js';
 import { PaymentMethodEntity } from './payment-method.entity.js';
@@ -18,6 +18,11 @@ const FIELDS = ['type', 'status', 'card'];
 @Injectable()
 export class PaymentMethodsService {
   readonly reader = new RecordReader(PAYMENT_METHODS);
+  private readonly insert: RecordedInsert = {
+    entity: PaymentMethodEntity,
+    reader: this.reader,
+    change: { entityType: 'PaymentMethod', properties: FIELDS },
+  };
 
   constructor(@InjectDataSource() private readonly ds: DataSource) {}
 
@@ -31,31 +36,9 @@ export class PaymentMethodsService {
 
   async create(caller: Caller, body: Partial<PaymentMethodCreateBody>): Promise<EntityValues> {
     const card = storedCard(body.card, null);
-    return this.ds.transaction(async (m) => {
-      const id = randomUUID();
-      const now = Date.now();
-      await m.getRepository(PaymentMethodEntity).insert({
-        id,
-        organizationId: caller.organizationId,
-        type: body.type ?? null,
-        status: body.status ?? null,
-        card,
-        createdOn: now,
-        createdBy: caller.principal,
-        modifiedOn: now,
-        modifiedBy: caller.principal,
-      });
-      const after = await this.reader.one(m, caller, id);
-      await writeChanges(m, caller, {
-        entityType: 'PaymentMethod',
-        entityId: id,
-        type: 'Create',
-        before: null,
-        after,
-        properties: FIELDS,
-      });
-      return after;
-    });
+    return this.ds.transaction((m) =>
+      insertRecorded(m, caller, this.insert, { type: body.type ?? null, status: body.status ?? null, card }),
+    );
   }
 
   /**

@@ -4,62 +4,47 @@ import type { QueryParams } from '@switchboard/odata';
 import { ApiDoc } from '@switchboard/service-kit';
 import { CurrentCaller, type Caller } from '../auth/caller.js';
 import { readBody } from '../common/bodies.js';
-import {
-  API_VERSION_DOC,
-  LIST_QUERY_DOC,
-  parseListQuery,
-  parseSingleQuery,
-  SINGLE_QUERY_DOC,
-} from '../common/odata-query.js';
+import { parseListQuery, parseSingleQuery } from '../common/odata-query.js';
+import { entitySetDocs } from '../common/entity-set-docs.js';
 import { subscriptionModel } from './subscription.model.js';
 import { SubscriptionsService } from './subscriptions.service.js';
 
-const tags = ['Subscriptions'];
+const docs = entitySetDocs('Subscriptions');
 
 @Controller('Subscriptions')
 export class SubscriptionsController {
   constructor(private readonly subscriptions: SubscriptionsService) {}
 
   @Get()
-  @ApiDoc({
-    summary: "List the organization's subscriptions",
-    description: 'Subscriptions come with the billing account; there is no create operation.',
-    tags,
-    response: SubscriptionList,
-    query: LIST_QUERY_DOC,
-  })
+  @ApiDoc(
+    docs.list("List the organization's subscriptions", SubscriptionList, {
+      description: 'Subscriptions come with the billing account; there is no create operation.',
+    }),
+  )
   list(@CurrentCaller() caller: Caller, @Query() query: QueryParams) {
     return this.subscriptions.list(caller, parseListQuery(query, subscriptionModel));
   }
 
   @Get(':id')
-  @ApiDoc({ summary: 'Get a subscription', tags, response: Subscription, errors: [404], query: SINGLE_QUERY_DOC })
+  @ApiDoc(docs.get('Get a subscription', Subscription))
   get(@CurrentCaller() caller: Caller, @Param('id') id: string, @Query() query: QueryParams) {
     return this.subscriptions.get(caller, id, parseSingleQuery(query, subscriptionModel));
   }
 
   @Put(':id')
-  @ApiDoc({
-    summary: 'Replace a subscription (absent fields become null, plans empty)',
-    tags,
-    body: SubscriptionUpdateBody,
-    response: Subscription,
-    errors: [404],
-    query: API_VERSION_DOC,
-  })
+  @ApiDoc(
+    docs.update(
+      'Replace a subscription (absent fields become null, plans empty)',
+      SubscriptionUpdateBody,
+      Subscription,
+    ),
+  )
   replace(@CurrentCaller() caller: Caller, @Param('id') id: string, @Body() body: unknown) {
     return this.subscriptions.update(caller, id, readBody(SubscriptionUpdateBody, body), 'replace');
   }
 
   @Patch(':id')
-  @ApiDoc({
-    summary: 'Partially update a subscription',
-    tags,
-    body: SubscriptionUpdateBody,
-    response: Subscription,
-    errors: [404],
-    query: API_VERSION_DOC,
-  })
+  @ApiDoc(docs.update('Partially update a subscription', SubscriptionUpdateBody, Subscription))
   patch(@CurrentCaller() caller: Caller, @Param('id') id: string, @Body() body: unknown) {
     return this.subscriptions.update(caller, id, readBody(SubscriptionUpdateBody, body), 'merge');
   }
