@@ -5,7 +5,6 @@
  */
 import { RequestError, NoRespondersError, connect, type NatsConnection } from '@nats-io/transport-node';
 import {
-  encodeClientToken,
   pushSubject,
   RuntimeSubjects,
   SYNC_CLOSE_CODES,
@@ -23,7 +22,6 @@ import {
 import {
   flushRedisPrefix,
   freePort,
-  spawnService,
   testNamespace,
   testServers,
   waitFor,
@@ -32,6 +30,7 @@ import {
 import { randomUUID } from 'node:crypto';
 import net from 'node:net';
 import { metric, startTestGateway, type TestGateway } from '../testing/gateway.testing.js';
+import { nestRequest, registerToken, spawnTestRegistry } from '../testing/registry.testing.js';
 import { identity, TestSyncClient, type Identity } from '../testing/sync-client.testing.js';
 import { SessionReconciler } from './session-reconciler.js';
 
@@ -43,22 +42,8 @@ const CLAIMS: ChannelClaim[] = [{ id: 'room-a' }, { id: 'room-b' }, { id: 'room-
 
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
-const now = () => Math.floor(Date.now() / 1000);
 
-function token(id: Identity): string {
-  return encodeClientToken(
-    {
-      iat: now(),
-      exp: now() + 600,
-      type: 'register',
-      applicationId: APP,
-      ...id,
-      clientRoles: ['participant'],
-      channels: CLAIMS,
-    },
-    SECRET,
-  );
-}
+const token = (id: Identity) => registerToken(id, { applicationId: APP, secret: SECRET, channels: CLAIMS });
 
 /**
  * A TCP proxy in front of NATS: `cut` drops its connections and refuses new ones until `restore` (a
@@ -176,16 +161,7 @@ describe('reconciling the edge with runtime-registry after lost pushes', () => {
   let held: TestGateway;
   const clients: TestSyncClient[] = [];
 
-  async function rpc(subject: string, data: unknown): Promise<unknown> {
-    const msg = await nc.request(
-      `${ns}.${subject}`,
-      encoder.encode(JSON.stringify({ pattern: subject, data, id: randomUUID() })),
-      { timeout: 10000 },
-    );
-    const reply = JSON.parse(decoder.decode(msg.data)) as { err?: unknown; response?: unknown };
-    if (reply.err) throw new Error(`${subject}: ${JSON.stringify(reply.err)}`);
-    return reply.response;
-  }
+  const rpc = (subject: string, data: unknown) => nestRequest(nc, ns, subject, data);
 
   /** An interface A read of the registry, as the gateway's HTTP side sends it. */
   const query = (q: RuntimeQuery) => rpc(RuntimeSubjects.query, { scope: SCOPE, query: q });
@@ -358,14 +334,7 @@ describe('reconciling the edge with runtime-registry after lost pushes', () => {
     crowdedProxy = await natsProxy(servers.natsUrl);
     heldProxy = await natsProxy(servers.natsUrl);
     [registry, cutOff, periodic, eager, crowded, held] = await Promise.all([
-      spawnService('runtime-registry', {
-        NATS_URL: servers.natsUrl,
-        NATS_NAMESPACE: ns,
-        REDIS_URL: servers.redisUrl,
-        REDIS_KEY_PREFIX: `${ns}:`,
-        HTTP_PORT: String(await freePort()),
-        LOG_LEVEL: 'warn',
-      }),
+      spawnTestRegistry(servers.natsUrl, servers.redisUrl, ns),
       startTestGateway(proxy.url, ns, { SYNC_RECONCILE_INTERVAL_MS: '0', SYNC_GRACE_PERIOD_MS: '600000' }),
       startTestGateway(servers.natsUrl, ns, { SYNC_RECONCILE_INTERVAL_MS: '200', SYNC_GRACE_PERIOD_MS: '600000' }),
       startTestGateway(servers.natsUrl, ns, { SYNC_RECONCILE_INTERVAL_MS: '10', SYNC_GRACE_PERIOD_MS: '600000' }),
