@@ -136,19 +136,9 @@ describe('/sync edge promises against runtime-registry', () => {
     it('at the channel level refuses the unmute of a client that never reported its own mute, until unmuting is enabled again', async () => {
       const { client, id } = await registered();
       await client.ok('join', { channelId: 'room-a' });
-      await client.ok('connection.open', {
-        channelId: 'room-a',
-        connectionId: 'cn-1',
-        type: 'peer',
-        streams: { audio: { direction: 'sendrecv' } },
-      });
+      await client.openPeerAudio('room-a', 'cn-1');
       // A connection the channel's writes exclude keeps its own say.
-      await client.ok('connection.open', {
-        channelId: 'room-a',
-        connectionId: 'cn-free',
-        type: 'peer',
-        streams: { audio: { direction: 'sendrecv' } },
-      });
+      await client.openPeerAudio('room-a', 'cn-free');
       expect(
         (await admin('PATCH', '/channels/room-a', { audioMuted: true, excludedConnectionIds: ['cn-free'] })).status,
       ).toBe(204);
@@ -238,12 +228,7 @@ describe('/sync edge promises against runtime-registry', () => {
     it('is enforced by the registry itself: an unmute reported past a stale edge is refused and nothing is written', async () => {
       const { client, id, ref } = await registered();
       await client.ok('join', { channelId: 'room-c' });
-      await client.ok('connection.open', {
-        channelId: 'room-c',
-        connectionId: 'cn-3',
-        type: 'peer',
-        streams: { audio: { direction: 'sendrecv' } },
-      });
+      await client.openPeerAudio('room-c', 'cn-3');
       expect(
         (await admin('PATCH', `/channels/room-c/users/${id.userId}`, { audioMuted: true, audioUnmuteDisabled: true }))
           .status,

@@ -599,18 +599,8 @@ describe('reconciling the edge with runtime-registry after lost pushes', () => {
     const { client, ref } = await registered(periodic);
     await client.ok('join', { channelId: 'room-a' });
     await client.ok('join', { channelId: 'room-b' });
-    await client.ok('connection.open', {
-      channelId: 'room-a',
-      connectionId: 'cn-1',
-      type: 'peer',
-      streams: { audio: { direction: 'sendrecv' } },
-    });
-    await client.ok('connection.open', {
-      channelId: 'room-a',
-      connectionId: 'cn-2',
-      type: 'peer',
-      streams: { audio: { direction: 'sendrecv' } },
-    });
+    await client.openPeerAudio('room-a', 'cn-1');
+    await client.openPeerAudio('room-a', 'cn-2');
 
     await edge({ kind: 'connection.close', client: ref, channelId: 'room-a', connectionId: 'cn-1' });
     await edge({ kind: 'client.leave', client: ref, channelId: 'room-b' });
@@ -647,24 +637,14 @@ describe('reconciling the edge with runtime-registry after lost pushes', () => {
     const busy = await registered(eager);
     for (let i = 0; i < 15; i++) {
       await busy.client.ok('join', { channelId: 'room-b' });
-      await busy.client.ok('connection.open', {
-        channelId: 'room-b',
-        connectionId: `cn-${i}`,
-        type: 'peer',
-        streams: { audio: { direction: 'sendrecv' } },
-      });
+      await busy.client.openPeerAudio('room-b', `cn-${i}`);
       await busy.client.ok('connection.update', { connectionId: `cn-${i}`, localAudioMuted: true });
       await busy.client.ok('client.update', { tag: `tag-${i}` });
       await busy.client.ok('connection.close', { connectionId: `cn-${i}` });
       await busy.client.ok('leave', { channelId: 'room-b' });
     }
     await busy.client.ok('join', { channelId: 'room-b' });
-    await busy.client.ok('connection.open', {
-      channelId: 'room-b',
-      connectionId: 'cn-last',
-      type: 'peer',
-      streams: { audio: { direction: 'sendrecv' } },
-    });
+    await busy.client.openPeerAudio('room-b', 'cn-last');
     const after = await metric(eager, 'sync_reconcile_passes_total');
     await waitFor(async () => (await metric(eager, 'sync_reconcile_passes_total')) >= after + 3, {
       timeoutMs: 10000,
@@ -711,12 +691,7 @@ describe('reconciling the edge with runtime-registry after lost pushes', () => {
   it('leaves the channels and closes the connections the registry holds for a client and its session does not, and leaves the session as it is', async () => {
     const { client, ref } = await registered(periodic);
     await client.ok('join', { channelId: 'room-a' });
-    await client.ok('connection.open', {
-      channelId: 'room-a',
-      connectionId: 'cn-own',
-      type: 'peer',
-      streams: { audio: { direction: 'sendrecv' } },
-    });
+    await client.openPeerAudio('room-a', 'cn-own');
     const leaves = await metric(periodic, 'sync_reconcile_corrections_total', { report: 'leave' });
     const closes = await metric(periodic, 'sync_reconcile_corrections_total', { report: 'close' });
 
@@ -748,12 +723,7 @@ describe('reconciling the edge with runtime-registry after lost pushes', () => {
     await client.ok('message', { channelId: 'room-a', message: 'still here' });
     // The client may join the channel and open the connection it was refused (the edge and the registry agree now).
     await client.ok('join', { channelId: 'room-b' });
-    await client.ok('connection.open', {
-      channelId: 'room-a',
-      connectionId: 'cn-ghost-a',
-      type: 'peer',
-      streams: { audio: { direction: 'sendrecv' } },
-    });
+    await client.openPeerAudio('room-a', 'cn-ghost-a');
     await passes(periodic, 3);
     expect(await channelsOf(ref)).toEqual(['room-a', 'room-b']);
     expect(await connectionsOf(ref, 'room-a')).toEqual(['cn-ghost-a', 'cn-own']);
@@ -888,27 +858,12 @@ describe('reconciling the edge with runtime-registry after lost pushes', () => {
     const sessionId = (await registration(ref))?.sessionId;
     expect(sessionId).toEqual(expect.any(String));
     await client.ok('join', { channelId: 'room-a' });
-    await client.ok('connection.open', {
-      channelId: 'room-a',
-      connectionId: 'cn-1',
-      type: 'peer',
-      streams: { audio: { direction: 'sendrecv' } },
-    });
-    await client.ok('connection.open', {
-      channelId: 'room-a',
-      connectionId: 'cn-2',
-      type: 'peer',
-      streams: { audio: { direction: 'sendrecv' } },
-    });
+    await client.openPeerAudio('room-a', 'cn-1');
+    await client.openPeerAudio('room-a', 'cn-2');
     await client.ok('connection.close', { connectionId: 'cn-1' });
     await client.ok('leave', { channelId: 'room-a' });
     await client.ok('join', { channelId: 'room-b' });
-    await client.ok('connection.open', {
-      channelId: 'room-b',
-      connectionId: 'cn-3',
-      type: 'peer',
-      streams: { audio: { direction: 'sendrecv' } },
-    });
+    await client.openPeerAudio('room-b', 'cn-3');
     // Ending the session closes cn-3 first.
     await client.ok('unregister');
     // Sent before the registry answered them: on this connection before the flush's answer.
