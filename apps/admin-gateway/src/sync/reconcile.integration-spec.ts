@@ -12,7 +12,6 @@ import {
   type ChannelClaim,
   type ClientRef,
   type EdgeReport,
-  type EffectiveSettings,
   type ResolvedApplication,
   type RuntimeCommand,
   type RuntimeQuery,
@@ -33,6 +32,7 @@ import { metric, startTestGateway, type TestGateway } from '../testing/gateway.t
 import { nestRequest, registerToken, spawnTestRegistry } from '../testing/registry.testing.js';
 import { identity, TestSyncClient, type Identity } from '../testing/sync-client.testing.js';
 import { SessionReconciler } from './session-reconciler.js';
+import { NO_SETTINGS } from './sync-step.js';
 
 const APP = 'app-reconcile';
 const ORG = 'org-reconcile';
@@ -121,15 +121,6 @@ const sortKey = (p: ServerPush) =>
     'connectionId' in p ? (p.connectionId ?? null) : null,
   ]);
 const byText = (a: ServerPush, b: ServerPush) => sortKey(a).localeCompare(sortKey(b));
-
-const NO_SETTINGS: EffectiveSettings = {
-  recording: false,
-  recordingTag: null,
-  audioMuted: false,
-  videoMuted: false,
-  audioUnmuteDisabled: false,
-  videoUnmuteDisabled: false,
-};
 
 describe('reconciling the edge with runtime-registry after lost pushes', () => {
   const servers = testServers();
