@@ -105,3 +105,10 @@ function textOf(raw: RawData): string {
   if (Array.isArray(raw)) return Buffer.concat(raw).toString('utf8');
   return Buffer.from(raw).toString('utf8');
 }
+
+/** The error answer refusing to unmute `field` of a connection an operator disabled unmuting of. */
+export const unmuteRefusal = (field: string) =>
+  expect.objectContaining({
+    type: 'error',
+    error: expect.objectContaining({ code: 'UnmuteDisabled', details: [expect.objectContaining({ field })] }),
+  });
