@@ -11,10 +11,11 @@ import { Scope } from '../auth/scope.decorator.js';
 import { ApplicationIdList } from '../http/doc-schemas.js';
 import { Ids, ValidBody } from '../http/params.js';
 import { ADMIN_PREFIXES } from '../http/prefixes.js';
-import { APPLICATION_PATH, LIST_ERRORS, READ_ERRORS, WRITE_ERRORS, GetJson } from '../http/routes.js';
+import { APPLICATION_PATH, LIST_ERRORS, GetJson, routeDocs } from '../http/routes.js';
 import { RuntimeClient } from '../runtime/runtime.client.js';
 
 const tags = ['Applications'];
+const doc = routeDocs('Applications');
 
 @Controller([...ADMIN_PREFIXES])
 export class ApplicationsController {
@@ -34,38 +35,26 @@ export class ApplicationsController {
   }
 
   @GetJson(APPLICATION_PATH)
-  @ApiDoc({ summary: 'Snapshot of an application', tags, response: ApplicationSnapshot, errors: READ_ERRORS })
+  @ApiDoc(doc.read('Snapshot of an application', ApplicationSnapshot))
   get(@Scope() scope: CallerScope, @Ids() ids: AppRef) {
     return this.runtime.query(scope, 'application.get', ids);
   }
 
   @Post(`${APPLICATION_PATH}/message`)
   @HttpCode(204)
-  @ApiDoc({
-    summary: 'Send a server message to every client of an application',
-    tags,
-    body: MessageBody,
-    status: 204,
-    errors: WRITE_ERRORS,
-  })
-  async message(@Scope() scope: CallerScope, @Ids() ids: AppRef, @ValidBody(MessageBody) message: MessageBody) {
-    await this.runtime.command(scope, {
-      kind: 'message',
-      origin: 'api',
-      target: { level: 'application', ...ids },
-      message,
-    });
+  @ApiDoc(doc.message('Send a server message to every client of an application'))
+  message(@Scope() scope: CallerScope, @Ids() ids: AppRef, @ValidBody(MessageBody) message: MessageBody) {
+    return this.runtime.message(scope, { level: 'application', ...ids }, message);
   }
 
   @GetJson(`${APPLICATION_PATH}/environment`)
-  @ApiDoc({
-    summary: 'Environment of an application: gateways, media servers, connectors and recording services',
-    description:
+  @ApiDoc(
+    doc.read(
+      'Environment of an application: gateways, media servers, connectors and recording services',
+      ApplicationEnvironment,
       'Published under `/admin/api/v1` (the path of the specification) and, like every operation, under `/admin/api/v1.0`.',
-    tags,
-    response: ApplicationEnvironment,
-    errors: READ_ERRORS,
-  })
+    ),
+  )
   environment(@Scope() scope: CallerScope, @Ids() ids: AppRef) {
     return this.runtime.query(scope, 'application.environment', ids);
   }

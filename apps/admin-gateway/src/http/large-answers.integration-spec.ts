@@ -4,13 +4,10 @@
  * with a 16 KiB max_payload, the real runtime-registry (its own process) on the jest run's Redis,
  * the gateway in this process, management-api's API key check answered by a stub.
  */
-import { randomUUID } from 'node:crypto';
 import { connect, type NatsConnection } from '@nats-io/transport-node';
 import { RuntimeSubjects, Subjects, type ClientRef, type EdgeReport } from '@switchboard/contracts';
 import {
   flushRedisPrefix,
-  freePort,
-  spawnService,
   startNatsServer,
   testNamespace,
   testServers,
@@ -18,6 +15,7 @@ import {
   type SpawnedService,
 } from '@switchboard/testing';
 import { startTestGateway, type TestGateway } from '../testing/gateway.testing.js';
+import { nestRequest, spawnTestRegistry } from '../testing/registry.testing.js';
 
 const MAX_PAYLOAD = 16 * 1024;
 const ORG = 'org-large';
@@ -41,13 +39,7 @@ describe('interface A answers larger than the NATS max_payload', () => {
 
   /** A request to the registry in Nest's packet format (what the gateway's edge sends). */
   async function edge(report: EdgeReport): Promise<void> {
-    const msg = await nc.request(
-      `${ns}.${RuntimeSubjects.edge}`,
-      encoder.encode(JSON.stringify({ pattern: RuntimeSubjects.edge, data: { report }, id: randomUUID() })),
-      { timeout: 10000 },
-    );
-    const reply = JSON.parse(decoder.decode(msg.data)) as { err?: unknown };
-    if (reply.err) throw new Error(`${report.kind}: ${JSON.stringify(reply.err)}`);
+    await nestRequest(nc, ns, RuntimeSubjects.edge, { report });
   }
 
   async function get(path: string, key = API_KEY): Promise<{ status: number; type: string | null; text: string }> {
@@ -70,14 +62,7 @@ describe('interface A answers larger than the NATS max_payload', () => {
         msg.respond(encoder.encode(JSON.stringify({ id, response, isDisposed: true })));
       },
     });
-    registry = await spawnService('runtime-registry', {
-      NATS_URL: nats.url,
-      NATS_NAMESPACE: ns,
-      REDIS_URL: servers.redisUrl,
-      REDIS_KEY_PREFIX: `${ns}:`,
-      HTTP_PORT: String(await freePort()),
-      LOG_LEVEL: 'warn',
-    });
+    registry = await spawnTestRegistry(nats.url, servers.redisUrl, ns);
     gateway = await startTestGateway(nats.url, ns);
     for (let i = 0; i < CLIENTS; i++) {
       const client: ClientRef = {

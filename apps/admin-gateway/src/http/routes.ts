@@ -1,4 +1,7 @@
 import { applyDecorators, Get, Header } from '@nestjs/common';
+import type { TSchema } from '@sinclair/typebox';
+import { MessageBody } from '@switchboard/contracts';
+import type { ApiDocOptions } from '@switchboard/service-kit';
 
 /** Path building blocks of http-contract.md, joined into each route's path. */
 export const APPLICATION_PATH = 'applications/:applicationId';
@@ -25,3 +28,35 @@ export const OPERATOR_ERRORS = [403, 503, 504];
  */
 export const GetJson = (path?: string) =>
   applyDecorators(Get(path), Header('Content-Type', 'application/json; charset=utf-8'));
+
+/**
+ * The `@ApiDoc` options of the routes one controller repeats for its level (get, update, kick, message),
+ * so each route names only what differs: its summary and schema.
+ */
+export function routeDocs(tag: string) {
+  const tags = [tag];
+  return {
+    read: (summary: string, response: TSchema, description?: string): ApiDocOptions => ({
+      summary,
+      ...(description ? { description } : {}),
+      tags,
+      response,
+      errors: READ_ERRORS,
+    }),
+    update: (summary: string, body: TSchema): ApiDocOptions => ({
+      summary,
+      tags,
+      body,
+      status: 204,
+      errors: WRITE_ERRORS,
+    }),
+    message: (summary: string): ApiDocOptions => ({
+      summary,
+      tags,
+      body: MessageBody,
+      status: 204,
+      errors: WRITE_ERRORS,
+    }),
+    kick: (summary: string): ApiDocOptions => ({ summary, tags, status: 204, errors: READ_ERRORS }),
+  };
+}

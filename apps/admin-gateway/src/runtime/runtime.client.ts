@@ -3,10 +3,14 @@ import {
   OPERATOR_QUERIES,
   RuntimeSubjects,
   type CallerScope,
+  type KickTarget,
+  type MessageBody,
+  type MessageTarget,
   type RuntimeCommand,
   type RuntimeQueries,
   type RuntimeQuery,
   type RuntimeQueryKind,
+  type UpdateTarget,
 } from '@switchboard/contracts';
 import { NatsClient, SERVICE_CONFIG } from '@switchboard/service-kit';
 import { requireOperator } from '../auth/scope.decorator.js';
@@ -40,5 +44,18 @@ export class RuntimeClient {
   async command(scope: CallerScope, command: RuntimeCommand): Promise<void> {
     if (command.kind === 'mediaserver.update') requireOperator(scope);
     await this.nats.request(RuntimeSubjects.command, { scope, command });
+  }
+
+  /** The three commands of interface A's level routes, issued on behalf of the API. */
+  async update(scope: CallerScope, target: UpdateTarget): Promise<void> {
+    await this.command(scope, { kind: 'update', origin: 'api', target });
+  }
+
+  async kick(scope: CallerScope, target: KickTarget): Promise<void> {
+    await this.command(scope, { kind: 'kick', origin: 'api', target });
+  }
+
+  async message(scope: CallerScope, target: MessageTarget, message: MessageBody): Promise<void> {
+    await this.command(scope, { kind: 'message', origin: 'api', target, message });
   }
 }

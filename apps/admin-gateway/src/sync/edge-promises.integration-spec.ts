@@ -10,7 +10,6 @@
  */
 import { connect, type NatsConnection } from '@nats-io/transport-node';
 import {
-  encodeClientToken,
   RuntimeSubjects,
   Subjects,
   type ChannelClaim,
@@ -19,18 +18,10 @@ import {
   type ResolvedApplication,
   type ServerPush,
 } from '@switchboard/contracts';
-import {
-  flushRedisPrefix,
-  freePort,
-  spawnService,
-  testNamespace,
-  testServers,
-  waitFor,
-  type SpawnedService,
-} from '@switchboard/testing';
-import { randomUUID } from 'node:crypto';
+import { flushRedisPrefix, testNamespace, testServers, waitFor, type SpawnedService } from '@switchboard/testing';
 import { startTestGateway, type TestGateway } from '../testing/gateway.testing.js';
-import { identity, TestSyncClient, type Answer, type Identity } from '../testing/sync-client.testing.js';
+import { nestRequest, registerToken, spawnTestRegistry } from '../testing/registry.testing.js';
+import { identity, TestSyncClient, unmuteRefusal, type Answer, type Identity } from '../testing/sync-client.testing.js';
 
 const APP = 'app-edge-promises';
 const ORG = 'org-edge-promises';
@@ -40,23 +31,9 @@ const CLAIMS: ChannelClaim[] = [{ id: 'room-a' }, { id: 'room-b' }, { id: 'room-
 
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
-const now = () => Math.floor(Date.now() / 1000);
 const codes = (answers: Answer[]) => answers.map((a) => (a.type === 'error' ? a.error.code : 'ok'));
 
-function token(id: Identity): string {
-  return encodeClientToken(
-    {
-      iat: now(),
-      exp: now() + 600,
-      type: 'register',
-      applicationId: APP,
-      ...id,
-      clientRoles: ['participant'],
-      channels: CLAIMS,
-    },
-    SECRET,
-  );
-}
+const token = (id: Identity) => registerToken(id, { applicationId: APP, secret: SECRET, channels: CLAIMS });
 
 /** Sends requests in one write (as a pipelining client does); resolves with their answers. */
 function pipelined(client: TestSyncClient, requests: Array<[string, unknown, string?]>): Promise<Answer[]> {
@@ -87,16 +64,7 @@ describe('/sync edge promises against runtime-registry', () => {
   }
 
   /** A report straight to the registry, as the gateway sends it; rejects with the registry's error. */
-  async function report(r: EdgeReport): Promise<unknown> {
-    const msg = await nc.request(
-      `${ns}.${RuntimeSubjects.edge}`,
-      encoder.encode(JSON.stringify({ pattern: RuntimeSubjects.edge, data: { report: r }, id: randomUUID() })),
-      { timeout: 10000 },
-    );
-    const reply = JSON.parse(decoder.decode(msg.data)) as { err?: unknown; response?: unknown };
-    if (reply.err) throw new Error(JSON.stringify(reply.err));
-    return reply.response;
-  }
+  const report = (r: EdgeReport) => nestRequest(nc, ns, RuntimeSubjects.edge, { report: r });
 
   /** An interface A request to the gateway; resolves with the status and the JSON body (if any). */
   async function admin(method: string, path: string, body?: unknown): Promise<{ status: number; body: any }> {
@@ -148,14 +116,7 @@ describe('/sync edge promises against runtime-registry', () => {
     );
     await nc.flush();
     [registry, gateway] = await Promise.all([
-      spawnService('runtime-registry', {
-        NATS_URL: servers.natsUrl,
-        NATS_NAMESPACE: ns,
-        REDIS_URL: servers.redisUrl,
-        REDIS_KEY_PREFIX: `${ns}:`,
-        HTTP_PORT: String(await freePort()),
-        LOG_LEVEL: 'warn',
-      }),
+      spawnTestRegistry(servers.natsUrl, servers.redisUrl, ns),
       startTestGateway(servers.natsUrl, ns, { SYNC_RECONCILE_INTERVAL_MS: '0' }),
     ]);
   }, 60000);
@@ -175,19 +136,9 @@ describe('/sync edge promises against runtime-registry', () => {
     it('at the channel level refuses the unmute of a client that never reported its own mute, until unmuting is enabled again', async () => {
       const { client, id } = await registered();
       await client.ok('join', { channelId: 'room-a' });
-      await client.ok('connection.open', {
-        channelId: 'room-a',
-        connectionId: 'cn-1',
-        type: 'peer',
-        streams: { audio: { direction: 'sendrecv' } },
-      });
+      await client.openPeerAudio('room-a', 'cn-1');
       // A connection the channel's writes exclude keeps its own say.
-      await client.ok('connection.open', {
-        channelId: 'room-a',
-        connectionId: 'cn-free',
-        type: 'peer',
-        streams: { audio: { direction: 'sendrecv' } },
-      });
+      await client.openPeerAudio('room-a', 'cn-free');
       expect(
         (await admin('PATCH', '/channels/room-a', { audioMuted: true, excludedConnectionIds: ['cn-free'] })).status,
       ).toBe(204);
@@ -195,15 +146,7 @@ describe('/sync edge promises against runtime-registry', () => {
       await settingsPushed(client, 'cn-1', (s) => s.audioMuted && s.audioUnmuteDisabled);
 
       const refused = await client.request('connection.update', { connectionId: 'cn-1', localAudioMuted: false });
-      expect(refused).toEqual(
-        expect.objectContaining({
-          type: 'error',
-          error: expect.objectContaining({
-            code: 'UnmuteDisabled',
-            details: [expect.objectContaining({ field: 'localAudioMuted' })],
-          }),
-        }),
-      );
+      expect(refused).toEqual(unmuteRefusal('localAudioMuted'));
       const shown = await admin('GET', connectionPath(id, 'room-a', 'cn-1'));
       expect(shown.body).toEqual(expect.objectContaining({ localAudioMuted: true, localAudioUnmuteDisabled: true }));
       expect(await client.ok('connection.update', { connectionId: 'cn-free', localAudioMuted: false })).toEqual({
@@ -235,15 +178,7 @@ describe('/sync edge promises against runtime-registry', () => {
       expect((await admin('PATCH', path, { videoUnmuteDisabled: true })).status).toBe(204);
       // Not waiting for the settings push: the registry decides, whatever the edge heard of yet.
       const refused = await client.request('connection.update', { connectionId: 'cn-2', localVideoMuted: false });
-      expect(refused).toEqual(
-        expect.objectContaining({
-          type: 'error',
-          error: expect.objectContaining({
-            code: 'UnmuteDisabled',
-            details: [expect.objectContaining({ field: 'localVideoMuted' })],
-          }),
-        }),
-      );
+      expect(refused).toEqual(unmuteRefusal('localVideoMuted'));
       expect((await admin('GET', path)).body).toEqual(
         expect.objectContaining({ localVideoMuted: true, localVideoUnmuteDisabled: true }),
       );
@@ -277,12 +212,7 @@ describe('/sync edge promises against runtime-registry', () => {
     it('is enforced by the registry itself: an unmute reported past a stale edge is refused and nothing is written', async () => {
       const { client, id, ref } = await registered();
       await client.ok('join', { channelId: 'room-c' });
-      await client.ok('connection.open', {
-        channelId: 'room-c',
-        connectionId: 'cn-3',
-        type: 'peer',
-        streams: { audio: { direction: 'sendrecv' } },
-      });
+      await client.openPeerAudio('room-c', 'cn-3');
       expect(
         (await admin('PATCH', `/channels/room-c/users/${id.userId}`, { audioMuted: true, audioUnmuteDisabled: true }))
           .status,

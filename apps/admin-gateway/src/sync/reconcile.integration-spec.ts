@@ -5,7 +5,6 @@
  */
 import { RequestError, NoRespondersError, connect, type NatsConnection } from '@nats-io/transport-node';
 import {
-  encodeClientToken,
   pushSubject,
   RuntimeSubjects,
   SYNC_CLOSE_CODES,
@@ -13,7 +12,6 @@ import {
   type ChannelClaim,
   type ClientRef,
   type EdgeReport,
-  type EffectiveSettings,
   type ResolvedApplication,
   type RuntimeCommand,
   type RuntimeQuery,
@@ -23,7 +21,6 @@ import {
 import {
   flushRedisPrefix,
   freePort,
-  spawnService,
   testNamespace,
   testServers,
   waitFor,
@@ -32,8 +29,10 @@ import {
 import { randomUUID } from 'node:crypto';
 import net from 'node:net';
 import { metric, startTestGateway, type TestGateway } from '../testing/gateway.testing.js';
+import { nestRequest, registerToken, spawnTestRegistry } from '../testing/registry.testing.js';
 import { identity, TestSyncClient, type Identity } from '../testing/sync-client.testing.js';
 import { SessionReconciler } from './session-reconciler.js';
+import { NO_SETTINGS } from './sync-step.js';
 
 const APP = 'app-reconcile';
 const ORG = 'org-reconcile';
@@ -43,22 +42,8 @@ const CLAIMS: ChannelClaim[] = [{ id: 'room-a' }, { id: 'room-b' }, { id: 'room-
 
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
-const now = () => Math.floor(Date.now() / 1000);
 
-function token(id: Identity): string {
-  return encodeClientToken(
-    {
-      iat: now(),
-      exp: now() + 600,
-      type: 'register',
-      applicationId: APP,
-      ...id,
-      clientRoles: ['participant'],
-      channels: CLAIMS,
-    },
-    SECRET,
-  );
-}
+const token = (id: Identity) => registerToken(id, { applicationId: APP, secret: SECRET, channels: CLAIMS });
 
 /**
  * A TCP proxy in front of NATS: `cut` drops its connections and refuses new ones until `restore` (a
@@ -137,15 +122,6 @@ const sortKey = (p: ServerPush) =>
   ]);
 const byText = (a: ServerPush, b: ServerPush) => sortKey(a).localeCompare(sortKey(b));
 
-const NO_SETTINGS: EffectiveSettings = {
-  recording: false,
-  recordingTag: null,
-  audioMuted: false,
-  videoMuted: false,
-  audioUnmuteDisabled: false,
-  videoUnmuteDisabled: false,
-};
-
 describe('reconciling the edge with runtime-registry after lost pushes', () => {
   const servers = testServers();
   const ns = testNamespace('gw_reconcile');
@@ -176,16 +152,7 @@ describe('reconciling the edge with runtime-registry after lost pushes', () => {
   let held: TestGateway;
   const clients: TestSyncClient[] = [];
 
-  async function rpc(subject: string, data: unknown): Promise<unknown> {
-    const msg = await nc.request(
-      `${ns}.${subject}`,
-      encoder.encode(JSON.stringify({ pattern: subject, data, id: randomUUID() })),
-      { timeout: 10000 },
-    );
-    const reply = JSON.parse(decoder.decode(msg.data)) as { err?: unknown; response?: unknown };
-    if (reply.err) throw new Error(`${subject}: ${JSON.stringify(reply.err)}`);
-    return reply.response;
-  }
+  const rpc = (subject: string, data: unknown) => nestRequest(nc, ns, subject, data);
 
   /** An interface A read of the registry, as the gateway's HTTP side sends it. */
   const query = (q: RuntimeQuery) => rpc(RuntimeSubjects.query, { scope: SCOPE, query: q });
@@ -358,14 +325,7 @@ describe('reconciling the edge with runtime-registry after lost pushes', () => {
     crowdedProxy = await natsProxy(servers.natsUrl);
     heldProxy = await natsProxy(servers.natsUrl);
     [registry, cutOff, periodic, eager, crowded, held] = await Promise.all([
-      spawnService('runtime-registry', {
-        NATS_URL: servers.natsUrl,
-        NATS_NAMESPACE: ns,
-        REDIS_URL: servers.redisUrl,
-        REDIS_KEY_PREFIX: `${ns}:`,
-        HTTP_PORT: String(await freePort()),
-        LOG_LEVEL: 'warn',
-      }),
+      spawnTestRegistry(servers.natsUrl, servers.redisUrl, ns),
       startTestGateway(proxy.url, ns, { SYNC_RECONCILE_INTERVAL_MS: '0', SYNC_GRACE_PERIOD_MS: '600000' }),
       startTestGateway(servers.natsUrl, ns, { SYNC_RECONCILE_INTERVAL_MS: '200', SYNC_GRACE_PERIOD_MS: '600000' }),
       startTestGateway(servers.natsUrl, ns, { SYNC_RECONCILE_INTERVAL_MS: '10', SYNC_GRACE_PERIOD_MS: '600000' }),
@@ -630,18 +590,8 @@ describe('reconciling the edge with runtime-registry after lost pushes', () => {
     const { client, ref } = await registered(periodic);
     await client.ok('join', { channelId: 'room-a' });
     await client.ok('join', { channelId: 'room-b' });
-    await client.ok('connection.open', {
-      channelId: 'room-a',
-      connectionId: 'cn-1',
-      type: 'peer',
-      streams: { audio: { direction: 'sendrecv' } },
-    });
-    await client.ok('connection.open', {
-      channelId: 'room-a',
-      connectionId: 'cn-2',
-      type: 'peer',
-      streams: { audio: { direction: 'sendrecv' } },
-    });
+    await client.openPeerAudio('room-a', 'cn-1');
+    await client.openPeerAudio('room-a', 'cn-2');
 
     await edge({ kind: 'connection.close', client: ref, channelId: 'room-a', connectionId: 'cn-1' });
     await edge({ kind: 'client.leave', client: ref, channelId: 'room-b' });
@@ -678,24 +628,14 @@ describe('reconciling the edge with runtime-registry after lost pushes', () => {
     const busy = await registered(eager);
     for (let i = 0; i < 15; i++) {
       await busy.client.ok('join', { channelId: 'room-b' });
-      await busy.client.ok('connection.open', {
-        channelId: 'room-b',
-        connectionId: `cn-${i}`,
-        type: 'peer',
-        streams: { audio: { direction: 'sendrecv' } },
-      });
+      await busy.client.openPeerAudio('room-b', `cn-${i}`);
       await busy.client.ok('connection.update', { connectionId: `cn-${i}`, localAudioMuted: true });
       await busy.client.ok('client.update', { tag: `tag-${i}` });
       await busy.client.ok('connection.close', { connectionId: `cn-${i}` });
       await busy.client.ok('leave', { channelId: 'room-b' });
     }
     await busy.client.ok('join', { channelId: 'room-b' });
-    await busy.client.ok('connection.open', {
-      channelId: 'room-b',
-      connectionId: 'cn-last',
-      type: 'peer',
-      streams: { audio: { direction: 'sendrecv' } },
-    });
+    await busy.client.openPeerAudio('room-b', 'cn-last');
     const after = await metric(eager, 'sync_reconcile_passes_total');
     await waitFor(async () => (await metric(eager, 'sync_reconcile_passes_total')) >= after + 3, {
       timeoutMs: 10000,
@@ -742,12 +682,7 @@ describe('reconciling the edge with runtime-registry after lost pushes', () => {
   it('leaves the channels and closes the connections the registry holds for a client and its session does not, and leaves the session as it is', async () => {
     const { client, ref } = await registered(periodic);
     await client.ok('join', { channelId: 'room-a' });
-    await client.ok('connection.open', {
-      channelId: 'room-a',
-      connectionId: 'cn-own',
-      type: 'peer',
-      streams: { audio: { direction: 'sendrecv' } },
-    });
+    await client.openPeerAudio('room-a', 'cn-own');
     const leaves = await metric(periodic, 'sync_reconcile_corrections_total', { report: 'leave' });
     const closes = await metric(periodic, 'sync_reconcile_corrections_total', { report: 'close' });
 
@@ -779,12 +714,7 @@ describe('reconciling the edge with runtime-registry after lost pushes', () => {
     await client.ok('message', { channelId: 'room-a', message: 'still here' });
     // The client may join the channel and open the connection it was refused (the edge and the registry agree now).
     await client.ok('join', { channelId: 'room-b' });
-    await client.ok('connection.open', {
-      channelId: 'room-a',
-      connectionId: 'cn-ghost-a',
-      type: 'peer',
-      streams: { audio: { direction: 'sendrecv' } },
-    });
+    await client.openPeerAudio('room-a', 'cn-ghost-a');
     await passes(periodic, 3);
     expect(await channelsOf(ref)).toEqual(['room-a', 'room-b']);
     expect(await connectionsOf(ref, 'room-a')).toEqual(['cn-ghost-a', 'cn-own']);
@@ -919,27 +849,12 @@ describe('reconciling the edge with runtime-registry after lost pushes', () => {
     const sessionId = (await registration(ref))?.sessionId;
     expect(sessionId).toEqual(expect.any(String));
     await client.ok('join', { channelId: 'room-a' });
-    await client.ok('connection.open', {
-      channelId: 'room-a',
-      connectionId: 'cn-1',
-      type: 'peer',
-      streams: { audio: { direction: 'sendrecv' } },
-    });
-    await client.ok('connection.open', {
-      channelId: 'room-a',
-      connectionId: 'cn-2',
-      type: 'peer',
-      streams: { audio: { direction: 'sendrecv' } },
-    });
+    await client.openPeerAudio('room-a', 'cn-1');
+    await client.openPeerAudio('room-a', 'cn-2');
     await client.ok('connection.close', { connectionId: 'cn-1' });
     await client.ok('leave', { channelId: 'room-a' });
     await client.ok('join', { channelId: 'room-b' });
-    await client.ok('connection.open', {
-      channelId: 'room-b',
-      connectionId: 'cn-3',
-      type: 'peer',
-      streams: { audio: { direction: 'sendrecv' } },
-    });
+    await client.openPeerAudio('room-b', 'cn-3');
     // Ending the session closes cn-3 first.
     await client.ok('unregister');
     // Sent before the registry answered them: on this connection before the flush's answer.

@@ -20,6 +20,7 @@ import {
   type RuntimeCommand,
   type RuntimeQuery,
 } from '@switchboard/contracts';
+import { NO_SETTINGS } from '../sync/sync-step.js';
 
 export class WireFailure extends Error {
   constructor(
@@ -35,14 +36,8 @@ export const TENANT_KEY = 'sb_tenant-key-for-tests';
 export const OPERATOR_SCOPE: CallerScope = { organizationId: 'org-1', operator: true, principal: 'key-operator' };
 export const TENANT_SCOPE: CallerScope = { organizationId: 'org-1', operator: false, principal: 'key-tenant' };
 
-export const DEFAULT_SETTINGS = {
-  recording: false,
-  recordingTag: null,
-  audioMuted: false,
-  videoMuted: false,
-  audioUnmuteDisabled: false,
-  videoUnmuteDisabled: false,
-};
+/** The settings the fake answers for every connection: the gateway's own default. */
+export const DEFAULT_SETTINGS = NO_SETTINGS;
 
 type Handler<T> = (request: T) => unknown;
 

@@ -12,10 +12,7 @@ export const IDS = {
 } as const;
 
 export const { applicationId, channelId, userId, deviceId, clientId, connectionId, mediaServerId } = IDS;
-export const applicationPath = `/applications/${applicationId}`;
-export const channelPath = `${applicationPath}/channels/${channelId}`;
-export const clientSubpath = `users/${userId}/devices/${deviceId}/clients/${clientId}`;
-/** OpenAPI spellings of the same paths. */
+/** Paths in their OpenAPI spelling (`at` fills in the ids). */
 export const docApplicationPath = '/applications/{applicationId}';
 export const docChannelPath = `${docApplicationPath}/channels/{channelId}`;
 export const docClientSubpath = 'users/{userId}/devices/{deviceId}/clients/{clientId}';
@@ -41,11 +38,19 @@ export interface RouteCase {
  * Parameterless kinds are cast: the contract types their params `Record<string, never>`, which no object with `kind`
  * satisfies.
  */
+/** `doc` and `path` of a route from its OpenAPI spelling: each `{name}` stands for that id of IDS. */
+export const at = (doc: string) => ({
+  path: doc.replace(/\{(\w+)\}/g, (_, name: string) => IDS[name as keyof typeof IDS]),
+  doc,
+});
 export const asks = (query: RuntimeQuery) => ({ query });
 export const message = (target: Extract<RuntimeCommand, { kind: 'message' }>['target']) => ({
   body: MESSAGE,
   badBody: { body: { message: 5, sender: 'x' }, fields: ['message', 'sender'] },
   command: { kind: 'message', origin: 'api', target, message: MESSAGE } as RuntimeCommand,
+});
+export const update = (target: Extract<RuntimeCommand, { kind: 'update' }>['target']) => ({
+  command: { kind: 'update', origin: 'api', target } as RuntimeCommand,
 });
 export const kick = (target: Extract<RuntimeCommand, { kind: 'kick' }>['target']) => ({
   command: { kind: 'kick', origin: 'api', target } as RuntimeCommand,

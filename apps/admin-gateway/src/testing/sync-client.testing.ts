@@ -75,6 +75,12 @@ export class TestSyncClient {
     return answer.data;
   }
 
+  /** Opens a peer connection sending and receiving audio (the connection most cases need); like ok. */
+  openPeerAudio(channelId: string, connectionId: string): Promise<any> {
+    const streams = { audio: { direction: 'sendrecv' } };
+    return this.ok('connection.open', { channelId, connectionId, type: 'peer', streams });
+  }
+
   /** Resolves with the next push (by position: the n-th push this client received, from 0). */
   async push(index: number): Promise<ServerPush> {
     while (this.pushes.length <= index) await new Promise<void>((resolve) => this.pushWaiters.push(resolve));
@@ -99,3 +105,10 @@ function textOf(raw: RawData): string {
   if (Array.isArray(raw)) return Buffer.concat(raw).toString('utf8');
   return Buffer.from(raw).toString('utf8');
 }
+
+/** The error answer refusing to unmute `field` of a connection an operator disabled unmuting of. */
+export const unmuteRefusal = (field: string) =>
+  expect.objectContaining({
+    type: 'error',
+    error: expect.objectContaining({ code: 'UnmuteDisabled', details: [expect.objectContaining({ field })] }),
+  });
