@@ -391,9 +391,10 @@ function ingressRoute(ingresses: Y[], url: URL): { service: string; port: number
 // ------------------------------------------------------------------------------------------------
 
 describe('the services the deployment files are checked against', () => {
-  it('are the seven apps, with their settings', () => {
+  it('are the eight apps, with their settings', () => {
     expect(SERVICE_NAMES.sort()).toEqual([
       'admin-gateway',
+      'console',
       'management-api',
       'media-agent',
       'recording-service',
@@ -403,7 +404,8 @@ describe('the services the deployment files are checked against', () => {
     ]);
     for (const s of SERVICES) {
       expect(s.settings.get('HTTP_PORT')?.defaultValue).toBe(s.port);
-      expect(s.settings.get('NATS_URL')?.required).toBe(true);
+      // The console only forwards HTTP to interface A and B: no NATS.
+      expect(s.settings.get('NATS_URL')?.required).toBe(s.service === 'console' ? undefined : true);
     }
   });
 });
@@ -610,8 +612,11 @@ describe('k8s/', () => {
     it('has a termination grace period longer than its shutdown timeout', () => {
       const { values } = checkK8sEnv(name, container, svc.settings, name);
       const raw = values.get('SHUTDOWN_TIMEOUT_MS')?.raw;
+      // A service without the setting (the console) stops as soon as its HTTP server closes.
       const shutdownMs =
-        raw !== undefined && raw !== '' ? Number(raw) : Number(svc.settings.get('SHUTDOWN_TIMEOUT_MS')?.defaultValue);
+        raw !== undefined && raw !== ''
+          ? Number(raw)
+          : Number(svc.settings.get('SHUTDOWN_TIMEOUT_MS')?.defaultValue ?? 0);
       const graceMs = Number(podSpec.terminationGracePeriodSeconds ?? 30) * 1000;
       expect(Number.isFinite(shutdownMs)).toBe(true);
       expect(graceMs).toBeGreaterThan(shutdownMs + SHUTDOWN_SLACK_MS + preStopSeconds(container) * 1000);

@@ -70,10 +70,11 @@ describe('configuration table', () => {
     table = renderConfigTable(await loadSourceSettings());
   });
 
-  it('covers the seven services and every setting they declare', async () => {
+  it('covers the eight services and every setting they declare', async () => {
     const services = await loadSourceSettings();
     expect(services.map((s) => s.service).sort()).toEqual([
       'admin-gateway',
+      'console',
       'management-api',
       'media-agent',
       'recording-service',

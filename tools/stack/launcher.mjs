@@ -19,6 +19,7 @@ import {
 } from './servers.mjs';
 import { startServers } from './stack-servers.mjs';
 import {
+  CONSOLE,
   MEDIA_AGENT,
   READY_TIMEOUT_MS,
   readStackFile,
@@ -149,7 +150,16 @@ export class Launcher {
       NATS_URL: serverUrls.nats,
       REDIS_URL: serverUrls.redis,
       DATABASE_URL: serverUrls.database,
+      ...(app.service === CONSOLE ? this.consoleEnv() : {}),
     };
+  }
+
+  /** The console forwards to this stack's interface A and B (started before it). */
+  consoleEnv() {
+    const env = {};
+    if (this.urls.adminGateway) env.CONSOLE_GATEWAY_URL = this.urls.adminGateway;
+    if (this.urls.managementApi) env.CONSOLE_MANAGEMENT_URL = this.urls.managementApi;
+    return env;
   }
 
   /**
@@ -255,17 +265,31 @@ export class Launcher {
     }
   }
 
+  /** Starts the services, the console last: once interface A and B are ready. */
   async startServices(apps, serverUrls) {
     for (const app of apps) assertBuilt(this.paths.root, app.main, `entry point of ${app.service}`);
     for (const app of apps) await this.freeServicePort(app);
+    await this.startWave(
+      apps.filter((a) => a.service !== CONSOLE),
+      serverUrls,
+    );
+    await this.startWave(
+      apps.filter((a) => a.service === CONSOLE),
+      serverUrls,
+    );
+  }
+
+  async startWave(apps, serverUrls) {
+    if (apps.length === 0) return;
     for (const app of apps) {
       await this.startService(app, serverUrls);
       this.urls[camelCase(app.service)] = `http://127.0.0.1:${app.port}`;
     }
     this.save();
     this.log(`Waiting for ${apps.map((a) => a.service).join(', ')} to be ready…`);
-    await Promise.all([...this.services.values()].map((entry) => this.waitReady(entry)));
-    for (const entry of this.services.values())
+    const entries = apps.map((app) => this.services.get(app.service));
+    await Promise.all(entries.map((entry) => this.waitReady(entry)));
+    for (const entry of entries)
       this.log(`  ${entry.app.service} ready (pid ${entry.pid}) on http://127.0.0.1:${entry.app.port}`);
   }
 

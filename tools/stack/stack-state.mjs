@@ -12,6 +12,8 @@ export const SERVER_NAMES = ['nats', 'redis', 'postgres'];
 export const SERVER_LABELS = { nats: 'NATS', redis: 'Redis', postgres: 'PostgreSQL', janus: 'Janus' };
 /** The service that runs beside Janus: started only when Janus is. */
 export const MEDIA_AGENT = 'media-agent';
+/** The operator console: it forwards to admin-gateway and management-api, so it starts after them. */
+export const CONSOLE = 'console';
 export const EXTERNAL_ENV = { nats: 'NATS_URL', redis: 'REDIS_URL', postgres: 'DATABASE_URL' };
 export const READY_TIMEOUT_MS = 60000;
 export const SERVICE_STOP_TIMEOUT_MS = 15000;

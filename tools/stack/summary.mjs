@@ -1,5 +1,7 @@
 // What `npm start` prints once the stack runs, and the HTTP probe it and `status` use.
-import { MEDIA_AGENT } from './stack-state.mjs';
+import { CONSOLE, MEDIA_AGENT } from './stack-state.mjs';
+
+const LABELS = { 'admin-gateway': 'Admin API', 'management-api': 'Management API', [CONSOLE]: 'Console' };
 
 function apiUrl(app) {
   const base = `http://127.0.0.1:${app.port}`;
@@ -21,8 +23,12 @@ export async function printSummary(launcher, apps) {
   const lines = ['', 'Switchboard is running.', ''];
   const row = (label, value) => lines.push(`  ${label.padEnd(18)} ${value}`);
   for (const app of apps) {
-    const label =
-      app.service === 'admin-gateway' ? 'Admin API' : app.service === 'management-api' ? 'Management API' : app.service;
+    const label = LABELS[app.service] ?? app.service;
+    if (app.service === CONSOLE) {
+      // The web application answers every path, so no OpenAPI probe; it signs in with the admin API key.
+      row(label, `${apiUrl(app)}  (sign in with the admin API key below)`);
+      continue;
+    }
     row(label, apiUrl(app));
     const docs = await openApiUrl(app);
     if (docs) row('', `OpenAPI: ${docs}`);
