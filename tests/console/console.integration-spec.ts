@@ -191,6 +191,8 @@ describe('operator console', () => {
     const keys = await keyboardContext.newPage();
     try {
       await keys.goto(stack.consoleUrl);
+      // The sign-in form renders after the bundle runs: Tab before it would focus nothing.
+      await keys.locator('input[type="password"]').waitFor();
       await keys.keyboard.press('Tab');
       expect(await keys.evaluate('document.activeElement.type')).toBe('password');
       await keys.keyboard.type(stack.operatorKey);
