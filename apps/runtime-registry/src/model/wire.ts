@@ -313,39 +313,18 @@ function envelope(name: string, props: TProperties) {
   return validator(closed(props), name);
 }
 
+/** The members of a TypeBox union, one schema per discriminator value. */
+const alternativesOf = (union: TSchema) => (union as unknown as { anyOf: TSchema[] }).anyOf;
+
 const queryEnvelope = envelope('runtime-registry.v1.query', { scope: CallerScope, query: Type.Object({}) });
 const commandEnvelope = envelope('runtime-registry.v1.command', { scope: CallerScope, command: Type.Object({}) });
 const edgeEnvelope = envelope('runtime-registry.v1.edge', { report: Type.Object({}) });
-const checkQuery = discriminated(
-  'runtime-registry.v1.query',
-  'kind',
-  (QuerySchema as unknown as { anyOf: TSchema[] }).anyOf,
-);
-const checkCommand = discriminated(
-  'runtime-registry.v1.command',
-  'kind',
-  (CommandSchema as unknown as { anyOf: TSchema[] }).anyOf,
-);
-const checkEdge = discriminated(
-  'runtime-registry.v1.edge',
-  'kind',
-  (EdgeSchema as unknown as { anyOf: TSchema[] }).anyOf,
-);
-const checkMessageTarget = discriminated(
-  'runtime-registry.v1.command',
-  'level',
-  (MessageTargetSchema as unknown as { anyOf: TSchema[] }).anyOf,
-);
-const checkKickTarget = discriminated(
-  'runtime-registry.v1.command',
-  'level',
-  (KickTargetSchema as unknown as { anyOf: TSchema[] }).anyOf,
-);
-const checkUpdateTarget = discriminated(
-  'runtime-registry.v1.command',
-  'level',
-  (UpdateTargetSchema as unknown as { anyOf: TSchema[] }).anyOf,
-);
+const checkQuery = discriminated('runtime-registry.v1.query', 'kind', alternativesOf(QuerySchema));
+const checkCommand = discriminated('runtime-registry.v1.command', 'kind', alternativesOf(CommandSchema));
+const checkEdge = discriminated('runtime-registry.v1.edge', 'kind', alternativesOf(EdgeSchema));
+const checkMessageTarget = discriminated('runtime-registry.v1.command', 'level', alternativesOf(MessageTargetSchema));
+const checkKickTarget = discriminated('runtime-registry.v1.command', 'level', alternativesOf(KickTargetSchema));
+const checkUpdateTarget = discriminated('runtime-registry.v1.command', 'level', alternativesOf(UpdateTargetSchema));
 const heartbeatValidator = validator(HeartbeatSchema, 'runtime-registry.v1.heartbeat');
 
 export function parseQuery(value: unknown): { scope: CallerScope; query: RuntimeQuery } {
