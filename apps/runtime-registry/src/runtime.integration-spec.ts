@@ -484,33 +484,17 @@ describe('runtime-registry live model', () => {
     );
 
     it('to someone not there answers NotFound and reaches nobody', async () => {
-      await expectWire(
-        rt.command(TENANT, {
-          kind: 'message',
-          origin: 'api',
-          target: { level: 'channel.user', applicationId: a, channelId: 'ch2', userId: 'u2' },
-          message: { message: 'x' },
-        }),
-        'NotFound',
-      );
-      await expectWire(
-        rt.command(TENANT, {
-          kind: 'message',
-          origin: 'api',
-          target: { level: 'channel', applicationId: a, channelId: 'ch9' },
-          message: { message: 'x' },
-        }),
-        'NotFound',
-      );
-      await expectWire(
-        rt.command(TENANT, {
-          kind: 'message',
-          origin: 'api',
-          target: { level: 'user', applicationId: a, userId: 'u9' },
-          message: { message: 'x' },
-        }),
-        'NotFound',
-      );
+      const absent = [
+        { level: 'channel.user', applicationId: a, channelId: 'ch2', userId: 'u2' },
+        { level: 'channel', applicationId: a, channelId: 'ch9' },
+        { level: 'user', applicationId: a, userId: 'u9' },
+      ] as const;
+      for (const target of absent) {
+        await expectWire(
+          rt.command(TENANT, { kind: 'message', origin: 'api', target, message: { message: 'x' } }),
+          'NotFound',
+        );
+      }
       expect(gw1.received.length + gw2.received.length).toBe(0);
     });
 
