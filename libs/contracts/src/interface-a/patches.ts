@@ -9,17 +9,17 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { ChannelClaim } from '../interface-b/channel-claim.js';
 import { DateTime, ShortText, ShortTextList, patchFields, record } from './record-schema.js';
+import {
+  audioUnmuteDisabled,
+  excludedBelow,
+  muteFlags,
+  recording,
+  recordingTag,
+  videoUnmuteDisabled,
+} from './level-fields.js';
 
 /** The level flags shared by every runtime patch (types before `|null`). */
-const levelFlags = {
-  recording: Type.Boolean({ description: 'Enable (true) or disable (false) recording.' }),
-  recordingTag: ShortText({ description: 'Tag of the recording when recording is being enabled.' }),
-  audioMuted: Type.Boolean({ description: 'Mute (true) or unmute (false) audio.' }),
-  videoMuted: Type.Boolean({ description: 'Mute (true) or unmute (false) video.' }),
-  audioUnmuteDisabled: Type.Boolean({ description: 'Disable (true) or enable (false) unmuting audio.' }),
-  videoUnmuteDisabled: Type.Boolean({ description: 'Disable (true) or enable (false) unmuting video.' }),
-};
-const ids = (what: string) => ShortTextList({ description: `Ids of the ${what} to exclude.` });
+const levelFlags = { recording, recordingTag, ...muteFlags, audioUnmuteDisabled, videoUnmuteDisabled };
 
 export const ChannelRecordingPatch = record(
   'ChannelRecordingPatch',
@@ -32,10 +32,7 @@ export const ChannelPatch = record(
   'ChannelPatch',
   patchFields({
     ...levelFlags,
-    excludedUserIds: ids('users'),
-    excludedDeviceIds: ids('devices'),
-    excludedClientIds: ids('clients'),
-    excludedConnectionIds: ids('connections'),
+    ...excludedBelow.channel,
   }),
   'Changes recording and mute settings of a channel.',
 );
@@ -45,9 +42,7 @@ export const UserInChannelPatch = record(
   'UserInChannelPatch',
   patchFields({
     ...levelFlags,
-    excludedDeviceIds: ids('devices'),
-    excludedClientIds: ids('clients'),
-    excludedConnectionIds: ids('connections'),
+    ...excludedBelow.user,
   }),
   'Changes recording and mute settings of a user in a channel.',
 );
@@ -55,7 +50,7 @@ export type UserInChannelPatch = Static<typeof UserInChannelPatch>;
 
 export const DeviceInChannelPatch = record(
   'DeviceInChannelPatch',
-  patchFields({ ...levelFlags, excludedClientIds: ids('clients'), excludedConnectionIds: ids('connections') }),
+  patchFields({ ...levelFlags, ...excludedBelow.device }),
   'Changes recording and mute settings of a device in a channel.',
 );
 export type DeviceInChannelPatch = Static<typeof DeviceInChannelPatch>;
@@ -69,7 +64,7 @@ export type ClientPatch = Static<typeof ClientPatch>;
 
 export const ClientInChannelPatch = record(
   'ClientInChannelPatch',
-  patchFields({ claim: ChannelClaim, ...levelFlags, excludedConnectionIds: ids('connections') }),
+  patchFields({ claim: ChannelClaim, ...levelFlags, ...excludedBelow.client }),
   'Changes the channel claim and the recording and mute settings of a client in a channel.',
 );
 export type ClientInChannelPatch = Static<typeof ClientInChannelPatch>;

@@ -66,81 +66,51 @@ export type ProblemBody = Static<typeof ProblemBody>;
 // Snapshots and info records
 // ---------------------------------------------------------------------------------------------
 
+// Field groups shared by the per-level records, in the order the records list them.
+const connectionCounts = { clientCount: Count(), connectionCount: Count() };
+const deviceCounts = { deviceCount: Count(), ...connectionCounts };
+const userCounts = { userCount: Count(), ...deviceCounts };
+const userIdentity = { id: Type.String(), alias: Nullable(Type.String()) };
+const deviceIdentity = { id: Type.String(), userId: Type.String(), alias: Nullable(Type.String()) };
+
 export const ApplicationSnapshot = record(
   'ApplicationSnapshot',
-  {
-    id: Type.String({ description: 'Application id.' }),
-    channelCount: Count(),
-    userCount: Count(),
-    deviceCount: Count(),
-    clientCount: Count(),
-    connectionCount: Count(),
-  },
+  { id: Type.String({ description: 'Application id.' }), channelCount: Count(), ...userCounts },
   'Live counts of an application.',
 );
 export type ApplicationSnapshot = Static<typeof ApplicationSnapshot>;
 
 export const ChannelSnapshot = record(
   'ChannelSnapshot',
-  {
-    id: Type.String({ description: 'Channel id.' }),
-    userCount: Count(),
-    deviceCount: Count(),
-    clientCount: Count(),
-    connectionCount: Count(),
-  },
+  { id: Type.String({ description: 'Channel id.' }), ...userCounts },
   'Live counts of a channel.',
 );
 export type ChannelSnapshot = Static<typeof ChannelSnapshot>;
 
 export const UserInChannelSnapshot = record(
   'UserInChannelSnapshot',
-  {
-    id: Type.String(),
-    alias: Nullable(Type.String()),
-    deviceCount: Count(),
-    clientCount: Count(),
-    connectionCount: Count(),
-  },
+  { ...userIdentity, ...deviceCounts },
   'A user as seen inside one channel.',
 );
 export type UserInChannelSnapshot = Static<typeof UserInChannelSnapshot>;
 
 export const UserInfo = record(
   'UserInfo',
-  {
-    id: Type.String(),
-    alias: Nullable(Type.String()),
-    deviceCount: Count(),
-    clientCount: Count(),
-    channelCount: Count(),
-  },
+  { ...userIdentity, deviceCount: Count(), clientCount: Count(), channelCount: Count() },
   'A user of an application, across channels.',
 );
 export type UserInfo = Static<typeof UserInfo>;
 
 export const DeviceInChannelSnapshot = record(
   'DeviceInChannelSnapshot',
-  {
-    id: Type.String(),
-    userId: Type.String(),
-    alias: Nullable(Type.String()),
-    clientCount: Count(),
-    connectionCount: Count(),
-  },
+  { ...deviceIdentity, ...connectionCounts },
   'A device as seen inside one channel.',
 );
 export type DeviceInChannelSnapshot = Static<typeof DeviceInChannelSnapshot>;
 
 export const DeviceInfo = record(
   'DeviceInfo',
-  {
-    id: Type.String(),
-    userId: Type.String(),
-    alias: Nullable(Type.String()),
-    clientCount: Count(),
-    channelCount: Count(),
-  },
+  { ...deviceIdentity, clientCount: Count(), channelCount: Count() },
   'A device of a user, across channels.',
 );
 export type DeviceInfo = Static<typeof DeviceInfo>;
@@ -152,15 +122,20 @@ export const ClientInChannelSnapshot = record(
 );
 export type ClientInChannelSnapshot = Static<typeof ClientInChannelSnapshot>;
 
+// The sender identity of a client, as the client and connection records list it.
+const senderIdentity = {
+  userId: Type.String(),
+  userAlias: Nullable(Type.String()),
+  deviceId: Type.String(),
+  deviceAlias: Nullable(Type.String()),
+};
+
 export const ClientInfo = record(
   'ClientInfo',
   {
     id: Type.String(),
     tag: Nullable(Type.String()),
-    userId: Type.String(),
-    userAlias: Nullable(Type.String()),
-    deviceId: Type.String(),
-    deviceAlias: Nullable(Type.String()),
+    ...senderIdentity,
     roles: StringList(),
     channelCount: Count(),
   },
@@ -291,12 +266,12 @@ export type ConnectionError = Static<typeof ConnectionError>;
 /**
  * Decision: a media stream is described by its negotiated state, not by its statistics (those arrive as stats events).
  */
+const streamIdentity = { id: Type.String(), tag: Nullable(Type.String()), direction: StreamDirection };
+
 export const MediaStreamInfo = record(
   'MediaStreamInfo',
   {
-    id: Type.String(),
-    tag: Nullable(Type.String()),
-    direction: StreamDirection,
+    ...streamIdentity,
     muted: Type.Boolean({ description: 'The local side has muted the stream.' }),
     disabled: Type.Boolean({ description: 'Sending on the stream is disabled.' }),
     format: Nullable(Type.String(), { description: 'Negotiated format, e.g. `opus/48000/2` or `VP8/90000`.' }),
@@ -311,9 +286,7 @@ export type MediaStreamInfo = Static<typeof MediaStreamInfo>;
 export const DataStreamInfo = record(
   'DataStreamInfo',
   {
-    id: Type.String(),
-    tag: Nullable(Type.String()),
-    direction: StreamDirection,
+    ...streamIdentity,
     channelLabels: StringList({ description: 'Labels of the data channels of the stream.' }),
   },
   'The data stream of a connection.',
@@ -355,10 +328,7 @@ export const ConnectionInfo = record(
     isSip: Type.Boolean(),
     applicationId: Type.String(),
     channelId: Type.String(),
-    userId: Type.String(),
-    userAlias: Nullable(Type.String()),
-    deviceId: Type.String(),
-    deviceAlias: Nullable(Type.String()),
+    ...senderIdentity,
     clientId: Type.String(),
     clientTag: Nullable(Type.String()),
     clientRoles: StringList(),

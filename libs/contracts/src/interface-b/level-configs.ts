@@ -19,21 +19,25 @@ import {
   record,
 } from '../interface-a/record-schema.js';
 import { ChannelClaim } from './channel-claim.js';
+import {
+  audioUnmuteDisabled,
+  excludedBelow,
+  muteFlags,
+  recording,
+  recordingTag,
+  videoUnmuteDisabled,
+} from '../interface-a/level-fields.js';
 
 const common = {
-  recording: Type.Boolean({ description: 'Enable (true) or disable (false) recording.' }),
+  recording,
   recordingMode: ShortText({
     default: 'AudioVideo',
     examples: ['AudioVideo'],
     description: 'What is recorded, e.g. `AudioVideo`.',
   }),
-  recordingTag: ShortText({ description: 'Tag of the recording when recording is being enabled.' }),
-  audioMuted: Type.Boolean({ description: 'Mute (true) or unmute (false) audio.' }),
-  videoMuted: Type.Boolean({ description: 'Mute (true) or unmute (false) video.' }),
+  recordingTag,
+  ...muteFlags,
 };
-const audioUnmuteDisabled = Type.Boolean({ description: 'Disable (true) or enable (false) unmuting audio.' });
-const videoUnmuteDisabled = Type.Boolean({ description: 'Disable (true) or enable (false) unmuting video.' });
-const ids = (what: string) => ShortTextList({ description: `Ids of the ${what} to exclude.` });
 
 export const ChannelConfigUpdate = record(
   'ChannelConfigUpdate',
@@ -41,10 +45,7 @@ export const ChannelConfigUpdate = record(
     ...common,
     audioUnmuteDisabled,
     videoUnmuteDisabled,
-    excludedUserIds: ids('users'),
-    excludedDeviceIds: ids('devices'),
-    excludedClientIds: ids('clients'),
-    excludedConnectionIds: ids('connections'),
+    ...excludedBelow.channel,
   }),
   'Channel-level settings of an UpdateChannel action.',
 );
@@ -56,9 +57,7 @@ export const ChannelUserConfig = record(
     ...common,
     audioUnmuteDisabled,
     videoUnmuteDisabled,
-    excludedDeviceIds: ids('devices'),
-    excludedClientIds: ids('clients'),
-    excludedConnectionIds: ids('connections'),
+    ...excludedBelow.user,
   }),
   'Settings of a user in a channel (UpdateUser action).',
 );
@@ -70,8 +69,7 @@ export const ChannelDeviceConfig = record(
     ...common,
     audioUnmuteDisabled,
     videoUnmuteDisabled,
-    excludedClientIds: ids('clients'),
-    excludedConnectionIds: ids('connections'),
+    ...excludedBelow.device,
   }),
   'Settings of a device in a channel (UpdateDevice action).',
 );
@@ -86,7 +84,7 @@ export const ChannelClientConfig = record(
         'Disable (true) or enable (false) unmuting audio. Spelled `audioUmuteDisabled` in this object only (wire compatibility).',
     }),
     videoUnmuteDisabled,
-    excludedConnectionIds: ids('connections'),
+    ...excludedBelow.client,
   }),
   'Settings of a client in a channel (UpdateClient action).',
 );
