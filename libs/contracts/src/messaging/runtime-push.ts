@@ -1,6 +1,7 @@
 /** What runtime-registry pushes to the gateway replica holding a client, and what it computes for it. */
-import type { MessageBody } from '../interface-a/index.js';
 import type { ChannelClaim } from '../interface-b/index.js';
+import type { ConnectionState, MessageBody } from '../interface-a/index.js';
+import type { MediaSessionDescription } from './media.js';
 import type { ClientRef } from './runtime.js';
 
 /**
@@ -71,7 +72,25 @@ export type ServerPush =
     }
   | { type: 'claim.updated'; channelId: string; claim: ChannelClaim }
   /** The client registered again through another gateway replica: the old session ends. */
-  | { type: 'unregistered'; reason: string };
+  | { type: 'unregistered'; reason: string }
+  /**
+   * The media server moved a connection to a state the client does not report itself (`connected`
+   * when Janus says the PeerConnection is up): the edge and the client follow it.
+   */
+  | { type: 'connection.state'; channelId: string; connectionId: string; state: ConnectionState }
+  /**
+   * The media server renegotiates a connection (a subscriber whose publisher's streams changed):
+   * the client answers with the `connection.answer` request.
+   */
+  | { type: 'connection.offer'; channelId: string; connectionId: string; offer: MediaSessionDescription }
+  /**
+   * The connection is gone because of its media (`failed`: ICE/DTLS down or Janus hung it up;
+   * `remote-left` / `remote-kicked`: the upstream a downstream received is gone; `media-server-lost`:
+   * its Janus stopped). The registry closed it; the edge forgets it, like a kick of the connection.
+   */
+  | { type: 'connection.ended'; channelId: string; connectionId: string; reason: ConnectionEndReason };
+
+export type ConnectionEndReason = 'failed' | 'remote-left' | 'remote-kicked' | 'media-server-lost';
 
 export interface PushBatch {
   deliveries: Array<{ client: ClientRef; push: ServerPush }>;
