@@ -85,6 +85,8 @@ export class Registration implements OnApplicationBootstrap, BeforeApplicationSh
     const addresses = announcedAddresses(c.mediaServerAddresses, c.mediaServerPublicIp);
     return {
       role: 'mediaserver',
+      // Tells the registry that an agent commands this server (the simulator's servers only heartbeat).
+      type: 'janus',
       server: {
         id: this.mediaServerId,
         region,
