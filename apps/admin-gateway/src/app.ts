@@ -17,6 +17,8 @@ import { PushListener } from './sync/push.listener.js';
 import { SessionReconciler } from './sync/session-reconciler.js';
 import { SessionStore } from './sync/session.store.js';
 import { SyncHandlers } from './sync/sync.handlers.js';
+import { IceServers } from './media/ice-servers.js';
+import { MediaSignalling } from './media/media-signalling.js';
 import { SyncMetrics } from './sync/sync.metrics.js';
 import { SyncServer } from './sync/sync.server.js';
 
@@ -37,6 +39,8 @@ class AdminApiModule {}
     ClientTokenVerifier,
     SessionStore,
     SyncHandlers,
+    MediaSignalling,
+    IceServers,
     SyncServer,
     PushListener,
     SessionReconciler,

@@ -3,7 +3,9 @@ import {
   checkOAuthSettings,
   cidrList,
   commonSettings,
+  ConfigError,
   int,
+  list,
   loadConfig,
   oauthSettings,
   str,
@@ -159,12 +161,54 @@ export const settings = {
     description: 'Interval of the heartbeats this replica publishes to runtime-registry',
   }),
   gatewayRegion: str({ env: 'GATEWAY_REGION', optional: true, description: 'Region announced in heartbeats' }),
+  // ICE servers given to clients at register (docs/sync-protocol.md, "Media signalling")
+  iceStunUrls: list({
+    env: 'ICE_STUN_URLS',
+    default: [],
+    item: iceUrlProblem,
+    description: 'Comma-separated STUN URLs (`stun:host:port`) given to clients at register; empty: none',
+  }),
+  iceTurnUrls: list({
+    env: 'ICE_TURN_URLS',
+    default: [],
+    item: iceUrlProblem,
+    description:
+      'Comma-separated TURN URLs (`turn:host:3478?transport=udp`, `turns:...`) given to clients at register with time-limited credentials from ICE_TURN_SECRET',
+  }),
+  iceTurnSecret: str({
+    env: 'ICE_TURN_SECRET',
+    optional: true,
+    sensitive: true,
+    description:
+      "The TURN server's shared secret (coturn `static-auth-secret` with `use-auth-secret`): each client gets the username `<expiry>:<clientId>` and its HMAC-SHA1 as the credential",
+  }),
+  iceTurnCredentialTtlSeconds: int({
+    env: 'ICE_TURN_CREDENTIAL_TTL_SECONDS',
+    default: 86400,
+    min: 60,
+    max: 604800,
+    description: 'How long a TURN credential given at register stays valid',
+  }),
+  mediaSignallingTimeoutMs: int({
+    env: 'MEDIA_SIGNALLING_TIMEOUT_MS',
+    default: 20000,
+    min: 1000,
+    max: 120000,
+    description:
+      "How long the gateway waits for a media-agent's answer to an offer, a subscribe, an answer or candidates (a join may take three of the agent's JANUS_REQUEST_TIMEOUT_MS)",
+  }),
 };
+
+function iceUrlProblem(value: string): string | undefined {
+  return /^(stuns?|turns?):[^\s]+$/.test(value) ? undefined : 'is not a stun:, stuns:, turn: or turns: URL';
+}
 
 export type GatewayConfig = ConfigOf<typeof settings>;
 
 export function loadGatewayConfig(env: Record<string, string | undefined> = process.env): GatewayConfig {
   const config = loadConfig(settings, env);
   checkOAuthSettings(config);
+  if (config.iceTurnUrls.length > 0 && !config.iceTurnSecret)
+    throw new ConfigError('ICE_TURN_SECRET', 'is required when ICE_TURN_URLS is set (TURN servers need credentials)');
   return config;
 }

@@ -18,6 +18,8 @@ export interface EdgeConnection {
   localAudioMuted: boolean;
   localVideoMuted: boolean;
   mediaServerId: string | null;
+  /** A downstream sfu connection: the upstream it receives; a peer connection: its other side. */
+  remoteConnectionId: string | null;
   /** null while the registry has not answered the open yet (nor pushed settings for it). */
   settings: EffectiveSettings | null;
   /** `version` of the settings push applied last (null: none with a version): older pushes are stale. */
@@ -124,9 +126,21 @@ export class ClientSession {
         this.tag = push.tag;
         this.roles = push.roles;
         return true;
+      case 'connection.state': {
+        const connection = this.connections.get(push.connectionId);
+        if (connection) connection.state = push.state;
+        return true;
+      }
+      case 'connection.ended': {
+        const connection = this.connections.get(push.connectionId);
+        if (connection) this.kicked.add(connection);
+        this.connections.delete(push.connectionId);
+        return true;
+      }
       // Nothing of the edge state: a message is delivered as is, `unregistered` ends the session (SessionStore).
       case 'message':
       case 'unregistered':
+      case 'connection.offer':
       default:
         return true;
     }

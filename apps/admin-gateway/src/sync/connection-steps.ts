@@ -56,6 +56,7 @@ export function openConnection(session: ClientSession, data: SyncRequestDataOf<'
     localAudioMuted: data.streams.audio?.muted ?? false,
     localVideoMuted: data.streams.video?.muted ?? false,
     mediaServerId: null,
+    remoteConnectionId: data.remoteConnectionId ?? null,
     settings: null,
     settingsVersion: null,
   };

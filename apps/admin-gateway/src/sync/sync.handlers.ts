@@ -23,6 +23,16 @@ import {
   updateConnection,
 } from './connection-steps.js';
 import type { SyncSocket } from './sync-socket.js';
+import { IceServers } from '../media/ice-servers.js';
+import { MediaSignalling } from '../media/media-signalling.js';
+
+const SIGNALLING = ['connection.offer', 'connection.subscribe', 'connection.answer', 'connection.candidates'] as const;
+type SignallingType = (typeof SIGNALLING)[number];
+
+/** The media signalling requests: handled one by one with a media-agent, never batched to the registry. */
+export function isSignalling(type: SyncRequestType | null): type is SignallingType {
+  return (SIGNALLING as readonly (string | null)[]).includes(type);
+}
 
 /**
  * What each `/sync` request does: `prepare` checks what the edge knows locally and applies the change in
@@ -34,7 +44,24 @@ export class SyncHandlers {
     private readonly tokens: ClientTokenVerifier,
     private readonly store: SessionStore,
     @Inject(GATEWAY_ID) private readonly gatewayId: string,
+    private readonly media: MediaSignalling,
+    private readonly iceServers: IceServers,
   ) {}
+
+  /** A media signalling request (see isSignalling), answered once the media-agent answered. */
+  signal(socket: SyncSocket, type: SignallingType, data: unknown): Promise<unknown> {
+    const session = this.registered(socket);
+    switch (type) {
+      case 'connection.offer':
+        return this.media.offer(session, data as SyncRequestDataOf<'connection.offer'>);
+      case 'connection.subscribe':
+        return this.media.subscribe(session, data as SyncRequestDataOf<'connection.subscribe'>);
+      case 'connection.answer':
+        return this.media.answer(session, data as SyncRequestDataOf<'connection.answer'>);
+      case 'connection.candidates':
+        return this.media.candidates(session, data as SyncRequestDataOf<'connection.candidates'>);
+    }
+  }
 
   /**
    * `unregister` (never batched): ends the session with the registry (its connections closed), then
@@ -177,6 +204,7 @@ export class SyncHandlers {
       resumed,
       ...held,
       droppedPushes: resumed ? session.droppedPushes : 0,
+      iceServers: this.iceServers.forClient(session.ref.clientId),
     };
   }
 

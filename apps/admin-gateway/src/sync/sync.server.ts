@@ -23,7 +23,7 @@ import type { ClientSession } from './client-session.js';
 import { SessionStore } from './session.store.js';
 import { EdgeClient } from './edge.client.js';
 import { syncRefusal } from './sync.errors.js';
-import { SyncHandlers } from './sync.handlers.js';
+import { isSignalling, SyncHandlers } from './sync.handlers.js';
 import { AWAIT_ANSWERS, type Step } from './sync-step.js';
 import { SyncMetrics } from './sync.metrics.js';
 import { SyncSocket, type QueuedFrame, type RefusedFrame } from './sync-socket.js';
@@ -307,11 +307,15 @@ export class SyncServer implements OnApplicationBootstrap, BeforeApplicationShut
         entries.push({ frame, error: frame.refusal });
         continue;
       }
-      if (frame.type === 'unregister') {
-        // Never batched: it reports on its own (closing the connections first) and ends the socket.
+      if (frame.type === 'unregister' || isSignalling(frame.type)) {
+        // Never batched: unregister reports on its own (closing the connections first) and ends the
+        // socket; media signalling goes to a media-agent, not to the registry.
         if (entries.length === 0) {
           next++;
-          await this.answer(socket, frame, () => this.handlers.unregister(socket));
+          const type = frame.type;
+          await this.answer(socket, frame, () =>
+            isSignalling(type) ? this.handlers.signal(socket, type, frame.data) : this.handlers.unregister(socket),
+          );
         }
         break;
       }

@@ -27,8 +27,17 @@ import {
   SyncStreams,
   SyncVideoStream,
 } from './sync-frames.js';
+import {
+  SyncAnswerDescription,
+  SyncConnectionAnswerData,
+  SyncConnectionCandidatesData,
+  SyncConnectionOfferData,
+  SyncConnectionSubscribeData,
+  SyncOfferDescription,
+} from './sync-signalling.js';
 
 export * from './sync-frames.js';
+export * from './sync-signalling.js';
 export * from './connection-states.js';
 export * from './client-token-codec.js';
 export * from './liveswitch-token-writer.js';
@@ -46,6 +55,12 @@ export const EdgeSchemas = {
   SyncConnectionStateData,
   SyncConnectionUpdateData,
   SyncConnectionCloseData,
+  SyncOfferDescription,
+  SyncAnswerDescription,
+  SyncConnectionOfferData,
+  SyncConnectionSubscribeData,
+  SyncConnectionAnswerData,
+  SyncConnectionCandidatesData,
   SyncStatsData,
   SyncMessageRecipient,
   SyncMessageData,

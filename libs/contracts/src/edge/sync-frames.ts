@@ -9,9 +9,17 @@ import { Nullable, OptionalNullable, StringEnum, record } from '../interface-a/r
 import { CHECKED_SEPARATELY_KEYWORD } from '../validation/well-formed.js';
 import type { ChannelClaim } from '../interface-b/channel-claim.js';
 import type { EffectiveSettings, ServerPush } from '../messaging/runtime-push.js';
+import {
+  SyncConnectionAnswerData,
+  SyncConnectionCandidatesData,
+  SyncConnectionOfferData,
+  SyncConnectionSubscribeData,
+  type SyncIceServer,
+  type SyncSignallingResults,
+} from './sync-signalling.js';
 
 export const SYNC_PATH = '/sync';
-export const SYNC_PROTOCOL_VERSION = 1;
+export const SYNC_PROTOCOL_VERSION = 2;
 
 // ---------------------------------------------------------------------------------------------
 // Close codes and error codes
@@ -83,6 +91,10 @@ export const SYNC_REQUEST_TYPES = [
   'connection.state',
   'connection.update',
   'connection.close',
+  'connection.offer',
+  'connection.subscribe',
+  'connection.answer',
+  'connection.candidates',
   'stats',
   'message',
   'client.update',
@@ -326,6 +338,10 @@ export const SYNC_REQUEST_DATA = {
   'connection.state': SyncConnectionStateData,
   'connection.update': SyncConnectionUpdateData,
   'connection.close': SyncConnectionCloseData,
+  'connection.offer': SyncConnectionOfferData,
+  'connection.subscribe': SyncConnectionSubscribeData,
+  'connection.answer': SyncConnectionAnswerData,
+  'connection.candidates': SyncConnectionCandidatesData,
   stats: SyncStatsData,
   message: SyncMessageData,
   'client.update': SyncClientUpdateData,
@@ -425,9 +441,11 @@ export interface SyncRegisterResult {
   connections: SyncConnectionState[];
   /** Pushes that could not be kept while no socket was attached (resume only). */
   droppedPushes: number;
+  /** STUN and TURN servers for the client's PeerConnections (TURN credentials expire). */
+  iceServers: SyncIceServer[];
 }
 
-export interface SyncResults {
+export interface SyncResults extends SyncSignallingResults {
   register: SyncRegisterResult;
   join: { channelId: string; channel: ChannelSnapshot; settings: EffectiveSettings; claim: ChannelClaim };
   leave: { channelId: string };
