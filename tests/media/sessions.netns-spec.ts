@@ -74,7 +74,9 @@ describe('real sessions through /sync, the registry and Janus', () => {
     });
     await erin.request('connection.state', { connectionId: 'erin-up', state: 'initializing' });
     await erin.request('connection.state', { connectionId: 'erin-up', state: 'connecting' });
-    await expect(erin.request('connection.state', { connectionId: 'erin-up', state: 'connected' })).rejects.toMatchObject({
+    await expect(
+      erin.request('connection.state', { connectionId: 'erin-up', state: 'connected' }),
+    ).rejects.toMatchObject({
       code: 'Conflict',
     });
     await erin.request('connection.close', { connectionId: 'erin-up' });

@@ -24,12 +24,12 @@ export function findChromium(env: NodeJS.ProcessEnv = process.env): string {
   return found;
 }
 
-/** A headless Chromium; root (CI containers) cannot use its sandbox. */
-export async function launchChromium(): Promise<Browser> {
+/** A headless Chromium; root (CI containers) cannot use its sandbox. `args`: more command-line flags. */
+export async function launchChromium(args: string[] = []): Promise<Browser> {
   const runningAsRoot = process.getuid?.() === 0;
   return chromium.launch({
     executablePath: findChromium(),
     headless: true,
-    args: runningAsRoot ? ['--no-sandbox'] : [],
+    args: [...(runningAsRoot ? ['--no-sandbox'] : []), ...args],
   });
 }

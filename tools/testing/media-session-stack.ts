@@ -94,20 +94,26 @@ export class MediaSessionStack {
     return call<T>(method, `${this.management.url!}${path}`, this.operatorKey, body);
   }
 
-  /** A participant registered over `/sync` and joined to `channelId`. */
-  async participant(userId: string, channelId: string, clientId = `${userId}-client`): Promise<MediaParticipant> {
+  /** A register token of the management API's Token action for the user's client, claiming `channelId`. */
+  async token(userId: string, channelId: string, clientId = `${userId}-client`): Promise<string> {
     const token = await this.b<{ value: string }>('POST', `/ApplicationConfigs/${this.configId}/Token`, {
       userId,
       deviceId: `${userId}-device`,
       clientId,
       channelClaims: [{ id: channelId }],
     });
+    return token.value;
+  }
+
+  /** A participant registered over `/sync` and joined to `channelId`. */
+  async participant(userId: string, channelId: string, clientId = `${userId}-client`): Promise<MediaParticipant> {
+    const token = await this.token(userId, channelId, clientId);
     const sync = await SyncClient.connect(`${this.gateway.url!.replace('http', 'ws')}/sync`, {
       requestTimeoutMs: 30000,
     });
     const participant = new MediaParticipant(sync, channelId, { userId, deviceId: `${userId}-device`, clientId });
     this.participants.push(participant);
-    participant.registered = await sync.request('register', { token: token.value });
+    participant.registered = await sync.request('register', { token });
     await sync.request('join', { channelId });
     return participant;
   }
@@ -145,7 +151,9 @@ export class MediaParticipant {
   }
 
   pushesOf(type: string, connectionId?: string): Push[] {
-    return this.pushes.filter((p) => p.type === type && (connectionId === undefined || p.connectionId === connectionId));
+    return this.pushes.filter(
+      (p) => p.type === type && (connectionId === undefined || p.connectionId === connectionId),
+    );
   }
 
   /** Opens an upstream sfu connection, publishes through `/sync` (trickling its candidates) and sends RTP. */

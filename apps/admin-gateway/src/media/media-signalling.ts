@@ -33,7 +33,12 @@ export class MediaSignalling {
     const display = session.userAlias ?? session.ref.userId;
     if (connection.type === 'mcu') {
       await this.command(mediaServerId, { kind: 'mixer.create', ...channelOf(session, connection) });
-      const { answer } = await this.command(mediaServerId, { kind: 'mixer.join', ...target, display, offer: data.offer });
+      const { answer } = await this.command(mediaServerId, {
+        kind: 'mixer.join',
+        ...target,
+        display,
+        offer: data.offer,
+      });
       return { connectionId: connection.connectionId, answer: { type: 'answer', sdp: answer.sdp } };
     }
     if (connection.remoteConnectionId !== null)
@@ -41,7 +46,12 @@ export class MediaSignalling {
         { field: 'connectionId', message: 'downstream (it names a remoteConnectionId): send connection.subscribe' },
       ]);
     await this.command(mediaServerId, { kind: 'room.create', ...channelOf(session, connection) });
-    const { answer } = await this.command(mediaServerId, { kind: 'publisher.join', ...target, display, offer: data.offer });
+    const { answer } = await this.command(mediaServerId, {
+      kind: 'publisher.join',
+      ...target,
+      display,
+      offer: data.offer,
+    });
     return { connectionId: connection.connectionId, answer: { type: 'answer', sdp: answer.sdp } };
   }
 
@@ -109,7 +119,11 @@ export class MediaSignalling {
       return (await this.nats.request(subject, command, { timeoutMs })) as MediaAgentResults[C['kind']];
     } catch (error) {
       // No agent answers for a heartbeat-only server (the simulator's): say so rather than "unavailable".
-      if (error instanceof DomainError && error.code === 'Unavailable' && /no instance of the service/.test(error.message))
+      if (
+        error instanceof DomainError &&
+        error.code === 'Unavailable' &&
+        /no instance of the service/.test(error.message)
+      )
         throw new DomainError('Unavailable', `Media server ${mediaServerId} takes no signalling (no media-agent).`);
       throw error;
     }
