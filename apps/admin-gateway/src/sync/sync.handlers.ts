@@ -101,7 +101,12 @@ export class SyncHandlers {
         return this.message(session, data as SyncRequestDataOf<'message'>);
       case 'client.update':
         return this.updateClient(session, data as SyncRequestDataOf<'client.update'>);
-      case 'unregister': // SyncServer handles it on its own, never prepared
+      // SyncServer handles these on their own, never prepared.
+      case 'unregister':
+      case 'connection.offer':
+      case 'connection.subscribe':
+      case 'connection.answer':
+      case 'connection.candidates':
       default:
         throw new DomainError('InvalidFrame', `Unknown request type ${String(type)}.`);
     }
