@@ -11,9 +11,10 @@ import {
   type ClientTokenPayload,
   type EdgeReport,
   type ServerPush,
+  type SyncRegisterResult,
 } from '@switchboard/contracts';
 import { testNamespace, testServers, waitFor } from '@switchboard/testing';
-import { randomBytes } from 'node:crypto';
+import { createHmac, randomBytes } from 'node:crypto';
 import net from 'node:net';
 import WebSocket from 'ws';
 import { DEFAULT_SETTINGS, startFakeRuntime, WireFailure, type FakeRuntime } from '../testing/fake-runtime.testing.js';
@@ -22,6 +23,7 @@ import { identity, TestSyncClient, unmuteRefusal, type Identity } from '../testi
 
 const APP = 'app-sync';
 const SECRET = 'shared-secret-ü-1';
+const TURN_SECRET = 'turn-shared-secret';
 const now = () => Math.floor(Date.now() / 1000);
 
 function token(
@@ -134,6 +136,10 @@ describe('/sync client edge', () => {
         SYNC_GRACE_PERIOD_MS: '600000',
         SYNC_REGISTER_TIMEOUT_MS: '30000',
         SYNC_MAX_SEND_BUFFER_BYTES: '65536',
+        ICE_STUN_URLS: 'stun:stun.example.test:3478',
+        ICE_TURN_URLS: 'turn:turn.example.test:3478?transport=udp,turns:turn.example.test:5349',
+        ICE_TURN_SECRET: TURN_SECRET,
+        ICE_TURN_CREDENTIAL_TTL_SECONDS: '3600',
       }),
       startTestGateway(servers.natsUrl, ns, {
         SYNC_GRACE_PERIOD_MS: '100',
@@ -169,8 +175,9 @@ describe('/sync client edge', () => {
       expect(tk).toMatch(/^[A-Za-z0-9+/]+=*\.[A-Za-z0-9+/]+=*\.[A-Za-z0-9+/]{43}=$/);
       const client = await open();
       const result = await client.ok('register', { token: tk, userAlias: 'Ann', deviceAlias: 'laptop', tag: 't1' });
-      expect(result).toEqual({
-        protocolVersion: 1,
+      const { iceServers, ...rest } = result as SyncRegisterResult;
+      expect(rest).toEqual({
+        protocolVersion: 2,
         ...ref(id),
         gatewayId: gateway.gatewayId,
         resumed: false,
@@ -178,6 +185,15 @@ describe('/sync client edge', () => {
         connections: [],
         droppedPushes: 0,
       });
+      // TURN credentials as coturn's use-auth-secret checks them: HMAC-SHA1 of "<expiry>:<clientId>".
+      const [stun, turn] = iceServers;
+      expect(stun).toEqual({ urls: ['stun:stun.example.test:3478'] });
+      expect(turn!.urls).toEqual(['turn:turn.example.test:3478?transport=udp', 'turns:turn.example.test:5349']);
+      const [expiry, clientId] = turn!.username!.split(':');
+      expect(clientId).toBe(id.clientId);
+      expect(Number(expiry) - Date.now() / 1000).toBeGreaterThan(3590);
+      expect(Number(expiry) - Date.now() / 1000).toBeLessThanOrEqual(3600);
+      expect(turn!.credential).toBe(createHmac('sha1', TURN_SECRET).update(turn!.username!).digest('base64'));
       expect(reportsOf(id)).toEqual([
         {
           kind: 'client.register',
