@@ -41,7 +41,7 @@ class RecordingClient {
   private next = 1;
   private constructor(readonly sync: TestSyncClient) {
     sync.ws.on('message', (raw) => {
-      const bytes = Array.isArray(raw) ? Buffer.concat(raw) : Buffer.from(raw);
+      const bytes = Array.isArray(raw) ? Buffer.concat(raw) : Buffer.isBuffer(raw) ? raw : Buffer.from(raw);
       this.frames.push(JSON.parse(bytes.toString('utf8')) as Frame);
     });
   }
