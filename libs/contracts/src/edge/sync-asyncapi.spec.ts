@@ -1,12 +1,15 @@
 /**
  * The AsyncAPI document of `/sync` as generated: an operation per request and per push, error codes
- * per request, close codes, references that resolve. (The gateway's asyncapi.integration-spec.ts
- * runs the served document through @asyncapi/parser.)
+ * per request, close codes, references that resolve; and docs/sync-protocol.md lists the same error
+ * codes per request. (The gateway's asyncapi.integration-spec.ts runs the served document through
+ * @asyncapi/parser.)
  */
+import { readFileSync } from 'node:fs';
 import {
   buildSyncAsyncApi,
   SYNC_ANY_REQUEST_ERRORS,
   SYNC_CLOSE_CODES,
+  SYNC_ERROR_CODES,
   SYNC_PUSH_TYPES,
   SYNC_REQUEST_ERRORS,
   SYNC_REQUEST_TYPES,
@@ -101,5 +104,22 @@ describe('the /sync AsyncAPI document', () => {
       for (const message of [...operation.messages, ...(operation.reply?.messages ?? [])])
         expect(channelMessages).toContain(message.$ref);
     }
+  });
+
+  it('agrees with the table of docs/sync-protocol.md, "Errors of each request"', () => {
+    const text = readFileSync(new URL('../../../../docs/sync-protocol.md', import.meta.url), 'utf8');
+    const table = /<!-- sync-request-errors:start -->([\s\S]*?)<!-- sync-request-errors:end -->/.exec(text)![1]!;
+    const documented = Object.fromEntries(
+      [...table.matchAll(/^\| `([a-z.]+)` \|(.*)\|$/gm)].map(([, type, cell]) => [
+        type,
+        [...new Set([...cell!.matchAll(/`([A-Za-z]+)`/g)].map((m) => m[1]!))]
+          .filter((code) => (SYNC_ERROR_CODES as readonly string[]).includes(code))
+          .sort(),
+      ]),
+    );
+    const expected = Object.fromEntries(
+      SYNC_REQUEST_TYPES.map((type) => [type, Object.keys(SYNC_REQUEST_ERRORS[type]).sort()]),
+    );
+    expect(documented).toEqual(expected);
   });
 });
