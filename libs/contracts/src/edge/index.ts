@@ -76,6 +76,7 @@ export * from './sync-results.js';
 export * from './sync-pushes.js';
 export * from './sync-request-errors.js';
 export * from './sync-close-codes.js';
+export * from './sync-examples.js';
 export * from './sync-asyncapi.js';
 export * from './connection-states.js';
 export * from './client-token-codec.js';

@@ -5,6 +5,7 @@
  */
 import { Type, type TObject, type TSchema } from '@sinclair/typebox';
 import { SYNC_CLOSE_MEANINGS } from './sync-close-codes.js';
+import { SYNC_PUSH_EXAMPLES, SYNC_REQUEST_EXAMPLES } from './sync-examples.js';
 import {
   SYNC_PATH,
   SYNC_PROTOCOL_VERSION,
@@ -64,6 +65,7 @@ export function buildSyncAsyncApi(options: SyncAsyncApiOptions): Json {
       title: `${type} push`,
       summary: push.description,
       payload: payload(frame('push', { push })),
+      examples: [{ name: type, payload: { type: 'push', push: SYNC_PUSH_EXAMPLES[type] } }],
     };
     operations[key] = { action: 'send', channel: channelRef, title: `${type} push`, messages: [messageRef(key)] };
   }
@@ -130,6 +132,7 @@ type Payload = (schema: TSchema) => Json;
 function requestMessage(type: SyncRequestType, payload: Payload): Json {
   const data = SYNC_REQUEST_DATA[type] as TObject;
   const takesNothing = Object.keys(data.properties).length === 0;
+  const example = { id: 7, type, ...(takesNothing ? {} : { data: SYNC_REQUEST_EXAMPLES[type].data }) };
   const schema = Type.Object(
     {
       id: FrameId,
@@ -144,6 +147,7 @@ function requestMessage(type: SyncRequestType, payload: Payload): Json {
     summary: data.description,
     correlationId: CORRELATION,
     payload: payload(schema),
+    examples: [{ name: type, payload: example }],
   };
 }
 
@@ -155,6 +159,7 @@ function resultMessage(type: SyncRequestType, payload: Payload): Json {
     summary: data.description,
     correlationId: CORRELATION,
     payload: payload(Type.Object({ type: Type.Literal('result'), id: FrameId, data }, { additionalProperties: false })),
+    examples: [{ name: type, payload: { type: 'result', id: 7, data: SYNC_REQUEST_EXAMPLES[type].result } }],
   };
 }
 

@@ -5,12 +5,16 @@
  */
 import type { Static } from '@sinclair/typebox';
 import type { ConnectionEndReason, EffectiveSettings, RemoteUpstream, ServerPush } from '../messaging/runtime-push.js';
+import { validator } from '../validation/validate.js';
 import {
   EdgeValidators,
   SYNC_CONNECTION_END_REASONS,
   SYNC_PUSHES,
   SYNC_PUSH_TYPES,
   SYNC_REQUEST_TYPES,
+  SYNC_PUSH_EXAMPLES,
+  SYNC_REQUEST_DATA,
+  SYNC_REQUEST_EXAMPLES,
   SYNC_RESULT_DATA,
   type SyncEffectiveSettings,
   type SyncPushType,
@@ -31,60 +35,6 @@ const sameSettings: Equals<Static<typeof SyncEffectiveSettings>, EffectiveSettin
 const sameUpstream: Equals<Static<typeof SyncRemoteUpstream>, RemoteUpstream> = true;
 const sameReasons: Equals<(typeof SYNC_CONNECTION_END_REASONS)[number], ConnectionEndReason> = true;
 
-const settings: EffectiveSettings = {
-  recording: false,
-  recordingTag: null,
-  audioMuted: true,
-  videoMuted: false,
-  audioUnmuteDisabled: true,
-  videoUnmuteDisabled: false,
-};
-const upstream: RemoteUpstream = {
-  connectionId: 'up-1',
-  userId: 'u-2',
-  userAlias: 'Bea',
-  deviceId: 'd-2',
-  deviceAlias: null,
-  clientId: 'c-2',
-  clientTag: null,
-  audio: true,
-  video: true,
-  data: false,
-};
-
-/** One push of each type, as the gateway sends them. */
-const PUSHES: { [K in SyncPushType]: Extract<ServerPush, { type: K }> } = {
-  message: {
-    type: 'message',
-    channelId: 'room-1',
-    message: { message: 'hi', userId: 'u-2', userAlias: 'Bea', deviceId: 'd-2', deviceAlias: null, clientRoles: [] },
-    from: {
-      userId: 'u-2',
-      userAlias: 'Bea',
-      deviceId: 'd-2',
-      deviceAlias: null,
-      clientId: 'c-2',
-      clientTag: null,
-      clientRoles: [],
-    },
-  },
-  kicked: { type: 'kicked', channelId: 'room-1', connectionId: null },
-  settings: { type: 'settings', channelId: 'room-1', connectionId: 'cn-1', settings, version: 7 },
-  'client.updated': { type: 'client.updated', userAlias: 'Ann', deviceAlias: null, tag: 't', roles: ['host'] },
-  'claim.updated': { type: 'claim.updated', channelId: 'room-1', claim: { id: 'room-1', disableSendVideo: true } },
-  unregistered: { type: 'unregistered', reason: 'removed by an operator' },
-  'connection.state': { type: 'connection.state', channelId: 'room-1', connectionId: 'cn-1', state: 'connected' },
-  'connection.offer': {
-    type: 'connection.offer',
-    channelId: 'room-1',
-    connectionId: 'cn-2',
-    offer: { type: 'offer', sdp: 'v=0\r\n' },
-  },
-  'connection.ended': { type: 'connection.ended', channelId: 'room-1', connectionId: 'cn-2', reason: 'remote-left' },
-  'upstream.opened': { type: 'upstream.opened', channelId: 'room-1', upstream },
-  'upstream.closed': { type: 'upstream.closed', channelId: 'room-1', connectionId: 'up-1' },
-};
-
 describe('/sync result and push schemas', () => {
   it('agree with the TS types (checked when compiling)', () => {
     expect([sameUnion, sameSettings, sameUpstream, sameReasons, ...Object.values(samePushes)]).not.toContain(false);
@@ -92,18 +42,27 @@ describe('/sync result and push schemas', () => {
 
   it('has a result schema for every request type and a schema for every push type', () => {
     expect(Object.keys(SYNC_RESULT_DATA).sort()).toEqual([...SYNC_REQUEST_TYPES].sort());
-    expect([...SYNC_PUSH_TYPES].sort()).toEqual(Object.keys(PUSHES).sort());
+    expect([...SYNC_PUSH_TYPES].sort()).toEqual(Object.keys(SYNC_PUSH_EXAMPLES).sort());
   });
 
-  it.each(Object.entries(PUSHES))('accepts a %s push frame, and refuses it with an unknown field', (_type, push) => {
-    expect(EdgeValidators.SyncPushFrame.errors({ type: 'push', push })).toEqual([]);
-    expect(EdgeValidators.SyncPushFrame.check({ type: 'push', push: { ...push, extra: 1 } })).toBe(false);
-  });
+  it.each(Object.entries(SYNC_PUSH_EXAMPLES))(
+    'accepts a %s push frame, and refuses it with an unknown field',
+    (_type, push) => {
+      expect(EdgeValidators.SyncPushFrame.errors({ type: 'push', push })).toEqual([]);
+      expect(EdgeValidators.SyncPushFrame.check({ type: 'push', push: { ...push, extra: 1 } })).toBe(false);
+    },
+  );
 
   it('refuses a push of an unknown type, or missing a field its type requires', () => {
     expect(EdgeValidators.SyncPushFrame.check({ type: 'push', push: { type: 'weather' } })).toBe(false);
-    const { reason: _reason, ...noReason } = PUSHES['connection.ended'];
+    const { reason: _reason, ...noReason } = SYNC_PUSH_EXAMPLES['connection.ended'];
     expect(EdgeValidators.SyncPushFrame.check({ type: 'push', push: noReason })).toBe(false);
+  });
+
+  it.each(Object.entries(SYNC_REQUEST_EXAMPLES))('has a valid example of %s and of its result', (type, example) => {
+    const requestType = type as keyof typeof SYNC_REQUEST_EXAMPLES;
+    expect(validator(SYNC_REQUEST_DATA[requestType]).errors(example.data)).toEqual([]);
+    expect(validator(SYNC_RESULT_DATA[requestType]).errors(example.result)).toEqual([]);
   });
 
   it('reads the result of a register as the gateway writes it', () => {
@@ -135,14 +94,11 @@ describe('/sync result and push schemas', () => {
     expect(EdgeValidators.SyncRegisterResult.errors({ ...result, iceServers: [{ url: 'stun:x' }] })).not.toEqual([]);
   });
 
-  it('reads join, open and message results', () => {
-    const channel = { id: 'room-1', userCount: 1, deviceCount: 1, clientCount: 1, connectionCount: 0 };
-    const join = { channelId: 'room-1', channel, settings, claim: { id: 'room-1' }, upstreams: [upstream] };
-    expect(EdgeValidators.SyncJoinResult.errors(join)).toEqual([]);
-    const open = { connectionId: 'cn-1', channelId: 'room-1', state: 'new', mediaServerId: null, settings };
-    expect(EdgeValidators.SyncConnectionOpenResult.errors(open)).toEqual([]);
+  it('refuses results the gateway never writes', () => {
+    const open = SYNC_REQUEST_EXAMPLES['connection.open'].result;
     expect(EdgeValidators.SyncConnectionOpenResult.check({ ...open, state: 'connected' })).toBe(false);
-    expect(EdgeValidators.SyncMessageResult.check({ delivered: 2 })).toBe(true);
+    const join = SYNC_REQUEST_EXAMPLES.join.result;
+    expect(EdgeValidators.SyncJoinResult.check({ ...join, upstreams: [{ connectionId: 'x' }] })).toBe(false);
     expect(EdgeValidators.SyncMessageResult.check({ delivered: -1 })).toBe(false);
   });
 });
