@@ -1,6 +1,7 @@
 /**
  * The `/sync` WebSocket frame protocol of the client edge: request, result, error and push frames
- * (the reference is docs/sync-protocol.md). The first request must be `register`.
+ * (narrative: docs/sync-protocol.md; machine-readable: the AsyncAPI document of sync-asyncapi.ts).
+ * Results are in sync-results.ts, pushes in sync-pushes.ts. The first request must be `register`.
  */
 import { Type, type Static, type TSchema } from '@sinclair/typebox';
 import { ConnectionError, ConnectionState, ConnectionType, StreamDirection } from '../interface-a/runtime.js';
