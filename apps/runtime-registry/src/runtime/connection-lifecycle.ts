@@ -16,7 +16,7 @@ import {
 } from '../store/live-store.js';
 import { ServersStore } from '../store/servers-store.js';
 import { ChangeDelivery, type ChangeEffects } from './change-delivery.js';
-import { CLIENT_CAUSE, clientOf, closedConnectionEvents, connectionEvent } from './connection-events.js';
+import { CLIENT_CAUSE, clientOf, closedConnectionEvents, connectionEvent, SERVER_CAUSE } from './connection-events.js';
 import { ALLOWED_FROM, connectionOfReport, LIVE_STATES, type Report, type Step } from './edge-steps.js';
 import type { JournalContext } from './journaled.js';
 
@@ -51,8 +51,11 @@ export class ConnectionLifecycle {
       streams: r.streams,
       remoteConnectionId: r.remoteConnectionId ?? null,
     });
-    // sfu/mcu: placed on a media server by the same script (nothing to release when the open fails).
-    const placement = r.type === 'sfu' || r.type === 'mcu' ? { timeoutMs: this.servers.heartbeatTimeoutMs } : null;
+    // sfu/mcu: placed on a media server by the same script (nothing to release when the open fails);
+    // a downstream sfu connection on its upstream's.
+    const timeoutMs = this.servers.heartbeatTimeoutMs;
+    const remoteConnectionId = r.type === 'sfu' ? (r.remoteConnectionId ?? null) : null;
+    const placement = r.type === 'sfu' || r.type === 'mcu' ? { timeoutMs, remoteConnectionId } : null;
     return {
       call: this.store.openCall(a, ref, r.type, set, CLAIM_FLAG[r.type], placement),
       finish: async (snapshot) => {
@@ -70,7 +73,7 @@ export class ConnectionLifecycle {
     const a = r.client.applicationId;
     const ref = connectionOfReport(r);
     return {
-      call: this.stateCall(a, ref, r.state, ALLOWED_FROM[r.state], r.error ?? null, r.sessionId),
+      call: this.stateCall(a, ref, r.state, ALLOWED_FROM[r.state], r.error ?? null, r.sessionId, { reported: true }),
       finish: async (result) => ({
         answer: { ok: true },
         events: this.movedState(a, ref, r.state, result, CLIENT_CAUSE),
@@ -114,6 +117,25 @@ export class ConnectionLifecycle {
     return this.movedState(a, ref, state, result, cause);
   }
 
+  /**
+   * `moveState` for a connection of media server `mediaServerId` (NotFound when it is not there):
+   * the events, and the client's gateway (null when the change was no change).
+   */
+  async moveMediaState(
+    a: string,
+    ref: ConnectionIds,
+    state: ConnectionState,
+    from: readonly string[],
+    mediaServerId: string,
+    error: { code: string; message: string } | null,
+    entry: JournalEntry,
+  ): Promise<{ events: DomainEvent[]; gatewayId: string | null; changed: boolean }> {
+    const call = this.stateCall(a, ref, state, from, error, undefined, { mediaServerId });
+    const result = await this.store.call(call, entry);
+    const events = this.movedState(a, ref, state, result, SERVER_CAUSE);
+    return { events, gatewayId: result.same ? null : clientOf(ref, result.client).gatewayId, changed: !result.same };
+  }
+
   /** The events of a journaled state change, from its script's answer (see `EdgeService.recover`). */
   stateEvents(a: string, ref: ConnectionIds, state: ConnectionState, cause: EventCause, answer: string): DomainEvent[] {
     return this.movedState(a, ref, state, this.stateCall(a, ref, state, [], null).result(JSON.parse(answer)), cause);
@@ -126,9 +148,11 @@ export class ConnectionLifecycle {
     from: readonly string[],
     error: { code: string; message: string } | null,
     session?: string,
+    only?: { mediaServerId?: string; reported?: boolean },
   ): ScriptCall<StateResult> {
     const terminal = state === 'closed' || state === 'failed';
-    return this.store.connStateCall(a, ref, state, from, terminal, error ? JSON.stringify(error) : null, session);
+    const errorText = error ? JSON.stringify(error) : null;
+    return this.store.connStateCall(a, ref, state, from, terminal, errorText, session, only);
   }
 
   /** The events of a state change the store applied. */
