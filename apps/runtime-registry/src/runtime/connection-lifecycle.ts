@@ -1,5 +1,11 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { DomainError, type ConnectionState, type DomainEvent, type EdgeResults } from '@switchboard/contracts';
+import {
+  DomainError,
+  type ConnectionState,
+  type DomainEvent,
+  type EdgeResults,
+  type MediaStats,
+} from '@switchboard/contracts';
 import { EventPublisher } from '../events/event-publisher.js';
 import { OperationJournal } from '../events/journal.js';
 import { connectionStateEvent, type EventCause, type EventOwner } from '../model/events.js';
@@ -201,15 +207,17 @@ export class ConnectionLifecycle {
   }
 
   async stats(r: Report<'connection.stats'>): Promise<EdgeResults['connection.stats']> {
-    const a = r.client.applicationId;
-    const ref = connectionOfReport(r);
     const now = Date.now();
-    const stats = mediaStats(r.stats, now);
+    await this.recordStats(r.client.applicationId, connectionOfReport(r), mediaStats(r.stats, now), CLIENT_CAUSE, now);
+    return { ok: true };
+  }
+
+  /** Keeps a connection's latest statistics (its info shows them) and publishes `connection.stats`. */
+  async recordStats(a: string, ref: ConnectionIds, stats: MediaStats, cause: EventCause, now: number): Promise<void> {
     const s = await this.store.connPatch(a, ref, { stats: JSON.stringify(stats) }, []);
     const owner = { applicationId: a, organizationId: s.organizationId };
     const client = clientOf(ref, s.client);
     const source = { ...ref, client, conn: s.conn, levels: s.levels, stats, at: now };
-    await this.events.publish([connectionEvent(owner, 'connection.stats', CLIENT_CAUSE, source)]);
-    return { ok: true };
+    await this.events.publish([connectionEvent(owner, 'connection.stats', cause, source)]);
   }
 }
