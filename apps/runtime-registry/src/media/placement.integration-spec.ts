@@ -134,18 +134,6 @@ describe('runtime-registry placement per channel', () => {
     await expect(open(bob, 'other', 'sfu', upstream.connectionId)).rejects.toMatchObject({
       code: 'ValidationFailed',
     });
-    // Two placed connections of a channel never share an id (the media server names them by it).
-    await expect(
-      rt.edge({
-        kind: 'connection.open',
-        client: bob,
-        channelId: 'down',
-        connectionId: upstream.connectionId,
-        type: 'sfu',
-        tag: null,
-        streams: {},
-      }),
-    ).rejects.toMatchObject({ code: 'Conflict' });
     await rt.edge({ kind: 'connection.close', client: alice, channelId: 'down', connectionId: upstream.connectionId });
     await expect(open(bob, 'down', 'sfu', upstream.connectionId)).rejects.toMatchObject({ code: 'ValidationFailed' });
   });
@@ -209,6 +197,10 @@ describe('runtime-registry placement per channel', () => {
       const onJanus = await open(alice, 'janus-room');
       expect(onJanus.mediaServerId).toBe(janus);
       const ref = { client: alice, channelId: 'janus-room', connectionId: onJanus.connectionId };
+      // Two connections of a channel on a janus server never share an id (the agent names them by it).
+      await join('janus-room', bob);
+      const sameId = { ...ref, client: bob, type: 'sfu' as const, tag: null, streams: {} };
+      await expect(rt.edge({ kind: 'connection.open', ...sameId })).rejects.toMatchObject({ code: 'Conflict' });
       for (const state of ['initializing', 'connecting'] as const)
         await rt.edge({ kind: 'connection.state', ...ref, state });
       await expect(rt.edge({ kind: 'connection.state', ...ref, state: 'connected' })).rejects.toMatchObject({

@@ -23,7 +23,7 @@ end
 -- rtOpen: opens a connection of a member client in a channel. KEYS: the application's base key,
 -- the servers base key, the journal. args: u, d, cl, ch, cn, type, fields, claimFlag, app; place
 -- (sfu/mcu): placed by place_connection (timeoutMs; remote: a downstream's upstream, escaped), or
--- 'unavailable' / 'remote' first. A placed connection's id is unique in its channel (`:cnids`).
+-- 'unavailable' / 'remote' first. `:cnids` finds a channel's placed connections by id (the first of an id).
 local function open_connection(args, servers_key)
   local user_id, device_id, client_id, channel_id, connection_id = args.u, args.d, args.cl, args.ch, args.cn
   local device_member = user_id .. '/' .. device_id
@@ -48,7 +48,9 @@ local function open_connection(args, servers_key)
   end
   local conn_key = connection_key(channel_id, client_member, connection_id)
   if redis.call('EXISTS', conn_key) == 1 then return failure('exists') end
-  if media_server_id and redis.call('HEXISTS', channel .. ':cnids', connection_id) == 1 then return failure('exists') end
+  -- A media-agent names connections by channel and id: on a `janus` server an id is the channel's once.
+  local indexed = media_server_id and redis.call('HGET', channel .. ':cnids', connection_id)
+  if indexed and media_server_type(servers_key, media_server_id) == 'janus' then return failure('exists') end
   local fields = { 'state', 'new', 'type', args.type, 'openedAt', integer_text(now) }
   for field, value in pairs(args.fields) do
     fields[#fields + 1] = field
@@ -57,7 +59,7 @@ local function open_connection(args, servers_key)
   if media_server_id then
     count_pending_on(servers_key, media_server_id, args.app)
     if keep then redis.call('HSET', channel, keep, media_server_id) end
-    redis.call('HSET', channel .. ':cnids', connection_id, client_member)
+    if not indexed then redis.call('HSET', channel .. ':cnids', connection_id, client_member) end
     fields[#fields + 1] = 'mediaServerId'
     fields[#fields + 1] = media_server_id
   end
