@@ -9,6 +9,9 @@ import type { NatsConnection } from '@nats-io/transport-node';
 import type { INestApplication } from '@nestjs/common';
 import { MediaAgentSubjects, type Heartbeat, type MediaAgentEvent } from '@switchboard/contracts';
 import { flushRedisPrefix, testNamespace, testServers, waitFor } from '@switchboard/testing';
+import { OperationJournal } from '../events/journal.js';
+import { ConnectionLifecycle } from '../runtime/connection-lifecycle.js';
+import { JournalRecovery } from '../runtime/journal-recovery.js';
 import {
   claim,
   EventReader,
@@ -79,7 +82,9 @@ describe('runtime-registry media events', () => {
     (await events.all()).map((e) => e.event.event).filter((e) => e.connection?.id === connectionId);
 
   beforeAll(async () => {
-    registry = await startRegistry(registryEnv(ns, { SERVER_HEARTBEAT_TIMEOUT_SECONDS: '2' }));
+    // No housekeeping pass runs by itself: the journal test runs one.
+    const env = { SERVER_HEARTBEAT_TIMEOUT_SECONDS: '2', EVENT_PUBLISH_TIMEOUT_MS: '300' };
+    registry = await startRegistry(registryEnv(ns, { ...env, REGISTRY_SWEEP_INTERVAL_MS: '600000' }));
     nc = await natsConnection();
     rt = new RegistryClient(nc, ns);
     events = await EventReader.open(nc, ns);
@@ -184,6 +189,17 @@ describe('runtime-registry media events', () => {
     });
   });
 
+  it('a connection the agent ended by a kick is closed if still open; one it says left is left to the edge', async () => {
+    const [kicked, left] = [await open(pub), await open(pub)];
+    gateway.clear();
+    await publish({ kind: 'connection.ended', ...ids(left), reason: 'left' });
+    await publish({ kind: 'connection.ended', ...ids(kicked), reason: 'room-destroyed' });
+    await waitFor(() => gateway.of('kicked').length > 0);
+    expect(gateway.received.map((r) => r.push)).toEqual([{ type: 'kicked', channelId, connectionId: kicked }]);
+    await expect(info(pub, kicked)).rejects.toMatchObject({ code: 'NotFound' });
+    expect((await info(pub, left)).state).toBe('new');
+  });
+
   it('forwards a renegotiation offer to the gateway without a state change', async () => {
     const cn = await open(pub);
     gateway.clear();
@@ -217,4 +233,17 @@ describe('runtime-registry media events', () => {
     const rejected = metrics.find((l) => l.startsWith('registry_media_events_total') && l.includes('"rejected"'));
     expect(rejected).toMatch(/ 1$/);
   });
+
+  it('the events of a media state change whose replica stopped before publishing them come from the journal', async () => {
+    const cn = await open(pub);
+    const ref = { userId: 'pub', deviceId: 'd', clientId: 'c', channelId, connectionId: cn };
+    const journal = registry.app.get(OperationJournal);
+    const entry = journal.open({ kind: 'media', applicationId: a, connection: ref, state: 'connected' });
+    // Applied and journaled, its events never published: as a replica that stopped right after the script.
+    await registry.app.get(ConnectionLifecycle).moveMediaState(a, ref, 'connected', ['new'], JANUS, null, entry);
+    const recovery = registry.app.get(JournalRecovery);
+    await waitFor(async () => (await recovery.recover()) > 0, { timeoutMs: 15000, description: 'the entry recovered' });
+    const connected = await waitFor(async () => (await eventsOf(cn)).find((e) => e.type === 'connection.connected'));
+    expect(connected.origin).toBe('server');
+  }, 20000);
 });
