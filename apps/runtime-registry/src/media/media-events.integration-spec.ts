@@ -141,8 +141,14 @@ describe('runtime-registry media events', () => {
       nacksReceived: 0,
       nacksSent: 0,
     };
+    // The client reported its video frame size: Janus measures none, so that one stays.
+    const frame = { frameWidth: 640, frameHeight: 480, frameRate: 30 };
+    await rt.edge({ kind: 'connection.stats', client: pub, channelId, connectionId: cn, stats: frame });
     await publish({ kind: 'connection.stats', ...ids(cn), role: 'publisher', connected: true, audio });
-    const event = await waitFor(async () => (await eventsOf(cn)).find((e) => e.type === 'connection.stats'));
+    const event = await waitFor(async () =>
+      (await eventsOf(cn)).find((e) => e.type === 'connection.stats' && e.origin === 'server'),
+    );
+    expect(event.connection?.stats).toMatchObject(frame);
     expect(event.connection?.stats).toMatchObject({
       bytesSent: 4000,
       bytesReceived: 0,

@@ -5,10 +5,12 @@ import {
   type ConnectionState,
   type MediaAgentEvent,
   type MediaAgentEventEnvelope,
+  type MediaStats,
   type ServerPush,
 } from '@switchboard/contracts';
 import { OperationJournal } from '../events/journal.js';
 import type { Delivery } from '../events/pusher.js';
+import { parseJson } from '../model/records.js';
 import { ChangeDelivery, type ChangeEffects } from '../runtime/change-delivery.js';
 import { SERVER_CAUSE } from '../runtime/connection-events.js';
 import { ConnectionLifecycle } from '../runtime/connection-lifecycle.js';
@@ -76,12 +78,8 @@ export class MediaEvents {
         return this.close(target, event.reason === 'kicked' ? 'remote-kicked' : 'remote-left');
       case 'connection.offer':
         return this.offer(target, event);
-      case 'connection.stats': {
-        const now = Date.now();
-        const stats = agentConnectionStats(event, now);
-        await this.connections.recordStats(target.applicationId, target.ref, stats, SERVER_CAUSE, now);
-        return 'applied';
-      }
+      case 'connection.stats':
+        return this.stats(target, event);
       case 'connection.media':
       case 'connection.slowlink':
         return 'ignored';
@@ -96,6 +94,20 @@ export class MediaEvents {
     const [userId = '', deviceId = '', clientId = ''] = splitMember(member);
     const ref = { userId, deviceId, clientId, channelId: event.channelId, connectionId: event.connectionId };
     return { applicationId: event.applicationId, ref, mediaServerId } satisfies Target;
+  }
+
+  /**
+   * The connection's statistics from its media server, with the frame size and rate the client last
+   * reported (Janus measures none): the video stream's size, and usage's pixel buckets, stay real.
+   */
+  private async stats(target: Target, event: Of<'connection.stats'>): Promise<MediaEventOutcome> {
+    const { userId, deviceId, clientId, channelId, connectionId } = target.ref;
+    const key = this.store.keys.connection(target.applicationId, channelId, userId, deviceId, clientId, connectionId);
+    const [stored] = (await this.store.read([['hget', key, 'stats']])) as [string | null];
+    const now = Date.now();
+    const stats = { ...agentConnectionStats(event, now), ...reportedFrame(stored) };
+    await this.connections.recordStats(target.applicationId, target.ref, stats, SERVER_CAUSE, now);
+    return 'applied';
   }
 
   /** Janus says the PeerConnection is up: connected, and the client hears it. */
@@ -197,4 +209,15 @@ export class MediaEvents {
     else push = { type: 'kicked', channelId, connectionId };
     return [{ gatewayId, client: { applicationId: target.applicationId, userId, deviceId, clientId }, push }];
   }
+}
+
+/** The frame fields of stored statistics that have them (a client's report). */
+function reportedFrame(stored: string | null): Partial<MediaStats> {
+  const previous = parseJson<Partial<MediaStats> | null>(stored ?? undefined, null);
+  const frame: Partial<MediaStats> = {};
+  for (const field of ['frameWidth', 'frameHeight', 'frameRate'] as const) {
+    const value = previous?.[field];
+    if (typeof value === 'number') frame[field] = value;
+  }
+  return frame;
 }
