@@ -143,7 +143,7 @@ describe('runtime-registry with a real media-agent and Janus', () => {
     expect(stats).toMatchObject({ activeConnections: 2, pendingConnections: 0 });
   });
 
-  it("the statistics of Janus reach the connections' events", async () => {
+  it("the statistics of Janus reach the connections' events and their transports", async () => {
     const withBytes = async (cn: string, field: 'bytesSent' | 'bytesReceived') =>
       (await eventsOf(cn)).find(
         (e) => e.type === 'connection.stats' && (e.connection?.stats?.[field] ?? 0) > 0 && e.origin === 'server',
@@ -151,6 +151,10 @@ describe('runtime-registry with a real media-agent and Janus', () => {
     const published = await waitFor(() => withBytes('pub-1', 'bytesSent'), { description: 'publisher stats' });
     expect(published.connection?.stats?.sendBitrate).toBeGreaterThan(0);
     await waitFor(() => withBytes('sub-1', 'bytesReceived'), { description: 'subscriber stats' });
+    // Janus's selected ICE pair is the connection's transport on interface A.
+    const [transport] = (await info(alice, 'pub-1')).transports;
+    expect(transport).toMatchObject({ protocol: 'udp', relayed: false, state: 'connected' });
+    expect(transport!.remoteAddress).toContain('127.0.1.1');
   });
 
   it("a publisher leaving closes its subscriber's connection with a remote-left push", async () => {

@@ -1,5 +1,5 @@
 import type { MediaStreamStats } from '@switchboard/contracts';
-import { agentConnectionStats } from './agent-stats.js';
+import { agentConnectionStats, agentTransport } from './agent-stats.js';
 
 const stream = (extra: Partial<MediaStreamStats> = {}): MediaStreamStats => ({
   packetsReceived: 100,
@@ -49,5 +49,25 @@ describe('agentConnectionStats', () => {
   it('has zeros for a connection without media yet, and no jitter or round trip to report', () => {
     const stats = agentConnectionStats({ ...base, connected: false }, 5);
     expect(stats).toMatchObject({ bytesSent: 0, bytesReceived: 0, jitter: null, roundTripTime: null });
+  });
+
+  it("reads Janus's selected pair as the client's transport", () => {
+    const selectedPair = '127.0.1.1:40012 [host,udp] <-> 10.9.8.7:53211 [relay,udp]';
+    expect(agentTransport({ ...base, selectedPair })).toEqual({
+      id: 'cn:transport',
+      protocol: 'udp',
+      localAddress: '10.9.8.7:53211',
+      remoteAddress: '127.0.1.1:40012',
+      relayed: true,
+      state: 'connected',
+    });
+    const ipv6 = agentTransport({
+      ...base,
+      connected: false,
+      selectedPair: 'fe80::1:4000 [host,tcp] <-> ::1:5000 [prflx,tcp]',
+    });
+    expect(ipv6).toMatchObject({ protocol: 'tcp', localAddress: '::1:5000', relayed: false, state: 'disconnected' });
+    for (const selectedPair of [undefined, 'no pair yet'])
+      expect(agentTransport({ ...base, ...(selectedPair ? { selectedPair } : {}) })).toBeNull();
   });
 });

@@ -1,4 +1,4 @@
-import type { MediaAgentEvent, MediaStats, MediaStreamStats } from '@switchboard/contracts';
+import type { MediaAgentEvent, MediaStats, MediaStreamStats, TransportInfo } from '@switchboard/contracts';
 import { mediaStats } from '../model/records.js';
 
 type ConnectionStatsEvent = Extract<MediaAgentEvent, { kind: 'connection.stats' }>;
@@ -31,4 +31,26 @@ export function agentConnectionStats(event: ConnectionStatsEvent, now: number): 
     },
     now,
   );
+}
+
+/** Janus's selected pair: `<address>:<port> [<type>,<transport>] <-> <address>:<port> [<type>,<transport>]`. */
+const SELECTED_PAIR = /^(\S+):(\d+) \[(\w+),(\w+)\] <-> (\S+):(\d+) \[(\w+),(\w+)\]$/;
+
+/**
+ * The connection's transport from its media server's selected ICE pair, from the client's side (its
+ * local candidate is Janus's remote one); null when Janus has no pair or says it otherwise.
+ */
+export function agentTransport(event: ConnectionStatsEvent): TransportInfo | null {
+  const pair = event.selectedPair ? SELECTED_PAIR.exec(event.selectedPair) : null;
+  if (!pair) return null;
+  const [, janusAddress, janusPort, janusType, , clientAddress, clientPort, clientType, transport] = pair;
+  const protocol = transport === 'udp' || transport === 'tcp' ? transport : null;
+  return {
+    id: `${event.connectionId}:transport`,
+    protocol,
+    localAddress: `${clientAddress}:${clientPort}`,
+    remoteAddress: `${janusAddress}:${janusPort}`,
+    relayed: janusType === 'relay' || clientType === 'relay',
+    state: event.connected ? 'connected' : 'disconnected',
+  };
 }

@@ -125,7 +125,7 @@ describe('runtime-registry media events', () => {
     expect((await rt.query(OPERATOR, 'mediaserver.stats', { mediaServerId: JANUS })).activeConnections).toBe(1);
   });
 
-  it('stats are kept with the connection and reach the stream as connection.stats', async () => {
+  it('stats reach the stream as connection.stats, and the selected pair the connection info', async () => {
     const cn = await open(pub);
     const audio = {
       packetsReceived: 50,
@@ -144,11 +144,20 @@ describe('runtime-registry media events', () => {
     // The client reported its video frame size: Janus measures none, so that one stays.
     const frame = { frameWidth: 640, frameHeight: 480, frameRate: 30 };
     await rt.edge({ kind: 'connection.stats', client: pub, channelId, connectionId: cn, stats: frame });
-    await publish({ kind: 'connection.stats', ...ids(cn), role: 'publisher', connected: true, audio });
+    const selectedPair = '127.0.1.1:40012 [host,udp] <-> 127.0.0.9:53211 [host,udp]';
+    await publish({ kind: 'connection.stats', ...ids(cn), role: 'publisher', connected: true, selectedPair, audio });
     const event = await waitFor(async () =>
       (await eventsOf(cn)).find((e) => e.type === 'connection.stats' && e.origin === 'server'),
     );
     expect(event.connection?.stats).toMatchObject(frame);
+    // The selected pair is the connection's transport on interface A.
+    expect((await info(pub, cn)).transports).toEqual([
+      expect.objectContaining({
+        localAddress: '127.0.0.9:53211',
+        remoteAddress: '127.0.1.1:40012',
+        state: 'connected',
+      }),
+    ]);
     expect(event.connection?.stats).toMatchObject({
       bytesSent: 4000,
       bytesReceived: 0,

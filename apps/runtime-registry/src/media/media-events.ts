@@ -19,7 +19,7 @@ import type { JournalContext } from '../runtime/journaled.js';
 import { esc, splitMember } from '../store/keys.js';
 import { LiveStore } from '../store/live-store.js';
 import type { ConnectionIds } from '../store/store-types.js';
-import { agentConnectionStats } from './agent-stats.js';
+import { agentConnectionStats, agentTransport } from './agent-stats.js';
 
 /** What became of one event: applied, or ignored (not a connection the registry holds there, or no change). */
 export type MediaEventOutcome = 'applied' | 'ignored';
@@ -98,7 +98,8 @@ export class MediaEvents {
 
   /**
    * The connection's statistics from its media server, with the frame size and rate the client last
-   * reported (Janus measures none): the video stream's size, and usage's pixel buckets, stay real.
+   * reported (Janus measures none: the video stream's size, and usage's pixel buckets, stay real),
+   * and its transport (the selected ICE pair) for the connection's info.
    */
   private async stats(target: Target, event: Of<'connection.stats'>): Promise<MediaEventOutcome> {
     const { userId, deviceId, clientId, channelId, connectionId } = target.ref;
@@ -106,7 +107,9 @@ export class MediaEvents {
     const [stored] = (await this.store.read([['hget', key, 'stats']])) as [string | null];
     const now = Date.now();
     const stats = { ...agentConnectionStats(event, now), ...reportedFrame(stored) };
-    await this.connections.recordStats(target.applicationId, target.ref, stats, SERVER_CAUSE, now);
+    const transport = agentTransport(event);
+    const fields: Record<string, string> = transport ? { transport: JSON.stringify(transport) } : {};
+    await this.connections.recordStats(target.applicationId, target.ref, stats, SERVER_CAUSE, now, fields);
     return 'applied';
   }
 

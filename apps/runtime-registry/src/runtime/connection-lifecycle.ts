@@ -212,9 +212,19 @@ export class ConnectionLifecycle {
     return { ok: true };
   }
 
-  /** Keeps a connection's latest statistics (its info shows them) and publishes `connection.stats`. */
-  async recordStats(a: string, ref: ConnectionIds, stats: MediaStats, cause: EventCause, now: number): Promise<void> {
-    const s = await this.store.connPatch(a, ref, { stats: JSON.stringify(stats) }, []);
+  /**
+   * Keeps a connection's latest statistics (and `fields` of the record beside them, e.g. its
+   * transport) and publishes `connection.stats`.
+   */
+  async recordStats(
+    a: string,
+    ref: ConnectionIds,
+    stats: MediaStats,
+    cause: EventCause,
+    now: number,
+    fields: Record<string, string> = {},
+  ): Promise<void> {
+    const s = await this.store.connPatch(a, ref, { ...fields, stats: JSON.stringify(stats) }, []);
     const owner = { applicationId: a, organizationId: s.organizationId };
     const client = clientOf(ref, s.client);
     const source = { ...ref, client, conn: s.conn, levels: s.levels, stats, at: now };
