@@ -21,6 +21,13 @@ export interface UserInChannel {
   clientCount: number;
   connectionCount: number;
 }
+export interface DeviceInChannel {
+  id: string;
+  userId: string;
+  alias: string | null;
+  clientCount: number;
+  connectionCount: number;
+}
 export interface ClientInChannel {
   id: string;
   userId: string;
@@ -43,6 +50,7 @@ export interface ConnectionInfo {
   localVideoMuted: boolean;
   localAudioUnmuteDisabled: boolean;
   localVideoUnmuteDisabled: boolean;
+  recording: boolean;
   [field: string]: unknown;
 }
 export interface WebhookDelivery {
