@@ -128,6 +128,69 @@ describe('operator console: actions at every level', () => {
     await settingsPush(clients.carol!, (settings) => settings.recording === false);
   });
 
+  it("charts a connection's bitrate, loss, jitter and RTT from the stats its live client reports", async () => {
+    const samples = [
+      {
+        sendBitrate: 800000,
+        receiveBitrate: 1200000,
+        packetsReceived: 1000,
+        packetsLost: 0,
+        jitter: 3,
+        roundTripTime: 40,
+      },
+      {
+        sendBitrate: 900000,
+        receiveBitrate: 1100000,
+        packetsReceived: 1900,
+        packetsLost: 100,
+        jitter: 5,
+        roundTripTime: 55,
+      },
+      {
+        sendBitrate: 700000,
+        receiveBitrate: 1000000,
+        packetsReceived: 2800,
+        packetsLost: 200,
+        jitter: 4,
+        roundTripTime: 42,
+      },
+    ];
+    await browser.page
+      .getByRole('table', { name: /^Connections/ })
+      .getByRole('button', { name: 'cn-alice-1' })
+      .click();
+    const detail = browser.page.getByRole('region', { name: 'Connection cn-alice-1' });
+    await detail.waitFor();
+    // Sampled while the page is open: each report arrives after the chart is on screen.
+    for (const [index, stats] of samples.entries()) {
+      await clients.alice!.sync.request('stats', {
+        connectionId: 'cn-alice-1',
+        stats: { ...stats, timestamp: Date.now() },
+      });
+      await waitFor(async () => (await detail.getByText(`(${index + 1} samples)`).count()) === 4, {
+        timeoutMs: 5000,
+        description: `sample ${index + 1} in the charts`,
+      });
+    }
+    const statsUrl = `${stack.consoleUrl}/api/stats/${applicationId}/lobby/alice/alice-laptop/alice-1/cn-alice-1`;
+    const kept = (await (await fetch(statsUrl, { headers: { 'x-api-key': stack.operatorKey } })).json()) as {
+      samples: Array<Record<string, number>>;
+    };
+    expect(kept.samples).toEqual(samples.map((sample) => expect.objectContaining(sample)));
+    const latest = async (title: string) =>
+      detail.locator('figure', { hasText: title }).locator('.latest').textContent();
+    await expect(latest('Bitrate')).resolves.toBe('latest: send 700 kbit/s, receive 1000 kbit/s');
+    await expect(latest('Packet loss')).resolves.toBe('latest: lost 10 %');
+    await expect(latest('Jitter')).resolves.toBe('latest: jitter 4 ms');
+    await expect(latest('Round-trip time')).resolves.toBe('latest: RTT 42 ms');
+    expect(await detail.locator('figure canvas').count()).toBe(4);
+    await expect(detail.getByRole('img', { name: /^Packet loss over time/ }).count()).resolves.toBe(1);
+    expect(await browser.seriousAxeViolations()).toEqual([]);
+    expect(browser.cspViolations).toEqual([]);
+    const refused = await fetch(statsUrl, { headers: { 'x-api-key': 'not-a-key' } });
+    expect(refused.status).toBe(401);
+  });
+
   it('kicks one connection: it leaves the API and the live client is told', async () => {
     await confirmAction('connection cn-carol-1', 'Kick', 'Kick connection cn-carol-1?');
     await waitFor(

@@ -72,6 +72,7 @@ export class ConsoleStack {
   readonly receiver = new WebhookReceiver();
   mediaServer!: InstanceType<typeof FakeMediaServer>;
   private nats?: NatsConnection;
+  private env: Record<string, string> = {};
 
   constructor(
     readonly namespace: string,
@@ -81,6 +82,7 @@ export class ConsoleStack {
   async start(): Promise<void> {
     this.db = await createTestDatabase(this.namespace);
     const env = serviceTestEnv(this.namespace, this.db.url);
+    this.env = env;
     const boot = await run(process.execPath, [findApp('management-api').bootstrap!], {
       env: { ...process.env, ...env },
     });
@@ -130,6 +132,8 @@ export class ConsoleStack {
         LOG_LEVEL: 'warn',
         CONSOLE_GATEWAY_URL: this.gateway.url,
         CONSOLE_MANAGEMENT_URL: this.management.url,
+        NATS_URL: this.env.NATS_URL,
+        NATS_NAMESPACE: this.env.NATS_NAMESPACE,
       },
       stdio: ['ignore', 'inherit', 'inherit'],
     });

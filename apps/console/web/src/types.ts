@@ -108,3 +108,13 @@ export interface MediaServerStatistics {
   totalClosedConnections: number;
   totalFailedConnections: number;
 }
+/** One stats sample of a connection, as the console's `/api/stats` keeps them (MediaStats fields). */
+export interface StatsSample {
+  timestamp: number;
+  sendBitrate: number | null;
+  receiveBitrate: number | null;
+  packetsReceived: number | null;
+  packetsLost: number | null;
+  jitter: number | null;
+  roundTripTime: number | null;
+}
