@@ -44,7 +44,12 @@ function upstreamFailure(
 ) {
   const timedOut = error.code !== undefined && TIMEOUT_CODES.has(error.code);
   const status = timedOut ? 504 : 503;
-  const api = prefix === '/api/a' ? 'interface A (admin-gateway)' : 'interface B (management-api)';
+  const api =
+    prefix === '/api/a'
+      ? 'interface A (admin-gateway)'
+      : prefix === '/recordings'
+        ? 'recording-service'
+        : 'interface B (management-api)';
   void reply
     .code(status)
     .header('content-type', 'application/problem+json')
@@ -106,6 +111,30 @@ function registerStatsRoute(app: FastifyInstance, config: ConsoleConfig, stats: 
   );
 }
 
+/**
+ * `/recordings/files/<token>` → recording-service `/files/<token>`: the players and downloads stay on
+ * this origin (CSP `media-src 'self'`). The signed, expiring token is the only authority; no
+ * credential travels, only the byte range a player asks for.
+ */
+async function proxyRecordingFiles(app: FastifyInstance, recordingsUrl: string, timeoutMs: number) {
+  await app.register(fastifyHttpProxy, {
+    upstream: recordingsUrl,
+    prefix: '/recordings/files',
+    rewritePrefix: '/files',
+    httpMethods: ['GET', 'HEAD'],
+    undici: { headersTimeout: timeoutMs, bodyTimeout: timeoutMs },
+    disableRequestLogging: true,
+    replyOptions: {
+      rewriteRequestHeaders: (_request, headers) => {
+        const kept: Record<string, string | string[]> = {};
+        for (const name of ['range', 'if-range', 'accept']) if (headers[name] !== undefined) kept[name] = headers[name];
+        return kept;
+      },
+      onError: (reply, { error }) => upstreamFailure(reply, error, '/recordings'),
+    },
+  });
+}
+
 /** The built web application (vite writes it beside the compiled server, in dist/public). */
 export function defaultPublicDir(): string {
   return path.join(path.dirname(fileURLToPath(import.meta.url)), 'public');
@@ -143,6 +172,7 @@ export async function buildConsole(
   await proxy('/api/a', config.gatewayUrl, INTERFACE_A_PREFIX);
   await proxy('/api/b', config.managementUrl, '');
   registerStatsRoute(app, config, stats);
+  if (config.recordingsUrl) await proxyRecordingFiles(app, config.recordingsUrl, config.upstreamTimeoutMs);
 
   await app.register(fastifyStatic, { root: publicDir, index: 'index.html', cacheControl: false });
   return app;

@@ -25,6 +25,13 @@ export const settings = {
     protocols: ['http', 'https'],
     description: 'Base URL of management-api; the console forwards /api/b/* to <this>/*',
   }),
+  recordingsUrl: url({
+    env: 'CONSOLE_RECORDINGS_URL',
+    optional: true,
+    protocols: ['http', 'https'],
+    description:
+      "Base URL of recording-service's signed file links; the console serves /recordings/files/* from <this>/files/* (unset: recordings are listed, not played)",
+  }),
   natsUrl: url({
     env: 'NATS_URL',
     optional: true,
