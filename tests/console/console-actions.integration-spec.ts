@@ -70,6 +70,7 @@ describe('operator console: actions at every level', () => {
       .evaluateAll((rows) => rows.map((row) => `${row.children[0]?.textContent}/${row.children[1]?.textContent}`));
     const byText = (one: string, other: string) => one.localeCompare(other);
     expect(shown.toSorted(byText)).toEqual(devices.map((device) => `${device.id}/${device.userId}`).toSorted(byText));
+    await browser.screenshot('console-live');
   });
 
   it('mutes and unmutes a user in the channel: its connection follows and the live client is told', async () => {
@@ -161,17 +162,21 @@ describe('operator console: actions at every level', () => {
       .click();
     const detail = browser.page.getByRole('region', { name: 'Connection cn-alice-1' });
     await detail.waitFor();
-    // Sampled while the page is open: each report arrives after the chart is on screen.
-    for (const [index, stats] of samples.entries()) {
-      await clients.alice!.sync.request('stats', {
-        connectionId: 'cn-alice-1',
-        stats: { ...stats, timestamp: Date.now() },
-      });
-      await waitFor(async () => (await detail.getByText(`(${index + 1} samples)`).count()) === 4, {
+    // Sampled while the page is open: the charts appear with the first report and grow with the next ones.
+    const report = (stats: Record<string, number>) =>
+      clients.alice!.sync.request('stats', { connectionId: 'cn-alice-1', stats: { ...stats, timestamp: Date.now() } });
+    const shownSamples = (count: number) =>
+      waitFor(async () => (await detail.getByText(`(${count} samples)`).count()) === 4, {
         timeoutMs: 5000,
-        description: `sample ${index + 1} in the charts`,
+        description: `${count} samples in the charts`,
       });
+    await report(samples[0]!);
+    await shownSamples(1);
+    for (const stats of samples.slice(1)) {
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      await report(stats);
     }
+    await shownSamples(samples.length);
     const statsUrl = `${stack.consoleUrl}/api/stats/${applicationId}/lobby/alice/alice-laptop/alice-1/cn-alice-1`;
     const kept = (await (await fetch(statsUrl, { headers: { 'x-api-key': stack.operatorKey } })).json()) as {
       samples: Array<Record<string, number>>;
@@ -187,6 +192,7 @@ describe('operator console: actions at every level', () => {
     await expect(detail.getByRole('img', { name: /^Packet loss over time/ }).count()).resolves.toBe(1);
     expect(await browser.seriousAxeViolations()).toEqual([]);
     expect(browser.cspViolations).toEqual([]);
+    await browser.screenshot('console-connection-charts', detail.locator('.charts'));
     const refused = await fetch(statsUrl, { headers: { 'x-api-key': 'not-a-key' } });
     expect(refused.status).toBe(401);
   });

@@ -1,6 +1,7 @@
 /** The browser side of the console tests: one headless Chromium page signed in, axe-core, what the page let slip. */
+import path from 'node:path';
 import axe from 'axe-core';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
+import type { Browser, BrowserContext, Locator, Page } from 'playwright-core';
 import { launchChromium } from '../../tools/testing/chromium.js';
 
 export class ConsoleBrowser {
@@ -13,7 +14,7 @@ export class ConsoleBrowser {
 
   async launch(): Promise<void> {
     this.browser = await launchChromium();
-    this.context = await this.browser.newContext();
+    this.context = await this.browser.newContext({ viewport: { width: 1440, height: 900 } });
     this.page = await this.context.newPage();
     this.page.on('dialog', (dialog) => {
       this.dialogs.push(dialog.message());
@@ -43,6 +44,14 @@ export class ConsoleBrowser {
     return results.violations
       .filter((violation) => violation.impact === 'serious' || violation.impact === 'critical')
       .map((violation) => `${violation.id}: ${violation.nodes.map((node) => node.target.join(' ')).join(', ')}`);
+  }
+
+  /** With CONSOLE_SCREENSHOTS_DIR set (npm run console:screenshots): writes <dir>/<name>.png of the page or a part. */
+  async screenshot(name: string, part?: Locator): Promise<void> {
+    const dir = process.env.CONSOLE_SCREENSHOTS_DIR;
+    if (!dir) return;
+    const file = path.resolve(dir, `${name}.png`);
+    await (part ? part.screenshot({ path: file }) : this.page.screenshot({ path: file }));
   }
 
   async close(): Promise<void> {

@@ -60,7 +60,8 @@ describe('operator console: recordings, webhooks, usage, organizations', () => {
     const row = table.locator(`tbody tr[data-row-id="${recording.id}"]`);
     const cells = await row.locator('td').allTextContents();
     expect([cells[0], cells[1], cells[5], cells[6]]).toEqual(['studio', 'take <1>', 'ready', '1']);
-    await row.getByRole('button', { name: 'Play' }).click();
+    await row.getByRole('button', { name: 'Play' }).focus();
+    await page().keyboard.press('Enter');
     const video = page().getByLabel(`Channel recording ${recording.id}`);
     await expect(video.getAttribute('src')).resolves.toMatch(/^\/recordings\/files\//);
     // The browser loads the file through the console (CSP media-src 'self') and reads its duration.
@@ -68,7 +69,7 @@ describe('operator console: recordings, webhooks, usage, organizations', () => {
       async () =>
         video.evaluate((element) => {
           const media = element as unknown as { readyState: number; duration: number };
-          return media.readyState >= 1 ? media.duration : 0;
+          return media.readyState >= 1 ? media.duration : null;
         }),
       { timeoutMs: 10000, description: 'the recording playable in the page' },
     );
@@ -280,8 +281,10 @@ describe('operator console: recordings, webhooks, usage, organizations', () => {
         description: "the disabled organization's key refused",
       },
     );
-    await browser.page.getByRole('form', { name: 'Create API key' }).getByLabel('Key name').fill('console ops');
-    await browser.page.getByRole('button', { name: 'Create API key' }).click();
+    // From the keyboard: the field focused, typed, Enter submits.
+    await page().getByRole('form', { name: 'Create API key' }).getByLabel('Key name').focus();
+    await page().keyboard.type('console ops');
+    await page().keyboard.press('Enter');
     await page().locator('.secret', { hasText: 'API key console ops' }).waitFor();
     const keys = await stack.b<{ value: Array<{ id: string; tag: string; key: string | null }> }>(
       'GET',

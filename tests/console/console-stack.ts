@@ -252,6 +252,8 @@ export class ConsoleStack {
       timeoutMs: 15000,
       description: 'the recording opened',
     });
+    // About a second of recording: the muxed file spans the time recording was on.
+    await new Promise((resolve) => setTimeout(resolve, 1000));
     await this.a('PATCH', channel, { recording: false });
     const target = await waitFor(
       async () => {
