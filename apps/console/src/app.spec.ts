@@ -29,6 +29,7 @@ describe('console backend-for-frontend', () => {
       LOG_LEVEL: 'error',
       CONSOLE_GATEWAY_URL: gateway.url,
       CONSOLE_MANAGEMENT_URL: 'http://127.0.0.1:9', // nothing listens there
+      CONSOLE_RECORDINGS_URL: gateway.url,
     });
     app = await buildConsole(config, process.cwd(), stats);
   });
@@ -92,6 +93,21 @@ describe('console backend-for-frontend', () => {
       '/admin/api/v1.0/applications/app/channels/ch%201/users/u/devices/d/clients/c/connections/cn',
     );
     expect(asked.headers['x-api-key']).toBe('sb_key');
+    expect(asked.headers.cookie).toBeUndefined();
+  });
+
+  it('serves recording files from recording-service with the byte range only, never the credential', async () => {
+    const answer = await app.inject({
+      method: 'GET',
+      url: '/recordings/files/signed-token',
+      headers: { range: 'bytes=0-99', 'x-api-key': 'sb_key', cookie: 'session=secret' },
+    });
+    expect(answer.statusCode).toBe(200);
+    expect(answer.headers['content-security-policy']).toContain("media-src 'self'");
+    const asked = gateway.seen.at(-1)!;
+    expect(asked.url).toBe('/files/signed-token');
+    expect(asked.headers.range).toBe('bytes=0-99');
+    expect(asked.headers['x-api-key']).toBeUndefined();
     expect(asked.headers.cookie).toBeUndefined();
   });
 
