@@ -86,6 +86,26 @@ describe('operator console: recordings, webhooks, usage, organizations', () => {
     expect(browser.cspViolations).toEqual([]);
   });
 
+  it('filters the recordings by channel and start time, as the API filters them', async () => {
+    const table = page().getByRole('table', { name: /^Channel recordings/ });
+    await page().getByRole('textbox', { name: 'Channel' }).fill('studio');
+    const inChannel = await stack.a<ChannelRecording[]>(
+      'GET',
+      `/applications/${applicationId}/channels/studio/recordings`,
+    );
+    await waitFor(async () => (await table.locator('tbody tr').count()) === inChannel.length, { timeoutMs: 5000 });
+    const tomorrow = new Date(Date.now() + 86_400_000);
+    await page().getByLabel('Started from').fill(tomorrow.toISOString().slice(0, 16));
+    const later = await stack.a<ChannelRecording[]>(
+      'GET',
+      `/applications/${applicationId}/channels/studio/recordings?timestampMin=${Math.floor(tomorrow.getTime() / 1000)}`,
+    );
+    expect(later).toEqual([]);
+    await waitFor(async () => (await table.locator('tbody tr').count()) === 0, { timeoutMs: 5000 });
+    await page().getByLabel('Started from').fill('');
+    await table.locator(`tbody tr[data-row-id="${recording.id}"]`).waitFor();
+  });
+
   it('changes the expiry of a recording and deletes it, with confirmation', async () => {
     const row = page().locator(`tbody tr[data-row-id="${recording.id}"]`);
     await row.getByRole('button', { name: 'Change expiry' }).click();
