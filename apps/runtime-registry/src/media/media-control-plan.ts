@@ -116,7 +116,7 @@ export function planCommands(
   for (const [key, end] of ends) {
     const mute = mutes.get(key);
     if (!mute) continue;
-    end.sources.push(...mute.sources);
+    end.sources = [...end.sources, ...mute.sources].sort((a, b) => a - b);
     mutes.delete(key);
   }
   return {
