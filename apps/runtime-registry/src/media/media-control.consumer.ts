@@ -1,6 +1,13 @@
 import { Inject, Injectable, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
 import type { ConsumerMessages, JsMsg } from '@nats-io/jetstream';
-import { EventConsumerLoop, JsonLogger, Metrics, NatsClient, SERVICE_CONFIG } from '@switchboard/service-kit';
+import {
+  EventConsumerLoop,
+  eventStreamOf,
+  JsonLogger,
+  Metrics,
+  NatsClient,
+  SERVICE_CONFIG,
+} from '@switchboard/service-kit';
 import { Histogram } from 'prom-client';
 import type { RegistryConfig } from '../config.js';
 import { NatsMediaAgents } from './media-control-agent.js';
@@ -58,6 +65,11 @@ export class MediaControlConsumer implements OnApplicationBootstrap, OnApplicati
         maxMessages: GROUP_MAX * 2,
         connection: () => nats.connection$(),
         logger,
+        // The stream is the EventPublisher's to create and to shape: the consumer only waits for it.
+        stream: {
+          ...eventStreamOf(config.natsNamespace),
+          ensure: (jsm) => jsm.streams.info(eventStreamOf(config.natsNamespace).name),
+        },
         parking: { service: 'runtime-registry', maxAttempts: config.eventMaxAttempts, registry: metrics.registry },
         process: (messages) => this.process(messages),
       },
