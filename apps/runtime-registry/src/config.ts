@@ -116,7 +116,7 @@ export const settings = {
     min: 1000,
     max: 3600000,
     description:
-      'Interval of the reconciliation of every active Janus server with the registry (Janus connections and rooms the registry does not hold are removed); one replica runs it at a time, and every replica once at start',
+      'Interval of the reconciliation of every active Janus server with the registry (Janus connections and rooms the registry does not hold are removed); one replica at a time runs it (a Redis lock), and each replica tries a pass 1 s after it starts',
   }),
   mediaReconcileGraceMs: int({
     env: 'MEDIA_RECONCILE_GRACE_MS',
