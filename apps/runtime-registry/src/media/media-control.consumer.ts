@@ -1,12 +1,24 @@
 import { Inject, Injectable, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
-import type { ConsumerMessages, JsMsg } from '@nats-io/jetstream';
 import {
+  AckPolicy,
+  DeliverPolicy,
+  JetStreamApiCodes,
+  JetStreamApiError,
+  ReplayPolicy,
+  type ConsumerMessages,
+  type JetStreamManager,
+  type JsMsg,
+} from '@nats-io/jetstream';
+import { nanos } from '@nats-io/transport-node';
+import {
+  deliveryLimitOf,
   EventConsumerLoop,
   eventStreamOf,
   JsonLogger,
   Metrics,
   NatsClient,
   SERVICE_CONFIG,
+  type EventConsumerSpec,
 } from '@switchboard/service-kit';
 import { Histogram } from 'prom-client';
 import type { RegistryConfig } from '../config.js';
@@ -56,19 +68,13 @@ export class MediaControlConsumer implements OnApplicationBootstrap, OnApplicati
     this.consumer = new EventConsumerLoop(
       {
         namespace: config.natsNamespace,
-        spec: {
-          name: MEDIA_CONTROL_CONSUMER,
-          description: 'runtime-registry: mutes, ends and room destroys on the media-agents',
-          ackWaitMs: 15_000,
-          maxAckPending: 1000,
-        },
+        spec: this.spec(config),
         maxMessages: GROUP_MAX * 2,
         connection: () => nats.connection$(),
         logger,
-        // The stream is the EventPublisher's to create and to shape: the consumer only waits for it.
         stream: {
           ...eventStreamOf(config.natsNamespace),
-          ensure: (jsm) => jsm.streams.info(eventStreamOf(config.natsNamespace).name),
+          ensure: (jsm) => ensureFromNow(jsm, config.natsNamespace, this.spec(config)),
         },
         parking: { service: 'runtime-registry', maxAttempts: config.eventMaxAttempts, registry: metrics.registry },
         process: (messages) => this.process(messages),
@@ -78,6 +84,16 @@ export class MediaControlConsumer implements OnApplicationBootstrap, OnApplicati
         return Promise.all([this.read(messages), this.loop()]).then(() => undefined);
       },
     );
+  }
+
+  private spec(config: RegistryConfig): EventConsumerSpec {
+    return {
+      name: MEDIA_CONTROL_CONSUMER,
+      description: 'runtime-registry: mutes, ends and room destroys on the media-agents',
+      ackWaitMs: 15_000,
+      maxAckPending: 1000,
+      maxDeliver: deliveryLimitOf(config.eventMaxAttempts),
+    };
   }
 
   onApplicationBootstrap() {
@@ -140,4 +156,33 @@ export class MediaControlConsumer implements OnApplicationBootstrap, OnApplicati
       throw outcome.error instanceof Error ? outcome.error : new Error('a media-agent command failed');
     }
   }
+}
+
+/**
+ * Waits for the stream (the EventPublisher creates and shapes it) and creates the consumer, the
+ * first time, from new events on: what happened before it existed is the reconciliation's.
+ */
+async function ensureFromNow(jsm: JetStreamManager, namespace: string, spec: EventConsumerSpec): Promise<void> {
+  const { name: stream, filterSubject } = eventStreamOf(namespace);
+  await jsm.streams.info(stream);
+  try {
+    await jsm.consumers.info(stream, spec.name);
+    return;
+  } catch (e) {
+    if (!(e instanceof JetStreamApiError && e.code === JetStreamApiCodes.ConsumerNotFound)) throw e;
+  }
+  await jsm.consumers
+    .add(stream, {
+      durable_name: spec.name,
+      description: spec.description,
+      ack_policy: AckPolicy.Explicit,
+      deliver_policy: DeliverPolicy.New,
+      replay_policy: ReplayPolicy.Instant,
+      filter_subject: filterSubject,
+      ack_wait: nanos(spec.ackWaitMs),
+      max_deliver: spec.maxDeliver ?? -1,
+      max_ack_pending: spec.maxAckPending,
+    })
+    // Another replica created it in between: service-kit's ensure finds it.
+    .catch(() => undefined);
 }

@@ -168,6 +168,9 @@ describe('media control with a fake media-agent', () => {
     expect((moderatedTo(true)[0] as { connectionIds: string[] }).connectionIds).toHaveLength(onJanus.length);
     await sleep(300);
     expect(simulated.commands.filter((c) => c.kind !== 'rooms.list')).toEqual([]);
+    // Created from new events on: the past is the reconciliation's, not replayed at first deployment.
+    const consumer = await (await jetstreamManager(nc)).consumers.info(eventStreamName(ns), 'media-control');
+    expect(consumer.config.deliver_policy).toBe('new');
   });
 
   it('a mute the agent could not take (agent down) is carried out once the agent is back', async () => {
