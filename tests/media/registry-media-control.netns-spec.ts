@@ -226,6 +226,34 @@ describe('runtime-registry media control with Janus', () => {
     );
   });
 
+  it('mute to moderate stays well under 500 ms at p99 over 40 operator mutes and unmutes', async () => {
+    const target = { level: 'channel' as const, applicationId: APP, channelId: CHANNEL };
+    const buckets = async () => {
+      const text = await (await fetch(`${registry.url}/metrics`)).text();
+      const line =
+        /^media_control_delay_seconds_bucket\{[^}]*le="([^"]+)"[^}]*kind="connections.moderate"[^}]*\} (\S+)$/gm;
+      const alt =
+        /^media_control_delay_seconds_bucket\{[^}]*kind="connections.moderate"[^}]*le="([^"]+)"[^}]*\} (\S+)$/gm;
+      return new Map([...text.matchAll(line), ...text.matchAll(alt)].map((m) => [m[1]!, Number(m[2])]));
+    };
+    const before = await buckets();
+    for (let i = 0; i < 40; i++) {
+      await command({ kind: 'update', origin: 'api', target: { ...target, patch: { audioMuted: i % 2 === 0 } } });
+      await sleep(50);
+    }
+    await waitFor(async () => ((await buckets()).get('+Inf') ?? 0) - (before.get('+Inf') ?? 0) >= 40, {
+      description: 'the 40 moderates answered',
+    });
+    const after = await buckets();
+    const total = after.get('+Inf')! - (before.get('+Inf') ?? 0);
+    const bounds = [...after.keys()].filter((le) => le !== '+Inf').sort((x, y) => Number(x) - Number(y));
+    // The smallest bucket holding 99 % of the samples: an upper bound of the p99.
+    const p99 = bounds.find((le) => after.get(le)! - (before.get(le) ?? 0) >= Math.ceil(total * 0.99));
+    expect(p99).toBeDefined();
+    expect(Number(p99)).toBeLessThanOrEqual(0.5);
+    process.stdout.write(`mute to moderate answered: p99 <= ${Number(p99) * 1000} ms over ${total} commands\n`);
+  });
+
   it("a kick of alice's connection frees its Janus handle and tells its subscriber", async () => {
     const handles = await stack.janusHandles();
     await command({
