@@ -73,8 +73,11 @@ describe('media control run', () => {
       connectionEventOf({ type: 'connection.closed', origin: 'client', connectionId: 'a' }),
       connectionEventOf({ type: 'connection.closed', connectionId: 'b', kicked: true }),
     ];
-    const outcome = await new MediaControlRun(agents, reads(), noSleep).run(events);
+    let keptAlive = 0;
+    const outcome = await new MediaControlRun(agents, reads(), noSleep).run(events, () => keptAlive++);
     expect(outcome.failed).toEqual([]);
+    // The events in hand are kept alive before every try (retries may outlast the ack wait).
+    expect(keptAlive).toBe(agents.sent.length);
     expect(kinds(agents).sort()).toEqual([
       'connection.leave',
       'connections.kick',

@@ -33,6 +33,13 @@ export interface GroupOutcome {
   sent: Array<{ kind: MediaAgentCommand['kind']; delayMs: number }>;
 }
 
+interface GroupInHand {
+  events: ReadonlyArray<MediaDomainEvent>;
+  outcome: GroupOutcome;
+  failed: Set<number>;
+  keepAlive: () => void;
+}
+
 export class MediaControlRun {
   constructor(
     private readonly agents: MediaAgents,
@@ -40,7 +47,8 @@ export class MediaControlRun {
     private readonly sleep: (ms: number) => Promise<void> = (ms) => new Promise((r) => setTimeout(r, ms)),
   ) {}
 
-  async run(events: ReadonlyArray<MediaDomainEvent>): Promise<GroupOutcome> {
+  /** `keepAlive`: called before every command sent (the events in hand are still being worked on). */
+  async run(events: ReadonlyArray<MediaDomainEvent>, keepAlive: () => void = () => undefined): Promise<GroupOutcome> {
     const intents = events.map(mediaIntent);
     const outcome: GroupOutcome = { done: [], failed: [], sent: [] };
     if (intents.every((i) => i === null)) {
@@ -61,7 +69,7 @@ export class MediaControlRun {
     await Promise.all(
       [...byServer.values()].map(async (phases) => {
         for (const commands of phases) {
-          await Promise.all(commands.map((c) => this.carryOut(c, events, outcome, failed)));
+          await Promise.all(commands.map((c) => this.carryOut(c, { events, outcome, failed, keepAlive })));
         }
       }),
     );
@@ -82,19 +90,15 @@ export class MediaControlRun {
     });
   }
 
-  private async carryOut(
-    planned: PlannedCommand,
-    events: ReadonlyArray<MediaDomainEvent>,
-    outcome: GroupOutcome,
-    failed: Set<number>,
-  ): Promise<void> {
+  private async carryOut(planned: PlannedCommand, group: GroupInHand): Promise<void> {
+    const { events, outcome, failed, keepAlive } = group;
     const { command } = planned;
     try {
       // A channel active again (someone joined since) keeps its room; reconciliation sees to the rest.
       if (planned.destroysChannel && 'channelId' in command) {
         if (await this.reads.channelActive(command.applicationId, command.channelId)) return;
       }
-      await this.send(planned.mediaServerId, command);
+      await this.send(planned.mediaServerId, command, keepAlive);
       const oldest = Math.min(...planned.sources.map((i) => events[i]!.event.timestamp));
       outcome.sent.push({ kind: command.kind, delayMs: Date.now() - oldest });
     } catch (e) {
@@ -104,9 +108,10 @@ export class MediaControlRun {
   }
 
   /** Sends a command; NotFound is success (gone already), transient errors are tried again. */
-  private async send(mediaServerId: string, command: MediaAgentCommand): Promise<void> {
+  private async send(mediaServerId: string, command: MediaAgentCommand, keepAlive: () => void): Promise<void> {
     for (let attempt = 0; ; attempt++) {
       try {
+        keepAlive();
         await this.agents.send(mediaServerId, command);
         return;
       } catch (e) {

@@ -145,7 +145,8 @@ export class MediaControlConsumer implements OnApplicationBootstrap, OnApplicati
         await this.consumer.park(msg, 'not a JSON domain event');
       }
     }
-    const outcome = await this.runner.run(events);
+    // Retries may outlast the ack wait: the events stay in hand meanwhile.
+    const outcome = await this.runner.run(events, () => readable.forEach((msg) => msg.working()));
     for (const { kind, delayMs } of outcome.sent) this.delay.observe({ kind }, delayMs / 1000);
     for (const i of outcome.done) readable[i]!.ack();
     if (outcome.failed.length > 0) {
