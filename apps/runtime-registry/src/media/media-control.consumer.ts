@@ -30,7 +30,7 @@ import { MediaControlRun } from './media-control-run.js';
 /** The durable consumer of the registry's own events that commands the media-agents. */
 export const MEDIA_CONTROL_CONSUMER = 'media-control';
 /** Events of one moment go together (a channel mute's events are published in one batch). */
-const GROUP_WINDOW_MS = 5;
+const GROUP_WINDOW_MS = 10;
 const GROUP_MAX = 200;
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
