@@ -241,17 +241,27 @@ describe('runtime-registry media control with Janus', () => {
       await command({ kind: 'update', origin: 'api', target: { ...target, patch: { audioMuted: i % 2 === 0 } } });
       await sleep(50);
     }
-    await waitFor(async () => ((await buckets()).get('+Inf') ?? 0) - (before.get('+Inf') ?? 0) >= 40, {
-      description: 'the 40 moderates answered',
-    });
+    // Toggles of one connection in one group are coalesced (the latest wins): fewer commands than writes.
+    let settled = -1;
+    await waitFor(
+      async () => {
+        const now = (await buckets()).get('+Inf') ?? 0;
+        const done = now === settled;
+        settled = now;
+        return done;
+      },
+      { intervalMs: 300, description: 'the moderates answered' },
+    );
     const after = await buckets();
     const total = after.get('+Inf')! - (before.get('+Inf') ?? 0);
     const bounds = [...after.keys()].filter((le) => le !== '+Inf').sort((x, y) => Number(x) - Number(y));
     // The smallest bucket holding 99 % of the samples: an upper bound of the p99.
     const p99 = bounds.find((le) => after.get(le)! - (before.get(le) ?? 0) >= Math.ceil(total * 0.99));
+    expect(total).toBeGreaterThanOrEqual(10);
     expect(p99).toBeDefined();
     expect(Number(p99)).toBeLessThanOrEqual(0.5);
-    process.stdout.write(`mute to moderate answered: p99 <= ${Number(p99) * 1000} ms over ${total} commands\n`);
+    const spread = bounds.map((le) => `<=${Number(le) * 1000}ms:${after.get(le)! - (before.get(le) ?? 0)}`).join(' ');
+    process.stdout.write(`mute to moderate answered: p99 <= ${Number(p99) * 1000} ms over ${total} (${spread})\n`);
   });
 
   it("a kick of alice's connection frees its Janus handle and tells its subscriber", async () => {
