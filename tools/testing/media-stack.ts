@@ -50,8 +50,11 @@ export interface MediaStack {
 // janode logs to the console in its own format; the test reports what matters.
 Janode.Logger.setLevel('none');
 
-export async function startMediaStack(agentEnv: Record<string, string> = {}): Promise<MediaStack> {
-  const ns = testNamespace('media');
+/** `ns`: the NATS namespace of the agent and of the test's commands (e.g. one a recording-service shares). */
+export async function startMediaStack(
+  agentEnv: Record<string, string> = {},
+  ns = testNamespace('media'),
+): Promise<MediaStack> {
   const mediaServerId = randomUUID();
   const janus = await startTestJanus();
   const nc: NatsConnection = await connect({ servers: testServers().natsUrl });

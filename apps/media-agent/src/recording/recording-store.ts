@@ -39,7 +39,15 @@ export class RecordingStore {
     try {
       const answer = await this.nats.request(
         RecordingSubjects.query,
-        { scope: AGENT_SCOPE, query: { kind: 'media.recordingTarget', ...ref } },
+        {
+          scope: AGENT_SCOPE,
+          query: {
+            kind: 'media.recordingTarget',
+            applicationId: ref.applicationId,
+            channelId: ref.channelId,
+            connectionId: ref.connectionId,
+          },
+        },
         { timeoutMs: this.requestTimeoutMs },
       );
       return answer as RecordingTarget;
