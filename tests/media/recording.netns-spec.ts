@@ -258,6 +258,31 @@ describe('recordings of real media through Janus and the media-agent', () => {
     });
   }, 90000);
 
+  it('Janus killed during a recording: the agent hands over what Janus wrote', async () => {
+    const dave = connection('record-janus-crash', 'dave-cam');
+    await publisherIn(dave);
+    dave.recording = true;
+    await event(dave, 'connection.connected');
+    const recordedAt = Date.now();
+    await record(dave, true);
+    await sleep(4000);
+    const killedAt = Date.now();
+    await stack.janus.kill('SIGKILL');
+    dave.state = 'closed';
+    await event(dave, 'connection.closed');
+
+    const [recording] = await readyRecordings('record-janus-crash', 1);
+    const [cr] = await connectionRecordingsOf(recording!);
+    expect(cr).toMatchObject({ ingested: true, audioReady: true, videoReady: true });
+    const audio = await download(cr!.audioUrl, cr!.audioFileSize, 'dave.ogg');
+    await decodeFile(audio);
+    // Janus buffers its writes: what it had not flushed when killed is lost.
+    const seconds = (await probeFile(audio)).durationSeconds;
+    expect(seconds).toBeGreaterThan((killedAt - recordedAt) / 1000 - 1);
+    expect(seconds).toBeLessThan((killedAt - recordedAt) / 1000 + 0.5);
+    await stack.janus.restart();
+  }, 90000);
+
   it('refuses to record a connection that is not a publisher here', async () => {
     await expect(record(connection('record-10s', 'nobody-here'), true)).rejects.toMatchObject({ code: 'NotFound' });
   });

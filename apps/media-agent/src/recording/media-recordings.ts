@@ -44,7 +44,9 @@ export class MediaRecordings implements OnApplicationBootstrap, BeforeApplicatio
     private readonly options: MediaRecordingsOptions,
   ) {
     events.onPublish((event) => {
-      if (event.kind === 'connection.ended') void this.stop(event, `connection ${event.reason}`);
+      // Janus lost: nothing to ask it; its files end where it stopped writing.
+      if (event.kind === 'connection.ended')
+        void this.stop(event, `connection ${event.reason}`, event.reason !== 'media-server-lost');
     });
   }
 
@@ -81,20 +83,26 @@ export class MediaRecordings implements OnApplicationBootstrap, BeforeApplicatio
   }
 
   /** Stops the connection's recording (when one runs) and hands its files over. */
-  private async stop(ref: ConnectionRef, why: string): Promise<void> {
+  private async stop(ref: ConnectionRef, why: string, askJanus = true): Promise<void> {
     const key = connectionKey(ref);
     const manifest = this.active.get(key);
     if (!manifest) return;
     this.active.delete(key);
     // Gone from the room (left, kicked, Janus lost): Janus closed its files with the handle.
-    const handle = this.rooms.publisherHandle(ref);
+    const handle = askJanus ? this.rooms.publisherHandle(ref) : undefined;
     if (handle)
       await this.configure(handle, { record: false }).catch((e: unknown) =>
         this.logger.event('warn', 'Janus did not stop a recording', { error: (e as Error).message }),
       );
     manifest.stoppedAt = Date.now();
     await this.directory.save(manifest).catch(() => undefined);
-    this.logger.event('info', 'recording stopped', { recordingId: manifest.id, ...ref, why });
+    this.logger.event('info', 'recording stopped', {
+      recordingId: manifest.id,
+      applicationId: manifest.applicationId,
+      channelId: manifest.channelId,
+      connectionId: manifest.connectionId,
+      why,
+    });
     void this.handover.handOver(manifest);
   }
 
