@@ -40,7 +40,10 @@ export class RecordingDirectory {
   prepare(): Promise<void> {
     this.prepared ??= (async () => {
       await fs.mkdir(this.dir, { recursive: true });
-      await fs.chmod(this.dir, 0o777);
+      // A directory of another owner (a volume) is left as its owner made it.
+      await fs.chmod(this.dir, 0o777).catch((e: NodeJS.ErrnoException) => {
+        if (e.code !== 'EPERM') throw e;
+      });
     })();
     return this.prepared;
   }
