@@ -238,6 +238,7 @@ describe('recordings of real media through Janus and the media-agent', () => {
       description: 'the leftover room cleaned up',
     });
     const endedAt = Date.now();
+    expect(stack.agent.output()).toContain('recordings of an earlier run found');
     carol.state = 'closed';
     await event(carol, 'connection.closed');
 
@@ -256,6 +257,30 @@ describe('recordings of real media through Janus and the media-agent', () => {
     await waitFor(() => fs.readdirSync(path.join(recordingsDir, 'recordings')).length === 0, {
       description: "the agent's recordings directory emptied",
     });
+  }, 90000);
+
+  it('an agent stopped (SIGTERM) during a recording hands it over before it exits', async () => {
+    const erin = connection('record-sigterm', 'erin-cam');
+    await publisherIn(erin);
+    erin.recording = true;
+    await event(erin, 'connection.connected');
+    const recordedAt = Date.now();
+    await record(erin, true);
+    await sleep(3000);
+    const stoppedAt = Date.now();
+    await stack.restartAgent('SIGTERM');
+    erin.state = 'closed';
+    await event(erin, 'connection.closed');
+
+    const [recording] = await readyRecordings('record-sigterm', 1);
+    const [cr] = await connectionRecordingsOf(recording!);
+    expect(cr).toMatchObject({ ingested: true, audioReady: true, videoReady: true });
+    const audio = await download(cr!.audioUrl, cr!.audioFileSize, 'erin.ogg');
+    await decodeFile(audio);
+    const seconds = (await probeFile(audio)).durationSeconds;
+    expect(Math.abs(seconds - (stoppedAt - recordedAt) / 1000)).toBeLessThanOrEqual(0.5);
+    // The stopping agent handed it over itself: its successor found nothing left.
+    expect(stack.agent.output()).not.toContain('recordings of an earlier run found');
   }, 90000);
 
   it('Janus killed during a recording: the agent hands over what Janus wrote', async () => {
