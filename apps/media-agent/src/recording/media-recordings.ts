@@ -120,6 +120,7 @@ export class MediaRecordings implements OnApplicationBootstrap, BeforeApplicatio
   }
 
   onApplicationBootstrap(): void {
+    void this.handover.checkTools();
     void this.recover().catch((e: unknown) =>
       this.logger.event('error', 'recordings of an earlier run not recovered', { error: (e as Error).message }),
     );

@@ -31,6 +31,16 @@ const WAV_CODECS = new Set(['pcmu', 'pcma', 'g711', 'g722', 'l16']);
 export class MjrConverter {
   constructor(private readonly options: ConverterOptions) {}
 
+  /** Why janus-pp-rec cannot run (a sentence), or null when it can. */
+  async unavailable(): Promise<string | null> {
+    try {
+      await this.exec(this.options.janusPpRecPath, ['-F']);
+      return null;
+    } catch (e) {
+      return `${this.options.janusPpRecPath} cannot run (${(e as Error).message.split('\n')[0]})`;
+    }
+  }
+
   /** The codec of a `.mjr` (its header), or null when it holds no media (header only, or unreadable). */
   async codecOf(mjr: string): Promise<string | null> {
     try {

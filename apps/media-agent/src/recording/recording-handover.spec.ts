@@ -39,6 +39,7 @@ describe('RecordingHandover', () => {
       void uploads.push({ channelRecordingId, base, file: path.basename(file) }),
   } as unknown as RecordingStore;
   const converter = {
+    unavailable: async () => null,
     convert: async (mjr: string, outDir: string, base: string) => {
       fs.mkdirSync(outDir, { recursive: true });
       const file = path.join(outDir, `${base}.${mjr.includes('-audio-') ? 'ogg' : 'webm'}`);

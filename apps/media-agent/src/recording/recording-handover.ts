@@ -59,6 +59,12 @@ export class RecordingHandover {
     return running;
   }
 
+  /** Says at start-up when recordings could not be converted (janus-pp-rec missing). */
+  async checkTools(): Promise<void> {
+    const problem = await this.converter.unavailable();
+    if (problem) this.logger.event('error', 'recordings cannot be converted: install janus-tools', { problem });
+  }
+
   /** Hand-overs still running (shutdown waits for them a while). */
   pending(): Promise<void>[] {
     return [...this.handovers.values()];
@@ -104,6 +110,11 @@ export class RecordingHandover {
         target.hasVideo && mjr.video[0] ? await this.converter.convert(mjr.video[0], outDir, target.videoBase) : null,
     }));
     const convertMs = Date.now() - started;
+    if (!files.audio && !files.video)
+      this.logger.event('warn', 'a recording holds no media (did Janus write into MEDIA_RECORDINGS_DIR?)', {
+        ...this.logRef(manifest),
+        mjrFiles: mjr.audio.length + mjr.video.length,
+      });
     if (files.audio) await this.store.upload(target.channelRecordingId, target.audioBase, files.audio);
     if (files.video) await this.store.upload(target.channelRecordingId, target.videoBase, files.video);
     await this.directory.remove(manifest.id);
