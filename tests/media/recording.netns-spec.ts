@@ -67,8 +67,12 @@ describe('recordings of real media through Janus and the media-agent', () => {
   }
 
   /** The runtime's domain event of the connection now (what the registry publishes). */
-  async function event(c: SimConnection, type: 'connection.connected' | 'connection.updated' | 'connection.closed') {
-    await publish(h, [connectionEvent(type, c, Date.now())]);
+  async function event(
+    c: SimConnection,
+    type: 'connection.connected' | 'connection.updated' | 'connection.closed',
+    at = Date.now(),
+  ) {
+    await publish(h, [connectionEvent(type, c, at)]);
   }
 
   async function publisherIn(c: SimConnection): Promise<void> {
@@ -158,8 +162,10 @@ describe('recordings of real media through Janus and the media-agent', () => {
     const withoutRecording = (janusCpuSeconds() - cpu) / 5;
 
     alice.recording = true;
-    await event(alice, 'connection.connected');
+    // The recording starts 2 s before the media does (the registry's event came earlier).
+    await event(alice, 'connection.connected', Date.now() - 2000);
     cpu = janusCpuSeconds();
+    const recordSentAt = Date.now();
     expect(await record(alice, true)).toEqual({ recording: true });
     expect(await record(alice, true)).toEqual({ recording: true }); // idempotent
     await sleep(10000);
@@ -183,7 +189,10 @@ describe('recordings of real media through Janus and the media-agent', () => {
     expect(Math.abs(videoProbe.durationSeconds - 10)).toBeLessThanOrEqual(0.5);
     await decodeFile(audio);
     expect(await meanVolume(audio)).toBeGreaterThan(-40);
-    // First and last frames come from the files: 10 s apart.
+    // First and last frames come from the files: the media's first packet (not the recording's start), 10 s apart.
+    expect(Math.abs(Date.parse(cr!.audioFirstFrameTimestamp!) - recordSentAt)).toBeLessThanOrEqual(500);
+    expect(Math.abs(Date.parse(cr!.videoFirstFrameTimestamp!) - recordSentAt)).toBeLessThanOrEqual(500);
+    expect(Date.parse(cr!.audioFirstFrameTimestamp!) - Date.parse(cr!.startTimestamp)).toBeGreaterThan(1500);
     const audioSpan = Date.parse(cr!.audioLastFrameTimestamp!) - Date.parse(cr!.audioFirstFrameTimestamp!);
     expect(Math.abs(audioSpan - 10000)).toBeLessThanOrEqual(500);
 
@@ -192,11 +201,11 @@ describe('recordings of real media through Janus and the media-agent', () => {
       .split('\n')
       .filter((line) => line.includes('recording handed over'))
       .map((line) => JSON.parse(line) as { convertMs: number; mediaMs: number });
-    const perMinute = handovers.map((x) => Math.round((x.convertMs / x.mediaMs) * 60000));
+    const conversions = handovers.map((x) => `${x.convertMs} ms for ${(x.mediaMs / 1000).toFixed(1)} s`);
     process.stdout.write(
       `recording figures: Janus CPU ${(withoutRecording * 100).toFixed(1)} % without recording, ` +
         `${(withRecording * 100).toFixed(1)} % while recording one publisher; ` +
-        `conversion ${perMinute.join(', ')} ms per minute of media\n`,
+        `conversion (both files, process starts included) ${conversions.join(', ')} of media\n`,
     );
   }, 90000);
 

@@ -5,6 +5,12 @@ import { promisify } from 'node:util';
 
 const run = promisify(execFile);
 
+export interface ConvertedFile {
+  file: string;
+  /** Unix ms of the first frame (the `.mjr` header), null when unknown. */
+  firstFrameMs: number | null;
+}
+
 export interface ConverterOptions {
   janusPpRecPath: string;
   ffmpegPath: string;
@@ -41,12 +47,17 @@ export class MjrConverter {
     }
   }
 
-  /** The codec of a `.mjr` (its header), or null when it holds no media (header only, or unreadable). */
-  async codecOf(mjr: string): Promise<string | null> {
+  /**
+   * The header of a `.mjr` (`janus-pp-rec -j`): its codec and the wall-clock time of its first
+   * packet (`u`, µs), which is time 0 of the converted file; null when it holds no media.
+   */
+  async headerOf(mjr: string): Promise<{ codec: string; firstPacketMs: number | null } | null> {
     try {
       const { stdout } = await this.exec(this.options.janusPpRecPath, ['-j', mjr]);
-      const header = JSON.parse(stdout.trim() || 'null') as { c?: unknown } | null;
-      return typeof header?.c === 'string' ? header.c.toLowerCase() : null;
+      const header = JSON.parse(stdout.trim() || 'null') as { c?: unknown; u?: unknown } | null;
+      if (typeof header?.c !== 'string') return null;
+      const firstPacketMs = typeof header.u === 'number' && header.u > 0 ? Math.round(header.u / 1000) : null;
+      return { codec: header.c.toLowerCase(), firstPacketMs };
     } catch {
       return null;
     }
@@ -54,11 +65,16 @@ export class MjrConverter {
 
   /**
    * Converts `mjr` into `<outDir>/<base>.<ext>` (written under another name, then renamed, so a
-   * reader never sees half a file). Resolves to the file, or null when the `.mjr` holds no media.
+   * reader never sees half a file). Resolves to the file and the wall-clock time of its first
+   * frame, or null when the `.mjr` holds no media.
    */
-  async convert(mjr: string, outDir: string, base: string): Promise<string | null> {
-    const codec = await this.codecOf(mjr);
-    if (!codec) return null;
+  async convert(mjr: string, outDir: string, base: string): Promise<ConvertedFile | null> {
+    const header = await this.headerOf(mjr);
+    if (!header) return null;
+    return { file: await this.convertCodec(mjr, header.codec, outDir, base), firstFrameMs: header.firstPacketMs };
+  }
+
+  private async convertCodec(mjr: string, codec: string, outDir: string, base: string): Promise<string> {
     await fs.mkdir(outDir, { recursive: true });
     const direct = DIRECT_EXTENSION[codec];
     if (direct) return this.publish(await this.ppRec(mjr, path.join(outDir, `${base}.part.${direct}`)), base, direct);

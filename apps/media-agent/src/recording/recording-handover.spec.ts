@@ -35,8 +35,8 @@ describe('RecordingHandover', () => {
   const logger = { event: (_level: string, msg: string) => void logged.push(msg) } as unknown as JsonLogger;
   const store = {
     target: async () => current,
-    upload: async (channelRecordingId: string, base: string, file: string) =>
-      void uploads.push({ channelRecordingId, base, file: path.basename(file) }),
+    upload: async (channelRecordingId: string, base: string, converted: { file: string }) =>
+      void uploads.push({ channelRecordingId, base, file: path.basename(converted.file) }),
   } as unknown as RecordingStore;
   const converter = {
     unavailable: async () => null,
@@ -44,7 +44,7 @@ describe('RecordingHandover', () => {
       fs.mkdirSync(outDir, { recursive: true });
       const file = path.join(outDir, `${base}.${mjr.includes('-audio-') ? 'ogg' : 'webm'}`);
       fs.writeFileSync(file, 'media');
-      return file;
+      return { file, firstFrameMs: 1 };
     },
   } as unknown as MjrConverter;
 

@@ -5,6 +5,7 @@ import { Objm, StorageType, type ObjectStore } from '@nats-io/obj';
 import {
   DomainError,
   RECORDING_UPLOAD_FILE_NAME,
+  RECORDING_UPLOAD_FIRST_FRAME,
   RECORDING_UPLOADS_TTL_DAYS,
   RecordingSubjects,
   recordingUploadName,
@@ -13,6 +14,7 @@ import {
   type RecordingTarget,
 } from '@switchboard/contracts';
 import type { NatsClient } from '@switchboard/service-kit';
+import type { ConvertedFile } from './mjr-convert.js';
 
 /** The agent asks as an operator: it serves every organization's connections. */
 const AGENT_SCOPE: CallerScope = { organizationId: null, operator: true, principal: 'media-agent' };
@@ -58,16 +60,12 @@ export class RecordingStore {
   }
 
   /** Puts a converted file where the ingest of its channel recording looks for it. */
-  async upload(channelRecordingId: string, fileBase: string, file: string): Promise<void> {
+  async upload(channelRecordingId: string, fileBase: string, converted: ConvertedFile): Promise<void> {
     const store = await this.store();
-    const stream = Readable.toWeb(createReadStream(file)) as ReadableStream<Uint8Array>;
-    await store.put(
-      {
-        name: recordingUploadName(channelRecordingId, fileBase),
-        metadata: { [RECORDING_UPLOAD_FILE_NAME]: path.basename(file) },
-      },
-      stream,
-    );
+    const stream = Readable.toWeb(createReadStream(converted.file)) as ReadableStream<Uint8Array>;
+    const metadata: Record<string, string> = { [RECORDING_UPLOAD_FILE_NAME]: path.basename(converted.file) };
+    if (converted.firstFrameMs !== null) metadata[RECORDING_UPLOAD_FIRST_FRAME] = String(converted.firstFrameMs);
+    await store.put({ name: recordingUploadName(channelRecordingId, fileBase), metadata }, stream);
   }
 
   private store(): Promise<ObjectStore> {

@@ -8,6 +8,7 @@ import type { ReadableStream as WebReadableStream } from 'node:stream/web';
 import { Objm, StorageType, type ObjectStore } from '@nats-io/obj';
 import {
   RECORDING_UPLOAD_FILE_NAME,
+  RECORDING_UPLOAD_FIRST_FRAME,
   RECORDING_UPLOADS_TTL_DAYS,
   recordingUploadName,
   recordingUploadsBucket,
@@ -23,6 +24,8 @@ import type { RecordingServiceConfig } from '../config.js';
 @Injectable()
 export class IngestUploads {
   private bucket?: Promise<ObjectStore>;
+  /** First-frame times of the files taken (their upload's metadata), by path, until the probe reads them. */
+  private readonly firstFrames = new Map<string, number>();
 
   constructor(
     private readonly nats: NatsClient,
@@ -49,12 +52,24 @@ export class IngestUploads {
       const error = await result.error;
       if (error) throw error;
       await fs.rename(`${file}.part`, file);
+      const firstFrame = Number(info.metadata?.[RECORDING_UPLOAD_FIRST_FRAME]);
+      if (Number.isSafeInteger(firstFrame) && firstFrame > 0) this.firstFrames.set(file, firstFrame);
       await store.delete(name);
       return file;
     } catch (e) {
       this.logger.event('warn', 'an uploaded recording file could not be taken', { name, error: (e as Error).message });
       return null;
     }
+  }
+
+  /**
+   * Unix ms of the first frame of a file taken here (the media server's clock; null when not
+   * known, e.g. taken before a restart): a truer start than the recording's start timestamp.
+   */
+  takeFirstFrame(file: string): number | null {
+    const firstFrame = this.firstFrames.get(file) ?? null;
+    this.firstFrames.delete(file);
+    return firstFrame;
   }
 
   private store(): Promise<ObjectStore> {

@@ -63,8 +63,8 @@ export class IngestStep implements PipelineStep {
       const start = Number(c.start_timestamp);
       const audioProbe = audio ? await this.probeOrNull(audio) : null;
       const videoProbe = video ? await this.probeOrNull(video) : null;
-      const audioFirst = audioProbe ? start + Math.round(audioProbe.startSeconds * 1000) : null;
-      const videoFirst = videoProbe ? start + Math.round(videoProbe.startSeconds * 1000) : null;
+      const audioFirst = audioProbe ? this.firstFrame(audio!, start, audioProbe.startSeconds) : null;
+      const videoFirst = videoProbe ? this.firstFrame(video!, start, videoProbe.startSeconds) : null;
       const ingested = (!c.has_audio || Boolean(audioProbe)) && (!c.has_video || Boolean(videoProbe));
       allIngested &&= ingested;
       anyFile ||= Boolean(audioProbe || videoProbe);
@@ -131,6 +131,11 @@ export class IngestStep implements PipelineStep {
   /** A file written into the work directory (a local media server), or else one a media-agent uploaded. */
   private async mediaFile(channelRecordingId: string, dir: string, base: string): Promise<string | null> {
     return (await findMediaFile(dir, base)) ?? (await this.uploads.take(channelRecordingId, base, dir));
+  }
+
+  /** The uploader's first-frame time when it sent one, else the recording's start plus the file's start. */
+  private firstFrame(file: string, recordingStart: number, startSeconds: number): number {
+    return this.uploads.takeFirstFrame(file) ?? recordingStart + Math.round(startSeconds * 1000);
   }
 
   private async probeOrNull(file: string) {

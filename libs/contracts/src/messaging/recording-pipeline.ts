@@ -126,11 +126,14 @@ export function recordingPathSegment(id: string): string {
 /**
  * The JetStream Object Store bucket a media-agent puts a connection recording's converted files
  * into and the ingest takes them from (one per namespace). An object is named by
- * `recordingUploadName`; its file name (base and extension) is in the metadata `fileName`.
+ * `recordingUploadName`; its file name (base and extension) is in the metadata `fileName`, the
+wall-clock time of its first frame in `firstFrameTimestamp` when the media server knows it.
  */
 export const recordingUploadsBucket = (namespace: string) => `${namespace}-recording-uploads`;
 export const recordingUploadName = (channelRecordingId: string, fileBase: string) =>
   `${channelRecordingId}/${fileBase}`;
 export const RECORDING_UPLOAD_FILE_NAME = 'fileName';
+/** Metadata: Unix ms at which the media server received the file's first packet (its time 0). */
+export const RECORDING_UPLOAD_FIRST_FRAME = 'firstFrameTimestamp';
 /** Uploads nobody took (a recording deleted before its ingest) expire after this many days. */
 export const RECORDING_UPLOADS_TTL_DAYS = 7;
