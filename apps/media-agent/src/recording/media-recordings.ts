@@ -45,8 +45,10 @@ export class MediaRecordings implements OnApplicationBootstrap, BeforeApplicatio
   ) {
     events.onPublish((event) => {
       // Janus lost: nothing to ask it; its files end where it stopped writing.
-      if (event.kind === 'connection.ended')
-        void this.stop(event, `connection ${event.reason}`, event.reason !== 'media-server-lost');
+      if (event.kind !== 'connection.ended') return;
+      void this.stop(event, `connection ${event.reason}`, event.reason !== 'media-server-lost').finally(() =>
+        this.handover.connectionEnded(event),
+      );
     });
   }
 

@@ -29,6 +29,8 @@ export class RecordingHandover {
   private readonly known = new Map<string, RecordingManifest>();
   private readonly resolving = new Map<string, Promise<boolean>>();
   private readonly handovers = new Map<string, Promise<void>>();
+  /** Connections that ended: their `used` entry goes once their last recording is handed over. */
+  private readonly ended = new Set<string>();
   private converting: Promise<unknown> = Promise.resolve();
 
   constructor(
@@ -53,10 +55,23 @@ export class RecordingHandover {
       running = this.run(manifest).finally(() => {
         this.handovers.delete(manifest.id);
         this.known.delete(manifest.id);
+        this.prune(connectionKey(manifest));
       });
       this.handovers.set(manifest.id, running);
     }
     return running;
+  }
+
+  /** The connection ended: no later recording of it can come, so what it used is forgotten (after its hand-overs). */
+  connectionEnded(ref: { applicationId: string; channelId: string; connectionId: string }): void {
+    this.ended.add(connectionKey(ref));
+    this.prune(connectionKey(ref));
+  }
+
+  private prune(key: string): void {
+    if (!this.ended.has(key) || [...this.known.values()].some((m) => connectionKey(m) === key)) return;
+    this.ended.delete(key);
+    this.used.delete(key);
   }
 
   /** Says at start-up when recordings could not be converted (janus-pp-rec missing). */
