@@ -4,15 +4,14 @@
  * with it. Two publishers and two subscribing clients in one channel (issue 22, "What it must show").
  */
 import { waitFor } from '@switchboard/testing';
-import { MediaSessionStack, type MediaParticipant } from '../../tools/testing/media-session-stack.js';
+import { MediaSessionStack, type MediaParticipant, type Push } from '../../tools/testing/media-session-stack.js';
 
 const CHANNEL = 'call-1';
 const PUBLISHERS = ['alice', 'bob'] as const;
 const RECEIVERS = ['carol', 'dave'] as const;
 const upstream = (user: string) => `${user}-up`;
 const downstream = (receiver: string, publisher: string) => `${receiver}-from-${publisher}`;
-const upstreamIdOf = (push: { upstream?: unknown }) =>
-  (push.upstream as { connectionId?: string } | undefined)?.connectionId;
+const upstreamIdOf = (push: Push) => (push.upstream as { connectionId?: string } | undefined)?.connectionId;
 
 describe('real sessions through /sync, the registry and Janus', () => {
   const stack = new MediaSessionStack();
