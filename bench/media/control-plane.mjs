@@ -17,10 +17,10 @@ async function call(method, url, apiKey, body) {
 }
 
 /** Starts management-api, runtime-registry and admin-gateway; resolves once the agent's server is active. */
-export async function startControlPlane(env, mediaServerId) {
+export async function startControlPlane(env, mediaServerId, registryEnv = {}) {
   const { apiKey } = await env.bootstrap();
   const management = await env.startService('management-api');
-  await env.startService('runtime-registry');
+  await env.startService('runtime-registry', registryEnv);
   const gateway = await env.startService('admin-gateway');
   const config = await call('POST', `${management.url}/ApplicationConfigs`, apiKey, {
     applicationId: APPLICATION_ID,

@@ -90,8 +90,11 @@ async function startPlane(env, opts) {
       controllers.push(
         await agentController({ natsUrl: env.env.NATS_URL, namespace: env.env.NATS_NAMESPACE, mediaServerId }),
       );
-    if (opts.controllers.includes('control-plane'))
-      controllers.push(controlPlaneController(await startControlPlane(env, mediaServerId)));
+    if (opts.controllers.includes('control-plane')) {
+      // The registry's reconciliation removes Janus rooms it holds no connection of: the agent's rooms.
+      const registryEnv = opts.controllers.includes('agent') ? { MEDIA_RECONCILE_INTERVAL_MS: '3600000' } : {};
+      controllers.push(controlPlaneController(await startControlPlane(env, mediaServerId, registryEnv)));
+    }
   } catch (error) {
     await Promise.all(controllers.map((controller) => controller.close().catch(() => {})));
     await stopJanus(janus.pid).catch(() => {});
