@@ -120,7 +120,7 @@ async function main() {
     if (opts.phases.includes('cpu')) {
       // The fixed cost of every process with no room at all (heartbeats, statistics turns, pings).
       const meter = cpuMeter(pids);
-      await sleep(5000);
+      await sleep(10000);
       results.idle = Object.fromEntries(Object.entries(meter.stop(1)).map(([name, { cores }]) => [name, cores]));
       log(`idle cores: ${JSON.stringify(results.idle)}`);
     }
@@ -139,7 +139,7 @@ async function main() {
         await addPairs(controller, rooms[controller.name].room, source, rooms[controller.name].pairs, opts.pairs);
       }
       await sleep(2000);
-      if (opts.phases.includes('cpu')) results.cpu = await cpuPhase(source, pids, rooms, opts);
+      if (opts.phases.includes('cpu')) results.cpu = await cpuPhase(source, pids, rooms, opts, results.idle);
       if (opts.phases.includes('moderate')) {
         results.moderate = {};
         for (const { controller, room, pairs } of Object.values(rooms)) {

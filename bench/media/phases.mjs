@@ -149,7 +149,7 @@ const CORE = ['janus', 'media-agent', 'runtime-registry'];
  * shared machine. Janus counts in each room's own slices. The other processes carry no RTP: their
  * (steady) cost is taken over all slices and shared by the streams of the paths that use them.
  */
-export async function cpuPhase(source, pids, rooms, opts) {
+export async function cpuPhase(source, pids, rooms, opts, idle = {}) {
   const all = new Set(source.publishers);
   const totals = {};
   const overall = { seconds: 0 };
@@ -173,16 +173,27 @@ export async function cpuPhase(source, pids, rooms, opts) {
   const result = {};
   for (const name of names) {
     const perStream = { janus: (totals[name].janus * 1e6) / totals[name].seconds / opts.pairs };
-    for (const process of PATH_PROCESSES[name])
-      perStream[process] = (overall[process] * 1e6) / overall.seconds / streamsUsing(process);
-    const sum = (processes) => processes.reduce((total, process) => total + (perStream[process] ?? 0), 0);
-    result[name] = { usPerStreamSecond: perStream, core: sum(CORE), all: sum(Object.keys(perStream)) };
+    // Without the fixed cost (the idle measure, no room): what one more stream adds.
+    const added = { janus: perStream.janus };
+    for (const process of PATH_PROCESSES[name]) {
+      const cores = overall[process] / overall.seconds;
+      perStream[process] = (cores * 1e6) / streamsUsing(process);
+      added[process] = (Math.max(0, cores - (idle[process] ?? 0)) * 1e6) / streamsUsing(process);
+    }
+    const sum = (figures, processes) => processes.reduce((total, process) => total + (figures[process] ?? 0), 0);
+    result[name] = {
+      usPerStreamSecond: perStream,
+      core: sum(perStream, CORE),
+      all: sum(perStream, Object.keys(perStream)),
+      coreAdded: sum(added, CORE),
+    };
   }
   const baseline = result.direct?.usPerStreamSecond.janus;
   if (baseline)
     for (const name of names) {
       result[name].ratio = result[name].core / baseline;
       result[name].ratioAll = result[name].all / baseline;
+      result[name].ratioAdded = result[name].coreAdded / baseline;
     }
   log(`cpu per forwarded stream: ${JSON.stringify(result)}`);
   return result;

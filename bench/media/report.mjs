@@ -16,7 +16,9 @@ function cpuCell(figures) {
   if (!figures) return '-';
   const parts = Object.entries(figures.usPerStreamSecond).map(([process, value]) => `${LABELS[process]} ${us(value)}`);
   const ratio =
-    figures.ratio === undefined ? '' : `: **${figures.ratio.toFixed(2)}×** (all ${figures.ratioAll.toFixed(2)}×)`;
+    figures.ratio === undefined
+      ? ''
+      : `: **${figures.ratio.toFixed(2)}×** (all ${figures.ratioAll.toFixed(2)}×; without fixed costs ${figures.ratioAdded.toFixed(2)}×)`;
   return `${parts.join(', ')}${ratio}`;
 }
 
