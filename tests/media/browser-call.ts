@@ -1,3 +1,4 @@
+/// <reference lib="dom" />
 /**
  * What a page does in the Chromium media test, run inside the page (`page.evaluate`): a minimal
  * `/sync` client that registers, joins, publishes the fake camera and microphone on an upstream

@@ -275,6 +275,7 @@ export class SyncHandlers {
         },
         settings: (answer.settings as SyncResults['join']['settings'] | undefined) ?? NO_SETTINGS,
         claim,
+        upstreams: (answer.upstreams as SyncResults['join']['upstreams'] | undefined) ?? [],
       }),
       undo: () => {
         session.channels.delete(channelId);

@@ -380,6 +380,7 @@ describe('/sync client edge', () => {
         channel: expect.objectContaining({ id: 'room-1' }),
         settings: DEFAULT_SETTINGS,
         claim: { id: 'room-1', disableSendVideo: true },
+        upstreams: [],
       });
       expect(reportsOf(id).at(-1)).toEqual({
         kind: 'client.join',

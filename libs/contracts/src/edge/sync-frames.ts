@@ -8,7 +8,7 @@ import type { ChannelSnapshot } from '../interface-a/runtime.js';
 import { Nullable, OptionalNullable, StringEnum, record } from '../interface-a/record-schema.js';
 import { CHECKED_SEPARATELY_KEYWORD } from '../validation/well-formed.js';
 import type { ChannelClaim } from '../interface-b/channel-claim.js';
-import type { EffectiveSettings, ServerPush } from '../messaging/runtime-push.js';
+import type { EffectiveSettings, RemoteUpstream, ServerPush } from '../messaging/runtime-push.js';
 import {
   SyncConnectionAnswerData,
   SyncConnectionCandidatesData,
@@ -447,7 +447,14 @@ export interface SyncRegisterResult {
 
 export interface SyncResults extends SyncSignallingResults {
   register: SyncRegisterResult;
-  join: { channelId: string; channel: ChannelSnapshot; settings: EffectiveSettings; claim: ChannelClaim };
+  join: {
+    channelId: string;
+    channel: ChannelSnapshot;
+    settings: EffectiveSettings;
+    claim: ChannelClaim;
+    /** The upstreams other clients publish in the channel now (later ones come as `upstream.opened` pushes). */
+    upstreams: RemoteUpstream[];
+  };
   leave: { channelId: string };
   'connection.open': {
     connectionId: string;

@@ -9,7 +9,7 @@ import type {
 import type { ChannelClaim } from '../interface-b/index.js';
 import type { WireError } from '../problem/index.js';
 import type { ClientRef } from './runtime.js';
-import type { EffectiveSettings } from './runtime-push.js';
+import type { EffectiveSettings, RemoteUpstream } from './runtime-push.js';
 
 export interface StreamDescription {
   audio?: { direction: StreamDirection; muted?: boolean; disabled?: boolean; formats?: string[] } | null;
@@ -201,7 +201,8 @@ export interface EdgeBatchResult {
 export interface EdgeResults {
   'client.register': { ok: true };
   'client.unregister': { ok: true };
-  'client.join': { channel: ChannelSnapshot; settings: EffectiveSettings };
+  /** `upstreams`: the channel's publishing upstream sfu connections of other clients. */
+  'client.join': { channel: ChannelSnapshot; settings: EffectiveSettings; upstreams?: RemoteUpstream[] };
   'client.leave': { ok: true };
   'client.update': { ok: true };
   'client.message': { delivered: number };

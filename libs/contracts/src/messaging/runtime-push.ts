@@ -88,9 +88,33 @@ export type ServerPush =
    * `remote-left` / `remote-kicked`: the upstream a downstream received is gone; `media-server-lost`:
    * its Janus stopped). The registry closed it; the edge forgets it, like a kick of the connection.
    */
-  | { type: 'connection.ended'; channelId: string; connectionId: string; reason: ConnectionEndReason };
+  | { type: 'connection.ended'; channelId: string; connectionId: string; reason: ConnectionEndReason }
+  /**
+   * To the other members of the channel: an upstream sfu connection is publishing (Janus says its
+   * PeerConnection is up, so a subscription to it succeeds), or it stopped (closed, failed, kicked).
+   */
+  | { type: 'upstream.opened'; channelId: string; upstream: RemoteUpstream }
+  | { type: 'upstream.closed'; channelId: string; connectionId: string };
 
 export type ConnectionEndReason = 'failed' | 'remote-left' | 'remote-kicked' | 'media-server-lost';
+
+/**
+ * An upstream `sfu` connection another client of the channel publishes: a client receives it by
+ * opening a downstream connection naming `connectionId` as its `remoteConnectionId`.
+ */
+export interface RemoteUpstream {
+  connectionId: string;
+  userId: string;
+  userAlias: string | null;
+  deviceId: string;
+  deviceAlias: string | null;
+  clientId: string;
+  clientTag: string | null;
+  /** Which kinds it sends. */
+  audio: boolean;
+  video: boolean;
+  data: boolean;
+}
 
 export interface PushBatch {
   deliveries: Array<{ client: ClientRef; push: ServerPush }>;
