@@ -108,9 +108,13 @@ describe('runtime-registry media control with Janus', () => {
       await edge({ kind: 'connection.state', client: clientOf(userId), channelId: CHANNEL, connectionId, state });
   }
 
-  /** `connected` as regev's media-event intake will report it (Janus's webrtcup); here the edge does. */
-  const reportConnected = (userId: string, connectionId: string) =>
-    edge({ kind: 'connection.state', client: clientOf(userId), channelId: CHANNEL, connectionId, state: 'connected' });
+  /** `connected` comes from Janus's webrtcup through the registry's media-event intake, pushed to the gateway. */
+  const connectedPushed = (connectionId: string) =>
+    waitFor(
+      () =>
+        pushes.some((p) => p.type === 'connection.state' && p.connectionId === connectionId && p.state === 'connected'),
+      { description: `the connected push of ${connectionId}` },
+    );
 
   beforeAll(async () => {
     nc = await connect({ servers: testServers().natsUrl });
@@ -176,7 +180,7 @@ describe('runtime-registry media control with Janus', () => {
       await publisher.accept(answer);
       await connected(publisher.pc);
       publisher.start();
-      await reportConnected(p, upstream(p));
+      await connectedPushed(upstream(p));
     }
     for (const p of PUBLISHERS) {
       await openConnection(LISTENER, downstream(p), upstream(p));
@@ -186,7 +190,7 @@ describe('runtime-registry media control with Janus', () => {
       const { offer } = await agent({ kind: 'subscriber.join', ...base, remoteConnectionId: upstream(p) });
       await agent({ kind: 'subscriber.answer', ...base, answer: await listener.answer(offer) });
       await connected(listener.pc);
-      await reportConnected(LISTENER, downstream(p));
+      await connectedPushed(downstream(p));
     }
     await waitFor(() => PUBLISHERS.every((p) => audioAt(p) > 5), { description: 'audio of both at the listener' });
   });
@@ -290,15 +294,19 @@ describe('runtime-registry media control with Janus', () => {
     expect(pushes).toEqual(
       expect.arrayContaining([expect.objectContaining({ type: 'kicked', connectionId: upstream('alice') })]),
     );
-    // The listener's connection closes (regev's intake of subscription.ended will report it): Janus frees it.
-    const listenerHandles = await stack.janusHandles();
-    const closing = { client: clientOf(LISTENER), channelId: CHANNEL, connectionId: downstream('alice') };
-    await edge({ kind: 'connection.state', ...closing, state: 'closing' });
-    await edge({ kind: 'connection.close', ...closing });
+    // The registry closes the listener's connection to alice (subscription.ended), tells its client, and
+    // the media control frees its Janus handle.
+    await waitFor(
+      () =>
+        pushes.some(
+          (p) =>
+            p.type === 'connection.ended' && p.connectionId === downstream('alice') && p.reason === 'remote-kicked',
+        ),
+      { description: 'the listener told its connection to alice ended (remote-kicked)' },
+    );
     await waitFor(async () => !(await roomConnections()).includes(downstream('alice')), {
       description: "the listener's connection to alice out of the room",
     });
-    expect(await stack.janusHandles()).toBeLessThan(listenerHandles);
   });
 
   it('after a registry crash, the reconciliation at start removes from Janus what the registry does not hold', async () => {

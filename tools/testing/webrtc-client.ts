@@ -26,6 +26,9 @@ export type { SessionDescription } from './webrtc-peer.mjs';
  * with the media benchmark (webrtc-peer.mjs).
  */
 
+/** Most packets a sender sends at once to catch up with the clock. */
+const MAX_CATCH_UP = 5;
+
 export interface Candidate {
   candidate: string;
   sdpMid?: string;
@@ -70,11 +73,14 @@ export class TestPublisher {
     await this.pc.setRemoteDescription(answer);
   }
 
-  /** Starts sending RTP: Opus every 20 ms, a VP8 frame every 50 ms. */
-  start(): void {
+  /**
+   * Starts sending RTP: Opus every 20 ms (`audioFrames` in a loop, e.g. a real tone from media-opus.ts,
+   * else filler bytes), a VP8 frame every 50 ms.
+   */
+  start(options: { audioFrames?: readonly Buffer[] } = {}): void {
     const streams = publisherStreams();
-    this.timers.push(sender(this.audio, streams.audio, OPUS_FRAME, AUDIO_INTERVAL_MS));
-    this.timers.push(sender(this.video, streams.video, VP8_KEY_FRAME, VIDEO_INTERVAL_MS));
+    this.timers.push(sender(this.audio, streams.audio, options.audioFrames ?? [OPUS_FRAME], AUDIO_INTERVAL_MS));
+    this.timers.push(sender(this.video, streams.video, [VP8_KEY_FRAME], VIDEO_INTERVAL_MS));
   }
 
   async close(): Promise<void> {
@@ -84,8 +90,16 @@ export class TestPublisher {
   }
 }
 
-function sender(track: MediaStreamTrack, stream: RtpStream, payload: Buffer, everyMs: number) {
-  const timer = setInterval(() => track.writeRtp(stream.next(payload)), everyMs);
+function sender(track: MediaStreamTrack, stream: RtpStream, payloads: readonly Buffer[], everyMs: number) {
+  let index = 0;
+  // Paced by the clock, not by the count of timer turns (which come late on a busy machine): the
+  // media's RTP time then follows the wall clock, as a real sender's does (recording durations).
+  const startedAt = performance.now();
+  const timer = setInterval(() => {
+    const due = Math.floor((performance.now() - startedAt) / everyMs) + 1;
+    for (let burst = 0; index < due && burst < MAX_CATCH_UP; burst++)
+      track.writeRtp(stream.next(payloads[index++ % payloads.length]!));
+  }, everyMs);
   timer.unref();
   return timer;
 }
