@@ -4,6 +4,17 @@ import fs from 'node:fs';
 
 const TICKS_PER_SECOND = 100;
 
+/** Read/write system calls so far (NaN when /proc/<pid>/io is not readable, as for another user's process). */
+function syscalls(pid) {
+  try {
+    const io = fs.readFileSync(`/proc/${pid}/io`, 'utf8');
+    const count = (name) => Number(new RegExp(`^${name}: (\\d+)`, 'm').exec(io)?.[1] ?? NaN);
+    return count('syscr') + count('syscw');
+  } catch {
+    return NaN;
+  }
+}
+
 function sample(pid) {
   try {
     const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
@@ -11,33 +22,40 @@ function sample(pid) {
     // utime and stime are fields 14 and 15 (1-based) of the whole line.
     const user = Number(fields[11]) / TICKS_PER_SECOND;
     const cpu = user + Number(fields[12]) / TICKS_PER_SECOND;
-    const io = fs.readFileSync(`/proc/${pid}/io`, 'utf8');
-    const count = (name) => Number(new RegExp(`^${name}: (\\d+)`, 'm').exec(io)?.[1] ?? NaN);
-    return { cpu, user, syscalls: count('syscr') + count('syscw') };
+    return { cpu, user, syscalls: syscalls(pid) };
   } catch {
     return { cpu: NaN, user: NaN, syscalls: NaN };
   }
 }
 
+/** The change of one process's sample, or the sum over the processes of a group alive at both ends. */
+function delta(before, now) {
+  if (!Array.isArray(before))
+    return { cpu: now.cpu - before.cpu, user: now.user - before.user, syscalls: now.syscalls - before.syscalls };
+  const total = { cpu: 0, user: 0, syscalls: 0 };
+  before.forEach((start, i) => {
+    if (!Number.isFinite(start.cpu) || !Number.isFinite(now[i].cpu)) return;
+    for (const field of Object.keys(total)) total[field] += now[i][field] - start[field];
+  });
+  return total;
+}
+
 /**
- * Starts measuring `pids` ({ name: pid }). `stop(requests)` answers, per process, the cores used
+ * Starts measuring `pids` ({ name: pid }; a pid may also be a function answering a list of pids,
+ * counted as one process, e.g. a PostgreSQL server and its backends, taken when the measure starts).
+ * `stop(requests)` answers, per process, the cores used
  * and the CPU µs and read/write system calls per request meanwhile (`{ name: { cores, usPerRequest,
  * syscallsPerRequest } }`); `usage(requests)` the raw usage (CPU seconds, user CPU seconds and
  * system calls per process, wall seconds, requests) for `addUsage` and `formatCpu`.
  */
 export function cpuMeter(pids) {
-  const before = Object.fromEntries(Object.entries(pids).map(([name, pid]) => [name, sample(pid)]));
+  const fixed = Object.entries(pids).map(([name, pid]) => [name, typeof pid === 'function' ? pid() : pid]);
+  const take = (pid) => (Array.isArray(pid) ? pid.map(sample) : sample(pid));
+  const before = Object.fromEntries(fixed.map(([name, pid]) => [name, take(pid)]));
   const started = Date.now();
   const usage = (requests) => {
     const processes = {};
-    for (const [name, pid] of Object.entries(pids)) {
-      const now = sample(pid);
-      processes[name] = {
-        cpu: now.cpu - before[name].cpu,
-        user: now.user - before[name].user,
-        syscalls: now.syscalls - before[name].syscalls,
-      };
-    }
+    for (const [name, pid] of fixed) processes[name] = delta(before[name], take(pid));
     return { seconds: (Date.now() - started) / 1000, requests, processes };
   };
   return {

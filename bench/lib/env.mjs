@@ -82,6 +82,7 @@ export async function startBenchEnvironment({ postgres = true, redis = true } = 
         fsync: false,
       });
       stops.push(() => stopPid(pg.pid, { signal: 'SIGINT' }));
+      pids.postgres = pg.pid;
       await ensureDatabase(pg.url, 'bench');
       env.DATABASE_URL = withDatabase(pg.url, 'bench');
       env.PG_ADMIN_URL = pg.url;

@@ -7,6 +7,7 @@ import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { mediaNetnsUnavailable } from '../../tools/testing/media-netns.mjs';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 
@@ -70,7 +71,40 @@ const RATIO = /\d+\.\d\d/;
 
 const TIMEOUT_MS = 240_000;
 
+interface MediaReport {
+  join: Record<string, { p50: number }>;
+  cpu: Record<string, { ratio: number; usPerStreamSecond: Record<string, number> }>;
+  moderate: Record<string, { mutes: number; notSilenced: number }>;
+  capacity: { controller: string; steps: Array<{ pairs: number; loss: number }> };
+}
+
+const MEDIA_CONTROLLERS = ['direct', 'agent', 'control-plane'];
+
 describe('benchmark commands', () => {
+  it(
+    'bench/media/run.mjs --json: every controller joins, forwards, mutes at Janus, and the control plane holds pairs',
+    async () => {
+      expect(mediaNetnsUnavailable()).toBeNull();
+      const small = '--clients 2 --pairs 2 --seconds 2 --rounds 1 --mutes 2 --step 2 --max-pairs 2 --json';
+      const run = await bench('bench/media/run.mjs', small.split(' '));
+      expect(outcome(run)).toBe('exit 0');
+      const report = JSON.parse(run.stdout) as MediaReport;
+      for (const name of MEDIA_CONTROLLERS) {
+        expect(report.join[name]!.p50).toBeGreaterThan(0);
+        expect(report.cpu[name]!.ratio).toBeGreaterThan(0);
+        // A mute through interface A reaches Janus as the agent's and janode's do.
+        expect({ name, ...report.moderate[name] }).toMatchObject({ name, mutes: 2, notSilenced: 0 });
+      }
+      expect(Object.keys(report.cpu['control-plane']!.usPerStreamSecond)).toEqual(
+        expect.arrayContaining(['janus', 'media-agent', 'runtime-registry', 'admin-gateway', 'postgres']),
+      );
+      expect(report.capacity.controller).toBe('control-plane');
+      expect(report.capacity.steps[0]).toMatchObject({ pairs: 2 });
+      expect(report.capacity.steps[0]!.loss).toBeLessThan(1);
+    },
+    TIMEOUT_MS,
+  );
+
   it(
     'bench/webhooks/run.mjs --json: every event of the steady phase and of the burst is delivered, and stdout is the JSON alone',
     async () => {

@@ -1,98 +1,38 @@
-import { randomInt } from 'node:crypto';
 import OpusScript from 'opusscript';
+import { MediaStreamTrack, type RTCIceCandidate, type RTCPeerConnection } from 'werift';
 import {
-  MediaStreamTrack,
-  RTCPeerConnection,
-  RTCRtpCodecParameters,
-  RtpHeader,
-  RtpPacket,
-  type RTCIceCandidate,
-} from 'werift';
+  AUDIO_INTERVAL_MS,
+  AUDIO_PAYLOAD_TYPE,
+  OPUS_FRAME,
+  VIDEO_INTERVAL_MS,
+  VP8_KEY_FRAME,
+  description,
+  gathered,
+  peerConnection,
+  publisherStreams,
+  rtpStream,
+  type RtpStream,
+  type SessionDescription,
+} from './webrtc-peer.mjs';
+
+export { connected } from './webrtc-peer.mjs';
+export type { SessionDescription } from './webrtc-peer.mjs';
 
 /**
  * WebRTC clients in Node (werift) for the media tests: a publisher that sends synthetic Opus and
  * VP8 RTP (werift does not encode; Janus forwards what it gets), and a subscriber that counts the
  * RTP it receives per kind. Run them in the media network namespace (media-netns.mjs), where
- * 127.0.1.1 on `jn0` is the only address Janus and werift gather on.
+ * 127.0.1.1 on `jn0` is the only address Janus and werift gather on. The peer setup is shared
+ * with the media benchmark (webrtc-peer.mjs).
  */
 
-const AUDIO_PT = 111;
-const VIDEO_PT = 96;
-const AUDIO_INTERVAL_MS = 20;
-const VIDEO_INTERVAL_MS = 50;
 /** Most packets a sender sends at once to catch up with the clock. */
 const MAX_CATCH_UP = 5;
-// A VP8 payload descriptor (start of partition) and a key frame header (640×480), then filler.
-const VP8_KEY_FRAME = Buffer.concat([
-  Buffer.from([0x10, 0x50, 0x02, 0x00, 0x9d, 0x01, 0x2a, 0x80, 0x02, 0xe0, 0x01]),
-  Buffer.alloc(600, 0x5a),
-]);
-// One 20 ms Opus frame (any bytes do: Janus forwards without decoding).
-const OPUS_FRAME = Buffer.concat([Buffer.from([0xfc]), Buffer.alloc(60, 0x11)]);
-
-export interface SessionDescription {
-  type: 'offer' | 'answer';
-  sdp: string;
-}
 
 export interface Candidate {
   candidate: string;
   sdpMid?: string;
   sdpMLineIndex?: number;
-}
-
-function peerConnection(): RTCPeerConnection {
-  return new RTCPeerConnection({
-    // werift defaults to a public STUN server and to IPv6: neither exists in the namespace.
-    iceServers: [],
-    iceUseIpv6: false,
-    bundlePolicy: 'max-bundle',
-    codecs: {
-      audio: [
-        new RTCRtpCodecParameters({ mimeType: 'audio/opus', clockRate: 48000, channels: 2, payloadType: AUDIO_PT }),
-      ],
-      video: [
-        new RTCRtpCodecParameters({
-          mimeType: 'video/VP8',
-          clockRate: 90000,
-          payloadType: VIDEO_PT,
-          rtcpFeedback: [{ type: 'nack' }, { type: 'nack', parameter: 'pli' }, { type: 'goog-remb' }],
-        }),
-      ],
-    },
-  });
-}
-
-function gathered(pc: RTCPeerConnection): Promise<void> {
-  if (pc.iceGatheringState === 'complete') return Promise.resolve();
-  return new Promise((resolve) => {
-    const { unSubscribe } = pc.iceGatheringStateChange.subscribe((state) => {
-      if (state !== 'complete') return;
-      unSubscribe();
-      resolve();
-    });
-  });
-}
-
-function description(pc: RTCPeerConnection): SessionDescription {
-  const local = pc.localDescription;
-  if (!local) throw new Error('no local description');
-  return { type: local.type as 'offer' | 'answer', sdp: local.sdp };
-}
-
-/** Resolves when the peer connection is `connected`; rejects on `failed` or after `timeoutMs`. */
-export function connected(pc: RTCPeerConnection, timeoutMs = 10000): Promise<void> {
-  if (pc.connectionState === 'connected') return Promise.resolve();
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`not connected within ${timeoutMs} ms`)), timeoutMs);
-    const { unSubscribe } = pc.connectionStateChange.subscribe((state) => {
-      if (state !== 'connected' && state !== 'failed') return;
-      clearTimeout(timer);
-      unSubscribe();
-      if (state === 'connected') resolve();
-      else reject(new Error('peer connection failed'));
-    });
-  });
 }
 
 /** Sends audio and video RTP, and data channel messages, on one peer connection. */
@@ -138,8 +78,9 @@ export class TestPublisher {
    * else filler bytes), a VP8 frame every 50 ms.
    */
   start(options: { audioFrames?: readonly Buffer[] } = {}): void {
-    this.timers.push(sender(this.audio, AUDIO_PT, 960, options.audioFrames ?? [OPUS_FRAME], AUDIO_INTERVAL_MS));
-    this.timers.push(sender(this.video, VIDEO_PT, 4500, [VP8_KEY_FRAME], VIDEO_INTERVAL_MS));
+    const streams = publisherStreams();
+    this.timers.push(sender(this.audio, streams.audio, options.audioFrames ?? [OPUS_FRAME], AUDIO_INTERVAL_MS));
+    this.timers.push(sender(this.video, streams.video, [VP8_KEY_FRAME], VIDEO_INTERVAL_MS));
   }
 
   async close(): Promise<void> {
@@ -149,27 +90,15 @@ export class TestPublisher {
   }
 }
 
-function sender(
-  track: MediaStreamTrack,
-  payloadType: number,
-  step: number,
-  payloads: readonly Buffer[],
-  everyMs: number,
-) {
-  let sequenceNumber = randomInt(0, 0xffff);
-  let timestamp = randomInt(0, 0x7fffffff);
+function sender(track: MediaStreamTrack, stream: RtpStream, payloads: readonly Buffer[], everyMs: number) {
   let index = 0;
   // Paced by the clock, not by the count of timer turns (which come late on a busy machine): the
   // media's RTP time then follows the wall clock, as a real sender's does (recording durations).
   const startedAt = performance.now();
   const timer = setInterval(() => {
     const due = Math.floor((performance.now() - startedAt) / everyMs) + 1;
-    for (let burst = 0; index < due && burst < MAX_CATCH_UP; burst++) {
-      const header = new RtpHeader({ payloadType, sequenceNumber, timestamp, marker: true });
-      sequenceNumber = (sequenceNumber + 1) & 0xffff;
-      timestamp = (timestamp + step) >>> 0;
-      track.writeRtp(new RtpPacket(header, payloads[index++ % payloads.length]!));
-    }
+    for (let burst = 0; index < due && burst < MAX_CATCH_UP; burst++)
+      track.writeRtp(stream.next(payloads[index++ % payloads.length]!));
   }, everyMs);
   timer.unref();
   return timer;
@@ -284,14 +213,11 @@ export class TestMixerParticipant {
   /** Sends `frames` in a loop, one every 20 ms. */
   start(frames: readonly Buffer[]): void {
     let index = 0;
-    let sequenceNumber = randomInt(0, 0xffff);
-    let timestamp = randomInt(0, 0x7fffffff);
-    this.timer = setInterval(() => {
-      const header = new RtpHeader({ payloadType: AUDIO_PT, sequenceNumber, timestamp, marker: false });
-      sequenceNumber = (sequenceNumber + 1) & 0xffff;
-      timestamp = (timestamp + 960) >>> 0;
-      this.audio.writeRtp(new RtpPacket(header, frames[index++ % frames.length]!));
-    }, AUDIO_INTERVAL_MS);
+    const stream = rtpStream({ payloadType: AUDIO_PAYLOAD_TYPE, step: 960, marker: false });
+    this.timer = setInterval(
+      () => this.audio.writeRtp(stream.next(frames[index++ % frames.length]!)),
+      AUDIO_INTERVAL_MS,
+    );
     this.timer.unref();
   }
 
