@@ -50,6 +50,8 @@ export abstract class Connection extends Emitter<ConnectionEvents> {
   settings: EffectiveSettings | null = null;
   mediaServerId: string | null = null;
   readonly peerConnection: PeerConnectionLike;
+  /** The remote tracks received so far (also announced by `track` events). */
+  readonly remoteTracks: MediaTrackLike[] = [];
   private settingsPushed = false;
   private readonly candidates: IceCandidateInit[] = [];
   private gatheringDone = false;
@@ -69,8 +71,10 @@ export abstract class Connection extends Emitter<ConnectionEvents> {
     this.peerConnection = host.createPeerConnection();
     this.peerConnection.onicecandidate = (event: { candidate?: { candidate?: string } | null }) =>
       this.gathered(event.candidate);
-    this.peerConnection.ontrack = (event: { track: MediaTrackLike; streams?: unknown }) =>
+    this.peerConnection.ontrack = (event: { track: MediaTrackLike; streams?: unknown }) => {
+      this.remoteTracks.push(event.track);
       this.emit('track', event.track, event.streams);
+    };
     this.peerConnection.ondatachannel = (event: { channel: DataChannelLike }) =>
       this.emit('datachannel', event.channel);
     this.peerConnection.onconnectionstatechange = () => {

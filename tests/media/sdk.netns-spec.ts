@@ -1,0 +1,168 @@
+/**
+ * The client SDK (`@switchboard/client`) in Node against the real stack: `ws` for the socket,
+ * werift for the PeerConnections, Janus behind the gateway. One SDK client publishes synthetic
+ * Opus and VP8 RTP, another subscribes and receives it; an operator's mute reaches the publisher's
+ * track. Run in the media network namespace (media-netns.mjs).
+ */
+import { randomInt } from 'node:crypto';
+import { WebSocket } from 'ws';
+import { MediaStreamTrack, RTCPeerConnection, RTCRtpCodecParameters, RtpHeader, RtpPacket } from 'werift';
+import {
+  Client,
+  type DownstreamConnection,
+  type MediaTrackLike,
+  type PeerConnectionConstructor,
+  type RemoteUpstream,
+  type UpstreamConnection,
+  type WebSocketConstructor,
+} from '@switchboard/client';
+import { waitFor } from '@switchboard/testing';
+import { MediaSessionStack } from '../../tools/testing/media-session-stack.js';
+
+const CHANNEL = 'sdk-call';
+const AUDIO_PT = 111;
+const VIDEO_PT = 96;
+
+// werift defaults to a public STUN server and to IPv6: neither exists in the namespace.
+const weriftConfig = {
+  iceServers: [],
+  iceUseIpv6: false,
+  bundlePolicy: 'max-bundle',
+  codecs: {
+    audio: [
+      new RTCRtpCodecParameters({ mimeType: 'audio/opus', clockRate: 48000, channels: 2, payloadType: AUDIO_PT }),
+    ],
+    video: [
+      new RTCRtpCodecParameters({
+        mimeType: 'video/VP8',
+        clockRate: 90000,
+        payloadType: VIDEO_PT,
+        rtcpFeedback: [{ type: 'nack' }, { type: 'nack', parameter: 'pli' }],
+      }),
+    ],
+  },
+};
+
+/** Synthetic RTP on a werift track (Janus forwards what it gets without decoding). */
+function sendRtp(track: MediaStreamTrack, payloadType: number, step: number, payload: Buffer, everyMs: number) {
+  let sequenceNumber = randomInt(0, 0xffff);
+  let timestamp = randomInt(0, 0x7fffffff);
+  const timer = setInterval(() => {
+    const header = new RtpHeader({ payloadType, sequenceNumber, timestamp, marker: true });
+    sequenceNumber = (sequenceNumber + 1) & 0xffff;
+    timestamp = (timestamp + step) >>> 0;
+    track.writeRtp(new RtpPacket(header, payload));
+  }, everyMs);
+  timer.unref();
+  return timer;
+}
+const VP8_KEY_FRAME = Buffer.concat([
+  Buffer.from([0x10, 0x50, 0x02, 0x00, 0x9d, 0x01, 0x2a, 0x80, 0x02, 0xe0, 0x01]),
+  Buffer.alloc(600, 0x5a),
+]);
+const OPUS_FRAME = Buffer.concat([Buffer.from([0xfc]), Buffer.alloc(60, 0x11)]);
+
+/** Counts the RTP a downstream connection receives, per kind. */
+function countRtp(connection: DownstreamConnection) {
+  const received = { audio: 0, video: 0 };
+  const count = (track: MediaTrackLike) => {
+    const remote = track as unknown as MediaStreamTrack;
+    remote.onReceiveRtp.subscribe(() => void (received[remote.kind as 'audio' | 'video'] += 1));
+  };
+  connection.remoteTracks.forEach(count);
+  connection.on('track', count);
+  return received;
+}
+
+describe('@switchboard/client in Node (ws + werift) against the real stack', () => {
+  const stack = new MediaSessionStack();
+  const clients: Client[] = [];
+  const timers: NodeJS.Timeout[] = [];
+  const errors: string[] = [];
+
+  const sdkClient = async (userId: string, options: { autoSubscribe?: boolean } = {}) => {
+    const client = new Client({
+      url: `${stack.gateway.url!.replace('http', 'ws')}/sync`,
+      WebSocket: WebSocket as unknown as WebSocketConstructor,
+      RTCPeerConnection: RTCPeerConnection as unknown as PeerConnectionConstructor,
+      peerConnectionConfig: weriftConfig,
+      getToken: () => stack.token(userId, CHANNEL),
+      requestTimeoutMs: 30000,
+      statsIntervalMs: 1000,
+      ...options,
+    });
+    clients.push(client);
+    client.on('error', (error) => errors.push(`${userId}: ${error.message}`));
+    await client.register();
+    return client;
+  };
+
+  beforeAll(async () => {
+    await stack.start();
+  }, 60000);
+
+  afterAll(async () => {
+    for (const timer of timers) clearInterval(timer);
+    for (const client of clients) client.close();
+    await stack.stop();
+  });
+
+  it('publishes with one client and receives the RTP with another, states from Janus, stats reported', async () => {
+    const alice = await sdkClient('alice');
+    const bob = await sdkClient('bob');
+    await alice.join(CHANNEL);
+    await bob.join(CHANNEL);
+
+    const audio = new MediaStreamTrack({ kind: 'audio' });
+    const video = new MediaStreamTrack({ kind: 'video' });
+    const upstream = await alice.publish(CHANNEL, { audio, video, data: true, connectionId: 'alice-up' });
+    timers.push(sendRtp(audio, AUDIO_PT, 960, OPUS_FRAME, 20), sendRtp(video, VIDEO_PT, 4500, VP8_KEY_FRAME, 50));
+    await waitFor(() => upstream.peerConnection.connectionState === 'connected', {
+      timeoutMs: 15000,
+      description: "alice's PeerConnection up",
+    });
+
+    const downstream = await bob.subscribe(CHANNEL, 'alice-up', { connectionId: 'bob-from-alice' });
+    const received = countRtp(downstream);
+    await waitFor(() => received.audio > 10 && received.video > 5, {
+      timeoutMs: 15000,
+      description: "alice's RTP at bob",
+    });
+    // `connected` comes from Janus (webrtcup), pushed as connection.state.
+    for (const connection of [upstream, downstream])
+      await waitFor(() => connection.state === 'connected', {
+        timeoutMs: 10000,
+        description: `the connected push of ${connection.connectionId}`,
+      });
+
+    // getStats summed and taken by the gateway (a refused `stats` request would resolve undefined).
+    const stats = await downstream.reportStats();
+    expect(stats?.bytesReceived).toBeGreaterThan(0);
+    expect(stats?.packetsReceived).toBeGreaterThan(0);
+    expect((await upstream.reportStats())?.bytesSent).toBeGreaterThan(0);
+    expect(errors).toEqual([]);
+  }, 90000);
+
+  it("applies an operator's mute to the publisher's track and refuses its unmute while disabled", async () => {
+    const alice = clients[0]!;
+    const upstream = alice.connections.get('alice-up') as UpstreamConnection;
+    const muted = upstream.once('mute');
+    await stack.a('PATCH', `/applications/${stack.applicationId}/channels/${CHANNEL}`, {
+      audioMuted: true,
+      audioUnmuteDisabled: true,
+    });
+    expect((await muted)[0]).toEqual({ kind: 'audio', muted: true, byServer: true, unmuteDisabled: true });
+    expect(upstream.tracks.audio!.enabled).toBe(false);
+    await expect(upstream.setAudioMuted(false)).rejects.toMatchObject({ code: 'UnmuteDisabled' });
+  }, 30000);
+
+  it('subscribes by itself to the upstreams of a channel it joins (autoSubscribe)', async () => {
+    const carol = await sdkClient('carol', { autoSubscribe: true });
+    const opened = carol.once('connection');
+    const joined = await carol.join(CHANNEL);
+    expect(joined.upstreams.map((upstream: RemoteUpstream) => upstream.connectionId)).toEqual(['alice-up']);
+    const [connection] = await opened;
+    const received = countRtp(connection as DownstreamConnection);
+    await waitFor(() => received.video > 5, { timeoutMs: 15000, description: "alice's video at carol" });
+  }, 60000);
+});
