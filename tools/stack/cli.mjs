@@ -2,15 +2,19 @@
 // Entry point of `npm start`, `npm stop`, `npm run reset` and the `ensure-servers` step of `npm test`.
 // Plain Node built-ins only: it runs before `npm install`.
 import { ensureJanus } from './janus.mjs';
+import { MAX_MEDIA_SERVERS, parseStartOptions } from './media-servers.mjs';
 import { ensureBinaries, ensureChromium } from './servers.mjs';
 import { resetStack, stackStatus, startStack, stopStack } from './stack.mjs';
 
 const USAGE = `Usage: node tools/stack/cli.mjs <command>
 
 Commands:
-  start [--servers-only]  install and build when needed, start NATS, Redis, PostgreSQL, Janus and
+  start [--servers-only] [--media-servers N]
+                          install and build when needed, start NATS, Redis, PostgreSQL, Janus and
                           every service, print the URLs and the admin API key, and stay in the foreground
                           (Ctrl-C stops everything). --servers-only starts just the three servers.
+                          --media-servers N (or STACK_MEDIA_SERVERS=N) starts N Janus + media-agent
+                          pairs instead of one (1 to ${MAX_MEDIA_SERVERS}).
   stop                    stop a running stack (from another terminal)
   reset                   stop, then delete .data/stack (all local data and the admin key)
   status                  show what runs
@@ -20,13 +24,18 @@ Set NATS_URL, REDIS_URL or DATABASE_URL to use an existing server instead of a l
 
 async function main(argv) {
   const [command, ...rest] = argv;
-  const flags = new Set(rest);
-  const unknown = rest.filter((a) => !(command === 'start' && a === '--servers-only'));
-  if (unknown.length) return usage(`Unknown option ${unknown[0]}.`);
+  if (command !== 'start' && rest.length) return usage(`Unknown option ${rest[0]}.`);
   switch (command) {
-    case 'start':
-      await startStack({ serversOnly: flags.has('--servers-only') });
+    case 'start': {
+      let options;
+      try {
+        options = parseStartOptions(rest);
+      } catch (error) {
+        return usage(error.message);
+      }
+      await startStack(options);
       return; // stays alive until a signal stops the stack
+    }
     case 'stop':
       await stopStack();
       return;

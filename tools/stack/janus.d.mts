@@ -40,5 +40,10 @@ export declare function startStackJanus(options: {
   secrets: Record<string, string>;
   previousPid?: number;
   logFile?: string;
+  wsPort?: number;
+  adminPort?: number;
+  rtpPortRange?: string;
+  agentDataDir?: string;
+  label?: string;
 }): Promise<{ pid: number; wsUrl: string; env: Record<string, string> }>;
 export declare function newJanusSecrets(): { JANUS_ADMIN_SECRET: string; JANUS_ROOM_ADMIN_KEY: string };

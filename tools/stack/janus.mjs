@@ -193,23 +193,34 @@ export function isStackJanus(pid, dataDir) {
 }
 
 /**
- * `npm start`: the stack's Janus on its fixed loopback ports with data in `dataDir` (a Janus left
- * running by an earlier run is stopped first) and the settings its media-agent needs.
- * Resolves to { pid, env } where env holds JANUS_* and MEDIA_* settings for media-agent.
+ * `npm start`: one of the stack's Janus servers on its loopback ports (pair 1: STACK_JANUS_PORTS and
+ * STACK_RTP_PORT_RANGE) with data in `dataDir` (a Janus left running there by an earlier run is
+ * stopped first). Resolves to { pid, wsUrl, env } where env holds the JANUS_* and MEDIA_* settings of
+ * its media-agent, whose own files (its media server id) go to `agentDataDir`.
  */
-export async function startStackJanus({ dataDir, secrets, previousPid, logFile }) {
+export async function startStackJanus({
+  dataDir,
+  secrets,
+  previousPid,
+  logFile,
+  wsPort = STACK_JANUS_PORTS.ws,
+  adminPort = STACK_JANUS_PORTS.admin,
+  rtpPortRange = STACK_RTP_PORT_RANGE,
+  agentDataDir = path.join(path.dirname(path.resolve(dataDir)), 'media-agent'),
+  label = 'Janus',
+}) {
   if (previousPid && isStackJanus(previousPid, dataDir)) await stopPid(previousPid, { timeoutMs: 5000 });
-  for (const port of Object.values(STACK_JANUS_PORTS)) {
+  for (const port of [wsPort, adminPort]) {
     if (await isPortInUse(port))
-      throw new StackError(`Port ${port}, needed by Janus, is already in use by ${describePortOwners(port)}.`);
+      throw new StackError(`Port ${port}, needed by ${label}, is already in use by ${describePortOwners(port)}.`);
   }
   const janus = await startJanus({
     dataDir,
-    wsPort: STACK_JANUS_PORTS.ws,
-    adminPort: STACK_JANUS_PORTS.admin,
+    wsPort,
+    adminPort,
     adminSecret: secrets.JANUS_ADMIN_SECRET,
     roomAdminKey: secrets.JANUS_ROOM_ADMIN_KEY,
-    rtpPortRange: STACK_RTP_PORT_RANGE,
+    rtpPortRange,
     logFile,
   });
   return {
@@ -220,8 +231,8 @@ export async function startStackJanus({ dataDir, secrets, previousPid, logFile }
       JANUS_ADMIN_URL: janus.adminUrl,
       JANUS_ADMIN_SECRET: secrets.JANUS_ADMIN_SECRET,
       JANUS_ROOM_ADMIN_KEY: secrets.JANUS_ROOM_ADMIN_KEY,
-      MEDIA_SERVER_ADDRESSES: `udp://${LOOPBACK}:${STACK_RTP_PORT_RANGE}`,
-      MEDIA_AGENT_DATA_DIR: path.join(path.dirname(path.resolve(dataDir)), 'media-agent'),
+      MEDIA_SERVER_ADDRESSES: `udp://${LOOPBACK}:${rtpPortRange}`,
+      MEDIA_AGENT_DATA_DIR: agentDataDir,
     },
   };
 }

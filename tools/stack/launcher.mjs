@@ -4,7 +4,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { assertBuilt, camelCase, runMigrations, runNodeScript, serviceNode } from './apps.mjs';
-import { startStackJanus } from './janus.mjs';
+import { janusLabel, janusNumber, mediaAgentEnv } from './media-servers.mjs';
 import { describeExit, formatError, indent, lastJsonLine, rel } from './report.mjs';
 import {
   describePortOwners,
@@ -20,7 +20,6 @@ import {
 import { startServers } from './stack-servers.mjs';
 import {
   CONSOLE,
-  MEDIA_AGENT,
   READY_TIMEOUT_MS,
   readStackFile,
   SERVER_LABELS,
@@ -29,6 +28,9 @@ import {
   localSecrets,
 } from './stack-state.mjs';
 import { httpStatus } from './summary.mjs';
+
+/** "PostgreSQL", "Janus", "Janus 2", ...: a server of stack.json by the name people know it by. */
+const serverLabel = (name) => SERVER_LABELS[name] ?? janusLabel(janusNumber(name) ?? 1);
 
 export class Launcher {
   constructor({ paths, previous, log }) {
@@ -46,6 +48,8 @@ export class Launcher {
     this.stopping = null;
     this.firstSignalAt = 0;
     this.reported = new Set();
+    this.mediaEnvs = new Map(); // media-agent service -> the settings of its Janus
+    this.mediaPairCount = 0;
   }
 
   installSignalHandlers() {
@@ -143,8 +147,7 @@ export class Launcher {
       RECORDINGS_DIR: path.join(this.paths.recordings, 'work'),
       RECORDINGS_STORAGE_DIR: path.join(this.paths.recordings, 'storage'),
       ...localSecrets(this.paths),
-      ...(app.service === MEDIA_AGENT ? this.janusEnv : {}),
-      ...process.env,
+      ...(app.mediaPair ? mediaAgentEnv(this.mediaEnvs.get(app.service), this.mediaPairCount) : process.env),
       HTTP_HOST: '127.0.0.1',
       HTTP_PORT: String(app.port),
       NATS_URL: serverUrls.nats,
@@ -160,31 +163,6 @@ export class Launcher {
     if (this.urls.adminGateway) env.CONSOLE_GATEWAY_URL = this.urls.adminGateway;
     if (this.urls.managementApi) env.CONSOLE_MANAGEMENT_URL = this.urls.managementApi;
     return env;
-  }
-
-  /**
-   * Starts the stack's Janus for media-agent. Resolves to false (with the reason kept for the
-   * banner) when it cannot start: the rest of the stack runs without a media server.
-   */
-  async startJanus() {
-    try {
-      const janus = await startStackJanus({
-        dataDir: this.paths.janus,
-        secrets: localSecrets(this.paths),
-        previousPid: this.previous?.pids?.janus,
-        logFile: path.join(this.paths.logs, 'janus.log'),
-      });
-      this.servers.set('janus', janus.pid);
-      this.janusEnv = janus.env;
-      this.urls.janus = janus.wsUrl;
-      this.log(`${'Janus'.padEnd(10)} started (pid ${janus.pid}) on ${janus.wsUrl}`);
-      this.save();
-      return true;
-    } catch (error) {
-      this.mediaNote = `Janus did not start (${formatError(error).split('\n')[0]})`;
-      this.log(`warning: ${this.mediaNote}; starting without a media server.`);
-      return false;
-    }
   }
 
   async migrate(apps, serverUrls) {
@@ -356,7 +334,7 @@ export class Launcher {
         this.servers.delete(name);
         const logFile = path.join(this.paths.logs, `${name}.log`);
         this.log(
-          `\n✖ ${SERVER_LABELS[name]} (pid ${pid}) has stopped; services that need it will fail. Last lines of ${rel(this.paths, logFile)}:\n` +
+          `\n✖ ${serverLabel(name)} (pid ${pid}) has stopped; services that need it will fail. Last lines of ${rel(this.paths, logFile)}:\n` +
             indent(readLogTail(logFile, 0, 30), '  │ '),
         );
         this.save();
@@ -381,14 +359,15 @@ export class Launcher {
           }
         }),
       );
-      for (const name of ['janus', 'postgres', 'redis', 'nats']) {
+      const janusNames = [...this.servers.keys()].filter((name) => janusNumber(name) !== null);
+      for (const name of [...janusNames, 'postgres', 'redis', 'nats']) {
         const pid = this.servers.get(name);
         if (pid === undefined) continue;
         try {
           if (await stopServer(name, pid, { dataDir: this.paths.dataDirs[name] }))
-            this.log(`  stopped ${SERVER_LABELS[name]}`);
+            this.log(`  stopped ${serverLabel(name)}`);
         } catch (error) {
-          failures.push(`${SERVER_LABELS[name]}: ${error.message}`);
+          failures.push(`${serverLabel(name)}: ${error.message}`);
         }
       }
       this.forgetPids();

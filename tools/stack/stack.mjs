@@ -5,6 +5,8 @@ import path from 'node:path';
 import { camelCase, discoverApps, REPO_ROOT } from './apps.mjs';
 import { ensureJanus, isStackJanus } from './janus.mjs';
 import { Launcher } from './launcher.mjs';
+import { startMediaServers } from './media-launch.mjs';
+import { appServiceOf, janusDataDir, janusLabel, janusNumber, mediaServerPairs } from './media-servers.mjs';
 import { formatError, rel } from './report.mjs';
 import {
   describePortOwners,
@@ -37,10 +39,11 @@ import { prepareWorkspace } from './workspace.mjs';
 /**
  * `npm start`: installs dependencies when needed, makes sure the servers exist, builds, starts the
  * servers and services, bootstraps the admin key, writes stack.json and stays in the foreground until
- * SIGINT/SIGTERM. `serversOnly` starts just NATS, Redis and PostgreSQL (no install, build or services).
- * Resolves once the stack runs; the process then lives on until a signal stops it.
+ * SIGINT/SIGTERM. `serversOnly` starts just NATS, Redis and PostgreSQL (no install, build or services);
+ * `mediaServers` is how many Janus + media-agent pairs run. Resolves once the stack runs; the process
+ * then lives on until a signal stops it.
  */
-export async function startStack({ root = REPO_ROOT, serversOnly = false, log = console.log } = {}) {
+export async function startStack({ root = REPO_ROOT, serversOnly = false, mediaServers = 1, log = console.log } = {}) {
   const paths = stackPaths(root);
   const previous = readStackFile(paths);
   const previousLauncher = previous?.pids?.launcher;
@@ -58,8 +61,19 @@ export async function startStack({ root = REPO_ROOT, serversOnly = false, log = 
     const external = externalServers();
     ensureBinaries({ install: true, servers: SERVER_NAMES.filter((s) => !external[s]), ffmpeg: !serversOnly, log });
     let apps = [];
+    let pairs = [];
     if (!serversOnly) {
       apps = discoverApps(root);
+      const agent = apps.find((a) => a.service === MEDIA_AGENT);
+      if (agent) {
+        const servicePorts = apps.map((a) => a.port);
+        pairs = mediaServerPairs(mediaServers, {
+          stackDir: paths.dir,
+          logsDir: paths.logs,
+          agentPort: agent.port,
+          servicePorts,
+        });
+      }
       const janus = ensureJanus({ install: true, log });
       if (!janus.bin) launcher.mediaNote = janus.reason;
       if (apps.length === 0)
@@ -69,9 +83,7 @@ export async function startStack({ root = REPO_ROOT, serversOnly = false, log = 
     const serverUrls = await launcher.startServers(external);
     launcher.checkInterrupted();
     await launcher.migrate(apps, serverUrls);
-    if (apps.some((a) => a.service === MEDIA_AGENT) && (launcher.mediaNote || !(await launcher.startJanus()))) {
-      apps = apps.filter((a) => a.service !== MEDIA_AGENT);
-    }
+    apps = await startMediaServers(launcher, apps, pairs);
     if (apps.length) await launcher.startServices(apps, serverUrls);
     await launcher.bootstrap(apps, serverUrls);
     launcher.checkInterrupted();
@@ -94,7 +106,7 @@ export async function startStack({ root = REPO_ROOT, serversOnly = false, log = 
 
 function serviceNeedle(root, name) {
   try {
-    const app = discoverApps(root).find((a) => a.service === name);
+    const app = discoverApps(root).find((a) => a.service === appServiceOf(name));
     if (app) return app.main;
   } catch {
     // apps/ unreadable: fall back to the generic marker
@@ -145,9 +157,9 @@ export async function stopStack({ root = REPO_ROOT, log = console.log } = {}) {
   for (const [name, pid] of Object.entries(pids)) {
     if (SERVER_NAMES.includes(name)) continue;
     checked.push({ what: name, pid });
-    if (name === 'janus') {
-      if (!isStackJanus(pid, paths.janus)) continue;
-      log(`Stopping Janus (pid ${pid})…`);
+    if (janusNumber(name) !== null) {
+      if (!isStackJanus(pid, janusDataDir(paths.dir, janusNumber(name)))) continue;
+      log(`Stopping ${janusLabel(janusNumber(name))} (pid ${pid})…`);
       await stopPid(pid, { timeoutMs: SERVICE_STOP_TIMEOUT_MS });
       stoppedSomething = true;
       continue;
@@ -178,8 +190,8 @@ export async function stopStack({ root = REPO_ROOT, log = console.log } = {}) {
   const ours = survivors.filter(({ what, pid }) =>
     what === 'launcher'
       ? processMatches(pid, LAUNCHER_MARK)
-      : what === 'janus'
-        ? isStackJanus(pid, paths.janus)
+      : janusNumber(what) !== null
+        ? isStackJanus(pid, janusDataDir(paths.dir, janusNumber(what)))
         : SERVER_NAMES.includes(what)
           ? isServerOf(what, pid, paths.dataDirs[what])
           : processMatches(pid, serviceNeedle(root, what)),
@@ -224,7 +236,10 @@ export async function stackStatus({ root = REPO_ROOT, log = console.log } = {}) 
     let alive;
     let url = '';
     if (name === 'launcher') alive = processMatches(pid, LAUNCHER_MARK);
-    else if (SERVER_NAMES.includes(name)) {
+    else if (janusNumber(name) !== null) {
+      alive = isStackJanus(pid, janusDataDir(paths.dir, janusNumber(name)));
+      url = state.urls?.[camelCase(name)] ?? '';
+    } else if (SERVER_NAMES.includes(name)) {
       alive = isServerOf(name, pid, paths.dataDirs[name]);
       url = state.urls?.[name === 'postgres' ? 'database' : name] ?? '';
     } else {

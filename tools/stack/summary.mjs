@@ -1,5 +1,7 @@
 // What `npm start` prints once the stack runs, and the HTTP probe it and `status` use.
-import { CONSOLE, MEDIA_AGENT } from './stack-state.mjs';
+import { janusLabel } from './media-servers.mjs';
+import { rel } from './report.mjs';
+import { CONSOLE } from './stack-state.mjs';
 
 const LABELS = { 'admin-gateway': 'Admin API', 'management-api': 'Management API', [CONSOLE]: 'Console' };
 
@@ -23,6 +25,7 @@ export async function printSummary(launcher, apps) {
   const lines = ['', 'Switchboard is running.', ''];
   const row = (label, value) => lines.push(`  ${label.padEnd(18)} ${value}`);
   for (const app of apps) {
+    if (app.mediaPair) continue; // listed with its Janus below
     const label = LABELS[app.service] ?? app.service;
     if (app.service === CONSOLE) {
       // The web application answers every path, so no OpenAPI probe; it signs in with the admin API key.
@@ -34,7 +37,13 @@ export async function printSummary(launcher, apps) {
     if (docs) row('', `OpenAPI: ${docs}`);
   }
   if (apps.length) lines.push('');
-  if (urls.janus) row('Janus', `${urls.janus} (media server of ${MEDIA_AGENT}; logs in ${paths.janus})`);
+  const agents = apps.filter((a) => a.mediaPair);
+  for (const { mediaPair: pair, service, port } of agents) {
+    const janusUrl = launcher.mediaEnvs.get(service)?.JANUS_URL;
+    row(janusLabel(pair.number), `${janusUrl} (RTP ${pair.rtpPortRange}, log ${rel(paths, pair.janusLog)})`);
+    row('', `${service} http://127.0.0.1:${port} (data ${rel(paths, pair.agentDataDir)}, log ${service}.log)`);
+  }
+  if (mediaNote && agents.length) row('', `warning: ${mediaNote}.`);
   else if (mediaNote)
     row(
       'Media server',

@@ -141,6 +141,8 @@ export class ClientSession {
       case 'message':
       case 'unregistered':
       case 'connection.offer':
+      case 'upstream.opened':
+      case 'upstream.closed':
       default:
         return true;
     }
