@@ -3,9 +3,6 @@
  * RTCPeerConnection fit, and so do `ws` and werift in Node. Nothing here imports a Node module.
  */
 
-export interface SocketMessageEvent {
-  data: unknown;
-}
 export interface SocketCloseEvent {
   code: number;
   reason: string;
@@ -79,9 +76,6 @@ export interface IceServer {
   username?: string;
   credential?: string;
 }
-
-const WEB_SOCKET_OPEN = 1;
-export const isOpen = (socket: WebSocketLike | undefined): boolean => socket?.readyState === WEB_SOCKET_OPEN;
 
 /** The platform's own constructor (`globalThis.WebSocket`, `globalThis.RTCPeerConnection`), if any. */
 export function globalConstructor<T>(name: 'WebSocket' | 'RTCPeerConnection'): T | undefined {
