@@ -9,6 +9,7 @@ import { WebSocket } from 'ws';
 import { MediaStreamTrack, RTCPeerConnection, RTCRtpCodecParameters, RtpHeader, RtpPacket } from 'werift';
 import {
   Client,
+  type Connection,
   type DownstreamConnection,
   type MediaTrackLike,
   type PeerConnectionConstructor,
@@ -18,8 +19,10 @@ import {
 } from '@switchboard/client';
 import { waitFor } from '@switchboard/testing';
 import { MediaSessionStack } from '../../tools/testing/media-session-stack.js';
+import { opusToneFrames } from '../../tools/testing/media-opus.js';
 
 const CHANNEL = 'sdk-call';
+const MIX_CHANNEL = 'sdk-mix';
 const AUDIO_PT = 111;
 const VIDEO_PT = 96;
 
@@ -62,8 +65,24 @@ const VP8_KEY_FRAME = Buffer.concat([
 ]);
 const OPUS_FRAME = Buffer.concat([Buffer.from([0xfc]), Buffer.alloc(60, 0x11)]);
 
-/** Counts the RTP a downstream connection receives, per kind. */
-function countRtp(connection: DownstreamConnection) {
+/** A real Opus tone (AudioBridge decodes what it mixes), one frame every 20 ms. */
+function sendOpus(track: MediaStreamTrack) {
+  const frames = opusToneFrames();
+  let index = 0;
+  let sequenceNumber = randomInt(0, 0xffff);
+  let timestamp = randomInt(0, 0x7fffffff);
+  const timer = setInterval(() => {
+    const header = new RtpHeader({ payloadType: AUDIO_PT, sequenceNumber, timestamp, marker: false });
+    sequenceNumber = (sequenceNumber + 1) & 0xffff;
+    timestamp = (timestamp + 960) >>> 0;
+    track.writeRtp(new RtpPacket(header, frames[index++ % frames.length]!));
+  }, 20);
+  timer.unref();
+  return timer;
+}
+
+/** Counts the RTP a connection receives, per kind. */
+function countRtp(connection: Connection) {
   const received = { audio: 0, video: 0 };
   const count = (track: MediaTrackLike) => {
     const remote = track as unknown as MediaStreamTrack;
@@ -80,13 +99,13 @@ describe('@switchboard/client in Node (ws + werift) against the real stack', () 
   const timers: NodeJS.Timeout[] = [];
   const errors: string[] = [];
 
-  const sdkClient = async (userId: string, options: { autoSubscribe?: boolean } = {}) => {
+  const sdkClient = async (userId: string, options: { autoSubscribe?: boolean } = {}, channelId = CHANNEL) => {
     const client = new Client({
       url: `${stack.gateway.url!.replace('http', 'ws')}/sync`,
       WebSocket: WebSocket as unknown as WebSocketConstructor,
       RTCPeerConnection: RTCPeerConnection as unknown as PeerConnectionConstructor,
       peerConnectionConfig: weriftConfig,
-      getToken: () => stack.token(userId, CHANNEL),
+      getToken: () => stack.token(userId, channelId),
       requestTimeoutMs: 30000,
       statsIntervalMs: 1000,
       ...options,
@@ -128,19 +147,19 @@ describe('@switchboard/client in Node (ws + werift) against the real stack', () 
       timeoutMs: 15000,
       description: "alice's RTP at bob",
     });
-    // `connected` comes from Janus (webrtcup), pushed as connection.state.
-    for (const connection of [upstream, downstream])
-      await waitFor(() => connection.state === 'connected', {
-        timeoutMs: 10000,
-        description: `the connected push of ${connection.connectionId}`,
-      });
-
     // getStats summed and taken by the gateway (a refused `stats` request would resolve undefined).
     const stats = await downstream.reportStats();
     expect(stats?.bytesReceived).toBeGreaterThan(0);
     expect(stats?.packetsReceived).toBeGreaterThan(0);
     expect((await upstream.reportStats())?.bytesSent).toBeGreaterThan(0);
     expect(errors).toEqual([]);
+
+    // `connected` comes from Janus (webrtcup), pushed as connection.state.
+    for (const connection of [upstream, downstream])
+      await waitFor(() => connection.state === 'connected', {
+        timeoutMs: 10000,
+        description: `the connected push of ${connection.connectionId}`,
+      });
   }, 90000);
 
   it("applies an operator's mute to the publisher's track and refuses its unmute while disabled", async () => {
@@ -154,6 +173,14 @@ describe('@switchboard/client in Node (ws + werift) against the real stack', () 
     expect((await muted)[0]).toEqual({ kind: 'audio', muted: true, byServer: true, unmuteDisabled: true });
     expect(upstream.tracks.audio!.enabled).toBe(false);
     await expect(upstream.setAudioMuted(false)).rejects.toMatchObject({ code: 'UnmuteDisabled' });
+
+    const unmuted = upstream.once('mute');
+    await stack.a('PATCH', `/applications/${stack.applicationId}/channels/${CHANNEL}`, {
+      audioMuted: false,
+      audioUnmuteDisabled: false,
+    });
+    expect((await unmuted)[0]).toEqual({ kind: 'audio', muted: false, byServer: true, unmuteDisabled: false });
+    expect(upstream.tracks.audio!.enabled).toBe(true);
   }, 30000);
 
   it('subscribes by itself to the upstreams of a channel it joins (autoSubscribe)', async () => {
@@ -164,5 +191,23 @@ describe('@switchboard/client in Node (ws + werift) against the real stack', () 
     const [connection] = await opened;
     const received = countRtp(connection as DownstreamConnection);
     await waitFor(() => received.video > 5, { timeoutMs: 15000, description: "alice's video at carol" });
+  }, 60000);
+
+  it('joins the audio mix (mcu) with two clients, each receiving the mix', async () => {
+    const mixers = [];
+    for (const user of ['dave', 'erin']) {
+      const client = await sdkClient(user, {}, MIX_CHANNEL);
+      await client.join(MIX_CHANNEL);
+      const audio = new MediaStreamTrack({ kind: 'audio' });
+      const mixer = await client.joinMixer(MIX_CHANNEL, { audio, connectionId: `${user}-mix` });
+      timers.push(sendOpus(audio));
+      mixers.push(mixer);
+    }
+    const received = mixers.map((mixer) => countRtp(mixer));
+    await waitFor(() => received.every((counts) => counts.audio > 20), {
+      timeoutMs: 15000,
+      description: 'the mix at both participants',
+    });
+    expect(mixers.map((mixer) => mixer.mediaServerId)).toEqual([stack.media.mediaServerId, stack.media.mediaServerId]);
   }, 60000);
 });

@@ -7,7 +7,7 @@ import type {
   SyncRequestType,
   SyncResults,
 } from '@switchboard/contracts';
-import type { Connection, ConnectionHost } from './connection.js';
+import type { Connection, ConnectionHost, EndReason } from './connection.js';
 import {
   DownstreamConnection,
   MixerConnection,
@@ -173,7 +173,7 @@ export class Client extends Emitter<ClientEvents> {
 
   /** Closes the socket without unregistering: the server keeps the session for its grace period. */
   close(): void {
-    this.finish({ code: 1000, reason: 'closed by the app' });
+    this.finish({ code: 1000, reason: 'closed by the app' }, 'closed');
   }
 
   /** Publishes local tracks on an upstream `sfu` connection; resolves once the media server answered. */
@@ -299,13 +299,13 @@ export class Client extends Emitter<ClientEvents> {
     this.emit('reconnected', { resumed: result.resumed, droppedPushes: result.droppedPushes });
   }
 
-  private finish(event: { code: number; reason: string; error?: Error }): void {
+  private finish(event: { code: number; reason: string; error?: Error }, reason: EndReason = 'unregistered'): void {
     if (this.state === 'closed') return;
     this.state = 'closed';
     clearTimeout(this.refreshTimer);
     this.socket?.close(1000, event.reason);
     this.socket = undefined;
-    for (const connection of this.connections.values()) connection.end('unregistered');
+    for (const connection of this.connections.values()) connection.end(reason);
     this.ready?.reject(new ClientError('Closed', event.reason));
     this.emit('closed', event);
   }

@@ -168,11 +168,10 @@ export abstract class Connection extends Emitter<ConnectionEvents> {
     clearTimeout(this.statsTimer);
     for (const resolve of this.gatheringWaiters) resolve();
     this.gatheringWaiters = [];
-    try {
-      void this.peerConnection.close();
-    } catch {
-      // closing an RTCPeerConnection twice is harmless
-    }
+    // werift's close is asynchronous; a second close of either kind is harmless.
+    Promise.resolve()
+      .then(() => this.peerConnection.close())
+      .catch(() => undefined);
     this.host.forget(this);
     if (!FINAL_STATES.has(this.state)) {
       this.state = reason === 'failed' ? 'failed' : 'closed';
