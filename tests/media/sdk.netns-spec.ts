@@ -93,16 +93,28 @@ function countRtp(connection: Connection) {
   return received;
 }
 
+/** A `ws` class keeping its sockets, so that a test can cut one as a network failure would. */
+function trackedWebSocket(sockets: WebSocket[]) {
+  return class extends WebSocket {
+    constructor(url: string) {
+      super(url);
+      sockets.push(this);
+    }
+  };
+}
+
 describe('@switchboard/client in Node (ws + werift) against the real stack', () => {
   const stack = new MediaSessionStack();
   const clients: Client[] = [];
   const timers: NodeJS.Timeout[] = [];
   const errors: string[] = [];
 
+  const socketsOf = new Map<Client, WebSocket[]>();
   const sdkClient = async (userId: string, options: { autoSubscribe?: boolean } = {}, channelId = CHANNEL) => {
+    const sockets: WebSocket[] = [];
     const client = new Client({
       url: `${stack.gateway.url!.replace('http', 'ws')}/sync`,
-      WebSocket: WebSocket as unknown as WebSocketConstructor,
+      WebSocket: trackedWebSocket(sockets) as unknown as WebSocketConstructor,
       RTCPeerConnection: RTCPeerConnection as unknown as PeerConnectionConstructor,
       peerConnectionConfig: weriftConfig,
       getToken: () => stack.token(userId, channelId),
@@ -111,6 +123,7 @@ describe('@switchboard/client in Node (ws + werift) against the real stack', () 
       ...options,
     });
     clients.push(client);
+    socketsOf.set(client, sockets);
     client.on('error', (error) => errors.push(`${userId}: ${error.message}`));
     await client.register();
     return client;
@@ -161,6 +174,21 @@ describe('@switchboard/client in Node (ws + werift) against the real stack', () 
         description: `the connected push of ${connection.connectionId}`,
       });
   }, 90000);
+
+  it('resumes the session after its socket is cut: connections kept, media still flowing', async () => {
+    const bob = clients[1]!;
+    const downstream = bob.connections.get('bob-from-alice') as DownstreamConnection;
+    const received = countRtp(downstream);
+    const reconnected = bob.once('reconnected');
+    socketsOf.get(bob)!.at(-1)!.terminate();
+    expect((await reconnected)[0]).toEqual({ resumed: true, droppedPushes: 0 });
+    expect(bob.session).toMatchObject({ resumed: true, clientId: 'bob-client' });
+    expect(bob.session!.connections.map((connection) => connection.connectionId)).toEqual(['bob-from-alice']);
+    expect(bob.connections.get('bob-from-alice')).toBe(downstream);
+    const before = received.video;
+    await waitFor(() => received.video > before + 5, { timeoutMs: 10000, description: 'video after the resume' });
+    expect(await bob.sendMessage(CHANNEL, 'back')).toEqual({ delivered: expect.any(Number) });
+  }, 30000);
 
   it("applies an operator's mute to the publisher's track and refuses its unmute while disabled", async () => {
     const alice = clients[0]!;
