@@ -229,3 +229,48 @@ describe('Client token refresh', () => {
     expect(gateway.sockets).toHaveLength(1);
   });
 });
+
+describe('Client channels and session end', () => {
+  it('resumes after a join token the gateway refused with a close (4001), keeping the session', async () => {
+    const { gateway, client } = setup();
+    await client.register(tokenExpiringAt(farFuture()));
+    gateway.handlers.join = (_data, socket) => {
+      setTimeout(() => socket.drop(4001));
+      return { error: { code: 'TokenInvalid', message: 'Bad signature.' } };
+    };
+    gateway.handlers.register = () => ({ result: registerResult({ resumed: true }) });
+    await expect(client.join('room', { token: 'join.token.bad' })).rejects.toMatchObject({ code: 'TokenInvalid' });
+    expect(gateway.sent('join')[0]!.data).toEqual({ channelId: 'room', token: 'join.token.bad' });
+    expect(await client.once('reconnected')).toEqual([{ resumed: true, droppedPushes: 0 }]);
+  });
+
+  it('leave ends the connections of the channel; unregister closes for good', async () => {
+    const { gateway, client } = setup();
+    await client.register(tokenExpiringAt(farFuture()));
+    await client.join('room');
+    await client.join('hall');
+    const inRoom = await client.publish('room', { audio: new FakeTrack('audio') });
+    const inHall = await client.joinMixer('hall', { audio: new FakeTrack('audio') });
+    const left = inRoom.once('ended');
+    await client.leave('room');
+    expect(await left).toEqual([{ reason: 'left' }]);
+    expect(inHall.ended).toBe(false);
+    expect(gateway.sent('connection.open').map((frame) => frame.data!.type)).toEqual(['sfu', 'mcu']);
+    expect(gateway.sent('connection.open')[1]!.data!.streams).toEqual({
+      audio: { direction: 'sendrecv', muted: false },
+      video: null,
+    });
+
+    gateway.handlers.unregister = (_data, socket) => {
+      setTimeout(() => socket.drop(1000));
+      return { result: {} };
+    };
+    const closed = client.once('closed');
+    await client.unregister();
+    expect((await closed)[0]).toMatchObject({ code: 1000 });
+    expect(inHall.ended).toBe(true);
+    expect(client.state).toBe('closed');
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(gateway.sockets).toHaveLength(1);
+  });
+});
