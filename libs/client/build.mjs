@@ -15,6 +15,12 @@ await build({
 });
 
 const minified = readFileSync(outFile);
+// The browser path imports nothing of Node (WebSocket and RTCPeerConnection are passed in or global).
+const nodeImport = /\bfrom\s*["'`](node:[^"'`]+)|\brequire\(/.exec(minified.toString());
+if (nodeImport) {
+  console.error(`@switchboard/client: the browser bundle imports Node (${nodeImport[0]})`);
+  process.exit(1);
+}
 const gzipped = gzipSync(minified, { level: 9 }).length;
 const kb = (bytes) => `${(bytes / 1024).toFixed(1)} KB`;
 console.log(
