@@ -35,6 +35,9 @@ export async function printSummary(launcher, apps) {
     row(label, apiUrl(app));
     const docs = await openApiUrl(app);
     if (docs) row('', `OpenAPI: ${docs}`);
+    // The gateway also documents its /sync WebSocket, next to its OpenAPI document.
+    if (docs && app.service === 'admin-gateway' && !docs.includes(' '))
+      row('', `AsyncAPI (/sync): ${docs.replace(/openapi\.json$/, 'asyncapi.json')}`);
   }
   if (apps.length) lines.push('');
   const agents = apps.filter((a) => a.mediaPair);

@@ -1,7 +1,8 @@
 /**
- * Client edge contracts: the `/sync` frame protocol, the connection state machine and the client
- * token codec. Export pattern as in interface-a/: `EdgeSchemas` names every object schema of this
- * folder, `EdgeValidators.<Name>` is its validator (compiled on first use).
+ * Client edge contracts: the `/sync` frame protocol (requests, results, pushes, error codes, its
+ * AsyncAPI document), the connection state machine and the client token codec. Export pattern as in
+ * interface-a/: `EdgeSchemas` names every object schema of this folder, `EdgeValidators.<Name>` is its
+ * validator (compiled on first use).
  */
 import { validatorsFor } from '../interface-a/record-schema.js';
 import {
@@ -35,9 +36,48 @@ import {
   SyncConnectionSubscribeData,
   SyncOfferDescription,
 } from './sync-signalling.js';
+import {
+  SyncChannelResult,
+  SyncConnectionOfferResult,
+  SyncConnectionOpenResult,
+  SyncConnectionResult,
+  SyncConnectionState,
+  SyncConnectionStateResult,
+  SyncConnectionSubscribeResult,
+  SyncConnectionUpdateResult,
+  SyncEmptyResult,
+  SyncIceServer,
+  SyncJoinedChannel,
+  SyncJoinResult,
+  SyncMessageResult,
+  SyncPingResult,
+  SyncRegisterResult,
+} from './sync-results.js';
+import {
+  SyncClaimUpdatedPush,
+  SyncClientUpdatedPush,
+  SyncConnectionEndedPush,
+  SyncConnectionOfferPush,
+  SyncConnectionStatePush,
+  SyncEffectiveSettings,
+  SyncKickedPush,
+  SyncMessagePush,
+  SyncMessageSender,
+  SyncRemoteUpstream,
+  SyncSettingsPush,
+  SyncUnregisteredPush,
+  SyncUpstreamClosedPush,
+  SyncUpstreamOpenedPush,
+} from './sync-pushes.js';
 
 export * from './sync-frames.js';
 export * from './sync-signalling.js';
+export * from './sync-results.js';
+export * from './sync-pushes.js';
+export * from './sync-request-errors.js';
+export * from './sync-close-codes.js';
+export * from './sync-examples.js';
+export * from './sync-asyncapi.js';
 export * from './connection-states.js';
 export * from './client-token-codec.js';
 export * from './liveswitch-token-writer.js';
@@ -70,6 +110,35 @@ export const EdgeSchemas = {
   SyncResultFrame,
   SyncErrorFrame,
   SyncPushFrame,
+  SyncIceServer,
+  SyncConnectionState,
+  SyncJoinedChannel,
+  SyncRegisterResult,
+  SyncJoinResult,
+  SyncChannelResult,
+  SyncConnectionOpenResult,
+  SyncConnectionStateResult,
+  SyncConnectionUpdateResult,
+  SyncConnectionResult,
+  SyncConnectionOfferResult,
+  SyncConnectionSubscribeResult,
+  SyncMessageResult,
+  SyncPingResult,
+  SyncEmptyResult,
+  SyncEffectiveSettings,
+  SyncRemoteUpstream,
+  SyncMessageSender,
+  SyncMessagePush,
+  SyncKickedPush,
+  SyncSettingsPush,
+  SyncClientUpdatedPush,
+  SyncClaimUpdatedPush,
+  SyncUnregisteredPush,
+  SyncConnectionStatePush,
+  SyncConnectionOfferPush,
+  SyncConnectionEndedPush,
+  SyncUpstreamOpenedPush,
+  SyncUpstreamClosedPush,
 } as const;
 
 export const EdgeValidators = validatorsFor(EdgeSchemas);

@@ -1,21 +1,19 @@
 /**
  * The `/sync` WebSocket frame protocol of the client edge: request, result, error and push frames
- * (the reference is docs/sync-protocol.md). The first request must be `register`.
+ * (narrative: docs/sync-protocol.md; machine-readable: the AsyncAPI document of sync-asyncapi.ts).
+ * Results are in sync-results.ts, pushes in sync-pushes.ts. The first request must be `register`.
  */
 import { Type, type Static, type TSchema } from '@sinclair/typebox';
 import { ConnectionError, ConnectionState, ConnectionType, StreamDirection } from '../interface-a/runtime.js';
-import type { ChannelSnapshot } from '../interface-a/runtime.js';
 import { Nullable, OptionalNullable, StringEnum, record } from '../interface-a/record-schema.js';
 import { CHECKED_SEPARATELY_KEYWORD } from '../validation/well-formed.js';
-import type { ChannelClaim } from '../interface-b/channel-claim.js';
-import type { EffectiveSettings, RemoteUpstream, ServerPush } from '../messaging/runtime-push.js';
+import type { ServerPush } from '../messaging/runtime-push.js';
+import { SyncServerPush } from './sync-pushes.js';
 import {
   SyncConnectionAnswerData,
   SyncConnectionCandidatesData,
   SyncConnectionOfferData,
   SyncConnectionSubscribeData,
-  type SyncIceServer,
-  type SyncSignallingResults,
 } from './sync-signalling.js';
 
 export const SYNC_PATH = '/sync';
@@ -181,7 +179,9 @@ export type SyncLeaveData = Static<typeof SyncLeaveData>;
 
 const formats = Type.Array(Text(128), {
   maxItems: 32,
-  description: 'Media formats the client supports, e.g. `opus/48000/2`.',
+  description:
+    'Media formats the client supports: strings `<codec>/<clock rate>[/<channels>]` as in SDP rtpmap, ' +
+    'e.g. `opus/48000/2`, `VP8/90000`.',
 });
 
 export const SyncAudioStream = record(
@@ -388,12 +388,10 @@ export const SyncPushFrame = record(
   'SyncPushFrame',
   {
     type: Type.Literal('push'),
-    push: Type.Object(
-      { type: Type.String() },
-      { additionalProperties: true, description: 'A ServerPush (runtime contract).' },
-    ),
+    push: SyncServerPush,
   },
-  'Something the server sends on its own: messages, kicks, settings, claim and client updates, unregistration.',
+  'Something the server sends on its own: messages, kicks, settings, claim and client updates, unregistration, ' +
+    'media states and offers, remote upstreams.',
 );
 
 export interface SyncResultFrameOf<T = unknown> {
@@ -411,64 +409,3 @@ export interface SyncPushFrameOf {
   push: ServerPush;
 }
 export type SyncServerFrame = SyncResultFrameOf | SyncErrorFrameOf | SyncPushFrameOf;
-
-// ---------------------------------------------------------------------------------------------
-// Result data of each request
-// ---------------------------------------------------------------------------------------------
-
-export interface SyncConnectionState {
-  connectionId: string;
-  channelId: string;
-  type: Static<typeof ConnectionType>;
-  state: Static<typeof ConnectionState>;
-  localAudioMuted: boolean;
-  localVideoMuted: boolean;
-  mediaServerId: string | null;
-  settings: EffectiveSettings | null;
-}
-
-export interface SyncRegisterResult {
-  protocolVersion: number;
-  applicationId: string;
-  userId: string;
-  deviceId: string;
-  clientId: string;
-  gatewayId: string;
-  /** true when the socket took over a session of the same client still held by this gateway. */
-  resumed: boolean;
-  /** Channels joined and connections open (non-empty only when resumed). */
-  channels: Array<{ channelId: string; claim: ChannelClaim }>;
-  connections: SyncConnectionState[];
-  /** Pushes that could not be kept while no socket was attached (resume only). */
-  droppedPushes: number;
-  /** STUN and TURN servers for the client's PeerConnections (TURN credentials expire). */
-  iceServers: SyncIceServer[];
-}
-
-export interface SyncResults extends SyncSignallingResults {
-  register: SyncRegisterResult;
-  join: {
-    channelId: string;
-    channel: ChannelSnapshot;
-    settings: EffectiveSettings;
-    claim: ChannelClaim;
-    /** The upstreams other clients publish in the channel now (later ones come as `upstream.opened` pushes). */
-    upstreams: RemoteUpstream[];
-  };
-  leave: { channelId: string };
-  'connection.open': {
-    connectionId: string;
-    channelId: string;
-    state: 'new';
-    mediaServerId: string | null;
-    settings: EffectiveSettings;
-  };
-  'connection.state': { connectionId: string; state: Static<typeof ConnectionState> };
-  'connection.update': { connectionId: string; localAudioMuted: boolean; localVideoMuted: boolean };
-  'connection.close': { connectionId: string };
-  stats: Record<string, never>;
-  message: { delivered: number };
-  'client.update': Record<string, never>;
-  unregister: Record<string, never>;
-  ping: { time: string };
-}

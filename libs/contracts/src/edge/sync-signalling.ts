@@ -57,17 +57,3 @@ export const SyncConnectionCandidatesData = record(
   "The client's ICE candidates (trickle ICE).",
 );
 export type SyncConnectionCandidatesData = Static<typeof SyncConnectionCandidatesData>;
-
-/** One ICE server, as RTCIceServer; TURN servers carry time-limited credentials. */
-export interface SyncIceServer {
-  urls: string[];
-  username?: string;
-  credential?: string;
-}
-
-export interface SyncSignallingResults {
-  'connection.offer': { connectionId: string; answer: Static<typeof SyncAnswerDescription> };
-  'connection.subscribe': { connectionId: string; offer: Static<typeof SyncOfferDescription> };
-  'connection.answer': { connectionId: string };
-  'connection.candidates': { connectionId: string };
-}
