@@ -75,6 +75,11 @@ describe('Client requests', () => {
     expect(() => client.openPeer('room', 'other')).toThrow(/NotSupported/);
   });
 
+  it('refuses requests before register with InvalidState', async () => {
+    const { client } = setup();
+    await expect(client.join('room')).rejects.toMatchObject({ code: 'InvalidState' });
+  });
+
   it('fails requests in flight with ConnectionLost when the socket drops', async () => {
     const { gateway, client } = setup();
     await client.register(tokenExpiringAt(farFuture()));

@@ -140,6 +140,7 @@ export class Client extends Emitter<ClientEvents> {
    */
   async request<T extends SyncRequestType>(type: T, data?: SyncRequestDataOf<T>): Promise<SyncResults[T]> {
     if (this.state === 'reconnecting' || this.state === 'registering') await this.ready?.promise;
+    if (this.state === 'idle') throw new ClientError('InvalidState', `${type}: register first`);
     if (this.state === 'closed' || !this.socket) throw new ClientError('Closed', `${type}: the client is closed`);
     return this.socket.request(type, data);
   }
