@@ -115,7 +115,9 @@ export abstract class Connection extends Emitter<ConnectionEvents> {
     const results = await Promise.allSettled([...requests, signalling]);
     const failed = results.find((result): result is PromiseRejectedResult => result.status === 'rejected');
     if (failed) {
-      this.end('closed');
+      // Opened at the server but not signalled (e.g. the media server refused the SDP): close it there too.
+      if (results[0]!.status === 'fulfilled') await this.close();
+      else this.end('closed');
       throw failed.reason;
     }
     this.startStats();

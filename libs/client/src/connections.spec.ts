@@ -122,6 +122,15 @@ describe('UpstreamConnection (publish)', () => {
     expect(client.connections.size).toBe(0);
     expect(FakePeerConnection.last.closed).toBe(true);
   });
+
+  it('closes at the server a connection opened but not signalled (the media server refused the offer)', async () => {
+    const { gateway, client } = await registered();
+    gateway.handlers['connection.offer'] = () => ({ error: { code: 'Internal', message: 'Janus refused the SDP' } });
+    const publishing = client.publish('room', { audio: new FakeTrack('audio'), connectionId: 'up-1' });
+    await expect(publishing).rejects.toMatchObject({ code: 'Internal', requestType: 'connection.offer' });
+    expect(gateway.sent('connection.close').map((frame) => frame.data)).toEqual([{ connectionId: 'up-1' }]);
+    expect(client.connections.size).toBe(0);
+  });
 });
 
 describe('server mute', () => {
