@@ -50,8 +50,12 @@ export interface MediaStack {
 // janode logs to the console in its own format; the test reports what matters.
 Janode.Logger.setLevel('none');
 
-export async function startMediaStack(agentEnv: Record<string, string> = {}): Promise<MediaStack> {
-  const ns = testNamespace('media');
+/** `options.namespace`: the NATS namespace to run the agent in (a spec's own services share it). */
+export async function startMediaStack(
+  agentEnv: Record<string, string> = {},
+  options: { namespace?: string } = {},
+): Promise<MediaStack> {
+  const ns = options.namespace ?? testNamespace('media');
   const mediaServerId = randomUUID();
   const janus = await startTestJanus();
   const nc: NatsConnection = await connect({ servers: testServers().natsUrl });

@@ -12,6 +12,8 @@ import type { RegistryConfig } from './config.js';
 import { EventPublisher } from './events/event-publisher.js';
 import { OperationJournal } from './events/journal.js';
 import { Pusher } from './events/pusher.js';
+import { MediaEvents } from './media/media-events.js';
+import { MediaEventsListener } from './media/media-events.listener.js';
 import { RuntimeRpc } from './rpc/runtime.rpc.js';
 import { ChannelRecordingDefaults } from './runtime/channel-recording.js';
 import { CommandService } from './runtime/command.service.js';
@@ -75,6 +77,8 @@ class RegistryModule {
         Diagnostics,
         Heartbeats,
         Sweeper,
+        MediaEvents,
+        MediaEventsListener,
       ],
       exports: [REDIS],
     };

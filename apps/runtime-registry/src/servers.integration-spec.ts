@@ -63,18 +63,21 @@ describe('runtime-registry servers', () => {
   const client = { applicationId: a, userId: 'u', deviceId: 'd', clientId: 'c' };
   let next = 0;
 
+  /** Opens a connection in a channel of its own: a channel keeps its media server (placement.integration-spec). */
   async function open(type: 'sfu' | 'mcu' | 'peer' = 'sfu') {
+    const channelId = `room-${next}`;
     const connectionId = `cn-${next++}`;
+    await rt.edge({ kind: 'client.join', client, channelId, claim: claim(channelId) });
     const answer = await rt.edge({
       kind: 'connection.open',
       client,
-      channelId: 'room',
+      channelId,
       connectionId,
       type,
       tag: null,
       streams: { audio: { direction: 'sendrecv' } },
     });
-    return { connectionId, mediaServerId: answer.mediaServerId };
+    return { connectionId, channelId, mediaServerId: answer.mediaServerId };
   }
 
   async function stats(id: string) {
@@ -162,7 +165,7 @@ describe('runtime-registry servers', () => {
       rt.edge({
         kind: 'connection.open',
         client,
-        channelId: 'room',
+        channelId: taken.channelId,
         connectionId: taken.connectionId,
         type: 'sfu',
         tag: null,
@@ -185,7 +188,7 @@ describe('runtime-registry servers', () => {
       before.reduce((n, s) => n + s.pendingConnections, 0) + 1,
     );
     // Closed again: the later tests count placements from an even load.
-    await rt.edge({ kind: 'connection.close', client, channelId: 'room', connectionId: taken.connectionId });
+    await rt.edge({ kind: 'connection.close', client, channelId: taken.channelId, connectionId: taken.connectionId });
     expect((await stats(taken.mediaServerId!)).pendingConnections).toBe(afterOpen.pendingConnections - 1);
   });
 
@@ -212,7 +215,7 @@ describe('runtime-registry servers', () => {
     const target = await open();
     const ms = target.mediaServerId!;
     const before = await stats(ms);
-    const ref = { client, channelId: 'room', connectionId: target.connectionId };
+    const ref = { client, channelId: target.channelId, connectionId: target.connectionId };
     for (const state of ['initializing', 'connecting', 'connected'] as const)
       await rt.edge({ kind: 'connection.state', ...ref, state });
     expect(await stats(ms)).toEqual({
@@ -241,7 +244,7 @@ describe('runtime-registry servers', () => {
     // A closed connection counts as closed and leaves the load.
     const other = await open();
     const otherBefore = await stats(other.mediaServerId!);
-    await rt.edge({ kind: 'connection.close', client, channelId: 'room', connectionId: other.connectionId });
+    await rt.edge({ kind: 'connection.close', client, channelId: other.channelId, connectionId: other.connectionId });
     expect(await stats(other.mediaServerId!)).toEqual(
       expect.objectContaining({
         pendingConnections: otherBefore.pendingConnections - 1,

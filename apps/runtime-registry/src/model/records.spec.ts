@@ -86,6 +86,21 @@ describe('connection info', () => {
     expect(value.audioStream?.muted).toBe(true);
   });
 
+  it('lists the transport its media server reported', () => {
+    expect(info().transports).toEqual([]);
+    const transport = {
+      id: 'cn1:transport',
+      protocol: 'udp',
+      localAddress: '10.0.0.2:5000',
+      remoteAddress: '10.0.0.1:40000',
+      relayed: false,
+      state: 'connected',
+    };
+    const value = info({ transport: JSON.stringify(transport) });
+    expect(InterfaceAValidators.ConnectionInfo.errors(value)).toEqual([]);
+    expect(value.transports).toEqual([transport]);
+  });
+
   it('shows a mute the client reported itself', () => {
     expect(info({ localVideoMuted: '1' }).localVideoMuted).toBe(true);
   });

@@ -12,6 +12,7 @@ import type {
   MediaStreamInfo,
   StreamDescription,
   StreamDirection,
+  TransportInfo,
   WebhookEventClient,
   WebhookEventConnection,
 } from '@switchboard/contracts';
@@ -90,6 +91,8 @@ export interface StoredConnection {
   openedAt: number;
   connectedAt: number | null;
   stats: Record<string, unknown> | null;
+  /** The selected candidate pair its media server reports (src/media/agent-stats.ts). */
+  transport: TransportInfo | null;
 }
 
 export function storedConnection(hash: Record<string, string>): StoredConnection {
@@ -107,6 +110,7 @@ export function storedConnection(hash: Record<string, string>): StoredConnection
     openedAt: Number(hash.openedAt ?? 0),
     connectedAt: hash.connectedAt === undefined ? null : Number(hash.connectedAt),
     stats: parseJson<Record<string, unknown> | null>(hash.stats, null),
+    transport: parseJson<TransportInfo | null>(hash.transport, null),
   };
 }
 
@@ -231,7 +235,7 @@ export function connectionInfo(ctx: ConnectionContext): ConnectionInfo {
     videoStream,
     videoStreams: videoStream ? [videoStream] : [],
     dataStream,
-    transports: [],
+    transports: conn.transport ? [conn.transport] : [],
     hasAudio: Boolean(s.audio),
     hasVideo: Boolean(s.video),
     hasData: Boolean(s.data),

@@ -1,5 +1,11 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { DomainError, type ConnectionState, type DomainEvent, type EdgeResults } from '@switchboard/contracts';
+import {
+  DomainError,
+  type ConnectionState,
+  type DomainEvent,
+  type EdgeResults,
+  type MediaStats,
+} from '@switchboard/contracts';
 import { EventPublisher } from '../events/event-publisher.js';
 import { OperationJournal } from '../events/journal.js';
 import { connectionStateEvent, type EventCause, type EventOwner } from '../model/events.js';
@@ -16,7 +22,7 @@ import {
 } from '../store/live-store.js';
 import { ServersStore } from '../store/servers-store.js';
 import { ChangeDelivery, type ChangeEffects } from './change-delivery.js';
-import { CLIENT_CAUSE, clientOf, closedConnectionEvents, connectionEvent } from './connection-events.js';
+import { CLIENT_CAUSE, clientOf, closedConnectionEvents, connectionEvent, SERVER_CAUSE } from './connection-events.js';
 import { ALLOWED_FROM, connectionOfReport, LIVE_STATES, type Report, type Step } from './edge-steps.js';
 import type { JournalContext } from './journaled.js';
 
@@ -51,8 +57,11 @@ export class ConnectionLifecycle {
       streams: r.streams,
       remoteConnectionId: r.remoteConnectionId ?? null,
     });
-    // sfu/mcu: placed on a media server by the same script (nothing to release when the open fails).
-    const placement = r.type === 'sfu' || r.type === 'mcu' ? { timeoutMs: this.servers.heartbeatTimeoutMs } : null;
+    // sfu/mcu: placed on a media server by the same script (nothing to release when the open fails);
+    // a downstream sfu connection on its upstream's.
+    const timeoutMs = this.servers.heartbeatTimeoutMs;
+    const remoteConnectionId = r.type === 'sfu' ? (r.remoteConnectionId ?? null) : null;
+    const placement = r.type === 'sfu' || r.type === 'mcu' ? { timeoutMs, remoteConnectionId } : null;
     return {
       call: this.store.openCall(a, ref, r.type, set, CLAIM_FLAG[r.type], placement),
       finish: async (snapshot) => {
@@ -70,7 +79,7 @@ export class ConnectionLifecycle {
     const a = r.client.applicationId;
     const ref = connectionOfReport(r);
     return {
-      call: this.stateCall(a, ref, r.state, ALLOWED_FROM[r.state], r.error ?? null, r.sessionId),
+      call: this.stateCall(a, ref, r.state, ALLOWED_FROM[r.state], r.error ?? null, r.sessionId, { reported: true }),
       finish: async (result) => ({
         answer: { ok: true },
         events: this.movedState(a, ref, r.state, result, CLIENT_CAUSE),
@@ -114,6 +123,25 @@ export class ConnectionLifecycle {
     return this.movedState(a, ref, state, result, cause);
   }
 
+  /**
+   * `moveState` for a connection of media server `mediaServerId` (NotFound when it is not there):
+   * the events, and the client's gateway (null when the change was no change).
+   */
+  async moveMediaState(
+    a: string,
+    ref: ConnectionIds,
+    state: ConnectionState,
+    from: readonly string[],
+    mediaServerId: string,
+    error: { code: string; message: string } | null,
+    entry: JournalEntry,
+  ): Promise<{ events: DomainEvent[]; gatewayId: string | null; changed: boolean }> {
+    const call = this.stateCall(a, ref, state, from, error, undefined, { mediaServerId });
+    const result = await this.store.call(call, entry);
+    const events = this.movedState(a, ref, state, result, SERVER_CAUSE);
+    return { events, gatewayId: result.same ? null : clientOf(ref, result.client).gatewayId, changed: !result.same };
+  }
+
   /** The events of a journaled state change, from its script's answer (see `EdgeService.recover`). */
   stateEvents(a: string, ref: ConnectionIds, state: ConnectionState, cause: EventCause, answer: string): DomainEvent[] {
     return this.movedState(a, ref, state, this.stateCall(a, ref, state, [], null).result(JSON.parse(answer)), cause);
@@ -126,9 +154,11 @@ export class ConnectionLifecycle {
     from: readonly string[],
     error: { code: string; message: string } | null,
     session?: string,
+    only?: { mediaServerId?: string; reported?: boolean },
   ): ScriptCall<StateResult> {
     const terminal = state === 'closed' || state === 'failed';
-    return this.store.connStateCall(a, ref, state, from, terminal, error ? JSON.stringify(error) : null, session);
+    const errorText = error ? JSON.stringify(error) : null;
+    return this.store.connStateCall(a, ref, state, from, terminal, errorText, session, only);
   }
 
   /** The events of a state change the store applied. */
@@ -177,15 +207,27 @@ export class ConnectionLifecycle {
   }
 
   async stats(r: Report<'connection.stats'>): Promise<EdgeResults['connection.stats']> {
-    const a = r.client.applicationId;
-    const ref = connectionOfReport(r);
     const now = Date.now();
-    const stats = mediaStats(r.stats, now);
-    const s = await this.store.connPatch(a, ref, { stats: JSON.stringify(stats) }, []);
+    await this.recordStats(r.client.applicationId, connectionOfReport(r), mediaStats(r.stats, now), CLIENT_CAUSE, now);
+    return { ok: true };
+  }
+
+  /**
+   * Keeps a connection's latest statistics (and `fields` of the record beside them, e.g. its
+   * transport) and publishes `connection.stats`.
+   */
+  async recordStats(
+    a: string,
+    ref: ConnectionIds,
+    stats: MediaStats,
+    cause: EventCause,
+    now: number,
+    fields: Record<string, string> = {},
+  ): Promise<void> {
+    const s = await this.store.connPatch(a, ref, { ...fields, stats: JSON.stringify(stats) }, []);
     const owner = { applicationId: a, organizationId: s.organizationId };
     const client = clientOf(ref, s.client);
     const source = { ...ref, client, conn: s.conn, levels: s.levels, stats, at: now };
-    await this.events.publish([connectionEvent(owner, 'connection.stats', CLIENT_CAUSE, source)]);
-    return { ok: true };
+    await this.events.publish([connectionEvent(owner, 'connection.stats', cause, source)]);
   }
 }

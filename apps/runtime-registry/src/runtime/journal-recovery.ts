@@ -7,6 +7,8 @@ import { OperationJournal, type StoredEntry } from '../events/journal.js';
 import { ServersStore } from '../store/servers-store.js';
 import { CommandService } from './command.service.js';
 import { ChangeDelivery } from './change-delivery.js';
+import { SERVER_CAUSE } from './connection-events.js';
+import { ConnectionLifecycle } from './connection-lifecycle.js';
 import { EdgeService } from './edge.service.js';
 import { readJournalContext, type JournalContext } from './journaled.js';
 
@@ -36,6 +38,7 @@ export class JournalRecovery {
     private readonly delivery: ChangeDelivery,
     private readonly edge: EdgeService,
     private readonly commands: CommandService,
+    private readonly connections: ConnectionLifecycle,
     private readonly servers: ServersStore,
     private readonly logger: JsonLogger,
     @Inject(SERVICE_CONFIG) private readonly config: RegistryConfig,
@@ -95,6 +98,14 @@ export class JournalRecovery {
       case 'close':
       case 'unregister':
         return this.edge.recover(context, answer);
+      case 'media':
+        return this.connections.stateEvents(
+          context.applicationId,
+          context.connection,
+          context.state,
+          SERVER_CAUSE,
+          answer,
+        );
     }
   }
 

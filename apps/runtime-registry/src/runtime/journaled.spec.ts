@@ -43,6 +43,12 @@ describe('readJournalContext', () => {
     expect(readJournalContext(JSON.parse(JSON.stringify(context)))).toEqual(context);
   });
 
+  it('reads a state change a media event caused', () => {
+    const connection = { userId: 'u', deviceId: 'd', clientId: 'c', channelId: 'ch', connectionId: 'cn' };
+    const context = { kind: 'media', applicationId: 'app', connection, state: 'connected' };
+    expect(readJournalContext(JSON.parse(JSON.stringify(context)))).toEqual(context);
+  });
+
   it('answers null for what is neither', () => {
     for (const stored of [null, 'text', {}, { k: 'other' }, { kind: 'other' }, { k: 'unregister', cause }])
       expect(readJournalContext(stored)).toBeNull();

@@ -1,4 +1,5 @@
-import type { ClientRef, EdgeReport, KickTarget, UpdateTarget } from '@switchboard/contracts';
+import type { ClientRef, ConnectionState, EdgeReport, KickTarget, UpdateTarget } from '@switchboard/contracts';
+import type { ConnectionIds } from '../store/store-types.js';
 import type { EventCause, EventOwner } from '../model/events.js';
 
 /**
@@ -16,9 +17,11 @@ export type JournalContext =
   /** A kick of interface A. */
   | { kind: 'kick'; target: KickTarget }
   /** A settings update of interface A at a channel, user, device, client or connection level. */
-  | { kind: 'update'; target: UpdateTarget; owner: EventOwner };
+  | { kind: 'update'; target: UpdateTarget; owner: EventOwner }
+  /** A connection's state moved by an event of its media server (src/media/media-events.ts). */
+  | { kind: 'media'; applicationId: string; connection: ConnectionIds; state: ConnectionState };
 
-const KINDS: ReadonlySet<string> = new Set(['edge', 'leave', 'close', 'unregister', 'kick', 'update']);
+const KINDS: ReadonlySet<string> = new Set(['edge', 'leave', 'close', 'unregister', 'kick', 'update', 'media']);
 
 /** The context as written before its fields had names (`k`, `seq`, `a`, `c`, `gw`): entries pending at an upgrade. */
 interface FirstShape {

@@ -30,8 +30,9 @@ import type {
 // The script calls that open, change and close connections and write settings levels (see ScriptCall).
 
 /**
- * Opens a connection; `placement` (sfu/mcu): placed on the least-loaded eligible media server in
- * the same step (its id in the snapshot's `conn.mediaServerId`), Unavailable when there is none.
+ * Opens a connection; `placement` (sfu/mcu): placed on a media server in the same step (its id in the
+ * snapshot's `conn.mediaServerId`): a downstream's (`remoteConnectionId`) on its upstream's, else on
+ * the channel's (README, "Media servers (Janus)"); Unavailable when there is none.
  */
 export function openCall(
   keys: RegistryKeys,
@@ -40,8 +41,9 @@ export function openCall(
   type: string,
   fields: Record<string, string>,
   claimFlag: string | null,
-  placement: { timeoutMs: number } | null = null,
+  placement: { timeoutMs: number; remoteConnectionId?: string | null } | null = null,
 ): ScriptCall<ConnectionSnapshot> {
+  const remote = placement?.remoteConnectionId;
   return {
     script: 'rtOpen',
     keys: [keys.app(applicationId), keys.servers()],
@@ -52,12 +54,20 @@ export function openCall(
       claimFlag: claimFlag ?? undefined,
       place: placement !== null,
       timeoutMs: placement?.timeoutMs,
+      remote: remote ? esc(remote) : undefined,
       app: applicationId,
     },
     result: (raw) => {
       const answer = raw as RawSnapshot & Failure;
       if (answer.fail === 'unavailable')
         throw new DomainError('Unavailable', `No media server is available for a new ${type} connection.`);
+      if (answer.fail === 'remote')
+        throw new DomainError(
+          'ValidationFailed',
+          `remoteConnectionId '${remote}' names no open upstream sfu connection in channel '${ref.channelId}'.`,
+          [{ field: 'remoteConnectionId', message: 'must name an open upstream sfu connection of the channel' }],
+          'remoteConnectionId',
+        );
       if (answer.fail === 'client') throw notFound('client', ref);
       if (answer.fail === 'membership')
         throw new DomainError('NotFound', `Client '${ref.clientId}' has not joined channel '${ref.channelId}'.`);
@@ -86,6 +96,7 @@ export function connStateCall(
   terminal: boolean,
   error: string | null,
   session?: string,
+  only: { mediaServerId?: string; reported?: boolean } = {},
 ): ScriptCall<StateResult> {
   return {
     script: 'rtConnState',
@@ -98,6 +109,8 @@ export function connStateCall(
       terminal,
       error: error ?? undefined,
       session,
+      server: only.mediaServerId,
+      reported: only.reported,
     },
     result: (raw) => {
       const answer = raw as RawSnapshot &
@@ -107,6 +120,11 @@ export function connStateCall(
         throw new DomainError(
           'Conflict',
           `Connection '${ref.connectionId}' cannot go from ${answer.detail} to ${state}.`,
+        );
+      if (answer.fail === 'media')
+        throw new DomainError(
+          'Conflict',
+          `Connection '${ref.connectionId}' is connected when its media server reports it, not by the client.`,
         );
       if (answer.same)
         return { same: true, old: state, closed: null, snapshot: null, client: {}, organizationId: '', at: 0 };

@@ -101,6 +101,10 @@ export class RegistryKeys {
   ) {
     return `${this.channel(a, ch)}:${part}`;
   }
+  /** The channel's placed (sfu/mcu) connections: connection id -> client member (both escaped). */
+  channelConnectionIds(a: string, ch: string) {
+    return `${this.channel(a, ch)}:cnids`;
+  }
   clientConnsInChannel(a: string, ch: string, u: string, d: string, cl: string) {
     return `${this.channel(a, ch)}:cconn:${clientMember(u, d, cl)}`;
   }

@@ -94,6 +94,9 @@ local function close_connection(channel_id, user_id, device_id, client_id, conne
   redis.call('SREM', channel .. ':cconn:' .. client_member, connection_id)
   decrement_count(channel .. ':uconns', user_id)
   decrement_count(channel .. ':dconns', device_member)
+  if redis.call('HGET', channel .. ':cnids', connection_id) == client_member then
+    redis.call('HDEL', channel .. ':cnids', connection_id)
+  end
   redis.call('DEL', key, key .. ':cfg')
   if connection.mediaServerId then
     local duration_ms = math.max(0, now - (tonumber(connection.openedAt or '0') or 0))
@@ -135,7 +138,7 @@ local function leave_channel(channel_id, user_id, device_id, client_id, now, med
   if decrement_count(app_key .. ':channels', channel_id) then
     deactivated = true
     redis.call('DEL', channel, channel .. ':cfg', channel .. ':clients', channel .. ':users', channel .. ':devices',
-      channel .. ':udev', channel .. ':conns', channel .. ':uconns', channel .. ':dconns')
+      channel .. ':udev', channel .. ':conns', channel .. ':uconns', channel .. ':dconns', channel .. ':cnids')
   end
   return {
     ch = channel_id, u = user_id, d = device_id, cl = client_id,

@@ -1,6 +1,8 @@
 -- rtConnState: moves a connection to a new state; a terminal state removes it from the live model.
 -- Its media server count moves along. KEYS: the application's base key, the servers base key, the
--- journal. args: u, d, cl, ch, cn, app, state, from, terminal, error; session: as in rtRemoveMembers.
+-- journal. args: u, d, cl, ch, cn, app, state, from, terminal, error; session: as in rtRemoveMembers;
+-- server: only a connection on that media server; reported: the client's own report, whose `connected`
+-- a `janus` media server's connection takes only from its media server (failure 'media').
 local function change_connection_state(args, servers_key)
   local user_id, device_id, client_id, channel_id, connection_id = args.u, args.d, args.cl, args.ch, args.cn
   local device_member = user_id .. '/' .. device_id
@@ -11,8 +13,13 @@ local function change_connection_state(args, servers_key)
   if given(args.session) and redis.call('HGET', client_key(client_member), 'sessionId') ~= args.session then
     return failure('connection')
   end
+  if given(args.server) and connection.mediaServerId ~= args.server then return failure('connection') end
   local old_state = connection.state or false
   if old_state == args.state then return { same = true } end
+  if args.reported and args.state == 'connected' and connection.mediaServerId
+    and media_server_type(servers_key, connection.mediaServerId) == 'janus' then
+    return failure('media')
+  end
   local allowed = false
   for _, state in ipairs(args.from) do if state == old_state then allowed = true end end
   if not allowed then return failure('transition', old_state) end

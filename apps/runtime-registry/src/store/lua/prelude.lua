@@ -41,6 +41,26 @@ local function pick_media_server(servers_key, timeout_ms, now)
   return false
 end
 
+-- Whether a channel keeps its media server: it heartbeated within the timeout and does not stop
+-- (disabled or at capacity, it still takes the channel's further connections).
+local function media_server_keeps(servers_key, server_id, timeout_ms, now)
+  local seen = tonumber(redis.call('ZSCORE', servers_key .. ':mediaserver:seen', server_id) or '0')
+  if seen < now - timeout_ms then return false end
+  local info = redis.call('HGET', servers_key .. ':mediaserver', server_id)
+  local ok, decoded = false, nil
+  if info then ok, decoded = pcall(cjson.decode, info) end
+  return ok and type(decoded) == 'table' and decoded.stopping ~= true
+end
+
+-- The type a media server heartbeats with (`janus`: an agent commands it), false when none.
+local function media_server_type(servers_key, server_id)
+  local info = redis.call('HGET', servers_key .. ':mediaserver', server_id)
+  local ok, decoded = false, nil
+  if info then ok, decoded = pcall(cjson.decode, info) end
+  if ok and type(decoded) == 'table' and type(decoded.type) == 'string' then return decoded.type end
+  return false
+end
+
 -- Counts a new connection of application app_id as pending on a media server.
 local function count_pending_on(servers_key, server_id, app_id)
   redis.call('ZINCRBY', servers_key .. ':mediaserver:load', 1, server_id)
