@@ -211,15 +211,42 @@ describe('@switchboard/client in Node (ws + werift) against the real stack', () 
     expect(upstream.tracks.audio!.enabled).toBe(true);
   }, 30000);
 
-  it('subscribes by itself to the upstreams of a channel it joins (autoSubscribe)', async () => {
+  it('subscribes by itself to the upstreams of its channels (autoSubscribe): at join, when opened, until closed', async () => {
+    const bob = clients[1]!;
+    const bobSaw: string[] = [];
+    bob.on('upstream.opened', (push) => bobSaw.push(`opened ${push.upstream.connectionId}`));
+    bob.on('upstream.closed', (push) => bobSaw.push(`closed ${push.connectionId}`));
+
     const carol = await sdkClient('carol', { autoSubscribe: true });
-    const opened = carol.once('connection');
+    const opened: DownstreamConnection[] = [];
+    carol.on('connection', (connection) => opened.push(connection as DownstreamConnection));
     const joined = await carol.join(CHANNEL);
     expect(joined.upstreams.map((upstream: RemoteUpstream) => upstream.connectionId)).toEqual(['alice-up']);
-    const [connection] = await opened;
-    const received = countRtp(connection as DownstreamConnection);
-    await waitFor(() => received.video > 5, { timeoutMs: 15000, description: "alice's video at carol" });
-  }, 60000);
+    await waitFor(() => opened.length === 1, { timeoutMs: 15000, description: "carol's downstream of alice" });
+    const fromAlice = countRtp(opened[0]!);
+    await waitFor(() => fromAlice.video > 5, { timeoutMs: 15000, description: "alice's video at carol" });
+
+    // A later publisher: announced to the channel once Janus has it up, received by carol at once.
+    const frank = await sdkClient('frank');
+    await frank.join(CHANNEL);
+    const video = new MediaStreamTrack({ kind: 'video' });
+    const frankUp = await frank.publish(CHANNEL, { video, connectionId: 'frank-up' });
+    timers.push(sendRtp(video, VIDEO_PT, 4500, VP8_KEY_FRAME, 50));
+    await waitFor(() => opened.length === 2, { timeoutMs: 15000, description: "carol's downstream of frank" });
+    expect(opened[1]!.remote).toMatchObject({ connectionId: 'frank-up', userId: 'frank', audio: false, video: true });
+    const fromFrank = countRtp(opened[1]!);
+    await waitFor(() => fromFrank.video > 5, { timeoutMs: 15000, description: "frank's video at carol" });
+
+    // Frank stops publishing: carol's downstream ends (remote-left), bob hears the upstream closed.
+    const ended = opened[1]!.once('ended');
+    await frankUp.close();
+    expect(await ended).toEqual([{ reason: 'remote-left' }]);
+    await waitFor(() => bobSaw.includes('closed frank-up'), {
+      timeoutMs: 10000,
+      description: 'upstream.closed at bob',
+    });
+    expect(bobSaw).toEqual(['opened frank-up', 'closed frank-up']);
+  }, 90000);
 
   it('joins the audio mix (mcu) with two clients, each receiving the mix', async () => {
     const mixers = [];
