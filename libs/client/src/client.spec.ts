@@ -145,6 +145,25 @@ describe('Client resume', () => {
     expect(FakePeerConnection.last.closed).toBe(false);
   });
 
+  it('applies kept pushes after the resume result even when they arrive in the same turn', async () => {
+    const { gateway, client } = setup();
+    await client.register(tokenExpiringAt(farFuture()));
+    await client.join('room');
+    gateway.handlers.register = (_data, socket) => {
+      queueMicrotask(() => {
+        const channels = [{ channelId: 'room', claim: {} as never }];
+        socket.answer(gateway.sent('register').at(-1)!.id, { result: registerResult({ resumed: true, channels }) });
+        socket.push({ type: 'kicked', channelId: 'room' });
+      });
+      return undefined;
+    };
+    const kicked = client.once('kicked');
+    gateway.socket.drop(1006);
+    await client.once('reconnected');
+    await kicked;
+    expect(client.channels.has('room')).toBe(false);
+  });
+
   it('ends the local connections when the grace period had passed (resumed: false)', async () => {
     const { gateway, client } = setup();
     await client.register(tokenExpiringAt(farFuture()));

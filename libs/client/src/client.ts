@@ -93,6 +93,7 @@ export class Client extends Emitter<ClientEvents> {
   private lastRequestId = 0;
   private ready?: { promise: Promise<void>; resolve(): void; reject(error: Error): void };
   private refreshTimer?: ReturnType<typeof setTimeout>;
+  private heldPushes: ServerPush[] = [];
   private readonly WebSocket: WebSocketConstructor;
   private readonly host: ConnectionHost;
 
@@ -124,6 +125,7 @@ export class Client extends Emitter<ClientEvents> {
       this.token = token ?? (await this.freshToken());
       const result = await this.connectAndRegister();
       this.registered(result);
+      this.releaseHeldPushes();
       return result;
     } catch (error) {
       // Not registered: the app may call register again (with another token).
@@ -254,6 +256,12 @@ export class Client extends Emitter<ClientEvents> {
     this.ready?.resolve();
   }
 
+  private releaseHeldPushes(): void {
+    const held = this.heldPushes;
+    this.heldPushes = [];
+    for (const push of held) this.pushed(push);
+  }
+
   private socketClosed(socket: SyncSocket, event: SocketCloseEvent): void {
     if (socket !== this.socket || this.state !== 'registered') return;
     this.socket = undefined;
@@ -266,6 +274,7 @@ export class Client extends Emitter<ClientEvents> {
   private async resume(): Promise<void> {
     this.state = 'reconnecting';
     this.waitUntilReady();
+    this.heldPushes = [];
     const policy = new ReconnectPolicy(this.options.reconnect);
     for (let delayMs = policy.next(); delayMs !== undefined; delayMs = policy.next()) {
       this.emit('reconnecting', { attempt: policy.attempts, delayMs });
@@ -298,6 +307,7 @@ export class Client extends Emitter<ClientEvents> {
     for (const channel of result.channels) this.channels.set(channel.channelId, { claim: channel.claim });
     this.registered(result);
     this.emit('reconnected', { resumed: result.resumed, droppedPushes: result.droppedPushes });
+    this.releaseHeldPushes();
   }
 
   private finish(event: { code: number; reason: string; error?: Error }, reason: EndReason = 'unregistered'): void {
@@ -348,6 +358,11 @@ export class Client extends Emitter<ClientEvents> {
   // ---- pushes --------------------------------------------------------------------------------------
 
   private pushed(push: ServerPush): void {
+    // Pushes kept for a resumed session follow its register result: applied once the result is.
+    if (this.state !== 'registered') {
+      this.heldPushes.push(push);
+      return;
+    }
     this.applyPush(push);
     (this.emit as (name: string, push: ServerPush) => void)(push.type, push);
   }
