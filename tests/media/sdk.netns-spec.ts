@@ -12,10 +12,8 @@ import {
   type Connection,
   type DownstreamConnection,
   type MediaTrackLike,
-  type PeerConnectionConstructor,
   type RemoteUpstream,
   type UpstreamConnection,
-  type WebSocketConstructor,
 } from '@switchboard/client';
 import { waitFor } from '@switchboard/testing';
 import { MediaSessionStack } from '../../tools/testing/media-session-stack.js';
@@ -114,8 +112,8 @@ describe('@switchboard/client in Node (ws + werift) against the real stack', () 
     const sockets: WebSocket[] = [];
     const client = new Client({
       url: `${stack.gateway.url!.replace('http', 'ws')}/sync`,
-      WebSocket: trackedWebSocket(sockets) as unknown as WebSocketConstructor,
-      RTCPeerConnection: RTCPeerConnection as unknown as PeerConnectionConstructor,
+      WebSocket: trackedWebSocket(sockets),
+      RTCPeerConnection,
       peerConnectionConfig: weriftConfig,
       getToken: () => stack.token(userId, channelId),
       requestTimeoutMs: 30000,

@@ -63,10 +63,10 @@ export interface PeerConnectionLike {
   createDataChannel(label: string, options?: any): any;
   getStats(): Promise<StatsReportLike>;
   close(): unknown;
-  onicecandidate: ((event: any) => void) | null;
-  ontrack: ((event: any) => void) | null;
-  ondatachannel: ((event: any) => void) | null;
-  onconnectionstatechange: ((event: any) => void) | null;
+  onicecandidate: ((event: any) => void) | null | undefined;
+  ontrack: ((event: any) => void) | null | undefined;
+  ondatachannel: ((event: any) => void) | null | undefined;
+  onconnectionstatechange: ((event: any) => void) | null | undefined;
 }
 export type PeerConnectionConstructor = new (configuration?: any) => PeerConnectionLike;
 
