@@ -164,8 +164,8 @@ describe('Client resume', () => {
     expect(client.channels.has('room')).toBe(false);
   });
 
-  it('ends the local connections when the grace period had passed (resumed: false)', async () => {
-    const { gateway, client } = setup();
+  it('ends the local connections when the grace period had passed (resumed: false, restore off)', async () => {
+    const { gateway, client } = setup({ restore: false });
     await client.register(tokenExpiringAt(farFuture()));
     await client.join('room');
     const upstream = await client.publish('room', { audio: new FakeTrack('audio') });
@@ -175,6 +175,34 @@ describe('Client resume', () => {
     expect(await ended).toEqual([{ reason: 'session-lost' }]);
     expect(client.channels.size).toBe(0);
     expect(FakePeerConnection.last.closed).toBe(true);
+  });
+
+  it('restores a session it could not resume: joins again and publishes the same tracks on a new connection', async () => {
+    const { gateway, client } = setup();
+    await client.register(tokenExpiringAt(farFuture()));
+    await client.join('room');
+    const audio = new FakeTrack('audio');
+    const lost = await client.publish('room', { audio, connectionId: 'up-1', tag: 'camera' });
+    await lost.setAudioMuted(true);
+    const restored = client.once('connection');
+    gateway.socket.drop(1012);
+    const [connection] = await restored;
+    expect(lost.ended).toBe(true);
+    expect(connection).not.toBe(lost);
+    expect(connection.connectionId).not.toBe('up-1');
+    expect(client.channels.has('room')).toBe(true);
+    const afterDrop = gateway.requests.filter((frame) => frame.socket === 1);
+    expect(afterDrop.map((frame) => frame.type)).toEqual([
+      'register',
+      'join',
+      'connection.open',
+      'connection.state',
+      'connection.state',
+      'connection.offer',
+    ]);
+    expect(afterDrop[2]!.data).toMatchObject({ channelId: 'room', tag: 'camera', streams: { audio: { muted: true } } });
+    expect(FakePeerConnection.last.transceivers[0]!.track).toBe(audio);
+    expect(audio.enabled).toBe(false);
   });
 
   it('retries with backoff while the gateway cannot be reached', async () => {

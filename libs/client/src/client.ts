@@ -71,6 +71,11 @@ export interface ClientOptions {
   /** Open a downstream connection for every remote upstream of a joined channel (or those the function accepts). */
   autoSubscribe?: boolean | ((upstream: RemoteUpstream, channelId: string) => boolean);
   reconnect?: ReconnectOptions;
+  /**
+   * When a session could not be resumed (grace period over, gateway replica restarted): join its
+   * channels again and publish the same tracks on new connections (default true).
+   */
+  restore?: boolean;
   /** Sent with `register`. */
   userAlias?: string | null;
   deviceAlias?: string | null;
@@ -297,6 +302,7 @@ export class Client extends Emitter<ClientEvents> {
   }
 
   private resumedWith(result: SyncRegisterResult): void {
+    const lost = { channels: [...this.channels.keys()], connections: [...this.connections.values()] };
     const open = new Map(result.connections.map((connection) => [connection.connectionId, connection]));
     for (const connection of this.connections.values()) {
       const held = result.resumed ? open.get(connection.connectionId) : undefined;
@@ -308,6 +314,31 @@ export class Client extends Emitter<ClientEvents> {
     this.registered(result);
     this.emit('reconnected', { resumed: result.resumed, droppedPushes: result.droppedPushes });
     this.releaseHeldPushes();
+    if (!result.resumed && this.options.restore !== false) void this.restore(lost.channels, lost.connections);
+  }
+
+  /** Joins the lost channels again and republishes the lost local media; new connections come as `connection`. */
+  private async restore(channels: string[], connections: Connection[]): Promise<void> {
+    for (const channelId of channels) {
+      const joined = await this.join(channelId).then(
+        () => true,
+        (error: unknown) => (this.host.reportError(error), false),
+      );
+      if (!joined) continue;
+      for (const lost of connections) {
+        if (lost.channelId !== channelId) continue;
+        const again =
+          lost instanceof UpstreamConnection
+            ? this.publish(channelId, lost.republishOptions())
+            : lost instanceof MixerConnection
+              ? this.joinMixer(channelId, lost.republishOptions())
+              : undefined;
+        await again?.then(
+          (connection) => this.emit('connection', connection),
+          (error: unknown) => this.host.reportError(error),
+        );
+      }
+    }
   }
 
   private finish(event: { code: number; reason: string; error?: Error }, reason: EndReason = 'unregistered'): void {

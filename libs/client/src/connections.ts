@@ -120,13 +120,24 @@ export class UpstreamConnection extends LocalMediaConnection {
   readonly direction = 'upstream';
   readonly dataChannel?: DataChannelLike;
 
-  constructor(host: ConnectionHost, connectionId: string, channelId: string, options: PublishOptions) {
+  constructor(
+    host: ConnectionHost,
+    connectionId: string,
+    channelId: string,
+    private readonly options: PublishOptions,
+  ) {
     super(host, connectionId, channelId, { audio: options.audio, video: options.video }, options);
     this.addTracks('sendonly');
     if (options.data)
       this.dataChannel = this.peerConnection.createDataChannel(
         typeof options.data === 'string' ? options.data : 'switchboard',
       ) as DataChannelLike;
+  }
+
+  /** @internal What publishes the same tracks again on a new connection (a session that could not be resumed). */
+  republishOptions(): PublishOptions {
+    const { connectionId: _previous, ...options } = this.options;
+    return { ...options, audioMuted: this.muted.audio, videoMuted: this.muted.video };
   }
 
   /** @internal Offer → `connection.offer` → the media server's answer; candidates trickle after it. */
@@ -146,10 +157,16 @@ export class MixerConnection extends LocalMediaConnection {
     host: ConnectionHost,
     connectionId: string,
     channelId: string,
-    options: LocalMediaOptions & { audio: MediaTrackLike },
+    private readonly options: LocalMediaOptions & { audio: MediaTrackLike },
   ) {
     super(host, connectionId, channelId, { audio: options.audio }, options);
     this.addTracks('sendrecv');
+  }
+
+  /** @internal */
+  republishOptions(): LocalMediaOptions & { audio: MediaTrackLike } {
+    const { connectionId: _previous, ...options } = this.options;
+    return { ...options, audioMuted: this.muted.audio };
   }
 
   /** @internal */
