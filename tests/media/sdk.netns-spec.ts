@@ -9,13 +9,13 @@ import { WebSocket } from 'ws';
 import { MediaStreamTrack, RTCPeerConnection, RTCRtpCodecParameters, RtpHeader, RtpPacket } from 'werift';
 import {
   Client,
+  UpstreamConnection,
   type Connection,
   type DownstreamConnection,
   type MediaTrackLike,
   type RemoteUpstream,
-  type UpstreamConnection,
 } from '@switchboard/client';
-import { waitFor } from '@switchboard/testing';
+import { serviceTestEnv, spawnService, waitFor } from '@switchboard/testing';
 import { MediaSessionStack } from '../../tools/testing/media-session-stack.js';
 import { opusToneFrames } from '../../tools/testing/media-opus.js';
 
@@ -263,4 +263,30 @@ describe('@switchboard/client in Node (ws + werift) against the real stack', () 
     });
     expect(mixers.map((mixer) => mixer.mediaServerId)).toEqual([stack.media.mediaServerId, stack.media.mediaServerId]);
   }, 60000);
+  it('restores the sessions after the gateway restarted: joined again, published again, received again', async () => {
+    const [alice, bob] = [clients[0]!, clients[1]!];
+    const restored = alice.once('connection');
+    const bobBack = bob.once('reconnected');
+    const port = new URL(stack.gateway.url!).port;
+    await stack.gateway.stop();
+    stack.gateway = await spawnService('admin-gateway', {
+      ...serviceTestEnv(stack.namespace, stack.db.url),
+      HTTP_PORT: port,
+    });
+    const [upstream] = await restored;
+    expect((await bobBack)[0]).toMatchObject({ resumed: false });
+    expect(alice.session).toMatchObject({ resumed: false, clientId: 'alice-client' });
+    expect(upstream).toBeInstanceOf(UpstreamConnection);
+    expect(alice.channels.has(CHANNEL)).toBe(true);
+    await waitFor(() => upstream.state === 'connected', { timeoutMs: 15000, description: "alice's new upstream" });
+
+    // bob (no autoSubscribe) had its downstream ended by the restart; it receives the new upstream.
+    await waitFor(() => bob.channels.has(CHANNEL), { timeoutMs: 10000, description: 'bob joined again' });
+    const downstream = await bob.subscribe(CHANNEL, upstream.connectionId);
+    const received = countRtp(downstream);
+    await waitFor(() => received.audio > 10 && received.video > 5, {
+      timeoutMs: 15000,
+      description: "alice's RTP at bob after the restart",
+    });
+  }, 90000);
 });
