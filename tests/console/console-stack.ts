@@ -3,6 +3,7 @@
  * and the console, each its own process, live clients over the real /sync socket.
  */
 import { spawn, execFile, type ChildProcess } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -22,6 +23,7 @@ import {
 } from '@switchboard/testing';
 import { connect, type NatsConnection } from '@nats-io/transport-node';
 import { FakeMediaServer, SyncClient } from '../../tools/simulator/src/index.mjs';
+import { writeConnectionMedia, type MediaTarget } from '../../tools/media/media.mjs';
 
 const run = promisify(execFile);
 const CONSOLE_MAIN = path.resolve('apps/console/dist/main.js');
@@ -65,6 +67,7 @@ export class ConsoleStack {
   gateway!: SpawnedService;
   consoleUrl!: string;
   operatorKey!: string;
+  operatorOrganizationId!: string;
   configId!: string;
   private readonly services: SpawnedService[] = [];
   private consoleProcess?: ChildProcess;
@@ -72,19 +75,45 @@ export class ConsoleStack {
   readonly receiver = new WebhookReceiver();
   mediaServer!: InstanceType<typeof FakeMediaServer>;
   private nats?: NatsConnection;
+  private env: Record<string, string> = {};
 
+  recordings?: SpawnedService;
+
+  /** `extras`: recording-service (recordings played through the console) and usage-aggregator too. */
   constructor(
     readonly namespace: string,
     readonly applicationId: string,
+    private readonly extras: { recordings?: boolean; usage?: boolean } = {},
   ) {}
+
+  private async extraServices(env: Record<string, string>, port: () => Promise<string>): Promise<SpawnedService[]> {
+    const dir = path.join(testServers().dataDir, this.namespace);
+    return Promise.all([
+      ...(this.extras.recordings
+        ? [
+            spawnService('recording-service', {
+              ...env,
+              HTTP_PORT: await port(),
+              RECORDINGS_URL_SECRET: 'console-recordings-url-secret-0123456789abcdef',
+              RECORDINGS_DIR: path.join(dir, 'work'),
+              RECORDINGS_STORAGE_DIR: path.join(dir, 'storage'),
+            }),
+          ]
+        : []),
+      ...(this.extras.usage ? [spawnService('usage-aggregator', { ...env, HTTP_PORT: await port() })] : []),
+    ]);
+  }
 
   async start(): Promise<void> {
     this.db = await createTestDatabase(this.namespace);
     const env = serviceTestEnv(this.namespace, this.db.url);
+    this.env = env;
     const boot = await run(process.execPath, [findApp('management-api').bootstrap!], {
       env: { ...process.env, ...env },
     });
-    this.operatorKey = (JSON.parse(boot.stdout) as { apiKey: string }).apiKey;
+    const booted = JSON.parse(boot.stdout) as { apiKey: string; organizationId: string };
+    this.operatorKey = booted.apiKey;
+    this.operatorOrganizationId = booted.organizationId;
     const port = async () => String(await freePort());
     this.services.push(
       ...(await Promise.all([
@@ -101,6 +130,9 @@ export class ConsoleStack {
       ])),
     );
     [this.management, , this.gateway] = this.services as [SpawnedService, SpawnedService, SpawnedService];
+    const extras = await this.extraServices(env, port);
+    this.services.push(...extras);
+    if (this.extras.recordings) this.recordings = extras[0];
     await this.startConsole();
     this.nats = await connect({ servers: testServers().natsUrl });
     this.mediaServer = new FakeMediaServer({ nc: this.nats, namespace: this.namespace, index: 7, region: '<i>eu</i>' });
@@ -130,6 +162,9 @@ export class ConsoleStack {
         LOG_LEVEL: 'warn',
         CONSOLE_GATEWAY_URL: this.gateway.url,
         CONSOLE_MANAGEMENT_URL: this.management.url,
+        NATS_URL: this.env.NATS_URL,
+        NATS_NAMESPACE: this.env.NATS_NAMESPACE,
+        ...(this.recordings ? { CONSOLE_RECORDINGS_URL: this.recordings.url } : {}),
       },
       stdio: ['ignore', 'inherit', 'inherit'],
     });
@@ -186,6 +221,61 @@ export class ConsoleStack {
     for (const state of ['initializing', 'connecting', 'connected'])
       await sync.request('connection.state', { connectionId: opened.connectionId, state });
     return client;
+  }
+
+  /** A recording-service query over NATS, as the media server side asks it. */
+  private async recordingQuery<T>(query: Record<string, unknown>): Promise<T> {
+    const answer = await this.nats!.request(
+      `${this.namespace}.recording-service.v1.query`,
+      JSON.stringify({
+        pattern: 'recording-service.v1.query',
+        id: randomUUID(),
+        data: { scope: { organizationId: null, operator: true, principal: 'media-server' }, query },
+      }),
+      { timeout: 10000 },
+    );
+    const reply = JSON.parse(new TextDecoder().decode(answer.data)) as { response?: T; err?: unknown };
+    if (reply.err) throw new Error(JSON.stringify(reply.err));
+    return reply.response as T;
+  }
+
+  /**
+   * Records `connectionId` of `channelId` for about a second (interface A turns recording on and
+   * off, the media server side writes the files) and waits for the muxed channel recording.
+   */
+  async record(channelId: string, connectionId: string): Promise<{ id: string; fileSize: number }> {
+    const channel = `/applications/${this.applicationId}/channels/${encodeURIComponent(channelId)}`;
+    await this.a('PATCH', channel, { recording: true, recordingTag: 'take <1>' });
+    const query = { applicationId: this.applicationId, channelId, connectionId };
+    const count = { kind: 'channel.recordings.count', applicationId: this.applicationId, channelId };
+    await waitFor(async () => (await this.recordingQuery<number>(count)) === 1, {
+      timeoutMs: 15000,
+      description: 'the recording opened',
+    });
+    // About a second of recording: the muxed file spans the time recording was on.
+    await new Promise((resolve) => setTimeout(resolve, 1000));
+    await this.a('PATCH', channel, { recording: false });
+    const target = await waitFor(
+      async () => {
+        const found = await this.recordingQuery<MediaTarget & { stopTimestamp: number | null }>({
+          kind: 'media.recordingTarget',
+          ...query,
+        });
+        return found.stopTimestamp ? found : undefined;
+      },
+      { timeoutMs: 15000, description: 'the recording closed' },
+    );
+    await writeConnectionMedia(target, { durationSeconds: 1 });
+    return waitFor(
+      async () => {
+        const listed = await this.a<Array<{ id: string; ready: boolean; fileSize: number }>>(
+          'GET',
+          `${channel}/recordings`,
+        );
+        return listed[0]?.ready ? listed[0] : undefined;
+      },
+      { timeoutMs: 60000, description: 'the channel recording muxed' },
+    );
   }
 
   async stop(): Promise<void> {

@@ -343,6 +343,7 @@ describe('operator console', () => {
       await customerPage.getByRole('button', { name: 'Webhook deliveries' }).waitFor();
       expect(await customerPage.getByRole('button', { name: 'Parked events' }).count()).toBe(0);
       expect(await customerPage.getByRole('button', { name: 'Media servers' }).count()).toBe(0);
+      expect(await customerPage.getByRole('button', { name: 'Organizations' }).count()).toBe(0);
       await expect(customerPage.getByText('Organization key').count()).resolves.toBe(1);
     } finally {
       await customerContext.close();

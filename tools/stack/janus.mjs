@@ -45,11 +45,12 @@ export function findJanus() {
  */
 export function ensureJanus({ install = false, log = console.log } = {}) {
   let bin = findJanus();
-  if (bin) return { bin };
-  if (!install || process.getuid?.() !== 0)
-    return { bin: null, reason: 'Janus is not installed (as root: apt-get install janus)' };
+  // janus-pp-rec (janus-tools) converts the recordings; Janus runs without it.
+  const canInstall = install && process.getuid?.() === 0;
+  if (bin && (findBinary('janus-pp-rec') || !canInstall)) return { bin };
+  if (!canInstall) return { bin: null, reason: 'Janus is not installed (as root: apt-get install janus janus-tools)' };
   try {
-    aptInstall(['janus'], log);
+    aptInstall(['janus', 'janus-tools'], log);
   } catch (error) {
     return { bin: null, reason: `apt-get install janus failed: ${error.message.split('\n')[0]}` };
   }

@@ -162,6 +162,7 @@ export class Launcher {
     const env = {};
     if (this.urls.adminGateway) env.CONSOLE_GATEWAY_URL = this.urls.adminGateway;
     if (this.urls.managementApi) env.CONSOLE_MANAGEMENT_URL = this.urls.managementApi;
+    if (this.urls.recordingService) env.CONSOLE_RECORDINGS_URL = this.urls.recordingService;
     return env;
   }
 

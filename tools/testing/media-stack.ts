@@ -31,8 +31,8 @@ export interface MediaStack {
   readonly janus: TestJanus;
   /** The running agent (a new one after `restartAgent`). */
   readonly agent: SpawnedService;
-  /** Kills the agent (SIGKILL: a crash) and starts a new one with the same settings and id. */
-  restartAgent(): Promise<void>;
+  /** Stops the agent (SIGKILL by default: a crash) and starts a new one with the same settings and id. */
+  restartAgent(signal?: NodeJS.Signals): Promise<void>;
   /** The VideoRoom rooms Janus holds, asked on a Janus session of the test's own. */
   janusRooms(): Promise<Array<{ room: number; description?: string }>>;
   /** Every event the agent published, in order. */
@@ -106,8 +106,8 @@ export async function startMediaStack(
       return agent;
     },
     events,
-    async restartAgent() {
-      await agent.stop('SIGKILL');
+    async restartAgent(signal: NodeJS.Signals = 'SIGKILL') {
+      await agent.stop(signal);
       agent = await spawnAgent();
     },
     async janusRooms() {

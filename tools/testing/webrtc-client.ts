@@ -20,6 +20,8 @@ const AUDIO_PT = 111;
 const VIDEO_PT = 96;
 const AUDIO_INTERVAL_MS = 20;
 const VIDEO_INTERVAL_MS = 50;
+/** Most packets a sender sends at once to catch up with the clock. */
+const MAX_CATCH_UP = 5;
 // A VP8 payload descriptor (start of partition) and a key frame header (640×480), then filler.
 const VP8_KEY_FRAME = Buffer.concat([
   Buffer.from([0x10, 0x50, 0x02, 0x00, 0x9d, 0x01, 0x2a, 0x80, 0x02, 0xe0, 0x01]),
@@ -131,10 +133,13 @@ export class TestPublisher {
     await this.pc.setRemoteDescription(answer);
   }
 
-  /** Starts sending RTP: Opus every 20 ms, a VP8 frame every 50 ms. */
-  start(): void {
-    this.timers.push(sender(this.audio, AUDIO_PT, 960, OPUS_FRAME, AUDIO_INTERVAL_MS));
-    this.timers.push(sender(this.video, VIDEO_PT, 4500, VP8_KEY_FRAME, VIDEO_INTERVAL_MS));
+  /**
+   * Starts sending RTP: Opus every 20 ms (`audioFrames` in a loop, e.g. a real tone from media-opus.ts,
+   * else filler bytes), a VP8 frame every 50 ms.
+   */
+  start(options: { audioFrames?: readonly Buffer[] } = {}): void {
+    this.timers.push(sender(this.audio, AUDIO_PT, 960, options.audioFrames ?? [OPUS_FRAME], AUDIO_INTERVAL_MS));
+    this.timers.push(sender(this.video, VIDEO_PT, 4500, [VP8_KEY_FRAME], VIDEO_INTERVAL_MS));
   }
 
   async close(): Promise<void> {
@@ -144,14 +149,27 @@ export class TestPublisher {
   }
 }
 
-function sender(track: MediaStreamTrack, payloadType: number, step: number, payload: Buffer, everyMs: number) {
+function sender(
+  track: MediaStreamTrack,
+  payloadType: number,
+  step: number,
+  payloads: readonly Buffer[],
+  everyMs: number,
+) {
   let sequenceNumber = randomInt(0, 0xffff);
   let timestamp = randomInt(0, 0x7fffffff);
+  let index = 0;
+  // Paced by the clock, not by the count of timer turns (which come late on a busy machine): the
+  // media's RTP time then follows the wall clock, as a real sender's does (recording durations).
+  const startedAt = performance.now();
   const timer = setInterval(() => {
-    const header = new RtpHeader({ payloadType, sequenceNumber, timestamp, marker: true });
-    sequenceNumber = (sequenceNumber + 1) & 0xffff;
-    timestamp = (timestamp + step) >>> 0;
-    track.writeRtp(new RtpPacket(header, payload));
+    const due = Math.floor((performance.now() - startedAt) / everyMs) + 1;
+    for (let burst = 0; index < due && burst < MAX_CATCH_UP; burst++) {
+      const header = new RtpHeader({ payloadType, sequenceNumber, timestamp, marker: true });
+      sequenceNumber = (sequenceNumber + 1) & 0xffff;
+      timestamp = (timestamp + step) >>> 0;
+      track.writeRtp(new RtpPacket(header, payloads[index++ % payloads.length]!));
+    }
   }, everyMs);
   timer.unref();
   return timer;

@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net';
 import type { FastifyInstance } from 'fastify';
 import { buildConsole } from './app.js';
 import { loadConsoleConfig } from './config.js';
+import { ConnectionStatsStore } from './connection-stats.js';
 
 /** A real HTTP upstream on loopback that records what reaches it. */
 async function upstream() {
@@ -20,6 +21,7 @@ async function upstream() {
 describe('console backend-for-frontend', () => {
   let gateway: Awaited<ReturnType<typeof upstream>>;
   let app: FastifyInstance;
+  const stats = new ConnectionStatsStore();
 
   beforeAll(async () => {
     gateway = await upstream();
@@ -27,8 +29,9 @@ describe('console backend-for-frontend', () => {
       LOG_LEVEL: 'error',
       CONSOLE_GATEWAY_URL: gateway.url,
       CONSOLE_MANAGEMENT_URL: 'http://127.0.0.1:9', // nothing listens there
+      CONSOLE_RECORDINGS_URL: gateway.url,
     });
-    app = await buildConsole(config, process.cwd());
+    app = await buildConsole(config, process.cwd(), stats);
   });
 
   afterAll(async () => {
@@ -67,6 +70,45 @@ describe('console backend-for-frontend', () => {
       expect.objectContaining({ status: 503, detail: expect.stringContaining('interface B') }),
     );
     expect(answer.body).not.toMatch(/ECONNREFUSED|127\.0\.0\.1|at .*\.js/);
+  });
+
+  it("answers a connection's stats once interface A let the caller read the connection", async () => {
+    stats.record({
+      applicationId: 'app',
+      event: {
+        channel: { id: 'ch 1' },
+        client: { id: 'c', userId: 'u', deviceId: 'd' },
+        connection: { id: 'cn', stats: { timestamp: Date.now(), roundTripTime: 42 } },
+      },
+    });
+    const answer = await app.inject({
+      method: 'GET',
+      url: '/api/stats/app/ch%201/u/d/c/cn',
+      headers: { 'x-api-key': 'sb_key', cookie: 'session=secret' },
+    });
+    expect(answer.statusCode).toBe(200);
+    expect(answer.json()).toEqual({ samples: [expect.objectContaining({ roundTripTime: 42 })] });
+    const asked = gateway.seen.at(-1)!;
+    expect(asked.url).toBe(
+      '/admin/api/v1.0/applications/app/channels/ch%201/users/u/devices/d/clients/c/connections/cn',
+    );
+    expect(asked.headers['x-api-key']).toBe('sb_key');
+    expect(asked.headers.cookie).toBeUndefined();
+  });
+
+  it('serves recording files from recording-service with the byte range only, never the credential', async () => {
+    const answer = await app.inject({
+      method: 'GET',
+      url: '/recordings/files/signed-token',
+      headers: { range: 'bytes=0-99', 'x-api-key': 'sb_key', cookie: 'session=secret' },
+    });
+    expect(answer.statusCode).toBe(200);
+    expect(answer.headers['content-security-policy']).toContain("media-src 'self'");
+    const asked = gateway.seen.at(-1)!;
+    expect(asked.url).toBe('/files/signed-token');
+    expect(asked.headers.range).toBe('bytes=0-99');
+    expect(asked.headers['x-api-key']).toBeUndefined();
+    expect(asked.headers.cookie).toBeUndefined();
   });
 
   it('refuses a console setting that is not a URL, naming it', () => {

@@ -25,6 +25,26 @@ export const settings = {
     protocols: ['http', 'https'],
     description: 'Base URL of management-api; the console forwards /api/b/* to <this>/*',
   }),
+  recordingsUrl: url({
+    env: 'CONSOLE_RECORDINGS_URL',
+    optional: true,
+    protocols: ['http', 'https'],
+    description:
+      "Base URL of recording-service's signed file links; the console serves /recordings/files/* from <this>/files/* (unset: recordings are listed, not played)",
+  }),
+  natsUrl: url({
+    env: 'NATS_URL',
+    optional: true,
+    protocols: ['nats', 'tls'],
+    description:
+      "NATS server URL: the console keeps the connections' recent stats from the runtime's events for the charts (unset: no charts)",
+  }),
+  natsNamespace: str({
+    env: 'NATS_NAMESPACE',
+    default: 'sb',
+    pattern: /^[A-Za-z0-9_-]{1,32}$/,
+    description: 'Prefix of the NATS subjects of the deployment (as the other services)',
+  }),
   upstreamTimeoutMs: int({
     env: 'CONSOLE_UPSTREAM_TIMEOUT_MS',
     default: 15000,

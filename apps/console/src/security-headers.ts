@@ -7,6 +7,7 @@ export const CONTENT_SECURITY_POLICY = [
   "script-src 'self'",
   "style-src 'self'",
   "img-src 'self'",
+  "media-src 'self'",
   "font-src 'self'",
   "connect-src 'self'",
   "manifest-src 'self'",

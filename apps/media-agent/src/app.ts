@@ -12,14 +12,19 @@ import type { MediaAgentConfig } from './config.js';
 import { checkJanusAdmin } from './janus/janus-admin.js';
 import { JanusClient } from './janus/janus-client.js';
 import { resolveMediaServerId } from './media-server-id.js';
+import { recordingProviders } from './recording/recording.providers.js';
 import { JANUS, MEDIA_SERVER_ID, Registration } from './registration.js';
-import { bindMediaCommands, MEDIA_MIXERS, MEDIA_ROOMS, MediaCommandsRpc } from './rooms/media-commands.rpc.js';
+import {
+  bindMediaCommands,
+  MEDIA_EVENTS,
+  MEDIA_MIXERS,
+  MEDIA_ROOMS,
+  MediaCommandsRpc,
+} from './rooms/media-commands.rpc.js';
 import { MediaEvents } from './rooms/media-events.js';
 import { MediaMixers } from './rooms/media-mixers.js';
 import { MediaRooms } from './rooms/media-rooms.js';
 import { MediaStats } from './rooms/media-stats.js';
-
-const MEDIA_EVENTS = Symbol('MEDIA_EVENTS');
 
 @Module({})
 class MediaAgentModule {
@@ -78,6 +83,7 @@ class MediaAgentModule {
             });
           },
         },
+        ...recordingProviders(config, janus),
         Registration,
       ],
       exports: [JANUS, MEDIA_SERVER_ID],

@@ -69,6 +69,40 @@ export const settings = {
     minLength: 1,
     description: "Directory of the agent's own files (the media server id)",
   }),
+  mediaRecordingsDir: str({
+    env: 'MEDIA_RECORDINGS_DIR',
+    optional: true,
+    minLength: 1,
+    description:
+      'Directory of the recordings Janus writes for the agent (`.mjr`, converted files, manifests); unset: MEDIA_AGENT_DATA_DIR/recordings. Janus must be able to write there, outside its janus.jcfg protected_folders',
+  }),
+  janusRecordingsDir: str({
+    env: 'JANUS_RECORDINGS_DIR',
+    optional: true,
+    minLength: 1,
+    description:
+      "The same directory as Janus's container mounts it, when that path differs (Kubernetes: one volume in both containers); unset: MEDIA_RECORDINGS_DIR",
+  }),
+  janusPpRecPath: str({
+    env: 'JANUS_PP_REC_PATH',
+    default: 'janus-pp-rec',
+    minLength: 1,
+    description: 'janus-pp-rec (Debian package janus-tools): turns `.mjr` recordings into playable files',
+  }),
+  ffmpegPath: str({
+    env: 'FFMPEG_PATH',
+    default: 'ffmpeg',
+    minLength: 1,
+    description: 'ffmpeg, for recordings whose codec janus-pp-rec writes only as WAV (G.711, G.722)',
+  }),
+  mediaRecordingHandoverTimeoutMs: int({
+    env: 'MEDIA_RECORDING_HANDOVER_TIMEOUT_MS',
+    default: 600000,
+    min: 1000,
+    max: 86400000,
+    description:
+      "How long after a recording's stop the agent keeps trying to hand its files over (recording-service unreachable, or not knowing the connection's recording yet); then they are dropped",
+  }),
   mediaServerRegion: str({
     env: 'MEDIA_SERVER_REGION',
     optional: true,

@@ -25,6 +25,7 @@ import { Outbox } from './lifecycle/outbox.js';
 import { RecordingMetrics } from './metrics.js';
 import { persistenceOptions } from './persistence.js';
 import { FileRemovals } from './pipeline/file-removals.js';
+import { IngestUploads } from './pipeline/ingest-uploads.js';
 import { IngestStep } from './pipeline/ingest.step.js';
 import { MoveStep } from './pipeline/move.step.js';
 import { MuxStep } from './pipeline/mux.step.js';
@@ -101,6 +102,7 @@ class RecordingServiceModule {
         RecordingStages,
         StepRunner,
         IngestStep,
+        IngestUploads,
         MuxStep,
         MoveStep,
         Sweeper,

@@ -14,6 +14,11 @@ import { OperationJournal } from './events/journal.js';
 import { Pusher } from './events/pusher.js';
 import { MediaEvents } from './media/media-events.js';
 import { MediaEventsListener } from './media/media-events.listener.js';
+import { NatsMediaAgents } from './media/media-control-agent.js';
+import { LiveMediaControlReads } from './media/media-control-reads.js';
+import { MediaControlConsumer } from './media/media-control.consumer.js';
+import { MediaReconciler } from './media/media-reconcile.js';
+import { RegistryConnectionsOnServers } from './media/media-reconcile-reads.js';
 import { RuntimeRpc } from './rpc/runtime.rpc.js';
 import { ChannelRecordingDefaults } from './runtime/channel-recording.js';
 import { CommandService } from './runtime/command.service.js';
@@ -79,6 +84,12 @@ class RegistryModule {
         Sweeper,
         MediaEvents,
         MediaEventsListener,
+        // Media control (issue 22): commands to the media-agents, reconciliation with Janus.
+        NatsMediaAgents,
+        LiveMediaControlReads,
+        MediaControlConsumer,
+        RegistryConnectionsOnServers,
+        MediaReconciler,
       ],
       exports: [REDIS],
     };

@@ -1,4 +1,13 @@
-import { commonSettings, int, loadConfig, redisSettings, str, url, type ConfigOf } from '@switchboard/config';
+import {
+  commonSettings,
+  eventConsumerSettings,
+  int,
+  loadConfig,
+  redisSettings,
+  str,
+  url,
+  type ConfigOf,
+} from '@switchboard/config';
 
 export const settings = {
   ...commonSettings(8082),
@@ -90,6 +99,32 @@ export const settings = {
     max: 30000,
     description:
       "How long a join activating a channel waits for management-api's channel config; past it the channel does not record by default and the next activation asks again",
+  }),
+  // Media control: commands to the media-agents of Janus servers (README, "Media control")
+  ...eventConsumerSettings(),
+  mediaAgentTimeoutMs: int({
+    env: 'MEDIA_AGENT_TIMEOUT_MS',
+    default: 2000,
+    min: 50,
+    max: 60000,
+    description:
+      'How long the registry waits for a media-agent to answer one command (a mute, a leave, a kick, a room listing); a command not answered is tried twice more, then its event comes again later',
+  }),
+  mediaReconcileIntervalMs: int({
+    env: 'MEDIA_RECONCILE_INTERVAL_MS',
+    default: 60000,
+    min: 1000,
+    max: 3600000,
+    description:
+      'Interval of the reconciliation of every active Janus server with the registry (Janus connections and rooms the registry does not hold are removed); one replica at a time runs it (a Redis lock), and each replica tries a pass 1 s after it starts',
+  }),
+  mediaReconcileGraceMs: int({
+    env: 'MEDIA_RECONCILE_GRACE_MS',
+    default: 5000,
+    min: 0,
+    max: 600000,
+    description:
+      'The reconciliation leaves alone registry connections opened or connected less than this long ago (joins in flight)',
   }),
   // Application environment
   externalAdminUrl: url({

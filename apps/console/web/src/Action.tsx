@@ -6,13 +6,15 @@ interface Props {
   question: string;
   /** Asks for a message text in the dialog and hands it to `run`. */
   withMessage?: boolean;
+  /** Asks for another value instead (its label and input type, e.g. a date), handed to `run`. */
+  input?: { label: string; type: 'datetime-local' | 'text' };
   danger?: boolean;
   run: (message: string) => Promise<unknown>;
   onDone?: () => void;
 }
 
 /** An operator action: a button, a modal confirmation (native dialog: focus trapped, Escape cancels), the outcome. */
-export function Action({ label, question, withMessage, danger, run, onDone }: Props) {
+export function Action({ label, question, withMessage, input, danger, run, onDone }: Props) {
   const dialog = useRef<HTMLDialogElement>(null);
   const [message, setMessage] = useState('');
   const [outcome, setOutcome] = useState<{ ok: boolean; text: string }>();
@@ -53,6 +55,12 @@ export function Action({ label, question, withMessage, danger, run, onDone }: Pr
             <label>
               Message
               <textarea required value={message} onChange={(event) => setMessage(event.target.value)} />
+            </label>
+          )}
+          {input && (
+            <label>
+              {input.label}
+              <input type={input.type} required value={message} onChange={(event) => setMessage(event.target.value)} />
             </label>
           )}
           {outcome && !outcome.ok && <p role="alert">{outcome.text}</p>}

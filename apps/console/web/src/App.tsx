@@ -4,9 +4,14 @@ import { ChangeLogPage } from './pages/ChangeLog';
 import { LivePage } from './pages/Live';
 import { MediaServersPage } from './pages/MediaServers';
 import { ParkedPage } from './pages/Parked';
+import { OrganizationsPage } from './pages/Organizations';
+import { RecordingsPage } from './pages/Recordings';
+import { UsagePage } from './pages/Usage';
+import { WebhookConfigPage } from './pages/WebhookConfig';
 import { WebhooksPage } from './pages/Webhooks';
 
-type Page = 'live' | 'webhooks' | 'changes' | 'media' | 'parked';
+type Page =
+  'live' | 'recordings' | 'webhooks' | 'webhook-config' | 'changes' | 'usage' | 'media' | 'parked' | 'organizations';
 interface Session {
   key: string;
   /** The credential may call the operator-only routes (found out by one: 403 otherwise). */
@@ -83,12 +88,16 @@ export function App() {
   }
   const pages: Array<[Page, string]> = [
     ['live', 'Live'],
+    ['recordings', 'Recordings'],
     ['webhooks', 'Webhook deliveries'],
+    ['webhook-config', 'Webhooks'],
     ['changes', 'Change log'],
+    ['usage', 'Usage'],
     ...(session.operator
       ? ([
           ['media', 'Media servers'],
           ['parked', 'Parked events'],
+          ['organizations', 'Organizations'],
         ] as Array<[Page, string]>)
       : []),
   ];
@@ -116,10 +125,14 @@ export function App() {
       </header>
       <main>
         {page === 'live' && <LivePage />}
+        {page === 'recordings' && <RecordingsPage />}
         {page === 'webhooks' && <WebhooksPage />}
+        {page === 'webhook-config' && <WebhookConfigPage />}
         {page === 'changes' && <ChangeLogPage />}
+        {page === 'usage' && <UsagePage />}
         {page === 'media' && session.operator && <MediaServersPage />}
         {page === 'parked' && session.operator && <ParkedPage />}
+        {page === 'organizations' && session.operator && <OrganizationsPage />}
       </main>
     </>
   );

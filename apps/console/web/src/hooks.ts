@@ -1,4 +1,5 @@
 import { useCallback, useEffect, useRef, useState } from 'react';
+import { api } from './api';
 
 /** How often the live pages read the runtime again. */
 export const LIVE_POLL_MS = 2000;
@@ -38,4 +39,14 @@ export function usePolled<T>(load: () => Promise<T>, deps: readonly unknown[], i
     };
   }, [...deps, tick, intervalMs]);
   return { data, error, refresh };
+}
+
+/** Application ids the credential knows: those live on interface A and those configured on interface B. */
+export async function loadApplicationIds(): Promise<string[]> {
+  const [live, configs] = await Promise.all([
+    api<string[]>('GET', '/api/a/applications'),
+    api<{ value: Array<{ applicationId: string | null }> }>('GET', '/api/b/ApplicationConfigs?$top=1000'),
+  ]);
+  const configured = configs.value.map((config) => config.applicationId).filter((id): id is string => id !== null);
+  return [...new Set([...live, ...configured])].sort((one, other) => one.localeCompare(other));
 }

@@ -21,6 +21,13 @@ export interface UserInChannel {
   clientCount: number;
   connectionCount: number;
 }
+export interface DeviceInChannel {
+  id: string;
+  userId: string;
+  alias: string | null;
+  clientCount: number;
+  connectionCount: number;
+}
 export interface ClientInChannel {
   id: string;
   userId: string;
@@ -43,6 +50,7 @@ export interface ConnectionInfo {
   localVideoMuted: boolean;
   localAudioUnmuteDisabled: boolean;
   localVideoUnmuteDisabled: boolean;
+  recording: boolean;
   [field: string]: unknown;
 }
 export interface WebhookDelivery {
@@ -99,4 +107,86 @@ export interface MediaServerStatistics {
   activeConnections: number;
   totalClosedConnections: number;
   totalFailedConnections: number;
+}
+/** One stats sample of a connection, as the console's `/api/stats` keeps them (MediaStats fields). */
+export interface StatsSample {
+  timestamp: number;
+  sendBitrate: number | null;
+  receiveBitrate: number | null;
+  packetsReceived: number | null;
+  packetsLost: number | null;
+  jitter: number | null;
+  roundTripTime: number | null;
+}
+export interface ConnectionRecording {
+  id: string;
+  channelId: string;
+  userId: string;
+  deviceId: string;
+  clientId: string;
+  connectionId: string;
+  hasAudio: boolean;
+  hasVideo: boolean;
+  audioUrl: string | null;
+  videoUrl: string | null;
+}
+export interface ChannelRecording {
+  id: string;
+  applicationId: string;
+  channelId: string;
+  tag: string | null;
+  deleted: boolean;
+  startTimestamp: string;
+  stopTimestamp: string | null;
+  expiryTimestamp: string | null;
+  hasAudio: boolean;
+  hasVideo: boolean;
+  ready: boolean;
+  fileSize: number | null;
+  url: string | null;
+  connectionRecordings: ConnectionRecording[];
+}
+export interface ApplicationConfig {
+  id: string;
+  applicationId: string | null;
+  tag: string | null;
+  disabled: boolean | null;
+}
+export interface ChannelConfig {
+  id: string;
+  applicationConfigId: string;
+  channelIdPattern: string;
+}
+/** An application or channel webhook (interface B); the parent field names its config. */
+export interface Webhook {
+  id: string;
+  applicationConfigId?: string;
+  channelConfigId?: string | null;
+  name: string | null;
+  url: string | null;
+  disabled: boolean;
+  batch: boolean;
+  reliable: boolean;
+  events: string[] | null;
+}
+export interface UsageRecord {
+  id: string;
+  applicationId: string;
+  startTimestamp: string;
+  endTimestamp: string;
+  participantMessages: number;
+  participantMinutes: Array<{ key: number; value: { maxPixelCount?: number; usageParticipantMinutes?: number } }>;
+}
+export interface Organization {
+  id: string;
+  name: string | null;
+  disabled: boolean;
+  createdOn: number;
+}
+export interface ApiKey {
+  id: string;
+  key: string | null;
+  tag: string | null;
+  createdOn: number;
+  createdBy: string | null;
 }

@@ -6,11 +6,13 @@ import {
   type MediaAgentCommand,
   type MediaAgentResults,
 } from '@switchboard/contracts';
+import { MEDIA_RECORDINGS, type MediaRecordings } from '../recording/media-recordings.js';
 import { MediaMixers } from './media-mixers.js';
 import { MediaRooms } from './media-rooms.js';
 
 export const MEDIA_ROOMS = Symbol('MEDIA_ROOMS');
 export const MEDIA_MIXERS = Symbol('MEDIA_MIXERS');
+export const MEDIA_EVENTS = Symbol('MEDIA_EVENTS');
 
 /**
  * `media-agent.v1.<mediaServerId>.command` (messaging/media.ts): the control plane's commands for
@@ -22,6 +24,7 @@ export class MediaCommandsRpc {
   constructor(
     @Inject(MEDIA_ROOMS) private readonly rooms: MediaRooms,
     @Inject(MEDIA_MIXERS) private readonly mixers: MediaMixers,
+    @Inject(MEDIA_RECORDINGS) private readonly recordings: MediaRecordings,
   ) {}
 
   async command(@Payload() body: unknown): Promise<MediaAgentResults[keyof MediaAgentResults]> {
@@ -62,6 +65,8 @@ export class MediaCommandsRpc {
         return this.mixers.mute(command);
       case 'mixer.kick':
         return this.mixers.kick(command);
+      case 'connection.record':
+        return this.recordings.record(command);
     }
   }
 }

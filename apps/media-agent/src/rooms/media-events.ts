@@ -9,6 +9,7 @@ import type { JsonLogger, NatsClient } from '@switchboard/service-kit';
 export class MediaEvents {
   private readonly subject: string;
   private readonly pattern: string;
+  private readonly listeners = new Set<(event: MediaAgentEvent) => void>();
 
   constructor(
     private readonly nats: NatsClient,
@@ -19,7 +20,13 @@ export class MediaEvents {
     this.subject = nats.subject(this.pattern);
   }
 
+  /** Calls `listener` with every event this agent publishes (e.g. recording stops at `connection.ended`). */
+  onPublish(listener: (event: MediaAgentEvent) => void): void {
+    this.listeners.add(listener);
+  }
+
   publish(event: MediaAgentEvent): void {
+    for (const listener of this.listeners) listener(event);
     const data: MediaAgentEventEnvelope = { mediaServerId: this.mediaServerId, time: new Date().toISOString(), event };
     this.nats.connection$().then(
       (nc) => nc.publish(this.subject, JSON.stringify({ pattern: this.pattern, data })),

@@ -341,6 +341,17 @@ export class MediaRooms {
     );
   }
 
+  /** The handle of a publisher in this agent's rooms (recording), or undefined. */
+  publisherHandle(ref: ChannelRef & { connectionId: string }): VideoRoomHandle | undefined {
+    const connection = this.rooms.get(channelKey(ref))?.connections.get(ref.connectionId);
+    return connection?.role === 'publisher' ? connection.handle : undefined;
+  }
+
+  /** Settles once the clean-up of the latest (re)connect is done: an earlier session's rooms are gone. */
+  cleanedUp(): Promise<void> {
+    return this.cleaning;
+  }
+
   /** Number of rooms and connections (metrics, tests). */
   counts(): { rooms: number; connections: number } {
     let connections = 0;

@@ -8,6 +8,7 @@ import { describeContent, probe } from '../media/ffmpeg.js';
 import { CONNECTION_RECORDING_TABLE } from '../recordings/recordings.store.js';
 import type { ChannelRecordingRow } from '../recordings/rows.js';
 import { findMediaFile, sizeOf, sleep } from './files.js';
+import { IngestUploads } from './ingest-uploads.js';
 import { PipelineQueues } from './pipeline-queues.js';
 import { RecordingStages } from './recording-stages.js';
 import type { PipelineStep } from './step-runner.js';
@@ -17,7 +18,8 @@ const POLL_MS = 250;
 
 /**
  * Waits (until `stage_changed_on + RECORDINGS_INGEST_TIMEOUT_MS`, a deadline that survives
- * restarts) for the media server's files of every connection recording, probes them, and records
+ * restarts) for the media server's files of every connection recording (written into the work
+ * directory, or uploaded by a media-agent: `IngestUploads`), probes them, and records
  * names, paths, sizes, content and first/last frame timestamps.
  */
 @Injectable()
@@ -31,6 +33,7 @@ export class IngestStep implements PipelineStep {
     private readonly stages: RecordingStages,
     private readonly queues: PipelineQueues,
     private readonly logger: JsonLogger,
+    private readonly uploads: IngestUploads,
   ) {}
 
   async run(r: ChannelRecordingRow): Promise<void> {
@@ -41,8 +44,8 @@ export class IngestStep implements PipelineStep {
       Promise.all(
         children.map(async (c) => ({
           c,
-          audio: c.has_audio ? await findMediaFile(dir, audioBase(c.id)) : null,
-          video: c.has_video ? await findMediaFile(dir, videoBase(c.id)) : null,
+          audio: c.has_audio ? await this.mediaFile(r.id, dir, audioBase(c.id)) : null,
+          video: c.has_video ? await this.mediaFile(r.id, dir, videoBase(c.id)) : null,
         })),
       );
     let found = await look();
@@ -60,8 +63,8 @@ export class IngestStep implements PipelineStep {
       const start = Number(c.start_timestamp);
       const audioProbe = audio ? await this.probeOrNull(audio) : null;
       const videoProbe = video ? await this.probeOrNull(video) : null;
-      const audioFirst = audioProbe ? start + Math.round(audioProbe.startSeconds * 1000) : null;
-      const videoFirst = videoProbe ? start + Math.round(videoProbe.startSeconds * 1000) : null;
+      const audioFirst = audioProbe ? this.firstFrame(audio!, start, audioProbe.startSeconds) : null;
+      const videoFirst = videoProbe ? this.firstFrame(video!, start, videoProbe.startSeconds) : null;
       const ingested = (!c.has_audio || Boolean(audioProbe)) && (!c.has_video || Boolean(videoProbe));
       allIngested &&= ingested;
       anyFile ||= Boolean(audioProbe || videoProbe);
@@ -123,6 +126,16 @@ export class IngestStep implements PipelineStep {
   async fail(r: ChannelRecordingRow, message: string): Promise<void> {
     if (!(await this.stages.setStage(r.id, 'failed', { error: message, mux_pending: false })))
       await this.stages.deletedDuring(r, 'ingest');
+  }
+
+  /** A file written into the work directory (a local media server), or else one a media-agent uploaded. */
+  private async mediaFile(channelRecordingId: string, dir: string, base: string): Promise<string | null> {
+    return (await findMediaFile(dir, base)) ?? (await this.uploads.take(channelRecordingId, base, dir));
+  }
+
+  /** The uploader's first-frame time when it sent one, else the recording's start plus the file's start. */
+  private firstFrame(file: string, recordingStart: number, startSeconds: number): number {
+    return this.uploads.takeFirstFrame(file) ?? recordingStart + Math.round(startSeconds * 1000);
   }
 
   private async probeOrNull(file: string) {

@@ -15,6 +15,7 @@ import type {
 } from '@switchboard/contracts';
 import { clientPart, connectionPart, type ClientRecord } from './records.js';
 import type { MediaStats } from '@switchboard/contracts';
+import type { MediaDomainEvent, MediaEventContext } from '../media/media-control-context.js';
 
 export type EventOrigin = 'client' | 'server' | 'api';
 
@@ -37,6 +38,8 @@ export interface EventParts {
   message?: WebhookEventMessage | null;
   /** Beside the EventInfo of connection events: what the recording side needs that the webhook part lacks. */
   recording?: RecordingEventContext | null;
+  /** Beside the EventInfo of connection events on a media server: what the media control needs. */
+  media?: MediaEventContext | null;
 }
 
 export function domainEvent(
@@ -58,8 +61,13 @@ export function domainEvent(
     connection: parts.connection ? connectionPart(parts.connection, parts.connectionStats ?? null) : null,
     message: parts.message ?? null,
   };
-  const domain: RecordingDomainEvent = { event, applicationId, organizationId: owner.organizationId };
+  const domain: RecordingDomainEvent & MediaDomainEvent = {
+    event,
+    applicationId,
+    organizationId: owner.organizationId,
+  };
   if (parts.recording) domain.recording = parts.recording;
+  if (parts.media) domain.media = parts.media;
   return domain;
 }
 

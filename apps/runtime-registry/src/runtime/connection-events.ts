@@ -1,4 +1,5 @@
 import type { ConnectionInfo, DomainEvent, MediaStats, WebhookEventName } from '@switchboard/contracts';
+import { mediaContext } from '../media/media-control-context.js';
 import { connectionStateEvent, domainEvent, type EventCause, type EventOwner } from '../model/events.js';
 import { clientRecord, connectionInfo, storedConnection, type ClientRecord } from '../model/records.js';
 import { effectiveSettings, type LevelSnapshot } from '../model/settings.js';
@@ -67,6 +68,12 @@ export function connectionEvent(
     connection: info,
     connectionStats: source.stats ?? null,
     recording: { clientProtocol: info.clientProtocol, recordingMode: settings.recordingMode },
+    // Only kicks of interface A close connections with the api origin.
+    media: mediaContext(
+      storedConnection(source.conn),
+      settings,
+      type === 'connection.closed' && cause.origin === 'api',
+    ),
   };
   return domainEvent(owner, type, cause, part, source.at);
 }

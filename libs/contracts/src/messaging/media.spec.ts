@@ -92,4 +92,13 @@ describe('media-agent contract', () => {
     expect(mediaAgentEventEnvelope.check({ mediaServerId: 's1', time, event: stats })).toBe(true);
     expect(mediaAgentEventEnvelope.check({ mediaServerId: 's1', time, event: { ...stats, role: 'peer' } })).toBe(false);
   });
+
+  it('accepts connection.record with its flag, and refuses it without one', () => {
+    const record = { kind: 'connection.record', ...channel, connectionId: 'c1', recording: true };
+    expect(parseMediaAgentCommand(record)).toEqual(record);
+    expect(() => parseMediaAgentCommand({ ...record, recording: 'yes' })).toThrow(ContractViolation);
+    expect(() => parseMediaAgentCommand({ kind: 'connection.record', ...channel, connectionId: 'c1' })).toThrow(
+      ContractViolation,
+    );
+  });
 });

@@ -135,6 +135,13 @@ export const MEDIA_AGENT_COMMANDS = {
     ...channel,
     connectionIds: Type.Array(Id(), { minItems: 1, maxItems: 1000 }),
   }),
+  /**
+   * Starts (`recording: true`) or stops (`false`) the recording of a publisher's streams (issue 24).
+   * On start the agent asks recording-service `media.recordingTarget`; on stop (also on leave, kick,
+   * room destroy, agent shutdown) it converts the files and uploads them for the ingest. A start
+   * after a stop records a new connection recording. Idempotent; `NotFound` for no such publisher.
+   */
+  'connection.record': kindSchema('connection.record', { ...connection, recording: Type.Boolean() }),
   ...MIXER_COMMANDS,
 } as const;
 
@@ -171,6 +178,8 @@ export interface MediaAgentResults {
   'mixer.leave': { left: boolean };
   'mixer.mute': { muted: string[] };
   'mixer.kick': { kicked: string[] };
+  /** Whether the publisher is being recorded now. */
+  'connection.record': { recording: boolean };
 }
 export type MediaAgentResult<K extends MediaAgentCommandKind> = MediaAgentResults[K];
 

@@ -118,3 +118,22 @@ export interface RecordingDomainEvent extends DomainEvent {
 export function recordingPathSegment(id: string): string {
   return encodeURIComponent(id).replace(/\./g, '%2E').replace(/\*/g, '%2A');
 }
+
+// ---------------------------------------------------------------------------------------------
+// Uploads of connection recording files (media-agent → recording-service, no shared disk)
+// ---------------------------------------------------------------------------------------------
+
+/**
+ * The JetStream Object Store bucket a media-agent puts a connection recording's converted files
+ * into and the ingest takes them from (one per namespace). An object is named by
+ * `recordingUploadName`; its file name (base and extension) is in the metadata `fileName`, the
+wall-clock time of its first frame in `firstFrameTimestamp` when the media server knows it.
+ */
+export const recordingUploadsBucket = (namespace: string) => `${namespace}-recording-uploads`;
+export const recordingUploadName = (channelRecordingId: string, fileBase: string) =>
+  `${channelRecordingId}/${fileBase}`;
+export const RECORDING_UPLOAD_FILE_NAME = 'fileName';
+/** Metadata: Unix ms at which the media server received the file's first packet (its time 0). */
+export const RECORDING_UPLOAD_FIRST_FRAME = 'firstFrameTimestamp';
+/** Uploads nobody took (a recording deleted before its ingest) expire after this many days. */
+export const RECORDING_UPLOADS_TTL_DAYS = 7;

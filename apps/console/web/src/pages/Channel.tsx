@@ -1,101 +1,85 @@
 import { createColumnHelper } from '@tanstack/react-table';
 import { useMemo, useState } from 'react';
-import { Action } from '../Action';
-import { api, channelPath, clientInChannelPath } from '../api';
+import { api, channelPath, clientInChannelPath, seg } from '../api';
 import { DataTable } from '../DataTable';
 import { LIVE_POLL_MS, usePolled } from '../hooks';
-import type { ClientInChannel, ConnectionInfo, UserInChannel } from '../types';
+import { LevelActions } from '../LevelActions';
+import type { ClientInChannel, ConnectionInfo, DeviceInChannel, UserInChannel } from '../types';
 import { ConnectionDetail } from './ConnectionDetail';
 
 interface ChannelData {
   users: UserInChannel[];
+  devices: DeviceInChannel[];
   clients: ClientInChannel[];
   connections: ConnectionInfo[];
 }
 
-/** The mute, unmute-disabled, kick and message actions of one level (channel or client in channel). */
-function LevelActions({ path, target, onDone }: { path: string; target: string; onDone: () => void }) {
-  const patch = (body: Record<string, boolean>) => () => api('PATCH', path, body);
-  return (
-    <div className="actions" role="group" aria-label={`Actions on ${target}`}>
-      <Action
-        label="Mute audio"
-        question={`Mute the audio of ${target}?`}
-        run={patch({ audioMuted: true })}
-        onDone={onDone}
-      />
-      <Action
-        label="Unmute audio"
-        question={`Unmute the audio of ${target}?`}
-        run={patch({ audioMuted: false })}
-        onDone={onDone}
-      />
-      <Action
-        label="Mute video"
-        question={`Mute the video of ${target}?`}
-        run={patch({ videoMuted: true })}
-        onDone={onDone}
-      />
-      <Action
-        label="Unmute video"
-        question={`Unmute the video of ${target}?`}
-        run={patch({ videoMuted: false })}
-        onDone={onDone}
-      />
-      <Action
-        label="Disable unmuting"
-        question={`Stop ${target} from unmuting audio and video?`}
-        run={patch({ audioUnmuteDisabled: true, videoUnmuteDisabled: true })}
-        onDone={onDone}
-      />
-      <Action
-        label="Allow unmuting"
-        question={`Let ${target} unmute audio and video again?`}
-        run={patch({ audioUnmuteDisabled: false, videoUnmuteDisabled: false })}
-        onDone={onDone}
-      />
-      <Action
-        label="Send message"
-        question={`Send a server message to ${target}:`}
-        withMessage
-        run={(message) => api('POST', `${path}/message`, { message })}
-        onDone={onDone}
-      />
-      <Action label="Kick" danger question={`Kick ${target}?`} run={() => api('DELETE', path)} onDone={onDone} />
-    </div>
-  );
-}
-
 const userColumns = createColumnHelper<UserInChannel>();
+const deviceColumns = createColumnHelper<DeviceInChannel>();
 const clientColumns = createColumnHelper<ClientInChannel>();
 const connectionColumns = createColumnHelper<ConnectionInfo>();
 const yesNo = (value: boolean) => (value ? 'yes' : 'no');
-const USER_COLUMNS = [
-  userColumns.accessor('id', { header: 'User' }),
-  userColumns.accessor((row) => row.alias ?? '', { id: 'alias', header: 'Alias' }),
-  userColumns.accessor('deviceCount', { header: 'Devices' }),
-  userColumns.accessor('clientCount', { header: 'Clients' }),
-  userColumns.accessor('connectionCount', { header: 'Connections' }),
-];
 
-/** One channel: its users, clients (with their actions) and connections, read again every LIVE_POLL_MS. */
+/** One channel: its users, devices, clients and connections with their actions, read every LIVE_POLL_MS. */
 export function ChannelView({ applicationId, channelId }: { applicationId: string; channelId: string }) {
   const path = channelPath(applicationId, channelId);
   const [selected, setSelected] = useState<ConnectionInfo>();
   const live = usePolled<ChannelData>(
     async () => {
-      const [users, clients, connections] = await Promise.all([
+      const [users, devices, clients, connections] = await Promise.all([
         api<UserInChannel[]>('GET', `${path}/users`),
+        api<DeviceInChannel[]>('GET', `${path}/devices`),
         api<ClientInChannel[]>('GET', `${path}/clients`),
         api<ConnectionInfo[]>('GET', `${path}/connections`),
       ]);
-      return { users, clients, connections };
+      return { users, devices, clients, connections };
     },
     [path],
     LIVE_POLL_MS,
   );
   const refresh = live.refresh;
   // Stable columns: a cell renderer is a component type; a new one each render would remount the actions.
+  const userColumnDefs = useMemo(
+    () => [
+      userColumns.accessor('id', { header: 'User' }),
+      userColumns.accessor((row) => row.alias ?? '', { id: 'alias', header: 'Alias' }),
+      userColumns.accessor('deviceCount', { header: 'Devices' }),
+      userColumns.accessor('clientCount', { header: 'Clients' }),
+      userColumns.accessor('connectionCount', { header: 'Connections' }),
+      userColumns.display({
+        id: 'actions',
+        header: 'Actions',
+        cell: ({ row }) => (
+          <LevelActions
+            path={`${path}/users/${seg(row.original.id)}`}
+            target={`user ${row.original.id}`}
+            onDone={refresh}
+          />
+        ),
+      }),
+    ],
+    [path, refresh],
+  );
+  const deviceColumnDefs = useMemo(
+    () => [
+      deviceColumns.accessor('id', { header: 'Device' }),
+      deviceColumns.accessor('userId', { header: 'User' }),
+      deviceColumns.accessor('clientCount', { header: 'Clients' }),
+      deviceColumns.accessor('connectionCount', { header: 'Connections' }),
+      deviceColumns.display({
+        id: 'actions',
+        header: 'Actions',
+        cell: ({ row }) => (
+          <LevelActions
+            path={`${path}/users/${seg(row.original.userId)}/devices/${seg(row.original.id)}`}
+            target={`device ${row.original.id}`}
+            onDone={refresh}
+          />
+        ),
+      }),
+    ],
+    [path, refresh],
+  );
   const clientColumnDefs = useMemo(
     () => [
       clientColumns.accessor('id', { header: 'Client' }),
@@ -133,17 +117,40 @@ export function ChannelView({ applicationId, channelId }: { applicationId: strin
       connectionColumns.accessor('state', { header: 'State' }),
       connectionColumns.accessor((row) => yesNo(row.localAudioMuted), { id: 'audioMuted', header: 'Audio muted' }),
       connectionColumns.accessor((row) => yesNo(row.localVideoMuted), { id: 'videoMuted', header: 'Video muted' }),
+      connectionColumns.accessor((row) => yesNo(row.localAudioUnmuteDisabled), {
+        id: 'unmuteDisabled',
+        header: 'Unmuting disabled',
+      }),
+      connectionColumns.accessor((row) => yesNo(row.recording), { id: 'recording', header: 'Recording' }),
+      connectionColumns.display({
+        id: 'actions',
+        header: 'Actions',
+        cell: ({ row }) => (
+          <LevelActions
+            path={`${clientInChannelPath(applicationId, channelId, row.original)}/connections/${seg(row.original.id)}`}
+            target={`connection ${row.original.id}`}
+            messages={false}
+            onDone={refresh}
+          />
+        ),
+      }),
     ],
-    [],
+    [applicationId, channelId, refresh],
   );
   const current =
     selected && live.data?.connections.find((c) => c.id === selected.id && c.clientId === selected.clientId);
   return (
     <section aria-labelledby="channel-title">
       <h3 id="channel-title">Channel {channelId}</h3>
-      <LevelActions path={path} target={`channel ${channelId}`} onDone={live.refresh} />
+      <LevelActions path={path} target={`channel ${channelId}`} onDone={refresh} />
       {live.error && <p role="alert">{live.error}</p>}
-      <DataTable caption="Users" rows={live.data?.users ?? []} rowId={(row) => row.id} columns={USER_COLUMNS} />
+      <DataTable caption="Users" rows={live.data?.users ?? []} rowId={(row) => row.id} columns={userColumnDefs} />
+      <DataTable
+        caption="Devices"
+        rows={live.data?.devices ?? []}
+        rowId={(row) => `${row.userId}/${row.id}`}
+        columns={deviceColumnDefs}
+      />
       <DataTable
         caption="Clients"
         rows={live.data?.clients ?? []}
