@@ -75,6 +75,22 @@ describe('Client requests', () => {
     expect(() => client.openPeer('room', 'other')).toThrow(/NotSupported/);
   });
 
+  it('fails the requests waiting for a register that is refused, and a publish without RTCPeerConnection', async () => {
+    const { gateway, client } = setup({ RTCPeerConnection: undefined });
+    gateway.handlers.register = () => ({ error: { code: 'ApplicationRefused', message: 'Disabled.' } });
+    const registering = client.register('a.b.c');
+    const joining = client.join('room');
+    await expect(registering).rejects.toMatchObject({ code: 'ApplicationRefused' });
+    await expect(joining).rejects.toMatchObject({ code: 'ApplicationRefused' });
+
+    gateway.handlers.register = () => ({ result: registerResult() });
+    await client.register('a.b.c');
+    await expect(client.publish('room', { audio: new FakeTrack('audio') })).rejects.toMatchObject({
+      name: 'ClientError',
+      code: 'NoPlatform',
+    });
+  });
+
   it('refuses requests before register with InvalidState', async () => {
     const { client } = setup();
     await expect(client.join('room')).rejects.toMatchObject({ code: 'InvalidState' });

@@ -137,6 +137,7 @@ export class Client extends Emitter<ClientEvents> {
       this.socket?.close();
       this.socket = undefined;
       this.state = 'idle';
+      this.ready?.reject(error as Error);
       throw error;
     }
   }
@@ -185,13 +186,13 @@ export class Client extends Emitter<ClientEvents> {
   }
 
   /** Publishes local tracks on an upstream `sfu` connection; resolves once the media server answered. */
-  publish(channelId: string, options: PublishOptions): Promise<UpstreamConnection> {
+  async publish(channelId: string, options: PublishOptions): Promise<UpstreamConnection> {
     const connection = new UpstreamConnection(this.host, options.connectionId ?? newId(), channelId, options);
     return this.started(connection, connection.start(options.tag));
   }
 
   /** Receives a remote upstream on a downstream `sfu` connection. */
-  subscribe(
+  async subscribe(
     channelId: string,
     remote: RemoteUpstreamRef | string,
     options: { connectionId?: string; tag?: string | null } = {},
@@ -202,7 +203,7 @@ export class Client extends Emitter<ClientEvents> {
   }
 
   /** Joins the channel's audio mix on an `mcu` connection. */
-  joinMixer(channelId: string, options: LocalMediaOptions & { audio: MediaTrackLike }): Promise<MixerConnection> {
+  async joinMixer(channelId: string, options: LocalMediaOptions & { audio: MediaTrackLike }): Promise<MixerConnection> {
     const connection = new MixerConnection(this.host, options.connectionId ?? newId(), channelId, options);
     return this.started(connection, connection.start(options.tag));
   }
