@@ -23,6 +23,9 @@ export interface ConnectionRef {
 
 export type MuteIntent = Extract<MediaIntent, { act: 'mute' }>;
 
+/** Janus records an upstream sfu connection while its effective `recording` is on (issue 24). */
+export type RecordIntent = ConnectionRef & { act: 'record'; recording: boolean };
+
 /** What one event asks of the media plane. */
 export type MediaIntent =
   | (ConnectionRef & { act: 'mute'; audioMuted: boolean; videoMuted: boolean })
@@ -67,6 +70,51 @@ export function mediaIntent(event: MediaDomainEvent): MediaIntent | null {
   if (info.type === 'connection.connected' && isMutable(media) && (media.audioMuted || media.videoMuted))
     return muteOf(ref, media);
   return null;
+}
+
+/**
+ * Whether an event asks Janus to start or stop recording a publisher: when it becomes connected
+ * (recording from the start) and on every settings update (its effective `recording` may have changed).
+ * The agent takes a repeated start or stop as done.
+ */
+export function recordIntent(event: MediaDomainEvent): RecordIntent | null {
+  const info = event.event;
+  const media = event.media;
+  const connection = info.connection;
+  if (!media || !connection || media.connectionType !== 'sfu' || media.remoteConnectionId !== null) return null;
+  // Recording is the operator's and the configuration's: a client's own update never changes it.
+  const settingsChange = info.type === 'connection.updated' && info.origin !== 'client';
+  if (!settingsChange && !(info.type === 'connection.connected' && connection.recording)) return null;
+  return {
+    mediaServerId: media.mediaServerId,
+    applicationId: event.applicationId,
+    channelId: connection.channelId,
+    userId: connection.userId,
+    deviceId: connection.deviceId,
+    clientId: connection.clientId,
+    connectionId: connection.id,
+    kind: 'sfu',
+    act: 'record',
+    recording: connection.recording,
+  };
+}
+
+/** The record commands of a group (one per connection, its latest intent), for Janus servers only. */
+export function planRecords(
+  intents: ReadonlyArray<RecordIntent | null>,
+  janusServers: ReadonlySet<string>,
+): PlannedCommand[] {
+  const latest = new Map<string, { intent: RecordIntent; sources: number[] }>();
+  intents.forEach((intent, index) => {
+    if (!intent || !janusServers.has(intent.mediaServerId)) return;
+    const key = `${intent.mediaServerId}\n${channelKey(intent)}\n${intent.connectionId}`;
+    latest.set(key, { intent, sources: [...(latest.get(key)?.sources ?? []), index] });
+  });
+  return [...latest.values()].map(({ intent, sources }) => {
+    const { applicationId, channelId, connectionId, recording } = intent;
+    const command: MediaAgentCommand = { kind: 'connection.record', applicationId, channelId, connectionId, recording };
+    return { mediaServerId: intent.mediaServerId, command, sources };
+  });
 }
 
 /** Upstream sfu connections (their publisher) and mcu participants (audio) can be muted at the server. */

@@ -28,13 +28,16 @@ class FakeAgents implements MediaAgents {
 function reads(overrides: Partial<MediaControlReads> = {}): MediaControlReads {
   return {
     currentMutes: async (intents) => intents.map((i) => ({ audioMuted: i.audioMuted, videoMuted: i.videoMuted })),
+    currentRecording: async (intents) => intents.map((i) => i.recording),
     channelActive: async () => false,
     ...overrides,
   };
 }
 
 const noSleep = async () => undefined;
-const kinds = (agents: FakeAgents) => agents.sent.map((s) => s.command.kind);
+/** The commands sent, without the recording starts and stops every settings update also asks for. */
+const notRecords = (agents: FakeAgents) => agents.sent.filter((s) => s.command.kind !== 'connection.record');
+const kinds = (agents: FakeAgents) => notRecords(agents).map((s) => s.command.kind);
 
 describe('media control run', () => {
   it('acknowledges events that ask nothing without asking the servers', async () => {
@@ -56,11 +59,33 @@ describe('media control run', () => {
         intents.map((i) => (i.connectionId === 'gone' ? null : { audioMuted: false, videoMuted: false })),
     });
     const outcome = await new MediaControlRun(agents, now, noSleep).run(events);
-    expect(agents.sent.map((s) => s.command)).toEqual([
+    expect(notRecords(agents).map((s) => s.command)).toEqual([
       expect.objectContaining({ kind: 'connections.moderate', connectionIds: ['a'], audioMuted: false }),
     ]);
     expect(outcome.done).toEqual([0, 1]);
-    expect(outcome.sent).toEqual([{ kind: 'connections.moderate', delayMs: expect.any(Number) }]);
+    expect(outcome.sent).toEqual(
+      expect.arrayContaining([{ kind: 'connections.moderate', delayMs: expect.any(Number) }]),
+    );
+  });
+
+  it('starts Janus recording of a publisher that connects recorded, and stops it as the settings say now', async () => {
+    const agents = new FakeAgents(() => ({ recording: true }));
+    const events = [
+      connectionEventOf({ type: 'connection.connected', connectionId: 'rec', recording: true, origin: 'server' }),
+      connectionEventOf({ type: 'connection.connected', connectionId: 'plain', origin: 'server' }),
+      connectionEventOf({ type: 'connection.updated', connectionId: 'down', remoteConnectionId: 'rec' }),
+      connectionEventOf({ type: 'connection.updated', connectionId: 'stop', recording: true }),
+    ];
+    const now = reads({
+      currentRecording: async (intents) => intents.map((i) => (i.connectionId === 'stop' ? false : i.recording)),
+    });
+    const outcome = await new MediaControlRun(agents, now, noSleep).run(events);
+    const records = agents.sent.filter((s) => s.command.kind === 'connection.record');
+    expect(records.map((s) => s.command)).toEqual([
+      { kind: 'connection.record', applicationId: 'app', channelId: 'ch', connectionId: 'rec', recording: true },
+      { kind: 'connection.record', applicationId: 'app', channelId: 'ch', connectionId: 'stop', recording: false },
+    ]);
+    expect(outcome.done).toEqual([0, 1, 2, 3]);
   });
 
   it('counts NotFound as done and tries transient errors again', async () => {

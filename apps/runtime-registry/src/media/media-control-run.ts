@@ -1,6 +1,6 @@
 /**
  * Carries out a group of domain events on the media-agents: intents, current mutes, grouped commands
- * per server (mutes, then ends, then destroys), retries of transient agent errors.
+ * per server (mutes, then recording starts and stops, then ends, then destroys), retries of transient agent errors.
  */
 import type { MediaAgentCommand } from '@switchboard/contracts';
 import { isGone, isTransient, type MediaAgents } from './media-control-agent.js';
@@ -8,9 +8,12 @@ import type { MediaDomainEvent } from './media-control-context.js';
 import {
   mediaIntent,
   planCommands,
+  planRecords,
+  recordIntent,
   type MediaIntent,
   type MuteIntent,
   type PlannedCommand,
+  type RecordIntent,
 } from './media-control-plan.js';
 
 /** Tries of one command within one delivery, and the pauses between them. */
@@ -20,6 +23,8 @@ const RETRY_PAUSES_MS = [100, 400];
 export interface MediaControlReads {
   /** The effective mutes of these connections now; null for one gone or moved to another server. */
   currentMutes(intents: MuteIntent[]): Promise<Array<{ audioMuted: boolean; videoMuted: boolean } | null>>;
+  /** The effective `recording` of these connections now; null for one gone or moved to another server. */
+  currentRecording(intents: RecordIntent[]): Promise<Array<boolean | null>>;
   channelActive(applicationId: string, channelId: string): Promise<boolean>;
 }
 
@@ -50,18 +55,20 @@ export class MediaControlRun {
   /** `keepAlive`: called before every command sent (the events in hand are still being worked on). */
   async run(events: ReadonlyArray<MediaDomainEvent>, keepAlive: () => void = () => undefined): Promise<GroupOutcome> {
     const intents = events.map(mediaIntent);
+    const records = events.map(recordIntent);
     const outcome: GroupOutcome = { done: [], failed: [], sent: [] };
-    if (intents.every((i) => i === null)) {
+    if (intents.every((i) => i === null) && records.every((i) => i === null)) {
       outcome.done = events.map((_, i) => i);
       return outcome;
     }
     const janus = await this.agents.janusServers();
     const plan = planCommands(await this.withCurrentMutes(intents), janus);
+    const recordCommands = planRecords(await this.withCurrentRecording(records), janus);
     const failed = new Set<number>();
     const byServer = new Map<string, PlannedCommand[][]>();
-    for (const [phase, commands] of [plan.mute, plan.end, plan.destroy].entries()) {
+    for (const [phase, commands] of [plan.mute, recordCommands, plan.end, plan.destroy].entries()) {
       for (const c of commands) {
-        const phases = byServer.get(c.mediaServerId) ?? [[], [], []];
+        const phases = byServer.get(c.mediaServerId) ?? [[], [], [], []];
         phases[phase]!.push(c);
         byServer.set(c.mediaServerId, phases);
       }
@@ -87,6 +94,18 @@ export class MediaControlRun {
       if (intent?.act !== 'mute') return intent;
       const flags = now.get(intent);
       return flags ? { ...intent, ...flags } : null;
+    });
+  }
+
+  /** Recording as the settings say now, like the mutes. */
+  private async withCurrentRecording(intents: Array<RecordIntent | null>): Promise<Array<RecordIntent | null>> {
+    const asked = intents.filter((i): i is RecordIntent => i !== null);
+    if (asked.length === 0) return intents;
+    const current = await this.reads.currentRecording(asked);
+    const now = new Map(asked.map((intent, k) => [intent, current[k] ?? null]));
+    return intents.map((intent) => {
+      const recording = intent ? now.get(intent) : null;
+      return intent && typeof recording === 'boolean' ? { ...intent, recording } : null;
     });
   }
 

@@ -97,12 +97,17 @@ describe('media control with a fake media-agent', () => {
     deviceId: `${userId}-d`,
     clientId: `${userId}-c`,
   });
-  const mute = (audioMuted: boolean) =>
-    rt.command(OPERATOR, {
-      kind: 'update',
-      origin: 'api',
-      target: { level: 'channel', applicationId: APP, channelId: CHANNEL, patch: { audioMuted } },
-    });
+  // A channel keeps its media server: the publishers are in two channels, one on each server.
+  const channels = [CHANNEL, `${CHANNEL}-b`];
+  const mute = async (audioMuted: boolean) => {
+    for (const channelId of channels)
+      await rt.command(OPERATOR, {
+        kind: 'update',
+        origin: 'api',
+        target: { level: 'channel', applicationId: APP, channelId, patch: { audioMuted } },
+      });
+  };
+  const channelOfPublisher = new Map<string, string>();
   const moderatedTo = (audioMuted: boolean) =>
     janus.of('connections.moderate').filter((c) => c.kind === 'connections.moderate' && c.audioMuted === audioMuted);
 
@@ -122,15 +127,17 @@ describe('media control with a fake media-agent', () => {
       async () => (await rt.query(OPERATOR, 'mediaservers.list', {})).filter((m) => m.active).length === 2,
       { description: 'both media servers heard' },
     );
-    // Six publishers: placement spreads them over both servers.
+    // Six publishers in two channels: placement puts each channel on its own server.
     for (let i = 0; i < 6; i++) {
       const c = clientOf(`u${i}`);
+      const channelId = channels[i % 2]!;
+      channelOfPublisher.set(`cn${i}`, channelId);
       await rt.edge(registerReport(c, ORG, 'gw'));
-      await rt.edge({ kind: 'client.join', client: c, channelId: CHANNEL, claim: claim(CHANNEL) });
+      await rt.edge({ kind: 'client.join', client: c, channelId, claim: claim(channelId) });
       const opened = await rt.edge({
         kind: 'connection.open',
         client: c,
-        channelId: CHANNEL,
+        channelId,
         connectionId: `cn${i}`,
         type: 'sfu',
         tag: null,
@@ -138,6 +145,16 @@ describe('media control with a fake media-agent', () => {
       });
       placed.set(`cn${i}`, opened.mediaServerId!);
     }
+    // The media control's consumer is made once the event stream exists, from then on: the test's writes come after.
+    const jsm = await jetstreamManager(nc);
+    await waitFor(
+      () =>
+        jsm.consumers.info(eventStreamName(ns), 'media-control').then(
+          () => true,
+          () => false,
+        ),
+      { timeoutMs: 10000, description: 'the media-control consumer' },
+    );
   }, 30000);
 
   afterAll(async () => {
@@ -157,12 +174,14 @@ describe('media control with a fake media-agent', () => {
     expect(onJanus.length).toBeGreaterThan(0);
     expect(onJanus.length).toBeLessThan(placed.size);
     await mute(true);
+    await mute(true);
     const mutedIds = () => moderatedTo(true).flatMap((c) => (c as { connectionIds: string[] }).connectionIds);
     await waitFor(() => onJanus.every((id) => mutedIds().includes(id)), {
       description: 'every janus connection muted',
     });
+    const janusChannel = channelOfPublisher.get(onJanus[0]!);
     expect(moderatedTo(true)).toEqual(
-      moderatedTo(true).map(() => expect.objectContaining({ applicationId: APP, channelId: CHANNEL })),
+      moderatedTo(true).map(() => expect.objectContaining({ applicationId: APP, channelId: janusChannel })),
     );
     expect(mutedIds().sort()).toEqual([...onJanus].sort());
     // Grouped: the write's events go together (one command, or two when a group is cut by load).
@@ -192,7 +211,8 @@ describe('media control with a fake media-agent', () => {
       .catch(() => 0);
     const onJanus = [...placed].find(([, server]) => server === JANUS)![0];
     const user = `u${onJanus.slice(2)}`;
-    await rt.edge({ kind: 'connection.close', client: clientOf(user), channelId: CHANNEL, connectionId: onJanus });
+    const channelId = channelOfPublisher.get(onJanus)!;
+    await rt.edge({ kind: 'connection.close', client: clientOf(user), channelId, connectionId: onJanus });
     await waitFor(
       async () =>
         (await jsm.streams

@@ -14,6 +14,8 @@ export interface EventSpec {
   audioMuted?: boolean;
   videoMuted?: boolean;
   kicked?: boolean;
+  /** The connection's (effective) recording flag. */
+  recording?: boolean;
 }
 
 /** A connection event as the registry publishes it (only the parts the media control reads). */
@@ -28,7 +30,14 @@ export function connectionEventOf(spec: EventSpec, timestamp = Date.now()): Medi
       origin: spec.origin ?? 'api',
       timestamp,
       channel: { id: channelId },
-      connection: { id: spec.connectionId, channelId, userId: 'u', deviceId: 'd', clientId: spec.connectionId },
+      connection: {
+        id: spec.connectionId,
+        channelId,
+        userId: 'u',
+        deviceId: 'd',
+        clientId: spec.connectionId,
+        recording: spec.recording ?? false,
+      },
     },
     media: mediaContext(
       { mediaServerId: spec.server ?? JANUS, type, remoteConnectionId: spec.remoteConnectionId ?? null },
