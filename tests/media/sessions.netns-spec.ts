@@ -11,6 +11,8 @@ const PUBLISHERS = ['alice', 'bob'] as const;
 const RECEIVERS = ['carol', 'dave'] as const;
 const upstream = (user: string) => `${user}-up`;
 const downstream = (receiver: string, publisher: string) => `${receiver}-from-${publisher}`;
+const upstreamIdOf = (push: { upstream?: unknown }) =>
+  (push.upstream as { connectionId?: string } | undefined)?.connectionId;
 
 describe('real sessions through /sync, the registry and Janus', () => {
   const stack = new MediaSessionStack();
@@ -70,6 +72,38 @@ describe('real sessions through /sync, the registry and Janus', () => {
       { timeoutMs: 10000, description: 'six active connections on the media server' },
     );
   }, 90000);
+
+  it('tells the other clients of the channel about the upstreams as they start and end, and lists them at join', async () => {
+    for (const receiver of RECEIVERS) {
+      const pushes = people.get(receiver)!.pushesOf('upstream.opened');
+      await waitFor(() => PUBLISHERS.every((p) => pushes.some((push) => upstreamIdOf(push) === upstream(p))), {
+        timeoutMs: 5000,
+        description: `upstream.opened of both publishers at ${receiver}`,
+      });
+      expect(people.get(receiver)!.pushesOf('upstream.opened')).toContainEqual(
+        expect.objectContaining({
+          channelId: CHANNEL,
+          upstream: expect.objectContaining({ connectionId: upstream('alice'), userId: 'alice', audio: true }),
+        }),
+      );
+    }
+    // A client joining now finds them in its join result (not its own).
+    const frank = await stack.participant('frank', CHANNEL);
+    const listed = (frank.joined.upstreams as Array<{ connectionId: string }>).map((u) => u.connectionId).sort();
+    expect(listed).toEqual(PUBLISHERS.map(upstream).sort());
+    await frank.publish('frank-up');
+    const carol = people.get('carol')!;
+    await waitFor(() => carol.pushesOf('upstream.opened').some((p) => upstreamIdOf(p) === 'frank-up'), {
+      timeoutMs: 5000,
+      description: "frank's upstream.opened at carol",
+    });
+    await frank.request('connection.close', { connectionId: 'frank-up' });
+    await waitFor(() => carol.pushesOf('upstream.closed', 'frank-up').length > 0, {
+      timeoutMs: 5000,
+      description: "frank's upstream.closed at carol",
+    });
+    expect(frank.pushesOf('upstream.opened').some((p) => upstreamIdOf(p) === 'frank-up')).toBe(false);
+  }, 30000);
 
   it('refuses a client that claims connected before Janus says so', async () => {
     const erin = await stack.participant('erin', CHANNEL);

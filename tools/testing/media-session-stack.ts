@@ -114,7 +114,7 @@ export class MediaSessionStack {
     const participant = new MediaParticipant(sync, channelId, { userId, deviceId: `${userId}-device`, clientId });
     this.participants.push(participant);
     participant.registered = await sync.request('register', { token });
-    await sync.request('join', { channelId });
+    participant.joined = await sync.request('join', { channelId });
     return participant;
   }
 
@@ -131,6 +131,7 @@ export class MediaSessionStack {
 export class MediaParticipant {
   readonly pushes: Push[] = [];
   registered: Record<string, unknown> = {};
+  joined: Record<string, unknown> = {};
   readonly publishers = new Map<string, TestPublisher>();
   readonly subscribers = new Map<string, TestSubscriber>();
 

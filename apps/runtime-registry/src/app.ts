@@ -18,6 +18,7 @@ import { NatsMediaAgents } from './media/media-control-agent.js';
 import { LiveMediaControlReads } from './media/media-control-reads.js';
 import { MediaControlConsumer } from './media/media-control.consumer.js';
 import { MediaReconciler } from './media/media-reconcile.js';
+import { Upstreams } from './media/upstreams.js';
 import { RegistryConnectionsOnServers } from './media/media-reconcile-reads.js';
 import { RuntimeRpc } from './rpc/runtime.rpc.js';
 import { ChannelRecordingDefaults } from './runtime/channel-recording.js';
@@ -90,6 +91,7 @@ class RegistryModule {
         MediaControlConsumer,
         RegistryConnectionsOnServers,
         MediaReconciler,
+        Upstreams,
       ],
       exports: [REDIS],
     };

@@ -26,6 +26,7 @@ import { NatsMediaAgents } from './media-control-agent.js';
 import type { MediaDomainEvent } from './media-control-context.js';
 import { LiveMediaControlReads } from './media-control-reads.js';
 import { MediaControlRun } from './media-control-run.js';
+import { Upstreams } from './upstreams.js';
 
 /** The durable consumer of the registry's own events that commands the media-agents. */
 export const MEDIA_CONTROL_CONSUMER = 'media-control';
@@ -56,6 +57,7 @@ export class MediaControlConsumer implements OnApplicationBootstrap, OnApplicati
     nats: NatsClient,
     private readonly logger: JsonLogger,
     metrics: Metrics,
+    private readonly upstreams: Upstreams,
   ) {
     this.runner = new MediaControlRun(agents, reads);
     this.delay = new Histogram({
@@ -147,6 +149,10 @@ export class MediaControlConsumer implements OnApplicationBootstrap, OnApplicati
     }
     // Retries may outlast the ack wait: the events stay in hand meanwhile.
     const outcome = await this.runner.run(events, () => readable.forEach((msg) => msg.working()));
+    // At most once, like every push: a client that missed one sees the upstreams at its next join.
+    await this.upstreams.announce(events).catch((e: unknown) => {
+      this.logger.event('warn', 'upstream pushes not sent', { error: (e as Error).message });
+    });
     for (const { kind, delayMs } of outcome.sent) this.delay.observe({ kind }, delayMs / 1000);
     for (const i of outcome.done) readable[i]!.ack();
     if (outcome.failed.length > 0) {

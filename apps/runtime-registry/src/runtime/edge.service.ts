@@ -19,6 +19,7 @@ import {
   type UnregisterResult,
 } from '../store/live-store.js';
 import { ChangeDelivery, type ChangeEffects } from './change-delivery.js';
+import { Upstreams } from '../media/upstreams.js';
 import { ChannelRecordingDefaults } from './channel-recording.js';
 import { ClientReports } from './client-reports.js';
 import { CLIENT_CAUSE, clientOf, leftChannelEvents, SERVER_CAUSE } from './connection-events.js';
@@ -52,6 +53,7 @@ export class EdgeService {
     private readonly connections: ConnectionLifecycle,
     private readonly clients: ClientReports,
     private readonly recordingDefaults: ChannelRecordingDefaults,
+    private readonly upstreams: Upstreams,
     private readonly journal: OperationJournal,
     @Inject(ChangeDelivery) private readonly effects: ChangeEffects,
     @Inject(SERVICE_CONFIG) private readonly config: Pick<RegistryConfig, 'applicationIdleTtlSeconds'>,
@@ -347,6 +349,7 @@ export class EdgeService {
         const answer: EdgeResults['client.join'] = {
           channel: { id: r.channelId, userCount, deviceCount, clientCount, connectionCount },
           settings: publicSettings(settings),
+          upstreams: connectionCount > 0 ? await this.upstreams.listFor(a, r.channelId, r.client) : [],
         };
         return { answer, events, deliveries: [] };
       },
