@@ -60,6 +60,36 @@ async function subscribeWithSdk(options: { channelId: string; remoteConnectionId
   }
 }
 
+/**
+ * In the page: registers, then measures from `join()` to the first decoded frame of a remote upstream
+ * the SDK subscribed to by itself (`autoSubscribe`, from the join's upstreams); unregisters after.
+ */
+async function joinUntilFirstFrame(options: { syncUrl: string; token: string; channelId: string }): Promise<number> {
+  const page = window as unknown as SdkWindow;
+  const client = new page.SwitchboardClient!({ url: options.syncUrl, autoSubscribe: true, statsIntervalMs: 0 });
+  await client.register(options.token);
+  const started = performance.now();
+  const subscribed = client.once('connection');
+  await client.join(options.channelId);
+  const [downstream] = await subscribed;
+  const pc = downstream.peerConnection as unknown as RTCPeerConnection;
+  for (;;) {
+    let frames = 0;
+    (await pc.getStats()).forEach((stat: { type: string; kind?: string; framesDecoded?: number }) => {
+      if (stat.type === 'inbound-rtp' && stat.kind === 'video') frames += stat.framesDecoded ?? 0;
+    });
+    if (frames > 0) break;
+    if (performance.now() - started > 15000) throw new Error('no decoded frame within 15 s');
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+  const elapsed = Math.round(performance.now() - started);
+  await client.unregister();
+  return elapsed;
+}
+
+const percentile = (sorted: number[], fraction: number) =>
+  sorted[Math.min(sorted.length - 1, Math.ceil(fraction * sorted.length) - 1)]!;
+
 describe('the SDK browser bundle in Chromium', () => {
   const stack = new MediaSessionStack();
   let browser: Browser;
@@ -118,4 +148,22 @@ describe('the SDK browser bundle in Chromium', () => {
       { timeoutMs: 10000, description: "page-one's video width on interface A" },
     );
   }, 90000);
+  it('joins 20 times with autoSubscribe: join() to the first decoded remote frame, p50 and p99', async () => {
+    const pageUrl = `http://127.0.0.1:${(pageServer.address() as AddressInfo).port}/`;
+    const syncUrl = `${stack.gateway.url!.replace('http', 'ws')}/sync`;
+    const page = await (await browser.newContext()).newPage();
+    const times: number[] = [];
+    for (let join = 0; join < 20; join++) {
+      await page.goto(pageUrl);
+      await page.waitForFunction(() => (window as unknown as SdkWindow).SwitchboardClient !== undefined);
+      const token = await stack.token(`viewer-${join}`, CHANNEL);
+      times.push(await page.evaluate(joinUntilFirstFrame, { syncUrl, token, channelId: CHANNEL }));
+    }
+    const sorted = [...times].sort((a, b) => a - b);
+    process.stdout.write(
+      `SDK in Chromium: join() to first decoded frame over ${times.length} joins: ` +
+        `p50 ${percentile(sorted, 0.5)} ms, p99 ${percentile(sorted, 0.99)} ms (${times.join(', ')})\n`,
+    );
+    expect(times).toHaveLength(20);
+  }, 120000);
 });
