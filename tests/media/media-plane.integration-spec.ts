@@ -9,7 +9,7 @@ import path from 'node:path';
 import { repoRoot } from '@switchboard/testing';
 import { mediaNetnsUnavailable } from '../../tools/testing/media-netns.mjs';
 
-const INNER_TIMEOUT_MS = 420_000;
+const INNER_TIMEOUT_MS = 600_000;
 
 function runInNamespace(args: string[]): Promise<{ code: number | null; output: string }> {
   const root = repoRoot();
