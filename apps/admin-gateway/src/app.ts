@@ -19,6 +19,7 @@ import { SessionStore } from './sync/session.store.js';
 import { SyncHandlers } from './sync/sync.handlers.js';
 import { IceServers } from './media/ice-servers.js';
 import { MediaSignalling } from './media/media-signalling.js';
+import { PeerRelayClient } from './media/peer-relay.js';
 import { SyncMetrics } from './sync/sync.metrics.js';
 import { SyncServer } from './sync/sync.server.js';
 
@@ -40,6 +41,7 @@ class AdminApiModule {}
     SessionStore,
     SyncHandlers,
     MediaSignalling,
+    PeerRelayClient,
     IceServers,
     SyncServer,
     PushListener,

@@ -19,6 +19,7 @@ import { LiveMediaControlReads } from './media/media-control-reads.js';
 import { MediaControlConsumer } from './media/media-control.consumer.js';
 import { MediaReconciler } from './media/media-reconcile.js';
 import { Upstreams } from './media/upstreams.js';
+import { PeerRelay } from './runtime/peer-relay.js';
 import { RegistryConnectionsOnServers } from './media/media-reconcile-reads.js';
 import { RuntimeRpc } from './rpc/runtime.rpc.js';
 import { ChannelRecordingDefaults } from './runtime/channel-recording.js';
@@ -92,6 +93,7 @@ class RegistryModule {
         RegistryConnectionsOnServers,
         MediaReconciler,
         Upstreams,
+        PeerRelay,
       ],
       exports: [REDIS],
     };

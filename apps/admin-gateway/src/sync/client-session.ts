@@ -143,6 +143,7 @@ export class ClientSession {
       case 'connection.offer':
       case 'upstream.opened':
       case 'upstream.closed':
+      case 'connection.relayed':
       default:
         return true;
     }

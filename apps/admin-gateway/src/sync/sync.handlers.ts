@@ -25,8 +25,15 @@ import {
 import type { SyncSocket } from './sync-socket.js';
 import { IceServers } from '../media/ice-servers.js';
 import { MediaSignalling } from '../media/media-signalling.js';
+import { PeerRelayClient } from '../media/peer-relay.js';
 
-const SIGNALLING = ['connection.offer', 'connection.subscribe', 'connection.answer', 'connection.candidates'] as const;
+const SIGNALLING = [
+  'connection.offer',
+  'connection.subscribe',
+  'connection.answer',
+  'connection.candidates',
+  'connection.relay',
+] as const;
 type SignallingType = (typeof SIGNALLING)[number];
 
 /** The media signalling requests: handled one by one with a media-agent, never batched to the registry. */
@@ -46,6 +53,7 @@ export class SyncHandlers {
     @Inject(GATEWAY_ID) private readonly gatewayId: string,
     private readonly media: MediaSignalling,
     private readonly iceServers: IceServers,
+    private readonly peers: PeerRelayClient,
   ) {}
 
   /** A media signalling request (see isSignalling), answered once the media-agent answered. */
@@ -60,6 +68,8 @@ export class SyncHandlers {
         return this.media.answer(session, data as SyncRequestDataOf<'connection.answer'>);
       case 'connection.candidates':
         return this.media.candidates(session, data as SyncRequestDataOf<'connection.candidates'>);
+      case 'connection.relay':
+        return this.peers.relay(session, data as SyncRequestDataOf<'connection.relay'>);
     }
   }
 
@@ -107,6 +117,7 @@ export class SyncHandlers {
       case 'connection.subscribe':
       case 'connection.answer':
       case 'connection.candidates':
+      case 'connection.relay':
       default:
         throw new DomainError('InvalidFrame', `Unknown request type ${String(type)}.`);
     }

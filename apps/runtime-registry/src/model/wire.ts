@@ -16,7 +16,9 @@ import {
   CONNECTION_TYPES,
   ConnectionPatch,
   DeviceInChannelPatch,
+  MediaIceCandidate,
   MediaServerPatch,
+  MediaSessionDescription,
   MessageBody,
   STREAM_DIRECTIONS,
   UserInChannelPatch,
@@ -249,6 +251,16 @@ const EdgeSchema = union([
   }),
   closed({ kind: Literal('connection.stats'), ...connRef, stats: Stats }),
   closed({ kind: Literal('connection.close'), ...connRef, sessionId: Type.Optional(Id) }),
+  closed({
+    kind: Literal('connection.relay'),
+    ...connRef,
+    signal: closed({
+      offer: Type.Optional(MediaSessionDescription),
+      answer: Type.Optional(MediaSessionDescription),
+      candidates: Type.Optional(Type.Array(MediaIceCandidate, { maxItems: 64 })),
+      completed: Type.Optional(Type.Boolean()),
+    }),
+  }),
 ]);
 
 // ---------------------------------------------------------------------------------------------

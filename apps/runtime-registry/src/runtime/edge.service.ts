@@ -21,6 +21,7 @@ import {
 import { ChangeDelivery, type ChangeEffects } from './change-delivery.js';
 import { Upstreams } from '../media/upstreams.js';
 import { ChannelRecordingDefaults } from './channel-recording.js';
+import { PeerRelay } from './peer-relay.js';
 import { ClientReports } from './client-reports.js';
 import { CLIENT_CAUSE, clientOf, leftChannelEvents, SERVER_CAUSE } from './connection-events.js';
 import { ConnectionLifecycle } from './connection-lifecycle.js';
@@ -54,6 +55,7 @@ export class EdgeService {
     private readonly clients: ClientReports,
     private readonly recordingDefaults: ChannelRecordingDefaults,
     private readonly upstreams: Upstreams,
+    private readonly peers: PeerRelay,
     private readonly journal: OperationJournal,
     @Inject(ChangeDelivery) private readonly effects: ChangeEffects,
     @Inject(SERVICE_CONFIG) private readonly config: Pick<RegistryConfig, 'applicationIdleTtlSeconds'>,
@@ -86,6 +88,8 @@ export class EdgeService {
         return this.connections.stats(report);
       case 'connection.close':
         return this.connections.close(report);
+      case 'connection.relay':
+        return this.peers.relay(report);
     }
   }
 
@@ -274,6 +278,7 @@ export class EdgeService {
       case 'connection.update':
       case 'connection.stats':
       case 'connection.close':
+      case 'connection.relay':
         throw new Error(`${r.kind} is not applied together with other reports`);
     }
   }

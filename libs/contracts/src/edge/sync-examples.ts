@@ -117,6 +117,10 @@ export const SYNC_REQUEST_EXAMPLES: RequestExamples = {
     },
     result: { connectionId: 'cn-ann-up' },
   },
+  'connection.relay': {
+    data: { connectionId: 'cn-ann-peer', offer: { type: 'offer', sdp: SDP } },
+    result: { connectionId: 'cn-ann-peer' },
+  },
   stats: {
     data: { connectionId: 'cn-ann-up', stats: { bytesSent: 81920, packetsLost: 2, jitter: 0.004 } },
     result: {},
@@ -160,4 +164,11 @@ export const SYNC_PUSH_EXAMPLES: { [K in SyncPushType]: Extract<ServerPush, { ty
   },
   'upstream.opened': { type: 'upstream.opened', channelId: 'room-1', upstream: UPSTREAM },
   'upstream.closed': { type: 'upstream.closed', channelId: 'room-1', connectionId: 'cn-bea-up' },
+  'connection.relayed': {
+    type: 'connection.relayed',
+    channelId: 'room-1',
+    connectionId: 'cn-bea-peer',
+    remoteConnectionId: 'cn-ann-peer',
+    offer: { type: 'offer', sdp: SDP },
+  },
 };

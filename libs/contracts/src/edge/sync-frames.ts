@@ -13,6 +13,7 @@ import {
   SyncConnectionAnswerData,
   SyncConnectionCandidatesData,
   SyncConnectionOfferData,
+  SyncConnectionRelayData,
   SyncConnectionSubscribeData,
 } from './sync-signalling.js';
 
@@ -93,6 +94,7 @@ export const SYNC_REQUEST_TYPES = [
   'connection.subscribe',
   'connection.answer',
   'connection.candidates',
+  'connection.relay',
   'stats',
   'message',
   'client.update',
@@ -342,6 +344,7 @@ export const SYNC_REQUEST_DATA = {
   'connection.subscribe': SyncConnectionSubscribeData,
   'connection.answer': SyncConnectionAnswerData,
   'connection.candidates': SyncConnectionCandidatesData,
+  'connection.relay': SyncConnectionRelayData,
   stats: SyncStatsData,
   message: SyncMessageData,
   'client.update': SyncClientUpdateData,

@@ -7,7 +7,7 @@ import { Type, type Static, type TObject } from '@sinclair/typebox';
 import { ConnectionState, MessageBody } from '../interface-a/runtime.js';
 import { Nullable, OptionalNullable, StringEnum, StringList, record } from '../interface-a/record-schema.js';
 import { ChannelClaim } from '../interface-b/channel-claim.js';
-import { MediaSessionDescription } from '../messaging/media.js';
+import { MediaIceCandidate, MediaSessionDescription } from '../messaging/media.js';
 import type { ServerPush } from '../messaging/runtime-push.js';
 
 const Text = (description: string) => Type.String({ description });
@@ -144,6 +144,20 @@ export const SyncUpstreamClosedPush = record(
   { type: Type.Literal('upstream.closed'), channelId, connectionId: Text('The remote upstream connection.') },
   'A remote upstream of the channel stopped (closed, failed, kicked).',
 );
+export const SyncConnectionRelayedPush = record(
+  'SyncConnectionRelayedPush',
+  {
+    type: Type.Literal('connection.relayed'),
+    channelId,
+    connectionId: Text("The receiving client's own peer connection."),
+    remoteConnectionId: Text('The peer connection of the other client that sent it.'),
+    offer: Type.Optional(MediaSessionDescription),
+    answer: Type.Optional(MediaSessionDescription),
+    candidates: Type.Optional(Type.Array(MediaIceCandidate)),
+    completed: Type.Optional(Type.Boolean()),
+  },
+  'Signalling of the other side of a `peer` connection (its `connection.relay`): exactly one of `offer`, `answer`, `candidates`.',
+);
 
 /** The schema of each push type; the keys are exactly `ServerPush['type']` (checked by `satisfies`). */
 export const SYNC_PUSHES = {
@@ -158,6 +172,7 @@ export const SYNC_PUSHES = {
   'connection.ended': SyncConnectionEndedPush,
   'upstream.opened': SyncUpstreamOpenedPush,
   'upstream.closed': SyncUpstreamClosedPush,
+  'connection.relayed': SyncConnectionRelayedPush,
 } as const satisfies { [K in ServerPush['type']]: TObject };
 
 export type SyncPushType = keyof typeof SYNC_PUSHES;

@@ -127,6 +127,17 @@ export const SYNC_REQUEST_ERRORS: Record<SyncRequestType, SyncRefusals> = {
     'The connection is not a downstream `sfu` connection placed on a media server, or the SDP is refused.',
   ),
   'connection.candidates': signalling('The connection is not placed on a media server (`peer`).'),
+  'connection.relay': {
+    ...notRegistered,
+    ...unknownConnection,
+    ValidationFailed: {
+      when:
+        'Not a `peer` connection, none or several of `offer`/`answer`/`candidates`, no `remoteConnectionId`, or ' +
+        'the remote connection does not name this one back.',
+    },
+    NotFound: { when: 'The remote peer connection is not open in the channel.' },
+    ...registry,
+  },
   stats: { ...notRegistered, ...unknownConnection, ...registry },
   message: {
     ...notRegistered,

@@ -132,6 +132,7 @@ export const SYNC_RESULT_DATA = {
   'connection.subscribe': SyncConnectionSubscribeResult,
   'connection.answer': SyncConnectionResult,
   'connection.candidates': SyncConnectionResult,
+  'connection.relay': SyncConnectionResult,
   stats: SyncEmptyResult,
   message: SyncMessageResult,
   'client.update': SyncEmptyResult,

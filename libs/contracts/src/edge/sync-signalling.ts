@@ -57,3 +57,19 @@ export const SyncConnectionCandidatesData = record(
   "The client's ICE candidates (trickle ICE).",
 );
 export type SyncConnectionCandidatesData = Static<typeof SyncConnectionCandidatesData>;
+
+export const SyncConnectionRelayData = record(
+  'SyncConnectionRelayData',
+  {
+    connectionId: ConnectionId,
+    offer: Type.Optional(SyncOfferDescription),
+    answer: Type.Optional(SyncAnswerDescription),
+    candidates: Type.Optional(
+      Type.Array(MediaIceCandidate, { maxItems: 64, description: 'ICE candidates, as RTCIceCandidateInit.' }),
+    ),
+    completed: Type.Optional(Type.Boolean({ description: 'With `candidates`: the last ones.' })),
+  },
+  'Signalling of a `peer` connection, relayed to the other side (the connection its `remoteConnectionId` names, ' +
+    'which names this one back): exactly one of `offer`, `answer`, `candidates`.',
+);
+export type SyncConnectionRelayData = Static<typeof SyncConnectionRelayData>;

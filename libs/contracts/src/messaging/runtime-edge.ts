@@ -9,7 +9,16 @@ import type {
 import type { ChannelClaim } from '../interface-b/index.js';
 import type { WireError } from '../problem/index.js';
 import type { ClientRef } from './runtime.js';
+import type { MediaIceCandidate, MediaSessionDescription } from './media.js';
 import type { EffectiveSettings, RemoteUpstream } from './runtime-push.js';
+
+/** One signalling message of a `peer` connection: exactly one of offer, answer, candidates. */
+export interface PeerSignal {
+  offer?: MediaSessionDescription;
+  answer?: MediaSessionDescription;
+  candidates?: MediaIceCandidate[];
+  completed?: boolean;
+}
 
 export interface StreamDescription {
   audio?: { direction: StreamDirection; muted?: boolean; disabled?: boolean; formats?: string[] } | null;
@@ -117,7 +126,9 @@ export type EdgeReport =
       connectionId: string;
       stats: Record<string, unknown>;
     }
-  | { kind: 'connection.close'; client: ClientRef; channelId: string; connectionId: string; sessionId?: string };
+  | { kind: 'connection.close'; client: ClientRef; channelId: string; connectionId: string; sessionId?: string }
+  /** Signalling of a `peer` connection, pushed to the client of the connection its remoteConnectionId names. */
+  | { kind: 'connection.relay'; client: ClientRef; channelId: string; connectionId: string; signal: PeerSignal };
 
 /**
  * A read on the edge subject (`runtime-registry.v1.edge` with `report: { kind: 'gateway.sessions',
@@ -212,4 +223,5 @@ export interface EdgeResults {
   'connection.update': { ok: true };
   'connection.stats': { ok: true };
   'connection.close': { ok: true };
+  'connection.relay': { ok: true };
 }

@@ -1,7 +1,7 @@
 /** What runtime-registry pushes to the gateway replica holding a client, and what it computes for it. */
 import type { ChannelClaim } from '../interface-b/index.js';
 import type { ConnectionState, MessageBody } from '../interface-a/index.js';
-import type { MediaSessionDescription } from './media.js';
+import type { MediaIceCandidate, MediaSessionDescription } from './media.js';
 import type { ClientRef } from './runtime.js';
 
 /**
@@ -94,7 +94,18 @@ export type ServerPush =
    * PeerConnection is up, so a subscription to it succeeds), or it stopped (closed, failed, kicked).
    */
   | { type: 'upstream.opened'; channelId: string; upstream: RemoteUpstream }
-  | { type: 'upstream.closed'; channelId: string; connectionId: string };
+  | { type: 'upstream.closed'; channelId: string; connectionId: string }
+  /** The other side of a `peer` connection signals (relayed by the edge: no media server). */
+  | {
+      type: 'connection.relayed';
+      channelId: string;
+      connectionId: string;
+      remoteConnectionId: string;
+      offer?: MediaSessionDescription;
+      answer?: MediaSessionDescription;
+      candidates?: MediaIceCandidate[];
+      completed?: boolean;
+    };
 
 export type ConnectionEndReason = 'failed' | 'remote-left' | 'remote-kicked' | 'media-server-lost';
 
