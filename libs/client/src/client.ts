@@ -421,6 +421,8 @@ export class Client extends Emitter<ClientEvents> {
       case 'client.updated':
       case 'unregistered':
       case 'upstream.closed':
+      // Peer connections are not supported by the SDK yet (openPeer refuses): nothing is waiting for it.
+      case 'connection.relayed':
         return;
     }
   }

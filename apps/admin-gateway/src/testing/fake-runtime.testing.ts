@@ -88,6 +88,7 @@ export function defaultEdgeAnswer(report: EdgeReport): unknown {
     case 'connection.update':
     case 'connection.close':
     case 'connection.stats':
+    case 'connection.relay':
     default:
       return { ok: true };
   }
