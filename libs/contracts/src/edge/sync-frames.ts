@@ -252,7 +252,9 @@ export const SyncConnectionOpenData = record(
     type: ConnectionType,
     tag: OptionalNullable(Text(256)),
     streams: SyncStreams,
-    remoteConnectionId: OptionalNullable(EntityId('The other side of a peer connection.')),
+    remoteConnectionId: OptionalNullable(
+      EntityId('The other side of a peer connection, or the upstream a downstream sfu connection receives.'),
+    ),
   },
   'Opens a connection (state `new`) in a joined channel.',
 );
