@@ -213,18 +213,23 @@ describe('durable consumers of the event stream', () => {
     let release!: () => void;
     const inHand = new Promise<void>((resolve) => (release = resolve));
     const handled: string[] = [];
+    let holdingFirst = false;
     const loop = startLoop(ns, async (messages, self) => {
       for await (const msg of messages) {
         if (self.stopped) {
           msg.nak();
           continue;
         }
-        if (idOf(msg) === 's1') await inHand;
+        if (idOf(msg) === 's1') {
+          holdingFirst = true;
+          await inHand;
+        }
         handled.push(idOf(msg));
         msg.ack();
       }
     });
-    await waitFor(() => loop.attached);
+    // Stop only once s1 is in hand: attaching comes before the first delivery.
+    await waitFor(() => loop.attached && holdingFirst);
     const stopped = loop.stop(5000);
     release();
     await stopped;
