@@ -1104,7 +1104,7 @@ describe('runtime-registry live model', () => {
       expect(joined).toHaveLength(1);
     });
 
-    it("the read of a gateway's sessions: per client its registration, channels with claims, connections with their settings, and the settings version", async () => {
+    it("the read of a gateway's sessions: per client its registration, channels with claims, connections with their settings and states, and the settings version", async () => {
       const a = 'app-sessions';
       const c = { applicationId: a, userId: 'u/1', deviceId: 'd:1', clientId: 'c 1' };
       const d = { applicationId: a, userId: 'u2', deviceId: 'd2', clientId: 'c2' };
@@ -1170,7 +1170,7 @@ describe('runtime-registry live model', () => {
             {
               channelId: 'room/1',
               claim: { id: 'room/1', disableSendMessage: true },
-              connections: [{ connectionId: 'cn:1', settings }],
+              connections: [{ connectionId: 'cn:1', settings, state: 'new' }],
             },
           ],
           settingsVersion: expect.any(Number),

@@ -93,7 +93,7 @@ export class ClientSession {
   /**
    * Applies what a push changes in the client's state at the edge (kicks, settings, claims,
    * identity). False: a stale settings push (a version not above the one applied to its connection:
-   * two registry replicas pushed out of order), neither applied nor to be delivered.
+   * two registry replicas pushed out of order) or a repeated state, neither applied nor to be delivered.
    */
   apply(push: ServerPush): boolean {
     this.revision++;
@@ -128,6 +128,8 @@ export class ClientSession {
         return true;
       case 'connection.state': {
         const connection = this.connections.get(push.connectionId);
+        // A repeat (the reconcile pass may correct a state whose push is still on its way) is not delivered.
+        if (connection?.state === push.state) return false;
         if (connection) connection.state = push.state;
         return true;
       }

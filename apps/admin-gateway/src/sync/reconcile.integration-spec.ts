@@ -356,7 +356,7 @@ describe('reconciling the edge with runtime-registry after lost pushes', () => {
     await flushRedisPrefix(servers.redisUrl, `${ns}:`);
   });
 
-  it('after a NATS blip, gives a client the kicks, closed connections, settings and client update pushed meanwhile, and applies them at the edge', async () => {
+  it('after a NATS blip, gives a client the kicks, closed connections, settings, states and client update pushed meanwhile, and applies them at the edge', async () => {
     const { client, ref } = await registered(cutOff);
     for (const channelId of ['room-a', 'room-b', 'room-c']) await client.ok('join', { channelId });
     const open = (channelId: string, connectionId: string, audioMuted: boolean) =>
@@ -396,6 +396,16 @@ describe('reconciling the edge with runtime-registry after lost pushes', () => {
       origin: 'api',
       target: { level: 'client', ...ref, patch: { tag: 'second', roles: ['moderator'] } },
     });
+    // The state moved at the registry (as the media moves it) while its push was lost.
+    await rpc(RuntimeSubjects.edge, {
+      report: {
+        kind: 'connection.state',
+        client: ref,
+        channelId: 'room-a',
+        connectionId: 'cn-a1',
+        state: 'initializing',
+      },
+    });
     expect(client.pushes).toEqual([]);
 
     proxy.restore();
@@ -419,6 +429,7 @@ describe('reconciling the edge with runtime-registry after lost pushes', () => {
       { type: 'kicked', channelId: 'room-b', connectionId: null },
       { type: 'kicked', channelId: 'room-c', connectionId: null },
       { type: 'client.updated', userAlias: 'Ann', deviceAlias: null, tag: 'second', roles: ['moderator'] },
+      { type: 'connection.state', channelId: 'room-a', connectionId: 'cn-a1', state: 'initializing' },
     ];
     await waitFor(() => client.pushes.length >= expected.length, {
       timeoutMs: 15000,
@@ -460,7 +471,8 @@ describe('reconciling the edge with runtime-registry after lost pushes', () => {
     );
     // Kicked out, the client may join again (the edge no longer believes it is in the channel).
     await client.ok('join', { channelId: 'room-c' });
-    await client.ok('connection.state', { connectionId: 'cn-a1', state: 'initializing' });
+    // The edge took the reconciled state: the next step from it is accepted.
+    await client.ok('connection.state', { connectionId: 'cn-a1', state: 'connecting' });
   });
 
   it('after a NATS blip, ends the session of a client the registry unregistered meanwhile (4010)', async () => {

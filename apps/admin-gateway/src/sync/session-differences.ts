@@ -27,13 +27,21 @@ export function differences(session: ClientSession, state: EdgeSessionState | nu
       continue;
     }
     if (!sameJson(channel.claim, claim)) pushes.push({ type: 'claim.updated', channelId, claim: channel.claim });
-    const settingsOf = new Map(channel.connections.map((c) => [c.connectionId, c.settings]));
+    const held = new Map(channel.connections.map((c) => [c.connectionId, c]));
     for (const connection of session.connectionsIn(channelId)) {
-      const settings = settingsOf.get(connection.connectionId);
+      const { settings, state: registryState } = held.get(connection.connectionId) ?? {};
       if (!settings) {
         pushes.push({ type: 'kicked', channelId, connectionId: connection.connectionId });
         continue;
       }
+      // A lost `connection.state` push (the media moved the state): the client follows the registry.
+      if (registryState && connection.settings && registryState !== connection.state)
+        pushes.push({
+          type: 'connection.state',
+          channelId,
+          connectionId: connection.connectionId,
+          state: registryState,
+        });
       // Null: the open is not answered yet (the session is busy then; the next pass sees it).
       if (!connection.settings || sameSettings(settings, connection.settings)) continue;
       // The read's version orders it with the pushes: not applied over a newer push (stale), and a

@@ -1,11 +1,13 @@
 import { Inject, Injectable } from '@nestjs/common';
-import type {
-  ChannelClaim,
-  EdgeGatewayClientsRead,
-  EdgeGatewayClientsResult,
-  EdgeSessionsRead,
-  EdgeSessionsResult,
-  EdgeSessionState,
+import {
+  CONNECTION_STATES,
+  type ChannelClaim,
+  type ConnectionState,
+  type EdgeGatewayClientsRead,
+  type EdgeGatewayClientsResult,
+  type EdgeSessionsRead,
+  type EdgeSessionsResult,
+  type EdgeSessionState,
 } from '@switchboard/contracts';
 import { clientRecord, parseJson } from '../model/records.js';
 import { effectiveSettings, publicSettings } from '../model/settings.js';
@@ -68,8 +70,13 @@ function sessionState(c: ClientIds, s: SessionSnapshot, seq: number): EdgeSessio
       connections: ch.connections.map((connection) => ({
         connectionId: connection.connectionId,
         settings: publicSettings(effectiveSettings(connection.levels, { ...c, connectionId: connection.connectionId })),
+        ...(isConnectionState(connection.state) ? { state: connection.state } : {}),
       })),
     })),
     settingsVersion: seq,
   };
+}
+
+function isConnectionState(state: string | null): state is ConnectionState {
+  return (CONNECTION_STATES as readonly (string | null)[]).includes(state);
 }

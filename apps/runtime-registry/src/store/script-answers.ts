@@ -126,10 +126,13 @@ export function sessionSnapshot(raw: Exclude<RawSession, false>): SessionSnapsho
     channels: asList<RawSessionChannel>(raw.channels).map((channel) => ({
       channelId: unesc(channel.ch),
       claim: channel.claim || null,
-      connections: asList<{ cn: string; levels: RawLevels }>(channel.conns).map((connection) => ({
-        connectionId: unesc(connection.cn),
-        levels: levelSnapshot(connection.levels),
-      })),
+      connections: asList<{ cn: string; levels: RawLevels; state: string | false }>(channel.conns).map(
+        (connection) => ({
+          connectionId: unesc(connection.cn),
+          levels: levelSnapshot(connection.levels),
+          state: connection.state || null,
+        }),
+      ),
     })),
   };
 }

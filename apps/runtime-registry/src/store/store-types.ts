@@ -107,11 +107,11 @@ export interface LevelUpdateResult {
 /** A registered client as `sessions` reads it. */
 export interface SessionSnapshot {
   client: Hash;
-  /** Its channels: the claim (JSON text; null if unreadable) and its connections with their settings levels. */
+  /** Its channels: the claim (JSON text; null if unreadable), its connections with their settings levels and states. */
   channels: Array<{
     channelId: string;
     claim: string | null;
-    connections: Array<{ connectionId: string; levels: LevelSnapshot }>;
+    connections: Array<{ connectionId: string; levels: LevelSnapshot; state: string | null }>;
   }>;
 }
 

@@ -179,8 +179,11 @@ export interface EdgeSessionState {
   channels: Array<{
     channelId: string;
     claim: ChannelClaim;
-    /** The client's connections in the channel, with the effective settings a `settings` push carries. */
-    connections: Array<{ connectionId: string; settings: EffectiveSettings }>;
+    /**
+     * The client's connections in the channel, with the effective settings a `settings` push carries and
+     * the state (absent from registries older than the media plane): a lost `connection.state` push shows.
+     */
+    connections: Array<{ connectionId: string; settings: EffectiveSettings; state?: ConnectionState }>;
   }>;
   /** The application's settings sequence number when read: the `version` of the settings pushes sent up to then. */
   settingsVersion: number;

@@ -1,6 +1,6 @@
 -- rtSessions (a read, for a gateway's check of its sessions): per client (args.cls: `u/d/cl`
 -- members), false when not registered, else its hash and, per channel it is in, its claim and its
--- connections with their settings levels; with the application's settings sequence number.
+-- connections with their settings levels and states; with the application's settings sequence number.
 local function read_sessions(args)
   local clients = {}
   for i, client_member in ipairs(args.cls) do
@@ -16,7 +16,8 @@ local function read_sessions(args)
         local connections = {}
         for _, connection_id in ipairs(redis.call('SMEMBERS', channel .. ':cconn:' .. client_member)) do
           local levels = settings_levels(channel_id, ids[1], device_member, client_member, connection_id)
-          connections[#connections + 1] = { cn = connection_id, levels = levels }
+          local state = redis.call('HGET', connection_key(channel_id, client_member, connection_id), 'state') or false
+          connections[#connections + 1] = { cn = connection_id, levels = levels, state = state }
         end
         local claim = redis.call('HGET', channel .. ':clients', client_member) or false
         channels[#channels + 1] = { ch = channel_id, claim = claim, conns = connections }
