@@ -114,7 +114,7 @@ export const settings = {
     min: 0,
     max: 3600000,
     description:
-      'Interval of the passes that check every client of this replica against runtime-registry: they apply what pushes lost on the way would have told it (kicks, closed connections, claims, settings, client updates, unregistrations) and remove what the registry holds that no session here has (channels, connections and registrations of requests whose answer was lost); a pass also runs whenever the NATS connection comes back. 0: only after a reconnect',
+      'Interval of the passes that check every client of this replica against runtime-registry: they apply what pushes lost on the way would have told it (kicks, closed connections, claims, settings, connection states, client updates, unregistrations) and remove what the registry holds that no session here has (channels, connections and registrations of requests whose answer was lost); a pass also runs whenever the NATS connection comes back. 0: only after a reconnect',
   }),
   syncReconcileConcurrency: int({
     env: 'SYNC_RECONCILE_CONCURRENCY',
