@@ -191,6 +191,30 @@ describe('PeerConnection (openPeer)', () => {
     ]);
   });
 
+  it('opens the data channel it wants from the answering side when the offer had none (then offers)', async () => {
+    const { gateway, client } = await registered();
+    const opening = client.openPeer('room', 'a-to-b', { connectionId: 'b-to-a', data: 'chat' });
+    const pc = FakePeerConnection.last;
+    relayed(gateway, { connectionId: 'b-to-a', remoteConnectionId: 'a-to-b', offer: { type: 'offer', sdp: 'o1' } });
+    const peer = await opening;
+    await until(() => afterJoin(gateway).includes('connection.relay:offer'));
+    expect(pc.dataChannels).toEqual(['chat']);
+    expect(peer.dataChannel).toMatchObject({ label: 'chat' });
+    expect(afterJoin(gateway).slice(3)).toEqual(['connection.relay:answer', 'connection.relay:offer']);
+  });
+
+  it('rejects with the refusal of its first signal and closes the connection at the server', async () => {
+    const { gateway, client } = await registered();
+    gateway.handlers['connection.relay'] = () => ({
+      error: { code: 'ValidationFailed', message: 'Connection a-to-b does not name b-to-a back.' },
+    });
+    const opening = client.openPeer('room', 'a-to-b', { connectionId: 'b-to-a' });
+    relayed(gateway, { connectionId: 'b-to-a', remoteConnectionId: 'a-to-b', offer: { type: 'offer', sdp: 'o1' } });
+    await expect(opening).rejects.toMatchObject({ code: 'ValidationFailed', requestType: 'connection.relay' });
+    await until(() => gateway.sent('connection.close').length === 1);
+    expect(client.connections.size).toBe(0);
+  });
+
   it('gives up when the other side does not answer within waitMs, closing the connection at the server', async () => {
     const { gateway, client } = await registered();
     const opening = client.openPeer('room', 'b-to-a', { connectionId: 'a-to-b', waitMs: 50 });

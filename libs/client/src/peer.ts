@@ -37,6 +37,7 @@ export class PeerConnection extends LocalMediaConnection {
   // Offer once the current answer is sent: this side's offer was rolled back, or it added a data channel.
   private offerAfterAnswer = false;
   private readonly firstExchange = deferred();
+  private exchanged = false;
 
   constructor(
     host: ConnectionHost,
@@ -82,7 +83,7 @@ export class PeerConnection extends LocalMediaConnection {
 
   /** @internal */
   override relayed(push: RelayedSignal): void {
-    void this.enqueue(() => this.apply(push)).catch((error: unknown) => this.host.reportError(error));
+    this.enqueue(() => this.apply(push)).catch((error: unknown) => this.signallingFailed(error));
   }
 
   protected override sendCandidates(data: SyncRequestDataOf<'connection.candidates'>): Promise<unknown> {
@@ -98,8 +99,19 @@ export class PeerConnection extends LocalMediaConnection {
       );
     }, waitMs);
     if (this.offerer)
-      this.enqueue(() => this.offer(Date.now() + waitMs)).catch((error: unknown) => this.firstExchange.reject(error));
+      this.enqueue(() => this.offer(Date.now() + waitMs)).catch((error: unknown) => this.signallingFailed(error));
     return this.firstExchange.promise.finally(() => clearTimeout(timer));
+  }
+
+  // Before the first exchange went through, openPeer rejects with it; after, it is a background error.
+  private signallingFailed(error: unknown): void {
+    if (this.exchanged) this.host.reportError(error);
+    else this.firstExchange.reject(error);
+  }
+
+  private exchangeDone(): void {
+    this.exchanged = true;
+    this.firstExchange.resolve();
   }
 
   private enqueue(step: () => Promise<void>): Promise<void> {
@@ -135,7 +147,7 @@ export class PeerConnection extends LocalMediaConnection {
       const sent = this.relay({ answer: { type: 'answer', sdp: answer.sdp } });
       this.signalled();
       await sent;
-      this.firstExchange.resolve();
+      this.exchangeDone();
       if (this.offerAfterAnswer) {
         this.offerAfterAnswer = false;
         this.negotiate().catch((error: unknown) => this.host.reportError(error));
@@ -143,7 +155,7 @@ export class PeerConnection extends LocalMediaConnection {
     } else if (push.answer) {
       if (pc.signalingState !== undefined && pc.signalingState !== 'have-local-offer') return;
       await this.describeRemote(push.answer as Description);
-      this.firstExchange.resolve();
+      this.exchangeDone();
     } else if (push.candidates) {
       for (const candidate of push.candidates) await this.addCandidate(candidate as IceCandidateInit);
     }
