@@ -60,7 +60,7 @@ describe('Client requests', () => {
     expect(client.channels.has('room')).toBe(false);
   });
 
-  it('reports an unreadable-frame error (id null) as an error event, and refuses peer connections', async () => {
+  it('reports an unreadable-frame error (id null) as an error event, and refuses a peer connection naming itself', async () => {
     const { gateway, client } = setup();
     await client.register(tokenExpiringAt(farFuture()));
     const errors: Error[] = [];
@@ -71,8 +71,9 @@ describe('Client requests', () => {
       error: { code: 'InvalidFrame', message: 'The frame is not JSON.' },
     });
     expect(errors[0]).toMatchObject({ code: 'InvalidFrame', requestType: null });
-    expect(() => client.openPeer('room', 'other')).toThrow(ClientError);
-    expect(() => client.openPeer('room', 'other')).toThrow(/NotSupported/);
+    const itself = client.openPeer('room', 'same', { connectionId: 'same' });
+    await expect(itself).rejects.toBeInstanceOf(ClientError);
+    await expect(itself).rejects.toMatchObject({ code: 'InvalidState' });
   });
 
   it('fails the requests waiting for a register that is refused, and a publish without RTCPeerConnection', async () => {

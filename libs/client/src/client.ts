@@ -17,6 +17,7 @@ import {
   type RemoteUpstreamRef,
 } from './connections.js';
 import { ClientError, SyncError } from './errors.js';
+import { PeerConnection, type PeerOptions } from './peer.js';
 import { Emitter } from './emitter.js';
 import {
   backgroundTimer,
@@ -208,12 +209,17 @@ export class Client extends Emitter<ClientEvents> {
     return this.started(connection, connection.start(options.tag));
   }
 
-  /** `peer` connections are not relayed by the server yet (its signalling requests are refused): always throws. */
-  openPeer(channelId: string, remoteConnectionId: string): never {
-    throw new ClientError(
-      'NotSupported',
-      `peer connections (${channelId}, ${remoteConnectionId}) are not relayed by the server yet; use sfu or mcu`,
-    );
+  /**
+   * Opens a `peer` connection to the other client's peer connection `remoteConnectionId` (which
+   * must name this one back: agree on both ids in the app). Resolves once the first offer and
+   * answer went through the server (the other side may open after this one, within `waitMs`).
+   */
+  async openPeer(channelId: string, remoteConnectionId: string, options: PeerOptions = {}): Promise<PeerConnection> {
+    const connectionId = options.connectionId ?? newId();
+    if (connectionId === remoteConnectionId)
+      throw new ClientError('InvalidState', 'a peer connection cannot name itself as its remote connection');
+    const connection = new PeerConnection(this.host, connectionId, channelId, remoteConnectionId, options);
+    return this.started(connection, connection.start(options.tag));
   }
 
   // ---- session -----------------------------------------------------------------------------------
@@ -421,9 +427,9 @@ export class Client extends Emitter<ClientEvents> {
       case 'client.updated':
       case 'unregistered':
       case 'upstream.closed':
-      // Peer connections are not supported by the SDK yet (openPeer refuses): nothing is waiting for it.
-      case 'connection.relayed':
         return;
+      case 'connection.relayed':
+        return connection?.relayed(push);
     }
   }
 

@@ -2,6 +2,7 @@ import type {
   ConnectionEndReason,
   ConnectionState,
   EffectiveSettings,
+  ServerPush,
   SyncConnectionOpenData,
   SyncRequestDataOf,
   SyncRequestType,
@@ -11,6 +12,9 @@ import { Emitter } from './emitter.js';
 import type { DataChannelLike, IceCandidateInit, MediaTrackLike, PeerConnectionLike } from './platform.js';
 import { backgroundTimer } from './platform.js';
 import { summarizeStats, withBitrates, type ConnectionStats } from './stats.js';
+
+/** What a `connection.relayed` push carries: one of `offer`, `answer`, `candidates`. */
+export type RelayedSignal = Omit<Extract<ServerPush, { type: 'connection.relayed' }>, 'type'>;
 
 /** Why a connection ended: the server's reasons, or what the client or its session did. */
 export type EndReason = ConnectionEndReason | 'closed' | 'kicked' | 'left' | 'session-lost' | 'unregistered';
@@ -163,6 +167,11 @@ export abstract class Connection extends Emitter<ConnectionEvents> {
     return Promise.resolve();
   }
 
+  /** @internal Signalling of the other side of a `peer` connection (a `connection.relayed` push). */
+  relayed(push: RelayedSignal): void {
+    void push;
+  }
+
   /** @internal Local end: stops its timers and closes the RTCPeerConnection. */
   end(reason: EndReason): void {
     if (this.ended) return;
@@ -227,12 +236,17 @@ export abstract class Connection extends Emitter<ConnectionEvents> {
       const candidates = this.candidates.splice(0, MAX_CANDIDATES_PER_FRAME);
       const completed = this.gatheringDone && this.candidates.length === 0;
       const data = { connectionId: this.connectionId, candidates, ...(completed ? { completed: true } : {}) };
-      this.host.request('connection.candidates', data).catch((error: unknown) => this.host.reportError(error));
+      this.sendCandidates(data).catch((error: unknown) => this.host.reportError(error));
       if (completed) {
         this.candidatesMayGo = false;
         return;
       }
     }
+  }
+
+  /** Where the local candidates go: the media server (`connection.candidates`), or the other peer. */
+  protected sendCandidates(data: SyncRequestDataOf<'connection.candidates'>): Promise<unknown> {
+    return this.host.request('connection.candidates', data);
   }
 
   private startStats(): void {

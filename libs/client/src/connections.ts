@@ -17,8 +17,8 @@ export interface LocalMediaOptions {
   videoMuted?: boolean;
 }
 
-/** A connection that sends local tracks: server mutes are applied to them. */
-abstract class LocalMediaConnection extends Connection {
+/** @internal A connection that sends local tracks: server mutes are applied to them. */
+export abstract class LocalMediaConnection extends Connection {
   readonly muted = { audio: false, video: false };
 
   protected constructor(

@@ -23,14 +23,12 @@ export class SyncError extends Error {
 /**
  * What the SDK itself refuses or gives up on:
  * - `ConnectionLost`: the socket dropped before the answer came (the request may or may not have been applied);
- * - `RequestTimeout`: no answer within `requestTimeoutMs`;
+ * - `RequestTimeout`: no answer within `requestTimeoutMs` (or the other side of a peer connection within `waitMs`);
  * - `Closed`: the client was closed, unregistered or could not resume;
- * - `NotSupported`: not possible with this server yet (`peer` connections);
  * - `NoPlatform`: no WebSocket or RTCPeerConnection given nor found on `globalThis`;
  * - `InvalidState`: called at the wrong time (e.g. `join` before `register`).
  */
-export type ClientErrorCode =
-  'ConnectionLost' | 'RequestTimeout' | 'Closed' | 'NotSupported' | 'NoPlatform' | 'InvalidState';
+export type ClientErrorCode = 'ConnectionLost' | 'RequestTimeout' | 'Closed' | 'NoPlatform' | 'InvalidState';
 
 export class ClientError extends Error {
   override readonly name = 'ClientError';

@@ -168,6 +168,9 @@ export class FakePeerConnection implements PeerConnectionLike {
   readonly remoteDescriptions: SessionDescriptionInit[] = [];
   connectionState = 'new';
   iceGatheringState = 'new';
+  signalingState = 'stable';
+  readonly addedCandidates: unknown[] = [];
+  readonly addedTracks: unknown[] = [];
   readonly transceivers: Array<{ track: unknown; direction?: string }> = [];
   readonly dataChannels: string[] = [];
   closed = false;
@@ -193,12 +196,27 @@ export class FakePeerConnection implements PeerConnectionLike {
     return Promise.resolve({ type: 'answer', sdp: `local-answer-to-${this.remoteDescriptions.at(-1)?.sdp}` });
   }
   setLocalDescription(description: { type: string; sdp: string }) {
+    if (description.type === 'rollback') {
+      this.localDescription = null;
+      this.signalingState = 'stable';
+      return Promise.resolve();
+    }
     this.localDescription = description;
+    this.signalingState = description.type === 'offer' ? 'have-local-offer' : 'stable';
     this.iceGatheringState = 'gathering';
     return Promise.resolve();
   }
   setRemoteDescription(description: SessionDescriptionInit) {
     this.remoteDescriptions.push(description);
+    this.signalingState = description.type === 'offer' ? 'have-remote-offer' : 'stable';
+    return Promise.resolve();
+  }
+  addTrack(track: unknown) {
+    this.addedTracks.push(track);
+    return {};
+  }
+  addIceCandidate(candidate: unknown) {
+    this.addedCandidates.push(candidate);
     return Promise.resolve();
   }
   addTransceiver(track: unknown, init?: { direction?: string }) {
@@ -214,6 +232,11 @@ export class FakePeerConnection implements PeerConnectionLike {
   }
   close() {
     this.closed = true;
+  }
+  /** The media transport moved (`connected`, `failed`, `closed`). */
+  moveTo(state: string): void {
+    this.connectionState = state;
+    this.onconnectionstatechange?.({});
   }
 
   // ---- the test's side ----

@@ -8,6 +8,7 @@ export {
   type PublishOptions,
   type RemoteUpstreamRef,
 } from './connections.js';
+export { PeerConnection, type PeerOptions } from './peer.js';
 export { ClientError, SyncError, type ClientErrorCode, type SyncErrorCode, type SyncErrorDetail } from './errors.js';
 export type { ReconnectOptions } from './reconnect.js';
 export type { ConnectionStats } from './stats.js';

@@ -55,11 +55,17 @@ export interface PeerConnectionLike {
   readonly localDescription: { type: string; sdp: string } | null;
   readonly connectionState: string;
   readonly iceGatheringState: string;
+  /** Read by `peer` connections (offer collisions). */
+  readonly signalingState?: string;
   createOffer(): Promise<SessionDescriptionInit>;
   createAnswer(): Promise<SessionDescriptionInit>;
   setLocalDescription(description?: any): Promise<unknown>;
   setRemoteDescription(description: any): Promise<unknown>;
   addTransceiver(trackOrKind: any, init?: { direction?: any }): unknown;
+  /** Used by `peer` connections when present (it reuses the transceivers of the remote offer). */
+  addTrack?(track: any, ...streams: any[]): unknown;
+  /** Used by `peer` connections (the other side's candidates). */
+  addIceCandidate?(candidate: any): Promise<unknown>;
   createDataChannel(label: string, options?: any): any;
   getStats(): Promise<StatsReportLike>;
   close(): unknown;

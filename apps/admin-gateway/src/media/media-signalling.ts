@@ -10,6 +10,7 @@ import {
 import { NatsClient, SERVICE_CONFIG } from '@switchboard/service-kit';
 import type { GatewayConfig } from '../config.js';
 import type { ClientSession, EdgeConnection } from '../sync/client-session.js';
+import { connectionOf } from '../sync/connection-steps.js';
 
 /**
  * The media signalling requests of `/sync` (docs/sync-protocol.md, "Media signalling"): the gateway
@@ -136,11 +137,7 @@ function channelOf(session: ClientSession, connection: EdgeConnection) {
 
 /** The connection and the media server it was placed on (the open must have been answered). */
 function placed(session: ClientSession, connectionId: string): { connection: EdgeConnection; mediaServerId: string } {
-  const connection = session.connections.get(connectionId);
-  if (!connection)
-    throw new DomainError('UnknownConnection', `The client has no open connection ${connectionId}.`, [
-      { field: 'connectionId', message: 'unknown' },
-    ]);
+  const connection = connectionOf(session, connectionId);
   if (connection.mediaServerId === null)
     throw new DomainError('ValidationFailed', `Connection ${connectionId} is not placed on a media server.`, [
       { field: 'connectionId', message: `a ${connection.type} connection has no media server to signal with` },

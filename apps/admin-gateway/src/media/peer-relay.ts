@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { DomainError, type PeerSignal, type SyncRequestDataOf, type SyncResults } from '@switchboard/contracts';
 import type { ClientSession } from '../sync/client-session.js';
+import { connectionOf } from '../sync/connection-steps.js';
 import { EdgeClient } from '../sync/edge.client.js';
 
 const SIGNAL_FIELDS = ['offer', 'answer', 'candidates'] as const;
@@ -17,11 +18,7 @@ export class PeerRelayClient {
     session: ClientSession,
     data: SyncRequestDataOf<'connection.relay'>,
   ): Promise<SyncResults['connection.relay']> {
-    const connection = session.connections.get(data.connectionId);
-    if (!connection)
-      throw new DomainError('UnknownConnection', `The client has no open connection ${data.connectionId}.`, [
-        { field: 'connectionId', message: 'unknown' },
-      ]);
+    const connection = connectionOf(session, data.connectionId);
     if (connection.type !== 'peer')
       throw new DomainError(
         'ValidationFailed',

@@ -97,7 +97,8 @@ export function openConnection(session: ClientSession, data: SyncRequestDataOf<'
   };
 }
 
-function connectionOf(session: ClientSession, connectionId: string): EdgeConnection {
+/** The session's open connection `connectionId`, or `UnknownConnection` (the signalling requests use it too). */
+export function connectionOf(session: ClientSession, connectionId: string): EdgeConnection {
   const connection = session.connections.get(connectionId);
   if (!connection)
     throw new DomainError('UnknownConnection', `The client has no open connection ${connectionId}.`, [
