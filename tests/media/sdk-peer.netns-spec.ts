@@ -78,6 +78,12 @@ describe('@switchboard/client peer connections in Node (ws + werift) through the
     return client;
   };
 
+  const clientPath = (userId: string) =>
+    `/applications/${stack.applicationId}/channels/${CHANNEL}/users/${userId}/devices/${userId}-device/clients/${userId}-client`;
+  /** The client's connections interface A lists (the registry's view). */
+  const peerConnectionsOf = async (userId: string) =>
+    ((await stack.a('GET', `${clientPath(userId)}/connections`)) as Array<{ id: string }>).map((c) => c.id);
+
   beforeAll(async () => {
     await stack.start();
   }, 60000);
@@ -155,15 +161,30 @@ describe('@switchboard/client peer connections in Node (ws + werift) through the
     expect(errors).toEqual([]);
   }, 30000);
 
-  it('closes: the server relays nothing more to the side that left, and the other side closes too', async () => {
+  it('closes: the server closes the other side too and tells it (remote-left), well before ICE would notice', async () => {
     const [alice, bob] = clients as [Client, Client];
     const bobPeer = bob.connections.get('bob-to-alice') as PeerConnection;
+    const ended = bobPeer.once('ended');
+    const closedAt = Date.now();
     await alice.connections.get('alice-to-bob')!.close();
     expect(alice.connections.size).toBe(0);
-    await expect(bobPeer.negotiate()).rejects.toMatchObject({ code: 'NotFound', requestType: 'connection.relay' });
-    const ended = bobPeer.once('ended');
-    await bobPeer.close();
-    expect((await ended)[0]).toEqual({ reason: 'closed' });
+    expect((await ended)[0]).toEqual({ reason: 'remote-left' });
+    expect(Date.now() - closedAt).toBeLessThan(5000);
     expect(bob.connections.size).toBe(0);
+    expect(await peerConnectionsOf('bob')).toEqual([]);
+  }, 30000);
+
+  it('a kick of one side through interface A ends the other side as remote-kicked', async () => {
+    const [alice, bob] = clients as [Client, Client];
+    const [alicePeer, bobPeer] = await Promise.all([
+      alice.openPeer(CHANNEL, 'bob-2', { connectionId: 'alice-2', data: true }),
+      bob.openPeer(CHANNEL, 'alice-2', { connectionId: 'bob-2', data: true }),
+    ]);
+    const aliceEnded = alicePeer.once('ended');
+    const bobEnded = bobPeer.once('ended');
+    await stack.a('DELETE', `${clientPath('alice')}/connections/alice-2`);
+    expect((await aliceEnded)[0]).toEqual({ reason: 'kicked' });
+    expect((await bobEnded)[0]).toEqual({ reason: 'remote-kicked' });
+    expect(await peerConnectionsOf('bob')).toEqual([]);
   }, 30000);
 });

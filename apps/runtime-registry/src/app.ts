@@ -18,6 +18,7 @@ import { NatsMediaAgents } from './media/media-control-agent.js';
 import { LiveMediaControlReads } from './media/media-control-reads.js';
 import { MediaControlConsumer } from './media/media-control.consumer.js';
 import { MediaReconciler } from './media/media-reconcile.js';
+import { PeerEnds } from './media/peer-ends.js';
 import { Upstreams } from './media/upstreams.js';
 import { PeerRelay } from './runtime/peer-relay.js';
 import { RegistryConnectionsOnServers } from './media/media-reconcile-reads.js';
@@ -93,6 +94,7 @@ class RegistryModule {
         RegistryConnectionsOnServers,
         MediaReconciler,
         Upstreams,
+        PeerEnds,
         PeerRelay,
       ],
       exports: [REDIS],

@@ -26,6 +26,7 @@ import { NatsMediaAgents } from './media-control-agent.js';
 import type { MediaDomainEvent } from './media-control-context.js';
 import { LiveMediaControlReads } from './media-control-reads.js';
 import { MediaControlRun } from './media-control-run.js';
+import { PeerEnds } from './peer-ends.js';
 import { Upstreams } from './upstreams.js';
 
 /** The durable consumer of the registry's own events that commands the media-agents. */
@@ -58,6 +59,7 @@ export class MediaControlConsumer implements OnApplicationBootstrap, OnApplicati
     private readonly logger: JsonLogger,
     metrics: Metrics,
     private readonly upstreams: Upstreams,
+    private readonly peerEnds: PeerEnds,
   ) {
     this.runner = new MediaControlRun(agents, reads);
     this.delay = new Histogram({
@@ -153,6 +155,8 @@ export class MediaControlConsumer implements OnApplicationBootstrap, OnApplicati
     await this.upstreams.announce(events).catch((e: unknown) => {
       this.logger.event('warn', 'upstream pushes not sent', { error: (e as Error).message });
     });
+    // Before any acknowledgement: if it fails, the group comes again (the commands are idempotent).
+    await this.peerEnds.settle(events);
     for (const { kind, delayMs } of outcome.sent) this.delay.observe({ kind }, delayMs / 1000);
     for (const i of outcome.done) readable[i]!.ack();
     if (outcome.failed.length > 0) {

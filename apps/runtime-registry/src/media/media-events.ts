@@ -31,7 +31,8 @@ type Of<K extends MediaAgentEvent['kind']> = Extract<MediaAgentEvent, { kind: K 
 interface Target {
   applicationId: string;
   ref: ConnectionIds;
-  mediaServerId: string;
+  /** Null: a peer connection, on no media server. */
+  mediaServerId: string | null;
 }
 
 const NOT_YET_CONNECTED: readonly ConnectionState[] = ['new', 'initializing', 'connecting'];
@@ -130,6 +131,11 @@ export class MediaEvents {
     if (!failed) return failing ? 'applied' : 'ignored';
     await this.effects.settle(failed.entry, this.push(target, failed.gatewayId, { ended: reason }), failed.events);
     return 'applied';
+  }
+
+  /** The other side of a peer connection that ended (no media server tells it): closed, and its client hears why. */
+  remotePeerEnded(applicationId: string, ref: ConnectionIds, reason: 'remote-left' | 'remote-kicked') {
+    return this.close({ applicationId, ref, mediaServerId: null }, reason);
   }
 
   /** Closed by the media server (origin server), and the client hears why. */

@@ -132,11 +132,12 @@ export class ConnectionLifecycle {
     ref: ConnectionIds,
     state: ConnectionState,
     from: readonly string[],
-    mediaServerId: string,
+    mediaServerId: string | null,
     error: { code: string; message: string } | null,
     entry: JournalEntry,
   ): Promise<{ events: DomainEvent[]; gatewayId: string | null; changed: boolean }> {
-    const call = this.stateCall(a, ref, state, from, error, undefined, { mediaServerId });
+    // Null: a peer connection (no media server), moved by the registry itself.
+    const call = this.stateCall(a, ref, state, from, error, undefined, { mediaServerId: mediaServerId ?? undefined });
     const result = await this.store.call(call, entry);
     const events = this.movedState(a, ref, state, result, SERVER_CAUSE);
     return { events, gatewayId: result.same ? null : clientOf(ref, result.client).gatewayId, changed: !result.same };

@@ -32,15 +32,10 @@ export class PeerRelay {
         { field: 'connectionId', message: 'not a peer connection with a remoteConnectionId' },
       ]);
     const remoteId = conn.remoteConnectionId;
-    const paths = (await this.reads.channelConnections(a, r.channelId)).filter((p) => p.connectionId === remoteId);
-    const views = paths.length ? await this.reads.connections(a, r.channelId, paths) : [];
-    const remote = views.find((view) => {
-      const other = storedConnection(view.connection);
-      return view.connection.type !== undefined && other.type === 'peer';
-    });
+    const remote = await remotePeer(this.reads, a, r.channelId, remoteId);
     if (!remote)
       throw new DomainError('NotFound', `The remote peer connection ${remoteId} is not open in the channel.`);
-    if (storedConnection(remote.connection).remoteConnectionId !== r.connectionId)
+    if (remote.remoteConnectionId !== r.connectionId)
       throw new DomainError('ValidationFailed', `Connection ${remoteId} does not name ${r.connectionId} back.`, [
         { field: 'connectionId', message: 'the remote peer connection names another connection' },
       ]);
@@ -56,4 +51,17 @@ export class PeerRelay {
     await this.pusher.send([{ gatewayId: gatewayId ?? null, client: { applicationId: a, ...client }, push }]);
     return { ok: true };
   }
+}
+
+/** The open peer connection of the channel with that id, and the connection it names (null: none open). */
+export async function remotePeer(reads: PeerReads, applicationId: string, channelId: string, connectionId: string) {
+  const paths = (await reads.channelConnections(applicationId, channelId)).filter(
+    (path) => path.connectionId === connectionId,
+  );
+  const views = paths.length ? await reads.connections(applicationId, channelId, paths) : [];
+  for (const view of views) {
+    const stored = view.connection.type !== undefined ? storedConnection(view.connection) : null;
+    if (stored?.type === 'peer') return { ...view, remoteConnectionId: stored.remoteConnectionId };
+  }
+  return null;
 }

@@ -132,7 +132,7 @@ export const SyncConnectionEndedPush = record(
     connectionId,
     reason: StringEnum(SYNC_CONNECTION_END_REASONS),
   },
-  'A connection is gone because of its media (ICE/DTLS failed, its upstream left or was kicked, its media server lost).',
+  'A connection is gone because of its media (ICE/DTLS failed, its upstream or other peer left or was kicked, its media server lost).',
 );
 export const SyncUpstreamOpenedPush = record(
   'SyncUpstreamOpenedPush',
