@@ -86,7 +86,8 @@ export type ServerPush =
   /**
    * The connection is gone because of its media (`failed`: ICE/DTLS down or Janus hung it up;
    * `remote-left` / `remote-kicked`: the upstream a downstream received, or the other peer, is gone;
-   * `media-server-lost`: its Janus stopped). The registry closed it; the edge forgets it, like a kick of the connection.
+   * `media-server-lost`: its Janus stopped). The registry closed it; the edge forgets it, like a kick of
+   * the connection.
    */
   | { type: 'connection.ended'; channelId: string; connectionId: string; reason: ConnectionEndReason }
   /**
