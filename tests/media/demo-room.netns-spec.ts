@@ -163,6 +163,22 @@ describe('the demo room in Chromium: three pages in one room', () => {
     }
   }, 60000);
 
+  it("a server message through interface A shows on every page as the operator's", async () => {
+    await stack.a('POST', `/applications/${stack.applicationId}/channels/${ROOM}/message`, {
+      message: 'The room closes in 5 minutes.',
+    });
+    for (const page of pages) {
+      await page.waitForFunction(
+        () =>
+          document
+            .getElementById('operator-log')
+            ?.textContent?.includes('Message from the operator: The room closes in 5 minutes.'),
+        undefined,
+        WAIT,
+      );
+    }
+  }, 30000);
+
   it("an operator's mute through interface A stops that page's media at the others; the page shows it", async () => {
     const muted = ids[2]!;
     await stack.a('PATCH', userPath(muted.userId), { audioMuted: true, videoMuted: true, audioUnmuteDisabled: true });
@@ -171,7 +187,12 @@ describe('the demo room in Chromium: three pages in one room', () => {
       undefined,
       WAIT,
     );
-    expect(await pages[2]!.locator('#operator-log').textContent()).toContain('The operator muted your microphone');
+    expect(await pages[2]!.locator('#operator-log').textContent()).toContain(
+      'The operator muted your microphone and disabled unmuting.',
+    );
+    expect(await pages[2]!.locator('.tile.local .state').textContent()).toContain(
+      'microphone muted by the operator (unmuting disabled)',
+    );
     for (const page of pages.slice(0, 2)) {
       // The page itself sees the stream stop (its bytes stopped growing) ...
       await page.waitForFunction(
