@@ -193,6 +193,16 @@ describe('the demo room in Chromium: three pages in one room', () => {
     expect(await pages[2]!.locator('.tile.local .state').textContent()).toContain(
       'microphone muted by the operator (unmuting disabled)',
     );
+    // The page's own unmute is refused by the SDK while the operator disables it.
+    await pages[2]!.click('#toggle-audio');
+    await pages[2]!.waitForFunction(
+      () =>
+        document
+          .getElementById('operator-log')
+          ?.textContent?.includes('The operator does not let you unmute your microphone.'),
+      undefined,
+      WAIT,
+    );
     for (const page of pages.slice(0, 2)) {
       // The page itself sees the stream stop (its bytes stopped growing) ...
       await page.waitForFunction(

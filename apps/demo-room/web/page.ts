@@ -1,4 +1,4 @@
-import { Client, DownstreamConnection, UpstreamConnection, type Connection } from '@switchboard/client';
+import { Client, DownstreamConnection, SyncError, UpstreamConnection, type Connection } from '@switchboard/client';
 import { element, LocalTile, RemoteTile } from './tiles.js';
 
 /** What the backend answers to `POST /api/token`. */
@@ -50,8 +50,34 @@ function showDownstream(connection: DownstreamConnection): void {
   });
 }
 
+/** The upstream publishing the camera and microphone (a new one after the SDK restored the session). */
+let publishing: UpstreamConnection | undefined;
+
+function controlLabels(): void {
+  const muted = publishing?.muted ?? { audio: false, video: false };
+  byId('toggle-audio').textContent = muted.audio ? 'Unmute microphone' : 'Mute microphone';
+  byId('toggle-video').textContent = muted.video ? 'Turn camera on' : 'Turn camera off';
+}
+
+/** The mute buttons: an unmute the operator disabled is refused by the SDK (`UnmuteDisabled`), said here. */
+function followControls(): void {
+  for (const kind of ['audio', 'video'] as const) {
+    byId(`toggle-${kind}`).addEventListener('click', () => {
+      if (!publishing) return;
+      publishing.setMuted(kind, !publishing.muted[kind]).then(controlLabels, (error: Error) => {
+        const device = kind === 'audio' ? 'microphone' : 'camera';
+        const refused = error instanceof SyncError && error.code === 'UnmuteDisabled';
+        logLine('operator-log', refused ? `The operator does not let you unmute your ${device}.` : error.message);
+      });
+    });
+  }
+}
+
 function followUpstream(upstream: UpstreamConnection, local: LocalTile): void {
+  publishing = upstream;
+  controlLabels();
   upstream.on('mute', ({ kind, muted, byServer, unmuteDisabled }) => {
+    controlLabels();
     const how = !muted
       ? ''
       : byServer
@@ -71,7 +97,10 @@ function followUpstream(upstream: UpstreamConnection, local: LocalTile): void {
 }
 
 /** Removed by the operator: say why, stop the camera and the session. */
+let wasRemoved = false;
 function removed(client: Client, stream: MediaStream, why: string): void {
+  if (wasRemoved) return; // a kick may be followed by the end of the session
+  wasRemoved = true;
   for (const track of stream.getTracks()) track.stop();
   for (const tile of tiles.values()) tile.remove();
   tiles.clear();
@@ -80,8 +109,8 @@ function removed(client: Client, stream: MediaStream, why: string): void {
   byId('tiles').replaceChildren(notice);
   logLine('operator-log', `Removed by the operator: ${why}`);
   setStatus('Removed from the room.');
-  byId<HTMLButtonElement>('chat-input').disabled = true;
-  client.close();
+  for (const id of ['chat-input', 'toggle-audio', 'toggle-video']) byId<HTMLButtonElement>(id).disabled = true;
+  client.unregister().catch(() => client.close());
 }
 
 async function join(name: string, room: string): Promise<void> {
@@ -123,6 +152,7 @@ async function join(name: string, room: string): Promise<void> {
     video: stream.getVideoTracks()[0],
   });
   followUpstream(upstream, local);
+  followControls();
   setStatus(`Connected: ${name} in room ${room}.`);
 
   byId<HTMLFormElement>('chat-form').addEventListener('submit', (event) => {
