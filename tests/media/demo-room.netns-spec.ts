@@ -95,13 +95,15 @@ describe('the demo room in Chromium: three pages in one room', () => {
     await stack.stop();
   });
 
-  it('each page decodes the video of the other two, shown with their names', async () => {
+  it('each page decodes the video of the other two, shown with their names and who is talking', async () => {
     for (const name of NAMES) {
       const page = await (await browser.newContext()).newPage();
       await page.goto(`${demoRoom.url!}/?name=${encodeURIComponent(name)}&room=${ROOM}`);
-      await page.waitForFunction(() => document.getElementById('status')?.textContent?.startsWith('Connected'), {
-        ...WAIT,
-      });
+      await page.waitForFunction(
+        () => document.getElementById('status')?.textContent?.startsWith('Connected'),
+        undefined,
+        WAIT,
+      );
       pages.push(page);
       ids.push(await page.evaluate(sessionIds));
     }
@@ -112,6 +114,12 @@ describe('the demo room in Chromium: three pages in one room', () => {
       expect(tiles.map((tile) => tile.clientId).sort()).toEqual([...others].sort());
       expect(tiles.map((tile) => tile.name).sort()).toEqual(NAMES.filter((_, other) => other !== index).sort());
     }
+    // Chromium's fake microphone beeps: the receiving page marks the tile as talking (its audio level).
+    await pages[0]!.waitForFunction(
+      () => document.querySelector('.tile.talking .state')?.textContent?.includes('talking'),
+      undefined,
+      WAIT,
+    );
   }, 60000);
 
   it('a chat message from one page shows on the other two', async () => {
@@ -226,7 +234,7 @@ describe('the demo room in Chromium: three pages in one room', () => {
   it('a kick through interface A removes that page, which says why; its tile leaves the others', async () => {
     const kicked = ids[2]!;
     await stack.a('DELETE', userPath(kicked.userId));
-    await pages[2]!.waitForSelector('#removed', WAIT);
+    await pages[2]!.waitForSelector('#removed', { timeout: WAIT.timeout });
     expect(await pages[2]!.locator('#removed').textContent()).toBe(
       `Removed by the operator: kicked out of the room "${ROOM}".`,
     );
