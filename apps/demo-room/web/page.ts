@@ -115,6 +115,9 @@ function removed(client: Client, stream: MediaStream, why: string): void {
 
 async function join(name: string, room: string): Promise<void> {
   let issued = await requestToken({ name, room });
+  const stream = await navigator.mediaDevices.getUserMedia({ audio: true, video: { width: 640, height: 480 } });
+  const local = new LocalTile(stream, name);
+  byId('tiles').append(local.root);
   const client = new Client({
     url: issued.syncUrl,
     userAlias: name,
@@ -140,18 +143,24 @@ async function join(name: string, room: string): Promise<void> {
   client.on('reconnected', ({ resumed }) =>
     setStatus(`${resumed ? 'Session resumed' : 'Session restored'}: ${name} in room ${room}.`),
   );
-  client.on('closed', ({ reason }) => setStatus(`Disconnected${reason ? `: ${reason}` : ''}.`));
-
-  await client.register(issued.token);
-  const stream = await navigator.mediaDevices.getUserMedia({ audio: true, video: { width: 640, height: 480 } });
-  const local = new LocalTile(stream, name);
-  byId('tiles').append(local.root);
-  await client.join(room);
-  const upstream = await client.publish(room, {
-    audio: stream.getAudioTracks()[0],
-    video: stream.getVideoTracks()[0],
+  client.on('closed', ({ reason }) => {
+    if (!wasRemoved) setStatus(`Disconnected${reason ? `: ${reason}` : ''}.`);
   });
-  followUpstream(upstream, local);
+
+  try {
+    await client.register(issued.token);
+    await client.join(room);
+    const upstream = await client.publish(room, {
+      audio: stream.getAudioTracks()[0],
+      video: stream.getVideoTracks()[0],
+    });
+    followUpstream(upstream, local);
+  } catch (error) {
+    for (const track of stream.getTracks()) track.stop();
+    local.root.remove();
+    client.close();
+    throw error;
+  }
   followControls();
   setStatus(`Connected: ${name} in room ${room}.`);
 
