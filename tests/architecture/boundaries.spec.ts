@@ -28,6 +28,7 @@ describe('module boundaries', () => {
     expect(apps).toEqual([
       'admin-gateway',
       'console',
+      'demo-room',
       'management-api',
       'media-agent',
       'recording-service',

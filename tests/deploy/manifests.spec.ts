@@ -52,7 +52,8 @@ async function loadServices(): Promise<Service[]> {
     const pkgFile = path.join(ROOT, 'apps', dir, 'package.json');
     if (!fs.existsSync(pkgFile)) continue;
     const pkg = JSON.parse(fs.readFileSync(pkgFile, 'utf8'));
-    if (!pkg.switchboard) continue;
+    // Apps declared `"deploy": false` (the demo room) run under `npm start` only.
+    if (!pkg.switchboard || pkg.switchboard.deploy === false) continue;
     const module = (await import(pathToFileURL(path.join(ROOT, 'apps', dir, 'src', 'config.ts')).href)) as {
       settings: Record<string, AnySetting>;
     };

@@ -70,11 +70,12 @@ describe('configuration table', () => {
     table = renderConfigTable(await loadSourceSettings());
   });
 
-  it('covers the eight services and every setting they declare', async () => {
+  it('covers the nine services and every setting they declare', async () => {
     const services = await loadSourceSettings();
     expect(services.map((s) => s.service).sort()).toEqual([
       'admin-gateway',
       'console',
+      'demo-room',
       'management-api',
       'media-agent',
       'recording-service',

@@ -20,6 +20,7 @@ import {
 import { startServers } from './stack-servers.mjs';
 import {
   CONSOLE,
+  DEMO_ROOM,
   READY_TIMEOUT_MS,
   readStackFile,
   SERVER_LABELS,
@@ -154,7 +155,16 @@ export class Launcher {
       REDIS_URL: serverUrls.redis,
       DATABASE_URL: serverUrls.database,
       ...(app.service === CONSOLE ? this.consoleEnv() : {}),
+      ...(app.service === DEMO_ROOM ? this.demoRoomEnv() : {}),
     };
+  }
+
+  /** The demo room gets tokens from interface B with the admin API key; its page reaches this gateway. */
+  demoRoomEnv() {
+    const env = { DEMO_API_KEY: this.state.adminApiKey ?? '' };
+    if (this.urls.managementApi) env.DEMO_MANAGEMENT_URL = this.urls.managementApi;
+    if (this.urls.adminGateway) env.DEMO_SYNC_URL = `${this.urls.adminGateway.replace(/^http/, 'ws')}/sync`;
+    return env;
   }
 
   /** The console forwards to this stack's interface A and B (started before it). */
@@ -249,7 +259,7 @@ export class Launcher {
     for (const app of apps) assertBuilt(this.paths.root, app.main, `entry point of ${app.service}`);
     for (const app of apps) await this.freeServicePort(app);
     await this.startWave(
-      apps.filter((a) => a.service !== CONSOLE),
+      apps.filter((a) => a.service !== CONSOLE && a.service !== DEMO_ROOM),
       serverUrls,
     );
     await this.startWave(
@@ -270,6 +280,17 @@ export class Launcher {
     await Promise.all(entries.map((entry) => this.waitReady(entry)));
     for (const entry of entries)
       this.log(`  ${entry.app.service} ready (pid ${entry.pid}) on http://127.0.0.1:${entry.app.port}`);
+  }
+
+  /** The demo room, once the bootstrap gave the admin API key (without it, it cannot get tokens). */
+  async startDemoRoom(apps, serverUrls) {
+    const demoRoom = apps.find((a) => a.service === DEMO_ROOM);
+    if (!demoRoom) return;
+    if (!this.state.adminApiKey) {
+      this.log('warning: the demo room is not started: no admin API key (see above).');
+      return;
+    }
+    await this.startWave([demoRoom], serverUrls);
   }
 
   async bootstrap(apps, serverUrls) {

@@ -14,6 +14,8 @@ export const SERVER_LABELS = { nats: 'NATS', redis: 'Redis', postgres: 'PostgreS
 export const MEDIA_AGENT = 'media-agent';
 /** The operator console: it forwards to admin-gateway and management-api, so it starts after them. */
 export const CONSOLE = 'console';
+/** The demo room: an operator's backend holding the admin API key, so it starts after the bootstrap. */
+export const DEMO_ROOM = 'demo-room';
 export const EXTERNAL_ENV = { nats: 'NATS_URL', redis: 'REDIS_URL', postgres: 'DATABASE_URL' };
 export const READY_TIMEOUT_MS = 60000;
 export const SERVICE_STOP_TIMEOUT_MS = 15000;

@@ -86,6 +86,7 @@ export async function startStack({ root = REPO_ROOT, serversOnly = false, mediaS
     apps = await startMediaServers(launcher, apps, pairs);
     if (apps.length) await launcher.startServices(apps, serverUrls);
     await launcher.bootstrap(apps, serverUrls);
+    await launcher.startDemoRoom(apps, serverUrls);
     launcher.checkInterrupted();
     launcher.save();
     await printSummary(launcher, apps);

@@ -1,9 +1,14 @@
 // What `npm start` prints once the stack runs, and the HTTP probe it and `status` use.
 import { janusLabel } from './media-servers.mjs';
 import { rel } from './report.mjs';
-import { CONSOLE } from './stack-state.mjs';
+import { CONSOLE, DEMO_ROOM } from './stack-state.mjs';
 
-const LABELS = { 'admin-gateway': 'Admin API', 'management-api': 'Management API', [CONSOLE]: 'Console' };
+const LABELS = {
+  'admin-gateway': 'Admin API',
+  'management-api': 'Management API',
+  [CONSOLE]: 'Console',
+  [DEMO_ROOM]: 'Demo room',
+};
 
 function apiUrl(app) {
   const base = `http://127.0.0.1:${app.port}`;
@@ -30,6 +35,12 @@ export async function printSummary(launcher, apps) {
     if (app.service === CONSOLE) {
       // The web application answers every path, so no OpenAPI probe; it signs in with the admin API key.
       row(label, `${apiUrl(app)}  (sign in with the admin API key below)`);
+      continue;
+    }
+    if (app.service === DEMO_ROOM) {
+      if (launcher.services?.has(DEMO_ROOM))
+        row(label, `${apiUrl(app)}/?room=demo  (camera and microphone; media needs Janus to reach the browser)`);
+      else row(label, 'not started (no admin API key)');
       continue;
     }
     row(label, apiUrl(app));
