@@ -8,7 +8,7 @@ import { ApplicationEvents } from '../application-configs/application-events.js'
 import type { Caller } from '../auth/caller.js';
 import type { WriteMode } from '../common/bodies.js';
 import type { ListAnswer, EntityValues } from '../common/record-reader.js';
-import { insertWebhook, updateWebhook, WebhookTargets } from '../common/webhook-records.js';
+import { deleteWebhook, insertWebhook, updateWebhook, WebhookTargets } from '../common/webhook-records.js';
 import { APPLICATION_WEBHOOK_KIND } from './application-webhook.model.js';
 
 @Injectable()
@@ -75,5 +75,16 @@ export class ApplicationWebhooksService {
     });
     this.events.changed(applicationIds);
     return record;
+  }
+
+  /** Deletes the webhook: nothing more is delivered to it; its past deliveries stay in the log. */
+  async remove(caller: Caller, id: string): Promise<void> {
+    const applicationId = await this.ds.transaction(async (m) => {
+      const before = await this.reader.lock(m, caller, id);
+      const parent = await this.parents.of(m, caller, before);
+      await deleteWebhook(m, caller, APPLICATION_WEBHOOK_KIND, before);
+      return parent.applicationId as string;
+    });
+    this.events.changed([applicationId]);
   }
 }

@@ -1,4 +1,4 @@
-import { Body, Controller, Get, HttpCode, Param, Patch, Post, Put, Query } from '@nestjs/common';
+import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Put, Query } from '@nestjs/common';
 import {
   ChannelWebhook,
   ChannelWebhookCreateBody,
@@ -9,7 +9,7 @@ import type { QueryParams } from '@switchboard/odata';
 import { ApiDoc } from '@switchboard/service-kit';
 import { CurrentCaller, type Caller } from '../auth/caller.js';
 import { readBody } from '../common/bodies.js';
-import { LIST_QUERY_DOC, parseListQuery, parseSingleQuery } from '../common/odata-query.js';
+import { API_VERSION_DOC, LIST_QUERY_DOC, parseListQuery, parseSingleQuery } from '../common/odata-query.js';
 import { entitySetDocs } from '../common/entity-set-docs.js';
 import { singleParam } from '../common/parent-param.js';
 import { channelWebhookModel } from './channel-webhook.model.js';
@@ -78,5 +78,20 @@ export class ChannelWebhooksController {
   @ApiDoc(docs.update('Partially update a channel webhook', ChannelWebhookUpdateBody, ChannelWebhook))
   patch(@CurrentCaller() caller: Caller, @Param('id') id: string, @Body() body: unknown) {
     return this.webhooks.update(caller, id, readBody(ChannelWebhookUpdateBody, body), 'merge');
+  }
+
+  @Delete(':id')
+  @HttpCode(204)
+  @ApiDoc({
+    summary: 'Delete a channel webhook',
+    description:
+      'Nothing more is delivered to it (webhook-worker drops its cached configuration on the applications.changed notice); its past deliveries stay in the delivery log. A change record of type `Delete` is written.',
+    tags: docs.tags,
+    status: 204,
+    errors: [404],
+    query: API_VERSION_DOC,
+  })
+  remove(@CurrentCaller() caller: Caller, @Param('id') id: string): Promise<void> {
+    return this.webhooks.remove(caller, id);
   }
 }

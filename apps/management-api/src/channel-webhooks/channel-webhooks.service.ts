@@ -8,7 +8,7 @@ import type { Caller } from '../auth/caller.js';
 import { CHANNEL_CONFIGS } from '../channel-configs/channel-config.model.js';
 import { invalid, type WriteMode } from '../common/bodies.js';
 import { RecordReader, type ListAnswer, type EntityValues } from '../common/record-reader.js';
-import { insertWebhook, updateWebhook, WebhookTargets } from '../common/webhook-records.js';
+import { deleteWebhook, insertWebhook, updateWebhook, WebhookTargets } from '../common/webhook-records.js';
 import { CHANNEL_WEBHOOK_KIND } from './channel-webhook.model.js';
 
 interface Parent {
@@ -85,6 +85,17 @@ export class ChannelWebhooksService {
     });
     this.events.changed(applicationIds);
     return record;
+  }
+
+  /** Deletes the webhook: nothing more is delivered to it; its past deliveries stay in the log. */
+  async remove(caller: Caller, id: string): Promise<void> {
+    const applicationId = await this.ds.transaction(async (m) => {
+      const before = await this.reader.lock(m, caller, id);
+      const parent = await this.parent(m, caller, before.channelConfigId as string);
+      await deleteWebhook(m, caller, CHANNEL_WEBHOOK_KIND, before);
+      return parent.applicationId;
+    });
+    this.events.changed([applicationId]);
   }
 
   /** The channel config and the application id it belongs to; a 400 when it is not the organization's. */
