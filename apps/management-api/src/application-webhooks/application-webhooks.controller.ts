@@ -7,6 +7,7 @@ import {
 } from '@switchboard/contracts';
 import type { QueryParams } from '@switchboard/odata';
 import { ApiDoc } from '@switchboard/service-kit';
+import { WebhookTestSent } from '../common/webhook-tests.js';
 import { CurrentCaller, type Caller } from '../auth/caller.js';
 import { readBody } from '../common/bodies.js';
 import { API_VERSION_DOC, LIST_QUERY_DOC, parseListQuery, parseSingleQuery } from '../common/odata-query.js';
@@ -93,5 +94,22 @@ export class ApplicationWebhooksController {
   })
   remove(@CurrentCaller() caller: Caller, @Param('id') id: string): Promise<void> {
     return this.webhooks.remove(caller, id);
+  }
+
+  @Post(':id/SendTest')
+  @HttpCode(202)
+  @ApiDoc({
+    summary: 'Send a test event to a application webhook',
+    description:
+      'Queues one event of type `webhook.test` (no channel, client, connection or message) for this webhook only, even when it is disabled or its `events` leave the type out. ' +
+      'webhook-worker delivers it like any event (signed, retried when `reliable`); its attempts show in `/WebhookDeliveries` with the `eventId` answered. 409 when the webhook has no URL; 503 when the event stream does not take it.',
+    tags: docs.tags,
+    response: WebhookTestSent,
+    status: 202,
+    errors: [404, 409, 503],
+    query: API_VERSION_DOC,
+  })
+  sendTest(@CurrentCaller() caller: Caller, @Param('id') id: string) {
+    return this.webhooks.sendTest(caller, id);
   }
 }

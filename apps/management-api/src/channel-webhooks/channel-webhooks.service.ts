@@ -9,6 +9,7 @@ import { CHANNEL_CONFIGS } from '../channel-configs/channel-config.model.js';
 import { invalid, type WriteMode } from '../common/bodies.js';
 import { RecordReader, type ListAnswer, type EntityValues } from '../common/record-reader.js';
 import { deleteWebhook, insertWebhook, updateWebhook, WebhookTargets } from '../common/webhook-records.js';
+import { WebhookTests, type WebhookTestSent } from '../common/webhook-tests.js';
 import { CHANNEL_WEBHOOK_KIND } from './channel-webhook.model.js';
 
 interface Parent {
@@ -25,6 +26,7 @@ export class ChannelWebhooksService {
     @InjectDataSource() private readonly ds: DataSource,
     private readonly targets: WebhookTargets,
     private readonly events: ApplicationEvents,
+    private readonly tests: WebhookTests,
   ) {}
 
   /** With `channelConfigId`, the webhooks of that channel config (404 when it is not the organization's). */
@@ -96,6 +98,13 @@ export class ChannelWebhooksService {
       return parent.applicationId;
     });
     this.events.changed([applicationId]);
+  }
+
+  /** Sends a `webhook.test` event to this webhook (through webhook-worker: signed, logged). */
+  async sendTest(caller: Caller, id: string): Promise<WebhookTestSent> {
+    const webhook = await this.reader.one(this.ds, caller, id);
+    const parent = await this.parent(this.ds.manager, caller, webhook.channelConfigId as string);
+    return this.tests.send(caller, webhook, 'channel', parent.applicationId);
   }
 
   /** The channel config and the application id it belongs to; a 400 when it is not the organization's. */

@@ -33,6 +33,8 @@ describe('OpenAPI document', () => {
     expect(methods('/ApplicationWebhooks/{id}')).toEqual(['delete', 'get', 'patch', 'put']);
     expect(methods('/ChannelConfigs')).toEqual(['get', 'post']);
     expect(methods('/ChannelConfigs/{id}')).toEqual(['get', 'patch', 'put']);
+    expect(methods('/ApplicationWebhooks/{id}/SendTest')).toEqual(['post']);
+    expect(methods('/ChannelWebhooks/{id}/SendTest')).toEqual(['post']);
     expect(methods('/ChannelWebhooks')).toEqual(['get', 'post']);
     expect(methods('/ChannelWebhooks/{id}')).toEqual(['delete', 'get', 'patch', 'put']);
     expect(methods('/ChangeRecords')).toEqual(['get']);
