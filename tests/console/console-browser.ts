@@ -28,7 +28,7 @@ export class ConsoleBrowser {
   async signIn(consoleUrl: string, key: string, target = this.page): Promise<void> {
     await target.goto(consoleUrl);
     await target.getByLabel('API key').fill(key);
-    await target.getByRole('button', { name: 'Sign in' }).click();
+    await target.getByRole('button', { name: 'Sign in', exact: true }).click();
     await target.getByRole('button', { name: 'Sign out' }).waitFor();
   }
 

@@ -23,6 +23,7 @@ import {
 } from '@switchboard/testing';
 import { connect, type NatsConnection } from '@nats-io/transport-node';
 import { FakeMediaServer, SyncClient } from '../../tools/simulator/src/index.mjs';
+import type { TestOAuthIssuer } from '../../tools/testing/oauth-issuer.js';
 import { writeConnectionMedia, type MediaTarget } from '../../tools/media/media.mjs';
 
 const run = promisify(execFile);
@@ -79,11 +80,14 @@ export class ConsoleStack {
 
   recordings?: SpawnedService;
 
-  /** `extras`: recording-service (recordings played through the console) and usage-aggregator too. */
+  /**
+   * `extras`: recording-service (recordings played through the console) and usage-aggregator too; an
+   * OAuth2 issuer whose tokens the APIs accept and the console signs in with.
+   */
   constructor(
     readonly namespace: string,
     readonly applicationId: string,
-    private readonly extras: { recordings?: boolean; usage?: boolean } = {},
+    private readonly extras: { recordings?: boolean; usage?: boolean; oauth?: TestOAuthIssuer } = {},
   ) {}
 
   private async extraServices(env: Record<string, string>, port: () => Promise<string>): Promise<SpawnedService[]> {
@@ -106,7 +110,13 @@ export class ConsoleStack {
 
   async start(): Promise<void> {
     this.db = await createTestDatabase(this.namespace);
-    const env = serviceTestEnv(this.namespace, this.db.url);
+    const issuer = this.extras.oauth;
+    const env = {
+      ...serviceTestEnv(this.namespace, this.db.url),
+      ...(issuer
+        ? { OAUTH_ISSUER: issuer.url, OAUTH_AUDIENCE: issuer.options.audience, OAUTH_JWKS_URL: issuer.jwksUrl }
+        : {}),
+    };
     this.env = env;
     const boot = await run(process.execPath, [findApp('management-api').bootstrap!], {
       env: { ...process.env, ...env },
@@ -165,6 +175,9 @@ export class ConsoleStack {
         NATS_URL: this.env.NATS_URL,
         NATS_NAMESPACE: this.env.NATS_NAMESPACE,
         ...(this.recordings ? { CONSOLE_RECORDINGS_URL: this.recordings.url } : {}),
+        ...(this.extras.oauth
+          ? { CONSOLE_OAUTH_ISSUER: this.extras.oauth.url, CONSOLE_OAUTH_CLIENT_ID: this.extras.oauth.options.clientId }
+          : {}),
       },
       stdio: ['ignore', 'inherit', 'inherit'],
     });
