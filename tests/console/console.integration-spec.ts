@@ -68,7 +68,8 @@ describe('operator console', () => {
   }
 
   async function expectNoSeriousAxeViolations(target: Page) {
-    await target.evaluate(axe.source);
+    // Injected once per document (the console is one page: its navigation keeps the document).
+    if (!(await target.evaluate("typeof window.axe === 'object'"))) await target.evaluate(axe.source);
     const results = (await target.evaluate("axe.run(document, { resultTypes: ['violations'] })")) as axe.AxeResults;
     const serious = results.violations
       .filter((violation) => violation.impact === 'serious' || violation.impact === 'critical')
