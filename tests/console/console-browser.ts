@@ -28,7 +28,7 @@ export class ConsoleBrowser {
   async signIn(consoleUrl: string, key: string, target = this.page): Promise<void> {
     await target.goto(consoleUrl);
     await target.getByLabel('API key').fill(key);
-    await target.getByRole('button', { name: 'Sign in' }).click();
+    await target.getByRole('button', { name: 'Sign in', exact: true }).click();
     await target.getByRole('button', { name: 'Sign out' }).waitFor();
   }
 
@@ -39,7 +39,8 @@ export class ConsoleBrowser {
 
   /** The serious and critical axe-core violations of the page as it is now (expected: none). */
   async seriousAxeViolations(target = this.page): Promise<string[]> {
-    await target.evaluate(axe.source);
+    // Injected once per document (the console is one page: its navigation keeps the document).
+    if (!(await target.evaluate("typeof window.axe === 'object'"))) await target.evaluate(axe.source);
     const results = (await target.evaluate("axe.run(document, { resultTypes: ['violations'] })")) as axe.AxeResults;
     return results.violations
       .filter((violation) => violation.impact === 'serious' || violation.impact === 'critical')

@@ -212,6 +212,61 @@ describe('operator console: recordings, webhooks, usage, organizations', () => {
     expect(await browser.seriousAxeViolations()).toEqual([]);
   });
 
+  it('sends a test event to a webhook (it reaches the receiver and the log) and deletes a webhook, with confirmation', async () => {
+    const appHooks = async () =>
+      (
+        await stack.b<{ value: Webhook[] }>(
+          'GET',
+          `/ApplicationWebhooks?applicationConfigId=${stack.configId}`,
+          stack.operatorKey,
+        )
+      ).value;
+    const receiverHook = (await appHooks()).find((hook) => hook.name === 'console receiver')!;
+    const reached = stack.receiver.received.length;
+    const actions = page().getByRole('group', { name: 'Actions on webhook console receiver' });
+    await actions.getByRole('button', { name: 'Send test event' }).click();
+    await page()
+      .getByRole('dialog', { name: /^Send a test event \(webhook.test\) to webhook console receiver\?/ })
+      .getByRole('button', { name: 'Confirm' })
+      .click();
+    await actions.getByRole('status').waitFor();
+    const testQuery = `/WebhookDeliveries?$filter=${encodeURIComponent(
+      `eventType eq 'webhook.test' and webhookId eq '${receiverHook.id}'`,
+    )}`;
+    const delivered = await waitFor(
+      async () =>
+        (await stack.b<{ value: Array<{ deliveryId: string }> }>('GET', testQuery, stack.operatorKey)).value[0],
+      { timeoutMs: 10000, description: 'the test event in the delivery log' },
+    );
+    await waitFor(() => stack.receiver.received.slice(reached).some((one) => one.webhookId === delivered.deliveryId), {
+      timeoutMs: 5000,
+      description: 'the test event at the receiver',
+    });
+
+    const doomed = (await appHooks()).find((hook) => hook.name === XSS_NAME)!;
+    const row = page()
+      .getByRole('table', { name: /^Application webhooks/ })
+      .locator(`tbody tr[data-row-id="${doomed.id}"]`);
+    await page()
+      .getByRole('group', { name: `Actions on webhook ${XSS_NAME}` })
+      .getByRole('button', { name: 'Delete' })
+      .click();
+    const dialog = page().getByRole('dialog', { name: new RegExp(`^Delete webhook`) });
+    await dialog.getByRole('button', { name: 'Cancel' }).click();
+    expect((await appHooks()).map((hook) => hook.id)).toContain(doomed.id);
+    await page()
+      .getByRole('group', { name: `Actions on webhook ${XSS_NAME}` })
+      .getByRole('button', { name: 'Delete' })
+      .click();
+    await dialog.getByRole('button', { name: 'Confirm' }).click();
+    await waitFor(async () => !(await appHooks()).some((hook) => hook.id === doomed.id), {
+      timeoutMs: 5000,
+      description: 'the webhook deleted through the API',
+    });
+    await row.waitFor({ state: 'detached', timeout: 5000 });
+    expect(browser.dialogs).toEqual([]);
+  });
+
   it('charts usage per day and pixel-count bucket as the API sums it', async () => {
     const usage = new UsageHarness(await connect({ servers: testServers().natsUrl }), ns, stack.db.url);
     try {
@@ -313,10 +368,51 @@ describe('operator console: recordings, webhooks, usage, organizations', () => {
     );
     const made = keys.value.find((one) => one.tag === 'console ops')!;
     expect(made.key).toBeNull();
-    await page()
+    const keyRow = page()
       .getByRole('table', { name: /^API keys/ })
-      .locator(`tbody tr[data-row-id="${made.id}"]`)
-      .waitFor();
+      .locator(`tbody tr[data-row-id="${made.id}"]`);
+    await keyRow.waitFor();
+    const madeKey = (await page()
+      .locator('.secret', { hasText: 'API key console ops' })
+      .locator('code')
+      .textContent())!;
+    const throughConsole = async (path: string, apiKey: string) => {
+      const answer = await fetch(`${stack.consoleUrl}${path}`, { headers: { 'x-api-key': apiKey } });
+      return { status: answer.status, body: (await answer.json()) as Record<string, unknown> };
+    };
+    expect((await throughConsole('/api/a/applications', madeKey)).status).toBe(200);
+    await keyRow.getByRole('button', { name: 'Disable' }).click();
+    await page()
+      .getByRole('dialog', { name: 'Disable API key console ops? It is refused on both interfaces.' })
+      .getByRole('button', { name: 'Confirm' })
+      .click();
+    await waitFor(
+      async () => (await stack.b<{ disabled: boolean }>('GET', `/ApiKeys/${made.id}`, stack.operatorKey)).disabled,
+      { timeoutMs: 5000, description: 'the key disabled through the API' },
+    );
+    await waitFor(async () => (await keyRow.locator('td').nth(3).textContent()) === 'disabled', { timeoutMs: 5000 });
+    // Refused through the console's forwarding, on both interfaces, as an unknown key is.
+    const unknownKey = 'sb_no-such-key-anywhere-0123456789';
+    await waitFor(async () => (await throughConsole('/api/a/applications', madeKey)).status === 401, {
+      timeoutMs: 5000,
+      description: 'the disabled key refused on interface A',
+    });
+    for (const path of ['/api/a/applications', '/api/b/ApiKeys']) {
+      const [refused, unknown] = [await throughConsole(path, madeKey), await throughConsole(path, unknownKey)];
+      expect(refused.status).toBe(401);
+      expect(unknown.status).toBe(401);
+      expect(Object.keys(refused.body).sort()).toEqual(Object.keys(unknown.body).sort());
+      expect(refused.body.title ?? refused.body.error).toEqual(unknown.body.title ?? unknown.body.error);
+    }
+    await keyRow.getByRole('button', { name: 'Enable' }).click();
+    await page()
+      .getByRole('dialog', { name: 'Enable API key console ops again?' })
+      .getByRole('button', { name: 'Confirm' })
+      .click();
+    await waitFor(async () => (await throughConsole('/api/b/ApiKeys', madeKey)).status === 200, {
+      timeoutMs: 5000,
+      description: 'the key enabled again',
+    });
     expect(await page().locator('img').count()).toBe(0);
     expect(browser.dialogs).toEqual([]);
     expect(await browser.seriousAxeViolations()).toEqual([]);

@@ -23,6 +23,7 @@ import {
 } from '@switchboard/testing';
 import { connect, type NatsConnection } from '@nats-io/transport-node';
 import { FakeMediaServer, SyncClient } from '../../tools/simulator/src/index.mjs';
+import type { TestOAuthIssuer } from '../../tools/testing/oauth-issuer.js';
 import { writeConnectionMedia, type MediaTarget } from '../../tools/media/media.mjs';
 
 const run = promisify(execFile);
@@ -79,61 +80,83 @@ export class ConsoleStack {
 
   recordings?: SpawnedService;
 
-  /** `extras`: recording-service (recordings played through the console) and usage-aggregator too. */
+  /**
+   * `extras`: recording-service (recordings played through the console) and usage-aggregator too; an
+   * OAuth2 issuer whose tokens the APIs accept and the console signs in with.
+   */
   constructor(
     readonly namespace: string,
     readonly applicationId: string,
-    private readonly extras: { recordings?: boolean; usage?: boolean } = {},
+    private readonly extras: { recordings?: boolean; usage?: boolean; oauth?: TestOAuthIssuer } = {},
   ) {}
 
-  private async extraServices(env: Record<string, string>, port: () => Promise<string>): Promise<SpawnedService[]> {
+  private async extraServices(env: Record<string, string>, ports: Record<string, string>): Promise<SpawnedService[]> {
     const dir = path.join(testServers().dataDir, this.namespace);
     return Promise.all([
       ...(this.extras.recordings
         ? [
             spawnService('recording-service', {
               ...env,
-              HTTP_PORT: await port(),
+              HTTP_PORT: ports.recordings!,
               RECORDINGS_URL_SECRET: 'console-recordings-url-secret-0123456789abcdef',
               RECORDINGS_DIR: path.join(dir, 'work'),
               RECORDINGS_STORAGE_DIR: path.join(dir, 'storage'),
             }),
           ]
         : []),
-      ...(this.extras.usage ? [spawnService('usage-aggregator', { ...env, HTTP_PORT: await port() })] : []),
+      ...(this.extras.usage ? [spawnService('usage-aggregator', { ...env, HTTP_PORT: ports.usage! })] : []),
     ]);
   }
 
+  /**
+   * Every process starts at once (ports chosen first), except management-api, which waits for the
+   * bootstrap's migrations: a cold start of the stack is the slowest part of the console suite.
+   */
   async start(): Promise<void> {
     this.db = await createTestDatabase(this.namespace);
-    const env = serviceTestEnv(this.namespace, this.db.url);
+    const issuer = this.extras.oauth;
+    const env = {
+      ...serviceTestEnv(this.namespace, this.db.url),
+      ...(issuer
+        ? { OAUTH_ISSUER: issuer.url, OAUTH_AUDIENCE: issuer.options.audience, OAUTH_JWKS_URL: issuer.jwksUrl }
+        : {}),
+    };
     this.env = env;
-    const boot = await run(process.execPath, [findApp('management-api').bootstrap!], {
+    const ports: Record<string, string> = {};
+    for (const name of ['management', 'registry', 'gateway', 'worker', 'console', 'recordings', 'usage'])
+      ports[name] = String(await freePort());
+    const local = (name: string) => `http://127.0.0.1:${ports[name]}`;
+    const management = run(process.execPath, [findApp('management-api').bootstrap!], {
       env: { ...process.env, ...env },
+    }).then(async (boot) => {
+      const booted = JSON.parse(boot.stdout) as { apiKey: string; organizationId: string };
+      this.operatorKey = booted.apiKey;
+      this.operatorOrganizationId = booted.organizationId;
+      return spawnService('management-api', { ...env, HTTP_PORT: ports.management!, WEBHOOK_ALLOW_LOOPBACK: 'true' });
     });
-    const booted = JSON.parse(boot.stdout) as { apiKey: string; organizationId: string };
-    this.operatorKey = booted.apiKey;
-    this.operatorOrganizationId = booted.organizationId;
-    const port = async () => String(await freePort());
-    this.services.push(
-      ...(await Promise.all([
-        spawnService('management-api', { ...env, HTTP_PORT: await port(), WEBHOOK_ALLOW_LOOPBACK: 'true' }),
-        spawnService('runtime-registry', { ...env, HTTP_PORT: await port() }),
-        spawnService('admin-gateway', { ...env, HTTP_PORT: await port() }),
+    const [main, extras] = await Promise.all([
+      Promise.all([
+        management,
+        spawnService('runtime-registry', { ...env, HTTP_PORT: ports.registry! }),
+        spawnService('admin-gateway', { ...env, HTTP_PORT: ports.gateway! }),
         spawnService('webhook-worker', {
           ...env,
-          HTTP_PORT: await port(),
+          HTTP_PORT: ports.worker!,
           WEBHOOK_ALLOW_LOOPBACK: 'true',
           WEBHOOK_BATCH_WINDOW_MS: '20',
           WEBHOOK_TIMEOUT_MS: '2000',
         }),
-      ])),
-    );
-    [this.management, , this.gateway] = this.services as [SpawnedService, SpawnedService, SpawnedService];
-    const extras = await this.extraServices(env, port);
-    this.services.push(...extras);
+      ]),
+      this.extraServices(env, ports),
+      this.startConsole(ports.console!, {
+        gateway: local('gateway'),
+        management: local('management'),
+        recordings: this.extras.recordings ? local('recordings') : undefined,
+      }),
+    ]);
+    this.services.push(...main, ...extras);
+    [this.management, , this.gateway] = main;
     if (this.extras.recordings) this.recordings = extras[0];
-    await this.startConsole();
     this.nats = await connect({ servers: testServers().natsUrl });
     this.mediaServer = new FakeMediaServer({ nc: this.nats, namespace: this.namespace, index: 7, region: '<i>eu</i>' });
     this.mediaServer.start();
@@ -151,20 +174,25 @@ export class ConsoleStack {
     });
   }
 
-  private async startConsole(): Promise<void> {
+  private async startConsole(
+    consolePort: string,
+    upstream: { gateway: string; management: string; recordings: string | undefined },
+  ): Promise<void> {
     if (!existsSync(CONSOLE_MAIN)) throw new Error(`${CONSOLE_MAIN} does not exist: run npm run build first.`);
-    const consolePort = await freePort();
     this.consoleUrl = `http://127.0.0.1:${consolePort}`;
     const child = spawn(process.execPath, [CONSOLE_MAIN], {
       env: {
         ...process.env,
-        HTTP_PORT: String(consolePort),
+        HTTP_PORT: consolePort,
         LOG_LEVEL: 'warn',
-        CONSOLE_GATEWAY_URL: this.gateway.url,
-        CONSOLE_MANAGEMENT_URL: this.management.url,
+        CONSOLE_GATEWAY_URL: upstream.gateway,
+        CONSOLE_MANAGEMENT_URL: upstream.management,
         NATS_URL: this.env.NATS_URL,
         NATS_NAMESPACE: this.env.NATS_NAMESPACE,
-        ...(this.recordings ? { CONSOLE_RECORDINGS_URL: this.recordings.url } : {}),
+        ...(upstream.recordings ? { CONSOLE_RECORDINGS_URL: upstream.recordings } : {}),
+        ...(this.extras.oauth
+          ? { CONSOLE_OAUTH_ISSUER: this.extras.oauth.url, CONSOLE_OAUTH_CLIENT_ID: this.extras.oauth.options.clientId }
+          : {}),
       },
       stdio: ['ignore', 'inherit', 'inherit'],
     });

@@ -5,7 +5,9 @@
 import axe from 'axe-core';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { testNamespace, waitFor } from '@switchboard/testing';
+import { createHash } from 'node:crypto';
 import { launchChromium } from '../../tools/testing/chromium.js';
+import { TestOAuthIssuer } from '../../tools/testing/oauth-issuer.js';
 import { ConsoleStack, type LiveClient } from './console-stack.js';
 
 const XSS_CHANNEL = '<img src=x onerror=alert(1)>';
@@ -24,7 +26,8 @@ interface ConnectionInfo {
 describe('operator console', () => {
   const ns = testNamespace('console');
   const applicationId = `app-${ns}`.replace(/_/g, '-');
-  const stack = new ConsoleStack(ns, applicationId);
+  const issuer = new TestOAuthIssuer({ clientId: 'switchboard-console', audience: 'switchboard', claims: {} });
+  const stack = new ConsoleStack(ns, applicationId, { oauth: issuer });
   let browser: Browser;
   let context: BrowserContext;
   let page: Page;
@@ -35,6 +38,7 @@ describe('operator console', () => {
   const cspViolations: string[] = [];
 
   beforeAll(async () => {
+    await issuer.start();
     [browser] = await Promise.all([launchChromium(), stack.start()]);
     alice = await stack.connectClient('alice', 'alice-laptop', 'alice-1', 'lobby');
     bob = await stack.connectClient('bob', 'bob-phone', 'bob-1', 'lobby');
@@ -53,17 +57,19 @@ describe('operator console', () => {
   afterAll(async () => {
     await browser?.close();
     await stack.stop();
+    await issuer.close();
   });
 
   async function signIn(target: Page, key: string) {
     await target.goto(stack.consoleUrl);
     await target.getByLabel('API key').fill(key);
-    await target.getByRole('button', { name: 'Sign in' }).click();
+    await target.getByRole('button', { name: 'Sign in', exact: true }).click();
     await target.getByRole('button', { name: 'Sign out' }).waitFor();
   }
 
   async function expectNoSeriousAxeViolations(target: Page) {
-    await target.evaluate(axe.source);
+    // Injected once per document (the console is one page: its navigation keeps the document).
+    if (!(await target.evaluate("typeof window.axe === 'object'"))) await target.evaluate(axe.source);
     const results = (await target.evaluate("axe.run(document, { resultTypes: ['violations'] })")) as axe.AxeResults;
     const serious = results.violations
       .filter((violation) => violation.impact === 'serious' || violation.impact === 'critical')
@@ -345,6 +351,61 @@ describe('operator console', () => {
       expect(await customerPage.getByRole('button', { name: 'Media servers' }).count()).toBe(0);
       expect(await customerPage.getByRole('button', { name: 'Organizations' }).count()).toBe(0);
       await expect(customerPage.getByText('Organization key').count()).resolves.toBe(1);
+    } finally {
+      await customerContext.close();
+    }
+  });
+
+  it('signs in with OAuth2 (authorization code, PKCE S256, state) and calls the APIs as that bearer', async () => {
+    const customerContext = await browser.newContext();
+    const oauthPage = await customerContext.newPage();
+    const credentials: string[] = [];
+    oauthPage.on('request', (request) => {
+      if (request.url().startsWith(`${stack.consoleUrl}/api/a/`))
+        credentials.push(request.headers().authorization ?? '');
+    });
+    const navPages = async () => oauthPage.getByRole('navigation').getByRole('button').allTextContents();
+    try {
+      issuer.options.claims = { sub: 'dana', org_id: stack.operatorOrganizationId };
+      await oauthPage.goto(stack.consoleUrl);
+      await oauthPage.getByRole('button', { name: `Sign in with ${issuer.url}` }).click();
+      await oauthPage.getByRole('button', { name: 'Sign out' }).waitFor();
+
+      const authorization = issuer.authorizationRequests.at(-1)!;
+      expect(Object.fromEntries(authorization)).toEqual({
+        response_type: 'code',
+        client_id: 'switchboard-console',
+        redirect_uri: `${stack.consoleUrl}/`,
+        code_challenge: expect.stringMatching(/^[A-Za-z0-9_-]{43}$/),
+        code_challenge_method: 'S256',
+        state: expect.stringMatching(/^[A-Za-z0-9_-]{20,}$/),
+      });
+      const verifier = issuer.tokenRequests.at(-1)!.get('code_verifier')!;
+      expect(createHash('sha256').update(verifier).digest('base64url')).toBe(authorization.get('code_challenge'));
+      const token = issuer.issuedTokens.at(-1)!;
+      // The code and the token never stay in the address; the token is kept in session storage only.
+      expect(oauthPage.url()).toBe(`${stack.consoleUrl}/`);
+      expect(await oauthPage.evaluate('Object.values(sessionStorage)')).toEqual([token]);
+      await oauthPage
+        .getByRole('table', { name: /^Applications/ })
+        .locator('tbody tr', { hasText: applicationId })
+        .waitFor();
+      expect(credentials.length).toBeGreaterThan(0);
+      expect(new Set(credentials)).toEqual(new Set([`Bearer ${token}`]));
+      // An organization token: no operator page is offered.
+      expect(await navPages()).not.toEqual(expect.arrayContaining(['Media servers']));
+      expect(await navPages()).not.toEqual(expect.arrayContaining(['Parked events']));
+      await expect(oauthPage.getByText('Organization token (OAuth2)').count()).resolves.toBe(1);
+
+      // With the operator scope: interface A's operator pages (media servers), not interface B's.
+      issuer.options.claims = { sub: 'dana', org_id: stack.operatorOrganizationId, scope: 'switchboard:operator' };
+      await oauthPage.getByRole('button', { name: 'Sign out' }).click();
+      await oauthPage.getByRole('button', { name: `Sign in with ${issuer.url}` }).click();
+      await oauthPage.getByText('Operator token (OAuth2)').waitFor();
+      expect(await navPages()).toEqual(expect.arrayContaining(['Media servers']));
+      expect(await navPages()).not.toEqual(expect.arrayContaining(['Parked events']));
+      expect(await navPages()).not.toEqual(expect.arrayContaining(['Organizations']));
+      expect(issuer.authorizationRequests.at(-1)!.get('state')).not.toBe(authorization.get('state'));
     } finally {
       await customerContext.close();
     }

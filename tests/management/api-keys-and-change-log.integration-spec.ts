@@ -22,6 +22,7 @@ describe('API keys and the change log', () => {
       expect(created.body).toEqual({
         key: expect.stringMatching(/^sb_[A-Za-z0-9_-]{43}$/),
         tag: 'ci',
+        disabled: false,
         id: expect.any(String),
         createdOn: expect.any(Number),
         createdBy: expect.any(String),
@@ -46,6 +47,7 @@ describe('API keys and the change log', () => {
       expect(log.map((c) => [c.type, c.propertyName, c.oldValue, c.newValue])).toEqual([
         ['Create', 'key', null, '<redacted>'],
         ['Create', 'tag', null, 'ci'],
+        ['Create', 'disabled', null, 'false'],
         ['Update', 'tag', 'ci', null],
         ['Update', 'tag', null, 'deploy'],
       ]);

@@ -10,6 +10,7 @@ import Fastify, {
 } from 'fastify';
 import type { ConsoleConfig } from './config.js';
 import type { ConnectionKey, ConnectionStatsStore } from './connection-stats.js';
+import { registerOAuthRoutes } from './oauth.js';
 import { SECURITY_HEADERS } from './security-headers.js';
 
 /** Interface A's prefix on admin-gateway (http-contract.md). */
@@ -172,6 +173,7 @@ export async function buildConsole(
   await proxy('/api/a', config.gatewayUrl, INTERFACE_A_PREFIX);
   await proxy('/api/b', config.managementUrl, '');
   registerStatsRoute(app, config, stats);
+  registerOAuthRoutes(app, config);
   if (config.recordingsUrl) await proxyRecordingFiles(app, config.recordingsUrl, config.upstreamTimeoutMs);
 
   await app.register(fastifyStatic, { root: publicDir, index: 'index.html', cacheControl: false });

@@ -1,4 +1,4 @@
-import { int, loadConfig, oneOf, str, url, type ConfigOf } from '@switchboard/config';
+import { ConfigError, int, loadConfig, oneOf, str, url, type ConfigOf } from '@switchboard/config';
 
 /** Settings of the console's backend-for-frontend (served on one origin with the web application). */
 export const settings = {
@@ -45,6 +45,28 @@ export const settings = {
     pattern: /^[A-Za-z0-9_-]{1,32}$/,
     description: 'Prefix of the NATS subjects of the deployment (as the other services)',
   }),
+  oauthIssuer: url({
+    env: 'CONSOLE_OAUTH_ISSUER',
+    optional: true,
+    protocols: ['http', 'https'],
+    description:
+      'OAuth2 issuer the console signs in with (authorization code + PKCE; its metadata from /.well-known/oauth-authorization-server); http only on loopback. Set with CONSOLE_OAUTH_CLIENT_ID',
+  }),
+  oauthClientId: str({
+    env: 'CONSOLE_OAUTH_CLIENT_ID',
+    optional: true,
+    description: 'Client id of the console at the issuer (a public client: no secret)',
+  }),
+  oauthScope: str({
+    env: 'CONSOLE_OAUTH_SCOPE',
+    default: '',
+    description: 'Scopes the console asks for, space separated (e.g. the operator scope); empty: none asked',
+  }),
+  oauthResource: str({
+    env: 'CONSOLE_OAUTH_RESOURCE',
+    optional: true,
+    description: 'The `resource` (RFC 8707) asked for, when the issuer sets the audience from it',
+  }),
   upstreamTimeoutMs: int({
     env: 'CONSOLE_UPSTREAM_TIMEOUT_MS',
     default: 15000,
@@ -57,5 +79,11 @@ export const settings = {
 export type ConsoleConfig = ConfigOf<typeof settings>;
 
 export function loadConsoleConfig(env: Record<string, string | undefined> = process.env): ConsoleConfig {
-  return loadConfig(settings, env);
+  const config = loadConfig(settings, env);
+  if ((config.oauthIssuer === undefined) !== (config.oauthClientId === undefined))
+    throw new ConfigError(
+      config.oauthIssuer === undefined ? 'CONSOLE_OAUTH_ISSUER' : 'CONSOLE_OAUTH_CLIENT_ID',
+      'is required with the other (CONSOLE_OAUTH_ISSUER and CONSOLE_OAUTH_CLIENT_ID go together)',
+    );
+  return config;
 }

@@ -22,6 +22,7 @@ import { KnownOrganizations } from './auth/known-organizations.js';
 import { ChannelConfigsService } from './channel-configs/channel-configs.service.js';
 import { ChannelWebhooksService } from './channel-webhooks/channel-webhooks.service.js';
 import { WebhookTargets } from './common/webhook-records.js';
+import { WebhookTests } from './common/webhook-tests.js';
 import type { ManagementConfig } from './config.js';
 import { ForwardedReadsService } from './forwarded/forwarded-reads.service.js';
 import { ApiVersionGuard } from './http/api-version.guard.js';
@@ -72,6 +73,7 @@ class ManagementModule {
         ChannelConfigsService,
         ChannelWebhooksService,
         WebhookTargets,
+        WebhookTests,
         ForwardedReadsService,
         KnownOrganizations,
         OrganizationsService,

@@ -1,5 +1,6 @@
 import { useEffect, useState } from 'react';
-import { api, ApiError, storedKey, storeKey } from './api';
+import { api, ApiError, storeCredential, storedCredential, type Credential } from './api';
+import { finishOAuth, oauthSetup, startOAuth, type OAuthSignIn } from './oauth';
 import { ChangeLogPage } from './pages/ChangeLog';
 import { LivePage } from './pages/Live';
 import { MediaServersPage } from './pages/MediaServers';
@@ -13,24 +14,48 @@ import { WebhooksPage } from './pages/Webhooks';
 type Page =
   'live' | 'recordings' | 'webhooks' | 'webhook-config' | 'changes' | 'usage' | 'media' | 'parked' | 'organizations';
 interface Session {
-  key: string;
-  /** The credential may call the operator-only routes (found out by one: 403 otherwise). */
-  operator: boolean;
+  credential: Credential;
+  /** May call interface A's operator routes (media servers); an operator OAuth2 scope gives this much. */
+  operatorA: boolean;
+  /** May call interface B's operator routes (parked events, organizations): operator API keys only. */
+  operatorB: boolean;
 }
 
-/** Signs the key in: a read of interface A proves it, an operator-only read tells what it may do. */
-async function signIn(key: string): Promise<Session> {
-  await api('GET', '/api/a/applications', undefined, key);
+/** true when `path` answers, false on a 403: what the credential may do is found out by asking. */
+async function allowed(path: string, credential: Credential): Promise<boolean> {
   try {
-    await api('GET', '/api/b/ParkedEvents?$top=1', undefined, key);
-    return { key, operator: true };
+    await api('GET', path, undefined, credential);
+    return true;
   } catch (failure) {
-    if (failure instanceof ApiError && failure.status === 403) return { key, operator: false };
+    if (failure instanceof ApiError && failure.status === 403) return false;
     throw failure;
   }
 }
 
-function SignIn({ onSignedIn }: { onSignedIn: (session: Session) => void }) {
+/** Signs the credential in: a read of interface A proves it, operator-only reads tell what it may do. */
+async function signIn(credential: Credential): Promise<Session> {
+  await api('GET', '/api/a/applications', undefined, credential);
+  const [operatorA, operatorB] = await Promise.all([
+    allowed('/api/a/mediaservers', credential),
+    allowed('/api/b/ParkedEvents?$top=1', credential),
+  ]);
+  return { credential, operatorA, operatorB };
+}
+
+function failureText(failure: unknown, unauthorized: string): string {
+  if (failure instanceof ApiError && failure.status === 401) return unauthorized;
+  return failure instanceof Error ? failure.message : String(failure);
+}
+
+function SignIn({
+  onSignedIn,
+  oauth,
+  oauthError,
+}: {
+  onSignedIn: (session: Session) => void;
+  oauth: OAuthSignIn | null;
+  oauthError?: string;
+}) {
   const [key, setKey] = useState('');
   const [error, setError] = useState<string>();
   return (
@@ -40,10 +65,8 @@ function SignIn({ onSignedIn }: { onSignedIn: (session: Session) => void }) {
         className="sign-in"
         onSubmit={(event) => {
           event.preventDefault();
-          signIn(key.trim()).then(onSignedIn, (failure: unknown) =>
-            setError(
-              failure instanceof ApiError && failure.status === 401 ? 'This API key is not valid.' : String(failure),
-            ),
+          signIn({ apiKey: key.trim() }).then(onSignedIn, (failure: unknown) =>
+            setError(failureText(failure, 'This API key is not valid.')),
           );
         }}
       >
@@ -60,32 +83,58 @@ function SignIn({ onSignedIn }: { onSignedIn: (session: Session) => void }) {
         <button type="submit">Sign in</button>
         {error && <p role="alert">{error}</p>}
       </form>
+      {oauth && (
+        <p className="sign-in">
+          <button type="button" onClick={() => void startOAuth(oauth)}>
+            Sign in with {oauth.issuer}
+          </button>
+        </p>
+      )}
+      {oauthError && <p role="alert">{oauthError}</p>}
     </main>
   );
+}
+
+/** The session of this tab: back from the issuer (a new token), or the credential kept in session storage. */
+async function restore(): Promise<Session | undefined> {
+  const token = await finishOAuth();
+  if (token !== null) storeCredential({ bearer: token });
+  const credential = storedCredential();
+  if (credential === null) return undefined;
+  try {
+    return await signIn(credential);
+  } catch (failure) {
+    storeCredential(null);
+    throw failure;
+  }
 }
 
 export function App() {
   const [session, setSession] = useState<Session>();
   const [page, setPage] = useState<Page>('live');
-  const [restoring, setRestoring] = useState(storedKey() !== null);
+  const [restoring, setRestoring] = useState(true);
+  const [oauth, setOAuth] = useState<OAuthSignIn | null>(null);
+  const [oauthError, setOAuthError] = useState<string>();
   useEffect(() => {
-    const key = storedKey();
-    if (key === null) return;
-    signIn(key)
-      .then(setSession, () => storeKey(null))
+    oauthSetup().then(setOAuth, () => setOAuth(null));
+    restore()
+      .then(setSession, (failure: unknown) => setOAuthError(failureText(failure, 'The sign-in was refused.')))
       .finally(() => setRestoring(false));
   }, []);
   if (restoring) return <main aria-busy="true">Signing in…</main>;
   if (!session) {
     return (
       <SignIn
+        oauth={oauth}
+        oauthError={oauthError}
         onSignedIn={(signed) => {
-          storeKey(signed.key);
+          storeCredential(signed.credential);
           setSession(signed);
         }}
       />
     );
   }
+  const oauthSession = 'bearer' in session.credential;
   const pages: Array<[Page, string]> = [
     ['live', 'Live'],
     ['recordings', 'Recordings'],
@@ -93,9 +142,9 @@ export function App() {
     ['webhook-config', 'Webhooks'],
     ['changes', 'Change log'],
     ['usage', 'Usage'],
-    ...(session.operator
+    ...(session.operatorA ? ([['media', 'Media servers']] as Array<[Page, string]>) : []),
+    ...(session.operatorB
       ? ([
-          ['media', 'Media servers'],
           ['parked', 'Parked events'],
           ['organizations', 'Organizations'],
         ] as Array<[Page, string]>)
@@ -112,11 +161,13 @@ export function App() {
             </button>
           ))}
         </nav>
-        <span className="who">{session.operator ? 'Operator key' : 'Organization key'}</span>
+        <span className="who">
+          {session.operatorA ? 'Operator' : 'Organization'} {oauthSession ? 'token (OAuth2)' : 'key'}
+        </span>
         <button
           type="button"
           onClick={() => {
-            storeKey(null);
+            storeCredential(null);
             setSession(undefined);
           }}
         >
@@ -130,9 +181,9 @@ export function App() {
         {page === 'webhook-config' && <WebhookConfigPage />}
         {page === 'changes' && <ChangeLogPage />}
         {page === 'usage' && <UsagePage />}
-        {page === 'media' && session.operator && <MediaServersPage />}
-        {page === 'parked' && session.operator && <ParkedPage />}
-        {page === 'organizations' && session.operator && <OrganizationsPage />}
+        {page === 'media' && session.operatorA && <MediaServersPage />}
+        {page === 'parked' && session.operatorB && <ParkedPage />}
+        {page === 'organizations' && session.operatorB && <OrganizationsPage />}
       </main>
     </>
   );

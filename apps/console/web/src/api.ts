@@ -1,12 +1,21 @@
 /** Calls to interfaces A (`/api/a`) and B (`/api/b`) through the console's own origin. */
 const KEY_STORAGE = 'switchboard.console.apiKey';
+const BEARER_STORAGE = 'switchboard.console.bearer';
 
-export function storedKey(): string | null {
-  return sessionStorage.getItem(KEY_STORAGE);
+/** The signed-in credential: an API key, or an OAuth2 access token (sent as a bearer). */
+export type Credential = { apiKey: string } | { bearer: string };
+
+export function storedCredential(): Credential | null {
+  const key = sessionStorage.getItem(KEY_STORAGE);
+  if (key !== null) return { apiKey: key };
+  const bearer = sessionStorage.getItem(BEARER_STORAGE);
+  return bearer === null ? null : { bearer };
 }
-export function storeKey(key: string | null): void {
-  if (key === null) sessionStorage.removeItem(KEY_STORAGE);
-  else sessionStorage.setItem(KEY_STORAGE, key);
+export function storeCredential(credential: Credential | null): void {
+  sessionStorage.removeItem(KEY_STORAGE);
+  sessionStorage.removeItem(BEARER_STORAGE);
+  if (credential && 'apiKey' in credential) sessionStorage.setItem(KEY_STORAGE, credential.apiKey);
+  else if (credential) sessionStorage.setItem(BEARER_STORAGE, credential.bearer);
 }
 
 export class ApiError extends Error {
@@ -24,9 +33,15 @@ function errorText(status: number, body: unknown): string {
   return problem?.detail ?? problem?.error?.message ?? problem?.title ?? `HTTP ${status}`;
 }
 
-export async function api<T>(method: string, path: string, body?: unknown, key = storedKey()): Promise<T> {
+export async function api<T>(
+  method: string,
+  path: string,
+  body?: unknown,
+  credential = storedCredential(),
+): Promise<T> {
   const headers: Record<string, string> = { accept: 'application/json' };
-  if (key) headers['x-api-key'] = key;
+  if (credential && 'apiKey' in credential) headers['x-api-key'] = credential.apiKey;
+  else if (credential) headers.authorization = `Bearer ${credential.bearer}`;
   if (body !== undefined) headers['content-type'] = 'application/json';
   const response = await fetch(path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
   const text = await response.text();

@@ -187,6 +187,7 @@ export interface ApiKey {
   id: string;
   key: string | null;
   tag: string | null;
+  disabled: boolean;
   createdOn: number;
   createdBy: string | null;
 }

@@ -21,4 +21,8 @@ export class ApiKeyEntity extends AuditColumns {
   /** Operator keys reach every organization's runtime (media servers, diagnostics, application list). */
   @Column({ type: 'boolean', default: false })
   operator!: boolean;
+
+  /** A disabled key is refused like an unknown one (401) until it is enabled again. */
+  @Column({ type: 'boolean', default: false })
+  disabled!: boolean;
 }

@@ -10,6 +10,7 @@ export const apiKeyModel = defineEntityModel({
   properties: [
     { name: 'key', kind: 'string', sql: () => 'CAST(NULL AS text)', filterable: false, sortable: false },
     { name: 'tag', kind: 'string' },
+    { name: 'disabled', kind: 'boolean' },
     { name: 'id', kind: 'guid' },
     ...auditProperties(),
   ],

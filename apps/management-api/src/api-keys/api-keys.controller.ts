@@ -10,6 +10,10 @@ import { apiKeyModel } from './api-key.model.js';
 import { ApiKeysService } from './api-keys.service.js';
 
 const docs = entitySetDocs('API keys');
+const DISABLE_DOC =
+  '`disabled: true` disables the key, `false` enables it again. A disabled key is refused with the 401 of an unknown key on both interfaces ' +
+  "(a gateway drops its cached verdicts of the organization's keys on the `management-api.v1.organizations.changed` notice, " +
+  'at the latest after API_KEY_CACHE_TTL_MS). A key cannot disable itself (409).';
 
 @Controller('ApiKeys')
 export class ApiKeysController {
@@ -39,13 +43,28 @@ export class ApiKeysController {
   }
 
   @Put(':id')
-  @ApiDoc(docs.update('Update an API key (its tag; an absent tag becomes null)', ApiKeyUpdateBody, ApiKey))
+  @ApiDoc(
+    docs.update(
+      'Update an API key (its tag, an absent tag becomes null; `disabled`, kept when absent)',
+      ApiKeyUpdateBody,
+      ApiKey,
+      {
+        description: DISABLE_DOC,
+        errors: [404, 409],
+      },
+    ),
+  )
   replace(@CurrentCaller() caller: Caller, @Param('id') id: string, @Body() body: unknown) {
     return this.keys.update(caller, id, readBody(ApiKeyUpdateBody, body), 'replace');
   }
 
   @Patch(':id')
-  @ApiDoc(docs.update('Partially update an API key', ApiKeyUpdateBody, ApiKey))
+  @ApiDoc(
+    docs.update('Partially update an API key (`{ "disabled": true }` disables it)', ApiKeyUpdateBody, ApiKey, {
+      description: DISABLE_DOC,
+      errors: [404, 409],
+    }),
+  )
   patch(@CurrentCaller() caller: Caller, @Param('id') id: string, @Body() body: unknown) {
     return this.keys.update(caller, id, readBody(ApiKeyUpdateBody, body), 'merge');
   }

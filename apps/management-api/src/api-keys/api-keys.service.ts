@@ -1,10 +1,11 @@
 import { Inject, Injectable, Optional } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { ApiKeyUpdateBody } from '@switchboard/contracts';
+import { ApiKeyUpdateBody, DomainError } from '@switchboard/contracts';
 import { SERVICE_CONFIG } from '@switchboard/service-kit';
 import type { ODataQuery } from '@switchboard/odata';
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import type { DataSource, EntityManager } from 'typeorm';
+import { ApplicationEvents } from '../application-configs/application-events.js';
 import type { Caller } from '../auth/caller.js';
 import { nextState, type WriteMode } from '../common/bodies.js';
 import { REDACTED, writeChanges } from '../common/change-log.js';
@@ -31,7 +32,7 @@ export function hashKey(value: string): string {
   return createHash('sha256').update(value, 'utf8').digest('hex');
 }
 
-const TRACKED = ['key', 'tag'] as const;
+const TRACKED = ['key', 'tag', 'disabled'] as const;
 const CACHE_LIMIT = 10_000;
 
 @Injectable()
@@ -55,6 +56,7 @@ export class ApiKeysService {
   constructor(
     @InjectDataSource() private readonly ds: DataSource,
     @Optional() @Inject(SERVICE_CONFIG) config?: { apiKeyCacheTtlMs?: number },
+    @Optional() private readonly events?: ApplicationEvents,
   ) {
     this.cacheTtlMs = config?.apiKeyCacheTtlMs ?? 0;
   }
@@ -67,7 +69,8 @@ export class ApiKeysService {
     if (cached && cached.expires > now) return cached.key;
     const forgets = this.forgets;
     const rows = (await this.ds.query(
-      'SELECT k.id, k.organization_id, k.operator, o.disabled FROM management.api_key k JOIN management.organization o ON o.id = k.organization_id WHERE k.key_hash = $1',
+      'SELECT k.id, k.organization_id, k.operator, o.disabled FROM management.api_key k JOIN management.organization o ON o.id = k.organization_id ' +
+        'WHERE k.key_hash = $1 AND NOT k.disabled',
       [hash],
     )) as Array<{ id: string; organization_id: string; operator: boolean; disabled: boolean }>;
     const row = rows[0];
@@ -115,15 +118,28 @@ export class ApiKeysService {
     return { ...after, key: value };
   }
 
+  /**
+   * The tag, and `disabled`: a disabled key is refused like an unknown one. Never the calling key itself (409).
+   * After the commit this replica forgets the organization's verdicts, and the gateways hear `organizations.changed`.
+   */
   async update(caller: Caller, id: string, body: ApiKeyUpdateBody, mode: WriteMode): Promise<EntityValues> {
-    return this.ds.transaction(async (m) => {
+    const answer = await this.ds.transaction(async (m) => {
       const before = await this.reader.lock(m, caller, id);
-      const next = nextState({ tag: before.tag as string | null }, body as EntityValues, mode, { tag: null });
+      const current = { tag: before.tag as string | null, disabled: before.disabled === true };
+      const next = nextState(current, body as EntityValues, mode, { tag: null, disabled: current.disabled });
+      if (next.disabled && !current.disabled && id === caller.principal) {
+        throw new DomainError(
+          'Conflict',
+          'A key cannot disable itself (it would lock its caller out).',
+          [{ field: 'disabled', message: 'the key making this call' }],
+          'disabled',
+        );
+      }
       await m
         .getRepository(ApiKeyEntity)
         .update(
           { id, organizationId: caller.organizationId },
-          { tag: next.tag, modifiedOn: Date.now(), modifiedBy: caller.principal },
+          { tag: next.tag, disabled: next.disabled, modifiedOn: Date.now(), modifiedBy: caller.principal },
         );
       const after = await this.reader.one(m, caller, id);
       await writeChanges(m, caller, {
@@ -134,8 +150,13 @@ export class ApiKeysService {
         after,
         properties: TRACKED,
       });
-      return after;
+      return { after, disabledChanged: next.disabled !== current.disabled };
     });
+    if (answer.disabledChanged) {
+      this.forgetOrganization(caller.organizationId);
+      this.events?.organizationChanged(caller.organizationId);
+    }
+    return answer.after;
   }
 
   /**

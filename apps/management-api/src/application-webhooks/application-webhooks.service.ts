@@ -8,7 +8,8 @@ import { ApplicationEvents } from '../application-configs/application-events.js'
 import type { Caller } from '../auth/caller.js';
 import type { WriteMode } from '../common/bodies.js';
 import type { ListAnswer, EntityValues } from '../common/record-reader.js';
-import { insertWebhook, updateWebhook, WebhookTargets } from '../common/webhook-records.js';
+import { deleteWebhook, insertWebhook, updateWebhook, WebhookTargets } from '../common/webhook-records.js';
+import { WebhookTests, type WebhookTestSent } from '../common/webhook-tests.js';
 import { APPLICATION_WEBHOOK_KIND } from './application-webhook.model.js';
 
 @Injectable()
@@ -20,6 +21,7 @@ export class ApplicationWebhooksService {
     @InjectDataSource() private readonly ds: DataSource,
     private readonly targets: WebhookTargets,
     private readonly events: ApplicationEvents,
+    private readonly tests: WebhookTests,
   ) {}
 
   /** With `applicationConfigId`, the webhooks of that config (404 when it is not the organization's). */
@@ -75,5 +77,23 @@ export class ApplicationWebhooksService {
     });
     this.events.changed(applicationIds);
     return record;
+  }
+
+  /** Deletes the webhook: nothing more is delivered to it; its past deliveries stay in the log. */
+  async remove(caller: Caller, id: string): Promise<void> {
+    const applicationId = await this.ds.transaction(async (m) => {
+      const before = await this.reader.lock(m, caller, id);
+      const parent = await this.parents.of(m, caller, before);
+      await deleteWebhook(m, caller, APPLICATION_WEBHOOK_KIND, before);
+      return parent.applicationId as string;
+    });
+    this.events.changed([applicationId]);
+  }
+
+  /** Sends a `webhook.test` event to this webhook (through webhook-worker: signed, logged). */
+  async sendTest(caller: Caller, id: string): Promise<WebhookTestSent> {
+    const webhook = await this.reader.one(this.ds, caller, id);
+    const parent = await this.parents.of(this.ds.manager, caller, webhook);
+    return this.tests.send(caller, webhook, 'application', parent.applicationId as string);
   }
 }

@@ -8,7 +8,8 @@ import type { Caller } from '../auth/caller.js';
 import { CHANNEL_CONFIGS } from '../channel-configs/channel-config.model.js';
 import { invalid, type WriteMode } from '../common/bodies.js';
 import { RecordReader, type ListAnswer, type EntityValues } from '../common/record-reader.js';
-import { insertWebhook, updateWebhook, WebhookTargets } from '../common/webhook-records.js';
+import { deleteWebhook, insertWebhook, updateWebhook, WebhookTargets } from '../common/webhook-records.js';
+import { WebhookTests, type WebhookTestSent } from '../common/webhook-tests.js';
 import { CHANNEL_WEBHOOK_KIND } from './channel-webhook.model.js';
 
 interface Parent {
@@ -25,6 +26,7 @@ export class ChannelWebhooksService {
     @InjectDataSource() private readonly ds: DataSource,
     private readonly targets: WebhookTargets,
     private readonly events: ApplicationEvents,
+    private readonly tests: WebhookTests,
   ) {}
 
   /** With `channelConfigId`, the webhooks of that channel config (404 when it is not the organization's). */
@@ -85,6 +87,24 @@ export class ChannelWebhooksService {
     });
     this.events.changed(applicationIds);
     return record;
+  }
+
+  /** Deletes the webhook: nothing more is delivered to it; its past deliveries stay in the log. */
+  async remove(caller: Caller, id: string): Promise<void> {
+    const applicationId = await this.ds.transaction(async (m) => {
+      const before = await this.reader.lock(m, caller, id);
+      const parent = await this.parent(m, caller, before.channelConfigId as string);
+      await deleteWebhook(m, caller, CHANNEL_WEBHOOK_KIND, before);
+      return parent.applicationId;
+    });
+    this.events.changed([applicationId]);
+  }
+
+  /** Sends a `webhook.test` event to this webhook (through webhook-worker: signed, logged). */
+  async sendTest(caller: Caller, id: string): Promise<WebhookTestSent> {
+    const webhook = await this.reader.one(this.ds, caller, id);
+    const parent = await this.parent(this.ds.manager, caller, webhook.channelConfigId as string);
+    return this.tests.send(caller, webhook, 'channel', parent.applicationId);
   }
 
   /** The channel config and the application id it belongs to; a 400 when it is not the organization's. */

@@ -204,6 +204,20 @@ export async function updateWebhook(
   return after;
 }
 
+/** Deletes one webhook (already read, `before`) and writes its change records of type `Delete`. */
+export async function deleteWebhook(m: EntityManager, caller: Caller, kind: WebhookKind, before: EntityValues) {
+  const id = before.id as string;
+  await m.getRepository(kind.entity).delete({ id, organizationId: caller.organizationId } as EntityValues);
+  await writeChanges(m, caller, {
+    entityType: kind.entityType,
+    entityId: id,
+    type: 'Delete',
+    before,
+    after: null,
+    properties: trackedWebhookProperties(kind),
+  });
+}
+
 /**
  * The `webhooks` of a parent's body: null or absent leaves the parent's webhooks alone; a list
  * becomes the parent's webhooks: items with the `id` of one of them update it, items without `id`
@@ -255,16 +269,7 @@ async function syncInlineWebhooks(
   }
   for (const id of ids) {
     if (kept.has(id)) continue;
-    const before = (await kind.reader.find(m, caller, id))!;
-    await m.getRepository(kind.entity).delete({ id, organizationId: caller.organizationId } as EntityValues);
-    await writeChanges(m, caller, {
-      entityType: kind.entityType,
-      entityId: id,
-      type: 'Delete',
-      before,
-      after: null,
-      properties: trackedWebhookProperties(kind),
-    });
+    await deleteWebhook(m, caller, kind, (await kind.reader.find(m, caller, id))!);
   }
   return written;
 }

@@ -30,11 +30,13 @@ describe('OpenAPI document', () => {
     expect(methods('/ApplicationConfigs')).toEqual(['get', 'post']);
     expect(methods('/ApplicationConfigs/{id}')).toEqual(['get', 'patch', 'put']);
     expect(methods('/ApplicationWebhooks')).toEqual(['get', 'post']);
-    expect(methods('/ApplicationWebhooks/{id}')).toEqual(['get', 'patch', 'put']);
+    expect(methods('/ApplicationWebhooks/{id}')).toEqual(['delete', 'get', 'patch', 'put']);
     expect(methods('/ChannelConfigs')).toEqual(['get', 'post']);
     expect(methods('/ChannelConfigs/{id}')).toEqual(['get', 'patch', 'put']);
+    expect(methods('/ApplicationWebhooks/{id}/SendTest')).toEqual(['post']);
+    expect(methods('/ChannelWebhooks/{id}/SendTest')).toEqual(['post']);
     expect(methods('/ChannelWebhooks')).toEqual(['get', 'post']);
-    expect(methods('/ChannelWebhooks/{id}')).toEqual(['get', 'patch', 'put']);
+    expect(methods('/ChannelWebhooks/{id}')).toEqual(['delete', 'get', 'patch', 'put']);
     expect(methods('/ChangeRecords')).toEqual(['get']);
     expect(methods('/ChangeRecords/{id}')).toEqual(['get']);
     expect(methods('/Usage')).toEqual(['get']);

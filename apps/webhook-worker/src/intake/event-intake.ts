@@ -6,7 +6,7 @@ import { redeliveryDelayMs, retryWhileDependencyDown } from '@switchboard/servic
 import type { WebhookWorkerConfig } from '../config.js';
 import { DeliveryQueue, jobIdOf, lanesOf, type DeliveryJobData } from '../delivery/delivery-queue.js';
 import { DeliveryRepository, UncertainIntake, type IntakeCommit } from '../log/delivery.repository.js';
-import { channelOf, webhooksFor } from '../matching/matching.js';
+import { channelOf, webhooksOfEvent } from '../matching/matching.js';
 import { WebhookResolver, type Resolution } from '../matching/webhook-resolver.js';
 import { WebhookMetrics } from '../metrics/webhook-metrics.js';
 import { decodeDomainEvent } from './event-stream.js';
@@ -138,7 +138,7 @@ export class EventIntake {
         deferred.push(e.msg);
         continue;
       }
-      const webhooks = r ? webhooksFor(r.webhooks, e.domain.event.type) : [];
+      const webhooks = r ? webhooksOfEvent(r.webhooks, e.domain) : [];
       if (webhooks.some((w) => w.batch)) batching = true;
       ready.push({
         msg: e.msg,

@@ -30,6 +30,8 @@ describe('decodeDomainEvent', () => {
     ['no event id', { ...good, event: { ...good.event, id: '' } }, 'event.id missing'],
     ['no type', { ...good, event: { ...good.event, type: undefined } }, 'event.type missing'],
     ['no timestamp', { ...good, event: { ...good.event, timestamp: '2025' } }, 'event.timestamp missing'],
+    ['a test webhook without id', { ...good, testWebhook: { url: 'https://x.test/' } }, 'testWebhook without an id'],
+    ['a test webhook that is no object', { ...good, testWebhook: 'w1' }, 'testWebhook without an id'],
   ])('refuses %s', (_name, value, reason) => {
     expect(decodeDomainEvent(enc(value))).toEqual({ ok: false, reason });
   });

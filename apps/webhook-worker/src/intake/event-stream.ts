@@ -28,5 +28,8 @@ export function decodeDomainEvent(data: Uint8Array): DecodedEvent {
   if (typeof e.type !== 'string' || (e.type as string) === '') return { ok: false, reason: 'event.type missing' };
   if (typeof e.timestamp !== 'number' || !Number.isFinite(e.timestamp))
     return { ok: false, reason: 'event.timestamp missing' };
+  const test = d.testWebhook;
+  if (test !== undefined && (!test || typeof test !== 'object' || typeof test.id !== 'string' || test.id === ''))
+    return { ok: false, reason: 'testWebhook without an id' };
   return { ok: true, value: d as DomainEvent };
 }

@@ -1,5 +1,5 @@
-import type { ResolvedWebhook } from '@switchboard/contracts';
-import { channelOf, webhooksFor } from './matching.js';
+import type { DomainEvent, EventInfo, ResolvedWebhook } from '@switchboard/contracts';
+import { channelOf, webhooksFor, webhooksOfEvent } from './matching.js';
 
 const hook = (id: string, over: Partial<ResolvedWebhook> = {}): ResolvedWebhook => ({
   id,
@@ -41,5 +41,38 @@ describe('channelOf', () => {
     );
     expect(channelOf({ channel: null, connection: { channelId: 'c2' } as never })).toBe('c2');
     expect(channelOf({ channel: null, connection: null })).toBeNull();
+  });
+});
+
+describe('webhooksOfEvent', () => {
+  const event = (type: string): EventInfo =>
+    ({
+      id: 'e1',
+      timestamp: 1,
+      origin: 'api',
+      type,
+      forced: false,
+      channel: null,
+      client: null,
+      connection: null,
+      message: null,
+    }) as EventInfo;
+  const resolved = [hook('a'), hook('b', { events: ['channel.activated'] })];
+
+  it('an ordinary event goes where webhooksFor says', () => {
+    const domain: DomainEvent = { event: event('channel.activated'), applicationId: 'app', organizationId: 'org' };
+    expect(webhooksOfEvent(resolved, domain).map((h) => h.id)).toEqual(['a', 'b']);
+  });
+
+  it('a test event goes to its one webhook only, even disabled or not wanting the type; never without a URL', () => {
+    const target = hook('c', { disabled: true, events: ['client.registered'], source: 'channel' });
+    const domain: DomainEvent = {
+      event: event('webhook.test'),
+      applicationId: 'app',
+      organizationId: 'org',
+      testWebhook: target,
+    };
+    expect(webhooksOfEvent(resolved, domain)).toEqual([target]);
+    expect(webhooksOfEvent(resolved, { ...domain, testWebhook: { ...target, url: null } })).toEqual([]);
   });
 });

@@ -36,7 +36,7 @@ import {
 const NOW = 1740823200000;
 const audit = { id: 'rec-1', createdOn: NOW, createdBy: 'user-1', modifiedOn: NOW + 1000, modifiedBy: null };
 
-const apiKey: ApiKey = { key: null, tag: 'ci', ...audit };
+const apiKey: ApiKey = { key: null, tag: 'ci', disabled: false, ...audit };
 const applicationWebhook: ApplicationWebhook = {
   applicationConfigId: 'appcfg-1',
   name: 'all events',

@@ -40,6 +40,9 @@ export const ApiKey = record(
   {
     key: NullableString('The API key value. Returned once, by the create operation; null afterwards.'),
     tag: NullableString('Name of the key.'),
+    disabled: Type.Boolean({
+      description: 'true: the key is refused (401, as an unknown key) on both interfaces; false enables it again.',
+    }),
     ...audit,
   },
   'An API key of the organization.',

@@ -3,6 +3,7 @@
  * commands, heartbeats, application resolution and domain events. Subjects and their rules are in
  * docs/runtime-contract.md; edge reports are in runtime-edge.ts, pushes in runtime-push.ts.
  */
+import type { ResolvedWebhook } from './webhooks.js';
 import type {
   ApplicationEnvironment,
   ApplicationSnapshot,
@@ -200,6 +201,8 @@ export interface DomainEvent {
   event: EventInfo;
   applicationId: string;
   organizationId: string;
+  /** A test event (`webhook.test`, interface B `SendTest`) goes to this one webhook only, whatever it wants. */
+  testWebhook?: ResolvedWebhook;
 }
 
 export const RuntimeSubjects = {

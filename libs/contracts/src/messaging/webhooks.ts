@@ -48,6 +48,9 @@ export const WebhooksResolveRequest = record(
 );
 export type WebhooksResolveRequest = Static<typeof WebhooksResolveRequest>;
 
+/** Type of the event interface B's `SendTest` sends to one webhook (not in the catalog: nobody subscribes to it). */
+export const WEBHOOK_TEST_EVENT = 'webhook.test';
+
 export const ResolvedWebhook = record(
   'ResolvedWebhook',
   {

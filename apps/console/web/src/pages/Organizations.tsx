@@ -48,11 +48,32 @@ function CreateForm({ label, field, create }: { label: string; field: string; cr
 
 const organizationColumns = createColumnHelper<Organization>();
 const keyColumns = createColumnHelper<ApiKey>();
-const KEY_COLUMNS = [
-  keyColumns.accessor((row) => row.tag ?? '', { id: 'tag', header: 'Name' }),
-  keyColumns.accessor('id', { header: 'Id' }),
-  keyColumns.accessor((row) => new Date(row.createdOn).toISOString(), { id: 'createdOn', header: 'Created' }),
-];
+/** The API keys' columns; `onChange` reads the keys again after a disable or enable. */
+function keyColumnDefs(onChange: () => void) {
+  return [
+    keyColumns.accessor((row) => row.tag ?? '', { id: 'tag', header: 'Name' }),
+    keyColumns.accessor('id', { header: 'Id' }),
+    keyColumns.accessor((row) => new Date(row.createdOn).toISOString(), { id: 'createdOn', header: 'Created' }),
+    keyColumns.accessor((row) => (row.disabled ? 'disabled' : 'enabled'), { id: 'state', header: 'State' }),
+    keyColumns.display({
+      id: 'actions',
+      header: 'Actions',
+      cell: ({ row }) => (
+        <Action
+          label={row.original.disabled ? 'Enable' : 'Disable'}
+          danger={!row.original.disabled}
+          question={
+            row.original.disabled
+              ? `Enable API key ${row.original.tag ?? row.original.id} again?`
+              : `Disable API key ${row.original.tag ?? row.original.id}? It is refused on both interfaces.`
+          }
+          run={() => api('PATCH', `/api/b/ApiKeys/${seg(row.original.id)}`, { disabled: !row.original.disabled })}
+          onDone={onChange}
+        />
+      ),
+    }),
+  ];
+}
 
 /** Operators: organizations (create with their first key, disable, enable) and their own organization's API keys. */
 export function OrganizationsPage() {
@@ -60,6 +81,7 @@ export function OrganizationsPage() {
   const keys = usePolled(() => api<ODataList<ApiKey>>('GET', '/api/b/ApiKeys?$top=1000'), []);
   const [secret, setSecret] = useState<{ label: string; value: string }>();
   const refresh = organizations.refresh;
+  const keyColumnsWithActions = useMemo(() => keyColumnDefs(keys.refresh), [keys.refresh]);
   const columnDefs = useMemo(
     () => [
       organizationColumns.accessor((row) => row.name ?? '', { id: 'name', header: 'Name' }),
@@ -109,9 +131,14 @@ export function OrganizationsPage() {
         }}
       />
       <h3>API keys of this organization</h3>
-      <p>The management API has no disable or delete of a single key: disabling an organization refuses its keys.</p>
+      <p>A disabled key is refused like an unknown one; a key cannot disable itself.</p>
       {keys.error && <p role="alert">{keys.error}</p>}
-      <DataTable caption="API keys" rows={keys.data?.value ?? []} rowId={(row) => row.id} columns={KEY_COLUMNS} />
+      <DataTable
+        caption="API keys"
+        rows={keys.data?.value ?? []}
+        rowId={(row) => row.id}
+        columns={keyColumnsWithActions}
+      />
       <CreateForm
         label="Create API key"
         field="Key name"

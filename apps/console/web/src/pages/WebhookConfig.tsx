@@ -122,6 +122,18 @@ function WebhookList({ entitySet, parentId, label }: { entitySet: EntitySet; par
               }
               onDone={refresh}
             />
+            <Action
+              label="Send test event"
+              question={`Send a test event (webhook.test) to webhook ${row.original.name ?? row.original.id}? It shows in the delivery log.`}
+              run={() => api('POST', `/api/b/${entitySet}/${seg(row.original.id)}/SendTest`)}
+            />
+            <Action
+              label="Delete"
+              question={`Delete webhook ${row.original.name ?? row.original.id}? Nothing more is delivered to it; its past deliveries stay in the log.`}
+              danger
+              run={() => api('DELETE', `/api/b/${entitySet}/${seg(row.original.id)}`)}
+              onDone={refresh}
+            />
           </div>
         ),
       }),
@@ -182,7 +194,7 @@ export function WebhookConfigPage() {
   return (
     <section aria-labelledby="webhook-config-title">
       <h2 id="webhook-config-title">Webhook configuration</h2>
-      <p>The management API has no delete and no test event for webhooks: disable a webhook to stop its deliveries.</p>
+      <p>A test event (type webhook.test) goes to one webhook, even a disabled one, and shows in the delivery log.</p>
       {configs.error && <p role="alert">{configs.error}</p>}
       <label>
         Application config
