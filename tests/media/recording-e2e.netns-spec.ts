@@ -2,7 +2,8 @@
  * Recordings of real media end to end (issue 24, "What it must show"): the whole control plane with
  * Janus, its media-agent and recording-service; two werift participants publish a real tone and a
  * real VP8 picture through `/sync`; an operator records their channel for 10 s through interface A
- * and mutes one participant's audio at the connection (Janus moderates it) from second 3 to 6.
+ * and mutes one participant's audio and the other's video at their connections (Janus moderates them)
+ * from second 3 to 6.
  */
 import { execFile } from 'node:child_process';
 import fs from 'node:fs';
@@ -153,9 +154,15 @@ describe('a recorded call of two participants, end to end', () => {
     const recordFrom = Date.now();
     await stack.a('PATCH', channelPath(), { recording: true });
     await sleepUntil(recordFrom + 3000);
-    await stack.a('PATCH', connectionPath('alice', 'alice-up'), { audioMuted: true });
+    await Promise.all([
+      stack.a('PATCH', connectionPath('alice', 'alice-up'), { audioMuted: true }),
+      stack.a('PATCH', connectionPath('bob', 'bob-up'), { videoMuted: true }),
+    ]);
     await sleepUntil(recordFrom + 6000);
-    await stack.a('PATCH', connectionPath('alice', 'alice-up'), { audioMuted: false });
+    await Promise.all([
+      stack.a('PATCH', connectionPath('alice', 'alice-up'), { audioMuted: false }),
+      stack.a('PATCH', connectionPath('bob', 'bob-up'), { videoMuted: false }),
+    ]);
     await sleepUntil(recordFrom + 10000);
     await stack.a('PATCH', channelPath(), { recording: false });
 
@@ -226,5 +233,9 @@ describe('a recorded call of two participants, end to end', () => {
     const [left, right] = await halvesBrightness(channelFile, 8);
     expect(left).toBeGreaterThan(40);
     expect(right).toBeGreaterThan(40);
+    // Bob's video muted from second 3 to 6: his tile is black then, Alice's is not.
+    const whileMuted = await halvesBrightness(channelFile, 4.5);
+    expect(Math.min(...whileMuted)).toBeLessThan(5);
+    expect(Math.max(...whileMuted)).toBeGreaterThan(40);
   }, 150000);
 });

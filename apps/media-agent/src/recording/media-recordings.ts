@@ -84,6 +84,17 @@ export class MediaRecordings implements OnApplicationBootstrap, BeforeApplicatio
     return { recording: true };
   }
 
+  /** Janus applied a moderation at `at`: the recordings of those connections note when their media changed. */
+  moderated(cmd: MediaAgentCommandOf<'connections.moderate'>, connectionIds: string[], at: number): void {
+    const { audioMuted, videoMuted } = cmd;
+    for (const connectionId of connectionIds) {
+      const manifest = this.active.get(connectionKey({ ...cmd, connectionId }));
+      if (!manifest) continue;
+      (manifest.moderations ??= []).push({ at, audioMuted, videoMuted });
+      void this.directory.save(manifest).catch(() => undefined);
+    }
+  }
+
   /** Stops the connection's recording (when one runs) and hands its files over. */
   private async stop(ref: ConnectionRef, why: string, askJanus = true): Promise<void> {
     const key = connectionKey(ref);

@@ -1,5 +1,6 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
+import type { RecordingModeration } from '@switchboard/contracts';
 
 /** The connection recording a local recording's files are for (from `media.recordingTarget`). */
 export interface ManifestTarget {
@@ -26,6 +27,8 @@ export interface RecordingManifest {
   startedAt: number;
   stoppedAt: number | null;
   target: ManifestTarget | null;
+  /** Operator mutes and unmutes Janus applied while recording (the media changed then). */
+  moderations?: RecordingModeration[];
 }
 
 const MANIFEST_EXTENSION = '.json';

@@ -50,7 +50,11 @@ export class MediaCommandsRpc {
       case 'connection.leave':
         return this.rooms.leave(command);
       case 'connections.moderate':
-        return this.rooms.moderate(command);
+        // Janus confirmed: the media changed now (a recording's timeline takes this time).
+        return this.rooms.moderate(command).then((result) => {
+          this.recordings.moderated(command, result.moderated, Date.now());
+          return result;
+        });
       case 'connections.kick':
         return this.rooms.kick(command);
       case 'mixer.create':

@@ -9,12 +9,15 @@ import { Objm, StorageType, type ObjectStore } from '@nats-io/obj';
 import {
   RECORDING_UPLOAD_FILE_NAME,
   RECORDING_UPLOAD_FIRST_FRAME,
+  RECORDING_UPLOAD_MODERATIONS,
+  type RecordingModeration,
   RECORDING_UPLOADS_TTL_DAYS,
   recordingUploadName,
   recordingUploadsBucket,
 } from '@switchboard/contracts';
 import { JsonLogger, NatsClient, SERVICE_CONFIG } from '@switchboard/service-kit';
 import type { RecordingServiceConfig } from '../config.js';
+import { parseModerations } from './media-times.js';
 
 /**
  * The files media-agents upload (a JetStream Object Store bucket: no disk shared between the
@@ -26,6 +29,8 @@ export class IngestUploads {
   private bucket?: Promise<ObjectStore>;
   /** First-frame times of the files taken (their upload's metadata), by path, until the probe reads them. */
   private readonly firstFrames = new Map<string, number>();
+  /** Janus's moderations during the recording (the upload's metadata), by path, until the ingest applies them. */
+  private readonly moderations = new Map<string, RecordingModeration[]>();
 
   constructor(
     private readonly nats: NatsClient,
@@ -54,6 +59,8 @@ export class IngestUploads {
       await fs.rename(`${file}.part`, file);
       const firstFrame = Number(info.metadata?.[RECORDING_UPLOAD_FIRST_FRAME]);
       if (Number.isSafeInteger(firstFrame) && firstFrame > 0) this.firstFrames.set(file, firstFrame);
+      const moderations = parseModerations(info.metadata?.[RECORDING_UPLOAD_MODERATIONS]);
+      if (moderations.length > 0) this.moderations.set(file, moderations);
       await store.delete(name);
       return file;
     } catch (e) {
@@ -70,6 +77,13 @@ export class IngestUploads {
     const firstFrame = this.firstFrames.get(file) ?? null;
     this.firstFrames.delete(file);
     return firstFrame;
+  }
+
+  /** The moderations a file taken here came with (none when not known, e.g. taken before a restart). */
+  takeModerations(file: string): RecordingModeration[] {
+    const moderations = this.moderations.get(file) ?? [];
+    this.moderations.delete(file);
+    return moderations;
   }
 
   private store(): Promise<ObjectStore> {
