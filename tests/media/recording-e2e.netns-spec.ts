@@ -12,7 +12,7 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import type { ConnectionRecording } from '@switchboard/contracts';
 import { waitFor } from '@switchboard/testing';
-import { probeFile } from '../../tools/media/media.mjs';
+import { decodeFile, probeFile } from '../../tools/media/media.mjs';
 import { opusToneFrames } from '../../tools/testing/media-opus.js';
 import { MediaSessionStack, type MediaParticipant } from '../../tools/testing/media-session-stack.js';
 import { vp8TestFrames } from '../../tools/testing/media-vp8.js';
@@ -81,9 +81,9 @@ describe('a recorded call of two participants, end to end', () => {
   // Janus runs as nobody: the agent's directory must be reachable for it.
   const stack = new MediaSessionStack({ agentEnv: { MEDIA_RECORDINGS_DIR: path.join(recordingsDir, 'recordings') } });
   let h: Harness;
-  const channelPath = () => `/applications/${stack.applicationId}/channels/${CHANNEL}`;
-  const connectionPath = (user: string, connectionId: string) =>
-    `${channelPath()}/users/${user}/devices/${user}-device/clients/${user}-client/connections/${connectionId}`;
+  const channelPath = (channel = CHANNEL) => `/applications/${stack.applicationId}/channels/${channel}`;
+  const connectionPath = (user: string, connectionId: string, channel = CHANNEL) =>
+    `${channelPath(channel)}/users/${user}/devices/${user}-device/clients/${user}-client/connections/${connectionId}`;
 
   beforeAll(async () => {
     await stack.start();
@@ -123,7 +123,10 @@ describe('a recorded call of two participants, end to end', () => {
     const name = kind === 'audio' ? 'AudioUrl' : 'VideoUrl';
     const urls = [
       kind === 'audio' ? cr.audioUrl! : cr.videoUrl!,
-      await signedUrl('a', `${connectionPath(cr.userId, cr.connectionId)}/recordings/${cr.id}/${kind}url`),
+      await signedUrl(
+        'a',
+        `${connectionPath(cr.userId, cr.connectionId, cr.channelId)}/recordings/${cr.id}/${kind}url`,
+      ),
       await signedUrl('b', `/ConnectionRecordings/${stack.applicationId}/${cr.id}/${name}`),
     ];
     const files = await Promise.all(urls.map((url, i) => download(url, `${cr.id}-${i}.${kind}`)));
@@ -190,6 +193,10 @@ describe('a recorded call of two participants, end to end', () => {
       const audio = await connectionFile(cr, 'audio');
       const video = await connectionFile(cr, 'video');
       const seconds = (await probeFile(audio)).durationSeconds;
+      const firstFrame = Date.parse(cr.audioFirstFrameTimestamp!);
+      process.stdout.write(
+        `${cr.connectionId}: ${seconds} s of audio from ${firstFrame - recordFrom} ms after the recording's start\n`,
+      );
       expect(Math.abs(seconds - 10)).toBeLessThanOrEqual(0.5);
       expect(Math.abs((await probeFile(video)).durationSeconds - 10)).toBeLessThanOrEqual(0.5);
       const quiet = await silences(audio);
@@ -198,7 +205,6 @@ describe('a recorded call of two participants, end to end', () => {
         continue;
       }
       // Alice's audio: loud, silent from second 3 to 6 of the recording, loud again.
-      const firstFrame = Date.parse(cr.audioFirstFrameTimestamp!);
       const mutedAt = (recordFrom + 3000 - firstFrame) / 1000;
       const unmutedAt = (recordFrom + 6000 - firstFrame) / 1000;
       expect(await meanVolume(audio, 0.3, mutedAt - 0.5)).toBeGreaterThan(-40);
@@ -238,4 +244,44 @@ describe('a recorded call of two participants, end to end', () => {
     expect(Math.min(...whileMuted)).toBeLessThan(5);
     expect(Math.max(...whileMuted)).toBeGreaterThan(40);
   }, 150000);
+
+  it('media-agent killed during a recording: the recording ends, playable, and is marked', async () => {
+    const channel = 'agent-crash';
+    const carol = await stack.participant('carol', channel);
+    await carol.publish('carol-up', { audioFrames: opusToneFrames(2, 550), videoFrames: vp8TestFrames() });
+    await waitFor(() => carol.pushesOf('connection.state', 'carol-up').some((p) => p.state === 'connected'), {
+      description: 'carol connected at Janus',
+    });
+    const recordFrom = Date.now();
+    await stack.a('PATCH', channelPath(channel), { recording: true });
+    await sleepUntil(recordFrom + 4000);
+    const killedAt = Date.now();
+    await stack.media.restartAgent();
+
+    const [recording] = await waitFor(
+      async () => {
+        const list = await query(h, OPERATOR, {
+          kind: 'channel.recordings.list',
+          applicationId: stack.applicationId,
+          channelId: channel,
+        });
+        return list.length === 1 && list[0]!.ready ? list : null;
+      },
+      { timeoutMs: 60000, intervalMs: 500, description: 'the channel recording ready' },
+    );
+    const [cr] = await query(h, OPERATOR, {
+      kind: 'channelRecording.connectionRecordings.list',
+      applicationId: stack.applicationId,
+      channelId: channel,
+      channelRecordingId: recording!.id,
+    });
+    // Closed (the registry ends the connection its server lost), with the files written up to the crash, and marked.
+    expect(cr).toMatchObject({ ingested: true, audioReady: true, videoReady: true });
+    expect(cr!.stopTimestamp).not.toBeNull();
+    expect(JSON.parse(cr!.metadata!)).toMatchObject({ interrupted: true, interruptedReason: 'media-agent restarted' });
+    const audio = await connectionFile(cr!, 'audio');
+    await decodeFile(audio);
+    expect((await probeFile(audio)).durationSeconds).toBeGreaterThan((killedAt - recordFrom) / 1000 - 0.5);
+    expect(await meanVolume(audio, 0.3, 3)).toBeGreaterThan(-40);
+  }, 120000);
 });

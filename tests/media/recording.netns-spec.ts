@@ -16,7 +16,7 @@ import { waitFor } from '@switchboard/testing';
 import { decodeFile, probeFile } from '../../tools/media/media.mjs';
 import { startMediaStack, type MediaStack } from '../../tools/testing/media-stack.js';
 import { opusToneFrames } from '../../tools/testing/media-opus.js';
-import { connected, TestPublisher } from '../../tools/testing/webrtc-client.js';
+import { connected, TestMixerParticipant, TestPublisher } from '../../tools/testing/webrtc-client.js';
 import {
   connectionEvent,
   OPERATOR,
@@ -39,6 +39,7 @@ describe('recordings of real media through Janus and the media-agent', () => {
   let recordingsDir: string;
   const downloads = fs.mkdtempSync(path.join(os.tmpdir(), 'rec-downloads-'));
   const clients: TestPublisher[] = [];
+  const mixerClients: TestMixerParticipant[] = [];
   const tone = opusToneFrames(2, 440);
 
   beforeAll(async () => {
@@ -54,7 +55,7 @@ describe('recordings of real media through Janus and the media-agent', () => {
   }, 60000);
 
   afterAll(async () => {
-    await Promise.all(clients.map((c) => c.close().catch(() => undefined)));
+    await Promise.all([...clients, ...mixerClients].map((c) => c.close().catch(() => undefined)));
     if (process.env.SB_TEST_VERBOSE === '1') process.stdout.write(stack?.agent.output() ?? '');
     await stack?.stop();
     await h?.close();
@@ -229,6 +230,38 @@ describe('recordings of real media through Janus and the media-agent', () => {
       const audio = await download(cr.audioUrl, cr.audioFileSize, `${cr.id}.ogg`);
       expect(Math.abs((await probeFile(audio)).durationSeconds - 3)).toBeLessThanOrEqual(0.5);
     }
+  }, 90000);
+
+  it('records an mcu participant (AudioBridge): what it sent, before the mix', async () => {
+    const frank = { ...connection('record-mcu', 'frank-mcu'), hasVideo: false };
+    const ref = { applicationId: APP, channelId: 'record-mcu' };
+    await stack.command({ kind: 'mixer.create', ...ref });
+    const participant = new TestMixerParticipant();
+    mixerClients.push(participant);
+    const { answer } = await stack.command({
+      kind: 'mixer.join',
+      ...ref,
+      connectionId: 'frank-mcu',
+      offer: await participant.offer(),
+    });
+    await participant.accept(answer);
+    await connected(participant.pc);
+    participant.start(tone);
+    frank.recording = true;
+    await event(frank, 'connection.connected');
+    expect(await record(frank, true)).toEqual({ recording: true });
+    await sleep(4000);
+    await record(frank, false);
+    frank.recording = false;
+    await event(frank, 'connection.updated');
+
+    const [recording] = await readyRecordings('record-mcu', 1);
+    const [cr] = await connectionRecordingsOf(recording!);
+    expect(cr).toMatchObject({ ingested: true, audioReady: true, hasVideo: false });
+    const audio = await download(cr!.audioUrl, cr!.audioFileSize, 'frank.ogg');
+    await decodeFile(audio);
+    expect(Math.abs((await probeFile(audio)).durationSeconds - 4)).toBeLessThanOrEqual(0.5);
+    expect(await meanVolume(audio)).toBeGreaterThan(-40);
   }, 90000);
 
   it('the agent killed during a recording: after its restart the recording ends playable', async () => {

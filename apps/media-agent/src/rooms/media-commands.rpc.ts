@@ -52,7 +52,7 @@ export class MediaCommandsRpc {
       case 'connections.moderate':
         // Janus confirmed: the media changed now (a recording's timeline takes this time).
         return this.rooms.moderate(command).then((result) => {
-          this.recordings.moderated(command, result.moderated, Date.now());
+          this.recordings.moderated(command, command, result.moderated, Date.now());
           return result;
         });
       case 'connections.kick':
@@ -66,7 +66,10 @@ export class MediaCommandsRpc {
       case 'mixer.leave':
         return this.mixers.leave(command);
       case 'mixer.mute':
-        return this.mixers.mute(command);
+        return this.mixers.mute(command).then((result) => {
+          this.recordings.moderated(command, { audioMuted: command.muted }, result.muted, Date.now());
+          return result;
+        });
       case 'mixer.kick':
         return this.mixers.kick(command);
       case 'connection.record':

@@ -9,6 +9,7 @@ import { Objm, StorageType, type ObjectStore } from '@nats-io/obj';
 import {
   RECORDING_UPLOAD_FILE_NAME,
   RECORDING_UPLOAD_FIRST_FRAME,
+  RECORDING_UPLOAD_INTERRUPTED,
   RECORDING_UPLOAD_MODERATIONS,
   type RecordingModeration,
   RECORDING_UPLOADS_TTL_DAYS,
@@ -18,6 +19,12 @@ import {
 import { JsonLogger, NatsClient, SERVICE_CONFIG } from '@switchboard/service-kit';
 import type { RecordingServiceConfig } from '../config.js';
 import { parseModerations } from './media-times.js';
+
+export interface UploadExtras {
+  moderations: RecordingModeration[];
+  /** Why the media server's recording ended before it was stopped; null when it was not cut off. */
+  interrupted: string | null;
+}
 
 /**
  * The files media-agents upload (a JetStream Object Store bucket: no disk shared between the
@@ -29,8 +36,8 @@ export class IngestUploads {
   private bucket?: Promise<ObjectStore>;
   /** First-frame times of the files taken (their upload's metadata), by path, until the probe reads them. */
   private readonly firstFrames = new Map<string, number>();
-  /** Janus's moderations during the recording (the upload's metadata), by path, until the ingest applies them. */
-  private readonly moderations = new Map<string, RecordingModeration[]>();
+  /** Janus's moderations and the cut-off reason (the upload's metadata), by path, until the ingest applies them. */
+  private readonly extras = new Map<string, UploadExtras>();
 
   constructor(
     private readonly nats: NatsClient,
@@ -59,8 +66,10 @@ export class IngestUploads {
       await fs.rename(`${file}.part`, file);
       const firstFrame = Number(info.metadata?.[RECORDING_UPLOAD_FIRST_FRAME]);
       if (Number.isSafeInteger(firstFrame) && firstFrame > 0) this.firstFrames.set(file, firstFrame);
-      const moderations = parseModerations(info.metadata?.[RECORDING_UPLOAD_MODERATIONS]);
-      if (moderations.length > 0) this.moderations.set(file, moderations);
+      this.extras.set(file, {
+        moderations: parseModerations(info.metadata?.[RECORDING_UPLOAD_MODERATIONS]),
+        interrupted: info.metadata?.[RECORDING_UPLOAD_INTERRUPTED]?.slice(0, 200) ?? null,
+      });
       await store.delete(name);
       return file;
     } catch (e) {
@@ -79,11 +88,11 @@ export class IngestUploads {
     return firstFrame;
   }
 
-  /** The moderations a file taken here came with (none when not known, e.g. taken before a restart). */
-  takeModerations(file: string): RecordingModeration[] {
-    const moderations = this.moderations.get(file) ?? [];
-    this.moderations.delete(file);
-    return moderations;
+  /** What a file taken here came with besides its first frame (nothing when not known, e.g. taken before a restart). */
+  takeExtras(file: string): UploadExtras {
+    const extras = this.extras.get(file) ?? { moderations: [], interrupted: null };
+    this.extras.delete(file);
+    return extras;
   }
 
   private store(): Promise<ObjectStore> {

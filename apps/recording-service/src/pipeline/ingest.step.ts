@@ -98,7 +98,7 @@ export class IngestStep implements PipelineStep {
           audioFirst !== null && videoFirst !== null ? (videoFirst - audioFirst) / 1000 : null,
         ],
       );
-      await this.applyModerations(c.id, [audio, video]);
+      await this.applyExtras(c.id, [audio, video]);
     }
     if (!anyFile) {
       const failed = await this.stages.setStageAnnounced(
@@ -130,10 +130,15 @@ export class IngestStep implements PipelineStep {
       await this.stages.deletedDuring(r, 'ingest');
   }
 
-  /** The timeline's operator mutes at the times Janus carried them out (what the files show), not the requests'. */
-  private async applyModerations(connectionRecordingId: string, files: Array<string | null>): Promise<void> {
-    const [fromAudio, fromVideo] = files.map((file) => (file ? this.uploads.takeModerations(file) : []));
-    const moderations = fromAudio!.length > 0 ? fromAudio! : fromVideo!;
+  /**
+   * The timeline's operator mutes at the times Janus carried them out (what the files show), not the
+   * requests'; a recording the media server's crash cut off is marked so in its `metadata`.
+   */
+  private async applyExtras(connectionRecordingId: string, files: Array<string | null>): Promise<void> {
+    const extras = files.flatMap((file) => (file ? [this.uploads.takeExtras(file)] : []));
+    const interrupted = extras.find((x) => x.interrupted)?.interrupted;
+    if (interrupted) await this.markInterrupted(connectionRecordingId, interrupted);
+    const moderations = extras.find((x) => x.moderations.length > 0)?.moderations ?? [];
     if (moderations.length === 0) return;
     const updates = (await this.ds.query(
       `SELECT * FROM ${RECORDING_UPDATE_TABLE} WHERE connection_recording_id = $1 ORDER BY index`,
@@ -144,6 +149,23 @@ export class IngestStep implements PipelineStep {
         `UPDATE ${RECORDING_UPDATE_TABLE} SET timestamp = $3 WHERE connection_recording_id = $1 AND index = $2`,
         [connectionRecordingId, index, timestamp],
       );
+  }
+
+  private async markInterrupted(connectionRecordingId: string, reason: string): Promise<void> {
+    const [row] = (await this.ds.query(`SELECT metadata FROM ${CONNECTION_RECORDING_TABLE} WHERE id = $1`, [
+      connectionRecordingId,
+    ])) as Array<{ metadata: string | null }>;
+    let metadata: Record<string, unknown> = {};
+    try {
+      const parsed = JSON.parse(row?.metadata ?? '{}') as unknown;
+      if (parsed && typeof parsed === 'object' && !Array.isArray(parsed)) metadata = parsed as Record<string, unknown>;
+    } catch {
+      metadata = { text: row?.metadata };
+    }
+    await this.ds.query(`UPDATE ${CONNECTION_RECORDING_TABLE} SET metadata = $2 WHERE id = $1`, [
+      connectionRecordingId,
+      JSON.stringify({ ...metadata, interrupted: true, interruptedReason: reason }),
+    ]);
   }
 
   /** A file written into the work directory (a local media server), or else one a media-agent uploaded. */

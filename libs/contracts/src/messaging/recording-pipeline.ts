@@ -146,5 +146,7 @@ export interface RecordingModeration {
   audioMuted?: boolean;
   videoMuted?: boolean;
 }
+/** Metadata: why the recording ended before it was stopped (media-agent restarted, media server lost). */
+export const RECORDING_UPLOAD_INTERRUPTED = 'interrupted';
 /** Uploads nobody took (a recording deleted before its ingest) expire after this many days. */
 export const RECORDING_UPLOADS_TTL_DAYS = 7;
