@@ -86,7 +86,7 @@ export class MediaRecordings implements OnApplicationBootstrap, BeforeApplicatio
     return { recording: true };
   }
 
-  /** Janus applied a moderation (or a mixer mute) at `at`: those connections' recordings note when their media changed. */
+  /** Janus applied a moderation (or a mixer mute) at `at`: those recordings note when their media changed. */
   moderated(
     channel: { applicationId: string; channelId: string },
     { audioMuted, videoMuted }: { audioMuted?: boolean; videoMuted?: boolean },
