@@ -287,6 +287,7 @@ describe('recordings of real media through Janus and the media-agent', () => {
     const [recording] = await readyRecordings('record-crash', 1);
     const [cr] = await connectionRecordingsOf(recording!);
     expect(cr).toMatchObject({ ingested: true, audioReady: true, videoReady: true });
+    expect(JSON.parse(cr!.metadata!)).toEqual({ interrupted: true, interruptedReason: 'media-agent restarted' });
     const audio = await download(cr!.audioUrl, cr!.audioFileSize, 'carol.ogg');
     const video = await download(cr!.videoUrl, cr!.videoFileSize, 'carol.webm');
     await decodeFile(audio);
@@ -317,6 +318,7 @@ describe('recordings of real media through Janus and the media-agent', () => {
     const [recording] = await readyRecordings('record-sigterm', 1);
     const [cr] = await connectionRecordingsOf(recording!);
     expect(cr).toMatchObject({ ingested: true, audioReady: true, videoReady: true });
+    expect(cr!.metadata).toBeNull(); // stopped by the stopping agent: not cut off
     const audio = await download(cr!.audioUrl, cr!.audioFileSize, 'erin.ogg');
     await decodeFile(audio);
     const seconds = (await probeFile(audio)).durationSeconds;
@@ -341,6 +343,7 @@ describe('recordings of real media through Janus and the media-agent', () => {
     const [recording] = await readyRecordings('record-janus-crash', 1);
     const [cr] = await connectionRecordingsOf(recording!);
     expect(cr).toMatchObject({ ingested: true, audioReady: true, videoReady: true });
+    expect(JSON.parse(cr!.metadata!)).toEqual({ interrupted: true, interruptedReason: 'media server lost' });
     const audio = await download(cr!.audioUrl, cr!.audioFileSize, 'dave.ogg');
     await decodeFile(audio);
     // Janus buffers its writes: what it had not flushed when killed is lost.
