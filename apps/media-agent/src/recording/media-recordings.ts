@@ -34,6 +34,8 @@ const connectionKey = (ref: ConnectionRef) => JSON.stringify([ref.applicationId,
 export class MediaRecordings implements OnApplicationBootstrap, BeforeApplicationShutdown {
   /** The recording running per connection. */
   private readonly active = new Map<string, RecordingManifest>();
+  /** The mutes Janus last applied per connection (until it ends). */
+  private readonly moderatedState = new Map<string, { audioMuted?: boolean; videoMuted?: boolean }>();
 
   constructor(
     private readonly janus: JanusClient,
@@ -47,6 +49,7 @@ export class MediaRecordings implements OnApplicationBootstrap, BeforeApplicatio
     events.onPublish((event) => {
       // Janus lost: nothing to ask it; its files end where it stopped writing.
       if (event.kind !== 'connection.ended') return;
+      this.moderatedState.delete(connectionKey(event));
       void this.stop(event, `connection ${event.reason}`, event.reason !== 'media-server-lost').finally(() =>
         this.handover.connectionEnded(event),
       );
@@ -94,9 +97,17 @@ export class MediaRecordings implements OnApplicationBootstrap, BeforeApplicatio
     at: number,
   ): void {
     for (const connectionId of connectionIds) {
-      const manifest = this.active.get(connectionKey({ ...channel, connectionId }));
-      if (!manifest) continue;
-      (manifest.moderations ??= []).push({ at, audioMuted, videoMuted });
+      const key = connectionKey({ ...channel, connectionId });
+      // Only what changed: a moderation restating a flag must not move an unrelated timeline entry.
+      const before = this.moderatedState.get(key) ?? {};
+      const change = {
+        ...(audioMuted !== undefined && audioMuted !== before.audioMuted ? { audioMuted } : {}),
+        ...(videoMuted !== undefined && videoMuted !== before.videoMuted ? { videoMuted } : {}),
+      };
+      this.moderatedState.set(key, { ...before, ...change });
+      const manifest = this.active.get(key);
+      if (!manifest || Object.keys(change).length === 0) continue;
+      (manifest.moderations ??= []).push({ at, ...change });
       void this.directory.save(manifest).catch(() => undefined);
     }
   }
