@@ -16,7 +16,7 @@ import { waitFor } from '@switchboard/testing';
 import { decodeFile, probeFile } from '../../tools/media/media.mjs';
 import { startMediaStack, type MediaStack } from '../../tools/testing/media-stack.js';
 import { opusToneFrames } from '../../tools/testing/media-opus.js';
-import { connected, TestPublisher } from '../../tools/testing/webrtc-client.js';
+import { connected, TestMixerParticipant, TestPublisher } from '../../tools/testing/webrtc-client.js';
 import {
   connectionEvent,
   OPERATOR,
@@ -39,6 +39,7 @@ describe('recordings of real media through Janus and the media-agent', () => {
   let recordingsDir: string;
   const downloads = fs.mkdtempSync(path.join(os.tmpdir(), 'rec-downloads-'));
   const clients: TestPublisher[] = [];
+  const mixerClients: TestMixerParticipant[] = [];
   const tone = opusToneFrames(2, 440);
 
   beforeAll(async () => {
@@ -54,7 +55,7 @@ describe('recordings of real media through Janus and the media-agent', () => {
   }, 60000);
 
   afterAll(async () => {
-    await Promise.all(clients.map((c) => c.close().catch(() => undefined)));
+    await Promise.all([...clients, ...mixerClients].map((c) => c.close().catch(() => undefined)));
     if (process.env.SB_TEST_VERBOSE === '1') process.stdout.write(stack?.agent.output() ?? '');
     await stack?.stop();
     await h?.close();
@@ -231,6 +232,38 @@ describe('recordings of real media through Janus and the media-agent', () => {
     }
   }, 90000);
 
+  it('records an mcu participant (AudioBridge): what it sent, before the mix', async () => {
+    const frank = { ...connection('record-mcu', 'frank-mcu'), hasVideo: false };
+    const ref = { applicationId: APP, channelId: 'record-mcu' };
+    await stack.command({ kind: 'mixer.create', ...ref });
+    const participant = new TestMixerParticipant();
+    mixerClients.push(participant);
+    const { answer } = await stack.command({
+      kind: 'mixer.join',
+      ...ref,
+      connectionId: 'frank-mcu',
+      offer: await participant.offer(),
+    });
+    await participant.accept(answer);
+    await connected(participant.pc);
+    participant.start(tone);
+    frank.recording = true;
+    await event(frank, 'connection.connected');
+    expect(await record(frank, true)).toEqual({ recording: true });
+    await sleep(4000);
+    await record(frank, false);
+    frank.recording = false;
+    await event(frank, 'connection.updated');
+
+    const [recording] = await readyRecordings('record-mcu', 1);
+    const [cr] = await connectionRecordingsOf(recording!);
+    expect(cr).toMatchObject({ ingested: true, audioReady: true, hasVideo: false });
+    const audio = await download(cr!.audioUrl, cr!.audioFileSize, 'frank.ogg');
+    await decodeFile(audio);
+    expect(Math.abs((await probeFile(audio)).durationSeconds - 4)).toBeLessThanOrEqual(0.5);
+    expect(await meanVolume(audio)).toBeGreaterThan(-40);
+  }, 90000);
+
   it('the agent killed during a recording: after its restart the recording ends playable', async () => {
     const carol = connection('record-crash', 'carol-cam');
     await publisherIn(carol);
@@ -254,6 +287,7 @@ describe('recordings of real media through Janus and the media-agent', () => {
     const [recording] = await readyRecordings('record-crash', 1);
     const [cr] = await connectionRecordingsOf(recording!);
     expect(cr).toMatchObject({ ingested: true, audioReady: true, videoReady: true });
+    expect(JSON.parse(cr!.metadata!)).toEqual({ interrupted: true, interruptedReason: 'media-agent restarted' });
     const audio = await download(cr!.audioUrl, cr!.audioFileSize, 'carol.ogg');
     const video = await download(cr!.videoUrl, cr!.videoFileSize, 'carol.webm');
     await decodeFile(audio);
@@ -284,6 +318,7 @@ describe('recordings of real media through Janus and the media-agent', () => {
     const [recording] = await readyRecordings('record-sigterm', 1);
     const [cr] = await connectionRecordingsOf(recording!);
     expect(cr).toMatchObject({ ingested: true, audioReady: true, videoReady: true });
+    expect(cr!.metadata).toBeNull(); // stopped by the stopping agent: not cut off
     const audio = await download(cr!.audioUrl, cr!.audioFileSize, 'erin.ogg');
     await decodeFile(audio);
     const seconds = (await probeFile(audio)).durationSeconds;
@@ -308,6 +343,7 @@ describe('recordings of real media through Janus and the media-agent', () => {
     const [recording] = await readyRecordings('record-janus-crash', 1);
     const [cr] = await connectionRecordingsOf(recording!);
     expect(cr).toMatchObject({ ingested: true, audioReady: true, videoReady: true });
+    expect(JSON.parse(cr!.metadata!)).toEqual({ interrupted: true, interruptedReason: 'media server lost' });
     const audio = await download(cr!.audioUrl, cr!.audioFileSize, 'dave.ogg');
     await decodeFile(audio);
     // Janus buffers its writes: what it had not flushed when killed is lost.

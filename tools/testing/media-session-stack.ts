@@ -158,7 +158,7 @@ export class MediaParticipant {
   }
 
   /** Opens an upstream sfu connection, publishes through `/sync` (trickling its candidates) and sends RTP. */
-  async publish(connectionId: string): Promise<TestPublisher> {
+  async publish(connectionId: string, media: Parameters<TestPublisher['start']>[0] = {}): Promise<TestPublisher> {
     await this.request('connection.open', {
       channelId: this.channelId,
       connectionId,
@@ -179,7 +179,7 @@ export class MediaParticipant {
     await waitFor(() => trickled.includes(null), { description: 'the end of gathering' });
     const candidates = trickled.filter((c): c is Candidate => c !== null);
     await this.request('connection.candidates', { connectionId, candidates, completed: true });
-    publisher.start();
+    publisher.start(media);
     return publisher;
   }
 

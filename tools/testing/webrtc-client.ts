@@ -1,10 +1,12 @@
 import OpusScript from 'opusscript';
-import { MediaStreamTrack, type RTCIceCandidate, type RTCPeerConnection } from 'werift';
+import { randomInt } from 'node:crypto';
+import { MediaStreamTrack, RtpHeader, RtpPacket, type RTCIceCandidate, type RTCPeerConnection } from 'werift';
 import {
   AUDIO_INTERVAL_MS,
   AUDIO_PAYLOAD_TYPE,
   OPUS_FRAME,
   VIDEO_INTERVAL_MS,
+  VIDEO_PAYLOAD_TYPE,
   VP8_KEY_FRAME,
   description,
   gathered,
@@ -75,12 +77,14 @@ export class TestPublisher {
 
   /**
    * Starts sending RTP: Opus every 20 ms (`audioFrames` in a loop, e.g. a real tone from media-opus.ts,
-   * else filler bytes), a VP8 frame every 50 ms.
+   * else filler bytes), a VP8 frame every 50 ms (`videoFrames` in a loop, each its RTP payloads, e.g. a
+   * real picture from media-vp8.ts, else one filler key frame).
    */
-  start(options: { audioFrames?: readonly Buffer[] } = {}): void {
+  start(options: { audioFrames?: readonly Buffer[]; videoFrames?: readonly Buffer[][] } = {}): void {
     const streams = publisherStreams();
     this.timers.push(sender(this.audio, streams.audio, options.audioFrames ?? [OPUS_FRAME], AUDIO_INTERVAL_MS));
-    this.timers.push(sender(this.video, streams.video, [VP8_KEY_FRAME], VIDEO_INTERVAL_MS));
+    if (options.videoFrames) this.timers.push(frameSender(this.video, options.videoFrames));
+    else this.timers.push(sender(this.video, streams.video, [VP8_KEY_FRAME], VIDEO_INTERVAL_MS));
   }
 
   async close(): Promise<void> {
@@ -100,6 +104,29 @@ function sender(track: MediaStreamTrack, stream: RtpStream, payloads: readonly B
     for (let burst = 0; index < due && burst < MAX_CATCH_UP; burst++)
       track.writeRtp(stream.next(payloads[index++ % payloads.length]!));
   }, everyMs);
+  timer.unref();
+  return timer;
+}
+
+/** Sends VP8 frames of several packets each: one RTP timestamp per frame, the marker on its last packet. */
+function frameSender(track: MediaStreamTrack, frames: readonly Buffer[][]) {
+  let sequenceNumber = randomInt(0, 0xffff);
+  const firstTimestamp = randomInt(0, 0x7fffffff);
+  let index = 0;
+  const startedAt = performance.now();
+  const timer = setInterval(() => {
+    const due = Math.floor((performance.now() - startedAt) / VIDEO_INTERVAL_MS) + 1;
+    for (let burst = 0; index < due && burst < MAX_CATCH_UP; burst++, index++) {
+      const payloads = frames[index % frames.length]!;
+      const timestamp = (firstTimestamp + index * 90 * VIDEO_INTERVAL_MS) >>> 0;
+      payloads.forEach((payload, at) => {
+        const marker = at === payloads.length - 1;
+        const header = new RtpHeader({ payloadType: VIDEO_PAYLOAD_TYPE, sequenceNumber, timestamp, marker });
+        sequenceNumber = (sequenceNumber + 1) & 0xffff;
+        track.writeRtp(new RtpPacket(header, payload));
+      });
+    }
+  }, VIDEO_INTERVAL_MS);
   timer.unref();
   return timer;
 }

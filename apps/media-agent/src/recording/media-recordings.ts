@@ -6,6 +6,7 @@ import type { JsonLogger } from '@switchboard/service-kit';
 import { within, type JanusClient } from '../janus/janus-client.js';
 import { janusFailure } from '../rooms/janus-errors.js';
 import type { MediaEvents } from '../rooms/media-events.js';
+import type { MediaMixers } from '../rooms/media-mixers.js';
 import type { MediaRooms } from '../rooms/media-rooms.js';
 import type { RecordingHandover } from './recording-handover.js';
 import type { RecordingDirectory, RecordingManifest } from './recording-manifest.js';
@@ -33,10 +34,12 @@ const connectionKey = (ref: ConnectionRef) => JSON.stringify([ref.applicationId,
 export class MediaRecordings implements OnApplicationBootstrap, BeforeApplicationShutdown {
   /** The recording running per connection. */
   private readonly active = new Map<string, RecordingManifest>();
+  /** The mutes Janus last applied per connection (until it ends). */
+  private readonly moderatedState = new Map<string, { audioMuted?: boolean; videoMuted?: boolean }>();
 
   constructor(
     private readonly janus: JanusClient,
-    private readonly rooms: MediaRooms,
+    private readonly media: { rooms: MediaRooms; mixers: MediaMixers },
     events: MediaEvents,
     private readonly directory: RecordingDirectory,
     private readonly handover: RecordingHandover,
@@ -46,6 +49,7 @@ export class MediaRecordings implements OnApplicationBootstrap, BeforeApplicatio
     events.onPublish((event) => {
       // Janus lost: nothing to ask it; its files end where it stopped writing.
       if (event.kind !== 'connection.ended') return;
+      this.moderatedState.delete(connectionKey(event));
       void this.stop(event, `connection ${event.reason}`, event.reason !== 'media-server-lost').finally(() =>
         this.handover.connectionEnded(event),
       );
@@ -59,8 +63,9 @@ export class MediaRecordings implements OnApplicationBootstrap, BeforeApplicatio
       return { recording: false };
     }
     if (this.active.has(key)) return { recording: true };
-    const handle = this.rooms.publisherHandle(cmd);
-    if (!handle) throw new DomainError('NotFound', `No publisher '${cmd.connectionId.slice(0, 256)}' here.`);
+    const handle = this.handleOf(cmd);
+    if (!handle)
+      throw new DomainError('NotFound', `No publisher or mixer participant '${cmd.connectionId.slice(0, 256)}' here.`);
     const ref = { applicationId: cmd.applicationId, channelId: cmd.channelId, connectionId: cmd.connectionId };
     const manifest: RecordingManifest = {
       id: randomUUID(),
@@ -84,6 +89,29 @@ export class MediaRecordings implements OnApplicationBootstrap, BeforeApplicatio
     return { recording: true };
   }
 
+  /** Janus applied a moderation (or a mixer mute) at `at`: those recordings note when their media changed. */
+  moderated(
+    channel: { applicationId: string; channelId: string },
+    { audioMuted, videoMuted }: { audioMuted?: boolean; videoMuted?: boolean },
+    connectionIds: string[],
+    at: number,
+  ): void {
+    for (const connectionId of connectionIds) {
+      const key = connectionKey({ ...channel, connectionId });
+      // Only what changed: a moderation restating a flag must not move an unrelated timeline entry.
+      const before = this.moderatedState.get(key) ?? {};
+      const change = {
+        ...(audioMuted !== undefined && audioMuted !== before.audioMuted ? { audioMuted } : {}),
+        ...(videoMuted !== undefined && videoMuted !== before.videoMuted ? { videoMuted } : {}),
+      };
+      this.moderatedState.set(key, { ...before, ...change });
+      const manifest = this.active.get(key);
+      if (!manifest || Object.keys(change).length === 0) continue;
+      (manifest.moderations ??= []).push({ at, ...change });
+      void this.directory.save(manifest).catch(() => undefined);
+    }
+  }
+
   /** Stops the connection's recording (when one runs) and hands its files over. */
   private async stop(ref: ConnectionRef, why: string, askJanus = true): Promise<void> {
     const key = connectionKey(ref);
@@ -91,7 +119,9 @@ export class MediaRecordings implements OnApplicationBootstrap, BeforeApplicatio
     if (!manifest) return;
     this.active.delete(key);
     // Gone from the room (left, kicked, Janus lost): Janus closed its files with the handle.
-    const handle = askJanus ? this.rooms.publisherHandle(ref) : undefined;
+    // Janus lost: its files end where it stopped writing; the recording is marked as cut off.
+    if (!askJanus) manifest.interrupted = 'media server lost';
+    const handle = askJanus ? this.handleOf(ref) : undefined;
     if (handle)
       await this.configure(handle, { record: false }).catch((e: unknown) =>
         this.logger.event('warn', 'Janus did not stop a recording', { error: (e as Error).message }),
@@ -108,10 +138,15 @@ export class MediaRecordings implements OnApplicationBootstrap, BeforeApplicatio
     void this.handover.handOver(manifest);
   }
 
-  private async configure(
-    handle: NonNullable<ReturnType<MediaRooms['publisherHandle']>>,
-    body: Record<string, unknown>,
-  ): Promise<void> {
+  /**
+   * A VideoRoom publisher (Janus writes `<id>-audio-<mindex>.mjr` and `-video-`), or an AudioBridge
+   * participant (`<id>-audio.mjr`: what it sent, before the mix); both take `configure` with `record`.
+   */
+  private handleOf(ref: ConnectionRef) {
+    return this.media.rooms.publisherHandle(ref) ?? this.media.mixers.participantHandle(ref);
+  }
+
+  private async configure(handle: NonNullable<ReturnType<MediaRecordings['handleOf']>>, body: Record<string, unknown>) {
     const answer = await within(
       handle.message({ request: 'configure', ...body }),
       this.options.requestTimeoutMs,
@@ -141,6 +176,7 @@ export class MediaRecordings implements OnApplicationBootstrap, BeforeApplicatio
     for (const manifest of left) this.handover.track(manifest);
     if (left.some((m) => m.stoppedAt === null)) await this.janusSettled();
     for (const manifest of left) {
+      if (manifest.stoppedAt === null) manifest.interrupted = 'media-agent restarted';
       manifest.stoppedAt ??= Date.now();
       await this.directory.save(manifest);
       void this.handover.handOver(manifest);
@@ -156,7 +192,7 @@ export class MediaRecordings implements OnApplicationBootstrap, BeforeApplicatio
         wait,
         '',
       ).catch(() => undefined);
-    await within(this.rooms.cleanedUp(), wait, '').catch(() => undefined);
+    await within(this.media.rooms.cleanedUp(), wait, '').catch(() => undefined);
   }
 
   async beforeApplicationShutdown(): Promise<void> {

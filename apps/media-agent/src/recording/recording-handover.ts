@@ -130,8 +130,9 @@ export class RecordingHandover {
         ...this.logRef(manifest),
         mjrFiles: mjr.audio.length + mjr.video.length,
       });
-    if (files.audio) await this.store.upload(target.channelRecordingId, target.audioBase, files.audio);
-    if (files.video) await this.store.upload(target.channelRecordingId, target.videoBase, files.video);
+    const extra = { moderations: manifest.moderations ?? [], interrupted: manifest.interrupted ?? null };
+    if (files.audio) await this.store.upload(target.channelRecordingId, target.audioBase, files.audio, extra);
+    if (files.video) await this.store.upload(target.channelRecordingId, target.videoBase, files.video, extra);
     await this.directory.remove(manifest.id);
     this.logger.event('info', 'recording handed over', {
       ...this.logRef(manifest),

@@ -1,5 +1,6 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
+import type { RecordingModeration } from '@switchboard/contracts';
 
 /** The connection recording a local recording's files are for (from `media.recordingTarget`). */
 export interface ManifestTarget {
@@ -26,6 +27,10 @@ export interface RecordingManifest {
   startedAt: number;
   stoppedAt: number | null;
   target: ManifestTarget | null;
+  /** Operator mutes and unmutes Janus applied while recording (the media changed then). */
+  moderations?: RecordingModeration[];
+  /** Why it ended before it was stopped (a crash): the connection recording is marked with it. */
+  interrupted?: string;
 }
 
 const MANIFEST_EXTENSION = '.json';
@@ -76,7 +81,11 @@ export class RecordingDirectory {
     const names = (await fs.readdir(this.dir)).filter((n) => n.startsWith(`${id}-`) && n.endsWith('.mjr'));
     const ofKind = (kind: string) =>
       names
-        .map((n) => ({ n, index: new RegExp(`^${id}-${kind}-(\\d+)\\.mjr$`).exec(n)?.[1] }))
+        // VideoRoom: `<id>-audio-<mindex>.mjr`; AudioBridge: `<id>-audio.mjr`.
+        .map((n) => {
+          const match = new RegExp(`^${id}-${kind}(?:-(\\d+))?\\.mjr$`).exec(n);
+          return { n, index: match ? (match[1] ?? '0') : undefined };
+        })
         .filter((x) => x.index !== undefined)
         .sort((a, b) => Number(a.index) - Number(b.index))
         .map((x) => path.join(this.dir, x.n));

@@ -6,11 +6,14 @@ import {
   DomainError,
   RECORDING_UPLOAD_FILE_NAME,
   RECORDING_UPLOAD_FIRST_FRAME,
+  RECORDING_UPLOAD_INTERRUPTED,
+  RECORDING_UPLOAD_MODERATIONS,
   RECORDING_UPLOADS_TTL_DAYS,
   RecordingSubjects,
   recordingUploadName,
   recordingUploadsBucket,
   type CallerScope,
+  type RecordingModeration,
   type RecordingTarget,
 } from '@switchboard/contracts';
 import type { NatsClient } from '@switchboard/service-kit';
@@ -60,11 +63,18 @@ export class RecordingStore {
   }
 
   /** Puts a converted file where the ingest of its channel recording looks for it. */
-  async upload(channelRecordingId: string, fileBase: string, converted: ConvertedFile): Promise<void> {
+  async upload(
+    channelRecordingId: string,
+    fileBase: string,
+    converted: ConvertedFile,
+    extra: { moderations: RecordingModeration[]; interrupted: string | null } = { moderations: [], interrupted: null },
+  ): Promise<void> {
     const store = await this.store();
     const stream = Readable.toWeb(createReadStream(converted.file)) as ReadableStream<Uint8Array>;
     const metadata: Record<string, string> = { [RECORDING_UPLOAD_FILE_NAME]: path.basename(converted.file) };
     if (converted.firstFrameMs !== null) metadata[RECORDING_UPLOAD_FIRST_FRAME] = String(converted.firstFrameMs);
+    if (extra.moderations.length > 0) metadata[RECORDING_UPLOAD_MODERATIONS] = JSON.stringify(extra.moderations);
+    if (extra.interrupted) metadata[RECORDING_UPLOAD_INTERRUPTED] = extra.interrupted;
     await store.put({ name: recordingUploadName(channelRecordingId, fileBase), metadata }, stream);
   }
 

@@ -3,8 +3,9 @@ import type { Provider } from '@nestjs/common';
 import { JsonLogger, NatsClient } from '@switchboard/service-kit';
 import type { MediaAgentConfig } from '../config.js';
 import type { JanusClient } from '../janus/janus-client.js';
-import { MEDIA_EVENTS, MEDIA_ROOMS } from '../rooms/media-commands.rpc.js';
+import { MEDIA_EVENTS, MEDIA_MIXERS, MEDIA_ROOMS } from '../rooms/media-commands.rpc.js';
 import type { MediaEvents } from '../rooms/media-events.js';
+import type { MediaMixers } from '../rooms/media-mixers.js';
 import type { MediaRooms } from '../rooms/media-rooms.js';
 import { MEDIA_RECORDINGS, MediaRecordings } from './media-recordings.js';
 import { MjrConverter } from './mjr-convert.js';
@@ -18,8 +19,14 @@ export function recordingProviders(config: MediaAgentConfig, janus: JanusClient)
   return [
     {
       provide: MEDIA_RECORDINGS,
-      inject: [MEDIA_ROOMS, MEDIA_EVENTS, NatsClient, JsonLogger],
-      useFactory: (rooms: MediaRooms, events: MediaEvents, nats: NatsClient, logger: JsonLogger) => {
+      inject: [MEDIA_ROOMS, MEDIA_MIXERS, MEDIA_EVENTS, NatsClient, JsonLogger],
+      useFactory: (
+        rooms: MediaRooms,
+        mixers: MediaMixers,
+        events: MediaEvents,
+        nats: NatsClient,
+        logger: JsonLogger,
+      ) => {
         const directory = new RecordingDirectory(dir);
         const store = new RecordingStore(nats, config.natsNamespace, config.janusRequestTimeoutMs * 2);
         const converter = new MjrConverter({
@@ -30,7 +37,7 @@ export function recordingProviders(config: MediaAgentConfig, janus: JanusClient)
         const handover = new RecordingHandover(directory, store, converter, logger, {
           handoverTimeoutMs: config.mediaRecordingHandoverTimeoutMs,
         });
-        return new MediaRecordings(janus, rooms, events, directory, handover, logger, {
+        return new MediaRecordings(janus, { rooms, mixers }, events, directory, handover, logger, {
           janusDir: config.janusRecordingsDir ?? dir,
           requestTimeoutMs: config.janusRequestTimeoutMs,
           shutdownHandoverMs: Math.max(500, config.shutdownTimeoutMs - 1000),

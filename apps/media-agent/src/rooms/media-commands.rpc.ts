@@ -50,7 +50,11 @@ export class MediaCommandsRpc {
       case 'connection.leave':
         return this.rooms.leave(command);
       case 'connections.moderate':
-        return this.rooms.moderate(command);
+        // Janus confirmed: the media changed now (a recording's timeline takes this time).
+        return this.rooms.moderate(command).then((result) => {
+          this.recordings.moderated(command, command, result.moderated, Date.now());
+          return result;
+        });
       case 'connections.kick':
         return this.rooms.kick(command);
       case 'mixer.create':
@@ -62,7 +66,10 @@ export class MediaCommandsRpc {
       case 'mixer.leave':
         return this.mixers.leave(command);
       case 'mixer.mute':
-        return this.mixers.mute(command);
+        return this.mixers.mute(command).then((result) => {
+          this.recordings.moderated(command, { audioMuted: command.muted }, result.muted, Date.now());
+          return result;
+        });
       case 'mixer.kick':
         return this.mixers.kick(command);
       case 'connection.record':

@@ -192,6 +192,11 @@ export class MediaMixers {
     );
   }
 
+  /** The handle of an `mcu` participant (its AudioBridge leg can be recorded), if it is here. */
+  participantHandle(ref: { applicationId: string; channelId: string; connectionId: string }) {
+    return this.mixers.get(channelKey(ref))?.participants.get(ref.connectionId)?.handle;
+  }
+
   counts(): { mixers: number; connections: number } {
     let connections = 0;
     for (const mixer of this.mixers.values()) connections += mixer.participants.size;

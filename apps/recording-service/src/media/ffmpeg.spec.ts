@@ -37,6 +37,35 @@ describe('planMux', () => {
     );
   });
 
+  it('starts each video at its own first frame, and blacks and silences the muted stretches', () => {
+    const plan = planMux(
+      [
+        {
+          offsetSeconds: 0.2,
+          videoOffsetSeconds: 0.45,
+          audioFile: '/w/a.ogg',
+          videoFile: '/w/a.webm',
+          muted: {
+            audio: [[3, 6]],
+            video: [
+              [1, 2],
+              [7.5, 9],
+            ],
+          },
+        },
+      ],
+      10,
+      '/w/o',
+    );
+    const graph = plan.args[plan.args.indexOf('-filter_complex') + 1]!;
+    expect(graph).toContain('tpad=start_duration=0.450');
+    expect(graph).toContain('adelay=200|200');
+    expect(graph).toContain("volume=0:enable='between(t,3.000,6.000)'");
+    expect(graph).toContain("drawbox=color=black:t=fill:enable='between(t,1.000,2.000)+between(t,7.500,9.000)'");
+    // Gaps in the audio (nothing sent while moderated) become silence.
+    expect(graph).toContain('aresample=48000:async=1');
+  });
+
   it('lays out a grid of up to four tiles per row of two', () => {
     const four = Array.from({ length: 4 }, (_, i) => ({
       offsetSeconds: 0,

@@ -112,8 +112,12 @@ export function describeContent(p: ProbeResult, type: 'audio' | 'video'): string
 export interface MuxInput {
   /** Where this connection's media starts, seconds after the channel recording start. */
   offsetSeconds: number;
+  /** Where its video starts, when not at `offsetSeconds` (the first video frame came later or earlier). */
+  videoOffsetSeconds?: number;
   audioFile: string | null;
   videoFile: string | null;
+  /** Stretches (channel seconds, from-to) where its audio / video was muted: silence / black there. */
+  muted?: { audio: Array<[number, number]>; video: Array<[number, number]> };
 }
 
 export interface MuxPlan {
@@ -148,8 +152,10 @@ export function planMux(inputs: MuxInput[], durationSeconds: number, output: str
     if (input.videoFile) {
       args.push('-i', input.videoFile);
       const label = `v${videoLabels.length}`;
+      const videoOffset = Math.max(0, input.videoOffsetSeconds ?? input.offsetSeconds);
+      // The frame rate filter repeats the last frame over gaps (a moderated stream sends nothing).
       filters.push(
-        `[${n}:v]setpts=PTS-STARTPTS,scale=${TILE_WIDTH}:${TILE_HEIGHT}:force_original_aspect_ratio=decrease,pad=${TILE_WIDTH}:${TILE_HEIGHT}:(ow-iw)/2:(oh-ih)/2:color=black,fps=${FRAME_RATE},format=yuv420p,tpad=start_duration=${secs(offset)}:stop_duration=${total}:color=black[${label}]`,
+        `[${n}:v]setpts=PTS-STARTPTS,scale=${TILE_WIDTH}:${TILE_HEIGHT}:force_original_aspect_ratio=decrease,pad=${TILE_WIDTH}:${TILE_HEIGHT}:(ow-iw)/2:(oh-ih)/2:color=black,fps=${FRAME_RATE},format=yuv420p,tpad=start_duration=${secs(videoOffset)}:stop_duration=${total}:color=black${blackOut(input.muted?.video)}[${label}]`,
       );
       videoLabels.push(label);
       n++;
@@ -159,7 +165,7 @@ export function planMux(inputs: MuxInput[], durationSeconds: number, output: str
       const label = `a${audioLabels.length}`;
       const ms = Math.round(offset * 1000);
       filters.push(
-        `[${n}:a]asetpts=PTS-STARTPTS,aresample=48000,aformat=channel_layouts=stereo,adelay=${ms}|${ms}[${label}]`,
+        `[${n}:a]aresample=48000:async=1:first_pts=0,aformat=channel_layouts=stereo,adelay=${ms}|${ms}${silence(input.muted?.audio)}[${label}]`,
       );
       audioLabels.push(label);
       n++;
@@ -208,6 +214,17 @@ export function planMux(inputs: MuxInput[], durationSeconds: number, output: str
   args.push('-t', total, '-f', hasVideo ? 'webm' : 'ogg', output);
   return { args, hasAudio, hasVideo, extension: hasVideo ? '.webm' : '.ogg' };
 }
+
+const between = (stretches: Array<[number, number]>) =>
+  stretches.map(([from, to]) => `between(t,${secs(from)},${secs(to)})`).join('+');
+
+/** Black over the muted stretches of a tile (a moderated stream's last frame would stay otherwise). */
+const blackOut = (stretches: Array<[number, number]> = []) =>
+  stretches.length ? `,drawbox=color=black:t=fill:enable='${between(stretches)}'` : '';
+
+/** Silence over the muted stretches (what a client still sends while it says it is muted is not heard). */
+const silence = (stretches: Array<[number, number]> = []) =>
+  stretches.length ? `,volume=0:enable='${between(stretches)}'` : '';
 
 /** Copies one kind of stream of a muxed file into its own file (no re-encoding). */
 export function extractArgs(input: string, type: 'audio' | 'video', output: string): string[] {

@@ -9,12 +9,22 @@ import { Objm, StorageType, type ObjectStore } from '@nats-io/obj';
 import {
   RECORDING_UPLOAD_FILE_NAME,
   RECORDING_UPLOAD_FIRST_FRAME,
+  RECORDING_UPLOAD_INTERRUPTED,
+  RECORDING_UPLOAD_MODERATIONS,
+  type RecordingModeration,
   RECORDING_UPLOADS_TTL_DAYS,
   recordingUploadName,
   recordingUploadsBucket,
 } from '@switchboard/contracts';
 import { JsonLogger, NatsClient, SERVICE_CONFIG } from '@switchboard/service-kit';
 import type { RecordingServiceConfig } from '../config.js';
+import { parseModerations } from './media-times.js';
+
+export interface UploadExtras {
+  moderations: RecordingModeration[];
+  /** Why the media server's recording ended before it was stopped; null when it was not cut off. */
+  interrupted: string | null;
+}
 
 /**
  * The files media-agents upload (a JetStream Object Store bucket: no disk shared between the
@@ -26,6 +36,8 @@ export class IngestUploads {
   private bucket?: Promise<ObjectStore>;
   /** First-frame times of the files taken (their upload's metadata), by path, until the probe reads them. */
   private readonly firstFrames = new Map<string, number>();
+  /** Janus's moderations and the cut-off reason (the upload's metadata), by path, until the ingest applies them. */
+  private readonly extras = new Map<string, UploadExtras>();
 
   constructor(
     private readonly nats: NatsClient,
@@ -54,6 +66,10 @@ export class IngestUploads {
       await fs.rename(`${file}.part`, file);
       const firstFrame = Number(info.metadata?.[RECORDING_UPLOAD_FIRST_FRAME]);
       if (Number.isSafeInteger(firstFrame) && firstFrame > 0) this.firstFrames.set(file, firstFrame);
+      this.extras.set(file, {
+        moderations: parseModerations(info.metadata?.[RECORDING_UPLOAD_MODERATIONS]),
+        interrupted: info.metadata?.[RECORDING_UPLOAD_INTERRUPTED]?.slice(0, 200) ?? null,
+      });
       await store.delete(name);
       return file;
     } catch (e) {
@@ -70,6 +86,13 @@ export class IngestUploads {
     const firstFrame = this.firstFrames.get(file) ?? null;
     this.firstFrames.delete(file);
     return firstFrame;
+  }
+
+  /** What a file taken here came with besides its first frame (nothing when not known, e.g. taken before a restart). */
+  takeExtras(file: string): UploadExtras {
+    const extras = this.extras.get(file) ?? { moderations: [], interrupted: null };
+    this.extras.delete(file);
+    return extras;
   }
 
   private store(): Promise<ObjectStore> {

@@ -5,10 +5,11 @@ import { DataSource } from 'typeorm';
 import type { RecordingServiceConfig } from '../config.js';
 import { RecordingPaths, audioBase, videoBase } from '../files/paths.js';
 import { describeContent, probe } from '../media/ffmpeg.js';
-import { CONNECTION_RECORDING_TABLE } from '../recordings/recordings.store.js';
-import type { ChannelRecordingRow } from '../recordings/rows.js';
+import { CONNECTION_RECORDING_TABLE, RECORDING_UPDATE_TABLE } from '../recordings/recordings.store.js';
+import type { ChannelRecordingRow, RecordingUpdateRow } from '../recordings/rows.js';
 import { findMediaFile, sizeOf, sleep } from './files.js';
 import { IngestUploads } from './ingest-uploads.js';
+import { moderatedTimes } from './media-times.js';
 import { PipelineQueues } from './pipeline-queues.js';
 import { RecordingStages } from './recording-stages.js';
 import type { PipelineStep } from './step-runner.js';
@@ -97,6 +98,7 @@ export class IngestStep implements PipelineStep {
           audioFirst !== null && videoFirst !== null ? (videoFirst - audioFirst) / 1000 : null,
         ],
       );
+      await this.applyExtras(c.id, [audio, video]);
     }
     if (!anyFile) {
       const failed = await this.stages.setStageAnnounced(
@@ -126,6 +128,44 @@ export class IngestStep implements PipelineStep {
   async fail(r: ChannelRecordingRow, message: string): Promise<void> {
     if (!(await this.stages.setStage(r.id, 'failed', { error: message, mux_pending: false })))
       await this.stages.deletedDuring(r, 'ingest');
+  }
+
+  /**
+   * The timeline's operator mutes at the times Janus carried them out (what the files show), not the
+   * requests'; a recording the media server's crash cut off is marked so in its `metadata`.
+   */
+  private async applyExtras(connectionRecordingId: string, files: Array<string | null>): Promise<void> {
+    const extras = files.flatMap((file) => (file ? [this.uploads.takeExtras(file)] : []));
+    const interrupted = extras.find((x) => x.interrupted)?.interrupted;
+    if (interrupted) await this.markInterrupted(connectionRecordingId, interrupted);
+    const moderations = extras.find((x) => x.moderations.length > 0)?.moderations ?? [];
+    if (moderations.length === 0) return;
+    const updates = (await this.ds.query(
+      `SELECT * FROM ${RECORDING_UPDATE_TABLE} WHERE connection_recording_id = $1 ORDER BY index`,
+      [connectionRecordingId],
+    )) as RecordingUpdateRow[];
+    for (const [index, timestamp] of moderatedTimes(updates, moderations))
+      await this.ds.query(
+        `UPDATE ${RECORDING_UPDATE_TABLE} SET timestamp = $3 WHERE connection_recording_id = $1 AND index = $2`,
+        [connectionRecordingId, index, timestamp],
+      );
+  }
+
+  private async markInterrupted(connectionRecordingId: string, reason: string): Promise<void> {
+    const [row] = (await this.ds.query(`SELECT metadata FROM ${CONNECTION_RECORDING_TABLE} WHERE id = $1`, [
+      connectionRecordingId,
+    ])) as Array<{ metadata: string | null }>;
+    let metadata: Record<string, unknown> = {};
+    try {
+      const parsed = JSON.parse(row?.metadata ?? '{}') as unknown;
+      if (parsed && typeof parsed === 'object' && !Array.isArray(parsed)) metadata = parsed as Record<string, unknown>;
+    } catch {
+      metadata = { text: row?.metadata };
+    }
+    await this.ds.query(`UPDATE ${CONNECTION_RECORDING_TABLE} SET metadata = $2 WHERE id = $1`, [
+      connectionRecordingId,
+      JSON.stringify({ ...metadata, interrupted: true, interruptedReason: reason }),
+    ]);
   }
 
   /** A file written into the work directory (a local media server), or else one a media-agent uploaded. */

@@ -5,7 +5,8 @@ import path from 'node:path';
 import type { RecordingServiceConfig } from '../config.js';
 import { RecordingPaths } from '../files/paths.js';
 import { extractArgs, planMux, runTool, type MuxInput } from '../media/ffmpeg.js';
-import type { ChannelRecordingRow } from '../recordings/rows.js';
+import { RecordingsStore } from '../recordings/recordings.store.js';
+import type { ChannelRecordingRow, ConnectionRecordingRow, RecordingUpdateRow } from '../recordings/rows.js';
 import { sizeOf } from './files.js';
 import { PipelineQueues } from './pipeline-queues.js';
 import { RecordingStages } from './recording-stages.js';
@@ -21,6 +22,7 @@ export class MuxStep implements PipelineStep {
     @Inject(RecordingPaths) private readonly paths: RecordingPaths,
     private readonly stages: RecordingStages,
     private readonly queues: PipelineQueues,
+    private readonly store: RecordingsStore,
   ) {}
 
   async run(r: ChannelRecordingRow): Promise<void> {
@@ -28,15 +30,9 @@ export class MuxStep implements PipelineStep {
     const dir = this.paths.workDir(r.application_id, r.channel_id, r.id);
     const children = await this.stages.children(r.id);
     const channelStart = Number(r.start_timestamp);
-    const inputs: MuxInput[] = children
-      .filter((c) => c.audio_file_path || c.video_file_path)
-      .map((c) => ({
-        offsetSeconds:
-          (Number(c.audio_first_frame_timestamp ?? c.video_first_frame_timestamp ?? c.start_timestamp) - channelStart) /
-          1000,
-        audioFile: c.audio_file_path,
-        videoFile: c.video_file_path,
-      }));
+    const withFiles = children.filter((c) => c.audio_file_path || c.video_file_path);
+    const updates = await this.store.updatesOf(withFiles.map((c) => c.id));
+    const inputs = withFiles.map((c) => muxInput(c, updates.get(c.id) ?? [], channelStart));
     const duration = (Number(r.stop_timestamp ?? channelStart) - channelStart) / 1000;
     const part = path.join(dir, `${r.id}.mux.part`);
     const plan = planMux(inputs, duration, part);
@@ -86,4 +82,39 @@ export class MuxStep implements PipelineStep {
     if (!moving) return this.stages.deletedDuring(r, 'mux');
     await this.queues.enqueue('move', r.id);
   }
+}
+
+/** A connection's files at their own first frames, with the stretches its timeline says were muted. */
+function muxInput(c: ConnectionRecordingRow, updates: RecordingUpdateRow[], channelStart: number): MuxInput {
+  const seconds = (at: string | null) => (Number(at ?? c.start_timestamp) - channelStart) / 1000;
+  const stop = seconds(c.stop_timestamp);
+  return {
+    offsetSeconds: seconds(c.audio_first_frame_timestamp ?? c.video_first_frame_timestamp),
+    videoOffsetSeconds: seconds(c.video_first_frame_timestamp ?? c.audio_first_frame_timestamp),
+    audioFile: c.audio_file_path,
+    videoFile: c.video_file_path,
+    muted: {
+      audio: mutedStretches(updates, (u) => u.audio_muted || u.audio_disabled, stop, seconds),
+      video: mutedStretches(updates, (u) => u.video_muted || u.video_disabled, stop, seconds),
+    },
+  };
+}
+
+function mutedStretches(
+  updates: RecordingUpdateRow[],
+  isMuted: (u: RecordingUpdateRow) => boolean,
+  stop: number,
+  seconds: (at: string) => number,
+): Array<[number, number]> {
+  const stretches: Array<[number, number]> = [];
+  let from: number | null = null;
+  for (const u of updates) {
+    if (isMuted(u) && from === null) from = seconds(u.timestamp);
+    else if (!isMuted(u) && from !== null) {
+      stretches.push([from, seconds(u.timestamp)]);
+      from = null;
+    }
+  }
+  if (from !== null) stretches.push([from, stop]);
+  return stretches;
 }

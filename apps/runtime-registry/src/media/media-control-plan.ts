@@ -23,7 +23,7 @@ export interface ConnectionRef {
 
 export type MuteIntent = Extract<MediaIntent, { act: 'mute' }>;
 
-/** Janus records an upstream sfu connection while its effective `recording` is on (issue 24). */
+/** Janus records an upstream sfu connection or an mcu participant while its effective `recording` is on (issue 24). */
 export type RecordIntent = ConnectionRef & { act: 'record'; recording: boolean };
 
 /** What one event asks of the media plane. */
@@ -81,7 +81,7 @@ export function recordIntent(event: MediaDomainEvent): RecordIntent | null {
   const info = event.event;
   const media = event.media;
   const connection = info.connection;
-  if (!media || !connection || media.connectionType !== 'sfu' || media.remoteConnectionId !== null) return null;
+  if (!media || !connection || !isMutable(media)) return null;
   // Recording is the operator's and the configuration's: a client's own update never changes it.
   const settingsChange = info.type === 'connection.updated' && info.origin !== 'client';
   if (!settingsChange && !(info.type === 'connection.connected' && connection.recording)) return null;
@@ -93,7 +93,7 @@ export function recordIntent(event: MediaDomainEvent): RecordIntent | null {
     deviceId: connection.deviceId,
     clientId: connection.clientId,
     connectionId: connection.id,
-    kind: 'sfu',
+    kind: media.connectionType === 'mcu' ? 'mcu' : 'sfu',
     act: 'record',
     recording: connection.recording,
   };

@@ -68,13 +68,14 @@ describe('media control run', () => {
     );
   });
 
-  it('starts Janus recording of a publisher that connects recorded, and stops it as the settings say now', async () => {
+  it('starts Janus recording of a publisher (or mcu participant) that connects recorded, and stops it as the settings say now', async () => {
     const agents = new FakeAgents(() => ({ recording: true }));
     const events = [
       connectionEventOf({ type: 'connection.connected', connectionId: 'rec', recording: true, origin: 'server' }),
       connectionEventOf({ type: 'connection.connected', connectionId: 'plain', origin: 'server' }),
       connectionEventOf({ type: 'connection.updated', connectionId: 'down', remoteConnectionId: 'rec' }),
       connectionEventOf({ type: 'connection.updated', connectionId: 'stop', recording: true }),
+      connectionEventOf({ type: 'connection.connected', connectionId: 'mix', connectionType: 'mcu', recording: true }),
     ];
     const now = reads({
       currentRecording: async (intents) => intents.map((i) => (i.connectionId === 'stop' ? false : i.recording)),
@@ -84,8 +85,10 @@ describe('media control run', () => {
     expect(records.map((s) => s.command)).toEqual([
       { kind: 'connection.record', applicationId: 'app', channelId: 'ch', connectionId: 'rec', recording: true },
       { kind: 'connection.record', applicationId: 'app', channelId: 'ch', connectionId: 'stop', recording: false },
+      // An mcu participant is recorded at the mixer (its AudioBridge leg).
+      { kind: 'connection.record', applicationId: 'app', channelId: 'ch', connectionId: 'mix', recording: true },
     ]);
-    expect(outcome.done).toEqual([0, 1, 2, 3]);
+    expect(outcome.done).toEqual([0, 1, 2, 3, 4]);
   });
 
   it('counts NotFound as done and tries transient errors again', async () => {

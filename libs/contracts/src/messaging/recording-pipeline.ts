@@ -135,5 +135,18 @@ export const recordingUploadName = (channelRecordingId: string, fileBase: string
 export const RECORDING_UPLOAD_FILE_NAME = 'fileName';
 /** Metadata: Unix ms at which the media server received the file's first packet (its time 0). */
 export const RECORDING_UPLOAD_FIRST_FRAME = 'firstFrameTimestamp';
+/**
+ * Metadata: JSON array of the moderations Janus applied to the publisher while it recorded
+ * (`RecordingModeration`): the times its media changed, which the ingest puts into the timeline.
+ */
+export const RECORDING_UPLOAD_MODERATIONS = 'moderations';
+export interface RecordingModeration {
+  /** Unix ms at which Janus confirmed the moderation. */
+  at: number;
+  audioMuted?: boolean;
+  videoMuted?: boolean;
+}
+/** Metadata: why the recording ended before it was stopped (media-agent restarted, media server lost). */
+export const RECORDING_UPLOAD_INTERRUPTED = 'interrupted';
 /** Uploads nobody took (a recording deleted before its ingest) expire after this many days. */
 export const RECORDING_UPLOADS_TTL_DAYS = 7;
