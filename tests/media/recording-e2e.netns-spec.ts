@@ -79,10 +79,10 @@ describe('a recorded call of two participants, end to end', () => {
   const downloads = fs.mkdtempSync(path.join(os.tmpdir(), 'rec-e2e-downloads-'));
   fs.chmodSync(recordingsDir, 0o755);
   // Janus runs as nobody: the agent's directory must be reachable for it.
-  // The registry's reconciliation ends the connections a crashed agent's room held: every 3 s here.
+  // The registry's reconciliation ends the connections a crashed agent's room held, once the new agent
+  // reports the room cleaned up (not at its default 60 s interval).
   const stack = new MediaSessionStack({
     agentEnv: { MEDIA_RECORDINGS_DIR: path.join(recordingsDir, 'recordings') },
-    registryEnv: { MEDIA_RECONCILE_INTERVAL_MS: '3000' },
   });
   let h: Harness;
   const channelPath = (channel = CHANNEL) => `/applications/${stack.applicationId}/channels/${channel}`;

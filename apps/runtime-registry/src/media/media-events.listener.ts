@@ -9,6 +9,7 @@ import {
 import { JsonLogger, Metrics, NatsClient, SERVICE_CONFIG, type BaseConfig } from '@switchboard/service-kit';
 import { Counter } from 'prom-client';
 import { MediaEvents } from './media-events.js';
+import { MediaReconciler } from './media-reconcile.js';
 
 const decoder = new TextDecoder();
 /** One registry replica handles each media event. */
@@ -31,6 +32,7 @@ export class MediaEventsListener implements OnApplicationBootstrap, BeforeApplic
   constructor(
     private readonly nats: NatsClient,
     private readonly events: MediaEvents,
+    @Inject(MediaReconciler) private readonly reconciler: Pick<MediaReconciler, 'soon'>,
     private readonly logger: JsonLogger,
     metrics: Metrics,
     @Inject(SERVICE_CONFIG) private readonly config: BaseConfig,
@@ -90,6 +92,12 @@ export class MediaEventsListener implements OnApplicationBootstrap, BeforeApplic
 
   private async handle(envelope: MediaAgentEventEnvelope): Promise<void> {
     const kind = envelope.event.kind;
+    // A room its agent could not adopt is gone with its connections: the reconciliation fails them now.
+    if (envelope.event.kind === 'room.ended' && envelope.event.reason === 'cleaned-up') {
+      this.reconciler.soon();
+      this.handled.inc({ kind, outcome: 'applied' });
+      return;
+    }
     try {
       this.handled.inc({ kind, outcome: await this.events.handle(envelope) });
     } catch (e) {

@@ -17,6 +17,8 @@ import { RegistryConnectionsOnServers } from './media-reconcile-reads.js';
 const LOCK_MS = 30_000;
 /** The first pass waits this long after start: media servers' heartbeats are heard again by then. */
 const FIRST_PASS_DELAY_MS = 1000;
+/** A pass asked for by a media event waits this long past the grace (the events of one clean-up come together). */
+const SOON_DELAY_MS = 300;
 
 /** Marks a registry connection failed because its media server lost it (a seam regev's intake may replace). */
 export interface MediaConnectionFailer {
@@ -77,6 +79,9 @@ function ignoreGone(e: unknown): null {
 @Injectable()
 export class MediaReconciler implements OnApplicationBootstrap, BeforeApplicationShutdown, MediaConnectionFailer {
   private timer?: NodeJS.Timeout;
+  /** When the pending timer fires (a later schedule does not replace a sooner one). */
+  private due = Infinity;
+  private stopped = false;
   private running?: Promise<unknown>;
   private readonly owner = randomUUID();
   private readonly lockKey: string;
@@ -100,16 +105,29 @@ export class MediaReconciler implements OnApplicationBootstrap, BeforeApplicatio
   }
 
   async beforeApplicationShutdown() {
+    this.stopped = true;
     clearTimeout(this.timer);
     this.timer = undefined;
     await this.running?.catch(() => undefined);
   }
 
+  /**
+   * A pass shortly, not at the next interval: a media-agent destroyed rooms it could not adopt
+   * (`room.ended` `cleaned-up`), so the connections the registry holds in them are lost now. It waits
+   * out the grace, which would spare the connections that connected just before.
+   */
+  soon(): void {
+    this.schedule(this.config.mediaReconcileGraceMs + SOON_DELAY_MS);
+  }
+
   private schedule(ms: number) {
+    const due = Date.now() + ms;
+    if (this.stopped || (this.timer && this.due <= due)) return;
+    clearTimeout(this.timer);
+    this.due = due;
     this.timer = setTimeout(() => {
-      this.running = this.passUnderLock().finally(() => {
-        if (this.timer) this.schedule(this.config.mediaReconcileIntervalMs);
-      });
+      this.timer = undefined;
+      this.running = this.passUnderLock().finally(() => this.schedule(this.config.mediaReconcileIntervalMs));
     }, ms);
     this.timer.unref();
   }
