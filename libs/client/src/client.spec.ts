@@ -342,3 +342,32 @@ describe('Client channels and session end', () => {
     expect(gateway.sockets).toHaveLength(1);
   });
 });
+
+describe('Client without resume, with every push (load clients)', () => {
+  it('emits every push as a push event too, after its typed event', async () => {
+    const { gateway, client } = setup();
+    await client.register(tokenExpiringAt(farFuture()));
+    const seen: string[] = [];
+    client.on('kicked', () => seen.push('kicked event'));
+    client.on('push', (push) => seen.push(`push ${push.type}`));
+    gateway.socket.push({ type: 'kicked', channelId: 'room' } as never);
+    gateway.socket.push({ type: 'message', channelId: 'room', message: 'hi' as never, from: {} as never });
+    await until(() => seen.length === 3);
+    expect(seen).toEqual(['kicked event', 'push kicked', 'push message']);
+  });
+
+  it('with reconnect false, a dropped socket is final: closed with its code, no new socket', async () => {
+    const { gateway, client } = setup({ reconnect: false });
+    await client.register(tokenExpiringAt(farFuture()));
+    const closed = client.once('closed');
+    let reconnecting = false;
+    client.on('reconnecting', () => (reconnecting = true));
+    gateway.socket.drop(1012, 'restarting');
+    expect((await closed)[0]).toMatchObject({ code: 1012, reason: 'restarting' });
+    expect(client.state).toBe('closed');
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(reconnecting).toBe(false);
+    expect(gateway.sockets).toHaveLength(1);
+    await expect(client.request('ping')).rejects.toMatchObject({ code: 'Closed' });
+  });
+});

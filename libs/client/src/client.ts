@@ -48,6 +48,8 @@ export interface ClientEvents extends PushEvents {
   token: [string];
   /** A background failure (a trickle, stats report, renegotiation or auto-subscribe that failed). */
   error: [Error];
+  /** Every push, after its typed event (for a listener of all of them). */
+  push: [ServerPush];
 }
 
 export interface ClientOptions {
@@ -70,7 +72,8 @@ export interface ClientOptions {
   trickleIce?: boolean;
   /** Open a downstream connection for every remote upstream of a joined channel (or those the function accepts). */
   autoSubscribe?: boolean | ((upstream: RemoteUpstream, channelId: string) => boolean);
-  reconnect?: ReconnectOptions;
+  /** Backoff of the resume after a dropped socket; `false`: no resume, a dropped socket is final (`closed`). */
+  reconnect?: ReconnectOptions | false;
   /**
    * When a session could not be resumed (grace period over, gateway replica restarted): join its
    * channels again and publish the same tracks on new connections (default true).
@@ -271,7 +274,7 @@ export class Client extends Emitter<ClientEvents> {
   private socketClosed(socket: SyncSocket, event: SocketCloseEvent): void {
     if (socket !== this.socket || this.state !== 'registered') return;
     this.socket = undefined;
-    if (FINAL_CLOSE_CODES.has(event.code)) return this.finish({ ...event });
+    if (FINAL_CLOSE_CODES.has(event.code) || this.options.reconnect === false) return this.finish({ ...event });
     this.emit('disconnected', event);
     void this.resume();
   }
@@ -281,7 +284,7 @@ export class Client extends Emitter<ClientEvents> {
     this.state = 'reconnecting';
     this.waitUntilReady();
     this.heldPushes = [];
-    const policy = new ReconnectPolicy(this.options.reconnect);
+    const policy = new ReconnectPolicy(this.options.reconnect || undefined);
     for (let delayMs = policy.next(); delayMs !== undefined; delayMs = policy.next()) {
       this.emit('reconnecting', { attempt: policy.attempts, delayMs });
       await new Promise((resolve) => setTimeout(resolve, delayMs));
@@ -397,6 +400,7 @@ export class Client extends Emitter<ClientEvents> {
     }
     this.applyPush(push);
     (this.emit as (name: string, push: ServerPush) => void)(push.type, push);
+    this.emit('push', push);
   }
 
   private applyPush(push: ServerPush): void {

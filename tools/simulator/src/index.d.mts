@@ -1,5 +1,6 @@
 // Types of the simulator library (the code is plain ESM JavaScript so it runs without a build).
 import type { NatsConnection } from '@nats-io/transport-node';
+import type { Client } from '@switchboard/client';
 import type { WebSocketClient } from './websocket.mjs';
 
 export interface SimulationOptions {
@@ -103,7 +104,11 @@ export interface SimulatedClient {
   deviceId: string;
   clientId: string;
   home: string;
-  sync: SyncClient | null;
+  /** The SDK client holding the /sync session (no resume: a dropped socket ends it). */
+  session: Client | null;
+  /** Its lean socket (websocket.mjs) and the promise of that socket's close. */
+  transport: WebSocketClient | null;
+  transportClosed: Promise<void> | null;
   /** The client's token, from minting until it registers. */
   token: string | null;
   state: 'new' | 'registered' | 'connected' | 'failed' | 'closed' | 'unregistered';
