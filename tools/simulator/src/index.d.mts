@@ -161,6 +161,23 @@ export declare class Simulation {
 export declare function runSimulation(options: SimulationOptions): Promise<SimulationReport>;
 export declare function syncUrlOf(gateway: string): string;
 
+/**
+ * The lean socket of websocket.mjs as a WebSocket class for the SDK's `Client` (`WebSocket` option);
+ * `onTransport` sees each socket opened.
+ */
+export declare function leanWebSocketClass(options?: {
+  handshakeTimeoutMs?: number;
+  onTransport?: (transport: WebSocketClient) => void;
+}): new (url: string) => {
+  readonly readyState: number;
+  send(data: string): void;
+  close(code?: number, reason?: string): void;
+  onopen: ((event: any) => void) | null;
+  onmessage: ((event: any) => void) | null;
+  onclose: ((event: any) => void) | null;
+  onerror: ((event: any) => void) | null;
+};
+
 export declare class SyncRequestError extends Error {
   readonly type: string;
   readonly code: string;
