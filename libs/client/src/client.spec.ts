@@ -370,4 +370,26 @@ describe('Client without resume, with every push (load clients)', () => {
     expect(gateway.sockets).toHaveLength(1);
     await expect(client.request('ping')).rejects.toMatchObject({ code: 'Closed' });
   });
+
+  it("sends the requests of register's pipelined callback on the same socket before the register result", async () => {
+    const { gateway, client } = setup();
+    let registerId = 0;
+    gateway.handlers.register = () => undefined; // answered by hand below
+    let joined: Promise<unknown> | undefined;
+    const registered = client.register(tokenExpiringAt(farFuture()), {
+      pipelined: () => {
+        registerId = gateway.sent('register')[0]!.id;
+        joined = client.join('room');
+      },
+    });
+    await until(() => gateway.requests.length === 2);
+    expect(gateway.requests.map((frame) => [frame.type, frame.socket])).toEqual([
+      ['register', 0],
+      ['join', 0],
+    ]);
+    gateway.socket.answer(registerId, { result: registerResult() });
+    await registered;
+    await joined;
+    expect(client.channels.has('room')).toBe(true);
+  });
 });

@@ -102,6 +102,8 @@ export class Client extends Emitter<ClientEvents> {
   private ready?: { promise: Promise<void>; resolve(): void; reject(error: Error): void };
   private refreshTimer?: ReturnType<typeof setTimeout>;
   private heldPushes: ServerPush[] = [];
+  private pipelined?: () => void;
+  private pipelining = false;
   private readonly WebSocket: WebSocketConstructor;
   private readonly host: ConnectionHost;
 
@@ -124,10 +126,15 @@ export class Client extends Emitter<ClientEvents> {
     return this.session?.clientId;
   }
 
-  /** Registers with a client token (or one from `getToken`). Rejects with a SyncError (e.g. `TokenInvalid`). */
-  async register(token?: string): Promise<SyncRegisterResult> {
+  /**
+   * Registers with a client token (or one from `getToken`). Rejects with a SyncError (e.g. `TokenInvalid`).
+   * `pipelined`: called right after the register frame is sent; the requests it makes go on the same
+   * socket at once, ahead of the result (the gateway runs them in order; a refused register fails them).
+   */
+  async register(token?: string, options: { pipelined?: () => void } = {}): Promise<SyncRegisterResult> {
     if (this.state !== 'idle') throw new ClientError('InvalidState', `register: the client is ${this.state}`);
     this.state = 'registering';
+    this.pipelined = options.pipelined;
     this.waitUntilReady();
     try {
       this.token = token ?? (await this.freshToken());
@@ -150,6 +157,7 @@ export class Client extends Emitter<ClientEvents> {
    * the request waits for the session to be back. Rejects with a SyncError or a ClientError.
    */
   async request<T extends SyncRequestType>(type: T, data?: SyncRequestDataOf<T>): Promise<SyncResults[T]> {
+    if (this.pipelining && this.socket) return this.socket.request(type, data);
     if (this.state === 'reconnecting' || this.state === 'registering') await this.ready?.promise;
     if (this.state === 'idle') throw new ClientError('InvalidState', `${type}: register first`);
     if (this.state === 'closed' || !this.socket) throw new ClientError('Closed', `${type}: the client is closed`);
@@ -241,13 +249,28 @@ export class Client extends Emitter<ClientEvents> {
       });
       this.socket = opened = socket;
       try {
-        return await socket.request('register', this.registerData());
+        const registering = socket.request('register', this.registerData());
+        this.sendPipelined();
+        return await registering;
       } catch (error) {
         socket.close();
         const expired = error instanceof SyncError && error.code === 'TokenExpired';
         if (!expired || refreshed || !this.options.getToken) throw error;
         this.token = await this.freshToken();
       }
+    }
+  }
+
+  /** Runs the `pipelined` callback of `register` (once): its requests are sent before the register result. */
+  private sendPipelined(): void {
+    const pipelined = this.pipelined;
+    this.pipelined = undefined;
+    if (!pipelined) return;
+    this.pipelining = true;
+    try {
+      pipelined();
+    } finally {
+      this.pipelining = false;
     }
   }
 

@@ -28,8 +28,9 @@ export function leanWebSocketClass({ handshakeTimeoutMs = 10000, onTransport } =
       return this.transport.readyState;
     }
 
+    /** The frames the SDK sends in one tick (a register and its pipelined requests) leave in one write. */
     send(text) {
-      this.transport.send(text);
+      this.transport.sendInTick(text);
     }
 
     close(code, reason) {
@@ -39,20 +40,48 @@ export function leanWebSocketClass({ handshakeTimeoutMs = 10000, onTransport } =
 }
 
 /**
- * The SDK client of simulated client `index`. No resume (a dropped socket ends the client, as a load
- * test wants to see) and no stats: its connections are plain requests, there is no media.
+ * Makes the SDK clients of a simulation. One WebSocket class for all of them (a class per client
+ * would make the SDK's calls on its socket megamorphic): the socket opened inside `register(client,
+ * token)` is handed to `onTransport(owner, transport)`; the SDK opens it synchronously there (a
+ * token is given, and without `getToken` nor resume it opens no other).
  */
-export function simulatedClient({ url, index, requestTimeoutMs, onTransport }) {
-  return new Client({
-    url,
-    WebSocket: leanWebSocketClass({ handshakeTimeoutMs: requestTimeoutMs, onTransport }),
-    requestTimeoutMs,
-    reconnect: false,
-    statsIntervalMs: 0,
-    userAlias: `Simulated ${index}`,
-    deviceAlias: 'simulator',
-    tag: 'simulator',
-  });
+export class SimulatedClients {
+  constructor({ url, requestTimeoutMs, onTransport }) {
+    this.url = url;
+    this.requestTimeoutMs = requestTimeoutMs;
+    this.owner = null;
+    this.WebSocket = leanWebSocketClass({
+      handshakeTimeoutMs: requestTimeoutMs,
+      onTransport: (transport) => {
+        if (this.owner === null) throw new Error('simulator: a socket was opened outside register');
+        onTransport(this.owner, transport);
+      },
+    });
+  }
+
+  /** The SDK client of simulated client `index`: no resume (a dropped socket ends it), no stats (no media). */
+  create(index) {
+    return new Client({
+      url: this.url,
+      WebSocket: this.WebSocket,
+      requestTimeoutMs: this.requestTimeoutMs,
+      reconnect: false,
+      statsIntervalMs: 0,
+      userAlias: `Simulated ${index}`,
+      deviceAlias: 'simulator',
+      tag: 'simulator',
+    });
+  }
+
+  /** `session.register(token, { pipelined })`, its socket handed to `onTransport(owner, ...)`. */
+  register(owner, session, token, pipelined) {
+    this.owner = owner;
+    try {
+      return session.register(token, { pipelined });
+    } finally {
+      this.owner = null;
+    }
+  }
 }
 
 /**

@@ -5,7 +5,7 @@ import { connect as connectNats } from '@nats-io/transport-node';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { OperationStats } from './latency.mjs';
 import { FakeMediaServer } from './media-server.mjs';
-import { simulatedClient, watchTransport } from './sdk-socket.mjs';
+import { SimulatedClients, watchTransport } from './sdk-socket.mjs';
 import { ManagementClient, TokenSource } from './tokens.mjs';
 
 export const DEFAULTS = Object.freeze({
@@ -185,10 +185,12 @@ export class Simulation {
       const token = c.token ?? (await this.mintToken(c));
       c.token = null;
       c.session = this.newSession(c);
-      await this.stats.time('register', () => c.session.register(token));
-      c.state = 'registered';
-      if (this.options.pipeline) await this.connectPipelined(c);
-      else await this.joinAndConnect(c, c.home);
+      if (this.options.pipeline) await this.connectPipelined(c, token);
+      else {
+        await this.stats.time('register', () => this.sessions.register(c, c.session, token));
+        c.state = 'registered';
+        await this.joinAndConnect(c, c.home);
+      }
       c.state = 'connected';
       this.stats.record('client.connect', performance.now() - started);
     } catch (e) {
@@ -203,20 +205,20 @@ export class Simulation {
     }
   }
 
-  /** The simulated client's SDK client; pushes counted, its lean socket watched. */
+  /** The simulated client's SDK client, its pushes counted. */
   newSession(c) {
-    const session = simulatedClient({
+    this.sessions ??= new SimulatedClients({
       url: this.syncUrl,
-      index: c.index,
       requestTimeoutMs: this.options.requestTimeoutMs,
-      onTransport: (transport) => {
-        c.transport = transport;
-        c.transportClosed = watchTransport(transport, {
+      onTransport: (owner, transport) => {
+        owner.transport = transport;
+        owner.transportClosed = watchTransport(transport, {
           opened: (ms) => this.stats.record('socket.open', ms),
           closed: (code) => (this.closes[code] = (this.closes[code] ?? 0) + 1),
         });
       },
     });
+    const session = this.sessions.create(c.index);
     session.on('push', (push) => this.pushed(c, push));
     session.on('closed', ({ code }) => {
       if (c.state !== 'unregistered' && c.state !== 'failed') c.state = code === 1000 ? 'unregistered' : 'closed';
@@ -250,23 +252,28 @@ export class Simulation {
   }
 
   /**
-   * Once registered (the SDK sends requests only in a session), join, connection.open (with a
-   * connection id of the client's choosing) and the states up to `connected`, sent at once: the
-   * gateway runs a socket's requests one after the other in the order sent (docs/sync-protocol.md),
-   * so the client need not wait between them. The first failure is the one reported.
+   * register, join, connection.open (with a connection id of the client's choosing) and the states
+   * up to `connected`, sent at once (register's `pipelined` callback; one write): the gateway runs a
+   * socket's requests one after the other in the order sent (docs/sync-protocol.md), so the client
+   * need not wait between them. A refused register fails the others; the first failure is reported.
    */
-  async connectPipelined(c) {
+  async connectPipelined(c, token) {
     const channelId = c.home;
     const connectionId = randomUUID();
     const timed = (name, type, data) => this.stats.time(name, () => c.session.request(type, data));
-    // One write for all of them (and one read at the gateway): the SDK sends each at once.
-    const requests = c.transport.batch(() => [
-      this.stats.time('join', () => c.session.join(channelId)),
-      timed('connection.open', 'connection.open', { ...this.openRequest(channelId), connectionId }),
-      ...CONNECT_PATH.map((state) => timed('connection.state', 'connection.state', { connectionId, state })),
-    ]);
-    const settled = await Promise.allSettled(requests);
-    const failed = settled.find((r) => r.status === 'rejected');
+    let requests = [];
+    const pipelined = () => {
+      requests = [
+        this.stats.time('join', () => c.session.join(channelId)),
+        timed('connection.open', 'connection.open', { ...this.openRequest(channelId), connectionId }),
+        ...CONNECT_PATH.map((state) => timed('connection.state', 'connection.state', { connectionId, state })),
+      ];
+      // Handled here: a refused register fails them before they are awaited.
+      for (const request of requests) request.catch(() => undefined);
+    };
+    await this.stats.time('register', () => this.sessions.register(c, c.session, token, pipelined));
+    c.state = 'registered';
+    const failed = (await Promise.allSettled(requests)).find((r) => r.status === 'rejected');
     if (failed) throw failed.reason;
     c.channels.set(channelId, connectionId);
     c.connections.set(connectionId, { channelId, audioMuted: false });
