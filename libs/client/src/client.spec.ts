@@ -343,3 +343,54 @@ describe('Client channels and session end', () => {
     expect(gateway.sockets).toHaveLength(1);
   });
 });
+
+describe('Client without resume, with every push (load clients)', () => {
+  it('emits every push as a push event too, after its typed event', async () => {
+    const { gateway, client } = setup();
+    await client.register(tokenExpiringAt(farFuture()));
+    const seen: string[] = [];
+    client.on('kicked', () => seen.push('kicked event'));
+    client.on('push', (push) => seen.push(`push ${push.type}`));
+    gateway.socket.push({ type: 'kicked', channelId: 'room' } as never);
+    gateway.socket.push({ type: 'message', channelId: 'room', message: 'hi' as never, from: {} as never });
+    await until(() => seen.length === 3);
+    expect(seen).toEqual(['kicked event', 'push kicked', 'push message']);
+  });
+
+  it('with reconnect false, a dropped socket is final: closed with its code, no new socket', async () => {
+    const { gateway, client } = setup({ reconnect: false });
+    await client.register(tokenExpiringAt(farFuture()));
+    const closed = client.once('closed');
+    let reconnecting = false;
+    client.on('reconnecting', () => (reconnecting = true));
+    gateway.socket.drop(1012, 'restarting');
+    expect((await closed)[0]).toMatchObject({ code: 1012, reason: 'restarting' });
+    expect(client.state).toBe('closed');
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(reconnecting).toBe(false);
+    expect(gateway.sockets).toHaveLength(1);
+    await expect(client.request('ping')).rejects.toMatchObject({ code: 'Closed' });
+  });
+
+  it("sends the requests of register's pipelined callback on the same socket before the register result", async () => {
+    const { gateway, client } = setup();
+    let registerId = 0;
+    gateway.handlers.register = () => undefined; // answered by hand below
+    let joined: Promise<unknown> | undefined;
+    const registered = client.register(tokenExpiringAt(farFuture()), {
+      pipelined: () => {
+        registerId = gateway.sent('register')[0]!.id;
+        joined = client.join('room');
+      },
+    });
+    await until(() => gateway.requests.length === 2);
+    expect(gateway.requests.map((frame) => [frame.type, frame.socket])).toEqual([
+      ['register', 0],
+      ['join', 0],
+    ]);
+    gateway.socket.answer(registerId, { result: registerResult() });
+    await registered;
+    await joined;
+    expect(client.channels.has('room')).toBe(true);
+  });
+});

@@ -49,6 +49,8 @@ export interface ClientEvents extends PushEvents {
   token: [string];
   /** A background failure (a trickle, stats report, renegotiation or auto-subscribe that failed). */
   error: [Error];
+  /** Every push, after its typed event (for a listener of all of them). */
+  push: [ServerPush];
 }
 
 export interface ClientOptions {
@@ -71,7 +73,8 @@ export interface ClientOptions {
   trickleIce?: boolean;
   /** Open a downstream connection for every remote upstream of a joined channel (or those the function accepts). */
   autoSubscribe?: boolean | ((upstream: RemoteUpstream, channelId: string) => boolean);
-  reconnect?: ReconnectOptions;
+  /** Backoff of the resume after a dropped socket; `false`: no resume, a dropped socket is final (`closed`). */
+  reconnect?: ReconnectOptions | false;
   /**
    * When a session could not be resumed (grace period over, gateway replica restarted): join its
    * channels again and publish the same tracks on new connections (default true).
@@ -100,6 +103,8 @@ export class Client extends Emitter<ClientEvents> {
   private ready?: { promise: Promise<void>; resolve(): void; reject(error: Error): void };
   private refreshTimer?: ReturnType<typeof setTimeout>;
   private heldPushes: ServerPush[] = [];
+  private pipelined?: () => void;
+  private pipelining = false;
   private readonly WebSocket: WebSocketConstructor;
   private readonly host: ConnectionHost;
 
@@ -122,10 +127,15 @@ export class Client extends Emitter<ClientEvents> {
     return this.session?.clientId;
   }
 
-  /** Registers with a client token (or one from `getToken`). Rejects with a SyncError (e.g. `TokenInvalid`). */
-  async register(token?: string): Promise<SyncRegisterResult> {
+  /**
+   * Registers with a client token (or one from `getToken`). Rejects with a SyncError (e.g. `TokenInvalid`).
+   * `pipelined`: called right after the register frame is sent; the requests it makes go on the same
+   * socket at once, ahead of the result (the gateway runs them in order; a refused register fails them).
+   */
+  async register(token?: string, options: { pipelined?: () => void } = {}): Promise<SyncRegisterResult> {
     if (this.state !== 'idle') throw new ClientError('InvalidState', `register: the client is ${this.state}`);
     this.state = 'registering';
+    this.pipelined = options.pipelined;
     this.waitUntilReady();
     try {
       this.token = token ?? (await this.freshToken());
@@ -148,6 +158,7 @@ export class Client extends Emitter<ClientEvents> {
    * the request waits for the session to be back. Rejects with a SyncError or a ClientError.
    */
   async request<T extends SyncRequestType>(type: T, data?: SyncRequestDataOf<T>): Promise<SyncResults[T]> {
+    if (this.pipelining && this.socket) return this.socket.request(type, data);
     if (this.state === 'reconnecting' || this.state === 'registering') await this.ready?.promise;
     if (this.state === 'idle') throw new ClientError('InvalidState', `${type}: register first`);
     if (this.state === 'closed' || !this.socket) throw new ClientError('Closed', `${type}: the client is closed`);
@@ -244,13 +255,28 @@ export class Client extends Emitter<ClientEvents> {
       });
       this.socket = opened = socket;
       try {
-        return await socket.request('register', this.registerData());
+        const registering = socket.request('register', this.registerData());
+        this.sendPipelined();
+        return await registering;
       } catch (error) {
         socket.close();
         const expired = error instanceof SyncError && error.code === 'TokenExpired';
         if (!expired || refreshed || !this.options.getToken) throw error;
         this.token = await this.freshToken();
       }
+    }
+  }
+
+  /** Runs the `pipelined` callback of `register` (once): its requests are sent before the register result. */
+  private sendPipelined(): void {
+    const pipelined = this.pipelined;
+    this.pipelined = undefined;
+    if (!pipelined) return;
+    this.pipelining = true;
+    try {
+      pipelined();
+    } finally {
+      this.pipelining = false;
     }
   }
 
@@ -277,7 +303,7 @@ export class Client extends Emitter<ClientEvents> {
   private socketClosed(socket: SyncSocket, event: SocketCloseEvent): void {
     if (socket !== this.socket || this.state !== 'registered') return;
     this.socket = undefined;
-    if (FINAL_CLOSE_CODES.has(event.code)) return this.finish({ ...event });
+    if (FINAL_CLOSE_CODES.has(event.code) || this.options.reconnect === false) return this.finish({ ...event });
     this.emit('disconnected', event);
     void this.resume();
   }
@@ -287,7 +313,7 @@ export class Client extends Emitter<ClientEvents> {
     this.state = 'reconnecting';
     this.waitUntilReady();
     this.heldPushes = [];
-    const policy = new ReconnectPolicy(this.options.reconnect);
+    const policy = new ReconnectPolicy(this.options.reconnect || undefined);
     for (let delayMs = policy.next(); delayMs !== undefined; delayMs = policy.next()) {
       this.emit('reconnecting', { attempt: policy.attempts, delayMs });
       await new Promise((resolve) => setTimeout(resolve, delayMs));
@@ -403,6 +429,7 @@ export class Client extends Emitter<ClientEvents> {
     }
     this.applyPush(push);
     (this.emit as (name: string, push: ServerPush) => void)(push.type, push);
+    this.emit('push', push);
   }
 
   private applyPush(push: ServerPush): void {

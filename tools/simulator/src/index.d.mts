@@ -1,5 +1,6 @@
 // Types of the simulator library (the code is plain ESM JavaScript so it runs without a build).
 import type { NatsConnection } from '@nats-io/transport-node';
+import type { Client } from '@switchboard/client';
 import type { WebSocketClient } from './websocket.mjs';
 
 export interface SimulationOptions {
@@ -103,7 +104,11 @@ export interface SimulatedClient {
   deviceId: string;
   clientId: string;
   home: string;
-  sync: SyncClient | null;
+  /** The SDK client holding the /sync session (no resume: a dropped socket ends it). */
+  session: Client | null;
+  /** Its lean socket (websocket.mjs) and the promise of that socket's close. */
+  transport: WebSocketClient | null;
+  transportClosed: Promise<void> | null;
   /** The client's token, from minting until it registers. */
   token: string | null;
   state: 'new' | 'registered' | 'connected' | 'failed' | 'closed' | 'unregistered';
@@ -155,6 +160,23 @@ export declare class Simulation {
 
 export declare function runSimulation(options: SimulationOptions): Promise<SimulationReport>;
 export declare function syncUrlOf(gateway: string): string;
+
+/**
+ * The lean socket of websocket.mjs as a WebSocket class for the SDK's `Client` (`WebSocket` option);
+ * `onTransport` sees each socket opened.
+ */
+export declare function leanWebSocketClass(options?: {
+  handshakeTimeoutMs?: number;
+  onTransport?: (transport: WebSocketClient) => void;
+}): new (url: string) => {
+  readonly readyState: number;
+  send(data: string): void;
+  close(code?: number, reason?: string): void;
+  onopen: ((event: any) => void) | null;
+  onmessage: ((event: any) => void) | null;
+  onclose: ((event: any) => void) | null;
+  onerror: ((event: any) => void) | null;
+};
 
 export declare class SyncRequestError extends Error {
   readonly type: string;

@@ -1,11 +1,11 @@
-// The simulator's core: an application, M fake media servers, N clients over the real /sync
-// socket across K channels, each joining and walking an sfu connection to `connected`, then
-// join / leave / mute churn at a given rate, and a JSON report of what happened.
+// The simulator's core: an application, M fake media servers, N clients (SDK `Client`s over the
+// real /sync socket) across K channels, each joining and walking an sfu connection to `connected`,
+// then join / leave / mute churn at a given rate, and a JSON report of what happened.
 import { connect as connectNats } from '@nats-io/transport-node';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { OperationStats } from './latency.mjs';
 import { FakeMediaServer } from './media-server.mjs';
-import { SyncClient } from './sync-client.mjs';
+import { SimulatedClients, watchTransport } from './sdk-socket.mjs';
 import { ManagementClient, TokenSource } from './tokens.mjs';
 
 export const DEFAULTS = Object.freeze({
@@ -93,10 +93,6 @@ export class Simulation {
       this.errors.samples.push({ op, code, message: String(e?.message ?? e) });
   }
 
-  // -------------------------------------------------------------------------------------------
-  // Set-up
-  // -------------------------------------------------------------------------------------------
-
   async setUpApplication() {
     const o = this.options;
     const applicationId = o.applicationId ?? `sim-${this.runId}`;
@@ -146,7 +142,9 @@ export class Simulation {
       deviceId: `sim-d-${this.runId}-${index}`,
       clientId: `sim-c-${this.runId}-${index}`,
       home: channels[index % channels.length],
-      sync: null,
+      session: null,
+      transport: null,
+      transportClosed: null,
       token: null,
       state: 'new',
       busy: false,
@@ -186,14 +184,10 @@ export class Simulation {
     try {
       const token = c.token ?? (await this.mintToken(c));
       c.token = null;
-      c.sync = await this.stats.time('socket.open', () =>
-        SyncClient.connect(this.syncUrl, { requestTimeoutMs: this.options.requestTimeoutMs }),
-      );
-      this.watch(c);
-      const register = { token, userAlias: `Simulated ${c.index}`, deviceAlias: 'simulator', tag: 'simulator' };
-      if (this.options.pipeline) await this.connectPipelined(c, register);
+      c.session = this.newSession(c);
+      if (this.options.pipeline) await this.connectPipelined(c, token);
       else {
-        await this.stats.time('register', () => c.sync.request('register', register));
+        await this.stats.time('register', () => this.sessions.register(c, c.session, token));
         c.state = 'registered';
         await this.joinAndConnect(c, c.home);
       }
@@ -202,31 +196,47 @@ export class Simulation {
     } catch (e) {
       c.state = 'failed';
       this.error('client.connect', e);
+      c.session?.close();
       // A refused register is followed by the gateway's close (4001, 4002, 4003): let it arrive.
-      if (c.sync) {
-        await within(c.sync.closed, 2000);
-        c.sync.terminate();
+      if (c.transport) {
+        await within(c.transportClosed, 2000);
+        c.transport.terminate();
       }
     }
   }
 
-  watch(c) {
-    c.sync.onPush((push) => {
-      this.pushes.received++;
-      this.pushes.byType[push.type] = (this.pushes.byType[push.type] ?? 0) + 1;
-      if (push.type === 'kicked') {
-        if (push.connectionId) c.connections.delete(push.connectionId);
-        else {
-          c.channels.delete(push.channelId);
-          for (const [id, conn] of c.connections) if (conn.channelId === push.channelId) c.connections.delete(id);
-        }
-      }
-      if (push.type === 'unregistered') c.state = 'unregistered';
+  /** The simulated client's SDK client, its pushes counted. */
+  newSession(c) {
+    this.sessions ??= new SimulatedClients({
+      url: this.syncUrl,
+      requestTimeoutMs: this.options.requestTimeoutMs,
+      onTransport: (owner, transport) => {
+        owner.transport = transport;
+        owner.transportClosed = watchTransport(transport, {
+          opened: (ms) => this.stats.record('socket.open', ms),
+          closed: (code) => (this.closes[code] = (this.closes[code] ?? 0) + 1),
+        });
+      },
     });
-    void c.sync.closed.then(({ code }) => {
-      this.closes[code] = (this.closes[code] ?? 0) + 1;
+    const session = this.sessions.create(c.index);
+    session.on('push', (push) => this.pushed(c, push));
+    session.on('closed', ({ code }) => {
       if (c.state !== 'unregistered' && c.state !== 'failed') c.state = code === 1000 ? 'unregistered' : 'closed';
     });
+    return session;
+  }
+
+  pushed(c, push) {
+    this.pushes.received++;
+    this.pushes.byType[push.type] = (this.pushes.byType[push.type] ?? 0) + 1;
+    if (push.type === 'kicked') {
+      if (push.connectionId) c.connections.delete(push.connectionId);
+      else {
+        c.channels.delete(push.channelId);
+        for (const [id, conn] of c.connections) if (conn.channelId === push.channelId) c.connections.delete(id);
+      }
+    }
+    if (push.type === 'unregistered') c.state = 'unregistered';
   }
 
   openRequest(channelId) {
@@ -243,39 +253,43 @@ export class Simulation {
 
   /**
    * register, join, connection.open (with a connection id of the client's choosing) and the states
-   * up to `connected`, sent at once: the gateway runs a socket's requests one after the other in
-   * the order sent (docs/sync-protocol.md), so the client need not wait between them. A failed
-   * request fails the ones after it; the first failure is the one reported.
+   * up to `connected`, sent at once (register's `pipelined` callback; one write): the gateway runs a
+   * socket's requests one after the other in the order sent (docs/sync-protocol.md), so the client
+   * need not wait between them. A refused register fails the others; the first failure is reported.
    */
-  async connectPipelined(c, register) {
+  async connectPipelined(c, token) {
     const channelId = c.home;
     const connectionId = randomUUID();
-    const timed = (name, type, data) => this.stats.time(name, () => c.sync.request(type, data));
-    // One write for all of them (and one read at the gateway).
-    const requests = c.sync.batch(() => [
-      timed('register', 'register', register),
-      timed('join', 'join', { channelId }),
-      timed('connection.open', 'connection.open', { ...this.openRequest(channelId), connectionId }),
-      ...CONNECT_PATH.map((state) => timed('connection.state', 'connection.state', { connectionId, state })),
-    ]);
-    const settled = await Promise.allSettled(requests);
-    const failed = settled.find((r) => r.status === 'rejected');
+    const timed = (name, type, data) => this.stats.time(name, () => c.session.request(type, data));
+    let requests = [];
+    const pipelined = () => {
+      requests = [
+        this.stats.time('join', () => c.session.join(channelId)),
+        timed('connection.open', 'connection.open', { ...this.openRequest(channelId), connectionId }),
+        ...CONNECT_PATH.map((state) => timed('connection.state', 'connection.state', { connectionId, state })),
+      ];
+      // Handled here: a refused register fails them before they are awaited.
+      for (const request of requests) request.catch(() => undefined);
+    };
+    await this.stats.time('register', () => this.sessions.register(c, c.session, token, pipelined));
+    c.state = 'registered';
+    const failed = (await Promise.allSettled(requests)).find((r) => r.status === 'rejected');
     if (failed) throw failed.reason;
     c.channels.set(channelId, connectionId);
     c.connections.set(connectionId, { channelId, audioMuted: false });
   }
 
   async joinAndConnect(c, channelId) {
-    await this.stats.time('join', () => c.sync.request('join', { channelId }));
+    await this.stats.time('join', () => c.session.join(channelId));
     c.channels.set(channelId, null);
     const opened = await this.stats.time('connection.open', () =>
-      c.sync.request('connection.open', this.openRequest(channelId)),
+      c.session.request('connection.open', this.openRequest(channelId)),
     );
     c.channels.set(channelId, opened.connectionId);
     c.connections.set(opened.connectionId, { channelId, audioMuted: false });
     for (const state of CONNECT_PATH)
       await this.stats.time('connection.state', () =>
-        c.sync.request('connection.state', { connectionId: opened.connectionId, state }),
+        c.session.request('connection.state', { connectionId: opened.connectionId, state }),
       );
   }
 
@@ -307,13 +321,9 @@ export class Simulation {
     return this;
   }
 
-  // -------------------------------------------------------------------------------------------
-  // Churn
-  // -------------------------------------------------------------------------------------------
-
   pickClient() {
     const live = this.clients.filter(
-      (c) => !c.busy && c.sync?.open && (c.state === 'connected' || c.state === 'registered'),
+      (c) => !c.busy && c.session?.state === 'registered' && (c.state === 'connected' || c.state === 'registered'),
     );
     return live.length ? live[Math.floor(Math.random() * live.length)] : undefined;
   }
@@ -344,13 +354,13 @@ export class Simulation {
         const [connectionId, conn] = [...c.connections][Math.floor(Math.random() * c.connections.size)];
         const muted = !conn.audioMuted;
         await this.stats.time('connection.update', () =>
-          c.sync.request('connection.update', { connectionId, localAudioMuted: muted }),
+          c.session.request('connection.update', { connectionId, localAudioMuted: muted }),
         );
         conn.audioMuted = muted;
       } else if (action === 'leave') {
         const channels = [...c.channels.keys()];
         const channelId = channels[Math.floor(Math.random() * channels.length)];
-        await this.stats.time('leave', () => c.sync.request('leave', { channelId }));
+        await this.stats.time('leave', () => c.session.leave(channelId));
         const connectionId = c.channels.get(channelId);
         c.channels.delete(channelId);
         if (connectionId) c.connections.delete(connectionId);
@@ -395,26 +405,22 @@ export class Simulation {
     this.timeline.churnEndedAt = new Date().toISOString();
   }
 
-  // -------------------------------------------------------------------------------------------
-  // Tear-down and report
-  // -------------------------------------------------------------------------------------------
-
   /** Unregisters every client (closing its socket), stops the media servers. */
   async stop() {
     if (this.stopped) return;
     this.stopped = true;
     await pool(
-      this.clients.filter((c) => c.sync?.open),
+      this.clients.filter((c) => c.session?.state === 'registered'),
       this.options.concurrency,
       async (c) => {
         try {
-          await this.stats.time('unregister', () => c.sync.request('unregister'));
+          await this.stats.time('unregister', () => c.session.unregister());
           c.state = 'unregistered';
         } catch (e) {
           this.error('unregister', e);
         }
-        await within(c.sync.closed, 2000);
-        c.sync.terminate();
+        await within(c.transportClosed, 2000);
+        c.transport.terminate();
       },
     );
     for (const m of this.mediaServers) m.stop();

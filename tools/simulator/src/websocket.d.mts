@@ -52,6 +52,8 @@ export declare class WebSocketClient {
   onerror: ((error: Error) => void) | null;
   onclose: ((code: number, reason: string) => void) | null;
   send(text: string): boolean;
+  /** Sends at the end of this tick, in one write with every frame sent until then. */
+  sendInTick(text: string): boolean;
   batch<T>(fn: () => T): T;
   close(code?: number, reason?: string): void;
   terminate(): void;

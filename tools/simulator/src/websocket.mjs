@@ -172,6 +172,17 @@ export class WebSocketClient {
     else this.socket.write(frame);
   }
 
+  /** Sends a text message at the end of this tick, in one write with every frame sent until then. */
+  sendInTick(text) {
+    if (this.readyState !== OPEN) return false;
+    if (this.batched === null) {
+      this.batched = [];
+      process.nextTick(() => this.flush());
+    }
+    this.batched.push(encodeFrame(OPCODES.text, text));
+    return true;
+  }
+
   /** Runs `fn`; the frames it sends leave in one write (one system call) at its end. */
   batch(fn) {
     if (this.batched !== null) return fn();
@@ -179,11 +190,15 @@ export class WebSocketClient {
     try {
       return fn();
     } finally {
-      const frames = this.batched;
-      this.batched = null;
-      if (frames.length > 0 && !this.socket.destroyed)
-        this.socket.write(frames.length === 1 ? frames[0] : Buffer.concat(frames));
+      this.flush();
     }
+  }
+
+  flush() {
+    const frames = this.batched;
+    this.batched = null;
+    if (frames?.length > 0 && !this.socket.destroyed)
+      this.socket.write(frames.length === 1 ? frames[0] : Buffer.concat(frames));
   }
 
   /** Starts the close handshake (or aborts a connection still connecting). */
