@@ -4,56 +4,16 @@
  * gateway (`connection.relay` → `connection.relayed`) and the RTP and a data channel message flow
  * between the two clients directly. Run in the media network namespace (media-netns.mjs).
  */
-import { randomInt } from 'node:crypto';
 import { WebSocket } from 'ws';
-import { MediaStreamTrack, RTCPeerConnection, RTCRtpCodecParameters, RtpHeader, RtpPacket } from 'werift';
-import { Client, type Connection, type MediaTrackLike, type PeerConnection } from '@switchboard/client';
+import { MediaStreamTrack, RTCPeerConnection } from 'werift';
+import { Client, type PeerConnection } from '@switchboard/client';
 import { waitFor } from '@switchboard/testing';
 import { MediaSessionStack } from '../../tools/testing/media-session-stack.js';
+import { AUDIO_PT, countRtp, sendRtp, VIDEO_PT, weriftConfig } from '../../tools/testing/sdk-werift.js';
 
 const CHANNEL = 'sdk-p2p';
-const AUDIO_PT = 111;
-const VIDEO_PT = 96;
-
-// werift defaults to a public STUN server and to IPv6: neither exists in the namespace.
-const weriftConfig = {
-  iceServers: [],
-  iceUseIpv6: false,
-  bundlePolicy: 'max-bundle',
-  codecs: {
-    audio: [
-      new RTCRtpCodecParameters({ mimeType: 'audio/opus', clockRate: 48000, channels: 2, payloadType: AUDIO_PT }),
-    ],
-    video: [new RTCRtpCodecParameters({ mimeType: 'video/VP8', clockRate: 90000, payloadType: VIDEO_PT })],
-  },
-};
-
-/** Synthetic RTP on a werift track (nothing decodes it on the way). */
-function sendRtp(track: MediaStreamTrack, payloadType: number, step: number, everyMs: number) {
-  let sequenceNumber = randomInt(0, 0xffff);
-  let timestamp = randomInt(0, 0x7fffffff);
-  const payload = Buffer.alloc(160, 0x5a);
-  const timer = setInterval(() => {
-    const header = new RtpHeader({ payloadType, sequenceNumber, timestamp, marker: true });
-    sequenceNumber = (sequenceNumber + 1) & 0xffff;
-    timestamp = (timestamp + step) >>> 0;
-    track.writeRtp(new RtpPacket(header, payload));
-  }, everyMs);
-  timer.unref();
-  return timer;
-}
-
-/** Counts the RTP a connection receives, per kind. */
-function countRtp(connection: Connection) {
-  const received = { audio: 0, video: 0 };
-  const count = (track: MediaTrackLike) => {
-    const remote = track as unknown as MediaStreamTrack;
-    remote.onReceiveRtp.subscribe(() => void (received[remote.kind as 'audio' | 'video'] += 1));
-  };
-  connection.remoteTracks.forEach(count);
-  connection.on('track', count);
-  return received;
-}
+// Synthetic payloads: the other peer takes the RTP without decoding it.
+const PAYLOAD = Buffer.alloc(160, 0x5a);
 
 describe('@switchboard/client peer connections in Node (ws + werift) through the real gateway', () => {
   const stack = new MediaSessionStack();
@@ -117,9 +77,9 @@ describe('@switchboard/client peer connections in Node (ws + werift) through the
     const atBob = countRtp(bobPeer);
     const atAlice = countRtp(alicePeer);
     timers.push(
-      sendRtp(aliceAudio, AUDIO_PT, 960, 20),
-      sendRtp(aliceVideo, VIDEO_PT, 4500, 50),
-      sendRtp(bobAudio, AUDIO_PT, 960, 20),
+      sendRtp(aliceAudio, AUDIO_PT, 960, PAYLOAD, 20),
+      sendRtp(aliceVideo, VIDEO_PT, 4500, PAYLOAD, 50),
+      sendRtp(bobAudio, AUDIO_PT, 960, PAYLOAD, 20),
     );
     await waitFor(() => atBob.audio > 10 && atBob.video > 5 && atAlice.audio > 10, {
       timeoutMs: 15000,
@@ -156,7 +116,7 @@ describe('@switchboard/client peer connections in Node (ws + werift) through the
     const bobVideo = new MediaStreamTrack({ kind: 'video' });
     (bobPeer.peerConnection.addTrack as (track: MediaStreamTrack) => unknown)(bobVideo);
     await bobPeer.negotiate();
-    timers.push(sendRtp(bobVideo, VIDEO_PT, 4500, 50));
+    timers.push(sendRtp(bobVideo, VIDEO_PT, 4500, PAYLOAD, 50));
     await waitFor(() => atAlice.video > 5, { timeoutMs: 15000, description: "bob's video at alice" });
     expect(errors).toEqual([]);
   }, 30000);

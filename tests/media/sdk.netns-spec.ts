@@ -6,57 +6,16 @@
  */
 import { randomInt } from 'node:crypto';
 import { WebSocket } from 'ws';
-import { MediaStreamTrack, RTCPeerConnection, RTCRtpCodecParameters, RtpHeader, RtpPacket } from 'werift';
-import {
-  Client,
-  UpstreamConnection,
-  type Connection,
-  type DownstreamConnection,
-  type MediaTrackLike,
-  type RemoteUpstream,
-} from '@switchboard/client';
+import { MediaStreamTrack, RTCPeerConnection, RtpHeader, RtpPacket } from 'werift';
+import { Client, UpstreamConnection, type DownstreamConnection, type RemoteUpstream } from '@switchboard/client';
 import { serviceTestEnv, spawnService, waitFor } from '@switchboard/testing';
 import { MediaSessionStack } from '../../tools/testing/media-session-stack.js';
 import { opusToneFrames } from '../../tools/testing/media-opus.js';
+import { AUDIO_PT, countRtp, sendRtp, VIDEO_PT, weriftConfig } from '../../tools/testing/sdk-werift.js';
 
 const CHANNEL = 'sdk-call';
 const MIX_CHANNEL = 'sdk-mix';
-const AUDIO_PT = 111;
-const VIDEO_PT = 96;
 
-// werift defaults to a public STUN server and to IPv6: neither exists in the namespace.
-const weriftConfig = {
-  iceServers: [],
-  iceUseIpv6: false,
-  bundlePolicy: 'max-bundle',
-  codecs: {
-    audio: [
-      new RTCRtpCodecParameters({ mimeType: 'audio/opus', clockRate: 48000, channels: 2, payloadType: AUDIO_PT }),
-    ],
-    video: [
-      new RTCRtpCodecParameters({
-        mimeType: 'video/VP8',
-        clockRate: 90000,
-        payloadType: VIDEO_PT,
-        rtcpFeedback: [{ type: 'nack' }, { type: 'nack', parameter: 'pli' }],
-      }),
-    ],
-  },
-};
-
-/** Synthetic RTP on a werift track (Janus forwards what it gets without decoding). */
-function sendRtp(track: MediaStreamTrack, payloadType: number, step: number, payload: Buffer, everyMs: number) {
-  let sequenceNumber = randomInt(0, 0xffff);
-  let timestamp = randomInt(0, 0x7fffffff);
-  const timer = setInterval(() => {
-    const header = new RtpHeader({ payloadType, sequenceNumber, timestamp, marker: true });
-    sequenceNumber = (sequenceNumber + 1) & 0xffff;
-    timestamp = (timestamp + step) >>> 0;
-    track.writeRtp(new RtpPacket(header, payload));
-  }, everyMs);
-  timer.unref();
-  return timer;
-}
 const VP8_KEY_FRAME = Buffer.concat([
   Buffer.from([0x10, 0x50, 0x02, 0x00, 0x9d, 0x01, 0x2a, 0x80, 0x02, 0xe0, 0x01]),
   Buffer.alloc(600, 0x5a),
@@ -77,18 +36,6 @@ function sendOpus(track: MediaStreamTrack) {
   }, 20);
   timer.unref();
   return timer;
-}
-
-/** Counts the RTP a connection receives, per kind. */
-function countRtp(connection: Connection) {
-  const received = { audio: 0, video: 0 };
-  const count = (track: MediaTrackLike) => {
-    const remote = track as unknown as MediaStreamTrack;
-    remote.onReceiveRtp.subscribe(() => void (received[remote.kind as 'audio' | 'video'] += 1));
-  };
-  connection.remoteTracks.forEach(count);
-  connection.on('track', count);
-  return received;
 }
 
 /** A `ws` class keeping its sockets, so that a test can cut one as a network failure would. */

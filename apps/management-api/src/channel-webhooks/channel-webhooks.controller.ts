@@ -7,10 +7,10 @@ import {
 } from '@switchboard/contracts';
 import type { QueryParams } from '@switchboard/odata';
 import { ApiDoc } from '@switchboard/service-kit';
-import { WebhookTestSent } from '../common/webhook-tests.js';
+import { webhookDeleteDoc, webhookSendTestDoc } from '../common/webhook-docs.js';
 import { CurrentCaller, type Caller } from '../auth/caller.js';
 import { readBody } from '../common/bodies.js';
-import { API_VERSION_DOC, LIST_QUERY_DOC, parseListQuery, parseSingleQuery } from '../common/odata-query.js';
+import { LIST_QUERY_DOC, parseListQuery, parseSingleQuery } from '../common/odata-query.js';
 import { entitySetDocs } from '../common/entity-set-docs.js';
 import { singleParam } from '../common/parent-param.js';
 import { channelWebhookModel } from './channel-webhook.model.js';
@@ -83,32 +83,14 @@ export class ChannelWebhooksController {
 
   @Delete(':id')
   @HttpCode(204)
-  @ApiDoc({
-    summary: 'Delete a channel webhook',
-    description:
-      'Nothing more is delivered to it (webhook-worker drops its cached configuration on the applications.changed notice); its past deliveries stay in the delivery log. A change record of type `Delete` is written.',
-    tags: docs.tags,
-    status: 204,
-    errors: [404],
-    query: API_VERSION_DOC,
-  })
+  @ApiDoc(webhookDeleteDoc('a channel webhook', docs.tags))
   remove(@CurrentCaller() caller: Caller, @Param('id') id: string): Promise<void> {
     return this.webhooks.remove(caller, id);
   }
 
   @Post(':id/SendTest')
   @HttpCode(202)
-  @ApiDoc({
-    summary: 'Send a test event to a channel webhook',
-    description:
-      'Queues one event of type `webhook.test` (no channel, client, connection or message) for this webhook only, even when it is disabled or its `events` leave the type out. ' +
-      'webhook-worker delivers it like any event (signed, retried when `reliable`); its attempts show in `/WebhookDeliveries` with the `eventId` answered. 409 when the webhook has no URL; 503 when the event stream does not take it.',
-    tags: docs.tags,
-    response: WebhookTestSent,
-    status: 202,
-    errors: [404, 409, 503],
-    query: API_VERSION_DOC,
-  })
+  @ApiDoc(webhookSendTestDoc('a channel webhook', docs.tags))
   sendTest(@CurrentCaller() caller: Caller, @Param('id') id: string) {
     return this.webhooks.sendTest(caller, id);
   }
