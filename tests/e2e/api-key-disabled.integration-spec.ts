@@ -38,7 +38,12 @@ describe('a disabled API key on interface A', () => {
 
   beforeAll(async () => {
     db = await createTestDatabase('keydis_e2e');
-    const env = { ...serviceTestEnv(ns, db.url), API_KEY_CACHE_TTL_MS: LONG_CACHE_MS };
+    // Refusals remembered for a minute: only the notice can explain the re-enabled key's acceptance.
+    const env = {
+      ...serviceTestEnv(ns, db.url),
+      API_KEY_CACHE_TTL_MS: LONG_CACHE_MS,
+      API_KEY_NEGATIVE_CACHE_TTL_MS: '60000',
+    };
     const boot = await run(process.execPath, [findApp('management-api').bootstrap!], {
       env: { ...process.env, ...env },
     });

@@ -66,12 +66,16 @@ export class CredentialsService implements OnApplicationBootstrap, OnModuleDestr
     this.changes?.stop();
   }
 
-  /** Drops every remembered verdict about the keys of an organization (it was disabled or enabled). */
+  /**
+   * Drops every remembered verdict about the keys of an organization (it, or one of its keys, was disabled or
+   * enabled), and every refusal: a disabled key's refusal names no organization, and it may be enabled again.
+   */
   forgetOrganization(organizationId: string): void {
     this.notices++;
     this.organizations.delete(organizationId);
     for (const [id, entry] of this.cache) {
-      if (entry.scope?.organizationId === organizationId || entry.disabledOrganization === organizationId)
+      const refused = !entry.scope && !entry.disabledOrganization;
+      if (refused || entry.scope?.organizationId === organizationId || entry.disabledOrganization === organizationId)
         this.cache.delete(id);
     }
   }
